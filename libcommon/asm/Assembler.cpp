@@ -1,0 +1,95 @@
+// The in-process assembler: LLVM's MC layer driven the way llvm-mc drives it.
+#include "asm/Assembler.h"
+#include "asm/McTarget.h"
+#include "support/Error.h"
+
+#include "llvm/MC/MCAsmBackend.h"
+#include "llvm/MC/MCCodeEmitter.h"
+#include "llvm/MC/MCObjectWriter.h"
+#include "llvm/MC/MCParser/MCAsmParser.h"
+#include "llvm/MC/MCParser/MCTargetAsmParser.h"
+#include "llvm/MC/MCStreamer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace asmevo {
+
+llvm::Expected<std::string> assembleObject(llvm::StringRef Source, llvm::StringRef SourceName,
+                                           const TargetId &Target) {
+  initializeAmdgpuTarget();
+  auto MOr = McTarget::create(Target);
+  if (!MOr)
+    return MOr.takeError();
+  McTarget &M = **MOr;
+
+  llvm::SourceMgr SrcMgr;
+  SrcMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(Source, SourceName, false),
+                            llvm::SMLoc());
+  std::string FirstError;
+  unsigned FirstLine = 0;
+  unsigned Errors = 0;
+  SrcMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &D, void *Ctx) {
+        auto *State = static_cast<std::tuple<std::string *, unsigned *, unsigned *> *>(Ctx);
+        if (D.getKind() != llvm::SourceMgr::DK_Error)
+          return;
+        if ((*std::get<2>(*State))++ == 0) {
+          *std::get<0>(*State) = D.getMessage().str();
+          if (!D.getLineContents().empty())
+            *std::get<0>(*State) += ": '" + llvm::StringRef(D.getLineContents()).trim().str() + "'";
+          *std::get<1>(*State) = unsigned(D.getLineNo());
+        }
+      },
+      nullptr);
+  std::tuple<std::string *, unsigned *, unsigned *> State{&FirstError, &FirstLine, &Errors};
+  SrcMgr.setDiagHandler(
+      [](const llvm::SMDiagnostic &D, void *Ctx) {
+        auto *S = static_cast<std::tuple<std::string *, unsigned *, unsigned *> *>(Ctx);
+        if (D.getKind() != llvm::SourceMgr::DK_Error)
+          return;
+        if ((*std::get<2>(*S))++ == 0) {
+          *std::get<0>(*S) = D.getMessage().str();
+          if (!D.getLineContents().empty())
+            *std::get<0>(*S) += ": '" + llvm::StringRef(D.getLineContents()).trim().str() + "'";
+          *std::get<1>(*S) = unsigned(D.getLineNo());
+        }
+      },
+      &State);
+
+  llvm::MCContext Ctx(M.TheTriple, M.MAI.get(), M.MRI.get(), M.STI.get(), &SrcMgr, &M.Options);
+  std::unique_ptr<llvm::MCObjectFileInfo> MOFI(
+      M.TheTarget->createMCObjectFileInfo(Ctx, /*PIC=*/true));
+  Ctx.setObjectFileInfo(MOFI.get());
+
+  llvm::SmallString<0> ObjBuf;
+  llvm::raw_svector_ostream OS(ObjBuf);
+  std::unique_ptr<llvm::MCAsmBackend> MAB(
+      M.TheTarget->createMCAsmBackend(*M.STI, *M.MRI, M.Options));
+  std::unique_ptr<llvm::MCCodeEmitter> CE(M.TheTarget->createMCCodeEmitter(*M.MII, Ctx));
+  if (!MAB || !CE)
+    return makeError("cannot create LLVM's AMDGPU assembler backend");
+  auto OW = MAB->createObjectWriter(OS);
+  std::unique_ptr<llvm::MCStreamer> Str(M.TheTarget->createMCObjectStreamer(
+      M.TheTriple, Ctx, std::move(MAB), std::move(OW), std::move(CE), *M.STI));
+  std::unique_ptr<llvm::MCAsmParser> Parser(llvm::createMCAsmParser(SrcMgr, Ctx, *Str, *M.MAI));
+  std::unique_ptr<llvm::MCTargetAsmParser> TAP(
+      M.TheTarget->createMCAsmParser(*M.STI, *Parser, *M.MII, M.Options));
+  if (!TAP)
+    return makeError("cannot create LLVM's AMDGPU assembly parser");
+  Parser->setTargetParser(*TAP);
+  bool Failed = Parser->Run(/*NoInitialTextSection=*/false);
+  // The parsers refer to the streamer: they go first.
+  TAP.reset();
+  Parser.reset();
+  if (Failed || Errors || Ctx.hadError()) {
+    if (FirstError.empty())
+      FirstError = "the assembler failed";
+    if (FirstLine)
+      return lineError(SourceName, FirstLine, FirstError);
+    return llvm::make_error<ToolError>(FirstError, SourceName.str());
+  }
+  Str.reset();
+  return std::string(ObjBuf.str());
+}
+
+} // namespace asmevo

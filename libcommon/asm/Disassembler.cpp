@@ -1,0 +1,154 @@
+// Instruction decoding and the analyses built on it (branch targets, PC-relative addresses).
+#include "asm/Disassembler.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCInstrDesc.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace asmevo {
+
+std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, uint64_t Addr) {
+  std::vector<DecodedInsn> Out;
+  auto Data = llvm::arrayRefFromStringRef(Bytes);
+  uint64_t Off = 0;
+  while (Off < Data.size()) {
+    DecodedInsn I;
+    I.Addr = Addr + Off;
+    uint64_t Size = 0;
+    auto S = M.Disasm->getInstruction(I.Inst, Size, Data.slice(Off), I.Addr, llvm::nulls());
+    if (S == llvm::MCDisassembler::Success && Size > 0 && Off + Size <= Data.size()) {
+      I.Valid = true;
+      I.Size = unsigned(Size);
+      auto Mn = M.Printer->getMnemonic(I.Inst);
+      I.Mnemonic = llvm::StringRef(Mn.first ? Mn.first : "").trim().str();
+      const auto &Desc = M.MII->get(I.Inst.getOpcode());
+      uint64_t Target;
+      if ((Desc.isBranch() || Desc.isCall()) &&
+          M.MIA->evaluateBranch(I.Inst, I.Addr, I.Size, Target))
+        I.BranchTarget = Target;
+      I.Terminates = I.Mnemonic == "s_endpgm" || I.Mnemonic == "s_branch" ||
+                     I.Mnemonic == "s_setpc_b64" || I.Mnemonic == "s_endpgm_saved" ||
+                     I.Mnemonic == "s_rfe_b64";
+    } else {
+      I.Valid = false;
+      I.Size = unsigned(std::min<uint64_t>(4, Data.size() - Off));
+    }
+    I.Bytes = Bytes.substr(Off, I.Size);
+    Off += I.Size;
+    Out.push_back(std::move(I));
+  }
+  return Out;
+}
+
+std::string printInsn(const McTarget &M, const DecodedInsn &I) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  M.Printer->printInst(&I.Inst, I.Addr, "", *M.STI, OS);
+  OS.flush();
+  return llvm::StringRef(S).trim().str();
+}
+
+namespace {
+
+uint32_t word(const DecodedInsn &I, unsigned N) {
+  return llvm::support::endian::read32le(I.Bytes.data() + 4 * N);
+}
+
+bool writesAny(const McTarget &M, const DecodedInsn &I, llvm::MCRegister R) {
+  const auto &Desc = M.MII->get(I.Inst.getOpcode());
+  for (unsigned Op = 0; Op < Desc.getNumDefs() && Op < I.Inst.getNumOperands(); ++Op) {
+    const auto &MO = I.Inst.getOperand(Op);
+    if (MO.isReg() && M.MRI->regsOverlap(MO.getReg(), R))
+      return true;
+  }
+  for (llvm::MCPhysReg D : Desc.implicit_defs())
+    if (M.MRI->regsOverlap(D, R))
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::vector<PcRelRef> findPcRelativeRefs(const McTarget &M, const std::vector<DecodedInsn> &Is) {
+  struct GetPc {
+    size_t Idx;
+    unsigned N; // SGPR number of the low half
+    llvm::MCRegister Lo, Hi;
+    bool LoValid = true, HiValid = true;
+  };
+  struct PendingAdd {
+    size_t Idx;
+    unsigned N;
+    unsigned LitOperand;
+    uint32_t Lit;
+  };
+  std::vector<GetPc> Live;
+  std::vector<PendingAdd> Pending;
+  std::vector<PcRelRef> Refs;
+  for (size_t K = 0; K < Is.size(); ++K) {
+    const auto &I = Is[K];
+    if (!I.Valid)
+      continue;
+    bool IsAdd = I.Mnemonic == "s_add_u32", IsAddc = I.Mnemonic == "s_addc_u32";
+    if ((IsAdd || IsAddc) && I.Size == 8) {
+      uint32_t W = word(I, 0), Lit = word(I, 1);
+      unsigned Src0 = W & 0xff, Src1 = (W >> 8) & 0xff;
+      unsigned RegSrc = Src0 == 0xff ? Src1 : Src0;
+      unsigned LitOp = Src0 == 0xff ? 1 : 2;
+      if (Src0 == 0xff || Src1 == 0xff) {
+        for (auto &G : Live) {
+          if (IsAdd && G.LoValid && RegSrc == G.N) {
+            Pending.push_back({K, G.N, LitOp, Lit});
+            break;
+          }
+          if (IsAddc && G.HiValid && RegSrc == G.N + 1) {
+            for (size_t P = Pending.size(); P-- > 0;) {
+              if (Pending[P].N != G.N)
+                continue;
+              PcRelRef R;
+              R.GetPc = G.Idx;
+              R.Add = Pending[P].Idx;
+              R.Addc = K;
+              R.AddLitOperand = Pending[P].LitOperand;
+              R.AddcLitOperand = LitOp;
+              R.Return = Is[G.Idx].Addr + Is[G.Idx].Size;
+              R.Target = R.Return + ((uint64_t(Lit) << 32) | Pending[P].Lit);
+              Refs.push_back(R);
+              Pending.erase(Pending.begin() + P);
+              break;
+            }
+            break;
+          }
+        }
+      }
+    }
+    // Register writes end what they overwrite.
+    for (auto &G : Live) {
+      if (writesAny(M, I, G.Lo))
+        G.LoValid = false;
+      if (writesAny(M, I, G.Hi))
+        G.HiValid = false;
+    }
+    if (I.Mnemonic == "s_getpc_b64") {
+      const auto &Dst = I.Inst.getOperand(0);
+      if (Dst.isReg()) {
+        GetPc G;
+        G.Idx = K;
+        G.N = (word(I, 0) >> 16) & 0x7f;
+        G.Lo = M.sgpr(G.N);
+        G.Hi = M.sgpr(G.N + 1);
+        if (G.Lo && G.Hi)
+          Live.push_back(G);
+      }
+    }
+    llvm::erase_if(Live, [](const GetPc &G) { return !G.LoValid && !G.HiValid; });
+    if (I.Terminates) {
+      Live.clear();
+      Pending.clear();
+    }
+  }
+  return Refs;
+}
+
+} // namespace asmevo

@@ -1,0 +1,136 @@
+// Scanning containers for AMDGPU code objects.
+#include "codeobj/Container.h"
+#include "codeobj/CodeObject.h"
+#include "codeobj/TargetId.h"
+#include "support/Error.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/Endian.h"
+
+#include <set>
+
+namespace asmevo {
+
+namespace le = llvm::support::endian;
+
+static const llvm::StringLiteral BundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
+
+std::string EmbeddedCodeObject::uri(llvm::StringRef Path) const {
+  return "file://" + Path.str() + "#offset=" + std::to_string(Offset) +
+         "&size=" + std::to_string(Size);
+}
+
+// Size of an ELF image from its header: the end of the furthest of section headers, program
+// headers and section contents.
+static uint64_t elfImageSize(llvm::StringRef B) {
+  if (B.size() < 64)
+    return 0;
+  uint64_t PhOff = le::read64le(B.data() + 32), ShOff = le::read64le(B.data() + 40);
+  uint16_t PhEnt = le::read16le(B.data() + 54), PhNum = le::read16le(B.data() + 56);
+  uint16_t ShEnt = le::read16le(B.data() + 58), ShNum = le::read16le(B.data() + 60);
+  uint64_t End = std::max<uint64_t>(64, PhOff + uint64_t(PhEnt) * PhNum);
+  End = std::max(End, ShOff + uint64_t(ShEnt) * ShNum);
+  if (ShEnt == 64 && ShOff + uint64_t(ShNum) * 64 <= B.size())
+    for (unsigned I = 0; I < ShNum; ++I) {
+      const char *H = B.data() + ShOff + I * 64;
+      if (le::read32le(H + 4) == llvm::ELF::SHT_NOBITS)
+        continue;
+      End = std::max(End, le::read64le(H + 24) + le::read64le(H + 32));
+    }
+  return End;
+}
+
+static std::string processorOf(llvm::StringRef B) {
+  if (!looksLikeAmdgpuElf(B))
+    return "";
+  return processorForMach(le::read32le(B.data() + 48) & llvm::ELF::EF_AMDGPU_MACH);
+}
+
+llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef Bytes,
+                                                                llvm::StringRef Path) {
+  std::vector<EmbeddedCodeObject> Out;
+  if (looksLikeAmdgpuElf(Bytes)) {
+    Out.push_back({0, Bytes.size(), "", processorOf(Bytes)});
+    return Out;
+  }
+  if (Bytes.starts_with("CCOB"))
+    return fileError(Path, 0, "compressed offload bundles are not supported");
+  std::set<uint64_t> Seen;
+  // Offload bundles anywhere in the file (a .hip_fatbin section holds many, back to back).
+  size_t Pos = 0;
+  while ((Pos = Bytes.find(BundleMagic, Pos)) != llvm::StringRef::npos) {
+    uint64_t Base = Pos;
+    uint64_t P = Base + BundleMagic.size();
+    Pos = P;
+    if (P + 8 > Bytes.size())
+      break;
+    uint64_t N = le::read64le(Bytes.data() + P);
+    P += 8;
+    if (N == 0 || N > 4096)
+      continue; // the magic string itself appearing in a string table, not a bundle
+    for (uint64_t I = 0; I < N; ++I) {
+      if (P + 24 > Bytes.size())
+        return fileError(Path, P, "truncated offload bundle entry");
+      uint64_t Off = le::read64le(Bytes.data() + P), Size = le::read64le(Bytes.data() + P + 8),
+               TLen = le::read64le(Bytes.data() + P + 16);
+      P += 24;
+      if (TLen > 4096 || P + TLen > Bytes.size())
+        return fileError(Path, P - 8, "bad offload bundle entry id length");
+      std::string Triple = Bytes.substr(P, TLen).str();
+      P += TLen;
+      if (Base + Off > Bytes.size() || Size > Bytes.size() - (Base + Off))
+        return fileError(Path, P - TLen - 24, "offload bundle entry " + Triple +
+                                                   " extends past the end of the file");
+      llvm::StringRef Img = Bytes.substr(Base + Off, Size);
+      if (Size && looksLikeAmdgpuElf(Img) && Seen.insert(Base + Off).second)
+        Out.push_back({Base + Off, Size, Triple, processorOf(Img)});
+    }
+  }
+  // Plain AMDGPU ELF images embedded elsewhere (e.g. in .rodata).
+  Pos = 1;
+  while ((Pos = Bytes.find("\x7f" "ELF", Pos)) != llvm::StringRef::npos) {
+    llvm::StringRef Rest = Bytes.substr(Pos);
+    if (looksLikeAmdgpuElf(Rest) && !Seen.count(Pos)) {
+      bool Inside = false;
+      for (const auto &E : Out)
+        if (Pos >= E.Offset && Pos < E.Offset + E.Size)
+          Inside = true;
+      uint64_t Size = elfImageSize(Rest);
+      if (!Inside && Size && Size <= Rest.size()) {
+        Seen.insert(Pos);
+        Out.push_back({Pos, Size, "", processorOf(Rest)});
+      }
+    }
+    ++Pos;
+  }
+  std::sort(Out.begin(), Out.end(),
+            [](const EmbeddedCodeObject &A, const EmbeddedCodeObject &B) { return A.Offset < B.Offset; });
+  return Out;
+}
+
+llvm::Expected<bool> parseCodeObjectUri(llvm::StringRef Spec, CodeObjectUri &Out) {
+  if (!Spec.consume_front("file://"))
+    return false;
+  auto [Path, Frag] = Spec.split('#');
+  Out = CodeObjectUri();
+  Out.Path = Path.str();
+  if (Out.Path.empty())
+    return makeError("code object URI has no path");
+  while (!Frag.empty()) {
+    auto [Item, Rest] = Frag.split('&');
+    Frag = Rest;
+    auto [Key, Val] = Item.split('=');
+    uint64_t V;
+    if (Val.getAsInteger(0, V))
+      return makeError("bad number '" + Val + "' in code object URI");
+    if (Key == "offset")
+      Out.Offset = V;
+    else if (Key == "size")
+      Out.Size = V;
+    else
+      return makeError("unknown key '" + Key + "' in code object URI");
+  }
+  return true;
+}
+
+} // namespace asmevo

@@ -1,0 +1,49 @@
+// Resolution of user-named inputs to code objects.
+#include "codeobj/Input.h"
+#include "codeobj/Container.h"
+#include "support/Error.h"
+#include "support/FileIO.h"
+
+namespace asmevo {
+
+llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Spec,
+                                                              llvm::StringRef Arch) {
+  CodeObjectUri Uri;
+  auto IsUri = parseCodeObjectUri(Spec, Uri);
+  if (!IsUri)
+    return withFile(IsUri.takeError(), Spec);
+  std::string Path = *IsUri ? Uri.Path : Spec.str();
+  auto Buf = readFile(Path);
+  if (!Buf)
+    return Buf.takeError();
+  std::shared_ptr<llvm::MemoryBuffer> File(std::move(*Buf));
+  llvm::StringRef All = File->getBuffer();
+  std::vector<LoadedCodeObject> Out;
+  if (*IsUri) {
+    if (Uri.Offset > All.size() || Uri.Size > All.size() - Uri.Offset)
+      return fileError(Path, Uri.Offset, "URI range extends past the end of the file (" +
+                                             llvm::Twine(All.size()) + " bytes)");
+    llvm::StringRef B = All.substr(Uri.Offset, Uri.Size ? Uri.Size : All.size() - Uri.Offset);
+    Out.push_back({Spec.str(), File, B});
+    return Out;
+  }
+  auto Found = findCodeObjects(All, Path);
+  if (!Found)
+    return Found.takeError();
+  if (Found->size() == 1 && Found->front().Offset == 0 && Found->front().Size == All.size()) {
+    Out.push_back({Path, File, All});
+    return Out;
+  }
+  if (Found->empty())
+    return fileError(Path, 0, "no AMDGPU code object found (not an AMDGPU ELF file, and no "
+                              "offload bundle or embedded code object inside)");
+  for (const auto &E : *Found)
+    if (Arch.empty() || E.Processor == Arch)
+      Out.push_back({E.uri(Path), File, All.substr(E.Offset, E.Size)});
+  if (Out.empty())
+    return fileError(Path, 0, "no code object for " + Arch + " among " +
+                                  llvm::Twine(Found->size()) + " embedded code objects");
+  return Out;
+}
+
+} // namespace asmevo

@@ -1,0 +1,53 @@
+// Errors as values: every library function returns llvm::Expected / llvm::Error; only a tool's
+// main prints, once, as "<tool>: error: '<file>'[@0xOFFSET|:line]: <reason>".
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace asmevo {
+
+// What kind of failure this is decides the exit code (see STYLE.md): input/usage/I/O errors exit
+// 2, device/runtime errors exit 3.
+enum class ErrorKind { Input, Runtime };
+
+class ToolError : public llvm::ErrorInfo<ToolError> {
+public:
+  static char ID;
+  ToolError(std::string Message, std::string File = "", std::optional<uint64_t> Offset = {},
+            std::optional<unsigned> Line = {}, ErrorKind Kind = ErrorKind::Input)
+      : Message(std::move(Message)), File(std::move(File)), Offset(Offset), Line(Line),
+        Kind(Kind) {}
+
+  void log(llvm::raw_ostream &OS) const override;
+  std::error_code convertToErrorCode() const override;
+
+  std::string Message;
+  std::string File;
+  std::optional<uint64_t> Offset;
+  std::optional<unsigned> Line;
+  ErrorKind Kind;
+};
+
+// An error about the input as a whole.
+llvm::Error makeError(const llvm::Twine &Message);
+// An error at a byte offset of a file.
+llvm::Error fileError(llvm::StringRef File, uint64_t Offset, const llvm::Twine &Message);
+// An error at a line of a text file.
+llvm::Error lineError(llvm::StringRef File, unsigned Line, const llvm::Twine &Message);
+// A device/runtime error (exit 3).
+llvm::Error runtimeError(const llvm::Twine &Message);
+
+// Attach a file name to an error that has none (any llvm error is converted to a ToolError).
+llvm::Error withFile(llvm::Error E, llvm::StringRef File);
+
+// Format "'<file>'[@0xOFFSET|:line]: <reason>" (without the "tool: error: " prefix).
+std::string formatError(const ToolError &E);
+
+// Print an error as "<tool>: error: ..." on stderr and return its exit code (2 or 3).
+int reportError(llvm::StringRef Tool, llvm::Error E);
+
+} // namespace asmevo

@@ -1,0 +1,252 @@
+"""Triton kernels for the AMDGPU code-object test corpus.
+
+Each kernel is a small, standard Triton kernel (in the style of the Triton
+tutorials and of vLLM's fused_moe_kernel).  compile.py compiles them ahead of
+time for gfx90a / gfx942 / gfx950; README.md lists the signature, the
+constexpr values, the launch grid and the kernel-argument layout of every
+compiled kernel.
+
+Conventions shared by all kernels:
+  * program ids: tl.program_id(0) is the x workgroup id, (1) the y id.
+  * the innermost dimension of every tensor is contiguous; its stride is
+    either absent or a constexpr 1 (which is what Triton's JIT does when it
+    sees a stride equal to 1), so it is not a kernel argument.
+"""
+
+import triton
+import triton.language as tl
+
+
+# --------------------------------------------------------------------------
+# 1. Vector add (fp32): out[i] = x[i] + y[i]
+#    grid = (cdiv(n_elements, BLOCK_SIZE),)
+# --------------------------------------------------------------------------
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+# --------------------------------------------------------------------------
+# 2. Row-wise softmax (fp32 in, fp32 out), one program per row.
+#    Requires n_cols <= BLOCK_SIZE.
+#    grid = (n_rows,)
+# --------------------------------------------------------------------------
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_row_stride + cols, num / den, mask=mask)
+
+
+# --------------------------------------------------------------------------
+# 3. LayerNorm forward: Y = (X - mean) * rstd * W + B, per row of length N.
+#    X, Y, W, B: fp16; Mean, Rstd: fp32 (one value per row).  Statistics are
+#    accumulated in fp32.  Any N (looped in chunks of BLOCK_SIZE).
+#    grid = (n_rows,)
+# --------------------------------------------------------------------------
+@triton.jit
+def layer_norm_fwd_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * stride
+    Y += row * stride
+    acc = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        acc += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / N
+    acc2 = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        d = tl.where(cols < N, x - mean, 0.0)
+        acc2 += d * d
+    var = tl.sum(acc2, axis=0) / N
+    rstd = 1.0 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask).to(tl.float32)
+        b = tl.load(B + cols, mask=mask).to(tl.float32)
+        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+        y = (x - mean) * rstd * w + b
+        tl.store(Y + cols, y.to(Y.dtype.element_ty), mask=mask)
+
+
+# --------------------------------------------------------------------------
+# 4. Matmul C[M, N] = A[M, K] @ B[K, N] (row-major A, B, C), fp32 accumulate
+#    through tl.dot (MFMA on CDNA).  The element type of A/B/C comes from the
+#    pointer types (fp16 or bf16); C is stored in C's element type.
+#    Grouped ("super-grouping") program order as in the Triton tutorial.
+#    grid = (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N),)
+# --------------------------------------------------------------------------
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# --------------------------------------------------------------------------
+# 5. Fused-MoE grouped GEMM (a small version of vLLM's fused_moe_kernel).
+#    A: [num_tokens, K] activations; B: [E, N, K] expert weights;
+#    C: [num_tokens * top_k, N] output.
+#    sorted_token_ids: [EM] indices into the flattened (token, k) pairs,
+#      padded so that each BLOCK_M block belongs to one expert; a padding
+#      entry holds a value >= num_valid_tokens (= num_tokens * top_k).
+#    expert_ids: [EM / BLOCK_M] expert of each BLOCK_M block.
+#    num_tokens_post_padded: [1] number of valid entries of sorted_token_ids
+#      (blocks at or past it exit early).
+#    topk_weights: [num_tokens * top_k] fp32 router weights (used when
+#      MUL_ROUTED_WEIGHT).
+#    grid = (cdiv(EM, BLOCK_M) * cdiv(N, BLOCK_N),)
+# --------------------------------------------------------------------------
+@triton.jit
+def fused_moe_kernel(a_ptr, b_ptr, c_ptr, topk_weights_ptr, sorted_token_ids_ptr, expert_ids_ptr,
+                     num_tokens_post_padded_ptr,
+                     N, K, EM, num_valid_tokens,
+                     stride_am, stride_ak, stride_be, stride_bk, stride_bn, stride_cm, stride_cn,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                     GROUP_M: tl.constexpr, MUL_ROUTED_WEIGHT: tl.constexpr, top_k: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(EM, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    num_tokens_post_padded = tl.load(num_tokens_post_padded_ptr)
+    if pid_m * BLOCK_M >= num_tokens_post_padded:
+        return
+
+    offs_token_id = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_token = tl.load(sorted_token_ids_ptr + offs_token_id)
+    token_mask = offs_token < num_valid_tokens
+    off_expert = tl.load(expert_ids_ptr + pid_m).to(tl.int64)
+
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_token[:, None] // top_k * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + off_expert * stride_be + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=token_mask[:, None] & (offs_k[None, :] < K - k * BLOCK_K), other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    if MUL_ROUTED_WEIGHT:
+        w = tl.load(topk_weights_ptr + offs_token, mask=token_mask, other=0.0)
+        acc = acc * w[:, None]
+    c = acc.to(c_ptr.dtype.element_ty)
+
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_token[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = token_mask[:, None] & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# --------------------------------------------------------------------------
+# 6. Flash-attention forward (fp16 Q/K/V/Out, fp32 softmax statistics).
+#    Q, K, V, Out: [Z, H, N_CTX, HEAD_DIM], all with the same strides
+#    (stride_z, stride_h, stride_m; the HEAD_DIM stride is 1).
+#    Lse: [Z * H, N_CTX] fp32, receives the row log2-sum-exp2 of the scaled
+#    scores (m + log2(l)), as in the Triton tutorial.
+#    IS_CAUSAL: key j is visible to query i iff j <= i.
+#    grid = (cdiv(N_CTX, BLOCK_M), Z * H)
+# --------------------------------------------------------------------------
+@triton.jit
+def attn_fwd_kernel(Q, K, V, Out, Lse, sm_scale,
+                    stride_z, stride_h, stride_m, H, N_CTX,
+                    HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    IS_CAUSAL: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    base = off_z.to(tl.int64) * stride_z + off_h.to(tl.int64) * stride_h
+
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+
+    q = tl.load(Q + base + offs_m[:, None] * stride_m + offs_d[None, :], mask=offs_m[:, None] < N_CTX, other=0.0)
+
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # 1/ln(2): use exp2
+
+    if IS_CAUSAL:
+        hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    else:
+        hi = N_CTX
+
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        # K^T tile: [HEAD_DIM, BLOCK_N]
+        k = tl.load(K + base + cols[None, :] * stride_m + offs_d[:, None], mask=cols[None, :] < N_CTX, other=0.0)
+        qk = tl.dot(q, k) * qk_scale
+        valid = cols[None, :] < N_CTX
+        if IS_CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + base + cols[:, None] * stride_m + offs_d[None, :], mask=cols[:, None] < N_CTX, other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+
+    acc = acc / l_i[:, None]
+    tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=offs_m < N_CTX)
+    tl.store(Out + base + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(Out.dtype.element_ty),
+             mask=offs_m[:, None] < N_CTX)

@@ -1,0 +1,42 @@
+// hsaco-recover: AMDGPU code object -> reassemblable assembly, with the round-trip gate.
+#include "asm/RecoverDriver.h"
+#include "support/Cli.h"
+
+using namespace asmevo;
+
+int main(int argc, char **argv) {
+  Cli C("hsaco-recover",
+        "recover reassemblable assembly from an AMDGPU code object, or check that it round-trips",
+        "INPUT...");
+  C.addOutputOption("Write the assembly (or the report) to FILE; '-' is stdout");
+  C.addJsonOption();
+  C.options().add_options()("check", "Run the round-trip gate: reassemble and relink in-process "
+                                     "and compare with the input; exit 1 if any kernel differs")(
+      "list", "Print the URI of every code object inside the inputs, one per line")(
+      "arch", "Only code objects for this processor (e.g. gfx90a) from a container",
+      cxxopts::value<std::string>(), "GFX")(
+      "keep-going", "With --check: report unreadable inputs and go on with the others")(
+      "inputs", "Code objects, containers or file:// URIs",
+      cxxopts::value<std::vector<std::string>>());
+  C.options().parse_positional({"inputs"});
+  if (int Code = C.parse(argc, argv); Code >= 0)
+    return Code;
+  const auto &R = C.result();
+  RecoverConfig Cfg;
+  if (R.count("inputs"))
+    Cfg.Inputs = R["inputs"].as<std::vector<std::string>>();
+  if (Cfg.Inputs.empty())
+    return C.usageError("no input file");
+  Cfg.Output = C.common().Output;
+  Cfg.Json = C.common().Json;
+  Cfg.Verbose = C.common().Verbose;
+  Cfg.Quiet = C.common().Quiet;
+  Cfg.Check = R.count("check") > 0;
+  Cfg.List = R.count("list") > 0;
+  Cfg.KeepGoing = R.count("keep-going") > 0;
+  if (R.count("arch"))
+    Cfg.Arch = R["arch"].as<std::string>();
+  if (Cfg.Check && Cfg.List)
+    return C.usageError("--check and --list cannot be combined");
+  return runHsacoRecover(Cfg);
+}
