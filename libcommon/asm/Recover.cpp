@@ -559,7 +559,21 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
     EmitBytes(S->Addr + S->Size);
   }
 
-  // 5. Absolute symbols (e.g. LLVM's resource-usage symbols).
+  // 5. Undefined symbols the object exports (LDS variables of older compilers), LDS variables
+  // of older code objects (exported with section index SHN_AMDGPU_LDS,
+  // value = alignment), and absolute symbols (e.g. LLVM's resource-usage symbols).
+  for (const auto &S : C.Symbols)
+    if (S.SectionIndex == SHN_UNDEF && !S.Name.empty() && S.InDynSym) {
+      P.line("");
+      P.symbolAttrs(S, nullptr);
+    }
+  for (const auto &S : C.Symbols)
+    if (S.SectionIndex == SHN_AMDGPU_LDS && !S.Name.empty()) {
+      P.line("");
+      P.symbolAttrs(S, S.Type == STT_OBJECT ? "@object" : nullptr);
+      P.line("\t.amdgpu_lds\t" + asmSymbolName(S.Name) + ", " + llvm::Twine(S.Size) + ", " +
+             llvm::Twine(S.Value));
+    }
   bool AnyAbs = false;
   for (const auto &S : C.Symbols)
     if (S.SectionIndex == SHN_ABS && !S.Name.empty() && S.Type != STT_FILE) {

@@ -11,6 +11,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 namespace asmevo {
 
 static const char *Tool = "hsaco-recover";
@@ -30,6 +32,10 @@ static int listInputs(const RecoverConfig &Cfg) {
 }
 
 static int checkInputs(const RecoverConfig &Cfg) {
+  if (!Cfg.Against.empty() && Cfg.Inputs.size() != 1) {
+    llvm::errs() << Tool << ": error: --against compares exactly one input\n";
+    return ExitInput;
+  }
   nlohmann::json All = nlohmann::json::array();
   std::string Text;
   bool AllPass = true, BadInput = false;
@@ -52,7 +58,23 @@ static int checkInputs(const RecoverConfig &Cfg) {
         BadInput = true;
         continue;
       }
-      auto R = runRoundTripGate(*C, sha256Hex(O.Bytes));
+      llvm::Expected<GateReport> R = makeError("unreachable");
+      llvm::consumeError(R.takeError());
+      std::vector<LoadedCodeObject> Rebuilt;
+      std::optional<CodeObject> RB;
+      if (!Cfg.Against.empty()) {
+        auto RO = loadCodeObjects(Cfg.Against, "");
+        if (!RO)
+          return reportError(Tool, RO.takeError());
+        Rebuilt = std::move(*RO);
+        auto RC = CodeObject::read(Rebuilt.front().Bytes, Rebuilt.front().Name);
+        if (!RC)
+          return reportError(Tool, RC.takeError());
+        RB = std::move(*RC);
+        R = compareCodeObjects(*C, *RB);
+      } else {
+        R = runRoundTripGate(*C, sha256Hex(O.Bytes));
+      }
       if (!R) {
         int Code = reportError(Tool, withFile(R.takeError(), O.Name));
         if (!Cfg.KeepGoing)
@@ -82,7 +104,7 @@ static int checkInputs(const RecoverConfig &Cfg) {
                      {"pass", AllPass && !BadInput},
                      {"results", All}};
     Text = J.dump(1) + "\n";
-  } else if (Objects > 1) {
+  } else if (Objects > 1 || Cfg.Inputs.size() > 1) {
     Text += "total: " + std::to_string(Objects) + " code objects, " + std::to_string(Passed) +
             "/" + std::to_string(Kernels) + " kernels pass\n";
   }

@@ -13,6 +13,7 @@ struct RecoverConfig {
   std::string Arch;
   bool Check = false, List = false, Json = false, Verbose = false, Quiet = false;
   bool KeepGoing = false; // --check: an unreadable input is reported, the others still checked
+  std::string Against;    // --check: compare with this already rebuilt object instead
 };
 
 // Returns the exit code (0 ok, 1 a round trip failed, 2 bad input).

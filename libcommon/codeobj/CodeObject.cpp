@@ -214,7 +214,8 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
       return std::move(E);
     for (auto &S : C.Symbols)
       for (const auto &D : Dyn)
-        if (D.Name == S.Name && D.Value == S.Value && S.Binding != STB_LOCAL)
+        if (D.Name == S.Name && D.Value == S.Value && D.SectionIndex == S.SectionIndex &&
+            S.Binding != STB_LOCAL)
           S.InDynSym = true;
   } else {
     C.Symbols = std::move(Dyn);

@@ -49,7 +49,7 @@ static std::string processorOf(llvm::StringRef B) {
 llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef Bytes,
                                                                 llvm::StringRef Path) {
   std::vector<EmbeddedCodeObject> Out;
-  if (looksLikeAmdgpuElf(Bytes)) {
+  if (looksLikeAmdgpuElf(Bytes) && elfImageSize(Bytes) >= Bytes.size()) {
     Out.push_back({0, Bytes.size(), "", processorOf(Bytes)});
     return Out;
   }
@@ -87,7 +87,7 @@ llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef 
     }
   }
   // Plain AMDGPU ELF images embedded elsewhere (e.g. in .rodata).
-  Pos = 1;
+  Pos = 0;
   while ((Pos = Bytes.find("\x7f" "ELF", Pos)) != llvm::StringRef::npos) {
     llvm::StringRef Rest = Bytes.substr(Pos);
     if (looksLikeAmdgpuElf(Rest) && !Seen.count(Pos)) {

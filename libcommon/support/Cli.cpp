@@ -17,7 +17,7 @@ Cli::Cli(std::string Tool, std::string Purpose, std::string PositionalHelp)
 
 void Cli::addJsonOption() {
   HasJson = true;
-  Opts.add_options()("json", "Write the report as JSON on stdout");
+  Opts.add_options()("json", "Write the report as JSON");
 }
 
 void Cli::addOutputOption(const std::string &Help) {
@@ -39,7 +39,7 @@ int Cli::parse(int Argc, const char *const *Argv) {
     return usageError(E.what());
   }
   if (Result.count("help")) {
-    llvm::outs() << Opts.help() << "\n";
+    llvm::outs() << Opts.help({""}) << "\n";
     return ExitOk;
   }
   if (Result.count("version")) {

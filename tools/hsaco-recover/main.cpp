@@ -10,14 +10,17 @@ int main(int argc, char **argv) {
         "INPUT...");
   C.addOutputOption("Write the assembly (or the report) to FILE; '-' is stdout");
   C.addJsonOption();
+  C.options().add_options("positional")("inputs", "Code objects, containers or file:// URIs",
+                                        cxxopts::value<std::vector<std::string>>());
   C.options().add_options()("check", "Run the round-trip gate: reassemble and relink in-process "
                                      "and compare with the input; exit 1 if any kernel differs")(
       "list", "Print the URI of every code object inside the inputs, one per line")(
       "arch", "Only code objects for this processor (e.g. gfx90a) from a container",
       cxxopts::value<std::string>(), "GFX")(
       "keep-going", "With --check: report unreadable inputs and go on with the others")(
-      "inputs", "Code objects, containers or file:// URIs",
-      cxxopts::value<std::vector<std::string>>());
+      "against", "With --check: compare INPUT with FILE, an object already rebuilt (e.g. by the "
+                 "stock llvm-mc and ld.lld), instead of rebuilding it in-process",
+      cxxopts::value<std::string>(), "FILE");
   C.options().parse_positional({"inputs"});
   if (int Code = C.parse(argc, argv); Code >= 0)
     return Code;
@@ -36,6 +39,10 @@ int main(int argc, char **argv) {
   Cfg.KeepGoing = R.count("keep-going") > 0;
   if (R.count("arch"))
     Cfg.Arch = R["arch"].as<std::string>();
+  if (R.count("against"))
+    Cfg.Against = R["against"].as<std::string>();
+  if (!Cfg.Against.empty() && !Cfg.Check)
+    return C.usageError("--against needs --check");
   if (Cfg.Check && Cfg.List)
     return C.usageError("--check and --list cannot be combined");
   return runHsacoRecover(Cfg);

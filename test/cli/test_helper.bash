@@ -1,0 +1,23 @@
+# Bats helper: every test runs in its own temporary directory with the build's tools first on
+# PATH. ASMEVO_TOOLS (build/tools), ASMEVO_LLVM_BINDIR and ASMEVO_SOURCE_DIR come from CTest.
+setup() {
+  load '/usr/lib/bats/bats-support/load'
+  load '/usr/lib/bats/bats-assert/load'
+  : "${ASMEVO_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+  : "${ASMEVO_TOOLS:=$ASMEVO_SOURCE_DIR/build/tools}"
+  : "${ASMEVO_LLVM_BINDIR:=/usr/lib/llvm-22/bin}"
+  for t in "$ASMEVO_TOOLS"/*/; do PATH="$t:$PATH"; done
+  export PATH
+  TMP=$(mktemp -d)
+  cd "$TMP"
+  TRITON=$ASMEVO_SOURCE_DIR/test/corpus/triton
+}
+
+teardown() {
+  rm -rf "$TMP"
+}
+
+# patch FILE OFFSET HEXBYTES: overwrite bytes in place (a copy made by the test).
+patch_bytes() {
+  printf "$(echo "$3" | sed 's/\(..\)/\\x\1/g')" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
+}

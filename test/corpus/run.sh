@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Corpus tests: run whole tools over real code objects.
+#   run.sh clang|triton|stock|debian|fuzz-replay TOOLS_DIR CORPUS_DIR LLVM_BINDIR
+# clang:  the round-trip gate over every kernel the tests compiled (corpus/clang/build.sh).
+# triton: the gate over the committed Triton 3.6 code objects.
+# stock:  recovered files reassembled by the stock llvm-mc/ld.lld, compared with --against.
+# debian: the gate over code objects extracted by hsaco-recover itself from Debian's ROCm
+#         libraries (rocsparse, rocrand, the HSA runtime); >= 2000 kernels, >= 99% must pass.
+# fuzz-replay: the fuzzer's saved corpus and crashes through the tool: no crash.
+set -euo pipefail
+kind=$1 tools=$2 corpus=$3 llvm_bindir=$4
+here=$(cd "$(dirname "$0")" && pwd)
+recover=$tools/hsaco-recover/hsaco-recover
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+summary() { # parse "total: N code objects, P/K kernels pass"
+  grep -E '^total: ' "$1" | tail -1
+}
+
+case $kind in
+clang)
+  bash "$here/clang/check.sh" "$corpus/clang"
+  shopt -s nullglob
+  files=("$corpus"/clang/gfx*/*.hsaco)
+  [ ${#files[@]} -ge 40 ] || { echo "expected >= 40 compiled code objects, found ${#files[@]}"; exit 1; }
+  "$recover" --check -q "${files[@]}" | tee "$work/out"
+  summary "$work/out"
+  ;;
+triton)
+  files=("$here"/triton/gfx*/*.hsaco)
+  [ ${#files[@]} -eq 27 ] || { echo "expected 27 Triton code objects, found ${#files[@]}"; exit 1; }
+  "$recover" --check -q "${files[@]}" | tee "$work/out"
+  summary "$work/out"
+  ;;
+stock)
+  n=0
+  for f in "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco; do
+    "$recover" "$f" -o "$work/k.s" -q
+    # The header's own command line, with this LLVM's tools.
+    cmd=$(sed -n 's/^; reassemble: //p' "$work/k.s" | sed "s#K\.hsaco#$work/k.hsaco#g; s#K\.s#$work/k.s#")
+    cmd=${cmd//llvm-mc /$llvm_bindir/llvm-mc }
+    cmd=${cmd//ld.lld /$llvm_bindir/ld.lld }
+    bash -c "$cmd"
+    "$recover" --check -q --against "$work/k.hsaco" "$f" || { echo "FAIL stock rebuild of $f"; exit 1; }
+    n=$((n + 1))
+  done
+  echo "stock llvm-mc + ld.lld: $n code objects rebuilt identical"
+  ;;
+debian)
+  libdir=/usr/lib/x86_64-linux-gnu
+  for lib in librocsparse.so.0 librocrand.so.1 libhsa-runtime64.so.1; do
+    [ -e "$libdir/$lib" ] || { echo "missing $libdir/$lib: apt-get install librocsparse0 librocrand1 libhsa-runtime64-1"; exit 1; }
+  done
+  # The HSA runtime's blit kernels (gfx9 ones: the others are code object v2 or not gfx9).
+  "$recover" --list "$libdir/libhsa-runtime64.so.1" > "$work/uris"
+  # rocrand (gfx908 + gfx90a) and the first rocsparse bundles for gfx90a and gfx908.
+  "$recover" --list --arch gfx90a "$libdir/librocrand.so.1" >> "$work/uris"
+  "$recover" --list --arch gfx908 "$libdir/librocrand.so.1" >> "$work/uris"
+  "$recover" --list --arch gfx90a "$libdir/librocsparse.so.0" | head -n "${ASMEVO_ROCSPARSE_OBJECTS:-24}" >> "$work/uris"
+  "$recover" --list --arch gfx908 "$libdir/librocsparse.so.0" | head -n "${ASMEVO_ROCSPARSE_OBJECTS:-24}" >> "$work/uris"
+  mapfile -t uris < "$work/uris"
+  set +e
+  "$recover" --check -q --keep-going "${uris[@]}" > "$work/out" 2> "$work/err"
+  rc=$?
+  set -e
+  cat "$work/out"
+  line=$(summary "$work/out")
+  echo "$line"
+  unreadable=$(grep -c 'error:' "$work/err" || true)
+  grep 'error:' "$work/err" | sed 's/^/  skipped: /' | head -20
+  # Only the HSA runtime's non-gfx9 / code object v2 blit kernels may be unreadable.
+  bad=$(grep 'error:' "$work/err" | grep -v -E 'unsupported code object version|unsupported target gfx[18]' || true)
+  [ -z "$bad" ] || { echo "unexpected errors:"; echo "$bad"; exit 1; }
+  kernels=$(echo "$line" | sed -E 's#.* ([0-9]+)/([0-9]+) kernels pass.*#\2#')
+  passed=$(echo "$line" | sed -E 's#.* ([0-9]+)/([0-9]+) kernels pass.*#\1#')
+  echo "debian: $passed/$kernels kernels pass ($unreadable code objects skipped as unsupported)"
+  [ "$kernels" -ge 2000 ] || { echo "expected >= 2000 kernels, got $kernels"; exit 1; }
+  [ $((passed * 100)) -ge $((kernels * 99)) ] || { echo "fewer than 99% pass"; exit 1; }
+  [ "$rc" -le 2 ]
+  ;;
+fuzz-replay)
+  bash "$here/../fuzz_replay.sh" "$(dirname "$tools")"
+  ;;
+*)
+  echo "unknown corpus test $kind"; exit 2 ;;
+esac

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs (as root, with apt) everything the build, the tests and the corpus need on a fresh
+# Debian 12 machine. Idempotent.
+set -euo pipefail
+if [ "$(id -u)" -ne 0 ]; then echo "setup-debian.sh: run as root (apt-get install)"; exit 2; fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+  cmake ninja-build g++ make python3 \
+  llvm-22 llvm-22-dev liblld-22-dev lld-22 clang-22 \
+  libmsgpack-cxx-dev libcxxopts-dev nlohmann-json3-dev libgtest-dev \
+  bats bats-assert bats-support \
+  rocm-device-libs libamdhip64-dev \
+  librocsparse0 librocrand1 libhsa-runtime64-1 > /dev/null
