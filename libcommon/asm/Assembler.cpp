@@ -25,41 +25,31 @@ llvm::Expected<std::string> assembleObject(llvm::StringRef Source, llvm::StringR
   llvm::SourceMgr SrcMgr;
   SrcMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(Source, SourceName, false),
                             llvm::SMLoc());
-  std::string FirstError;
-  unsigned FirstLine = 0;
-  unsigned Errors = 0;
+  // The first error, with its line, becomes the result; nothing is printed.
+  struct DiagState {
+    std::string First;
+    unsigned Line = 0, Errors = 0;
+    void add(const llvm::SMDiagnostic &D) {
+      if (D.getKind() != llvm::SourceMgr::DK_Error)
+        return;
+      if (Errors++ == 0) {
+        First = D.getMessage().str();
+        if (!D.getLineContents().empty())
+          First += ": '" + llvm::StringRef(D.getLineContents()).trim().str() + "'";
+        Line = unsigned(D.getLineNo());
+      }
+    }
+  } Diags;
   SrcMgr.setDiagHandler(
-      [](const llvm::SMDiagnostic &D, void *Ctx) {
-        auto *State = static_cast<std::tuple<std::string *, unsigned *, unsigned *> *>(Ctx);
-        if (D.getKind() != llvm::SourceMgr::DK_Error)
-          return;
-        if ((*std::get<2>(*State))++ == 0) {
-          *std::get<0>(*State) = D.getMessage().str();
-          if (!D.getLineContents().empty())
-            *std::get<0>(*State) += ": '" + llvm::StringRef(D.getLineContents()).trim().str() + "'";
-          *std::get<1>(*State) = unsigned(D.getLineNo());
-        }
-      },
-      nullptr);
-  std::tuple<std::string *, unsigned *, unsigned *> State{&FirstError, &FirstLine, &Errors};
-  SrcMgr.setDiagHandler(
-      [](const llvm::SMDiagnostic &D, void *Ctx) {
-        auto *S = static_cast<std::tuple<std::string *, unsigned *, unsigned *> *>(Ctx);
-        if (D.getKind() != llvm::SourceMgr::DK_Error)
-          return;
-        if ((*std::get<2>(*S))++ == 0) {
-          *std::get<0>(*S) = D.getMessage().str();
-          if (!D.getLineContents().empty())
-            *std::get<0>(*S) += ": '" + llvm::StringRef(D.getLineContents()).trim().str() + "'";
-          *std::get<1>(*S) = unsigned(D.getLineNo());
-        }
-      },
-      &State);
+      [](const llvm::SMDiagnostic &D, void *Ctx) { static_cast<DiagState *>(Ctx)->add(D); },
+      &Diags);
 
   llvm::MCContext Ctx(M.TheTriple, M.MAI.get(), M.MRI.get(), M.STI.get(), &SrcMgr, &M.Options);
   std::unique_ptr<llvm::MCObjectFileInfo> MOFI(
       M.TheTarget->createMCObjectFileInfo(Ctx, /*PIC=*/true));
   Ctx.setObjectFileInfo(MOFI.get());
+  Ctx.setDiagnosticHandler([&Diags](const llvm::SMDiagnostic &D, bool, const llvm::SourceMgr &,
+                                    std::vector<const llvm::MDNode *> &) { Diags.add(D); });
 
   llvm::SmallString<0> ObjBuf;
   llvm::raw_svector_ostream OS(ObjBuf);
@@ -81,12 +71,12 @@ llvm::Expected<std::string> assembleObject(llvm::StringRef Source, llvm::StringR
   // The parsers refer to the streamer: they go first.
   TAP.reset();
   Parser.reset();
-  if (Failed || Errors || Ctx.hadError()) {
-    if (FirstError.empty())
-      FirstError = "the assembler failed";
-    if (FirstLine)
-      return lineError(SourceName, FirstLine, FirstError);
-    return llvm::make_error<ToolError>(FirstError, SourceName.str());
+  if (Failed || Diags.Errors || Ctx.hadError()) {
+    if (Diags.First.empty())
+      Diags.First = "the assembler failed";
+    if (Diags.Line)
+      return lineError(SourceName, Diags.Line, Diags.First);
+    return llvm::make_error<ToolError>(Diags.First, SourceName.str());
   }
   Str.reset();
   return std::string(ObjBuf.str());

@@ -10,13 +10,19 @@ namespace asmevo {
 
 std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, uint64_t Addr) {
   std::vector<DecodedInsn> Out;
-  auto Data = llvm::arrayRefFromStringRef(Bytes);
+  // LLVM 22's AMDGPU disassembler crashes when an instruction's literal would lie past the end
+  // of the buffer (e.g. a trailing "s_cmp_eq_i32 lit, ..."): decode from a zero-padded copy and
+  // treat an instruction that runs past the real end as undecodable.
+  std::vector<uint8_t> Padded(Bytes.begin(), Bytes.end());
+  Padded.resize(Bytes.size() + 32, 0);
+  auto Data = llvm::ArrayRef<uint8_t>(Padded).take_front(Bytes.size());
   uint64_t Off = 0;
   while (Off < Data.size()) {
     DecodedInsn I;
     I.Addr = Addr + Off;
     uint64_t Size = 0;
-    auto S = M.Disasm->getInstruction(I.Inst, Size, Data.slice(Off), I.Addr, llvm::nulls());
+    auto S = M.Disasm->getInstruction(I.Inst, Size, llvm::ArrayRef<uint8_t>(Padded).slice(Off),
+                                      I.Addr, llvm::nulls());
     if (S == llvm::MCDisassembler::Success && Size > 0 && Off + Size <= Data.size()) {
       I.Valid = true;
       I.Size = unsigned(Size);

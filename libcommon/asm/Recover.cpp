@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 namespace asmevo {
@@ -384,9 +385,24 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
           Subst[Ref.Addc] = {Ref.AddcLitOperand, L + "@rel32@hi+" + std::to_string(AddcLit)};
           ++R.PcRelRefs;
         }
+        // Kernarg preload (gfx90a/gfx940+): newer firmware enters 256 bytes after the entry,
+        // skipping the compatibility prologue, so the body must stay exactly there.
+        std::optional<uint64_t> PreloadBody;
+        if (IsKernel && C.Target.hasKernargPreload())
+          for (const auto &K : C.Kernels)
+            if (K.CodeSymbol == unsigned(F.Sym) && K.Kd.kernargPreloadLength() > 0)
+              PreloadBody = F.Begin + 256;
         bool AfterEnd = false;
         for (size_t Idx = 0; Idx < F.Insns.size(); ++Idx) {
           const auto &I = F.Insns[Idx];
+          if (PreloadBody && I.Addr == *PreloadBody) {
+            std::string N = asmSymbolName(C.Symbols[F.Sym].Name);
+            P.line("\t; end of the kernarg-preload compatibility prologue");
+            P.line("\t.if (. - " + N + ") != 256");
+            P.line("\t.error \"kernarg preload: the kernel body must start 256 bytes after " +
+                   llvm::StringRef(N).trim('"') + "\"");
+            P.line("\t.endif");
+          }
           std::string L = I.Addr != F.Begin ? P.labelFor(I.Addr) : "";
           if (!L.empty()) {
             P.line(L + ":");

@@ -11,8 +11,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <optional>
-
 namespace asmevo {
 
 static const char *Tool = "hsaco-recover";
@@ -29,6 +27,20 @@ static int listInputs(const RecoverConfig &Cfg) {
   if (auto E = writeFileAtomic(Cfg.Output, Out))
     return reportError(Tool, std::move(E));
   return ExitOk;
+}
+
+// The gate against an object rebuilt elsewhere (--against).
+static llvm::Expected<GateReport> compareWith(const CodeObject &Original, llvm::StringRef Path) {
+  auto Rebuilt = loadCodeObjects(Path, "");
+  if (!Rebuilt)
+    return Rebuilt.takeError();
+  if (Rebuilt->size() != 1)
+    return makeError("--against names " + llvm::Twine(Rebuilt->size()) +
+                     " code objects; give one");
+  auto C = CodeObject::read(Rebuilt->front().Bytes, Rebuilt->front().Name);
+  if (!C)
+    return C.takeError();
+  return compareCodeObjects(Original, *C);
 }
 
 static int checkInputs(const RecoverConfig &Cfg) {
@@ -58,23 +70,8 @@ static int checkInputs(const RecoverConfig &Cfg) {
         BadInput = true;
         continue;
       }
-      llvm::Expected<GateReport> R = makeError("unreachable");
-      llvm::consumeError(R.takeError());
-      std::vector<LoadedCodeObject> Rebuilt;
-      std::optional<CodeObject> RB;
-      if (!Cfg.Against.empty()) {
-        auto RO = loadCodeObjects(Cfg.Against, "");
-        if (!RO)
-          return reportError(Tool, RO.takeError());
-        Rebuilt = std::move(*RO);
-        auto RC = CodeObject::read(Rebuilt.front().Bytes, Rebuilt.front().Name);
-        if (!RC)
-          return reportError(Tool, RC.takeError());
-        RB = std::move(*RC);
-        R = compareCodeObjects(*C, *RB);
-      } else {
-        R = runRoundTripGate(*C, sha256Hex(O.Bytes));
-      }
+      auto R = Cfg.Against.empty() ? runRoundTripGate(*C, sha256Hex(O.Bytes))
+                                   : compareWith(*C, Cfg.Against);
       if (!R) {
         int Code = reportError(Tool, withFile(R.takeError(), O.Name));
         if (!Cfg.KeepGoing)

@@ -71,8 +71,10 @@ $TRITON/gfx90a/softmax_fp32.hsaco: 1/1 kernels pass"
 
 @test "an inserted instruction block keeps every branch right (checked by decoding)" {
   hsaco-recover "$TRITON/gfx90a/softmax_fp32.hsaco" -o k.s
-  # insert 8 s_nop after the first s_waitcnt of the kernel body: everything after it moves
-  awk '!done && /s_waitcnt/ {print; for (i=0;i<8;i++) print "\ts_nop 0"; done=1; next} {print}' k.s > e.s
+  # insert 8 s_nop after the first s_waitcnt of the kernel body (after the kernarg-preload
+  # prologue): everything after it moves
+  awk '/end of the kernarg-preload/ {body=1} body && !done && /s_waitcnt/ {print; for (i=0;i<8;i++) print "\ts_nop 0"; done=1; next} {print}' k.s > e.s
+  [ "$(wc -l < e.s)" -eq $(( $(wc -l < k.s) + 8 )) ]
   "$ASMEVO_LLVM_BINDIR/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -filetype=obj e.s -o e.o
   "$ASMEVO_LLVM_BINDIR/ld.lld" -shared e.o -o e.hsaco
   # recover the edited object again: same labels in the same order as the edited source
@@ -80,6 +82,14 @@ $TRITON/gfx90a/softmax_fp32.hsaco: 1/1 kernels pass"
   diff <(grep -oE '(s_cbranch_[a-z0-9]+|s_branch) \.LBB[0-9]+' e.s) \
        <(grep -oE '(s_cbranch_[a-z0-9]+|s_branch) \.LBB[0-9]+' e2.s)
   diff <(grep -cE '^\.LBB[0-9]+:' e.s) <(grep -cE '^\.LBB[0-9]+:' e2.s)
+}
+
+@test "an edit that moves the body of a kernarg-preload kernel is refused by the assembler" {
+  hsaco-recover "$TRITON/gfx942/softmax_fp32.hsaco" -o k.s
+  awk '!done && /s_waitcnt/ {print; print "\ts_nop 0"; done=1; next} {print}' k.s > e.s
+  run "$ASMEVO_LLVM_BINDIR/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj e.s -o e.o
+  assert_failure
+  assert_line --partial 'error: kernarg preload: the kernel body must start 256 bytes after softmax_kernel'
 }
 
 @test "no input is a usage error" {

@@ -57,8 +57,17 @@ debian)
   # rocrand (gfx908 + gfx90a) and the first rocsparse bundles for gfx90a and gfx908.
   "$recover" --list --arch gfx90a "$libdir/librocrand.so.1" >> "$work/uris"
   "$recover" --list --arch gfx908 "$libdir/librocrand.so.1" >> "$work/uris"
-  "$recover" --list --arch gfx90a "$libdir/librocsparse.so.0" | head -n "${ASMEVO_ROCSPARSE_OBJECTS:-24}" >> "$work/uris"
-  "$recover" --list --arch gfx908 "$libdir/librocsparse.so.0" | head -n "${ASMEVO_ROCSPARSE_OBJECTS:-24}" >> "$work/uris"
+  # (ASMEVO_DEBIAN_ALL=1: every code object of every gfx9 target, the long run.)
+  for arch in gfx90a gfx908; do
+    "$recover" --list --arch $arch "$libdir/librocsparse.so.0" > "$work/sparse"
+    if [ "${ASMEVO_DEBIAN_ALL:-0}" = 1 ]; then cat "$work/sparse" >> "$work/uris"
+    else head -n "${ASMEVO_ROCSPARSE_OBJECTS:-40}" "$work/sparse" >> "$work/uris"; fi
+  done
+  if [ "${ASMEVO_DEBIAN_ALL:-0}" = 1 ]; then
+    for lib in librocsparse.so.0 librocrand.so.1; do
+      for arch in gfx900 gfx906; do "$recover" --list --arch $arch "$libdir/$lib" >> "$work/uris" || true; done
+    done
+  fi
   mapfile -t uris < "$work/uris"
   set +e
   "$recover" --check -q --keep-going "${uris[@]}" > "$work/out" 2> "$work/err"
@@ -70,7 +79,7 @@ debian)
   unreadable=$(grep -c 'error:' "$work/err" || true)
   grep 'error:' "$work/err" | sed 's/^/  skipped: /' | head -20
   # Only the HSA runtime's non-gfx9 / code object v2 blit kernels may be unreadable.
-  bad=$(grep 'error:' "$work/err" | grep -v -E 'unsupported code object version|unsupported target gfx[18]' || true)
+  bad=$(grep 'error:' "$work/err" | grep -v -E 'unsupported code object version|unsupported target gfx([0-8][0-9]{2}|1[0-9]{3}):' || true)
   [ -z "$bad" ] || { echo "unexpected errors:"; echo "$bad"; exit 1; }
   kernels=$(echo "$line" | sed -E 's#.* ([0-9]+)/([0-9]+) kernels pass.*#\2#')
   passed=$(echo "$line" | sed -E 's#.* ([0-9]+)/([0-9]+) kernels pass.*#\1#')
