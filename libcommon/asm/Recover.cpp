@@ -89,6 +89,7 @@ struct Printer {
   std::string Out;
   std::map<uint64_t, std::string> Labels; // address -> label (code and data)
   std::set<uint64_t> KdAddrs;
+  unsigned PcLabelNo = 0;
 
   void line(const llvm::Twine &T) { Out += T.str() + "\n"; }
 
@@ -376,13 +377,19 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
           P.line(asmSymbolName(C.Symbols[It->second].Name) + ":");
         ++R.Functions;
         // Instructions.
+        // PC-relative literals are written relative to a label after their s_getpc_b64, as
+        // "sym@rel32@lo+(.+4-.LpcN)" (the literal is 4 bytes into the instruction), so that
+        // code inserted between the s_getpc_b64 and the add keeps the target right.
         std::map<size_t, std::pair<unsigned, std::string>> Subst; // insn index -> operand, text
+        std::map<size_t, std::string> PcLabels;                   // s_getpc_b64 index -> label
         for (const auto &Ref : F.Refs) {
           std::string L = P.labelFor(Ref.Target);
-          uint64_t AddLit = F.Insns[Ref.Add].Addr + 4 - Ref.Return;
-          uint64_t AddcLit = F.Insns[Ref.Addc].Addr + 4 - Ref.Return;
-          Subst[Ref.Add] = {Ref.AddLitOperand, L + "@rel32@lo+" + std::to_string(AddLit)};
-          Subst[Ref.Addc] = {Ref.AddcLitOperand, L + "@rel32@hi+" + std::to_string(AddcLit)};
+          auto [It, New] = PcLabels.emplace(Ref.GetPc, "");
+          if (New)
+            It->second = ".Lpc" + std::to_string(P.PcLabelNo++);
+          std::string Rel = "+(.+4-" + It->second + ")";
+          Subst[Ref.Add] = {Ref.AddLitOperand, L + "@rel32@lo" + Rel};
+          Subst[Ref.Addc] = {Ref.AddcLitOperand, L + "@rel32@hi" + Rel};
           ++R.PcRelRefs;
         }
         // Kernarg preload (gfx90a/gfx940+): newer firmware enters 256 bytes after the entry,
@@ -431,6 +438,9 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
           if (SI != Subst.end())
             Text = Printer::replaceOperand(Text, SI->second.first, SI->second.second);
           P.line("\t" + Text);
+          auto PL = PcLabels.find(Idx);
+          if (PL != PcLabels.end())
+            P.line(PL->second + ":");
           if (I.Terminates)
             AfterEnd = true;
         }

@@ -92,6 +92,34 @@ $TRITON/gfx90a/softmax_fp32.hsaco: 1/1 kernels pass"
   assert_line --partial 'error: kernarg preload: the kernel body must start 256 bytes after softmax_kernel'
 }
 
+@test "code inserted between s_getpc_b64 and its adds keeps the PC-relative targets" {
+  cat > k.c <<'SRC'
+__attribute__((address_space(4))) const float tab[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+__attribute__((noinline)) float helper(float x, int j) { return x * tab[j & 3] + 1.0f; }
+__attribute__((amdgpu_kernel)) void add(float *a, const float *b, int n) {
+  int i = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;
+  if (i < n) a[i] += helper(b[i], i);
+}
+SRC
+  "$ASMEVO_LLVM_BINDIR/clang" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -O2 -c k.c -o k.o
+  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared k.o -o k.hsaco
+  run hsaco-recover --check -q k.hsaco
+  assert_success
+  hsaco-recover k.hsaco -o k.s
+  grep -q 'tab@rel32@lo+(.+4-.Lpc[0-9]*)' k.s
+  grep -q 'helper@rel32@lo+(.+4-.Lpc[0-9]*)' k.s
+  awk '/^\.Lpc[0-9]+:$/ {print; print "\ts_nop 0"; next} {print}' k.s > e.s
+  "$ASMEVO_LLVM_BINDIR/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj e.s -o e.o
+  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared e.o -o e.hsaco
+  # decoded again, the literals sit 4 bytes further from s_getpc_b64 and still reach tab and
+  # helper (a stale addend would reach 4 bytes before them: no symbol, no match)
+  run hsaco-recover e.hsaco
+  assert_success
+  assert_line --regexp $'^\ts_add_u32 s[0-9]+, s[0-9]+, tab@rel32@lo\+\(\.\+4-\.Lpc[0-9]+\)$'
+  assert_line --regexp $'^\ts_add_u32 s[0-9]+, s[0-9]+, helper@rel32@lo\+\(\.\+4-\.Lpc[0-9]+\)$'
+  "$ASMEVO_LLVM_BINDIR/llvm-objdump" -d --mcpu=gfx942 e.hsaco | grep -A2 s_getpc_b64 | grep -q 's_nop 0'
+}
+
 @test "no input is a usage error" {
   run hsaco-recover
   assert_failure 2
