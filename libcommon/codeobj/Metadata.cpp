@@ -82,6 +82,21 @@ const msgpack::object *Metadata::kernelBySymbol(llvm::StringRef Symbol) const {
   return nullptr;
 }
 
+std::optional<uint64_t> Metadata::setKernelUInt(llvm::StringRef Symbol, llvm::StringRef Key,
+                                               uint64_t V) {
+  const msgpack::object *K = kernelBySymbol(Symbol);
+  if (!K)
+    return std::nullopt;
+  auto Old = getUInt(*K, Key);
+  if (!Old)
+    return std::nullopt;
+  // The document lives in this object's zone; its values are plain data that can be updated.
+  auto *O = const_cast<msgpack::object *>(get(*K, Key));
+  O->type = msgpack::type::POSITIVE_INTEGER;
+  O->via.u64 = V;
+  return Old;
+}
+
 namespace {
 
 bool isInt(const msgpack::object &O) {

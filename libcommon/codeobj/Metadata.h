@@ -34,6 +34,9 @@ public:
   static std::optional<uint64_t> getUInt(const msgpack::object &Map, llvm::StringRef Key);
   // The kernel entry whose .symbol is Symbol (or whose .name is Name).
   const msgpack::object *kernelBySymbol(llvm::StringRef Symbol) const;
+  // Set an existing unsigned-integer key of the kernel entry for Symbol. Returns the old value,
+  // or nothing if the kernel or the key does not exist.
+  std::optional<uint64_t> setKernelUInt(llvm::StringRef Symbol, llvm::StringRef Key, uint64_t V);
 
 private:
   std::shared_ptr<msgpack::object_handle> Handle;

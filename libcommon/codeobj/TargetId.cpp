@@ -83,6 +83,40 @@ std::string TargetId::mattr() const {
   return S;
 }
 
+llvm::Expected<TargetId> parseTargetId(llvm::StringRef Id, unsigned CodeObjectVersion) {
+  llvm::StringRef Rest = Id;
+  if (!Rest.consume_front("amdgcn-amd-amdhsa--"))
+    return makeError("target id '" + Id + "' does not start with amdgcn-amd-amdhsa--");
+  llvm::SmallVector<llvm::StringRef, 3> Parts;
+  Rest.split(Parts, ':');
+  unsigned Mach = 0;
+  for (const auto &E : MachTable)
+    if (Parts[0] == E.Name)
+      Mach = E.Mach;
+  if (!Mach)
+    return makeError("unknown processor '" + Parts[0] + "' in target id '" + Id + "'");
+  uint32_t Xnack = llvm::ELF::EF_AMDGPU_FEATURE_XNACK_ANY_V4,
+           Sramecc = llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_ANY_V4;
+  for (size_t I = 1; I < Parts.size(); ++I) {
+    llvm::StringRef F = Parts[I];
+    if (F == "xnack+")
+      Xnack = llvm::ELF::EF_AMDGPU_FEATURE_XNACK_ON_V4;
+    else if (F == "xnack-")
+      Xnack = llvm::ELF::EF_AMDGPU_FEATURE_XNACK_OFF_V4;
+    else if (F == "sramecc+")
+      Sramecc = llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_ON_V4;
+    else if (F == "sramecc-")
+      Sramecc = llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_OFF_V4;
+    else
+      return makeError("unknown feature '" + F + "' in target id '" + Id + "'");
+  }
+  uint8_t Abi = CodeObjectVersion == 4   ? llvm::ELF::ELFABIVERSION_AMDGPU_HSA_V4
+                : CodeObjectVersion == 5 ? llvm::ELF::ELFABIVERSION_AMDGPU_HSA_V5
+                : CodeObjectVersion == 6 ? 4
+                                         : 0;
+  return decodeTargetId(Abi, Mach | Xnack | Sramecc);
+}
+
 llvm::Expected<TargetId> decodeTargetId(uint8_t AbiVersion, uint32_t EFlags) {
   TargetId T;
   T.EFlags = EFlags;

@@ -44,6 +44,10 @@ struct TargetId {
 // processors that are not gfx9 CDNA/GCN (the only ones recovery supports).
 llvm::Expected<TargetId> decodeTargetId(uint8_t AbiVersion, uint32_t EFlags);
 
+// Parse a target id as written by `.amdgcn_target` ("amdgcn-amd-amdhsa--gfx942:xnack-") for a
+// code object version; e_flags are derived as LLVM sets them.
+llvm::Expected<TargetId> parseTargetId(llvm::StringRef Id, unsigned CodeObjectVersion);
+
 // Processor name for an EF_AMDGPU_MACH value, or "" if unknown.
 std::string processorForMach(unsigned Mach);
 

@@ -6,6 +6,8 @@
 # stock:  recovered files reassembled by the stock llvm-mc/ld.lld, compared with --against.
 # debian: the gate over code objects extracted by hsaco-recover itself from Debian's ROCm
 #         libraries (rocsparse, rocrand, the HSA runtime); >= 2000 kernels, >= 99% must pass.
+# rebuild: every compiled and Triton object recovered, rebuilt by hsaco-rebuild against itself
+#         (--abi-of) and compared with the original: identical; scanned resources agree.
 # fuzz-replay: the fuzzer's saved corpus and crashes through the tool: no crash.
 set -euo pipefail
 kind=$1 tools=$2 corpus=$3 llvm_bindir=$4
@@ -85,8 +87,34 @@ debian)
   passed=$(echo "$line" | sed -E 's#.* ([0-9]+)/([0-9]+) kernels pass.*#\1#')
   echo "debian: $passed/$kernels kernels pass ($unreadable code objects skipped as unsupported)"
   [ "$kernels" -ge 2000 ] || { echo "expected >= 2000 kernels, got $kernels"; exit 1; }
+  # Resources scanned from the code agree with what the compiler declared.
+  grep -v -E 'libhsa-runtime64' "$work/uris" > "$work/gfx9uris"
+  mapfile -t gfx9 < "$work/gfx9uris"
+  "$tools/hsaco-rebuild/hsaco-rebuild" --resources -q "${gfx9[@]}"
+  # Rebuilt unchanged (recover, hsaco-rebuild --abi-of, compare) for every tenth object.
+  n=0
+  for ((i = 0; i < ${#gfx9[@]}; i += ${ASMEVO_REBUILD_STRIDE:-10})); do
+    u=${gfx9[$i]}
+    "$recover" "$u" -o "$work/k.s" -q
+    "$tools/hsaco-rebuild/hsaco-rebuild" "$work/k.s" -o "$work/k.hsaco" --abi-of "$u" -q
+    "$recover" --check -q --against "$work/k.hsaco" "$u" || { echo "FAIL rebuild of $u"; exit 1; }
+    n=$((n + 1))
+  done
+  echo "debian: $n code objects rebuilt unchanged by hsaco-rebuild, identical"
   [ $((passed * 100)) -ge $((kernels * 99)) ] || { echo "fewer than 99% pass"; exit 1; }
   [ "$rc" -le 2 ]
+  ;;
+rebuild)
+  rebuild=$tools/hsaco-rebuild/hsaco-rebuild
+  n=0
+  for f in "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco; do
+    "$recover" "$f" -o "$work/k.s" -q
+    "$rebuild" "$work/k.s" -o "$work/k.hsaco" --abi-of "$f" -q
+    "$recover" --check -q --against "$work/k.hsaco" "$f" || { echo "FAIL rebuild of $f"; exit 1; }
+    n=$((n + 1))
+  done
+  echo "hsaco-rebuild: $n code objects rebuilt unchanged, identical"
+  "$rebuild" --resources -q "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco
   ;;
 fuzz-replay)
   bash "$here/../fuzz_replay.sh" "$(dirname "$tools")"

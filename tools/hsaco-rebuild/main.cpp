@@ -1,0 +1,55 @@
+// hsaco-rebuild: edited AMDGPU assembly -> an ABI-preserving drop-in code object.
+#include "asm/RebuildDriver.h"
+#include "support/Cli.h"
+
+using namespace asmevo;
+
+int main(int argc, char **argv) {
+  Cli C("hsaco-rebuild",
+        "assemble and link edited AMDGPU assembly into a code object with recomputed resources, "
+        "keeping the original's ABI",
+        "K.s -o K'.hsaco | --check-abi K0.hsaco K1.hsaco");
+  C.addOutputOption("Write the code object to FILE (required for a rebuild; '-' is stdout)");
+  C.addJsonOption();
+  C.options().add_options("positional")("inputs", "", cxxopts::value<std::vector<std::string>>());
+  C.options().add_options()(
+      "abi-of", "Check the result against K0: symbols, kernarg layout, launch semantics, target",
+      cxxopts::value<std::string>(), "K0")(
+      "check-abi", "Only check: compare code object K1 with K0 (no assembly)")(
+      "resources", "Only scan: print each kernel's register use (scanned/declared) and exit 1 "
+                   "if any differs from its descriptor or metadata");
+  C.options().parse_positional({"inputs"});
+  if (int Code = C.parse(argc, argv); Code >= 0)
+    return Code;
+  const auto &R = C.result();
+  std::vector<std::string> In;
+  if (R.count("inputs"))
+    In = R["inputs"].as<std::vector<std::string>>();
+  RebuildConfig Cfg;
+  Cfg.Json = C.common().Json;
+  Cfg.Verbose = C.common().Verbose;
+  Cfg.Quiet = C.common().Quiet;
+  Cfg.CheckAbi = R.count("check-abi") > 0;
+  if (R.count("abi-of"))
+    Cfg.AbiOf = R["abi-of"].as<std::string>();
+  if (R.count("resources")) {
+    if (In.empty())
+      return C.usageError("--resources needs code objects");
+    Cfg.ResourcesOf = In;
+    return runHsacoRebuild(Cfg);
+  }
+  if (Cfg.CheckAbi) {
+    if (In.size() != 2)
+      return C.usageError("--check-abi takes two code objects: K0 and K1");
+    Cfg.AbiOf = In[0];
+    Cfg.Input = In[1];
+  } else {
+    if (In.size() != 1)
+      return C.usageError(In.empty() ? "no input file" : "a rebuild takes one assembly file");
+    if (!R.count("output"))
+      return C.usageError("no output file (-o)");
+    Cfg.Input = In[0];
+    Cfg.Output = C.common().Output;
+  }
+  return runHsacoRebuild(Cfg);
+}
