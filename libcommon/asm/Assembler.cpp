@@ -17,7 +17,7 @@ namespace asmevo {
 llvm::Expected<std::string> assembleObject(llvm::StringRef Source, llvm::StringRef SourceName,
                                            const TargetId &Target) {
   initializeAmdgpuTarget();
-  auto MOr = McTarget::create(Target);
+  auto MOr = McTarget::get(Target);
   if (!MOr)
     return MOr.takeError();
   McTarget &M = **MOr;

@@ -8,6 +8,23 @@
 
 namespace asmevo {
 
+namespace {
+// LLVM 22's AMDGPU instruction printer crashes on SDWA forms (VOP1/VOP2/VOPC with src0 0xf9)
+// whose dst_sel, src0_sel or src1_sel is 7, which its decoder accepts (found by fuzzing; the
+// stock llvm-mc --disassemble crashes too). Such words are kept as undecodable data.
+bool crashesLlvmPrinter(llvm::ArrayRef<uint8_t> I) {
+  if (I.size() != 8)
+    return false;
+  uint32_t W0 = llvm::support::endian::read32le(I.data()),
+           W1 = llvm::support::endian::read32le(I.data() + 4);
+  bool Vop = (W0 >> 31) == 0 && (W0 & 0x1ff) == 0xf9;
+  if (!Vop)
+    return false;
+  bool Vopc = (W0 >> 25) == 0x3e;
+  return ((W1 >> 16) & 7) == 7 || ((W1 >> 24) & 7) == 7 || (!Vopc && ((W1 >> 8) & 7) == 7);
+}
+} // namespace
+
 std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, uint64_t Addr) {
   std::vector<DecodedInsn> Out;
   // LLVM 22's AMDGPU disassembler crashes when an instruction's literal would lie past the end
@@ -23,7 +40,8 @@ std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, u
     uint64_t Size = 0;
     auto S = M.Disasm->getInstruction(I.Inst, Size, llvm::ArrayRef<uint8_t>(Padded).slice(Off),
                                       I.Addr, llvm::nulls());
-    if (S == llvm::MCDisassembler::Success && Size > 0 && Off + Size <= Data.size()) {
+    if (S == llvm::MCDisassembler::Success && Size > 0 && Off + Size <= Data.size() &&
+        !crashesLlvmPrinter(Data.slice(Off, Size))) {
       I.Valid = true;
       I.Size = unsigned(Size);
       auto Mn = M.Printer->getMnemonic(I.Inst);

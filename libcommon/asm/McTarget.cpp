@@ -5,6 +5,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <map>
 #include <mutex>
 
 extern "C" {
@@ -24,6 +25,20 @@ void initializeAmdgpuTarget() {
     LLVMInitializeAMDGPUDisassembler();
     LLVMInitializeAMDGPUAsmParser();
   });
+}
+
+llvm::Expected<McTarget *> McTarget::get(const TargetId &T) {
+  static std::mutex Lock;
+  static std::map<std::string, std::unique_ptr<McTarget>> Cache;
+  std::lock_guard<std::mutex> G(Lock);
+  std::string Key = T.str() + "/v" + std::to_string(T.CodeObjectVersion);
+  auto It = Cache.find(Key);
+  if (It != Cache.end())
+    return It->second.get();
+  auto M = create(T);
+  if (!M)
+    return M.takeError();
+  return Cache.emplace(Key, std::move(*M)).first->second.get();
 }
 
 llvm::Expected<std::unique_ptr<McTarget>> McTarget::create(const TargetId &T) {
@@ -59,7 +74,7 @@ llvm::Expected<std::unique_ptr<McTarget>> McTarget::create(const TargetId &T) {
       M->Sgprs[N] = llvm::MCRegister(R);
     }
   }
-  return std::move(M);
+  return M;
 }
 
 } // namespace asmevo

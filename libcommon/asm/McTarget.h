@@ -45,6 +45,9 @@ struct McTarget {
   llvm::MCRegister sgpr(unsigned N) const { return N < Sgprs.size() ? Sgprs[N] : llvm::MCRegister(); }
 
   static llvm::Expected<std::unique_ptr<McTarget>> create(const TargetId &T);
+  // The shared instance for T (made once per process and kept: setting LLVM's MC layer up costs
+  // more than decoding a kernel). Not for concurrent use from several threads.
+  static llvm::Expected<McTarget *> get(const TargetId &T);
 
 private:
   std::vector<llvm::MCRegister> Sgprs;

@@ -83,7 +83,8 @@ llvm::Expected<RebuildResult> rebuildFromAssembly(llvm::StringRef Text, llvm::St
   auto C2 = CodeObject::read(Final, Name.str() + " (rebuilt)");
   if (!C2)
     return C2.takeError();
-  auto Scan2 = scanKernelResources(*C2);
+  // Unchanged source: the first assembly is the result and its scan stands.
+  auto Scan2 = R.Changes.empty() ? std::move(Scan) : scanKernelResources(*C2);
   if (!Scan2)
     return Scan2.takeError();
   R.Violations = checkResources(*C2, *Scan2);

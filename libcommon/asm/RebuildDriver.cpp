@@ -38,7 +38,7 @@ llvm::Expected<std::unique_ptr<Loaded>> load(const std::string &Spec) {
   if (!C)
     return C.takeError();
   L->C = std::move(*C);
-  return std::move(L);
+  return L;
 }
 
 int report(const RebuildConfig &Cfg, const std::vector<AbiViolation> &V,

@@ -194,7 +194,7 @@ struct FuncRange {
 
 llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringRef SourceName,
                                               llvm::StringRef SourceHash) {
-  auto MOr = McTarget::create(C.Target);
+  auto MOr = McTarget::get(C.Target);
   if (!MOr)
     return MOr.takeError();
   McTarget &M = **MOr;

@@ -79,7 +79,7 @@ unsigned alignTo4(unsigned X) { return (X + 3) & ~3u; }
 } // namespace
 
 llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObject &C) {
-  auto MOr = McTarget::create(C.Target);
+  auto MOr = McTarget::get(C.Target);
   if (!MOr)
     return MOr.takeError();
   McTarget &M = **MOr;

@@ -186,10 +186,10 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
   R.Source = A.Path;
   R.Target = A.Target.str();
   AddrMap Map{A, B};
-  auto MOr = McTarget::create(A.Target);
-  std::unique_ptr<McTarget> M;
+  auto MOr = McTarget::get(A.Target);
+  McTarget *M = nullptr;
   if (MOr)
-    M = std::move(*MOr);
+    M = *MOr;
   else
     llvm::consumeError(MOr.takeError());
 
@@ -220,7 +220,7 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
       continue;
     }
     const ElfSymbol &CB = B.Symbols[KB->CodeSymbol];
-    compareCode(It, M.get(), A, B, CA, CB, Map);
+    compareCode(It, M, A, B, CA, CB, Map);
     if (It.Pass) {
       auto DA = KA.Kd.encode(), DB = KB->Kd.encode();
       for (unsigned I = 0; I < KernelDescriptorSize; ++I) {
@@ -270,7 +270,7 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
       It.Pass = false;
       It.Reason = "function missing from the rebuilt object";
     } else {
-      compareCode(It, M.get(), A, B, SA, *SB, Map);
+      compareCode(It, M, A, B, SA, *SB, Map);
     }
     R.Items.push_back(It);
   }

@@ -150,6 +150,8 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
     S.AddrAlign = R.u64(H + 48);
     S.EntSize = R.u64(H + 56);
     (void)NameOff;
+    if (I == 0 && (S.Type != SHT_NULL || S.Flags || S.Size > 0xffffffffu))
+      return fileError(Path, H, "section header 0 is not a null section header");
     if (I != 0 && S.Type != SHT_NOBITS) {
       if (auto E = R.need(S.Offset, S.Size, "section " + llvm::Twine(I) + " contents"))
         return std::move(E);
@@ -290,7 +292,11 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
     KernelInfo K;
     K.Name = llvm::StringRef(S.Name).drop_back(3).str();
     K.DescSymbol = I;
-    K.Kd = KernelDescriptor::decode(llvm::arrayRefFromStringRef(C.bytesAt(S.Value, 64)));
+    llvm::StringRef KdBytes = C.bytesAt(S.Value, KernelDescriptorSize);
+    if (KdBytes.size() != KernelDescriptorSize)
+      return fileError(Path, SymFileOff,
+                       "kernel descriptor " + S.Name + " is not inside a data section");
+    K.Kd = KernelDescriptor::decode(llvm::arrayRefFromStringRef(KdBytes));
     K.EntryAddr = S.Value + K.Kd.KernelCodeEntryByteOffset;
     Text = C.sectionAt(K.EntryAddr);
     if (!Text || !Text->isExec())

@@ -28,14 +28,16 @@ static uint64_t elfImageSize(llvm::StringRef B) {
   uint64_t PhOff = le::read64le(B.data() + 32), ShOff = le::read64le(B.data() + 40);
   uint16_t PhEnt = le::read16le(B.data() + 54), PhNum = le::read16le(B.data() + 56);
   uint16_t ShEnt = le::read16le(B.data() + 58), ShNum = le::read16le(B.data() + 60);
-  uint64_t End = std::max<uint64_t>(64, PhOff + uint64_t(PhEnt) * PhNum);
-  End = std::max(End, ShOff + uint64_t(ShEnt) * ShNum);
-  if (ShEnt == 64 && ShOff + uint64_t(ShNum) * 64 <= B.size())
+  // Saturating: a corrupt header must not wrap around (the caller rejects sizes past the end).
+  auto Add = [](uint64_t A, uint64_t B) { return A > UINT64_MAX - B ? UINT64_MAX : A + B; };
+  uint64_t End = std::max<uint64_t>(64, Add(PhOff, uint64_t(PhEnt) * PhNum));
+  End = std::max(End, Add(ShOff, uint64_t(ShEnt) * ShNum));
+  if (ShEnt == 64 && ShOff <= B.size() && ShNum <= (B.size() - ShOff) / 64)
     for (unsigned I = 0; I < ShNum; ++I) {
-      const char *H = B.data() + ShOff + I * 64;
+      const char *H = B.data() + ShOff + uint64_t(I) * 64;
       if (le::read32le(H + 4) == llvm::ELF::SHT_NOBITS)
         continue;
-      End = std::max(End, le::read64le(H + 24) + le::read64le(H + 32));
+      End = std::max(End, Add(le::read64le(H + 24), le::read64le(H + 32)));
     }
   return End;
 }
@@ -78,7 +80,7 @@ llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef 
         return fileError(Path, P - 8, "bad offload bundle entry id length");
       std::string Triple = Bytes.substr(P, TLen).str();
       P += TLen;
-      if (Base + Off > Bytes.size() || Size > Bytes.size() - (Base + Off))
+      if (Off > Bytes.size() - Base || Size > Bytes.size() - (Base + Off))
         return fileError(Path, P - TLen - 24, "offload bundle entry " + Triple +
                                                    " extends past the end of the file");
       llvm::StringRef Img = Bytes.substr(Base + Off, Size);

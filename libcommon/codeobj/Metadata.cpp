@@ -17,7 +17,11 @@ llvm::Expected<Metadata> Metadata::parse(llvm::StringRef Bytes) {
   try {
     std::size_t Off = 0;
     auto H = std::make_shared<msgpack::object_handle>();
-    msgpack::unpack(*H, Bytes.data(), Bytes.size(), Off);
+    // No container can hold more elements than the note has bytes: a corrupt count must not
+    // make the parser allocate gigabytes.
+    size_t N = Bytes.size();
+    msgpack::unpack(*H, Bytes.data(), N, Off, nullptr, nullptr,
+                    msgpack::unpack_limit(N, N, N, N, N, 64));
     if (Off != Bytes.size())
       return makeError("metadata note has " + llvm::Twine(Bytes.size() - Off) +
                        " trailing bytes after the MessagePack document");

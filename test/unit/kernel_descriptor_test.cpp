@@ -66,9 +66,11 @@ TEST(KernelDescriptor, DirectivesReproduceXnackAnyDescriptor) {
       auto Back = kdFromDirectives(S.Directives, T);
       ASSERT_TRUE(bool(Back));
       auto A = Back->encode(), B = K.encode();
-      for (unsigned I = 0; I < 64; ++I)
-        if (I < KdEntryOffsetBegin || I >= KdEntryOffsetEnd)
+      for (unsigned I = 0; I < 64; ++I) {
+        if (I < KdEntryOffsetBegin || I >= KdEntryOffsetEnd) {
           EXPECT_EQ(A[I], B[I]) << "byte " << I << " granule " << G;
+        }
+      }
     }
   }
 }

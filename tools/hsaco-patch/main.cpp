@@ -1,0 +1,67 @@
+// hsaco-patch: replace a window of a kernel's instructions in place, or print it as a snippet.
+#include "asm/Patch.h"
+#include "support/Cli.h"
+
+#include "llvm/Support/Error.h"
+
+using namespace asmevo;
+
+int main(int argc, char **argv) {
+  Cli C("hsaco-patch",
+        "replace a window of a kernel's instructions in place, padding with s_nop, or refuse",
+        "K.hsaco");
+  C.addOutputOption("Write the patched code object (with --extract: the snippet) to FILE; "
+                    "'-' is stdout");
+  C.options().add_options("positional")("inputs", "The code object (a file or a file:// URI)",
+                                        cxxopts::value<std::vector<std::string>>());
+  C.options().add_options()(
+      "window", "The window: KERNEL:START-END or KERNEL:START+LENGTH, byte offsets from the "
+                "kernel or function symbol (0x... or decimal), END exclusive",
+      cxxopts::value<std::string>(), "WINDOW")(
+      "with", "Assembly snippet (instructions, local labels, comments) to put in the window",
+      cxxopts::value<std::string>(), "EDIT.s")(
+      "in-place", "Write the patched code object over the input (atomically) instead of -o")(
+      "extract", "Print the window's instructions as a snippet for --with");
+  C.options().parse_positional({"inputs"});
+  if (int Code = C.parse(argc, argv); Code >= 0)
+    return Code;
+  const auto &R = C.result();
+  PatchConfig Cfg;
+  std::vector<std::string> Inputs;
+  if (R.count("inputs"))
+    Inputs = R["inputs"].as<std::vector<std::string>>();
+  if (Inputs.empty())
+    return C.usageError("no input file");
+  if (Inputs.size() > 1)
+    return C.usageError("one input only (got " + std::to_string(Inputs.size()) + ")");
+  Cfg.Input = Inputs[0];
+  if (!R.count("window"))
+    return C.usageError("--window is required");
+  Cfg.WindowSpec = R["window"].as<std::string>();
+  auto W = parsePatchWindow(Cfg.WindowSpec);
+  if (!W)
+    return C.usageError(llvm::toString(W.takeError()));
+  Cfg.Window = *W;
+  Cfg.Extract = R.count("extract") > 0;
+  Cfg.InPlace = R.count("in-place") > 0;
+  bool HasOutput = R.count("output") > 0;
+  Cfg.Output = C.common().Output;
+  Cfg.Verbose = C.common().Verbose;
+  Cfg.Quiet = C.common().Quiet;
+  if (R.count("with"))
+    Cfg.With = R["with"].as<std::string>();
+  if (Cfg.Extract) {
+    if (!Cfg.With.empty())
+      return C.usageError("--extract and --with cannot be combined");
+    if (Cfg.InPlace)
+      return C.usageError("--extract and --in-place cannot be combined");
+    return runHsacoPatch(Cfg);
+  }
+  if (Cfg.With.empty())
+    return C.usageError("give --with EDIT.s (or --extract)");
+  if (Cfg.InPlace && HasOutput)
+    return C.usageError("--in-place and -o cannot be combined");
+  if (!Cfg.InPlace && !HasOutput)
+    return C.usageError("give -o FILE (or -o - for stdout) or --in-place");
+  return runHsacoPatch(Cfg);
+}
