@@ -8,6 +8,10 @@
 #         libraries (rocsparse, rocrand, the HSA runtime); >= 2000 kernels, >= 99% must pass.
 # rebuild: every compiled and Triton object recovered, rebuilt by hsaco-rebuild against itself
 #         (--abi-of) and compared with the original: identical; scanned resources agree.
+# edits:  every kernel of every compiled and Triton object edited (s_nop blocks and independent
+#         ALU ops on v255/s99 inserted at the start of its body), rebuilt with --abi-of:
+#         branches and PC-relative references decode to the same targets, register counts are
+#         raised in descriptor and metadata as the scan says; a changed kernarg size is refused.
 # fuzz-replay: the fuzzer's saved corpus and crashes through the tool: no crash.
 set -euo pipefail
 kind=$1 tools=$2 corpus=$3 llvm_bindir=$4
@@ -115,6 +119,45 @@ rebuild)
   done
   echo "hsaco-rebuild: $n code objects rebuilt unchanged, identical"
   "$rebuild" --resources -q "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco
+  ;;
+edits)
+  rebuild=$tools/hsaco-rebuild/hsaco-rebuild
+  objects=0 kernels=0
+  for f in "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco; do
+    "$recover" "$f" -o "$work/k.s" -q
+    names=$(sed -n 's/^\t\.amdhsa_kernel \(.*\)$/\1/p' "$work/k.s")
+    preload=$(awk '/^\t\.amdhsa_kernel / {k=$2} /amdhsa_user_sgpr_kernarg_preload_length/ && $2 > 0 {print k}' "$work/k.s")
+    awk -v kernels="$names" -v preload="$preload" '
+      BEGIN { n = split(kernels, K, "\n"); for (i = 1; i <= n; i++) isk[K[i]] = 1
+              m = split(preload, P, "\n"); for (i = 1; i <= m; i++) pre[P[i]] = 1 }
+      function ins() { print "\ts_nop 3"; print "\ts_nop 0"; print "\tv_mov_b32 v255, v255"; print "\ts_mov_b32 s99, s99" }
+      { print }
+      /^[A-Za-z_.$][A-Za-z0-9_.$]*:$/ { name = substr($0, 1, length($0) - 1)
+        if (name in isk) { if (name in pre) wait = 1; else ins() } }
+      wait && $0 == "\t.endif" { ins(); wait = 0 }' "$work/k.s" > "$work/e.s"
+    added=$(( $(wc -l < "$work/e.s") - $(wc -l < "$work/k.s") ))
+    nk=$(echo "$names" | grep -c .)
+    [ "$added" -eq $((4 * nk)) ] || { echo "FAIL: inserted $added lines for $nk kernels in $f"; exit 1; }
+    "$rebuild" "$work/e.s" -o "$work/e.hsaco" --abi-of "$f" -q || { echo "FAIL rebuild of edited $f"; exit 1; }
+    # Decoded again: the same branches to the same labels, the same PC-relative targets.
+    "$recover" "$work/e.hsaco" -o "$work/e2.s" -q
+    shape() { grep -E '^\s(s_cbranch_[a-z0-9]+|s_branch|s_call_b64) |^\.LBB[0-9]+:|@rel32@' "$1" | sed 's/[[:space:]]*$//'; }
+    diff <(shape "$work/e.s") <(shape "$work/e2.s") > /dev/null || { echo "FAIL: control flow or PC-relative targets changed in $f"; diff <(shape "$work/e.s") <(shape "$work/e2.s") | head; exit 1; }
+    # Register counts raised as the scan says, in descriptor and metadata.
+    "$rebuild" --resources "$work/e.hsaco" > "$work/res" || { echo "FAIL: resources of edited $f"; cat "$work/res"; exit 1; }
+    low=$(awk '/^agree/ { split($0, a, " vgpr "); split(a[2], b, "/"); if (b[1] < 256) print }' "$work/res")
+    [ -z "$low" ] || { echo "FAIL: VGPR count not raised in $f: $low"; exit 1; }
+    # A changed kernarg size is refused with the field named.
+    awk '!d && /\.amdhsa_kernarg_size/ { print "\t\t.amdhsa_kernarg_size " $2 + 8; d = 1; next } { print }' "$work/k.s" > "$work/a.s"
+    set +e
+    "$rebuild" "$work/a.s" -o "$work/a.hsaco" --abi-of "$f" -q 2> "$work/err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 1 ] && grep -q 'abi_invalid: kernel .*: kernarg_size: ' "$work/err" && [ ! -e "$work/a.hsaco" ] ||
+      { echo "FAIL: kernarg size change not refused for $f (exit $rc)"; cat "$work/err"; exit 1; }
+    objects=$((objects + 1)) kernels=$((kernels + nk))
+  done
+  echo "edits: $kernels kernels in $objects code objects edited, rebuilt and checked"
   ;;
 fuzz-replay)
   bash "$here/../fuzz_replay.sh" "$(dirname "$tools")"
