@@ -87,13 +87,7 @@ std::vector<AbiViolation> checkFrozenAbi(const CodeObject &A, const CodeObject &
                  std::to_string(A.Target.CodeObjectVersion) + " in K0, " +
                      std::to_string(B.Target.CodeObjectVersion) + " here"});
   // Exported symbols: same names, types, bindings, visibilities (sizes of code may change).
-  std::map<std::string, const ElfSymbol *> DA, DB;
-  for (const auto &S : A.Symbols)
-    if (S.InDynSym)
-      DA[S.Name] = &S;
-  for (const auto &S : B.Symbols)
-    if (S.InDynSym)
-      DB[S.Name] = &S;
+  auto DA = A.exportedSymbols(), DB = B.exportedSymbols();
   for (const auto &[N, S] : DA) {
     auto It = DB.find(N);
     if (It == DB.end()) {

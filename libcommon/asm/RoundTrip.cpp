@@ -342,13 +342,7 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
   // Exported symbols.
   {
     GateItem It{"symbols", "dynamic"};
-    std::map<std::string, const ElfSymbol *> DA, DB;
-    for (const auto &S : A.Symbols)
-      if (S.InDynSym)
-        DA[S.Name] = &S;
-    for (const auto &S : B.Symbols)
-      if (S.InDynSym)
-        DB[S.Name] = &S;
+    auto DA = A.exportedSymbols(), DB = B.exportedSymbols();
     for (const auto &[N, S] : DA) {
       auto F = DB.find(N);
       if (F == DB.end()) {

@@ -52,6 +52,14 @@ const KernelInfo *CodeObject::kernel(llvm::StringRef Name) const {
   return nullptr;
 }
 
+std::map<std::string, const ElfSymbol *> CodeObject::exportedSymbols() const {
+  std::map<std::string, const ElfSymbol *> M;
+  for (const auto &S : Symbols)
+    if (S.InDynSym)
+      M[S.Name] = &S;
+  return M;
+}
+
 bool CodeObject::isKernelSymbol(unsigned I) const {
   for (const auto &K : Kernels)
     if (K.CodeSymbol == I)

@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,8 @@ public:
   // Bytes at a virtual address within an allocated PROGBITS section.
   llvm::StringRef bytesAt(uint64_t Addr, uint64_t Size) const;
   const KernelInfo *kernel(llvm::StringRef Name) const;
+  // Symbols in .dynsym, by name.
+  std::map<std::string, const ElfSymbol *> exportedSymbols() const;
   // Function symbols (kernels and device functions) in executable sections, by address.
   std::vector<unsigned> functionSymbols() const;
   bool isKernelSymbol(unsigned SymIndex) const;

@@ -12,14 +12,7 @@ insert_in_body() {
 }
 
 @test "--help and the man page document the same options" {
-  run hsaco-rebuild --help
-  assert_success
-  for opt in $(echo "$output" | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-    sed 's/\\//g' "$ASMEVO_SOURCE_DIR/man/man1/hsaco-rebuild.1" | grep -q -- "$opt" || fail "man page lacks $opt"
-  done
-  for opt in $(sed 's/\\f[BIRP]//g; s/\\//g' "$ASMEVO_SOURCE_DIR/man/man1/hsaco-rebuild.1" | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
-    echo "$output" | grep -q -- "$opt" || fail "--help lacks $opt"
-  done
+  assert_help_matches_man hsaco-rebuild
 }
 
 @test "an unchanged recovered file rebuilds to the original, with one assembly" {

@@ -17,6 +17,20 @@ teardown() {
   rm -rf "$TMP"
 }
 
+# Every long option of TOOL --help is in its man page, and every option the man page names is
+# in --help.
+assert_help_matches_man() {
+  local tool=$1 man="$ASMEVO_SOURCE_DIR/man/man1/$1.1" opt
+  run "$tool" --help
+  assert_success
+  for opt in $(echo "$output" | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+    sed 's/\\//g' "$man" | grep -q -- "$opt" || fail "man page lacks $opt"
+  done
+  for opt in $(sed 's/\\f[BIRP]//g; s/\\//g' "$man" | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+    echo "$output" | grep -q -- "$opt" || fail "--help lacks $opt"
+  done
+}
+
 # patch FILE OFFSET HEXBYTES: overwrite bytes in place (a copy made by the test).
 patch_bytes() {
   printf "$(echo "$3" | sed 's/\(..\)/\\x\1/g')" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
