@@ -123,7 +123,14 @@ rebuild)
 edits)
   rebuild=$tools/hsaco-rebuild/hsaco-rebuild
   objects=0 kernels=0
-  for f in "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco; do
+  extra=()
+  if [ "${ASMEVO_EDITS_DEBIAN:-0}" -gt 0 ]; then # the long run: Debian objects too
+    for arch in gfx90a gfx908; do
+      "$recover" --list --arch $arch /usr/lib/x86_64-linux-gnu/librocsparse.so.0 > "$work/l"
+      mapfile -t -O "${#extra[@]}" extra < <(head -n "$ASMEVO_EDITS_DEBIAN" "$work/l")
+    done
+  fi
+  for f in "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco "${extra[@]}"; do
     "$recover" "$f" -o "$work/k.s" -q
     names=$(sed -n 's/^\t\.amdhsa_kernel \(.*\)$/\1/p' "$work/k.s")
     preload=$(awk '/^\t\.amdhsa_kernel / {k=$2} /amdhsa_user_sgpr_kernarg_preload_length/ && $2 > 0 {print k}' "$work/k.s")
