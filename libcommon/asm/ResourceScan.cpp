@@ -105,10 +105,19 @@ llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObjec
       for (const auto &Op : In.Inst)
         if (Op.isReg() && Op.getReg())
           add(F.Use, Cls.facts(Op.getReg()));
-      for (llvm::MCPhysReg R : Desc.implicit_uses())
-        add(F.Use, Cls.facts(R));
-      for (llvm::MCPhysReg R : Desc.implicit_defs())
-        add(F.Use, Cls.facts(R));
+      // Implicit operands count too, except FLAT_SCR: LLVM's instruction descriptions list it
+      // for every FLAT instruction, but the compiler counts flat scratch only when the register
+      // is named or initialised (a kernel with flat_load and no flat scratch is common).
+      for (llvm::MCPhysReg R : Desc.implicit_uses()) {
+        RegFacts Fa = Cls.facts(R);
+        Fa.Flat = false;
+        add(F.Use, Fa);
+      }
+      for (llvm::MCPhysReg R : Desc.implicit_defs()) {
+        RegFacts Fa = Cls.facts(R);
+        Fa.Flat = false;
+        add(F.Use, Fa);
+      }
       if (In.BranchTarget && In.Mnemonic == "s_call_b64") {
         auto It = FuncAt.find(*In.BranchTarget);
         if (It != FuncAt.end())
