@@ -23,6 +23,17 @@ bool crashesLlvmPrinter(llvm::ArrayRef<uint8_t> I) {
   bool Vopc = (W0 >> 25) == 0x3e;
   return ((W1 >> 16) & 7) == 7 || ((W1 >> 24) & 7) == 7 || (!Vopc && ((W1 >> 8) & 7) == 7);
 }
+// LLVM 22's AMDGPU decoder itself crashes (a dangling Twine in its error path) on MUBUF and
+// MTBUF words whose soffset is 0xff, a literal these encodings cannot take (found by fuzzing;
+// stock llvm-mc and llvm-objdump crash too). Such words are not given to it.
+bool crashesLlvmDecoder(llvm::ArrayRef<uint8_t> I) {
+  if (I.size() < 8)
+    return false;
+  uint32_t W0 = llvm::support::endian::read32le(I.data()),
+           W1 = llvm::support::endian::read32le(I.data() + 4);
+  unsigned Enc = W0 >> 26;
+  return (Enc == 0x38 || Enc == 0x3a) && (W1 >> 24) == 0xff;
+}
 } // namespace
 
 std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, uint64_t Addr) {
@@ -38,7 +49,9 @@ std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, u
     DecodedInsn I;
     I.Addr = Addr + Off;
     uint64_t Size = 0;
-    auto S = M.Disasm->getInstruction(I.Inst, Size, llvm::ArrayRef<uint8_t>(Padded).slice(Off),
+    auto S = crashesLlvmDecoder(llvm::ArrayRef<uint8_t>(Padded).slice(Off, 8))
+                 ? llvm::MCDisassembler::Fail
+                 : M.Disasm->getInstruction(I.Inst, Size, llvm::ArrayRef<uint8_t>(Padded).slice(Off),
                                       I.Addr, llvm::nulls());
     if (S == llvm::MCDisassembler::Success && Size > 0 && Off + Size <= Data.size() &&
         !crashesLlvmPrinter(Data.slice(Off, Size))) {
