@@ -23,7 +23,8 @@ llvm::Expected<std::string> assembleObject(llvm::StringRef Source, llvm::StringR
   McTarget &M = **MOr;
 
   llvm::SourceMgr SrcMgr;
-  SrcMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(Source, SourceName, false),
+  // The lexer needs a NUL after the text: a file mapped at a page boundary has none.
+  SrcMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(Source, SourceName),
                             llvm::SMLoc());
   // The first error, with its line, becomes the result; nothing is printed.
   struct DiagState {

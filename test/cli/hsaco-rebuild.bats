@@ -26,6 +26,17 @@ insert_in_body() {
   done
 }
 
+@test "an assembly file whose size is a multiple of the page size (mapped, no NUL after it)" {
+  hsaco-recover "$TRITON/gfx942/vector_add_fp32.hsaco" -o k.s
+  size=$(stat -c %s k.s)
+  target=$(( (size / 4096 + 1280) * 4096 ))
+  { cat k.s; head -c $(( target - size - 1 )) /dev/zero | tr '\0' ';'; printf '\n'; } > p.s
+  [ "$(stat -c %s p.s)" -eq "$target" ]
+  run hsaco-rebuild p.s -o p.hsaco --abi-of "$TRITON/gfx942/vector_add_fp32.hsaco"
+  assert_success
+  hsaco-recover --check -q --against p.hsaco "$TRITON/gfx942/vector_add_fp32.hsaco"
+}
+
 @test "raising register use updates granules and metadata as llvm-mc computes them" {
   hsaco-recover "$TRITON/gfx942/softmax_fp32.hsaco" -o k.s
   insert_in_body k.s 'v_mov_b32 v200, 0;s_mov_b32 s90, 0;v_accvgpr_write_b32 a3, 0' > e.s
