@@ -309,7 +309,9 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
               }
             P.Labels.emplace(T, Name.empty() ? ".Ldata_" + llvm::utohexstr(T) : Name);
           }
-          Ok = !isLinkerSection(*C.sectionAt(T ? T - (TS ? 0 : 1) : T));
+          // (one past the end of a section belongs to that section)
+          const ElfSection *Holder = TS ? TS : C.sectionAt(T - 1);
+          Ok = Holder && !isLinkerSection(*Holder);
         }
         if (!Ok) {
           R.Notes.push_back("s_getpc_b64 at 0x" + llvm::utohexstr(F.Insns[It->GetPc].Addr) +
