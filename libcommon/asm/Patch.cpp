@@ -310,17 +310,35 @@ llvm::Expected<PatchWindow> parsePatchWindow(llvm::StringRef Spec) {
   return W;
 }
 
-llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &W,
-                                        llvm::StringRef Snippet, llvm::StringRef SnippetName) {
+// The code object decoded and the window located in it: what patching and extraction start from.
+struct OpenWindow {
+  const McTarget *M = nullptr;
+  std::vector<Stretch> Ss;
+  Located L;
+};
+
+llvm::Expected<OpenWindow> openWindow(const CodeObject &C, const PatchWindow &W) {
   auto MOr = McTarget::get(C.Target);
   if (!MOr)
     return withFile(MOr.takeError(), C.Path);
-  const McTarget &M = **MOr;
-  auto Ss = decodeCode(C, M);
-  auto LOr = locate(C, Ss, W);
-  if (!LOr)
-    return LOr.takeError();
-  const Located &L = *LOr;
+  OpenWindow O;
+  O.M = *MOr;
+  O.Ss = decodeCode(C, *O.M);
+  auto L = locate(C, O.Ss, W);
+  if (!L)
+    return L.takeError();
+  O.L = std::move(*L);
+  return O;
+}
+
+llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &W,
+                                        llvm::StringRef Snippet, llvm::StringRef SnippetName) {
+  auto WOr = openWindow(C, W);
+  if (!WOr)
+    return WOr.takeError();
+  const McTarget &M = *WOr->M;
+  const auto &Ss = WOr->Ss;
+  const Located &L = WOr->L;
   const Stretch &F = Ss[L.St];
   auto Where = [&](uint64_t A) { return where(C, Ss, A); };
   auto Refuse = [&](uint64_t Addr, const llvm::Twine &Msg) {
@@ -406,15 +424,12 @@ llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &
 
 llvm::Expected<std::string> extractWindow(const CodeObject &C, const PatchWindow &W,
                                           llvm::StringRef SourceHash) {
-  auto MOr = McTarget::get(C.Target);
-  if (!MOr)
-    return withFile(MOr.takeError(), C.Path);
-  const McTarget &M = **MOr;
-  auto Ss = decodeCode(C, M);
-  auto LOr = locate(C, Ss, W);
-  if (!LOr)
-    return LOr.takeError();
-  const Located &L = *LOr;
+  auto WOr = openWindow(C, W);
+  if (!WOr)
+    return WOr.takeError();
+  const McTarget &M = *WOr->M;
+  const auto &Ss = WOr->Ss;
+  const Located &L = WOr->L;
   const Stretch &F = Ss[L.St];
   std::set<uint64_t> Bounds{L.End};
   for (size_t K = L.First; K < L.Last; ++K)

@@ -11,36 +11,12 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <optional>
 
 namespace asmevo {
 
 static const char *Tool = "hsaco-rebuild";
 
 namespace {
-// A code object named by the user, kept alive with its bytes.
-struct Loaded {
-  std::vector<LoadedCodeObject> Files;
-  std::optional<CodeObject> C;
-};
-
-llvm::Expected<std::unique_ptr<Loaded>> load(const std::string &Spec) {
-  auto L = std::make_unique<Loaded>();
-  auto Objs = loadCodeObjects(Spec, "");
-  if (!Objs)
-    return Objs.takeError();
-  if (Objs->size() != 1)
-    return llvm::make_error<ToolError>(std::to_string(Objs->size()) +
-                                           " code objects inside; name one by its URI",
-                                       Spec);
-  L->Files = std::move(*Objs);
-  auto C = CodeObject::read(L->Files.front().Bytes, L->Files.front().Name);
-  if (!C)
-    return C.takeError();
-  L->C = std::move(*C);
-  return L;
-}
-
 int report(const RebuildConfig &Cfg, const std::vector<AbiViolation> &V,
            const std::vector<ResourceChange> *Changes, unsigned Assemblies) {
   if (Cfg.Json) {
@@ -127,22 +103,22 @@ static int printResources(const RebuildConfig &Cfg) {
 int runHsacoRebuild(const RebuildConfig &Cfg) {
   if (!Cfg.ResourcesOf.empty())
     return printResources(Cfg);
-  std::unique_ptr<Loaded> K0;
+  std::unique_ptr<OpenCodeObject> K0;
   if (!Cfg.AbiOf.empty()) {
-    auto L = load(Cfg.AbiOf);
+    auto L = openCodeObject(Cfg.AbiOf);
     if (!L)
       return reportError(Tool, L.takeError());
     K0 = std::move(*L);
   }
   if (Cfg.CheckAbi) {
-    auto K1 = load(Cfg.Input);
+    auto K1 = openCodeObject(Cfg.Input);
     if (!K1)
       return reportError(Tool, K1.takeError());
-    auto Scan = scanKernelResources(*(*K1)->C);
+    auto Scan = scanKernelResources((*K1)->C);
     if (!Scan)
       return reportError(Tool, withFile(Scan.takeError(), Cfg.Input));
-    auto V = checkFrozenAbi(*K0->C, *(*K1)->C);
-    auto R = checkResources(*(*K1)->C, *Scan);
+    auto V = checkFrozenAbi(K0->C, (*K1)->C);
+    auto R = checkResources((*K1)->C, *Scan);
     V.insert(V.end(), R.begin(), R.end());
     int Code = report(Cfg, V, nullptr, 0);
     if (Code == ExitOk && !Cfg.Json && !Cfg.Quiet)
@@ -152,7 +128,7 @@ int runHsacoRebuild(const RebuildConfig &Cfg) {
   auto Text = readFile(Cfg.Input);
   if (!Text)
     return reportError(Tool, Text.takeError());
-  auto R = rebuildFromAssembly((*Text)->getBuffer(), Cfg.Input, K0 ? &*K0->C : nullptr);
+  auto R = rebuildFromAssembly((*Text)->getBuffer(), Cfg.Input, K0 ? &K0->C : nullptr);
   if (!R)
     return reportError(Tool, withFile(R.takeError(), Cfg.Input));
   int Code = report(Cfg, R->Violations, &R->Changes, R->Assemblies);

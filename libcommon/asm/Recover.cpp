@@ -84,7 +84,6 @@ unsigned log2Align(uint64_t A) { return A <= 1 ? 0 : llvm::Log2_64(A); }
 
 struct Printer {
   const CodeObject &C;
-  McTarget &M;
   RecoverResult &R;
   std::string Out;
   std::map<uint64_t, std::string> Labels; // address -> label (code and data)
@@ -199,7 +198,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
     return MOr.takeError();
   McTarget &M = **MOr;
   RecoverResult R;
-  Printer P{C, M, R, "", {}, {}};
+  Printer P{C, R, "", {}, {}};
 
   // Symbols by section and address.
   std::map<unsigned, std::multimap<uint64_t, unsigned>> SymsBySection;

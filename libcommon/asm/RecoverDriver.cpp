@@ -31,16 +31,10 @@ static int listInputs(const RecoverConfig &Cfg) {
 
 // The gate against an object rebuilt elsewhere (--against).
 static llvm::Expected<GateReport> compareWith(const CodeObject &Original, llvm::StringRef Path) {
-  auto Rebuilt = loadCodeObjects(Path, "");
+  auto Rebuilt = openCodeObject(Path);
   if (!Rebuilt)
     return Rebuilt.takeError();
-  if (Rebuilt->size() != 1)
-    return makeError("--against names " + llvm::Twine(Rebuilt->size()) +
-                     " code objects; give one");
-  auto C = CodeObject::read(Rebuilt->front().Bytes, Rebuilt->front().Name);
-  if (!C)
-    return C.takeError();
-  return compareCodeObjects(Original, *C);
+  return compareCodeObjects(Original, (*Rebuilt)->C);
 }
 
 static int checkInputs(const RecoverConfig &Cfg) {

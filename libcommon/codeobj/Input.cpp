@@ -46,4 +46,19 @@ llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Sp
   return Out;
 }
 
+llvm::Expected<std::unique_ptr<OpenCodeObject>> openCodeObject(llvm::StringRef Spec) {
+  auto Objs = loadCodeObjects(Spec, "");
+  if (!Objs)
+    return Objs.takeError();
+  if (Objs->size() != 1)
+    return llvm::make_error<ToolError>(std::to_string(Objs->size()) +
+                                           " code objects inside; name one by its URI",
+                                       Spec.str());
+  auto C = CodeObject::read(Objs->front().Bytes, Objs->front().Name);
+  if (!C)
+    return C.takeError();
+  return std::unique_ptr<OpenCodeObject>(
+      new OpenCodeObject{std::move(Objs->front()), std::move(*C)});
+}
+
 } // namespace asmevo

@@ -2,6 +2,8 @@
 // or a container (host library, offload bundle) filtered by processor.
 #pragma once
 
+#include "codeobj/CodeObject.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -17,6 +19,13 @@ struct LoadedCodeObject {
   std::shared_ptr<llvm::MemoryBuffer> File;
   llvm::StringRef Bytes; // within File
 };
+
+// Exactly one code object, read: Spec must name one (a code-object file or a URI).
+struct OpenCodeObject {
+  LoadedCodeObject Source; // keeps the bytes alive
+  CodeObject C;
+};
+llvm::Expected<std::unique_ptr<OpenCodeObject>> openCodeObject(llvm::StringRef Spec);
 
 // Every code object Spec names, restricted to processor Arch if not empty.
 llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Spec,

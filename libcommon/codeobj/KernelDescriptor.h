@@ -57,9 +57,8 @@ struct KdDirectiveSet {
   std::string Inexpressible;
 };
 
-// Choose directive values that reproduce Kd on Target with LLVM's assembler. SgprCountHint and
-// VgprCountHint (metadata .sgpr_count/.vgpr_count, 0 if unknown) only choose among values that
-// give the same bytes.
+// Choose directive values that reproduce Kd on Target with LLVM's assembler (register counts
+// are the largest values inside the descriptor's granules).
 KdDirectiveSet kdToDirectives(const KernelDescriptor &Kd, const TargetId &Target);
 
 // What LLVM's assembler makes of a directive set (the model used to check kdToDirectives and,

@@ -122,16 +122,7 @@ round_trip() {
 }
 
 @test "device functions: split s_getpc_b64 computations and callers' registers" {
-  cat > k.c <<'SRC'
-__attribute__((address_space(4))) const float tab[4] = {1.0f, 2.0f, 3.0f, 4.0f};
-__attribute__((noinline)) float helper(float x, int j) { return x * tab[j & 3] + 1.0f; }
-__attribute__((amdgpu_kernel)) void add(float *a, const float *b, int n) {
-  int i = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;
-  if (i < n) a[i] += helper(b[i], i);
-}
-SRC
-  "$ASMEVO_LLVM_BINDIR/clang" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -O2 -c k.c -o k.o
-  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared k.o -o k.hsaco
+  build_call_kernel k.hsaco
   # helper: s_getpc_b64 at +0xc, s_add_u32 at +0x10, s_addc_u32 at +0x18
   objdump -d --mcpu=gfx942 k.hsaco | grep -q 's_getpc_b64 s\[0:1\] .*// 00000000160C:'
   printf '\ts_nop 0\n' > edit.s

@@ -86,16 +86,7 @@ $TRITON/gfx90a/softmax_fp32.hsaco: 1/1 kernels pass"
 }
 
 @test "code inserted between s_getpc_b64 and its adds keeps the PC-relative targets" {
-  cat > k.c <<'SRC'
-__attribute__((address_space(4))) const float tab[4] = {1.0f, 2.0f, 3.0f, 4.0f};
-__attribute__((noinline)) float helper(float x, int j) { return x * tab[j & 3] + 1.0f; }
-__attribute__((amdgpu_kernel)) void add(float *a, const float *b, int n) {
-  int i = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;
-  if (i < n) a[i] += helper(b[i], i);
-}
-SRC
-  "$ASMEVO_LLVM_BINDIR/clang" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -O2 -c k.c -o k.o
-  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared k.o -o k.hsaco
+  build_call_kernel k.hsaco
   run hsaco-recover --check -q k.hsaco
   assert_success
   hsaco-recover k.hsaco -o k.s
