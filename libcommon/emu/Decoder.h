@@ -1,0 +1,28 @@
+// Decoding gfx9 CDNA machine code (gfx90a, gfx940/941/942, gfx950) into the emulator's
+// instruction model (Inst.h), from the ISA's encoding tables (IsaTables.inc, generated from the
+// CDNA ISA reference data), and printing it back in LLVM's assembler syntax (the decoder's
+// cross-check against LLVM's disassembler compares those texts).
+#pragma once
+
+#include "emu/Exec.h"
+#include "emu/Inst.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace asmevo::emu {
+
+// Decode the instruction at Bytes (Avail bytes readable). Returns false, with a reason in
+// *Why, when the words form no instruction the target has (or run past Avail).
+bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::string *Why);
+
+// The assembler mnemonic of a decoded instruction on Target, as LLVM writes it
+// ("v_add_f32_e32", "v_mfma_f32_32x32x8f16" on gfx90a, "v_mfma_f32_32x32x8_f16" on gfx942).
+std::string mnemonic(const Inst &In, Gfx Target);
+
+// The whole instruction in LLVM's syntax ("v_add_f32_e32 v1, v2, v3"). Pc is the address of
+// the instruction (branch targets are printed as LLVM prints them without symbols).
+std::string printInst(const Inst &In, Gfx Target, uint64_t Pc);
+
+} // namespace asmevo::emu

@@ -1,0 +1,70 @@
+// A sparse 64-bit device address space: allocations at chosen virtual addresses (so that a
+// captured dispatch can be replayed at its original pointers), each backed by host memory.
+// Every access is bounds-checked against one allocation; an access that is not wholly inside
+// one is a fault (the caller reports pc, lane and address), never silently served.
+//
+// Thread safety: map/allocate happen before a dispatch; during a dispatch many threads read
+// and write concurrently (plain accesses, like hardware, are unsynchronised); atomics take the
+// lock that atomicLock() returns for their address.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace asmevo::emu {
+
+struct Allocation {
+  uint64_t Base = 0;
+  uint64_t Size = 0;
+  std::string Name;
+  std::unique_ptr<uint8_t[]> Bytes;
+};
+
+// Apertures of the flat address space (values the emulated SH_MEM_BASES reports through
+// src_shared_base / src_private_base: the high 32 bits of each aperture).
+constexpr uint64_t kSharedApertureBase = 0x0001000000000000ull;
+constexpr uint64_t kPrivateApertureBase = 0x0002000000000000ull;
+constexpr uint64_t kApertureSize = 0x0000000100000000ull;
+// Where allocate() places buffers when the caller does not choose an address.
+constexpr uint64_t kDefaultHeapBase = 0x00007f0000000000ull;
+
+class DeviceMemory {
+public:
+  DeviceMemory();
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+
+  // Map Size bytes (zero-filled) at Base. Fails when the range overlaps an allocation, wraps,
+  // or touches the flat apertures.
+  llvm::Error map(uint64_t Base, uint64_t Size, const std::string &Name);
+  // Allocate Size bytes at an address the space chooses (aligned to Align, a power of two,
+  // with an unmapped gap after each allocation so that overruns fault).
+  uint64_t allocate(uint64_t Size, uint64_t Align, const std::string &Name);
+  // Remove the allocation that starts at Base.
+  llvm::Error unmap(uint64_t Base);
+
+  // Host pointer for [Addr, Addr+Size) when it lies wholly inside one allocation, else null.
+  uint8_t *translate(uint64_t Addr, uint64_t Size);
+  const Allocation *find(uint64_t Addr) const;
+  const std::vector<std::unique_ptr<Allocation>> &allocations() const { return Allocs; }
+
+  // Host-side copies (for set-up and result read-back); fail with a clear message.
+  llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size);
+  llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) const;
+
+  // The lock an atomic read-modify-write at Addr holds.
+  std::mutex &atomicLock(uint64_t Addr) { return AtomicLocks[(Addr >> 3) % kAtomicLocks]; }
+
+private:
+  static constexpr unsigned kAtomicLocks = 64;
+  std::vector<std::unique_ptr<Allocation>> Allocs; // sorted by Base
+  uint64_t NextHeap = kDefaultHeapBase;
+  std::mutex AtomicLocks[kAtomicLocks];
+};
+
+} // namespace asmevo::emu

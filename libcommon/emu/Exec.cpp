@@ -1,0 +1,74 @@
+// Memory helpers shared by the executors, and target names.
+#include "emu/Exec.h"
+
+#include "emu/EmuError.h"
+
+#include <cstring>
+
+namespace asmevo::emu {
+
+bool parseGfx(const char *p, Gfx &out) {
+  static const struct { const char *Name; Gfx G; } Names[] = {
+      {"gfx90a", Gfx::Gfx90a}, {"gfx940", Gfx::Gfx940}, {"gfx941", Gfx::Gfx941},
+      {"gfx942", Gfx::Gfx942}, {"gfx950", Gfx::Gfx950}};
+  for (const auto &N : Names)
+    if (std::strcmp(p, N.Name) == 0) {
+      out = N.G;
+      return true;
+    }
+  return false;
+}
+
+const char *gfxName(Gfx g) {
+  switch (g) {
+  case Gfx::Gfx90a: return "gfx90a";
+  case Gfx::Gfx940: return "gfx940";
+  case Gfx::Gfx941: return "gfx941";
+  case Gfx::Gfx942: return "gfx942";
+  case Gfx::Gfx950: return "gfx950";
+  }
+  return "?";
+}
+
+uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
+  uint8_t *p = c.mem.translate(addr, size);
+  if (!p)
+    throwMemoryFault(what, addr, size, lane, c.instPc,
+                     c.mem.find(addr) ? "runs past the end of its allocation"
+                                      : "outside every allocation");
+  return p;
+}
+
+uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
+  if (addr + size > c.wg.lds.size() || addr + size < addr)
+    throwMemoryFault(what, addr, size, lane, c.instPc,
+                     "outside the workgroup's " + std::to_string(c.wg.lds.size()) +
+                         "-byte LDS allocation");
+  return c.wg.lds.data() + addr;
+}
+
+// Private memory is laid out lane-contiguously: lane L's segment is scratchPerLane bytes at
+// FLAT_SCRATCH + L * scratchPerLane. The private segment buffer descriptor the launch builds
+// (add_tid_enable, stride = scratchPerLane, no swizzle) addresses the same bytes, so buffer and
+// flat scratch accesses agree as they do on hardware.
+uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
+  if (c.scratchPerLane == 0)
+    throwMemoryFault(what, addr, size, lane, c.instPc,
+                     "private access in a dispatch with no private segment");
+  if (addr + size > c.scratchPerLane || addr + size < addr)
+    throwMemoryFault(what, addr, size, lane, c.instPc,
+                     "outside the lane's " + std::to_string(c.scratchPerLane) +
+                         "-byte private segment");
+  uint64_t base = c.w.s[kFlatScratchLo] | (uint64_t(c.w.s[kFlatScratchHi]) << 32);
+  return globalAccess(c, base + uint64_t(lane) * c.scratchPerLane + addr, size, lane, what);
+}
+
+uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
+  if (addr >= kSharedApertureBase && addr < kSharedApertureBase + kApertureSize)
+    return ldsAccess(c, addr - kSharedApertureBase, size, lane, what);
+  if (addr >= kPrivateApertureBase && addr < kPrivateApertureBase + kApertureSize)
+    return privateAccess(c, addr - kPrivateApertureBase, size, lane, what);
+  return globalAccess(c, addr, size, lane, what);
+}
+
+} // namespace asmevo::emu

@@ -1,0 +1,59 @@
+// The interface between the emulator's scheduler (Emulator.cpp) and the executors, one file
+// per instruction class. An executor runs one decoded instruction for one wave. When it runs,
+// w.pc already points past the instruction (branches are relative to that, as in the ISA).
+// It returns false when it does not implement in.op; the scheduler then stops the dispatch
+// with "unsupported instruction <mnemonic> at pc 0x...". It never guesses.
+#pragma once
+
+#include "emu/DeviceMemory.h"
+#include "emu/Inst.h"
+#include "emu/Wave.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace asmevo::emu {
+
+enum class Gfx : uint8_t { Gfx90a, Gfx940, Gfx941, Gfx942, Gfx950 };
+inline bool isGfx94Plus(Gfx g) { return g != Gfx::Gfx90a; }
+// Parse "gfx90a", "gfx942", ... (false for targets the emulator does not run).
+bool parseGfx(const char *processor, Gfx &out);
+const char *gfxName(Gfx g);
+
+// One workgroup's shared state.
+struct Workgroup {
+  uint32_t id[3] = {0, 0, 0};
+  std::vector<uint8_t> lds;          // group segment (static + dynamic LDS)
+  unsigned numWaves = 0;
+};
+
+struct ExecCtx {
+  WaveState &w;
+  Workgroup &wg;
+  DeviceMemory &mem;
+  Gfx gfx;
+  uint64_t instPc = 0;               // address of the instruction being executed
+  // Private (scratch) memory of this wave: a device allocation, lane-swizzled as the hardware
+  // does for flat scratch (element size 4, index stride 64). 0/0 when the kernel has none.
+  uint64_t scratchBase = 0;
+  uint32_t scratchPerLane = 0;
+};
+
+// Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
+// lane and address. `what` names the access ("global_load_dword read").
+uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+// A private-segment (scratch) address of one lane, as scratch_* and flat-to-private see it.
+uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+// A flat address: shared aperture -> LDS, private aperture -> scratch, else global.
+uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+
+bool execScalar(ExecCtx &c, const Inst &in); // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
+bool execSmem(ExecCtx &c, const Inst &in);   // SMEM                       (ExecSmem.cpp)
+bool execVector(ExecCtx &c, const Inst &in); // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)
+bool execPacked(ExecCtx &c, const Inst &in); // VOP3P packed math, dot     (ExecPacked.cpp)
+bool execMfma(ExecCtx &c, const Inst &in);   // MFMA / SMFMAC              (ExecMfma.cpp)
+bool execLds(ExecCtx &c, const Inst &in);    // DS                         (ExecLds.cpp)
+bool execVmem(ExecCtx &c, const Inst &in);   // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
+
+} // namespace asmevo::emu

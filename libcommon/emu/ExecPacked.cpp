@@ -1,0 +1,8 @@
+// Stub: to be implemented.
+#include "emu/Exec.h"
+
+namespace asmevo::emu {
+
+bool execPacked(ExecCtx &c, const Inst &in) { return false; }
+
+} // namespace asmevo::emu

@@ -1,0 +1,23 @@
+// Floating-point formats the ISA uses besides float and double: IEEE half, bfloat16, and the
+// conversions between them, bit-exact (round to nearest even unless a mode says otherwise).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace asmevo::emu {
+
+inline float bitsToF32(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
+inline uint32_t f32ToBits(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
+inline double bitsToF64(uint64_t b) { double d; std::memcpy(&d, &b, 8); return d; }
+inline uint64_t f64ToBits(double d) { uint64_t b; std::memcpy(&b, &d, 8); return b; }
+
+// IEEE binary16 -> binary32, exact (denormals, infinities and NaN payloads kept).
+float f16ToF32(uint16_t h);
+// binary32 -> binary16, round to nearest even; NaN stays NaN (quiet), overflow gives infinity.
+uint16_t f32ToF16(float f);
+// bfloat16 <-> binary32 (round to nearest even; NaN stays a quiet NaN).
+inline float bf16ToF32(uint16_t h) { return bitsToF32(uint32_t(h) << 16); }
+uint16_t f32ToBf16(float f);
+
+} // namespace asmevo::emu

@@ -1,0 +1,126 @@
+// The emulator's instruction model: one decoded gfx9 (CDNA2/3/4) machine instruction.
+//
+// The decoder (Decoder.h) fills it from the instruction words; the executors (Exec*.cpp) and
+// the printer read it. Register operands keep the ISA's own operand codes so that nothing is
+// lost in translation:
+//   scalar source codes  0..255 : SGPRs, specials (VCC 106/107, M0 124, EXEC 126/127, ...),
+//                                 inline constants 128..208 / 240..248, SCC 253, literal 255
+//   vector source codes 256..511: VGPR (code - 256)
+//   AGPR operand codes  512..767: AGPR (code - 512)   (acc bit, or 'acc' fields of MFMA/DS/VMEM)
+// Destination codes use the same space: an SGPR destination is 0..127, a VGPR one 256..511,
+// an AGPR one 512..767. kNoOperand marks an absent operand.
+//
+// The decoder makes implicit operands explicit, so that executors never re-derive encodings:
+//  - VOPC: the result mask goes to `sdst` (kVccLo=106 for e32 and for SDWA without sdst; the
+//    encoded SGPR pair for VOP3 and SDWA with sdst). `dst` stays kNoOperand. v_cmpx_* also
+//    writes EXEC (the executor knows that from the op).
+//  - VOP2 carry ops (v_add_co_u32, v_addc_co_u32, ...) and v_cndmask_b32 in e32/DPP/SDWA form:
+//    carry-out `sdst` = kVccLo, carry-in / select `src[2]` = kVccLo. In VOP3 form: the encoded
+//    sdst field and src2.
+//  - VOP3b ops (carry ops, v_div_scale_*, v_mad_u64_u32, v_mad_i64_i32): `dst` = vdst,
+//    `sdst` = the encoded SGPR pair.
+//  - v_readlane_b32 / v_readfirstlane_b32: `dst` is an SGPR code (< 128). v_writelane_b32:
+//    `dst` is a VGPR code, src[0] the value, src[1] the lane select.
+//  - v_mac/v_fmac (VOP2 and VOP3): src[2] = dst (the accumulator).
+//  - SMEM: `dst` = sdata (first SGPR), `sbase` = first SGPR of the base pair/quad (field * 2),
+//    `offset` = immediate (when smemImm), `soffset` = SGPR code (when smemSoffsetEn or !smemImm).
+//  - MUBUF/MTBUF: `sbase` = first SGPR of the V# (srsrc field * 4), `soffset` = scalar source
+//    code, `addr` = vaddr (VGPR code; kNoOperand when neither idxen nor offen), loads put vdata
+//    in `dst`, stores in `data0`, returning atomics in both. acc bit -> AGPR codes.
+//  - FLAT/GLOBAL/SCRATCH: `addr` = vaddr code (kNoOperand when unused: scratch with saddr, or
+//    SVE=0 on gfx940+), `saddr` = SGPR code (kNoOperand for "off"), loads put vdst in `dst`,
+//    stores put data in `data0`, returning atomics use both. `offset` is sign-extended where the
+//    segment's offset is signed (GLOBAL/SCRATCH 13 bits), FLAT 12 bits unsigned.
+//  - DS: `addr`, `data0`, `data1`, `dst` as encoded (acc bit -> AGPR codes for data and dst).
+//  - MFMA: src[0] = A, src[1] = B, src[2] = C, `dst` = D, AGPR-ness per the acc / acc_cd bits
+//    (gfx90a+ encodes C and D with acc_cd, A and B with acc).
+//  - VOP1/VOP2/VOPC DPP and SDWA forms: src[0] is the VGPR from the extension dword.
+#pragma once
+
+#include <cstdint>
+
+namespace asmevo::emu {
+
+enum class Op : uint16_t {
+#define ASMEVO_OP(name) name,
+#include "emu/IsaOps.inc"
+#undef ASMEVO_OP
+  Count
+};
+
+// The ISA's upper-case mnemonic of an operation ("V_ADD_F32").
+const char *opName(Op op);
+
+// Encoding family. VOP3 covers VOP3a and VOP3b (sdst); VOP3P covers MFMA and packed math.
+enum class Enc : uint8_t {
+  SOP1, SOP2, SOPK, SOPC, SOPP, SMEM,
+  VOP1, VOP2, VOPC, VOP3, VOP3P,
+  DS, FLAT, GLOBAL, SCRATCH, MUBUF, MTBUF,
+};
+
+// Sub-form of a VOP1/VOP2/VOPC instruction (src0 replaced by an extension dword).
+enum class VForm : uint8_t { Plain, Dpp, Sdwa };
+
+constexpr uint16_t kNoOperand = 0xffff;
+constexpr uint16_t kVgprBase = 256;
+constexpr uint16_t kAgprBase = 512;
+constexpr uint16_t kLiteralCode = 255;
+
+inline bool isVgprCode(uint16_t c) { return c >= kVgprBase && c < kAgprBase; }
+inline bool isAgprCode(uint16_t c) { return c >= kAgprBase && c < kAgprBase + 256; }
+// Index into the wave's unified vector register file (arch VGPRs 0..255, AGPRs 256..511).
+inline unsigned vectorIndex(uint16_t c) { return c - kVgprBase; }
+
+struct Inst {
+  Op op = Op::Count;
+  Enc enc = Enc::SOPP;
+  VForm form = VForm::Plain;
+  uint8_t size = 4;           // bytes, literal and extension dwords included
+  bool hasLiteral = false;
+  uint32_t literal = 0;
+
+  // Operands, as operand codes (see above).
+  uint16_t src[3] = {kNoOperand, kNoOperand, kNoOperand};
+  uint16_t dst = kNoOperand;  // vdst / sdst / SMEM sdata / DS vdst / VMEM vdst or vdata (loads)
+  uint16_t sdst = kNoOperand; // VOP3b carry-out / VOPC-in-VOP3 sdst / SDWA VOPC sdst
+
+  // SOPK simm16, SOPP simm16 (branch offsets in dwords, waitcnt fields, ...).
+  int32_t simm16 = 0;
+
+  // VOP3 / VOP3P / SDWA / DPP modifiers. Bit i is for source i.
+  uint8_t abs = 0, neg = 0, negHi = 0;
+  uint8_t opsel = 0;          // VOP3: bit 3 selects the destination half; VOP3P: op_sel
+  uint8_t opselHi = 0;        // VOP3P op_sel_hi (bits 0..2, bit 2 from opsel_hi2)
+  bool clamp = false;
+  uint8_t omod = 0;
+
+  // DPP (VForm::Dpp).
+  uint16_t dppCtrl = 0;
+  uint8_t rowMask = 0xf, bankMask = 0xf;
+  bool boundCtrl = false;
+
+  // SDWA (VForm::Sdwa). Selects: 0..3 byte, 4..5 word, 6 dword.
+  uint8_t dstSel = 6, dstUnused = 0, srcSel[2] = {6, 6};
+  uint8_t sext = 0;           // bit i: source i sign-extends
+
+  // MFMA (Enc::VOP3P with an MFMA op): broadcast controls.
+  uint8_t cbsz = 0, abid = 0, blgp = 0;
+
+  // Memory operands.
+  uint16_t addr = kNoOperand;    // DS addr, FLAT/GLOBAL/SCRATCH addr, MUBUF vaddr (VGPR code)
+  uint16_t data0 = kNoOperand;   // DS data0, VMEM store data (vector code, VGPR or AGPR)
+  uint16_t data1 = kNoOperand;   // DS data1
+  uint16_t saddr = kNoOperand;   // GLOBAL/SCRATCH saddr (SGPR code; kNoOperand when "off")
+  uint16_t sbase = kNoOperand;   // SMEM sbase (first SGPR), MUBUF/MTBUF srsrc (first SGPR)
+  uint16_t soffset = kNoOperand; // SMEM soffset (SGPR), MUBUF soffset (scalar source code)
+  int32_t offset = 0;            // SMEM/FLAT/MUBUF immediate offset (sign-extended where signed)
+  uint8_t offset0 = 0, offset1 = 0; // DS offsets
+  bool gds = false;
+  bool smemImm = false, smemSoffsetEn = false;
+  bool glc = false, slc = false; // SMEM glc / MUBUF-FLAT sc0 (glc), sc1 (slc on gfx90a)
+  bool nt = false, sc0 = false, sc1 = false;
+  bool idxen = false, offen = false, lds = false, sve = false;
+  uint8_t dfmt = 0, nfmt = 0;    // MTBUF
+};
+
+}  // namespace asmevo::emu

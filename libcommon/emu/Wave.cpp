@@ -1,0 +1,136 @@
+#include "emu/Wave.h"
+
+#include "emu/DeviceMemory.h"
+#include "emu/EmuError.h"
+
+#include <string>
+
+namespace asmevo::emu {
+
+bool isInlineConstantCode(uint16_t code) {
+  return (code >= 128 && code <= 208) || (code >= 240 && code <= 248);
+}
+
+uint64_t inlineConstant(uint16_t code, OpType t) {
+  if (code >= 128 && code <= 208) {
+    int64_t v = code <= 192 ? int64_t(code) - 128 : 192 - int64_t(code);
+    switch (t) {
+    case OpType::B64:
+    case OpType::F64:
+      return uint64_t(v);
+    case OpType::B16:
+    case OpType::F16:
+    case OpType::BF16:
+      return uint64_t(v) & 0xffff;
+    default:
+      return uint64_t(v) & 0xffffffffu;
+    }
+  }
+  // 240..248: 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi).
+  static const uint32_t f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+                                  0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
+  static const uint16_t f16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000,
+                                  0xc000, 0x4400, 0xc400, 0x3118};
+  static const uint16_t bf16[9] = {0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000,
+                                   0xc000, 0x4080, 0xc080, 0x3e22};
+  static const uint64_t f64[9] = {0x3fe0000000000000ull, 0xbfe0000000000000ull,
+                                  0x3ff0000000000000ull, 0xbff0000000000000ull,
+                                  0x4000000000000000ull, 0xc000000000000000ull,
+                                  0x4010000000000000ull, 0xc010000000000000ull,
+                                  0x3fc45f306dc9c882ull};
+  unsigned i = code - 240;
+  switch (t) {
+  case OpType::F16:
+  case OpType::B16:
+    return f16[i];
+  case OpType::BF16:
+    return bf16[i];
+  case OpType::F64:
+  case OpType::B64:
+    return f64[i];
+  default:
+    return f32[i];
+  }
+}
+
+static uint32_t specialScalar(const WaveState &w, uint16_t code) {
+  switch (code) {
+  case kSrcSharedBase:
+    return uint32_t(kSharedApertureBase >> 32);
+  case kSrcSharedLimit:
+    return uint32_t((kSharedApertureBase + kApertureSize - 1) >> 32);
+  case kSrcPrivateBase:
+    return uint32_t(kPrivateApertureBase >> 32);
+  case kSrcPrivateLimit:
+    return uint32_t((kPrivateApertureBase + kApertureSize - 1) >> 32);
+  case kSrcPopsExitingWaveId:
+    return 0;
+  case kSrcVccz:
+    return w.vcc() == 0;
+  case kSrcExecz:
+    return w.exec() == 0;
+  case kSrcScc:
+    return w.scc;
+  default:
+    throw EmuError(EmuErrorKind::IllegalInst,
+                   "operand code " + std::to_string(code) + " names no readable scalar source");
+  }
+}
+
+uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
+  if (code < 128)
+    return w.s[code];
+  if (code == kLiteralCode)
+    return in.literal;
+  if (isInlineConstantCode(code))
+    return uint32_t(inlineConstant(code, t));
+  return specialScalar(w, code);
+}
+
+uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
+  if (code < 127)
+    return w.s[code] | (uint64_t(w.s[code + 1]) << 32);
+  if (code == kLiteralCode)
+    // A 32-bit literal for a 64-bit float operand supplies the high half; for an integer
+    // operand it is zero-extended (as LLVM's assembler and disassembler model it).
+    return t == OpType::F64 ? uint64_t(in.literal) << 32 : uint64_t(in.literal);
+  if (isInlineConstantCode(code))
+    return inlineConstant(code, t == OpType::F64 ? OpType::F64 : OpType::B64);
+  if (code == kSrcSharedBase || code == kSrcPrivateBase || code == kSrcSharedLimit ||
+      code == kSrcPrivateLimit)
+    return uint64_t(specialScalar(w, code)) << 32;
+  return specialScalar(w, code);
+}
+
+void writeScalar32(WaveState &w, uint16_t code, uint32_t value) {
+  if (code >= 128)
+    throw EmuError(EmuErrorKind::IllegalInst,
+                   "operand code " + std::to_string(code) + " is not a writable scalar register");
+  w.s[code] = value;
+}
+
+void writeScalar64(WaveState &w, uint16_t code, uint64_t value) {
+  if (code >= 127)
+    throw EmuError(EmuErrorKind::IllegalInst,
+                   "operand code " + std::to_string(code) + " is not a writable register pair");
+  w.s[code] = uint32_t(value);
+  w.s[code + 1] = uint32_t(value >> 32);
+}
+
+const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
+                                uint32_t *tmp) {
+  if (code >= kVgprBase)
+    return w.vrowOf(code);
+  uint32_t v = readScalar32(w, in, code, t);
+  for (unsigned i = 0; i < kWaveSize; ++i)
+    tmp[i] = v;
+  return tmp;
+}
+
+uint64_t readSrc64(const WaveState &w, const Inst &in, uint16_t code, OpType t, unsigned lane) {
+  if (code >= kVgprBase)
+    return readVector64(w, code, lane);
+  return readScalar64(w, in, code, t);
+}
+
+} // namespace asmevo::emu

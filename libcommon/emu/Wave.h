@@ -1,0 +1,101 @@
+// The architectural state of one wave64 and the helpers every executor uses to read and write
+// operands. Register storage follows the ISA's operand codes (Inst.h): scalar registers are
+// indexed by their source code (SGPRs 0..101, FLAT_SCRATCH 102/103, XNACK_MASK 104/105,
+// VCC 106/107, TTMP 108..123, M0 124, EXEC 126/127), vector registers by unified index
+// (arch VGPRs 0..255, AGPRs 256..511), each register a row of 64 lanes.
+#pragma once
+
+#include "emu/Inst.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace asmevo::emu {
+
+constexpr unsigned kWaveSize = 64;
+constexpr unsigned kNumVectorRegs = 512;
+
+enum ScalarCode : uint16_t {
+  kFlatScratchLo = 102, kFlatScratchHi = 103,
+  kXnackMaskLo = 104, kXnackMaskHi = 105,
+  kVccLo = 106, kVccHi = 107,
+  kTtmp0 = 108,
+  kM0 = 124,
+  kExecLo = 126, kExecHi = 127,
+  kSrcSharedBase = 235, kSrcSharedLimit = 236, kSrcPrivateBase = 237, kSrcPrivateLimit = 238,
+  kSrcPopsExitingWaveId = 239,
+  kSrcVccz = 251, kSrcExecz = 252, kSrcScc = 253, kSrcLdsDirect = 254,
+};
+
+// How an operand is typed decides how an inline constant reads (1.0 is 0x3f800000 as F32,
+// 0x3c00 as F16, 0x3ff0000000000000 as F64) and how a literal widens to 64 bits.
+enum class OpType : uint8_t { B32, F32, B16, F16, BF16, B64, F64 };
+
+struct WaveState {
+  uint32_t s[128];                      // scalar register space by operand code
+  bool scc = false;
+  uint64_t pc = 0;                      // device address of the next instruction to fetch
+  uint32_t mode = 0;                    // HW_REG_MODE (rounding, denormals, IEEE, DX10 clamp)
+  uint32_t trapsts = 0;
+  uint32_t priority = 0;
+  // Scheduling state.
+  bool done = false;                    // executed s_endpgm
+  bool atBarrier = false;               // waiting in s_barrier
+  unsigned waveInGroup = 0;             // wave index within its workgroup
+  uint64_t instCount = 0;               // instructions executed (a model count, not time)
+  alignas(64) uint32_t v[kNumVectorRegs * kWaveSize];
+
+  WaveState() { std::memset(s, 0, sizeof(s)); std::memset(v, 0, sizeof(v)); }
+
+  uint64_t exec() const { return s[kExecLo] | (uint64_t(s[kExecHi]) << 32); }
+  void setExec(uint64_t m) { s[kExecLo] = uint32_t(m); s[kExecHi] = uint32_t(m >> 32); }
+  uint64_t vcc() const { return s[kVccLo] | (uint64_t(s[kVccHi]) << 32); }
+  void setVcc(uint64_t m) { s[kVccLo] = uint32_t(m); s[kVccHi] = uint32_t(m >> 32); }
+
+  // Row of 64 lanes of unified vector register `index` (0..511).
+  uint32_t *vrow(unsigned index) { return &v[index * kWaveSize]; }
+  const uint32_t *vrow(unsigned index) const { return &v[index * kWaveSize]; }
+  // Row of a vector operand code (256..767).
+  uint32_t *vrowOf(uint16_t code) { return vrow(vectorIndex(code)); }
+  const uint32_t *vrowOf(uint16_t code) const { return vrow(vectorIndex(code)); }
+};
+
+// The value an inline-constant code (128..208, 240..248) has for an operand of type T, in the
+// operand's width (zero-extended into the 64-bit result).
+uint64_t inlineConstant(uint16_t code, OpType t);
+bool isInlineConstantCode(uint16_t code);
+
+// Scalar source operands (codes 0..255): SGPRs and specials, inline constants, the literal.
+// Throws EmuError for a code that names nothing readable on gfx9 (e.g. LDS_DIRECT).
+uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t);
+uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t);
+void writeScalar32(WaveState &w, uint16_t code, uint32_t value);
+void writeScalar64(WaveState &w, uint16_t code, uint64_t value);
+
+// The 64 lane values of a 32-bit source: a row of the register file for a vector code, else
+// `tmp` filled with the broadcast scalar value. Never null.
+const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
+                                uint32_t *tmp);
+// One lane of a 64-bit source (register pair for vector codes; scalar/inline/literal else).
+uint64_t readSrc64(const WaveState &w, const Inst &in, uint16_t code, OpType t, unsigned lane);
+// Write a 64-bit value to lane `lane` of the vector register pair at `code`.
+inline void writeVector64(WaveState &w, uint16_t code, unsigned lane, uint64_t value) {
+  unsigned r = vectorIndex(code);
+  w.vrow(r)[lane] = uint32_t(value);
+  w.vrow(r + 1)[lane] = uint32_t(value >> 32);
+}
+inline uint64_t readVector64(const WaveState &w, uint16_t code, unsigned lane) {
+  unsigned r = vectorIndex(code);
+  return w.vrow(r)[lane] | (uint64_t(w.vrow(r + 1)[lane]) << 32);
+}
+
+// Iterate the set bits of a 64-bit mask (active lanes).
+template <typename F> inline void forEachLane(uint64_t mask, F &&f) {
+  while (mask) {
+    unsigned lane = unsigned(__builtin_ctzll(mask));
+    f(lane);
+    mask &= mask - 1;
+  }
+}
+
+} // namespace asmevo::emu
