@@ -1,14 +1,486 @@
-// Stub: to be implemented.
+// Decoding gfx9 CDNA machine code into the emulator's instruction model (Inst.h), from the
+// generated encoding tables (IsaTables.inc). The printer (LLVM syntax) is InstPrinter.cpp.
 #include "emu/Decoder.h"
+#include "emu/DecoderTables.h"
+
+#include <cstring>
 
 namespace asmevo::emu {
 
-bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::string *Why) {
+#include "emu/IsaTables.inc"
+
+namespace {
+
+inline uint32_t load32(const uint8_t *P) {
+  uint32_t V;
+  std::memcpy(&V, P, 4);
+  return V;
+}
+inline uint32_t bits(uint64_t W, unsigned Hi, unsigned Lo) {
+  return uint32_t((W >> Lo) & ((uint64_t(1) << (Hi - Lo + 1)) - 1));
+}
+
+bool fail(std::string *Why, const char *Msg) {
   if (Why)
-    *Why = "decoder not implemented";
+    *Why = Msg;
   return false;
 }
-std::string mnemonic(const Inst &In, Gfx Target) { return opName(In.op); }
-std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) { return mnemonic(In, Target); }
+
+// Vector register code of an 8-bit VGPR field, AGPR when Acc.
+inline uint16_t vreg(uint32_t Field, bool Acc = false) {
+  return uint16_t((Acc ? kAgprBase : kVgprBase) + Field);
+}
+// A 9-bit source code that names a VGPR becomes an AGPR code when Acc.
+inline uint16_t accSrc(uint16_t Code, bool Acc) {
+  return (Acc && isVgprCode(Code)) ? uint16_t(Code + 256) : Code;
+}
+
+bool isCarryIn(Op O) {
+  return O == Op::V_ADDC_CO_U32_E32 || O == Op::V_SUBB_CO_U32_E32 ||
+         O == Op::V_SUBBREV_CO_U32_E32 || O == Op::V_CNDMASK_B32_E32;
+}
+bool isCarryOut(Op O) {
+  return O == Op::V_ADD_CO_U32_E32 || O == Op::V_SUB_CO_U32_E32 ||
+         O == Op::V_SUBREV_CO_U32_E32 || O == Op::V_ADDC_CO_U32_E32 ||
+         O == Op::V_SUBB_CO_U32_E32 || O == Op::V_SUBBREV_CO_U32_E32;
+}
+bool isMac(Op O) {
+  switch (O) {
+  case Op::V_MAC_F32_E32: case Op::V_MAC_F32_E64: case Op::V_FMAC_F32_E32:
+  case Op::V_FMAC_F32_E64: case Op::V_FMAC_F64_E32: case Op::V_FMAC_F64_E64:
+  case Op::V_MAC_F16_E32: case Op::V_MAC_F16_E64: case Op::V_DOT2C_F32_F16_E32:
+  case Op::V_DOT2C_F32_F16_E64: case Op::V_DOT2C_I32_I16_E32: case Op::V_DOT2C_I32_I16_E64:
+  case Op::V_DOT4C_I32_I8_E32: case Op::V_DOT4C_I32_I8_E64: case Op::V_DOT8C_I32_I4_E32:
+  case Op::V_DOT8C_I32_I4_E64: case Op::V_DOT2C_F32_BF16_E32: case Op::V_DOT2C_F32_BF16_E64:
+  case Op::V_PK_FMAC_F16_E32: case Op::V_PK_FMAC_F16_E64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target) {
+  unsigned T = Target == Gfx::Gfx90a ? 0 : Target == Gfx::Gfx950 ? 2 : 1;
+  if (Opcode >= kMapSize[Family])
+    return nullptr;
+  uint16_t R = kMaps[T][Family][Opcode];
+  return R == 0xffff ? nullptr : &kOpInfo[R];
+}
+
+unsigned familyOf(const Inst &In) {
+  switch (In.enc) {
+  case Enc::SOP1: return kFamSOP1;
+  case Enc::SOP2: return kFamSOP2;
+  case Enc::SOPK: return kFamSOPK;
+  case Enc::SOPC: return kFamSOPC;
+  case Enc::SOPP: return kFamSOPP;
+  case Enc::SMEM: return kFamSMEM;
+  case Enc::VOP1: return kFamVOP1;
+  case Enc::VOP2: return kFamVOP2;
+  case Enc::VOPC: return kFamVOPC;
+  case Enc::VOP3: return kFamVOP3;
+  case Enc::VOP3P: return kFamVOP3P;
+  case Enc::DS: return kFamDS;
+  case Enc::FLAT: return kFamFLAT;
+  case Enc::GLOBAL: return kFamGLOBAL;
+  case Enc::SCRATCH: return kFamSCRATCH;
+  case Enc::MUBUF: return kFamMUBUF;
+  case Enc::MTBUF: return kFamMTBUF;
+  }
+  return kFamSOPP;
+}
+
+const OpInfo *infoOf(const Inst &In, Gfx Target) {
+  return lookupInfo(familyOf(In), In.opcode, Target);
+}
+
+bool isAtomicOp(Op O) {
+  const char *N = opName(O);
+  return std::strstr(N, "ATOMIC") != nullptr;
+}
+
+bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::string *Why) {
+  Out = Inst();
+  if (Avail < 4)
+    return fail(Why, "truncated instruction (fewer than 4 bytes)");
+  const uint32_t W0 = load32(Bytes);
+  const bool Have8 = Avail >= 8;
+  const uint64_t W = Have8 ? (uint64_t(load32(Bytes + 4)) << 32) | W0 : W0;
+  const bool G94 = isGfx94Plus(Target);
+
+  // Reads the literal dword at byte offset Size when a source is the literal code.
+  auto takeLiteral = [&](unsigned At) -> bool {
+    if (Avail < At + 4)
+      return fail(Why, "truncated literal");
+    Out.hasLiteral = true;
+    Out.literal = load32(Bytes + At);
+    Out.size = uint8_t(At + 4);
+    return true;
+  };
+  auto need8 = [&]() -> bool {
+    if (!Have8)
+      return fail(Why, "truncated 64-bit instruction");
+    Out.size = 8;
+    return true;
+  };
+  const OpInfo *I = nullptr;
+  auto lookup = [&](unsigned Fam, unsigned Opc) -> bool {
+    Out.opcode = uint16_t(Opc);
+    I = lookupInfo(Fam, Opc, Target);
+    if (!I)
+      return fail(Why, "unknown opcode");
+    Out.op = I->op;
+    return true;
+  };
+
+  if ((W0 >> 31) == 0 || (W0 >> 25) == 0x3F || (W0 >> 25) == 0x3E) {
+    // VOP2 / VOP1 / VOPC.
+    unsigned Fam;
+    uint32_t Opc;
+    if ((W0 >> 25) != 0x3F && (W0 >> 25) != 0x3E) {
+      Out.enc = Enc::VOP2;
+      Fam = kFamVOP2;
+      Opc = bits(W0, 30, 25);
+    } else if ((W0 >> 25) == 0x3F) {
+      Out.enc = Enc::VOP1;
+      Fam = kFamVOP1;
+      Opc = bits(W0, 16, 9);
+    } else {
+      Out.enc = Enc::VOPC;
+      Fam = kFamVOPC;
+      Opc = bits(W0, 24, 17);
+    }
+    if (!lookup(Fam, Opc))
+      return false;
+    const Op O = Out.op;
+    uint16_t Src0 = uint16_t(bits(W0, 8, 0));
+    uint16_t VSrc1 = uint16_t(kVgprBase + bits(W0, 16, 9));
+    uint16_t VDst = uint16_t(kVgprBase + bits(W0, 24, 17));
+    if (Out.enc == Enc::VOP1 && (O == Op::V_READFIRSTLANE_B32_E32))
+      VDst = uint16_t(bits(W0, 24, 17));
+    if (Out.enc != Enc::VOPC && I->w[0])
+      Out.dst = VDst;
+    if (Out.enc == Enc::VOPC)
+      Out.sdst = kVccLo;
+    if (Out.enc != Enc::VOP1)
+      Out.src[1] = VSrc1;
+    if (Out.enc == Enc::VOP2 && isCarryOut(O))
+      Out.sdst = kVccLo;
+    if (Out.enc == Enc::VOP2 && isCarryIn(O))
+      Out.src[2] = kVccLo;
+    if (Out.enc == Enc::VOP2 && isMac(O))
+      Out.src[2] = Out.dst;
+    if (Out.enc == Enc::VOP1 && I->w[2] == 0) {
+      // v_nop / v_clrexcp: no source.
+      Src0 = kNoOperand;
+    }
+    if (Src0 == 0xFA) { // DPP
+      if (!need8())
+        return false;
+      Out.form = VForm::Dpp;
+      Out.src[0] = uint16_t(kVgprBase + bits(W, 39, 32));
+      Out.dppCtrl = uint16_t(bits(W, 48, 40));
+      Out.boundCtrl = bits(W, 51, 51);
+      Out.neg = uint8_t(bits(W, 52, 52) | bits(W, 54, 54) << 1);
+      Out.abs = uint8_t(bits(W, 53, 53) | bits(W, 55, 55) << 1);
+      Out.bankMask = uint8_t(bits(W, 59, 56));
+      Out.rowMask = uint8_t(bits(W, 63, 60));
+    } else if (Src0 == 0xF9) { // SDWA
+      if (!need8())
+        return false;
+      Out.form = VForm::Sdwa;
+      uint16_t S0 = uint16_t(bits(W, 39, 32));
+      Out.src[0] = bits(W, 55, 55) ? S0 : uint16_t(kVgprBase + S0);
+      if (Out.enc != Enc::VOP1 && bits(W, 63, 63))
+        Out.src[1] = uint16_t(bits(W0, 16, 9));
+      if (Out.enc == Enc::VOP2 && isMac(O))
+        Out.src[2] = Out.dst;
+      if (Out.enc == Enc::VOPC) {
+        if (bits(W, 47, 47))
+          Out.sdst = uint16_t(bits(W, 46, 40));
+      } else {
+        Out.dstSel = uint8_t(bits(W, 42, 40));
+        Out.dstUnused = uint8_t(bits(W, 44, 43));
+        Out.clamp = bits(W, 45, 45);
+        Out.omod = uint8_t(bits(W, 47, 46));
+      }
+      Out.srcSel[0] = uint8_t(bits(W, 50, 48));
+      Out.srcSel[1] = uint8_t(bits(W, 58, 56));
+      Out.sext = uint8_t(bits(W, 51, 51) | bits(W, 59, 59) << 1);
+      Out.neg = uint8_t(bits(W, 52, 52) | bits(W, 60, 60) << 1);
+      Out.abs = uint8_t(bits(W, 53, 53) | bits(W, 61, 61) << 1);
+    } else {
+      Out.src[0] = Src0;
+      if (I->flags & kLitK) {
+        if (!takeLiteral(4))
+          return false;
+      } else if (Src0 == kLiteralCode) {
+        if (!takeLiteral(4))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  if ((W0 >> 30) == 2) {
+    // Scalar ALU.
+    if ((W0 >> 23) == 0x17D) {
+      Out.enc = Enc::SOP1;
+      if (!lookup(kFamSOP1, bits(W0, 15, 8)))
+        return false;
+      if (I->w[0])
+        Out.dst = uint16_t(bits(W0, 22, 16));
+      if (I->w[2]) {
+        Out.src[0] = uint16_t(bits(W0, 7, 0));
+        if (Out.src[0] == kLiteralCode && !takeLiteral(4))
+          return false;
+      }
+    } else if ((W0 >> 23) == 0x17E) {
+      Out.enc = Enc::SOPC;
+      if (!lookup(kFamSOPC, bits(W0, 22, 16)))
+        return false;
+      Out.src[0] = uint16_t(bits(W0, 7, 0));
+      Out.src[1] = uint16_t(bits(W0, 15, 8));
+      if ((Out.src[0] == kLiteralCode || Out.src[1] == kLiteralCode) && !takeLiteral(4))
+        return false;
+    } else if ((W0 >> 23) == 0x17F) {
+      Out.enc = Enc::SOPP;
+      if (!lookup(kFamSOPP, bits(W0, 22, 16)))
+        return false;
+      Out.simm16 = int16_t(bits(W0, 15, 0));
+    } else if ((W0 >> 28) == 0xB) {
+      Out.enc = Enc::SOPK;
+      if (!lookup(kFamSOPK, bits(W0, 27, 23)))
+        return false;
+      if (I->w[0])
+        Out.dst = uint16_t(bits(W0, 22, 16));
+      Out.simm16 = int16_t(bits(W0, 15, 0));
+      if (Out.op == Op::S_SETREG_IMM32_B32 && !takeLiteral(4))
+        return false;
+    } else {
+      Out.enc = Enc::SOP2;
+      if (!lookup(kFamSOP2, bits(W0, 29, 23)))
+        return false;
+      if (I->w[0])
+        Out.dst = uint16_t(bits(W0, 22, 16));
+      Out.src[0] = uint16_t(bits(W0, 7, 0));
+      Out.src[1] = uint16_t(bits(W0, 15, 8));
+      if ((Out.src[0] == kLiteralCode || Out.src[1] == kLiteralCode) && !takeLiteral(4))
+        return false;
+    }
+    return true;
+  }
+
+  // 64-bit encodings.
+  if ((W0 >> 23) == 0x1A7) {
+    Out.enc = Enc::VOP3P;
+    if (!need8() || !lookup(kFamVOP3P, bits(W0, 22, 16)))
+      return false;
+    Out.src[0] = uint16_t(bits(W, 40, 32));
+    if (I->w[3])
+      Out.src[1] = uint16_t(bits(W, 49, 41));
+    if (I->w[4])
+      Out.src[2] = uint16_t(bits(W, 58, 50));
+    if (I->flags & kMfma) {
+      bool AccCd = bits(W0, 15, 15);
+      Out.cbsz = uint8_t(bits(W0, 10, 8));
+      Out.abid = uint8_t(bits(W0, 14, 11));
+      Out.blgp = uint8_t(bits(W, 63, 61));
+      Out.src[0] = accSrc(Out.src[0], bits(W, 59, 59));
+      Out.src[1] = accSrc(Out.src[1], bits(W, 60, 60));
+      bool Smfmac = std::strncmp(opName(Out.op), "V_SMFMAC", 8) == 0;
+      if (!Smfmac)
+        Out.src[2] = accSrc(Out.src[2], AccCd);
+      Out.dst = vreg(bits(W0, 7, 0), AccCd);
+      // opsel/neg fields of gfx940+ f64 MFMA: neg (blgp bits) are kept as blgp.
+      return true;
+    }
+    Out.dst = vreg(bits(W0, 7, 0));
+    if (Out.op == Op::V_ACCVGPR_READ)
+      Out.src[0] = accSrc(Out.src[0], true);
+    if (Out.op == Op::V_ACCVGPR_WRITE)
+      Out.dst = vreg(bits(W0, 7, 0), true);
+    Out.negHi = uint8_t(bits(W0, 10, 8));
+    Out.opsel = uint8_t(bits(W0, 13, 11));
+    Out.opselHi = uint8_t(bits(W, 60, 59) | bits(W0, 14, 14) << 2);
+    Out.clamp = bits(W0, 15, 15);
+    Out.neg = uint8_t(bits(W, 63, 61));
+    if (isMac(Out.op))
+      Out.src[2] = Out.dst;
+    for (uint16_t S : Out.src)
+      if (S == kLiteralCode)
+        return fail(Why, "literal constant in a VOP3P instruction");
+    return true;
+  }
+
+  switch (W0 >> 26) {
+  case 0x30: { // SMEM
+    Out.enc = Enc::SMEM;
+    if (!need8() || !lookup(kFamSMEM, bits(W0, 25, 18)))
+      return false;
+    Out.smemImm = bits(W0, 17, 17);
+    Out.glc = bits(W0, 16, 16);
+    Out.smemSoffsetEn = bits(W0, 14, 14);
+    if (bits(W0, 15, 15))
+      Out.nt = true; // nv
+    if (I->w[0])
+      Out.dst = uint16_t(bits(W0, 12, 6));
+    if (I->w[2])
+      Out.sbase = uint16_t(bits(W0, 5, 0) * 2);
+    if (Out.smemImm) {
+      uint32_t Off = bits(W, 52, 32);
+      Out.offset = int32_t(Off << 11) >> 11;
+      if (Out.smemSoffsetEn)
+        Out.soffset = uint16_t(bits(W, 63, 57));
+    } else {
+      Out.soffset = uint16_t(bits(W, 52, 32) & 0xFF);
+    }
+    return true;
+  }
+  case 0x34: { // VOP3
+    Out.enc = Enc::VOP3;
+    const uint32_t Opc = bits(W0, 25, 16);
+    if (!need8() || !lookup(kFamVOP3, Opc))
+      return false;
+    const Op O = Out.op;
+    Out.src[0] = uint16_t(bits(W, 40, 32));
+    if (I->w[3])
+      Out.src[1] = uint16_t(bits(W, 49, 41));
+    if (I->w[4])
+      Out.src[2] = uint16_t(bits(W, 58, 50));
+    Out.clamp = bits(W0, 15, 15);
+    Out.omod = uint8_t(bits(W, 60, 59));
+    Out.neg = uint8_t(bits(W, 63, 61));
+    if (I->flags & kVop3b) {
+      Out.dst = vreg(bits(W0, 7, 0));
+      Out.sdst = uint16_t(bits(W0, 14, 8));
+    } else {
+      Out.abs = uint8_t(bits(W0, 10, 8));
+      Out.opsel = uint8_t(bits(W0, 14, 11));
+      if (Opc < 256) {
+        Out.sdst = uint16_t(bits(W0, 7, 0));
+      } else if (O == Op::V_READLANE_B32 || O == Op::V_READFIRSTLANE_B32_E32) {
+        Out.dst = uint16_t(bits(W0, 7, 0));
+      } else if (I->w[0]) {
+        Out.dst = vreg(bits(W0, 7, 0));
+      }
+    }
+    if (isMac(O))
+      Out.src[2] = Out.dst;
+    if (O == Op::V_NOP_E64 || O == Op::V_CLREXCP_E64)
+      Out.src[0] = kNoOperand;
+    for (uint16_t S : Out.src)
+      if (S == kLiteralCode)
+        return fail(Why, "literal constant in a VOP3 instruction");
+    return true;
+  }
+  case 0x36: { // DS
+    Out.enc = Enc::DS;
+    if (!need8() || !lookup(kFamDS, bits(W0, 24, 17)))
+      return false;
+    bool Acc = bits(W0, 25, 25);
+    Out.offset0 = uint8_t(bits(W0, 7, 0));
+    Out.offset1 = uint8_t(bits(W0, 15, 8));
+    Out.offset = int32_t(bits(W0, 15, 0));
+    Out.gds = bits(W0, 16, 16);
+    if (I->w[2])
+      Out.addr = vreg(bits(W, 39, 32));
+    if (I->w[3])
+      Out.data0 = vreg(bits(W, 47, 40), Acc);
+    if (I->w[4])
+      Out.data1 = vreg(bits(W, 55, 48), Acc);
+    if (I->w[0])
+      Out.dst = vreg(bits(W, 63, 56), Acc);
+    return true;
+  }
+  case 0x37: { // FLAT / SCRATCH / GLOBAL
+    const uint32_t Seg = bits(W0, 15, 14);
+    unsigned Fam;
+    if (Seg == 0) {
+      Out.enc = Enc::FLAT;
+      Fam = kFamFLAT;
+    } else if (Seg == 1) {
+      Out.enc = Enc::SCRATCH;
+      Fam = kFamSCRATCH;
+    } else if (Seg == 2) {
+      Out.enc = Enc::GLOBAL;
+      Fam = kFamGLOBAL;
+    } else {
+      return fail(Why, "reserved FLAT segment");
+    }
+    if (!need8() || !lookup(Fam, bits(W0, 24, 18)))
+      return false;
+    bool Acc = bits(W, 55, 55);
+    Out.glc = Out.sc0 = bits(W0, 16, 16);
+    Out.slc = Out.nt = bits(W0, 17, 17);
+    Out.sc1 = bits(W0, 25, 25);
+    Out.lds = false;
+    Out.sve = bits(W0, 13, 13);
+    if (Seg == 0)
+      Out.offset = int32_t(bits(W0, 11, 0));
+    else
+      Out.offset = int32_t(bits(W0, 12, 0) << 19) >> 19;
+    uint32_t SAddr = bits(W, 54, 48);
+    if (Seg != 0 && SAddr != 0x7F)
+      Out.saddr = uint16_t(SAddr);
+    bool UsesVaddr = true;
+    if (Seg == 1)
+      UsesVaddr = G94 ? Out.sve : SAddr == 0x7F;
+    if (UsesVaddr)
+      Out.addr = vreg(bits(W, 39, 32));
+    bool Atomic = isAtomicOp(Out.op);
+    if (I->w[3])
+      Out.data0 = vreg(bits(W, 47, 40), Acc);
+    if (I->w[0] && (!Atomic || Out.glc))
+      Out.dst = vreg(bits(W, 63, 56), Acc);
+    if (std::strstr(opName(Out.op), "LOAD_LDS"))
+      Out.lds = true;
+    return true;
+  }
+  case 0x38:   // MUBUF
+  case 0x3A: { // MTBUF
+    const bool Typed = (W0 >> 26) == 0x3A;
+    Out.enc = Typed ? Enc::MTBUF : Enc::MUBUF;
+    if (!need8() || !lookup(Typed ? kFamMTBUF : kFamMUBUF, Typed ? bits(W0, 18, 15) : bits(W0, 24, 18)))
+      return false;
+    bool Acc = bits(W, 55, 55);
+    Out.offset = int32_t(bits(W0, 11, 0));
+    Out.offen = bits(W0, 12, 12);
+    Out.idxen = bits(W0, 13, 13);
+    Out.glc = Out.sc0 = bits(W0, 14, 14);
+    if (Typed) {
+      Out.dfmt = uint8_t(bits(W0, 22, 19));
+      Out.nfmt = uint8_t(bits(W0, 25, 23));
+      Out.sc1 = bits(W, 53, 53);
+      Out.slc = Out.nt = bits(W, 54, 54);
+    } else {
+      Out.sc1 = bits(W0, 15, 15);
+      Out.lds = bits(W0, 16, 16);
+      Out.slc = Out.nt = bits(W0, 17, 17);
+    }
+    if (I->w[3]) {
+      Out.sbase = uint16_t(bits(W, 52, 48) * 4);
+      Out.soffset = uint16_t(bits(W, 63, 56));
+      if (Out.idxen || Out.offen)
+        Out.addr = vreg(bits(W, 39, 32));
+    }
+    if (I->w[0] && !Out.lds) {
+      const char *N = opName(Out.op);
+      bool Store = std::strstr(N, "STORE") != nullptr;
+      bool Atomic = isAtomicOp(Out.op);
+      uint16_t V = vreg(bits(W, 47, 40), Acc);
+      if (Store || Atomic)
+        Out.data0 = V;
+      if ((!Store && !Atomic) || (Atomic && Out.glc))
+        Out.dst = V;
+    }
+    return true;
+  }
+  default:
+    return fail(Why, "unknown encoding");
+  }
+}
 
 } // namespace asmevo::emu

@@ -35,6 +35,15 @@
 //  - MFMA: src[0] = A, src[1] = B, src[2] = C, `dst` = D, AGPR-ness per the acc / acc_cd bits
 //    (gfx90a+ encodes C and D with acc_cd, A and B with acc).
 //  - VOP1/VOP2/VOPC DPP and SDWA forms: src[0] is the VGPR from the extension dword.
+//  - v_fmamk/v_fmaak/v_madmk/v_madak: the constant K is `literal`; src[0], src[1] are the
+//    register operands.
+//  - ds_swizzle_b32: its source VGPR is the ADDR field (`addr`), as the ISA encodes it.
+//  - `simm16` is sign-extended (mask with 0xffff for s_waitcnt and hwreg fields). The DS
+//    16-bit offset is `offset1:offset0`; SMEM `offset` is sign-extended from 21 bits.
+//  - Cache bits: `glc` and `sc0` are the same bit, as are `slc` and `nt`; `sc1` is FLAT
+//    bit 25 / MUBUF bit 15. SMEM's nv bit is kept in `nt`. FLAT/MUBUF atomics have a `dst`
+//    only when they return (glc/sc0).
+//  - gfx950 v_bitop3: the truth table stays in the raw fields, neg | abs << 3 | omod << 6.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +82,7 @@ inline unsigned vectorIndex(uint16_t c) { return c - kVgprBase; }
 
 struct Inst {
   Op op = Op::Count;
+  uint16_t opcode = 0;        // the encoding's opcode field (VOP3: the 10-bit VOP3 opcode)
   Enc enc = Enc::SOPP;
   VForm form = VForm::Plain;
   uint8_t size = 4;           // bytes, literal and extension dwords included

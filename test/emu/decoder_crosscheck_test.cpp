@@ -1,0 +1,140 @@
+// Cross-check of the emulator's decoder and printer against LLVM's AMDGPU disassembler: every
+// instruction of every function of every corpus code object (the committed Triton objects and
+// the clang corpus built by corpus.build-clang) is decoded by both; the mnemonics, the printed
+// texts and the sizes must agree. Words LLVM cannot decode are counted and skipped.
+#include "asm/Disassembler.h"
+#include "asm/McTarget.h"
+#include "codeobj/CodeObject.h"
+#include "emu/Decoder.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace asmevo;
+
+namespace {
+
+std::vector<fs::path> corpusFiles(const fs::path &Dir) {
+  std::vector<fs::path> Out;
+  if (!fs::is_directory(Dir))
+    return Out;
+  for (auto &E : fs::recursive_directory_iterator(Dir))
+    if (E.is_regular_file() && E.path().extension() == ".hsaco")
+      Out.push_back(E.path());
+  std::sort(Out.begin(), Out.end());
+  return Out;
+}
+
+std::string hexBytes(llvm::StringRef B) {
+  std::string S;
+  for (unsigned char C : B) {
+    char T[4];
+    std::snprintf(T, sizeof T, "%02x", C);
+    if (!S.empty())
+      S += ' ';
+    S += T;
+  }
+  return S;
+}
+
+struct Totals {
+  unsigned Objects = 0;
+  uint64_t Insns = 0, Agreed = 0, LlvmSkipped = 0, Mismatches = 0;
+  std::vector<std::string> First;
+  size_t MaxShown = 20; // ASMEVO_DECODER_MISMATCHES=N shows more
+};
+
+void checkObject(const fs::path &P, Totals &T) {
+  auto Buf = llvm::MemoryBuffer::getFile(P.string());
+  ASSERT_TRUE(bool(Buf)) << "cannot read " << P;
+  auto C = CodeObject::read((*Buf)->getBuffer(), P.string());
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  emu::Gfx G;
+  ASSERT_TRUE(emu::parseGfx(C->Target.Processor.c_str(), G)) << P << ": " << C->Target.Processor;
+  auto MOr = McTarget::get(C->Target);
+  ASSERT_TRUE(bool(MOr)) << llvm::toString(MOr.takeError());
+  McTarget &M = **MOr;
+  ++T.Objects;
+  for (unsigned SI : C->functionSymbols()) {
+    const auto &S = C->Symbols[SI];
+    llvm::StringRef Code = C->bytesAt(S.Value, S.Size);
+    auto Insns = decodeRange(M, Code, S.Value);
+    for (const auto &D : Insns) {
+      if (!D.Valid) {
+        ++T.LlvmSkipped;
+        continue;
+      }
+      ++T.Insns;
+      uint64_t Off = D.Addr - S.Value;
+      emu::Inst In;
+      std::string Why, Ours, OurMn;
+      bool Ok = emu::decodeInst(reinterpret_cast<const uint8_t *>(Code.data()) + Off,
+                                Code.size() - Off, G, In, &Why);
+      std::string Theirs = printInsn(M, D);
+      std::string TheirMn = Theirs.substr(0, Theirs.find(' '));
+      if (Ok) {
+        OurMn = emu::mnemonic(In, G);
+        Ours = emu::printInst(In, G, D.Addr);
+      } else {
+        Ours = "<decode error: " + Why + ">";
+      }
+      if (Ok && In.size == D.Size && OurMn == TheirMn && Ours == Theirs) {
+        ++T.Agreed;
+        continue;
+      }
+      ++T.Mismatches;
+      if (T.First.size() < T.MaxShown) {
+        char A[32];
+        std::snprintf(A, sizeof A, "0x%llx", (unsigned long long)D.Addr);
+        std::string Msg = P.filename().string() + " (" + C->Target.Processor + ") " + A + " [" +
+                          hexBytes(D.Bytes) + "]\n    llvm: " + Theirs + "  (" + TheirMn +
+                          ", " + std::to_string(D.Size) + " bytes)\n    ours: " + Ours;
+        if (Ok)
+          Msg += "  (" + OurMn + ", " + std::to_string(In.size) + " bytes)";
+        T.First.push_back(Msg);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST(DecoderCrossCheck, CorpusAgreesWithLlvm) {
+  const fs::path Src(ASMEVO_SOURCE_DIR), Corpus(ASMEVO_CORPUS_DIR);
+  const fs::path Clang = Corpus / "clang";
+  ASSERT_TRUE(fs::is_directory(Clang))
+      << "clang corpus not found at " << Clang
+      << ": run the corpus.build-clang test (ctest -R corpus.build-clang) first";
+  std::vector<fs::path> Files;
+  for (const char *A : {"gfx90a", "gfx942", "gfx950"})
+    for (auto &F : corpusFiles(Src / "test/corpus/triton" / A))
+      Files.push_back(F);
+  size_t NTriton = Files.size();
+  for (auto &F : corpusFiles(Clang))
+    Files.push_back(F);
+  ASSERT_GT(NTriton, 0u) << "no Triton corpus objects";
+  ASSERT_GT(Files.size(), NTriton) << "clang corpus directory " << Clang
+                                   << " holds no code objects: run corpus.build-clang";
+  Totals T;
+  if (const char *E = std::getenv("ASMEVO_DECODER_MISMATCHES"))
+    T.MaxShown = std::strtoul(E, nullptr, 10);
+  for (auto &F : Files)
+    checkObject(F, T);
+  for (auto &M : T.First)
+    std::printf("MISMATCH %s\n", M.c_str());
+  std::printf("decoder cross-check: %u objects, %llu instructions, %llu agreed, %llu mismatched, "
+              "%llu words LLVM cannot decode (skipped)\n",
+              T.Objects, (unsigned long long)T.Insns, (unsigned long long)T.Agreed,
+              (unsigned long long)T.Mismatches, (unsigned long long)T.LlvmSkipped);
+  EXPECT_EQ(T.Mismatches, 0u);
+  EXPECT_EQ(T.Agreed, T.Insns);
+}
