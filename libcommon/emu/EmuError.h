@@ -16,6 +16,7 @@ enum class EmuErrorKind {
   InvalidLaunch, // a launch the code object cannot run with
   Timeout,       // instruction budget exhausted
   Deadlock,      // waves wait at a barrier that can never be satisfied
+  Trap,          // the kernel executed s_trap
 };
 
 class EmuError : public std::runtime_error {

@@ -1,8 +1,409 @@
-// Stub: to be implemented.
+// MFMA executor: the dense matrix fused-multiply-add instructions of gfx90a (CDNA2),
+// gfx940/941/942 (CDNA3) and gfx950 (CDNA4). SMFMAC (sparse) and the gfx950 F8F6F4 / scaled
+// MFMAs are not implemented (the executor returns false for them).
+//
+// Operand layout. Every shape is M x N x K (M == N) with `blocks` independent blocks. The
+// layouts below are the ones AMD's matrix instruction calculator documents for CDNA2/CDNA3
+// (github.com/ROCm/amd_matrix_instruction_calculator, --detail-instruction), which agree with
+// the CDNA3 ISA guide's matrix-instruction chapter:
+//   A[i][k] of block b (B[k][j] likewise with j for i):
+//     multi-block shapes (blocks > 1): lane = M*b + i, element k of the lane's packed K values
+//     single-block shapes:             lane = M*(k / kpl) + i, element k % kpl of the lane,
+//       where kpl = elements per lane (K * M / 64). Elements pack little-endian across the
+//       operand's consecutive registers (element e of width w bits: register e*w/32, bit e*w%32).
+//     v_mfma_f64_4x4x4_4b_f64:         lane = 4*b + 16*k + i (one f64 per lane).
+//   C/D[i][j] of block b (32-bit results):
+//     M = 32: register 16*b + 4*(i/8) + i%4, lane 32*((i/4)%2) + j
+//     M = 16: register 4*b + i%4,            lane 16*(i/4) + j
+//     M = 4:  register i,                    lane 4*b + j
+//   f64 results: 16x16x4: register pair i/4, lane 16*(i%4) + j; 4x4x4_4b: lane 16*i + 4*b + j.
+// The gfx950 shapes (32x32x16 / 16x16x32 f16/bf16, 32x32x32 / 16x16x64 i8) are not in the
+// calculator; they are modelled with the same single-block rule and kpl = 8 (16 for i8), i.e.
+// each lane holds K-contiguous elements, which is how the compilers feed them (kWidth 8/16).
+//
+// Modifiers:
+//   CBSZ/ABID (multi-block shapes): block b reads A from block (b & ~(2^CBSZ - 1)) + ABID.
+//   BLGP (non-f64): B of lane L is read from lane
+//     0: L, 1: L%32, 2: 32+L%32, 3: (L+16)%64, 4: L%16, 5: 16+L%16, 6: 32+L%16, 7: 48+L%16.
+//   BLGP on f64 (gfx940+): bit 0 negates A, bit 1 negates B, bit 2 negates C.
+//   A non-zero modifier on an instruction the documentation does not give it to makes the
+//   executor return false (unsupported) rather than guess.
+//
+// Numerics (the hardware's internal precision and summation order are not fully documented):
+// each D element is computed as acc = C; for k = 0..K-1: acc = fma(A[i][k], B[k][j], acc),
+// in f32 for the f32-accumulating shapes (f16/bf16/fp8/bf8 inputs are converted exactly to f32,
+// so their products are exact and each step rounds once, round-to-nearest-even; f32/xf32 inputs
+// use the fused product), in f64 for the f64 shapes, and exactly in wrapping 32-bit integer
+// arithmetic for i8. XF32 inputs are used at full f32 precision. Denormals are kept (the MODE
+// register's denormal controls are not applied; see f32Result). EXEC is not consulted: the
+// matrix core computes all 64 lanes.
+//
+// FP8 formats: gfx940/941/942 use the FNUZ encodings (E4M3 bias 8, E5M2 bias 16, 0x80 = NaN,
+// no infinities, no negative zero); gfx950 uses the OCP encodings (E4M3FN bias 7 with
+// S.1111.111 = NaN and no infinities; E5M2 bias 15 with IEEE infinities and NaNs).
+#include "emu/EmuError.h"
 #include "emu/Exec.h"
+#include "emu/Float.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
 
 namespace asmevo::emu {
+namespace {
 
-bool execMfma(ExecCtx &c, const Inst &in) { return false; }
+enum class EType : uint8_t { F32, F16, BF16, I8, Fp8, Bf8, F64 };
+
+struct Shape {
+  uint8_t m = 0, k = 0, blocks = 1;
+  EType a = EType::F32, b = EType::F32;
+  bool gfx950Shape = false; // not documented for modifiers: require CBSZ/ABID/BLGP == 0
+  bool blgpOnGfx94 = false; // CDNA3 documents BLGP lane patterns for this single-block shape
+};
+
+bool shapeOf(Op op, Shape &s) {
+  auto set = [&](unsigned m, unsigned k, unsigned blocks, EType t, bool g950 = false) {
+    s.m = uint8_t(m); s.k = uint8_t(k); s.blocks = uint8_t(blocks); s.a = s.b = t;
+    s.gfx950Shape = g950;
+    return true;
+  };
+  switch (op) {
+  // f32
+  case Op::V_MFMA_F32_32X32X1_2B_F32: return set(32, 1, 2, EType::F32);
+  case Op::V_MFMA_F32_16X16X1_4B_F32: return set(16, 1, 4, EType::F32);
+  case Op::V_MFMA_F32_4X4X1_16B_F32:  return set(4, 1, 16, EType::F32);
+  case Op::V_MFMA_F32_32X32X2_F32:    set(32, 2, 1, EType::F32); s.blgpOnGfx94 = true; return true;
+  case Op::V_MFMA_F32_16X16X4_F32:    set(16, 4, 1, EType::F32); s.blgpOnGfx94 = true; return true;
+  case Op::V_MFMA_F32_32X32X4_XF32:   return set(32, 4, 1, EType::F32);
+  case Op::V_MFMA_F32_16X16X8_XF32:   return set(16, 8, 1, EType::F32);
+  // f16
+  case Op::V_MFMA_F32_32X32X4_2B_F16: return set(32, 4, 2, EType::F16);
+  case Op::V_MFMA_F32_16X16X4_4B_F16: return set(16, 4, 4, EType::F16);
+  case Op::V_MFMA_F32_4X4X4_16B_F16:  return set(4, 4, 16, EType::F16);
+  case Op::V_MFMA_F32_32X32X8_F16:    return set(32, 8, 1, EType::F16);
+  case Op::V_MFMA_F32_16X16X16_F16:   return set(16, 16, 1, EType::F16);
+  case Op::V_MFMA_F32_32X32X16_F16:   return set(32, 16, 1, EType::F16, true);
+  case Op::V_MFMA_F32_16X16X32_F16:   return set(16, 32, 1, EType::F16, true);
+  // bf16 (gfx90a *_1k and gfx940+ names)
+  case Op::V_MFMA_F32_32X32X4_2B_BF16: return set(32, 4, 2, EType::BF16);
+  case Op::V_MFMA_F32_16X16X4_4B_BF16: return set(16, 4, 4, EType::BF16);
+  case Op::V_MFMA_F32_4X4X4_16B_BF16:  return set(4, 4, 16, EType::BF16);
+  case Op::V_MFMA_F32_32X32X8_BF16:    return set(32, 8, 1, EType::BF16);
+  case Op::V_MFMA_F32_16X16X16_BF16:   return set(16, 16, 1, EType::BF16);
+  case Op::V_MFMA_F32_32X32X16_BF16:   return set(32, 16, 1, EType::BF16, true);
+  case Op::V_MFMA_F32_16X16X32_BF16:   return set(16, 32, 1, EType::BF16, true);
+  // gfx90a's original bf16 shapes (two bf16 per lane)
+  case Op::V_MFMA_F32_32X32X2BF16: return set(32, 2, 2, EType::BF16);
+  case Op::V_MFMA_F32_16X16X2BF16: return set(16, 2, 4, EType::BF16);
+  case Op::V_MFMA_F32_4X4X2BF16:   return set(4, 2, 16, EType::BF16);
+  case Op::V_MFMA_F32_32X32X4BF16: return set(32, 4, 1, EType::BF16);
+  case Op::V_MFMA_F32_16X16X8BF16: return set(16, 8, 1, EType::BF16);
+  // i8
+  case Op::V_MFMA_I32_32X32X4_2B_I8: return set(32, 4, 2, EType::I8);
+  case Op::V_MFMA_I32_16X16X4_4B_I8: return set(16, 4, 4, EType::I8);
+  case Op::V_MFMA_I32_4X4X4_16B_I8:  return set(4, 4, 16, EType::I8);
+  case Op::V_MFMA_I32_32X32X8I8:     return set(32, 8, 1, EType::I8);
+  case Op::V_MFMA_I32_16X16X16I8:    return set(16, 16, 1, EType::I8);
+  case Op::V_MFMA_I32_32X32X16_I8:   return set(32, 16, 1, EType::I8);
+  case Op::V_MFMA_I32_16X16X32_I8:   return set(16, 32, 1, EType::I8);
+  case Op::V_MFMA_I32_32X32X32_I8:   return set(32, 32, 1, EType::I8, true);
+  case Op::V_MFMA_I32_16X16X64_I8:   return set(16, 64, 1, EType::I8, true);
+  // f64
+  case Op::V_MFMA_F64_16X16X4_F64:   return set(16, 4, 1, EType::F64);
+  case Op::V_MFMA_F64_4X4X4_4B_F64:  return set(4, 4, 4, EType::F64);
+  default: break;
+  }
+  // fp8 / bf8 (gfx940+): A type first, B type second in the mnemonic.
+  auto f8 = [&](unsigned m, unsigned k, EType a, EType b) {
+    set(m, k, 1, a);
+    s.b = b;
+    return true;
+  };
+  switch (op) {
+  case Op::V_MFMA_F32_16X16X32_FP8_FP8: return f8(16, 32, EType::Fp8, EType::Fp8);
+  case Op::V_MFMA_F32_16X16X32_FP8_BF8: return f8(16, 32, EType::Fp8, EType::Bf8);
+  case Op::V_MFMA_F32_16X16X32_BF8_FP8: return f8(16, 32, EType::Bf8, EType::Fp8);
+  case Op::V_MFMA_F32_16X16X32_BF8_BF8: return f8(16, 32, EType::Bf8, EType::Bf8);
+  case Op::V_MFMA_F32_32X32X16_FP8_FP8: return f8(32, 16, EType::Fp8, EType::Fp8);
+  case Op::V_MFMA_F32_32X32X16_FP8_BF8: return f8(32, 16, EType::Fp8, EType::Bf8);
+  case Op::V_MFMA_F32_32X32X16_BF8_FP8: return f8(32, 16, EType::Bf8, EType::Fp8);
+  case Op::V_MFMA_F32_32X32X16_BF8_BF8: return f8(32, 16, EType::Bf8, EType::Bf8);
+  default: return false;
+  }
+}
+
+unsigned bitsOf(EType t) {
+  switch (t) {
+  case EType::F32: return 32;
+  case EType::F16: case EType::BF16: return 16;
+  case EType::F64: return 64;
+  default: return 8;
+  }
+}
+
+// 8-bit float decoders. `ocp` selects the OCP encodings (gfx950), else FNUZ (gfx940..942).
+float fp8E4M3ToF32(uint8_t v, bool ocp) {
+  bool sign = v & 0x80;
+  unsigned e = (v >> 3) & 0xf, m = v & 7;
+  if (!ocp && v == 0x80)
+    return std::numeric_limits<float>::quiet_NaN();
+  if (ocp && e == 15 && m == 7)
+    return sign ? -std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::quiet_NaN();
+  int bias = ocp ? 7 : 8;
+  float mag = e == 0 ? std::ldexp(float(m), 1 - bias - 3) : std::ldexp(float(8 + m), int(e) - bias - 3);
+  return sign ? -mag : mag;
+}
+
+float fp8E5M2ToF32(uint8_t v, bool ocp) {
+  bool sign = v & 0x80;
+  unsigned e = (v >> 2) & 0x1f, m = v & 3;
+  if (!ocp && v == 0x80)
+    return std::numeric_limits<float>::quiet_NaN();
+  if (ocp && e == 31) {
+    float r = m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    return sign ? -r : r;
+  }
+  int bias = ocp ? 15 : 16;
+  float mag = e == 0 ? std::ldexp(float(m), 1 - bias - 2) : std::ldexp(float(4 + m), int(e) - bias - 2);
+  return sign ? -mag : mag;
+}
+
+// The one place f32 MFMA results pass through (denormal flushing / modes would go here).
+inline float f32Result(float x) { return x; }
+inline double f64Result(double x) { return x; }
+
+// Lane of B's element for lane L under a BLGP pattern.
+inline unsigned blgpLane(unsigned blgp, unsigned L) {
+  switch (blgp) {
+  case 1: return L % 32;
+  case 2: return 32 + L % 32;
+  case 3: return (L + 16) % 64;
+  case 4: return L % 16;
+  case 5: return 16 + L % 16;
+  case 6: return 32 + L % 16;
+  case 7: return 48 + L % 16;
+  default: return L;
+  }
+}
+
+[[noreturn]] void badOperand(const Inst &in, const char *what) {
+  throw EmuError(EmuErrorKind::IllegalInst,
+                 std::string(opName(in.op)) + ": " + what + " operand out of range");
+}
+
+// First unified register index of a vector operand spanning `regs` registers.
+unsigned vectorBase(const Inst &in, uint16_t code, unsigned regs, const char *what) {
+  if (code < kVgprBase || code >= kAgprBase + 256)
+    badOperand(in, what);
+  unsigned base = vectorIndex(code);
+  if (base + regs > kNumVectorRegs)
+    badOperand(in, what);
+  return base;
+}
+
+struct Layout {
+  const Shape &s;
+  unsigned kpl; // elements per lane (single-block shapes)
+  bool f64x4;   // v_mfma_f64_4x4x4_4b_f64
+  // Lane and element index of A[i][k] (or B[k][j] with i := j) of block b.
+  void pos(unsigned b, unsigned i, unsigned k, unsigned &lane, unsigned &item) const {
+    if (f64x4) { lane = 4 * b + 16 * k + i; item = 0; }
+    else if (s.blocks > 1) { lane = s.m * b + i; item = k; }
+    else { lane = s.m * (k / kpl) + i; item = k % kpl; }
+  }
+  // Register (offset) and lane of C/D[i][j] of block b; f64: offset of the register pair.
+  void dpos(unsigned b, unsigned i, unsigned j, unsigned &reg, unsigned &lane) const {
+    if (s.a == EType::F64) {
+      if (s.m == 16) { reg = 2 * (i / 4); lane = 16 * (i % 4) + j; }
+      else { reg = 0; lane = 16 * (i % 4) + 4 * b + j; }
+      return;
+    }
+    switch (s.m) {
+    case 32: reg = 16 * b + 4 * (i / 8) + i % 4; lane = 32 * ((i / 4) % 2) + j; break;
+    case 16: reg = 4 * b + i % 4; lane = 16 * (i / 4) + j; break;
+    default: reg = i; lane = 4 * b + j; break;
+    }
+  }
+  unsigned dRegs() const {
+    if (s.a == EType::F64) return s.m == 16 ? 8 : 2;
+    return s.m == 32 ? 16u * s.blocks : s.m == 16 ? 4u * s.blocks : 4u;
+  }
+};
+
+inline uint64_t rawElem(const WaveState &w, unsigned base, unsigned lane, unsigned item,
+                        unsigned bits) {
+  if (bits == 64)
+    return w.vrow(base)[lane] | (uint64_t(w.vrow(base + 1)[lane]) << 32);
+  unsigned bit = item * bits;
+  uint32_t v = w.vrow(base + bit / 32)[lane];
+  if (bits == 32)
+    return v;
+  return (v >> (bit % 32)) & ((1u << bits) - 1);
+}
+
+float toF32(EType t, uint32_t raw, bool ocp) {
+  switch (t) {
+  case EType::F32: return bitsToF32(raw);
+  case EType::F16: return f16ToF32(uint16_t(raw));
+  case EType::BF16: return bf16ToF32(uint16_t(raw));
+  case EType::Fp8: return fp8E4M3ToF32(uint8_t(raw), ocp);
+  case EType::Bf8: return fp8E5M2ToF32(uint8_t(raw), ocp);
+  default: return 0.0f;
+  }
+}
+
+constexpr unsigned kMaxIn = 1024;  // blocks * M * K
+constexpr unsigned kMaxOut = 2048; // blocks * M * N
+
+} // namespace
+
+bool execMfma(ExecCtx &c, const Inst &in) {
+  Shape s;
+  if (!shapeOf(in.op, s))
+    return false;
+  WaveState &w = c.w;
+  const bool isF64 = s.a == EType::F64;
+  const bool isInt = s.a == EType::I8;
+  const bool gfx94 = isGfx94Plus(c.gfx);
+  const unsigned M = s.m, K = s.k, NB = s.blocks;
+
+  // Which modifiers this instruction is documented to take; anything else is not guessed at.
+  unsigned blgp = in.blgp & 7, cbsz = in.cbsz & 7, abid = in.abid & 15;
+  bool negA = false, negB = false, negC = false;
+  if (isF64) {
+    if (cbsz || abid)
+      return false;
+    if (blgp) {
+      if (!gfx94)
+        return false;
+      negA = blgp & 1; negB = blgp & 2; negC = blgp & 4;
+      blgp = 0;
+    }
+  } else if (NB > 1) {
+    unsigned log2b = NB == 2 ? 1 : NB == 4 ? 2 : 4;
+    if (cbsz > log2b || abid >= (1u << cbsz))
+      return false;
+  } else {
+    if (cbsz || abid)
+      return false;
+    if (blgp && (s.gfx950Shape || (gfx94 && !s.blgpOnGfx94)))
+      return false;
+  }
+
+  Layout L{s, 0, isF64 && M == 4};
+  L.kpl = NB > 1 ? K : (K * M) / 64;
+  const unsigned aBits = bitsOf(s.a), bBits = bitsOf(s.b);
+  const unsigned inRegs = isF64 ? 2 : ((NB > 1 ? K : L.kpl) * aBits + 31) / 32;
+  const unsigned aBase = vectorBase(in, in.src[0], inRegs, "A");
+  const unsigned bBase = vectorBase(in, in.src[1], inRegs, "B");
+  const unsigned dRegs = L.dRegs();
+  const unsigned dBase = vectorBase(in, in.dst, dRegs, "D");
+  const bool cIsVec = in.src[2] >= kVgprBase;
+  const unsigned cBase = cIsVec ? vectorBase(in, in.src[2], dRegs, "C") : 0;
+  const bool ocp = c.gfx == Gfx::Gfx950;
+  const unsigned grp = 1u << cbsz;
+
+  // Gather inputs: A as [block][i][k], B transposed as [block][j][k], C as [block][i][j].
+  // Everything is read before D is written (D may overlap A, B or C).
+  if (isF64) {
+    double A[64], B[64], C[256];
+    for (unsigned b = 0; b < NB; ++b)
+      for (unsigned i = 0; i < M; ++i)
+        for (unsigned k = 0; k < K; ++k) {
+          unsigned lane, item;
+          L.pos(b, i, k, lane, item);
+          double av = bitsToF64(rawElem(w, aBase, lane, 0, 64));
+          double bv = bitsToF64(rawElem(w, bBase, lane, 0, 64));
+          A[(b * M + i) * K + k] = negA ? -av : av;
+          B[(b * M + i) * K + k] = negB ? -bv : bv; // B[k][j=i]
+        }
+    double cConst = cIsVec ? 0.0 : bitsToF64(readScalar64(w, in, in.src[2], OpType::F64));
+    for (unsigned b = 0; b < NB; ++b)
+      for (unsigned i = 0; i < M; ++i)
+        for (unsigned j = 0; j < M; ++j) {
+          unsigned reg, lane;
+          L.dpos(b, i, j, reg, lane);
+          double cv = cIsVec ? bitsToF64(rawElem(w, cBase + reg, lane, 0, 64)) : cConst;
+          C[(b * M + i) * M + j] = negC ? -cv : cv;
+        }
+    for (unsigned b = 0; b < NB; ++b)
+      for (unsigned i = 0; i < M; ++i)
+        for (unsigned j = 0; j < M; ++j) {
+          double acc = C[(b * M + i) * M + j];
+          const double *ar = &A[(b * M + i) * K], *br = &B[(b * M + j) * K];
+          for (unsigned k = 0; k < K; ++k)
+            acc = std::fma(ar[k], br[k], acc);
+          unsigned reg, lane;
+          L.dpos(b, i, j, reg, lane);
+          uint64_t bits = f64ToBits(f64Result(acc));
+          w.vrow(dBase + reg)[lane] = uint32_t(bits);
+          w.vrow(dBase + reg + 1)[lane] = uint32_t(bits >> 32);
+        }
+    return true;
+  }
+
+  // 32-bit accumulators (f32 or i32), stored as raw bits.
+  static thread_local float Af[kMaxIn], Bf[kMaxIn];
+  static thread_local int32_t Ai[kMaxIn], Bi[kMaxIn];
+  static thread_local uint32_t Cr[kMaxOut];
+  for (unsigned b = 0; b < NB; ++b) {
+    unsigned ab = NB > 1 ? (b / grp) * grp + abid : b; // CBSZ/ABID broadcast of A blocks
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned k = 0; k < K; ++k) {
+        unsigned lane, item;
+        L.pos(ab, i, k, lane, item);
+        uint32_t ar = uint32_t(rawElem(w, aBase, lane, item, aBits));
+        L.pos(b, i, k, lane, item);
+        uint32_t br = uint32_t(rawElem(w, bBase, blgpLane(blgp, lane), item, bBits));
+        unsigned idx = (b * M + i) * K + k;
+        if (isInt) {
+          Ai[idx] = int8_t(uint8_t(ar));
+          Bi[idx] = int8_t(uint8_t(br));
+        } else {
+          Af[idx] = toF32(s.a, ar, ocp);
+          Bf[idx] = toF32(s.b, br, ocp);
+        }
+      }
+  }
+  uint32_t cConst =
+      cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
+  for (unsigned b = 0; b < NB; ++b)
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < M; ++j) {
+        unsigned reg, lane;
+        L.dpos(b, i, j, reg, lane);
+        Cr[(b * M + i) * M + j] = cIsVec ? w.vrow(cBase + reg)[lane] : cConst;
+      }
+  for (unsigned b = 0; b < NB; ++b)
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < M; ++j) {
+        uint32_t out;
+        if (isInt) {
+          uint32_t acc = Cr[(b * M + i) * M + j];
+          const int32_t *ar = &Ai[(b * M + i) * K], *br = &Bi[(b * M + j) * K];
+          for (unsigned k = 0; k < K; ++k)
+            acc += uint32_t(ar[k] * br[k]);
+          out = acc;
+        } else {
+          float acc = bitsToF32(Cr[(b * M + i) * M + j]);
+          const float *ar = &Af[(b * M + i) * K], *br = &Bf[(b * M + j) * K];
+          if (s.a == EType::F32) {
+            for (unsigned k = 0; k < K; ++k)
+              acc = std::fma(ar[k], br[k], acc);
+          } else {
+            // Products of f16/bf16/fp8 values are exact in f32, so this is the same single
+            // rounding per step as the fma, and cheaper.
+            for (unsigned k = 0; k < K; ++k)
+              acc = acc + ar[k] * br[k];
+          }
+          out = f32ToBits(f32Result(acc));
+        }
+        unsigned reg, lane;
+        L.dpos(b, i, j, reg, lane);
+        w.vrow(dBase + reg)[lane] = out;
+      }
+  return true;
+}
 
 } // namespace asmevo::emu

@@ -1,8 +1,646 @@
-// Stub: to be implemented.
+// Scalar ALU and program control: SOP1, SOP2, SOPK, SOPC, SOPP, as the ISA's pseudocode says.
+// SOPK instructions keep their SGPR operand (destination or compared source) in in.dst.
+#include "emu/EmuError.h"
 #include "emu/Exec.h"
+
+#include <cstdio>
+#include <string>
 
 namespace asmevo::emu {
 
-bool execScalar(ExecCtx &c, const Inst &in) { return false; }
+namespace {
+
+inline int32_t sext16(int32_t v) { return int32_t(int16_t(uint16_t(v))); }
+inline uint32_t zext16(int32_t v) { return uint32_t(uint16_t(v)); }
+
+uint32_t s32(ExecCtx &c, const Inst &in, int i) {
+  return readScalar32(c.w, in, in.src[i], OpType::B32);
+}
+uint64_t s64(ExecCtx &c, const Inst &in, int i) {
+  return readScalar64(c.w, in, in.src[i], OpType::B64);
+}
+void d32(ExecCtx &c, const Inst &in, uint32_t v) { writeScalar32(c.w, in.dst, v); }
+void d64(ExecCtx &c, const Inst &in, uint64_t v) { writeScalar64(c.w, in.dst, v); }
+
+uint32_t brev32(uint32_t x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  return (x >> 16) | (x << 16);
+}
+
+// Hardware registers readable with s_getreg / writable with s_setreg.
+enum HwReg : unsigned { HwMode = 1, HwStatus = 2, HwTrapsts = 3, HwHwId = 4, HwGprAlloc = 5,
+                        HwLdsAlloc = 6, HwIbSts = 7, HwXccId = 20 };
+
+bool readHwReg(ExecCtx &c, unsigned id, uint32_t &value) {
+  switch (id) {
+  case HwMode:
+    value = c.w.mode;
+    return true;
+  case HwStatus:
+    // SCC (bit 0), EXECZ (bit 9), VCCZ (bit 10), IN_BARRIER (bit 11) are the ones a program
+    // can observe; the emulator reports those.
+    value = uint32_t(c.w.scc) | (uint32_t(c.w.exec() == 0) << 9) |
+            (uint32_t(c.w.vcc() == 0) << 10);
+    return true;
+  case HwTrapsts:
+    value = c.w.trapsts;
+    return true;
+  case HwHwId:
+    // WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8 ...: the emulator reports wave slot and SIMD of a
+    // one-CU device.
+    value = (c.w.waveInGroup & 0xf) | ((c.w.waveInGroup & 3) << 4);
+    return true;
+  case HwXccId:
+    value = 0;
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool writeHwReg(ExecCtx &c, unsigned id, uint32_t value, uint32_t mask) {
+  switch (id) {
+  case HwMode:
+    c.w.mode = (c.w.mode & ~mask) | (value & mask);
+    return true;
+  case HwTrapsts:
+    c.w.trapsts = (c.w.trapsts & ~mask) | (value & mask);
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool execSop2(ExecCtx &c, const Inst &in) {
+  WaveState &w = c.w;
+  switch (in.op) {
+  case Op::S_ADD_U32: {
+    uint64_t t = uint64_t(s32(c, in, 0)) + s32(c, in, 1);
+    d32(c, in, uint32_t(t));
+    w.scc = t >> 32;
+    return true;
+  }
+  case Op::S_SUB_U32: {
+    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
+    d32(c, in, a - b);
+    w.scc = b > a;
+    return true;
+  }
+  case Op::S_ADDC_U32: {
+    uint64_t t = uint64_t(s32(c, in, 0)) + s32(c, in, 1) + (w.scc ? 1 : 0);
+    d32(c, in, uint32_t(t));
+    w.scc = t >> 32;
+    return true;
+  }
+  case Op::S_SUBB_U32: {
+    uint64_t a = s32(c, in, 0), b = uint64_t(s32(c, in, 1)) + (w.scc ? 1 : 0);
+    d32(c, in, uint32_t(a - b));
+    w.scc = b > a;
+    return true;
+  }
+  case Op::S_ADD_I32:
+  case Op::S_SUB_I32: {
+    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
+    uint32_t r = in.op == Op::S_ADD_I32 ? a + b : a - b;
+    d32(c, in, r);
+    uint32_t bs = in.op == Op::S_ADD_I32 ? b : ~b;
+    w.scc = ((a >> 31) == (bs >> 31)) && ((a >> 31) != (r >> 31));
+    return true;
+  }
+  case Op::S_MIN_I32:
+  case Op::S_MAX_I32: {
+    int32_t a = int32_t(s32(c, in, 0)), b = int32_t(s32(c, in, 1));
+    bool pickA = in.op == Op::S_MIN_I32 ? a < b : a > b;
+    w.scc = pickA;
+    d32(c, in, uint32_t(pickA ? a : b));
+    return true;
+  }
+  case Op::S_MIN_U32:
+  case Op::S_MAX_U32: {
+    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
+    bool pickA = in.op == Op::S_MIN_U32 ? a < b : a > b;
+    w.scc = pickA;
+    d32(c, in, pickA ? a : b);
+    return true;
+  }
+  case Op::S_CSELECT_B32:
+    d32(c, in, w.scc ? s32(c, in, 0) : s32(c, in, 1));
+    return true;
+  case Op::S_CSELECT_B64:
+    d64(c, in, w.scc ? s64(c, in, 0) : s64(c, in, 1));
+    return true;
+#define BIN32(OPC, EXPR)                                                                        \
+  case Op::OPC: {                                                                               \
+    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);                                              \
+    uint32_t r = (EXPR);                                                                        \
+    d32(c, in, r);                                                                              \
+    w.scc = r != 0;                                                                             \
+    return true;                                                                                \
+  }
+#define BIN64(OPC, EXPR)                                                                        \
+  case Op::OPC: {                                                                               \
+    uint64_t a = s64(c, in, 0), b = s64(c, in, 1);                                              \
+    uint64_t r = (EXPR);                                                                        \
+    d64(c, in, r);                                                                              \
+    w.scc = r != 0;                                                                             \
+    return true;                                                                                \
+  }
+    BIN32(S_AND_B32, a & b)
+    BIN32(S_OR_B32, a | b)
+    BIN32(S_XOR_B32, a ^ b)
+    BIN32(S_ANDN2_B32, a & ~b)
+    BIN32(S_ORN2_B32, a | ~b)
+    BIN32(S_NAND_B32, ~(a & b))
+    BIN32(S_NOR_B32, ~(a | b))
+    BIN32(S_XNOR_B32, ~(a ^ b))
+    BIN64(S_AND_B64, a & b)
+    BIN64(S_OR_B64, a | b)
+    BIN64(S_XOR_B64, a ^ b)
+    BIN64(S_ANDN2_B64, a & ~b)
+    BIN64(S_ORN2_B64, a | ~b)
+    BIN64(S_NAND_B64, ~(a & b))
+    BIN64(S_NOR_B64, ~(a | b))
+    BIN64(S_XNOR_B64, ~(a ^ b))
+    BIN32(S_LSHL_B32, a << (b & 31))
+    BIN32(S_LSHR_B32, a >> (b & 31))
+    BIN32(S_ASHR_I32, uint32_t(int32_t(a) >> (b & 31)))
+    BIN32(S_ABSDIFF_I32, uint32_t(int32_t(a - b) < 0 ? -(a - b) : (a - b)))
+#undef BIN32
+#undef BIN64
+  case Op::S_LSHL_B64: {
+    uint64_t r = s64(c, in, 0) << (s32(c, in, 1) & 63);
+    d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_LSHR_B64: {
+    uint64_t r = s64(c, in, 0) >> (s32(c, in, 1) & 63);
+    d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_ASHR_I64: {
+    uint64_t r = uint64_t(int64_t(s64(c, in, 0)) >> (s32(c, in, 1) & 63));
+    d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_BFM_B32: {
+    uint32_t a = s32(c, in, 0) & 31, b = s32(c, in, 1) & 31;
+    d32(c, in, uint32_t(((1ull << a) - 1) << b));
+    return true;
+  }
+  case Op::S_BFM_B64: {
+    uint32_t a = s32(c, in, 0) & 63, b = s32(c, in, 1) & 63;
+    uint64_t m = a == 0 ? 0 : (~0ull >> (64 - a));
+    d64(c, in, m << b);
+    return true;
+  }
+  case Op::S_MUL_I32:
+    d32(c, in, s32(c, in, 0) * s32(c, in, 1));
+    return true;
+  case Op::S_MUL_HI_U32:
+    d32(c, in, uint32_t((uint64_t(s32(c, in, 0)) * s32(c, in, 1)) >> 32));
+    return true;
+  case Op::S_MUL_HI_I32:
+    d32(c, in, uint32_t(uint64_t(int64_t(int32_t(s32(c, in, 0))) *
+                                 int64_t(int32_t(s32(c, in, 1)))) >> 32));
+    return true;
+  case Op::S_BFE_U32:
+  case Op::S_BFE_I32: {
+    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
+    unsigned off = b & 31, width = (b >> 16) & 0x7f;
+    uint32_t r;
+    if (width == 0) {
+      r = 0;
+    } else {
+      uint64_t field = (uint64_t(a) >> off) & (width >= 32 ? 0xffffffffull : ((1ull << width) - 1));
+      r = uint32_t(field);
+      if (in.op == Op::S_BFE_I32 && width < 32 && (field >> (width - 1)) & 1)
+        r |= ~uint32_t((1ull << width) - 1);
+    }
+    d32(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_BFE_U64:
+  case Op::S_BFE_I64: {
+    uint64_t a = s64(c, in, 0);
+    uint32_t b = s32(c, in, 1);
+    unsigned off = b & 63, width = (b >> 16) & 0x7f;
+    uint64_t r;
+    if (width == 0) {
+      r = 0;
+    } else {
+      uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
+      r = (a >> off) & mask;
+      if (in.op == Op::S_BFE_I64 && width < 64 && (r >> (width - 1)) & 1)
+        r |= ~mask;
+    }
+    d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_LSHL1_ADD_U32:
+  case Op::S_LSHL2_ADD_U32:
+  case Op::S_LSHL3_ADD_U32:
+  case Op::S_LSHL4_ADD_U32: {
+    unsigned sh = in.op == Op::S_LSHL1_ADD_U32   ? 1
+                  : in.op == Op::S_LSHL2_ADD_U32 ? 2
+                  : in.op == Op::S_LSHL3_ADD_U32 ? 3
+                                                 : 4;
+    uint64_t t = (uint64_t(s32(c, in, 0)) << sh) + s32(c, in, 1);
+    d32(c, in, uint32_t(t));
+    w.scc = t >= 0x100000000ull;
+    return true;
+  }
+  case Op::S_PACK_LL_B32_B16:
+    d32(c, in, (s32(c, in, 0) & 0xffff) | (s32(c, in, 1) << 16));
+    return true;
+  case Op::S_PACK_LH_B32_B16:
+    d32(c, in, (s32(c, in, 0) & 0xffff) | (s32(c, in, 1) & 0xffff0000u));
+    return true;
+  case Op::S_PACK_HH_B32_B16:
+    d32(c, in, (s32(c, in, 0) >> 16) | (s32(c, in, 1) & 0xffff0000u));
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool execSop1(ExecCtx &c, const Inst &in) {
+  WaveState &w = c.w;
+  switch (in.op) {
+  case Op::S_MOV_B32:
+    d32(c, in, s32(c, in, 0));
+    return true;
+  case Op::S_MOV_B64:
+    d64(c, in, s64(c, in, 0));
+    return true;
+  case Op::S_CMOV_B32:
+    if (w.scc)
+      d32(c, in, s32(c, in, 0));
+    return true;
+  case Op::S_CMOV_B64:
+    if (w.scc)
+      d64(c, in, s64(c, in, 0));
+    return true;
+  case Op::S_NOT_B32: {
+    uint32_t r = ~s32(c, in, 0);
+    d32(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_NOT_B64: {
+    uint64_t r = ~s64(c, in, 0);
+    d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_WQM_B32:
+  case Op::S_WQM_B64: {
+    uint64_t a = in.op == Op::S_WQM_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
+    for (unsigned i = 0; i < 64; i += 4)
+      if ((a >> i) & 0xf)
+        r |= 0xfull << i;
+    if (in.op == Op::S_WQM_B32)
+      d32(c, in, uint32_t(r));
+    else
+      d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_QUADMASK_B32:
+  case Op::S_QUADMASK_B64: {
+    uint64_t a = in.op == Op::S_QUADMASK_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
+    for (unsigned i = 0; i < 16; ++i)
+      if ((a >> (i * 4)) & 0xf)
+        r |= 1ull << i;
+    if (in.op == Op::S_QUADMASK_B32)
+      d32(c, in, uint32_t(r));
+    else
+      d64(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_BREV_B32:
+    d32(c, in, brev32(s32(c, in, 0)));
+    return true;
+  case Op::S_BREV_B64: {
+    uint64_t a = s64(c, in, 0);
+    d64(c, in, (uint64_t(brev32(uint32_t(a))) << 32) | brev32(uint32_t(a >> 32)));
+    return true;
+  }
+  case Op::S_BCNT0_I32_B32:
+  case Op::S_BCNT1_I32_B32:
+  case Op::S_BCNT0_I32_B64:
+  case Op::S_BCNT1_I32_B64: {
+    bool is64 = in.op == Op::S_BCNT0_I32_B64 || in.op == Op::S_BCNT1_I32_B64;
+    uint64_t a = is64 ? s64(c, in, 0) : s32(c, in, 0);
+    unsigned ones = unsigned(__builtin_popcountll(a));
+    uint32_t r = (in.op == Op::S_BCNT1_I32_B32 || in.op == Op::S_BCNT1_I32_B64)
+                     ? ones
+                     : (is64 ? 64 : 32) - ones;
+    d32(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_FF0_I32_B32:
+  case Op::S_FF1_I32_B32:
+  case Op::S_FF0_I32_B64:
+  case Op::S_FF1_I32_B64: {
+    bool is64 = in.op == Op::S_FF0_I32_B64 || in.op == Op::S_FF1_I32_B64;
+    uint64_t a = is64 ? s64(c, in, 0) : s32(c, in, 0);
+    if (in.op == Op::S_FF0_I32_B32 || in.op == Op::S_FF0_I32_B64)
+      a = ~a;
+    if (!is64)
+      a &= 0xffffffffull;
+    d32(c, in, a ? uint32_t(__builtin_ctzll(a)) : 0xffffffffu);
+    return true;
+  }
+  case Op::S_FLBIT_I32_B32:
+  case Op::S_FLBIT_I32: {
+    uint32_t a = s32(c, in, 0);
+    d32(c, in, a ? uint32_t(__builtin_clz(a)) : 0xffffffffu);
+    return true;
+  }
+  case Op::S_FLBIT_I32_B64: {
+    uint64_t a = s64(c, in, 0);
+    d32(c, in, a ? uint32_t(__builtin_clzll(a)) : 0xffffffffu);
+    return true;
+  }
+  case Op::S_FLBIT_I32_I64: {
+    uint64_t a = s64(c, in, 0);
+    if (a >> 63)
+      a = ~a;
+    d32(c, in, a ? uint32_t(__builtin_clzll(a)) - 1 : 0xffffffffu);
+    return true;
+  }
+  case Op::S_SEXT_I32_I8:
+    d32(c, in, uint32_t(int32_t(int8_t(uint8_t(s32(c, in, 0))))));
+    return true;
+  case Op::S_SEXT_I32_I16:
+    d32(c, in, uint32_t(int32_t(int16_t(uint16_t(s32(c, in, 0))))));
+    return true;
+  case Op::S_BITSET0_B32:
+    d32(c, in, w.s[in.dst] & ~(1u << (s32(c, in, 0) & 31)));
+    return true;
+  case Op::S_BITSET1_B32:
+    d32(c, in, w.s[in.dst] | (1u << (s32(c, in, 0) & 31)));
+    return true;
+  case Op::S_BITSET0_B64:
+    d64(c, in, readScalar64(w, in, in.dst, OpType::B64) & ~(1ull << (s32(c, in, 0) & 63)));
+    return true;
+  case Op::S_BITSET1_B64:
+    d64(c, in, readScalar64(w, in, in.dst, OpType::B64) | (1ull << (s32(c, in, 0) & 63)));
+    return true;
+  case Op::S_ABS_I32: {
+    int32_t a = int32_t(s32(c, in, 0));
+    uint32_t r = a < 0 ? 0u - uint32_t(a) : uint32_t(a);
+    d32(c, in, r);
+    w.scc = r != 0;
+    return true;
+  }
+  case Op::S_BITREPLICATE_B64_B32: {
+    uint32_t a = s32(c, in, 0);
+    uint64_t r = 0;
+    for (unsigned i = 0; i < 32; ++i)
+      if ((a >> i) & 1)
+        r |= 3ull << (2 * i);
+    d64(c, in, r);
+    return true;
+  }
+  case Op::S_GETPC_B64:
+    d64(c, in, w.pc);
+    return true;
+  case Op::S_SETPC_B64:
+    w.pc = s64(c, in, 0);
+    return true;
+  case Op::S_SWAPPC_B64: {
+    uint64_t target = s64(c, in, 0);
+    d64(c, in, w.pc);
+    w.pc = target;
+    return true;
+  }
+  case Op::S_MOVRELS_B32:
+  case Op::S_MOVRELS_B64:
+  case Op::S_MOVRELD_B32:
+  case Op::S_MOVRELD_B64: {
+    bool is64 = in.op == Op::S_MOVRELS_B64 || in.op == Op::S_MOVRELD_B64;
+    bool srcRel = in.op == Op::S_MOVRELS_B32 || in.op == Op::S_MOVRELS_B64;
+    uint32_t m0 = w.s[kM0];
+    uint32_t srcCode = in.src[0], dstCode = in.dst;
+    if (srcRel)
+      srcCode += m0;
+    else
+      dstCode += m0;
+    unsigned limit = is64 ? 101 : 102;
+    if (srcCode > limit || dstCode > limit)
+      throw EmuError(EmuErrorKind::IllegalInst,
+                     "s_movrel index out of the SGPR file (M0 = " + std::to_string(m0) + ")");
+    if (is64)
+      writeScalar64(w, uint16_t(dstCode), readScalar64(w, in, uint16_t(srcCode), OpType::B64));
+    else
+      writeScalar32(w, uint16_t(dstCode), w.s[srcCode]);
+    return true;
+  }
+  default:
+    break;
+  }
+  // The save-exec family: D = EXEC; EXEC = f(S0, EXEC); SCC = EXEC != 0.
+  uint64_t exec = w.exec();
+  uint64_t r;
+  bool writeD = true;
+  switch (in.op) {
+  case Op::S_AND_SAVEEXEC_B64: r = s64(c, in, 0) & exec; break;
+  case Op::S_OR_SAVEEXEC_B64: r = s64(c, in, 0) | exec; break;
+  case Op::S_XOR_SAVEEXEC_B64: r = s64(c, in, 0) ^ exec; break;
+  case Op::S_ANDN2_SAVEEXEC_B64: r = s64(c, in, 0) & ~exec; break;
+  case Op::S_ORN2_SAVEEXEC_B64: r = s64(c, in, 0) | ~exec; break;
+  case Op::S_NAND_SAVEEXEC_B64: r = ~(s64(c, in, 0) & exec); break;
+  case Op::S_NOR_SAVEEXEC_B64: r = ~(s64(c, in, 0) | exec); break;
+  case Op::S_XNOR_SAVEEXEC_B64: r = ~(s64(c, in, 0) ^ exec); break;
+  case Op::S_ANDN1_SAVEEXEC_B64: r = ~s64(c, in, 0) & exec; break;
+  case Op::S_ORN1_SAVEEXEC_B64: r = ~s64(c, in, 0) | exec; break;
+  case Op::S_ANDN1_WREXEC_B64: r = ~s64(c, in, 0) & exec; writeD = false; break;
+  case Op::S_ANDN2_WREXEC_B64: r = s64(c, in, 0) & ~exec; writeD = false; break;
+  default:
+    return false;
+  }
+  if (writeD)
+    d64(c, in, exec);
+  w.setExec(r);
+  if (!writeD)
+    d64(c, in, r);
+  w.scc = r != 0;
+  return true;
+}
+
+bool execSopc(ExecCtx &c, const Inst &in) {
+  WaveState &w = c.w;
+  auto i0 = [&] { return int32_t(s32(c, in, 0)); };
+  auto i1 = [&] { return int32_t(s32(c, in, 1)); };
+  switch (in.op) {
+  case Op::S_CMP_EQ_I32: w.scc = i0() == i1(); return true;
+  case Op::S_CMP_LG_I32: w.scc = i0() != i1(); return true;
+  case Op::S_CMP_GT_I32: w.scc = i0() > i1(); return true;
+  case Op::S_CMP_GE_I32: w.scc = i0() >= i1(); return true;
+  case Op::S_CMP_LT_I32: w.scc = i0() < i1(); return true;
+  case Op::S_CMP_LE_I32: w.scc = i0() <= i1(); return true;
+  case Op::S_CMP_EQ_U32: w.scc = s32(c, in, 0) == s32(c, in, 1); return true;
+  case Op::S_CMP_LG_U32: w.scc = s32(c, in, 0) != s32(c, in, 1); return true;
+  case Op::S_CMP_GT_U32: w.scc = s32(c, in, 0) > s32(c, in, 1); return true;
+  case Op::S_CMP_GE_U32: w.scc = s32(c, in, 0) >= s32(c, in, 1); return true;
+  case Op::S_CMP_LT_U32: w.scc = s32(c, in, 0) < s32(c, in, 1); return true;
+  case Op::S_CMP_LE_U32: w.scc = s32(c, in, 0) <= s32(c, in, 1); return true;
+  case Op::S_CMP_EQ_U64: w.scc = s64(c, in, 0) == s64(c, in, 1); return true;
+  case Op::S_CMP_LG_U64: w.scc = s64(c, in, 0) != s64(c, in, 1); return true;
+  case Op::S_BITCMP0_B32: w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 0; return true;
+  case Op::S_BITCMP1_B32: w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 1; return true;
+  case Op::S_BITCMP0_B64: w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 0; return true;
+  case Op::S_BITCMP1_B64: w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 1; return true;
+  default:
+    return false;
+  }
+}
+
+bool execSopk(ExecCtx &c, const Inst &in) {
+  WaveState &w = c.w;
+  int32_t simm = sext16(in.simm16);
+  uint32_t uimm = zext16(in.simm16);
+  auto reg = [&] { return w.s[in.dst]; };
+  switch (in.op) {
+  case Op::S_MOVK_I32:
+    writeScalar32(w, in.dst, uint32_t(simm));
+    return true;
+  case Op::S_CMOVK_I32:
+    if (w.scc)
+      writeScalar32(w, in.dst, uint32_t(simm));
+    return true;
+  case Op::S_CMPK_EQ_I32: w.scc = int32_t(reg()) == simm; return true;
+  case Op::S_CMPK_LG_I32: w.scc = int32_t(reg()) != simm; return true;
+  case Op::S_CMPK_GT_I32: w.scc = int32_t(reg()) > simm; return true;
+  case Op::S_CMPK_GE_I32: w.scc = int32_t(reg()) >= simm; return true;
+  case Op::S_CMPK_LT_I32: w.scc = int32_t(reg()) < simm; return true;
+  case Op::S_CMPK_LE_I32: w.scc = int32_t(reg()) <= simm; return true;
+  case Op::S_CMPK_EQ_U32: w.scc = reg() == uimm; return true;
+  case Op::S_CMPK_LG_U32: w.scc = reg() != uimm; return true;
+  case Op::S_CMPK_GT_U32: w.scc = reg() > uimm; return true;
+  case Op::S_CMPK_GE_U32: w.scc = reg() >= uimm; return true;
+  case Op::S_CMPK_LT_U32: w.scc = reg() < uimm; return true;
+  case Op::S_CMPK_LE_U32: w.scc = reg() <= uimm; return true;
+  case Op::S_ADDK_I32: {
+    uint32_t a = reg(), r = a + uint32_t(simm);
+    writeScalar32(w, in.dst, r);
+    w.scc = ((a >> 31) == (uint32_t(simm) >> 31)) && ((a >> 31) != (r >> 31));
+    return true;
+  }
+  case Op::S_MULK_I32:
+    writeScalar32(w, in.dst, reg() * uint32_t(simm));
+    return true;
+  case Op::S_CALL_B64:
+    writeScalar64(w, in.dst, w.pc);
+    w.pc = w.pc + int64_t(simm) * 4;
+    return true;
+  case Op::S_GETREG_B32:
+  case Op::S_SETREG_B32:
+  case Op::S_SETREG_IMM32_B32: {
+    unsigned id = uimm & 0x3f, offset = (uimm >> 6) & 0x1f, size = ((uimm >> 11) & 0x1f) + 1;
+    uint32_t fieldMask = size >= 32 ? 0xffffffffu : ((1u << size) - 1);
+    if (in.op == Op::S_GETREG_B32) {
+      uint32_t value;
+      if (!readHwReg(c, id, value))
+        throwUnsupported("s_getreg_b32 of hardware register " + std::to_string(id), c.instPc);
+      writeScalar32(w, in.dst, (value >> offset) & fieldMask);
+      return true;
+    }
+    uint32_t src = in.op == Op::S_SETREG_B32 ? reg() : in.literal;
+    uint32_t mask = fieldMask << offset;
+    if (!writeHwReg(c, id, src << offset, mask))
+      throwUnsupported("s_setreg of hardware register " + std::to_string(id), c.instPc);
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool execSopp(ExecCtx &c, const Inst &in) {
+  WaveState &w = c.w;
+  int64_t target = int64_t(w.pc) + int64_t(sext16(in.simm16)) * 4;
+  switch (in.op) {
+  case Op::S_NOP:
+  case Op::S_WAITCNT:         // results are immediate in this model (see issue 6)
+  case Op::S_SLEEP:
+  case Op::S_ICACHE_INV:
+  case Op::S_INCPERFLEVEL:
+  case Op::S_DECPERFLEVEL:
+  case Op::S_TTRACEDATA:
+  case Op::S_SET_VALU_COEXEC_MODE:
+    return true;
+  case Op::S_SETPRIO:
+    w.priority = uint32_t(in.simm16) & 3;
+    return true;
+  case Op::S_ENDPGM:
+  case Op::S_ENDPGM_SAVED:
+    w.done = true;
+    return true;
+  case Op::S_BARRIER:
+    w.atBarrier = true;
+    return true;
+  case Op::S_BRANCH:
+    w.pc = uint64_t(target);
+    return true;
+  case Op::S_CBRANCH_SCC0:
+    if (!w.scc)
+      w.pc = uint64_t(target);
+    return true;
+  case Op::S_CBRANCH_SCC1:
+    if (w.scc)
+      w.pc = uint64_t(target);
+    return true;
+  case Op::S_CBRANCH_VCCZ:
+    if (w.vcc() == 0)
+      w.pc = uint64_t(target);
+    return true;
+  case Op::S_CBRANCH_VCCNZ:
+    if (w.vcc() != 0)
+      w.pc = uint64_t(target);
+    return true;
+  case Op::S_CBRANCH_EXECZ:
+    if (w.exec() == 0)
+      w.pc = uint64_t(target);
+    return true;
+  case Op::S_CBRANCH_EXECNZ:
+    if (w.exec() != 0)
+      w.pc = uint64_t(target);
+    return true;
+  case Op::S_TRAP:
+  {
+    char b[96];
+    std::snprintf(b, sizeof(b), "the kernel executed s_trap %u at pc 0x%llx",
+                  unsigned(in.simm16 & 0xff), (unsigned long long)c.instPc);
+    throw EmuError(EmuErrorKind::Trap, b);
+  }
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+bool execScalar(ExecCtx &c, const Inst &in) {
+  switch (in.enc) {
+  case Enc::SOP2: return execSop2(c, in);
+  case Enc::SOP1: return execSop1(c, in);
+  case Enc::SOPC: return execSopc(c, in);
+  case Enc::SOPK: return execSopk(c, in);
+  case Enc::SOPP: return execSopp(c, in);
+  default: return false;
+  }
+}
 
 } // namespace asmevo::emu

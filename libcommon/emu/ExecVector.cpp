@@ -1,8 +1,877 @@
-// Stub: to be implemented.
-#include "emu/Exec.h"
+// The vector ALU executor: VOP1, VOP2, VOPC, VOP3 (a and b), with their DPP and SDWA forms.
+// This file holds operand staging and write-back (see ExecVectorCore.h), the integer and bit
+// operations and the lane-crossing ones; float ops are in ExecVectorFloat.cpp, compares in
+// ExecVectorCmp.cpp.
+#include "emu/ExecVectorCore.h"
+
+#include <string>
 
 namespace asmevo::emu {
+namespace vec {
 
-bool execVector(ExecCtx &c, const Inst &in) { return false; }
+alignas(64) const u32 kZeroRow[64] = {};
+alignas(64) const u64 kZeroRow64[64] = {};
+
+// ---- DPP ------------------------------------------------------------------------------------
+// Source lane of each lane (-1: out of range). Lanes whose source is out of range or inactive
+// read zero with bound_ctrl, else they are not written. row_mask/bank_mask disable writes of
+// whole rows (16 lanes) / banks (lanes 4b..4b+3 of each row).
+void setupDpp(VX &x) {
+  const Inst &in = x.in;
+  unsigned ctrl = in.dppCtrl;
+  u64 execIn = x.w.exec();
+  u64 keep = 0;
+  for (int l = 0; l < 64; ++l) {
+    int row = l & ~15, rl = l & 15, s = -1;
+    if (ctrl <= 0xff)
+      s = (l & ~3) | int((ctrl >> (2 * (l & 3))) & 3);
+    else if (ctrl >= 0x101 && ctrl <= 0x10f)
+      s = rl + int(ctrl & 15) < 16 ? l + int(ctrl & 15) : -1;
+    else if (ctrl >= 0x111 && ctrl <= 0x11f)
+      s = rl - int(ctrl & 15) >= 0 ? l - int(ctrl & 15) : -1;
+    else if (ctrl >= 0x121 && ctrl <= 0x12f)
+      s = row | ((rl - int(ctrl & 15)) & 15);
+    else if (ctrl == 0x130)
+      s = l + 1 < 64 ? l + 1 : -1;
+    else if (ctrl == 0x134)
+      s = (l + 1) & 63;
+    else if (ctrl == 0x138)
+      s = l - 1;
+    else if (ctrl == 0x13c)
+      s = (l - 1) & 63;
+    else if (ctrl == 0x140)
+      s = row | (15 - rl);
+    else if (ctrl == 0x141)
+      s = (l & ~7) | (7 - (l & 7));
+    else if (ctrl == 0x142)
+      s = row >= 16 ? row - 1 : -1;
+    else if (ctrl == 0x143)
+      s = row >= 32 ? 31 : -1;
+    else
+      throw EmuError(EmuErrorKind::IllegalInst,
+                     "reserved DPP control 0x" + std::to_string(ctrl) + " at pc " +
+                         std::to_string(x.c.instPc));
+    if (s >= 0 && !((execIn >> s) & 1))
+      s = -1;
+    bool write = ((in.rowMask >> (l >> 4)) & 1) && ((in.bankMask >> ((l >> 2) & 3)) & 1);
+    if (s < 0 && !in.boundCtrl)
+      write = false;
+    x.dppSrc[l] = int8_t(s);
+    if (write)
+      keep |= 1ull << l;
+  }
+  x.exec &= keep;
+}
+
+static u32 *own(VX &x, int i, const u32 *p) {
+  u32 *o = x.t[i];
+  if (p != o)
+    std::memcpy(o, p, sizeof(x.t[i]));
+  return o;
+}
+
+const u32 *fetch32(VX &x, int i, Ty t) {
+  uint16_t code = x.in.src[i];
+  if (t == Ty::N || code == kNoOperand)
+    return kZeroRow;
+  const u32 *p = readVectorSrc32(x.w, x.in, code, opType(t), x.t[i]);
+  if (x.dpp && i == 0) {
+    u32 *o = x.t[i];
+    if (p == o) { // a broadcast value: only the zero-reading lanes change
+      for (unsigned l = 0; l < 64; ++l)
+        if (x.dppSrc[l] < 0)
+          o[l] = 0;
+    } else {
+      for (unsigned l = 0; l < 64; ++l)
+        o[l] = x.dppSrc[l] >= 0 ? p[x.dppSrc[l]] : 0;
+    }
+    p = o;
+  }
+  if (x.sdwa && i < 2) {
+    unsigned sel = x.in.srcSel[i];
+    bool sx = (x.in.sext >> i) & 1;
+    if (sel < 6) {
+      u32 *o = own(x, i, p);
+      unsigned shift = sel < 4 ? sel * 8 : (sel - 4) * 16;
+      unsigned bits = sel < 4 ? 8 : 16;
+      for (unsigned l = 0; l < 64; ++l) {
+        u32 v = o[l] << (32 - shift - bits);
+        o[l] = sx ? u32(i32(v) >> (32 - bits)) : v >> (32 - bits);
+      }
+      p = o;
+    } else if (sel > 6) {
+      throw EmuError(EmuErrorKind::IllegalInst, "reserved SDWA source select");
+    }
+  } else if (x.vop3 && is16Ty(t) && ((x.in.opsel >> i) & 1)) {
+    u32 *o = own(x, i, p);
+    for (unsigned l = 0; l < 64; ++l)
+      o[l] >>= 16;
+    p = o;
+  }
+  if (isFloatTy(t) && (((x.in.abs | x.in.neg) >> i) & 1)) {
+    u32 sb = is16Ty(t) ? 0x8000u : 0x80000000u;
+    u32 andm = ((x.in.abs >> i) & 1) ? ~sb : ~0u;
+    u32 xorm = ((x.in.neg >> i) & 1) ? sb : 0u;
+    u32 *o = own(x, i, p);
+    for (unsigned l = 0; l < 64; ++l)
+      o[l] = (o[l] & andm) ^ xorm;
+    p = o;
+  }
+  return p;
+}
+
+const u64 *fetch64(VX &x, int i, Ty t) {
+  uint16_t code = x.in.src[i];
+  if (t == Ty::N || code == kNoOperand)
+    return kZeroRow64;
+  u64 *o = x.q[i];
+  if (!is64Ty(t)) {
+    const u32 *p = fetch32(x, i, t);
+    for (unsigned l = 0; l < 64; ++l)
+      o[l] = p[l];
+    return o;
+  }
+  if (code >= kVgprBase) {
+    const u32 *lo = x.w.vrowOf(code), *hi = x.w.vrow(vectorIndex(code) + 1);
+    if (x.dpp && i == 0) {
+      for (unsigned l = 0; l < 64; ++l) {
+        int s = x.dppSrc[l];
+        o[l] = s >= 0 ? (lo[s] | (u64(hi[s]) << 32)) : 0;
+      }
+    } else {
+      for (unsigned l = 0; l < 64; ++l)
+        o[l] = lo[l] | (u64(hi[l]) << 32);
+    }
+  } else {
+    u64 v = readScalar64(x.w, x.in, code, opType(t));
+    for (unsigned l = 0; l < 64; ++l)
+      o[l] = v;
+    if (x.dpp && i == 0)
+      for (unsigned l = 0; l < 64; ++l)
+        if (x.dppSrc[l] < 0)
+          o[l] = 0;
+  }
+  if (t == Ty::F64 && (((x.in.abs | x.in.neg) >> i) & 1)) {
+    u64 sb = 1ull << 63;
+    u64 andm = ((x.in.abs >> i) & 1) ? ~sb : ~0ull;
+    u64 xorm = ((x.in.neg >> i) & 1) ? sb : 0ull;
+    for (unsigned l = 0; l < 64; ++l)
+      o[l] = (o[l] & andm) ^ xorm;
+  }
+  return o;
+}
+
+static u32 *dstRow(VX &x) {
+  uint16_t d = x.in.dst;
+  if (d < kVgprBase || d >= kAgprBase + 256)
+    throw EmuError(EmuErrorKind::IllegalInst,
+                   "vector instruction " + std::string(opName(x.in.op)) +
+                       " has no vector destination");
+  return x.w.vrowOf(d);
+}
+
+static inline bool dx10Clamp(const VX &x) { return (x.w.mode >> 8) & 1; }
+
+// Output modifiers: omod (1: *2, 2: *4, 3: /2) then clamp to [0, 1] (NaN -> 0 in DX10-clamp
+// mode, the default for compute; else NaN stays).
+static inline float applyOmodClamp(float v, unsigned omod, bool clamp, bool dx10) {
+  if (omod == 1)
+    v = v * 2.0f;
+  else if (omod == 2)
+    v = v * 4.0f;
+  else if (omod == 3)
+    v = v * 0.5f;
+  if (clamp) {
+    if (v != v)
+      v = dx10 ? 0.0f : v;
+    else
+      v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+  }
+  return v;
+}
+
+void finish32(VX &x, R res) {
+  const Inst &in = x.in;
+  u32 *r = x.r;
+  if ((in.clamp || in.omod) && (res == R::F32 || res == R::F16 || res == R::F16P)) {
+    bool dx = dx10Clamp(x);
+    if (res == R::F32) {
+      for (unsigned l = 0; l < 64; ++l)
+        r[l] = outF32(applyOmodClamp(F(r[l]), in.omod, in.clamp, dx));
+    } else {
+      for (unsigned l = 0; l < 64; ++l)
+        r[l] = outF16(applyOmodClamp(H(r[l]), in.omod, in.clamp, dx));
+    }
+  }
+  u32 *d = dstRow(x);
+  if (is16R(res)) {
+    if (x.vop3 && (in.opsel & 8)) {
+      for (unsigned l = 0; l < 64; ++l)
+        r[l] = (d[l] & 0xffffu) | (r[l] << 16);
+    } else if (res == R::B16P || res == R::F16P) {
+      for (unsigned l = 0; l < 64; ++l)
+        r[l] = (d[l] & 0xffff0000u) | (r[l] & 0xffffu);
+    } else {
+      for (unsigned l = 0; l < 64; ++l)
+        r[l] &= 0xffffu;
+    }
+  }
+  if (x.sdwa && in.dstSel != 6) {
+    unsigned sel = in.dstSel;
+    if (sel > 6 || in.dstUnused > 2)
+      throw EmuError(EmuErrorKind::IllegalInst, "reserved SDWA destination select");
+    unsigned shift = sel < 4 ? sel * 8 : (sel - 4) * 16;
+    unsigned bits = sel < 4 ? 8 : 16;
+    u32 field = (bits == 32 ? ~0u : ((1u << bits) - 1)) << shift;
+    for (unsigned l = 0; l < 64; ++l) {
+      u32 v = (r[l] << shift) & field;
+      if (in.dstUnused == 2)
+        v |= d[l] & ~field;
+      else if (in.dstUnused == 1 && ((v >> (shift + bits - 1)) & 1))
+        v |= ~0u << (shift + bits);
+      r[l] = v;
+    }
+  }
+  u64 m = x.exec;
+  if (m == ~0ull) {
+    std::memcpy(d, r, sizeof(x.r));
+  } else {
+    for (unsigned l = 0; l < 64; ++l)
+      d[l] = ((m >> l) & 1) ? r[l] : d[l];
+  }
+}
+
+void finish64(VX &x, R res) {
+  const Inst &in = x.in;
+  u64 *r = x.rq;
+  if ((in.clamp || in.omod) && res == R::F64) {
+    bool dx = dx10Clamp(x);
+    for (unsigned l = 0; l < 64; ++l) {
+      double v = D(r[l]);
+      if (in.omod == 1)
+        v = v * 2.0;
+      else if (in.omod == 2)
+        v = v * 4.0;
+      else if (in.omod == 3)
+        v = v * 0.5;
+      if (in.clamp)
+        v = v != v ? (dx ? 0.0 : v) : (v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v));
+      r[l] = outF64(v);
+    }
+  }
+  u32 *lo = dstRow(x);
+  u32 *hi = x.w.vrow(vectorIndex(in.dst) + 1);
+  u64 m = x.exec;
+  for (unsigned l = 0; l < 64; ++l)
+    if ((m >> l) & 1) {
+      lo[l] = u32(r[l]);
+      hi[l] = u32(r[l] >> 32);
+    }
+}
+
+u64 readMask(VX &x, uint16_t code) { return readScalar64(x.w, x.in, code, OpType::B64); }
+
+void writeMask(VX &x, uint16_t code, u64 mask) { writeScalar64(x.w, code, mask); }
+
+const u32 *maskRow(VX &x, int i, u64 mask) {
+  u32 *o = x.t[i];
+  for (unsigned l = 0; l < 64; ++l)
+    o[l] = u32(mask >> l) & 1;
+  return o;
+}
+
+// ---- integer helpers ------------------------------------------------------------------------
+static inline u32 satU32(u64 v) { return v > 0xffffffffull ? 0xffffffffu : u32(v); }
+static inline u32 satI32(i64 v) {
+  return u32(v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : v));
+}
+static inline u32 satU16(i32 v) { return u32(v > 0xffff ? 0xffff : (v < 0 ? 0 : v)); }
+static inline u32 satI16(i32 v) { return u32(u16(i16(v > 32767 ? 32767 : (v < -32768 ? -32768 : v)))); }
+static inline i32 s24(u32 v) { return i32(v << 8) >> 8; }
+static inline i32 sx16(u32 v) { return i32(i16(u16(v))); }
+static inline u32 lo16(u32 v) { return v & 0xffff; }
+
+static inline u32 ffbh(u32 v) { return v ? u32(__builtin_clz(v)) : ~0u; }
+static inline u32 ffbl(u32 v) { return v ? u32(__builtin_ctz(v)) : ~0u; }
+static inline u32 ffbhI(u32 v) {
+  u32 t = (v >> 31) ? ~v : v; // count leading sign bits
+  return t ? u32(__builtin_clz(t)) : ~0u;
+}
+
+static inline u32 permByte(u64 data, u32 sel) {
+  sel &= 0xff;
+  if (sel >= 13)
+    return 0xff;
+  if (sel == 12)
+    return 0;
+  if (sel >= 8) // sign of byte 1, 3, 5, 7
+    return ((data >> ((sel - 8) * 16 + 15)) & 1) ? 0xff : 0;
+  return u32(data >> (sel * 8)) & 0xff;
+}
+
+static inline u32 absdiff(u32 a, u32 b) { return a > b ? a - b : b - a; }
+static inline u32 sadU8(u32 a, u32 b, u32 c) {
+  for (unsigned i = 0; i < 32; i += 8)
+    c += absdiff((a >> i) & 0xff, (b >> i) & 0xff);
+  return c;
+}
+
+template <class T> static inline T med3(T a, T b, T c) {
+  T mx = std::max(std::max(a, b), c);
+  if (mx == a)
+    return std::max(b, c);
+  if (mx == b)
+    return std::max(a, c);
+  return std::max(a, b);
+}
+
+// Carry ops: f returns the 32-bit result with the carry/borrow out in bit 32. The carry in is a
+// 0/1 row. Carry-out mask bits of inactive lanes are zero.
+template <class Fn> static bool carryOp(VX &x, bool hasCin, Fn f) {
+  const u32 *a = fetch32(x, 0, Ty::B32), *b = fetch32(x, 1, Ty::B32);
+  const u32 *ci = hasCin ? maskRow(x, 2, readMask(x, x.in.src[2])) : kZeroRow;
+  u64 co = 0;
+  // Clamp (saturation: overflow -> all ones, borrow -> zero) is applied by f.
+  for (unsigned l = 0; l < 64; ++l) {
+    u64 v = f(a[l], b[l], ci[l]);
+    co |= ((v >> 32) & 1) << l;
+    x.r[l] = u32(v);
+  }
+  finish32(x, R::B32);
+  writeMask(x, x.in.sdst, co & x.exec);
+  return true;
+}
+
+static bool integerOp(VX &x) {
+  const Inst &in = x.in;
+  const bool clamp = in.clamp;
+  using T = Ty;
+  switch (in.op) {
+  // ---- moves --------------------------------------------------------------------------------
+  case Op::V_MOV_B32_E32:
+  case Op::V_MOV_B32_E64:
+    return n1(x, T::F32, R::B32, [](u32 a) { return a; });
+  case Op::V_MOV_B64_E32:
+  case Op::V_MOV_B64_E64:
+    return w1(x, T::B64, R::B64, [](u64 a) { return a; });
+  case Op::V_NOT_B32_E32:
+  case Op::V_NOT_B32_E64:
+    return n1(x, T::B32, R::B32, [](u32 a) { return ~a; });
+  case Op::V_BFREV_B32_E32:
+  case Op::V_BFREV_B32_E64:
+    return n1(x, T::B32, R::B32, [](u32 a) {
+      a = ((a >> 1) & 0x55555555u) | ((a & 0x55555555u) << 1);
+      a = ((a >> 2) & 0x33333333u) | ((a & 0x33333333u) << 2);
+      a = ((a >> 4) & 0x0f0f0f0fu) | ((a & 0x0f0f0f0fu) << 4);
+      return __builtin_bswap32(a);
+    });
+  case Op::V_FFBH_U32_E32:
+  case Op::V_FFBH_U32_E64:
+    return n1(x, T::B32, R::B32, ffbh);
+  case Op::V_FFBL_B32_E32:
+  case Op::V_FFBL_B32_E64:
+    return n1(x, T::B32, R::B32, ffbl);
+  case Op::V_FFBH_I32_E32:
+  case Op::V_FFBH_I32_E64:
+    return n1(x, T::B32, R::B32, ffbhI);
+  case Op::V_SAT_PK_U8_I16_E32:
+  case Op::V_SAT_PK_U8_I16_E64:
+    return n1(x, T::B32, R::B16, [](u32 a) {
+      auto s8 = [](i32 n) { return u32(n <= 0 ? 0 : (n >= 255 ? 255 : n)); };
+      return s8(sx16(a)) | (s8(sx16(a >> 16)) << 8);
+    });
+
+  // ---- 32-bit integer arithmetic ------------------------------------------------------------
+  case Op::V_ADD_U32_E32:
+  case Op::V_ADD_U32_E64:
+    if (clamp)
+      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return satU32(u64(a) + b); });
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a + b; });
+  case Op::V_SUB_U32_E32:
+  case Op::V_SUB_U32_E64:
+    if (clamp)
+      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a < b ? 0u : a - b; });
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a - b; });
+  case Op::V_SUBREV_U32_E32:
+  case Op::V_SUBREV_U32_E64:
+    if (clamp)
+      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b < a ? 0u : b - a; });
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b - a; });
+  case Op::V_ADD_I32:
+    if (clamp)
+      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return satI32(i64(i32(a)) + i32(b)); });
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a + b; });
+  case Op::V_SUB_I32:
+    if (clamp)
+      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return satI32(i64(i32(a)) - i32(b)); });
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a - b; });
+
+  case Op::V_ADD_CO_U32_E32:
+  case Op::V_ADD_CO_U32:
+    return carryOp(x, false, [clamp](u32 a, u32 b, u32) {
+      u64 v = u64(a) + b;
+      return clamp && (v >> 32) ? (v | 0xffffffffull) : v;
+    });
+  case Op::V_ADDC_CO_U32_E32:
+  case Op::V_ADDC_CO_U32:
+    return carryOp(x, true, [clamp](u32 a, u32 b, u32 c) {
+      u64 v = u64(a) + b + c;
+      return clamp && (v >> 32) ? (v | 0xffffffffull) : v;
+    });
+  case Op::V_SUB_CO_U32_E32:
+  case Op::V_SUB_CO_U32:
+    return carryOp(x, false, [clamp](u32 a, u32 b, u32) {
+      u64 bo = b > a;
+      return bo ? ((1ull << 32) | (clamp ? 0u : u32(a - b))) : u64(a - b);
+    });
+  case Op::V_SUBREV_CO_U32_E32:
+  case Op::V_SUBREV_CO_U32:
+    return carryOp(x, false, [clamp](u32 a, u32 b, u32) {
+      u64 bo = a > b;
+      return bo ? ((1ull << 32) | (clamp ? 0u : u32(b - a))) : u64(b - a);
+    });
+  case Op::V_SUBB_CO_U32_E32:
+  case Op::V_SUBB_CO_U32:
+    return carryOp(x, true, [clamp](u32 a, u32 b, u32 c) {
+      u64 bo = u64(b) + c > a;
+      u32 v = a - b - c;
+      return bo ? ((1ull << 32) | (clamp ? 0u : v)) : u64(v);
+    });
+  case Op::V_SUBBREV_CO_U32_E32:
+  case Op::V_SUBBREV_CO_U32:
+    return carryOp(x, true, [clamp](u32 a, u32 b, u32 c) {
+      u64 bo = u64(a) + c > b;
+      u32 v = b - a - c;
+      return bo ? ((1ull << 32) | (clamp ? 0u : v)) : u64(v);
+    });
+
+  case Op::V_MUL_LO_U32:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a * b; });
+  case Op::V_MUL_HI_U32:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return u32((u64(a) * b) >> 32); });
+  case Op::V_MUL_HI_I32:
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return u32(u64(i64(i32(a)) * i32(b)) >> 32); });
+  case Op::V_MUL_U32_U24_E32:
+  case Op::V_MUL_U32_U24_E64:
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return (a & 0xffffff) * (b & 0xffffff); });
+  case Op::V_MUL_HI_U32_U24_E32:
+  case Op::V_MUL_HI_U32_U24_E64:
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return u32((u64(a & 0xffffff) * (b & 0xffffff)) >> 32); });
+  case Op::V_MUL_I32_I24_E32:
+  case Op::V_MUL_I32_I24_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return u32(i64(s24(a)) * s24(b)); });
+  case Op::V_MUL_HI_I32_I24_E32:
+  case Op::V_MUL_HI_I32_I24_E64:
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return u32(u64(i64(s24(a)) * s24(b)) >> 32); });
+  case Op::V_MAD_U32_U24_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return (a & 0xffffff) * (b & 0xffffff) + c; });
+  case Op::V_MAD_I32_I24_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32(s24(a) * s24(b)) + c; });
+  case Op::V_MAD_U32_U16_E64:
+    return n3(x, T::B16, T::B16, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return lo16(a) * lo16(b) + c; });
+  case Op::V_MAD_I32_I16_E64:
+    return n3(x, T::B16, T::B16, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32(sx16(a) * sx16(b)) + c; });
+  case Op::V_MAD_U64_U32:
+  case Op::V_MAD_I64_I32: {
+    const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32);
+    const u64 *c = fetch64(x, 2, T::B64);
+    u64 co = 0;
+    if (in.op == Op::V_MAD_U64_U32) {
+      for (unsigned l = 0; l < 64; ++l) {
+        unsigned __int128 v = (unsigned __int128)(u64(a[l]) * b[l]) + c[l];
+        x.rq[l] = u64(v);
+        co |= u64(v >> 64) << l;
+      }
+    } else {
+      for (unsigned l = 0; l < 64; ++l) {
+        __int128 v = (__int128)(i64(i32(a[l])) * i32(b[l])) + (__int128)i64(c[l]);
+        x.rq[l] = u64(v);
+        co |= u64(v != (__int128)i64(v)) << l; // signed overflow
+      }
+    }
+    finish64(x, R::B64);
+    writeMask(x, in.sdst, co & x.exec);
+    return true;
+  }
+  case Op::V_ADD3_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return a + b + c; });
+  case Op::V_XAD_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return (a ^ b) + c; });
+  case Op::V_LSHL_ADD_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return (a << (b & 31)) + c; });
+  case Op::V_ADD_LSHL_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return (a + b) << (c & 31); });
+  case Op::V_LSHL_OR_B32:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return (a << (b & 31)) | c; });
+  case Op::V_AND_OR_B32:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return (a & b) | c; });
+  case Op::V_OR3_B32:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return a | b | c; });
+  case Op::V_LSHL_ADD_U64:
+    return w3(x, T::B64, T::B32, T::B64, R::B64,
+              [](u64 a, u64 b, u64 c) { return (a << (b & 7)) + c; });
+
+  // ---- min / max / med3 ---------------------------------------------------------------------
+  case Op::V_MIN_I32_E32:
+  case Op::V_MIN_I32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return i32(a) < i32(b) ? a : b; });
+  case Op::V_MAX_I32_E32:
+  case Op::V_MAX_I32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return i32(a) > i32(b) ? a : b; });
+  case Op::V_MIN_U32_E32:
+  case Op::V_MIN_U32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a < b ? a : b; });
+  case Op::V_MAX_U32_E32:
+  case Op::V_MAX_U32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a > b ? a : b; });
+  case Op::V_MIN3_I32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      return u32(std::min(std::min(i32(a), i32(b)), i32(c)));
+    });
+  case Op::V_MAX3_I32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      return u32(std::max(std::max(i32(a), i32(b)), i32(c)));
+    });
+  case Op::V_MIN3_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return std::min(std::min(a, b), c); });
+  case Op::V_MAX3_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return std::max(std::max(a, b), c); });
+  case Op::V_MED3_I32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32(med3(i32(a), i32(b), i32(c))); });
+  case Op::V_MED3_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return med3(a, b, c); });
+
+  // ---- bit ops and shifts -------------------------------------------------------------------
+  case Op::V_AND_B32_E32:
+  case Op::V_AND_B32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a & b; });
+  case Op::V_OR_B32_E32:
+  case Op::V_OR_B32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a | b; });
+  case Op::V_XOR_B32_E32:
+  case Op::V_XOR_B32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a ^ b; });
+  case Op::V_XNOR_B32_E32:
+  case Op::V_XNOR_B32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return ~(a ^ b); });
+  case Op::V_LSHLREV_B32_E32:
+  case Op::V_LSHLREV_B32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b << (a & 31); });
+  case Op::V_LSHRREV_B32_E32:
+  case Op::V_LSHRREV_B32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b >> (a & 31); });
+  case Op::V_ASHRREV_I32_E32:
+  case Op::V_ASHRREV_I32_E64:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return u32(i32(b) >> (a & 31)); });
+  case Op::V_LSHLREV_B64:
+    return w2(x, T::B32, T::B64, R::B64, [](u64 a, u64 b) { return b << (a & 63); });
+  case Op::V_LSHRREV_B64:
+    return w2(x, T::B32, T::B64, R::B64, [](u64 a, u64 b) { return b >> (a & 63); });
+  case Op::V_ASHRREV_I64:
+    return w2(x, T::B32, T::B64, R::B64, [](u64 a, u64 b) { return u64(i64(b) >> (a & 63)); });
+  case Op::V_BFE_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      u32 w = c & 31;
+      return (a >> (b & 31)) & ((1u << w) - 1);
+    });
+  case Op::V_BFE_I32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      u32 w = c & 31;
+      if (w == 0)
+        return 0u;
+      u32 v = (a >> (b & 31)) & ((1u << w) - 1);
+      return u32(i32(v << (32 - w)) >> (32 - w));
+    });
+  case Op::V_BFI_B32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return (a & b) | (~a & c); });
+  case Op::V_BFM_B32:
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return ((1u << (a & 31)) - 1) << (b & 31); });
+  case Op::V_ALIGNBIT_B32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      return u32((((u64)a << 32) | b) >> (c & 31));
+    });
+  case Op::V_ALIGNBYTE_B32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      return u32((((u64)a << 32) | b) >> ((c & 3) * 8));
+    });
+  case Op::V_BITOP3_B32:
+  case Op::V_BITOP3_B16: {
+    // gfx950: a three-input truth table TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}; bit
+    // (s0<<2 | s1<<1 | s2) of TTBL is the result bit.
+    u32 ttbl = (in.neg & 7) | ((in.abs & 7) << 3) | ((in.omod & 3) << 6);
+    auto f = [ttbl](u32 a, u32 b, u32 c) {
+      u32 r = 0;
+      for (unsigned k = 0; k < 8; ++k)
+        if ((ttbl >> k) & 1)
+          r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+      return r;
+    };
+    if (in.op == Op::V_BITOP3_B16)
+      return n3(x, T::B16, T::B16, T::B16, R::B16, f);
+    return n3(x, T::B32, T::B32, T::B32, R::B32, f);
+  }
+  case Op::V_PERM_B32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      u64 data = ((u64)a << 32) | b;
+      return permByte(data, c) | (permByte(data, c >> 8) << 8) | (permByte(data, c >> 16) << 16) |
+             (permByte(data, c >> 24) << 24);
+    });
+  case Op::V_BCNT_U32_B32:
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return u32(__builtin_popcount(a)) + b; });
+  case Op::V_MBCNT_LO_U32_B32:
+  case Op::V_MBCNT_HI_U32_B32: {
+    const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32);
+    bool hi = in.op == Op::V_MBCNT_HI_U32_B32;
+    for (unsigned l = 0; l < 64; ++l) {
+      u64 tm = (1ull << l) - 1;
+      u32 m = hi ? u32(tm >> 32) : u32(tm);
+      x.r[l] = u32(__builtin_popcount(a[l] & m)) + b[l];
+    }
+    finish32(x, R::B32);
+    return true;
+  }
+  case Op::V_CNDMASK_B32_E32:
+  case Op::V_CNDMASK_B32_E64: {
+    const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32);
+    const u32 *c = maskRow(x, 2, readMask(x, in.src[2]));
+    return loop3(x, a, b, c, R::B32, [](u32 a, u32 b, u32 c) { return c ? b : a; });
+  }
+
+  // ---- SAD / LERP ---------------------------------------------------------------------------
+  case Op::V_SAD_U8_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, sadU8);
+  case Op::V_SAD_HI_U8_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return (sadU8(a, b, 0) << 16) + c; });
+  case Op::V_SAD_U16_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      return c + absdiff(a & 0xffff, b & 0xffff) + absdiff(a >> 16, b >> 16);
+    });
+  case Op::V_SAD_U32_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return absdiff(a, b) + c; });
+  case Op::V_MSAD_U8_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      for (unsigned i = 0; i < 32; i += 8)
+        if ((b >> i) & 0xff)
+          c += absdiff((a >> i) & 0xff, (b >> i) & 0xff);
+      return c;
+    });
+  case Op::V_LERP_U8_E64:
+    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+      u32 t = 0;
+      for (unsigned i = 0; i < 32; i += 8)
+        t += (((a >> i) & 0xff) + ((b >> i) & 0xff) + ((c >> i) & 1)) >> 1 << i;
+      return t;
+    });
+
+  // ---- 16-bit integer -----------------------------------------------------------------------
+  case Op::V_ADD_U16_E32:
+  case Op::V_ADD_U16_E64:
+    if (clamp)
+      return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return satU16(i32(lo16(a) + lo16(b))); });
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return a + b; });
+  case Op::V_SUB_U16_E32:
+  case Op::V_SUB_U16_E64:
+    if (clamp)
+      return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return satU16(i32(lo16(a)) - i32(lo16(b))); });
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return a - b; });
+  case Op::V_SUBREV_U16_E32:
+  case Op::V_SUBREV_U16_E64:
+    if (clamp)
+      return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return satU16(i32(lo16(b)) - i32(lo16(a))); });
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return b - a; });
+  case Op::V_ADD_I16:
+    if (clamp)
+      return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return satI16(sx16(a) + sx16(b)); });
+    return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return a + b; });
+  case Op::V_SUB_I16:
+    if (clamp)
+      return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return satI16(sx16(a) - sx16(b)); });
+    return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return a - b; });
+  case Op::V_MUL_LO_U16_E32:
+  case Op::V_MUL_LO_U16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return lo16(a) * lo16(b); });
+  case Op::V_MAD_U16:
+  case Op::V_MAD_LEGACY_U16_E64: {
+    R res = in.op == Op::V_MAD_U16 ? R::B16P : R::B16;
+    if (clamp)
+      return n3(x, T::B16, T::B16, T::B16, res,
+                [](u32 a, u32 b, u32 c) { return satU16(i32(std::min<u32>(lo16(a) * lo16(b) + lo16(c), 0x10000))); });
+    return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) { return a * b + c; });
+  }
+  case Op::V_MAD_I16:
+  case Op::V_MAD_LEGACY_I16_E64: {
+    R res = in.op == Op::V_MAD_I16 ? R::B16P : R::B16;
+    if (clamp)
+      return n3(x, T::B16, T::B16, T::B16, res,
+                [](u32 a, u32 b, u32 c) { return satI16(sx16(a) * sx16(b) + sx16(c)); });
+    return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) { return a * b + c; });
+  }
+  case Op::V_LSHLREV_B16_E32:
+  case Op::V_LSHLREV_B16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return b << (a & 15); });
+  case Op::V_LSHRREV_B16_E32:
+  case Op::V_LSHRREV_B16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return lo16(b) >> (a & 15); });
+  case Op::V_ASHRREV_I16_E32:
+  case Op::V_ASHRREV_I16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return u32(sx16(b) >> (a & 15)); });
+  case Op::V_MIN_I16_E32:
+  case Op::V_MIN_I16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return sx16(a) < sx16(b) ? a : b; });
+  case Op::V_MAX_I16_E32:
+  case Op::V_MAX_I16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return sx16(a) > sx16(b) ? a : b; });
+  case Op::V_MIN_U16_E32:
+  case Op::V_MIN_U16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return lo16(a) < lo16(b) ? a : b; });
+  case Op::V_MAX_U16_E32:
+  case Op::V_MAX_U16_E64:
+    return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return lo16(a) > lo16(b) ? a : b; });
+  case Op::V_MIN3_I16_E64:
+    return n3(x, T::B16, T::B16, T::B16, R::B16P, [](u32 a, u32 b, u32 c) {
+      return u32(std::min(std::min(sx16(a), sx16(b)), sx16(c)));
+    });
+  case Op::V_MAX3_I16_E64:
+    return n3(x, T::B16, T::B16, T::B16, R::B16P, [](u32 a, u32 b, u32 c) {
+      return u32(std::max(std::max(sx16(a), sx16(b)), sx16(c)));
+    });
+  case Op::V_MED3_I16_E64:
+    return n3(x, T::B16, T::B16, T::B16, R::B16P,
+              [](u32 a, u32 b, u32 c) { return u32(med3(sx16(a), sx16(b), sx16(c))); });
+  case Op::V_MIN3_U16_E64:
+    return n3(x, T::B16, T::B16, T::B16, R::B16P, [](u32 a, u32 b, u32 c) {
+      return std::min(std::min(lo16(a), lo16(b)), lo16(c));
+    });
+  case Op::V_MAX3_U16_E64:
+    return n3(x, T::B16, T::B16, T::B16, R::B16P, [](u32 a, u32 b, u32 c) {
+      return std::max(std::max(lo16(a), lo16(b)), lo16(c));
+    });
+  case Op::V_MED3_U16_E64:
+    return n3(x, T::B16, T::B16, T::B16, R::B16P,
+              [](u32 a, u32 b, u32 c) { return med3(lo16(a), lo16(b), lo16(c)); });
+  case Op::V_CVT_PK_I16_I32:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) {
+      auto s = [](u32 v) { return u32(u16(i16(std::max(-32768, std::min(32767, i32(v)))))); };
+      return s(a) | (s(b) << 16);
+    });
+  case Op::V_CVT_PK_U16_U32:
+    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) {
+      return std::min(a, 0xffffu) | (std::min(b, 0xffffu) << 16);
+    });
+  case Op::V_PACK_B32_F16:
+    return n2(x, T::F16, T::F16, R::B32, [](u32 a, u32 b) { return lo16(a) | (lo16(b) << 16); });
+
+  // ---- lane-crossing ------------------------------------------------------------------------
+  case Op::V_READLANE_B32: {
+    if (!isVgprCode(in.src[0]) && !isAgprCode(in.src[0]))
+      return false;
+    u32 lane = readScalar32(x.w, in, in.src[1], OpType::B32) & 63;
+    writeScalar32(x.w, in.dst, x.w.vrowOf(in.src[0])[lane]);
+    return true;
+  }
+  case Op::V_READFIRSTLANE_B32_E32:
+  case Op::V_READFIRSTLANE_B32_E64: {
+    u64 e = x.w.exec();
+    unsigned lane = e ? unsigned(__builtin_ctzll(e)) : 0;
+    u32 v = in.src[0] >= kVgprBase ? x.w.vrowOf(in.src[0])[lane]
+                                   : readScalar32(x.w, in, in.src[0], OpType::B32);
+    writeScalar32(x.w, in.dst, v);
+    return true;
+  }
+  case Op::V_WRITELANE_B32: {
+    u32 v = readScalar32(x.w, in, in.src[0], OpType::B32);
+    u32 lane = readScalar32(x.w, in, in.src[1], OpType::B32) & 63;
+    dstRow(x)[lane] = v;
+    return true;
+  }
+  case Op::V_SWAP_B32_E32:
+  case Op::V_SWAP_B32_E64: {
+    if (!isVgprCode(in.src[0]))
+      return false;
+    u32 *a = dstRow(x), *b = x.w.vrowOf(in.src[0]);
+    for (unsigned l = 0; l < 64; ++l)
+      if ((x.exec >> l) & 1)
+        std::swap(a[l], b[l]);
+    return true;
+  }
+  case Op::V_PERMLANE16_SWAP_B32_E32:
+  case Op::V_PERMLANE16_SWAP_B32_E64:
+  case Op::V_PERMLANE32_SWAP_B32_E32:
+  case Op::V_PERMLANE32_SWAP_B32_E64: {
+    // gfx950: swap the odd rows of vdst with the even rows of src0 (16), or the upper half of
+    // vdst with the lower half of src0 (32).
+    if (!isVgprCode(in.src[0]))
+      return false;
+    bool p32 = in.op == Op::V_PERMLANE32_SWAP_B32_E32 || in.op == Op::V_PERMLANE32_SWAP_B32_E64;
+    u32 *vd = dstRow(x), *vs = x.w.vrowOf(in.src[0]);
+    // As the ISA pseudocode has it: no EXEC test.
+    for (unsigned pass = 0; pass < (p32 ? 1u : 2u); ++pass)
+      for (unsigned i = 0; i < (p32 ? 32u : 16u); ++i) {
+        unsigned dl = p32 ? 32 + i : pass * 32 + 16 + i; // vdst lane
+        unsigned sl = p32 ? i : pass * 32 + i;           // src0 lane
+        std::swap(vd[dl], vs[sl]);
+      }
+    return true;
+  }
+  case Op::V_NOP_E32:
+  case Op::V_NOP_E64:
+  case Op::V_CLREXCP_E32:
+  case Op::V_CLREXCP_E64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace vec
+
+bool execVector(ExecCtx &c, const Inst &in) {
+  using namespace vec;
+  if (in.enc != Enc::VOP1 && in.enc != Enc::VOP2 && in.enc != Enc::VOPC && in.enc != Enc::VOP3)
+    return false;
+  // v_fmamk/v_madmk (S0 * K + S1) and v_fmaak/v_madak (S0 * S1 + K): K is the literal; the
+  // other two operands are staged as src0 and src1 whichever slot the decoder used for K.
+  Inst kin;
+  const Inst *ip = &in;
+  if (in.op == Op::V_FMAMK_F32_E32 || in.op == Op::V_MADMK_F16_E32 ||
+      in.op == Op::V_FMAAK_F32_E32 || in.op == Op::V_MADAK_F16_E32 ||
+      in.op == Op::V_MADMK_F32_E32 || in.op == Op::V_MADAK_F32_E32) {
+    kin = in;
+    if (kin.src[1] == kLiteralCode)
+      kin.src[1] = kin.src[2];
+    kin.src[2] = kNoOperand;
+    ip = &kin;
+  }
+  VX x(c, *ip);
+  x.exec = c.w.exec();
+  x.vop3 = in.enc == Enc::VOP3;
+  x.dpp = !x.vop3 && in.form == VForm::Dpp;
+  x.sdwa = !x.vop3 && in.form == VForm::Sdwa;
+  if (x.dpp)
+    setupDpp(x);
+  if (integerOp(x))
+    return true;
+  if (execVectorFloat(x))
+    return true;
+  return execVectorCompare(x);
+}
 
 } // namespace asmevo::emu

@@ -1,8 +1,694 @@
-// Stub: to be implemented.
+// Vector memory: FLAT, GLOBAL, SCRATCH (flat-family) and MUBUF/MTBUF (buffer) instructions.
+//
+// Every access goes through the memory helpers of Exec.h (globalAccess / flatAccess /
+// privateAccess), which fault with pc, lane and address. Buffer accesses are range-checked
+// against the V# first: an out-of-range access is defined behaviour (loads return 0, stores and
+// atomics are dropped), never a fault; an in-range access outside every allocation faults.
+//
+// Buffer addressing (gfx9 V#, 4 SGPRs):
+//   base  = V#[47:0], stride = V#[61:48] (with add_tid_enable, data_format supplies
+//           stride[17:14]), swizzle_enable = V#[63], num_records = V#[95:64],
+//   dst_sel_xyzw = V#[107:96], num_format = V#[110:108], data_format = V#[114:111],
+//   index_stride = V#[118:117] (8/16/32/64), add_tid_enable = V#[119].
+//   index  = (idxen ? vaddr[0] : 0) + (add_tid_enable ? lane : 0)
+//   offset = (offen ? vaddr[idxen ? 1 : 0] : 0) + inst_offset
+//   linear:   addr = base + soffset + offset + index * stride
+//   swizzled: addr = base + soffset + (index / istride * stride + offset / 4 * 4) * istride
+//                    + index % istride * 4 + offset % 4     (gfx9: element size fixed at 4)
+// Range checking (per dword for non-format dword loads/stores, whole element for format ops
+// and atomics, byte range [o, o+size) against the limit):
+//   add_tid_enable && !idxen (private segment buffer): not checked.
+//   stride == 0 (raw):        out of range if soffset + offset + size > num_records (bytes).
+//   stride != 0 (structured): out of range if index >= num_records (records), or, swizzled,
+//                             offset >= stride.
+#include "emu/EmuError.h"
 #include "emu/Exec.h"
+#include "emu/ExecMemCommon.h"
+
+#include <cctype>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace asmevo::emu {
 
-bool execVmem(ExecCtx &c, const Inst &in) { return false; }
+namespace memdetail {
+const char *lowerOpName(Op op) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v(size_t(Op::Count) + 1);
+    for (unsigned i = 0; i <= unsigned(Op::Count); ++i) {
+      std::string s = opName(Op(i));
+      for (char &ch : s)
+        ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      v[i] = std::move(s);
+    }
+    return v;
+  }();
+  unsigned i = unsigned(op);
+  return i <= unsigned(Op::Count) ? names[i].c_str() : "<invalid>";
+}
+} // namespace memdetail
+
+using namespace memdetail;
+
+namespace {
+
+enum class Kind : uint8_t { Load, Store, Atomic, LoadFormat, StoreFormat, Nop };
+enum class Shape : uint8_t {
+  U8, I8, U16, I16, B32,                          // loads writing whole dwords (B32: n dwords)
+  U8D16, I8D16, U8D16Hi, I8D16Hi, B16D16, B16D16Hi, // loads writing one half
+  B8, B8Hi, B16, B16Hi,                           // sub-dword stores
+};
+
+struct MemOp {
+  Kind kind = Kind::Nop;
+  Shape shape = Shape::B32;
+  uint8_t n = 1;        // dwords (B32) / format components
+  Rmw rmw = Rmw::Add;
+  bool is64 = false;    // 64-bit atomic
+  bool d16 = false, d16Hi = false; // format ops
+};
+
+MemOp mk(Kind k, Shape s, unsigned n = 1) {
+  MemOp m;
+  m.kind = k;
+  m.shape = s;
+  m.n = uint8_t(n);
+  return m;
+}
+MemOp at(Rmw r, bool is64) {
+  MemOp m;
+  m.kind = Kind::Atomic;
+  m.rmw = r;
+  m.is64 = is64;
+  return m;
+}
+MemOp fmt(Kind k, unsigned n, bool d16, bool hi = false) {
+  MemOp m;
+  m.kind = k;
+  m.n = uint8_t(n);
+  m.d16 = d16;
+  m.d16Hi = hi;
+  return m;
+}
+
+#define ASMEVO_LS_CASES(P)                                                                   \
+  case Op::P##_LOAD_UBYTE: out = mk(Kind::Load, Shape::U8); return true;                     \
+  case Op::P##_LOAD_SBYTE: out = mk(Kind::Load, Shape::I8); return true;                     \
+  case Op::P##_LOAD_USHORT: out = mk(Kind::Load, Shape::U16); return true;                   \
+  case Op::P##_LOAD_SSHORT: out = mk(Kind::Load, Shape::I16); return true;                   \
+  case Op::P##_LOAD_DWORD: out = mk(Kind::Load, Shape::B32, 1); return true;                 \
+  case Op::P##_LOAD_DWORDX2: out = mk(Kind::Load, Shape::B32, 2); return true;               \
+  case Op::P##_LOAD_DWORDX3: out = mk(Kind::Load, Shape::B32, 3); return true;               \
+  case Op::P##_LOAD_DWORDX4: out = mk(Kind::Load, Shape::B32, 4); return true;               \
+  case Op::P##_LOAD_UBYTE_D16: out = mk(Kind::Load, Shape::U8D16); return true;              \
+  case Op::P##_LOAD_UBYTE_D16_HI: out = mk(Kind::Load, Shape::U8D16Hi); return true;         \
+  case Op::P##_LOAD_SBYTE_D16: out = mk(Kind::Load, Shape::I8D16); return true;              \
+  case Op::P##_LOAD_SBYTE_D16_HI: out = mk(Kind::Load, Shape::I8D16Hi); return true;         \
+  case Op::P##_LOAD_SHORT_D16: out = mk(Kind::Load, Shape::B16D16); return true;             \
+  case Op::P##_LOAD_SHORT_D16_HI: out = mk(Kind::Load, Shape::B16D16Hi); return true;        \
+  case Op::P##_STORE_BYTE: out = mk(Kind::Store, Shape::B8); return true;                    \
+  case Op::P##_STORE_BYTE_D16_HI: out = mk(Kind::Store, Shape::B8Hi); return true;           \
+  case Op::P##_STORE_SHORT: out = mk(Kind::Store, Shape::B16); return true;                  \
+  case Op::P##_STORE_SHORT_D16_HI: out = mk(Kind::Store, Shape::B16Hi); return true;         \
+  case Op::P##_STORE_DWORD: out = mk(Kind::Store, Shape::B32, 1); return true;               \
+  case Op::P##_STORE_DWORDX2: out = mk(Kind::Store, Shape::B32, 2); return true;             \
+  case Op::P##_STORE_DWORDX3: out = mk(Kind::Store, Shape::B32, 3); return true;             \
+  case Op::P##_STORE_DWORDX4: out = mk(Kind::Store, Shape::B32, 4); return true;
+
+#define ASMEVO_AT_CASES(P)                                                                   \
+  case Op::P##_ATOMIC_ADD: out = at(Rmw::Add, false); return true;                           \
+  case Op::P##_ATOMIC_SUB: out = at(Rmw::Sub, false); return true;                           \
+  case Op::P##_ATOMIC_SWAP: out = at(Rmw::Swap, false); return true;                         \
+  case Op::P##_ATOMIC_CMPSWAP: out = at(Rmw::CmpSwap, false); return true;                   \
+  case Op::P##_ATOMIC_SMIN: out = at(Rmw::SMin, false); return true;                         \
+  case Op::P##_ATOMIC_UMIN: out = at(Rmw::UMin, false); return true;                         \
+  case Op::P##_ATOMIC_SMAX: out = at(Rmw::SMax, false); return true;                         \
+  case Op::P##_ATOMIC_UMAX: out = at(Rmw::UMax, false); return true;                         \
+  case Op::P##_ATOMIC_AND: out = at(Rmw::And, false); return true;                           \
+  case Op::P##_ATOMIC_OR: out = at(Rmw::Or, false); return true;                             \
+  case Op::P##_ATOMIC_XOR: out = at(Rmw::Xor, false); return true;                           \
+  case Op::P##_ATOMIC_INC: out = at(Rmw::Inc, false); return true;                           \
+  case Op::P##_ATOMIC_DEC: out = at(Rmw::Dec, false); return true;                           \
+  case Op::P##_ATOMIC_ADD_F32: out = at(Rmw::AddF32, false); return true;                    \
+  case Op::P##_ATOMIC_PK_ADD_F16: out = at(Rmw::PkAddF16, false); return true;               \
+  case Op::P##_ATOMIC_PK_ADD_BF16: out = at(Rmw::PkAddBf16, false); return true;             \
+  case Op::P##_ATOMIC_ADD_X2: out = at(Rmw::Add, true); return true;                         \
+  case Op::P##_ATOMIC_SUB_X2: out = at(Rmw::Sub, true); return true;                         \
+  case Op::P##_ATOMIC_SWAP_X2: out = at(Rmw::Swap, true); return true;                       \
+  case Op::P##_ATOMIC_CMPSWAP_X2: out = at(Rmw::CmpSwap, true); return true;                 \
+  case Op::P##_ATOMIC_SMIN_X2: out = at(Rmw::SMin, true); return true;                       \
+  case Op::P##_ATOMIC_UMIN_X2: out = at(Rmw::UMin, true); return true;                       \
+  case Op::P##_ATOMIC_SMAX_X2: out = at(Rmw::SMax, true); return true;                       \
+  case Op::P##_ATOMIC_UMAX_X2: out = at(Rmw::UMax, true); return true;                       \
+  case Op::P##_ATOMIC_AND_X2: out = at(Rmw::And, true); return true;                         \
+  case Op::P##_ATOMIC_OR_X2: out = at(Rmw::Or, true); return true;                           \
+  case Op::P##_ATOMIC_XOR_X2: out = at(Rmw::Xor, true); return true;                         \
+  case Op::P##_ATOMIC_INC_X2: out = at(Rmw::Inc, true); return true;                         \
+  case Op::P##_ATOMIC_DEC_X2: out = at(Rmw::Dec, true); return true;                         \
+  case Op::P##_ATOMIC_ADD_F64: out = at(Rmw::AddF64, true); return true;                     \
+  case Op::P##_ATOMIC_MIN_F64: out = at(Rmw::MinF64, true); return true;                     \
+  case Op::P##_ATOMIC_MAX_F64: out = at(Rmw::MaxF64, true); return true;
+
+bool classify(Op op, MemOp &out) {
+  switch (op) {
+    ASMEVO_LS_CASES(FLAT)
+    ASMEVO_LS_CASES(GLOBAL)
+    ASMEVO_LS_CASES(SCRATCH)
+    ASMEVO_LS_CASES(BUFFER)
+    ASMEVO_AT_CASES(FLAT)
+    ASMEVO_AT_CASES(GLOBAL)
+    ASMEVO_AT_CASES(BUFFER)
+  case Op::BUFFER_WBINVL1:
+  case Op::BUFFER_WBINVL1_VOL:
+  case Op::BUFFER_WBL2:
+  case Op::BUFFER_INV:
+    out = MemOp();
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_X: out = fmt(Kind::LoadFormat, 1, false); return true;
+  case Op::BUFFER_LOAD_FORMAT_XY: out = fmt(Kind::LoadFormat, 2, false); return true;
+  case Op::BUFFER_LOAD_FORMAT_XYZ: out = fmt(Kind::LoadFormat, 3, false); return true;
+  case Op::BUFFER_LOAD_FORMAT_XYZW: out = fmt(Kind::LoadFormat, 4, false); return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_X: out = fmt(Kind::LoadFormat, 1, true); return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_HI_X: out = fmt(Kind::LoadFormat, 1, true, true); return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_XY: out = fmt(Kind::LoadFormat, 2, true); return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_XYZ: out = fmt(Kind::LoadFormat, 3, true); return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_XYZW: out = fmt(Kind::LoadFormat, 4, true); return true;
+  case Op::BUFFER_STORE_FORMAT_X: out = fmt(Kind::StoreFormat, 1, false); return true;
+  case Op::BUFFER_STORE_FORMAT_XY: out = fmt(Kind::StoreFormat, 2, false); return true;
+  case Op::BUFFER_STORE_FORMAT_XYZ: out = fmt(Kind::StoreFormat, 3, false); return true;
+  case Op::BUFFER_STORE_FORMAT_XYZW: out = fmt(Kind::StoreFormat, 4, false); return true;
+  case Op::BUFFER_STORE_FORMAT_D16_X: out = fmt(Kind::StoreFormat, 1, true); return true;
+  case Op::BUFFER_STORE_FORMAT_D16_HI_X: out = fmt(Kind::StoreFormat, 1, true, true); return true;
+  case Op::BUFFER_STORE_FORMAT_D16_XY: out = fmt(Kind::StoreFormat, 2, true); return true;
+  case Op::BUFFER_STORE_FORMAT_D16_XYZ: out = fmt(Kind::StoreFormat, 3, true); return true;
+  case Op::BUFFER_STORE_FORMAT_D16_XYZW: out = fmt(Kind::StoreFormat, 4, true); return true;
+  case Op::TBUFFER_LOAD_FORMAT_X: out = fmt(Kind::LoadFormat, 1, false); return true;
+  case Op::TBUFFER_LOAD_FORMAT_XY: out = fmt(Kind::LoadFormat, 2, false); return true;
+  case Op::TBUFFER_LOAD_FORMAT_XYZ: out = fmt(Kind::LoadFormat, 3, false); return true;
+  case Op::TBUFFER_LOAD_FORMAT_XYZW: out = fmt(Kind::LoadFormat, 4, false); return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_X: out = fmt(Kind::LoadFormat, 1, true); return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_XY: out = fmt(Kind::LoadFormat, 2, true); return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_XYZ: out = fmt(Kind::LoadFormat, 3, true); return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_XYZW: out = fmt(Kind::LoadFormat, 4, true); return true;
+  case Op::TBUFFER_STORE_FORMAT_X: out = fmt(Kind::StoreFormat, 1, false); return true;
+  case Op::TBUFFER_STORE_FORMAT_XY: out = fmt(Kind::StoreFormat, 2, false); return true;
+  case Op::TBUFFER_STORE_FORMAT_XYZ: out = fmt(Kind::StoreFormat, 3, false); return true;
+  case Op::TBUFFER_STORE_FORMAT_XYZW: out = fmt(Kind::StoreFormat, 4, false); return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_X: out = fmt(Kind::StoreFormat, 1, true); return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_XY: out = fmt(Kind::StoreFormat, 2, true); return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_XYZ: out = fmt(Kind::StoreFormat, 3, true); return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_XYZW: out = fmt(Kind::StoreFormat, 4, true); return true;
+  default:
+    return false;
+  }
+}
+#undef ASMEVO_LS_CASES
+#undef ASMEVO_AT_CASES
+
+unsigned shapeBytes(const MemOp &m) {
+  switch (m.shape) {
+  case Shape::U8: case Shape::I8: case Shape::U8D16: case Shape::I8D16:
+  case Shape::U8D16Hi: case Shape::I8D16Hi: case Shape::B8: case Shape::B8Hi:
+    return 1;
+  case Shape::U16: case Shape::I16: case Shape::B16D16: case Shape::B16D16Hi:
+  case Shape::B16: case Shape::B16Hi:
+    return 2;
+  case Shape::B32:
+    return 4u * m.n;
+  }
+  return 4;
+}
+
+// Writes a loaded value (buf: the bytes read, zero where out of range) to the destination.
+inline void writeLoad(WaveState &w, uint16_t dst, unsigned lane, Shape s, unsigned n,
+                      const uint8_t *buf) {
+  unsigned r = vectorIndex(dst);
+  uint32_t &d = w.vrow(r)[lane];
+  uint16_t h = uint16_t(buf[0] | (unsigned(buf[1]) << 8));
+  switch (s) {
+  case Shape::U8: d = buf[0]; break;
+  case Shape::I8: d = uint32_t(int32_t(int8_t(buf[0]))); break;
+  case Shape::U16: d = h; break;
+  case Shape::I16: d = uint32_t(int32_t(int16_t(h))); break;
+  case Shape::B32:
+    for (unsigned k = 0; k < n; ++k)
+      w.vrow(r + k)[lane] = load32(buf + 4 * k);
+    break;
+  case Shape::U8D16: d = (d & 0xffff0000u) | buf[0]; break;
+  case Shape::I8D16: d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(buf[0]))); break;
+  case Shape::U8D16Hi: d = (d & 0xffffu) | (uint32_t(buf[0]) << 16); break;
+  case Shape::I8D16Hi: d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(buf[0])))) << 16); break;
+  case Shape::B16D16: d = (d & 0xffff0000u) | h; break;
+  case Shape::B16D16Hi: d = (d & 0xffffu) | (uint32_t(h) << 16); break;
+  default: break;
+  }
+}
+
+// Gathers the bytes a store writes.
+inline void readStore(const WaveState &w, uint16_t data, unsigned lane, Shape s, unsigned n,
+                      uint8_t *buf) {
+  unsigned r = vectorIndex(data);
+  uint32_t v = w.vrow(r)[lane];
+  switch (s) {
+  case Shape::B8: buf[0] = uint8_t(v); break;
+  case Shape::B8Hi: buf[0] = uint8_t(v >> 16); break;
+  case Shape::B16: buf[0] = uint8_t(v); buf[1] = uint8_t(v >> 8); break;
+  case Shape::B16Hi: buf[0] = uint8_t(v >> 16); buf[1] = uint8_t(v >> 24); break;
+  case Shape::B32:
+    for (unsigned k = 0; k < n; ++k)
+      store32(buf + 4 * k, w.vrow(r + k)[lane]);
+    break;
+  default: break;
+  }
+}
+
+bool returnsPreOp(const Inst &in) { return (in.glc || in.sc0) && in.dst != kNoOperand; }
+
+// One lane's atomic at host pointer p (devAddr keys the lock).
+inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane, uint8_t *p,
+                       uint64_t devAddr, bool ret) {
+  WaveState &w = c.w;
+  unsigned d = vectorIndex(in.data0);
+  if (!m.is64) {
+    uint32_t src = w.vrow(d)[lane];
+    uint32_t cmp = m.rmw == Rmw::CmpSwap ? w.vrow(d + 1)[lane] : 0;
+    uint32_t old;
+    {
+      std::lock_guard<std::mutex> g(c.mem.atomicLock(devAddr));
+      old = load32(p);
+      store32(p, rmw32(m.rmw, old, src, cmp));
+    }
+    if (ret)
+      w.vrowOf(in.dst)[lane] = old;
+  } else {
+    uint64_t src = w.vrow(d)[lane] | (uint64_t(w.vrow(d + 1)[lane]) << 32);
+    uint64_t cmp = m.rmw == Rmw::CmpSwap
+                       ? (w.vrow(d + 2)[lane] | (uint64_t(w.vrow(d + 3)[lane]) << 32))
+                       : 0;
+    uint64_t old;
+    {
+      std::lock_guard<std::mutex> g(c.mem.atomicLock(devAddr));
+      old = load64(p);
+      store64(p, rmw64(m.rmw, old, src, cmp));
+    }
+    if (ret)
+      writeVector64(w, in.dst, lane, old);
+  }
+}
+
+// ---- FLAT / GLOBAL / SCRATCH -------------------------------------------------------------
+
+bool execFlatFamily(ExecCtx &c, const Inst &in) {
+  MemOp m;
+  if (!classify(in.op, m))
+    return false;
+  if (m.kind != Kind::Load && m.kind != Kind::Store && m.kind != Kind::Atomic)
+    return false;
+  if ((m.kind == Kind::Load && in.dst == kNoOperand) ||
+      (m.kind != Kind::Load && in.data0 == kNoOperand))
+    return false;
+  WaveState &w = c.w;
+  const uint64_t exec = w.exec();
+  if (exec == 0)
+    return true;
+  const char *what = lowerOpName(in.op);
+  const Enc enc = in.enc;
+  const int64_t off = in.offset;
+
+  // Scalar parts of the address, read once.
+  uint64_t sbase = 0;
+  if (enc == Enc::GLOBAL && in.saddr != kNoOperand)
+    sbase = readScalar64(w, in, in.saddr, OpType::B64);
+  uint32_t sOff32 = 0;
+  if (enc == Enc::SCRATCH && in.saddr != kNoOperand)
+    sOff32 = readScalar32(w, in, in.saddr, OpType::B32);
+  const uint32_t *vOff = (in.addr != kNoOperand) ? w.vrowOf(in.addr) : nullptr;
+  const uint32_t *vHi = (in.addr != kNoOperand && vectorIndex(in.addr) + 1 < kNumVectorRegs)
+                            ? w.vrow(vectorIndex(in.addr) + 1)
+                            : nullptr;
+
+  // Device address (flat/global) or private offset (scratch) of a lane.
+  auto laneAddr = [&](unsigned lane) -> uint64_t {
+    switch (enc) {
+    case Enc::GLOBAL:
+      if (in.saddr != kNoOperand)
+        return sbase + uint64_t(vOff ? vOff[lane] : 0u) + uint64_t(off);
+      return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
+    case Enc::SCRATCH:
+      return uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off));
+    default: // FLAT
+      return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
+    }
+  };
+  if (enc != Enc::SCRATCH && !(enc == Enc::GLOBAL && in.saddr != kNoOperand) &&
+      (!vOff || !vHi))
+    return false;
+  auto access = [&](unsigned lane, uint64_t a, unsigned size) -> uint8_t * {
+    switch (enc) {
+    case Enc::GLOBAL: return globalAccess(c, a, size, int(lane), what);
+    case Enc::SCRATCH: return privateAccess(c, a, size, int(lane), what);
+    default: return flatAccess(c, a, size, int(lane), what);
+    }
+  };
+
+  if (m.kind == Kind::Load) {
+    const unsigned bytes = shapeBytes(m);
+    forEachLane(exec, [&](unsigned lane) {
+      uint8_t buf[16] = {};
+      std::memcpy(buf, access(lane, laneAddr(lane), bytes), bytes);
+      writeLoad(w, in.dst, lane, m.shape, m.n, buf);
+    });
+    return true;
+  }
+  if (m.kind == Kind::Store) {
+    const unsigned bytes = shapeBytes(m);
+    forEachLane(exec, [&](unsigned lane) {
+      uint8_t buf[16];
+      readStore(w, in.data0, lane, m.shape, m.n, buf);
+      std::memcpy(access(lane, laneAddr(lane), bytes), buf, bytes);
+    });
+    return true;
+  }
+  // Atomic.
+  if (enc == Enc::SCRATCH)
+    return false;
+  const bool ret = returnsPreOp(in);
+  const unsigned size = m.is64 ? 8 : 4;
+  forEachLane(exec, [&](unsigned lane) {
+    uint64_t a = laneAddr(lane);
+    uint8_t *p = access(lane, a, size);
+    atomicLane(c, in, m, lane, p, a, ret);
+  });
+  return true;
+}
+
+// ---- MUBUF / MTBUF -----------------------------------------------------------------------
+
+struct BufferRsrc {
+  uint64_t base = 0;
+  uint32_t stride = 0;     // effective (18 bits with add_tid_enable)
+  uint32_t numRecords = 0;
+  bool swizzle = false, addTid = false;
+  uint8_t dstSel[4] = {4, 5, 6, 7};
+  uint8_t nfmt = 0, dfmt = 0;
+  uint32_t indexStride = 8;
+};
+
+BufferRsrc decodeRsrc(const WaveState &w, uint16_t sbase) {
+  BufferRsrc r;
+  uint32_t w0 = w.s[sbase], w1 = w.s[sbase + 1], w2 = w.s[sbase + 2], w3 = w.s[sbase + 3];
+  r.base = w0 | (uint64_t(w1 & 0xffffu) << 32);
+  r.stride = (w1 >> 16) & 0x3fffu;
+  r.swizzle = (w1 >> 31) & 1u;
+  r.numRecords = w2;
+  for (unsigned i = 0; i < 4; ++i)
+    r.dstSel[i] = uint8_t((w3 >> (3 * i)) & 7u);
+  r.nfmt = uint8_t((w3 >> 12) & 7u);
+  r.dfmt = uint8_t((w3 >> 15) & 0xfu);
+  r.indexStride = 8u << ((w3 >> 21) & 3u);
+  r.addTid = (w3 >> 23) & 1u;
+  if (r.addTid)
+    r.stride |= uint32_t(r.dfmt) << 14; // data_format supplies stride[17:14]
+  return r;
+}
+
+struct BufferAddr {
+  const BufferRsrc &r;
+  uint64_t sOffset;
+  const uint32_t *vIdx, *vOff;
+  uint32_t instOffset;
+  bool noRangeCheck;
+
+  uint64_t index(unsigned lane) const {
+    return uint64_t(vIdx ? vIdx[lane] : 0u) + (r.addTid ? lane : 0u);
+  }
+  uint64_t offset(unsigned lane) const { return uint64_t(vOff ? vOff[lane] : 0u) + instOffset; }
+
+  // Device address of byte `o` (buffer offset) of record `idx`, or false when [o, o+size) is
+  // out of range.
+  bool resolve(uint64_t idx, uint64_t o, unsigned size, uint64_t &addr) const {
+    if (!noRangeCheck) {
+      if (r.stride == 0) {
+        if (sOffset + o + size > r.numRecords)
+          return false;
+      } else {
+        if (idx >= r.numRecords)
+          return false;
+        if (r.swizzle && o >= r.stride)
+          return false;
+      }
+    }
+    uint64_t rel;
+    if (r.swizzle) {
+      const uint64_t is = r.indexStride, es = 4;
+      rel = ((idx / is) * r.stride + (o / es) * es) * is + (idx % is) * es + o % es;
+    } else {
+      rel = o + idx * r.stride;
+    }
+    addr = r.base + sOffset + rel;
+    return true;
+  }
+};
+
+// Data-format channel layout for the format instructions (0 comps: not supported).
+struct FmtInfo { uint8_t comps, bits; };
+FmtInfo formatInfo(unsigned dfmt) {
+  switch (dfmt) {
+  case 1: return {1, 8};
+  case 2: return {1, 16};
+  case 3: return {2, 8};
+  case 4: return {1, 32};
+  case 5: return {2, 16};
+  case 10: return {4, 8};
+  case 11: return {2, 32};
+  case 12: return {4, 16};
+  case 13: return {3, 32};
+  case 14: return {4, 32};
+  default: return {0, 0};
+  }
+}
+enum : unsigned { NfUnorm = 0, NfSnorm = 1, NfUscaled = 2, NfSscaled = 3, NfUint = 4,
+                  NfSint = 5, NfFloat = 7 };
+bool isFloatish(unsigned nfmt) { return nfmt != NfUint && nfmt != NfSint; }
+
+// Channel bits -> the 32-bit value a non-d16 format load returns.
+uint32_t decodeChannel(uint32_t raw, unsigned bits, unsigned nfmt) {
+  const uint32_t mask = bits == 32 ? 0xffffffffu : ((1u << bits) - 1);
+  raw &= mask;
+  const int32_t sx = bits == 32 ? int32_t(raw) : int32_t(raw << (32 - bits)) >> (32 - bits);
+  switch (nfmt) {
+  case NfUint: return raw;
+  case NfSint: return uint32_t(sx);
+  case NfFloat: return bits == 32 ? raw : f32ToBits(f16ToF32(uint16_t(raw)));
+  case NfUnorm: return f32ToBits(float(double(raw) / double(mask)));
+  case NfSnorm: {
+    double v = double(sx) / double(mask >> 1);
+    return f32ToBits(float(v < -1.0 ? -1.0 : v));
+  }
+  case NfUscaled: return f32ToBits(float(raw));
+  case NfSscaled: return f32ToBits(float(sx));
+  }
+  return 0;
+}
+bool loadFormatSupported(unsigned bits, unsigned nfmt, bool d16) {
+  switch (nfmt) {
+  case NfUint: case NfSint: return !(d16 && bits == 32);
+  case NfFloat: return bits >= 16;
+  case NfUnorm: case NfSnorm: case NfUscaled: case NfSscaled: return bits < 32;
+  default: return false;
+  }
+}
+bool storeFormatSupported(unsigned bits, unsigned nfmt) {
+  switch (nfmt) {
+  case NfUint: case NfSint: return true;
+  case NfFloat: return bits >= 16;
+  default: return false;
+  }
+}
+
+bool execBuffer(ExecCtx &c, const Inst &in) {
+  MemOp m;
+  if (!classify(in.op, m))
+    return false;
+  if (m.kind == Kind::Nop)
+    return true; // cache write-back / invalidate: memory is coherent here
+  if (in.lds)
+    return false; // buffer loads into LDS: not modelled
+  const bool isLoad = m.kind == Kind::Load || m.kind == Kind::LoadFormat;
+  if ((isLoad && in.dst == kNoOperand) || (!isLoad && in.data0 == kNoOperand))
+    return false;
+  WaveState &w = c.w;
+  const uint64_t exec = w.exec();
+  if (exec == 0)
+    return true;
+  if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
+    return false;
+  const char *what = lowerOpName(in.op);
+  BufferRsrc r = decodeRsrc(w, in.sbase);
+  uint64_t soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
+  const uint32_t *vIdx = nullptr, *vOff = nullptr;
+  if (in.idxen || in.offen) {
+    if (in.addr == kNoOperand)
+      return false;
+    unsigned a = vectorIndex(in.addr);
+    if (in.idxen)
+      vIdx = w.vrow(a);
+    if (in.offen)
+      vOff = w.vrow(in.idxen ? a + 1 : a);
+  }
+  BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.offset) & 0xfffu,
+                r.addTid && !in.idxen};
+
+  if (m.kind == Kind::Load || m.kind == Kind::Store) {
+    const unsigned bytes = shapeBytes(m);
+    const unsigned cs = bytes < 4 ? bytes : 4; // range-checked per dword
+    const unsigned comps = bytes / cs;
+    const bool load = m.kind == Kind::Load;
+    forEachLane(exec, [&](unsigned lane) {
+      uint8_t buf[16] = {};
+      if (!load)
+        readStore(w, in.data0, lane, m.shape, m.n, buf);
+      uint64_t idx = ba.index(lane), o = ba.offset(lane);
+      uint64_t a;
+      // Whole access in range and contiguous: one translation.
+      if (!r.swizzle && ba.resolve(idx, o, bytes, a)) {
+        uint8_t *p = globalAccess(c, a, bytes, int(lane), what);
+        if (load)
+          std::memcpy(buf, p, bytes);
+        else
+          std::memcpy(p, buf, bytes);
+      } else {
+        for (unsigned k = 0; k < comps; ++k) {
+          if (!ba.resolve(idx, o + k * cs, cs, a))
+            continue; // out of range: reads 0, writes dropped
+          uint8_t *p = globalAccess(c, a, cs, int(lane), what);
+          if (load)
+            std::memcpy(buf + k * cs, p, cs);
+          else
+            std::memcpy(p, buf + k * cs, cs);
+        }
+      }
+      if (load)
+        writeLoad(w, in.dst, lane, m.shape, m.n, buf);
+    });
+    return true;
+  }
+
+  if (m.kind == Kind::Atomic) {
+    const bool ret = returnsPreOp(in);
+    const unsigned size = m.is64 ? 8 : 4;
+    forEachLane(exec, [&](unsigned lane) {
+      uint64_t a;
+      if (!ba.resolve(ba.index(lane), ba.offset(lane), size, a)) {
+        if (ret) { // dropped; the returned value reads as 0
+          w.vrowOf(in.dst)[lane] = 0;
+          if (m.is64)
+            w.vrow(vectorIndex(in.dst) + 1)[lane] = 0;
+        }
+        return;
+      }
+      atomicLane(c, in, m, lane, globalAccess(c, a, size, int(lane), what), a, ret);
+    });
+    return true;
+  }
+
+  // Format loads/stores: MTBUF takes the format from the instruction, MUBUF from the V#.
+  const unsigned dfmt = in.enc == Enc::MTBUF ? in.dfmt : r.dfmt;
+  const unsigned nfmt = in.enc == Enc::MTBUF ? in.nfmt : r.nfmt;
+  const FmtInfo fi = formatInfo(dfmt);
+  if (fi.comps == 0)
+    return false;
+  const unsigned chBytes = fi.bits / 8u, elemBytes = fi.comps * chBytes;
+  const bool load = m.kind == Kind::LoadFormat;
+  if (load ? !loadFormatSupported(fi.bits, nfmt, m.d16) : !storeFormatSupported(fi.bits, nfmt))
+    return false;
+  const bool fl = isFloatish(nfmt);
+  const unsigned dst = vectorIndex(load ? in.dst : in.data0);
+  forEachLane(exec, [&](unsigned lane) {
+    uint64_t a;
+    uint8_t *p = nullptr;
+    if (ba.resolve(ba.index(lane), ba.offset(lane), elemBytes, a))
+      p = globalAccess(c, a, elemBytes, int(lane), what);
+    if (load) {
+      uint32_t ch[4] = {0, 0, 0, 0}; // 32-bit values, or 16-bit for d16
+      const uint32_t one = m.d16 ? (fl ? 0x3c00u : 1u) : (fl ? 0x3f800000u : 1u);
+      for (unsigned k = 0; k < 4; ++k) {
+        if (k >= fi.comps) {
+          ch[k] = k == 3 ? one : 0;
+          continue;
+        }
+        if (!p)
+          continue;
+        uint32_t raw = 0;
+        std::memcpy(&raw, p + k * chBytes, chBytes);
+        uint32_t v = decodeChannel(raw, fi.bits, nfmt);
+        if (m.d16)
+          v = fl ? (fi.bits == 16 && nfmt == NfFloat ? (raw & 0xffffu) : f32ToF16(bitsToF32(v)))
+                 : (v & 0xffffu);
+        ch[k] = v;
+      }
+      uint32_t out[4];
+      for (unsigned k = 0; k < 4; ++k) {
+        unsigned sel = r.dstSel[k];
+        out[k] = sel >= 4 ? ch[sel - 4] : sel == 1 ? one : 0;
+      }
+      if (!m.d16) {
+        for (unsigned k = 0; k < m.n; ++k)
+          w.vrow(dst + k)[lane] = out[k];
+      } else if (m.d16Hi) {
+        uint32_t &d = w.vrow(dst)[lane];
+        d = (d & 0xffffu) | (out[0] << 16);
+      } else {
+        for (unsigned k = 0; k < m.n; ++k) {
+          uint32_t &d = w.vrow(dst + k / 2)[lane];
+          if (k & 1)
+            d = (d & 0xffffu) | (out[k] << 16);
+          else
+            d = (d & 0xffff0000u) | (out[k] & 0xffffu);
+        }
+      }
+    } else {
+      if (!p)
+        return; // out of range: dropped
+      const unsigned nc = m.n < fi.comps ? m.n : fi.comps;
+      for (unsigned k = 0; k < nc; ++k) {
+        uint32_t raw;
+        if (!m.d16) {
+          uint32_t v = w.vrow(dst + k)[lane];
+          raw = (nfmt == NfFloat && fi.bits == 16) ? f32ToF16(bitsToF32(v)) : v;
+        } else {
+          uint32_t reg = w.vrow(dst + (m.d16Hi ? 0 : k / 2))[lane];
+          uint16_t h = uint16_t((m.d16Hi || (k & 1)) ? reg >> 16 : reg);
+          // Widen the 16-bit value as the number format reads it.
+          if (nfmt == NfFloat)
+            raw = fi.bits == 16 ? h : f32ToBits(f16ToF32(h));
+          else if (nfmt == NfSint)
+            raw = uint32_t(int32_t(int16_t(h)));
+          else
+            raw = h;
+        }
+        std::memcpy(p + k * chBytes, &raw, chBytes);
+      }
+    }
+  });
+  return true;
+}
+
+} // namespace
+
+bool execVmem(ExecCtx &c, const Inst &in) {
+  switch (in.enc) {
+  case Enc::FLAT:
+  case Enc::GLOBAL:
+  case Enc::SCRATCH:
+    return execFlatFamily(c, in);
+  case Enc::MUBUF:
+  case Enc::MTBUF:
+    return execBuffer(c, in);
+  default:
+    return false;
+  }
+}
 
 } // namespace asmevo::emu

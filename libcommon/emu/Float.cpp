@@ -1,5 +1,7 @@
 #include "emu/Float.h"
 
+#include <cmath>
+
 namespace asmevo::emu {
 
 float f16ToF32(uint16_t h) {
@@ -64,6 +66,72 @@ uint16_t f32ToBf16(float f) {
     return uint16_t((x >> 16) | 0x40);
   uint32_t rounding = 0x7fff + ((x >> 16) & 1);
   return uint16_t((x + rounding) >> 16);
+}
+
+uint16_t f64ToF16(double d) {
+  uint64_t x = f64ToBits(d);
+  uint16_t sign = uint16_t((x >> 48) & 0x8000);
+  uint32_t exp = uint32_t((x >> 52) & 0x7ff);
+  uint64_t man = x & 0xfffffffffffffull;
+  if (exp == 0x7ff) {
+    if (man == 0)
+      return uint16_t(sign | 0x7c00);
+    return uint16_t(sign | 0x7e00 | (man >> 42));
+  }
+  int e = int(exp) - 1023 + 15;
+  if (e >= 0x1f)
+    return uint16_t(sign | 0x7c00);
+  uint64_t m = man | (exp ? (1ull << 52) : 0);
+  unsigned shift;
+  if (e <= 0) {
+    if (e < -11)
+      return sign; // below half the smallest denormal
+    shift = unsigned(42 + 1 - e);
+  } else {
+    shift = 42;
+    m &= ~(1ull << 52);
+  }
+  uint64_t q = m >> shift;
+  uint64_t rem = m & ((1ull << shift) - 1);
+  uint64_t half = 1ull << (shift - 1);
+  if (rem > half || (rem == half && (q & 1)))
+    ++q;
+  if (e > 0)
+    q += uint64_t(e) << 10; // carries into the exponent (up to infinity) are correct
+  return uint16_t(sign | q);
+}
+
+uint16_t f32ToF16Rtz(float f) {
+  uint32_t x = f32ToBits(f);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  uint32_t exp = (x >> 23) & 0xff;
+  uint32_t man = x & 0x7fffff;
+  if (exp == 0xff) {
+    if (man == 0)
+      return uint16_t(sign | 0x7c00);
+    return uint16_t(sign | 0x7e00 | (man >> 13));
+  }
+  int e = int(exp) - 127 + 15;
+  if (e >= 0x1f)
+    return uint16_t(sign | 0x7bff); // toward zero: the largest finite value
+  if (e <= 0) {
+    if (e < -10)
+      return sign;
+    uint32_t m = man | 0x800000;
+    return uint16_t(sign | (m >> unsigned(14 - e)));
+  }
+  return uint16_t(sign | (uint32_t(e) << 10) | (man >> 13));
+}
+
+double addRoundOdd(double a, double b) {
+  double s = a + b;
+  if (!std::isfinite(s))
+    return s;
+  double bb = s - a;
+  double err = (a - (s - bb)) + (b - bb);
+  if (err != 0 && (f64ToBits(s) & 1) == 0)
+    s = std::nextafter(s, err > 0 ? INFINITY : -INFINITY);
+  return s;
 }
 
 } // namespace asmevo::emu

@@ -19,5 +19,12 @@ uint16_t f32ToF16(float f);
 // bfloat16 <-> binary32 (round to nearest even; NaN stays a quiet NaN).
 inline float bf16ToF32(uint16_t h) { return bitsToF32(uint32_t(h) << 16); }
 uint16_t f32ToBf16(float f);
+// binary64 -> binary16, round to nearest even (one rounding, no double-rounding error).
+uint16_t f64ToF16(double d);
+// binary32 -> binary16, round toward zero (V_CVT_PKRTZ_F16_F32).
+uint16_t f32ToF16Rtz(float f);
+// binary64 -> binary32 of a+b rounded to odd (a helper for exactly rounded narrowing:
+// double rounding through a round-to-odd intermediate of >= p+2 bits is innocuous).
+double addRoundOdd(double a, double b);
 
 } // namespace asmevo::emu

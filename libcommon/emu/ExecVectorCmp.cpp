@@ -1,0 +1,162 @@
+// Vector ALU: compares (VOPC and their VOP3 forms). The result mask goes to in.sdst with zero
+// bits for inactive lanes; v_cmpx_* also writes EXEC.
+//
+// Each lane computes a one-hot relation code (L=1 less, E=2 equal, G=4 greater, U=8 unordered);
+// the op's condition is a 4-bit truth table over it, which for the ISA's opcode order is the
+// condition's own index: F, LT, EQ, LE, GT, LG/NE, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU.
+#include "emu/ExecVectorCore.h"
+
+#include <array>
+#include <cstring>
+
+namespace asmevo::emu::vec {
+
+u32 classBit32(u32 a);
+u32 classBit16(u32 a);
+u32 classBit64(u64 a);
+
+namespace {
+
+enum class CK : uint8_t { None, F16, F32, F64, I16, U16, I32, U32, I64, U64, C16, C32, C64 };
+struct CmpInfo {
+  CK kind = CK::None;
+  uint8_t tt = 0;
+  bool x = false;
+};
+
+std::array<CmpInfo, size_t(Op::Count)> buildTable() {
+  std::array<CmpInfo, size_t(Op::Count)> t{};
+  static const struct { const char *n; uint8_t tt; } conds[] = {
+      {"F", 0},    {"LT", 1},   {"EQ", 2},   {"LE", 3},   {"GT", 4},   {"LG", 5},
+      {"NE", 5},   {"GE", 6},   {"O", 7},    {"U", 8},    {"NGE", 9},  {"NLG", 10},
+      {"NGT", 11}, {"NLE", 12}, {"NEQ", 13}, {"NLT", 14}, {"TRU", 15}, {"T", 15}};
+  static const struct { const char *n; CK k; } types[] = {
+      {"F16", CK::F16}, {"F32", CK::F32}, {"F64", CK::F64}, {"I16", CK::I16},
+      {"U16", CK::U16}, {"I32", CK::I32}, {"U32", CK::U32}, {"I64", CK::I64}, {"U64", CK::U64}};
+  for (size_t i = 0; i < size_t(Op::Count); ++i) {
+    std::string n = opName(Op(i));
+    bool isX;
+    if (n.rfind("V_CMP_", 0) == 0)
+      isX = false, n = n.substr(6);
+    else if (n.rfind("V_CMPX_", 0) == 0)
+      isX = true, n = n.substr(7);
+    else
+      continue;
+    if (n.size() > 4 && (n.compare(n.size() - 4, 4, "_E32") == 0 || n.compare(n.size() - 4, 4, "_E64") == 0))
+      n.resize(n.size() - 4);
+    size_t us = n.rfind('_');
+    if (us == std::string::npos)
+      continue;
+    std::string c = n.substr(0, us), ty = n.substr(us + 1);
+    CK k = CK::None;
+    for (auto &e : types)
+      if (ty == e.n)
+        k = e.k;
+    if (k == CK::None)
+      continue;
+    CmpInfo info;
+    info.x = isX;
+    if (c == "CLASS") {
+      if (k != CK::F16 && k != CK::F32 && k != CK::F64)
+        continue;
+      info.kind = k == CK::F16 ? CK::C16 : (k == CK::F32 ? CK::C32 : CK::C64);
+      info.tt = 1;
+    } else {
+      bool found = false;
+      for (auto &e : conds)
+        if (c == e.n)
+          info.tt = e.tt, found = true;
+      if (!found)
+        continue;
+      info.kind = k;
+    }
+    t[i] = info;
+  }
+  return t;
+}
+
+const std::array<CmpInfo, size_t(Op::Count)> &table() {
+  static const std::array<CmpInfo, size_t(Op::Count)> t = buildTable();
+  return t;
+}
+
+template <class V> inline unsigned rel(V a, V b) {
+  return unsigned(a < b) | (unsigned(a == b) << 1) | (unsigned(a > b) << 2) |
+         (unsigned(a != a || b != b) << 3);
+}
+template <class V> inline unsigned relInt(V a, V b) {
+  return unsigned(a < b) | (unsigned(a == b) << 1) | (unsigned(a > b) << 2);
+}
+
+template <class Fn> u64 loop32(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
+  const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1);
+  u64 m = 0;
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    m |= u64((code(a[l], b[l]) & tt) != 0) << l;
+  return m;
+}
+template <class Fn> u64 loop64(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
+  const u64 *a = fetch64(x, 0, t0), *b = fetch64(x, 1, t1);
+  u64 m = 0;
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    m |= u64((code(a[l], b[l]) & tt) != 0) << l;
+  return m;
+}
+
+} // namespace
+
+bool execVectorCompare(VX &x) {
+  const CmpInfo &ci = table()[size_t(x.in.op)];
+  if (ci.kind == CK::None)
+    return false;
+  unsigned tt = ci.tt;
+  u64 m = 0;
+  switch (ci.kind) {
+  case CK::F16:
+    m = loop32(x, Ty::F16, Ty::F16, tt, [](u32 a, u32 b) { return rel(H(a), H(b)); });
+    break;
+  case CK::F32:
+    m = loop32(x, Ty::F32, Ty::F32, tt, [](u32 a, u32 b) { return rel(F(a), F(b)); });
+    break;
+  case CK::F64:
+    m = loop64(x, Ty::F64, Ty::F64, tt, [](u64 a, u64 b) { return rel(D(a), D(b)); });
+    break;
+  case CK::I16:
+    m = loop32(x, Ty::B16, Ty::B16, tt, [](u32 a, u32 b) { return relInt(i16(a), i16(b)); });
+    break;
+  case CK::U16:
+    m = loop32(x, Ty::B16, Ty::B16, tt, [](u32 a, u32 b) { return relInt(u16(a), u16(b)); });
+    break;
+  case CK::I32:
+    m = loop32(x, Ty::B32, Ty::B32, tt, [](u32 a, u32 b) { return relInt(i32(a), i32(b)); });
+    break;
+  case CK::U32:
+    m = loop32(x, Ty::B32, Ty::B32, tt, [](u32 a, u32 b) { return relInt(a, b); });
+    break;
+  case CK::I64:
+    m = loop64(x, Ty::B64, Ty::B64, tt, [](u64 a, u64 b) { return relInt(i64(a), i64(b)); });
+    break;
+  case CK::U64:
+    m = loop64(x, Ty::B64, Ty::B64, tt, [](u64 a, u64 b) { return relInt(a, b); });
+    break;
+  case CK::C16:
+    m = loop32(x, Ty::F16, Ty::B32, 1, [](u32 a, u32 b) { return (b >> classBit16(a)) & 1; });
+    break;
+  case CK::C32:
+    m = loop32(x, Ty::F32, Ty::B32, 1, [](u32 a, u32 b) { return (b >> classBit32(a)) & 1; });
+    break;
+  case CK::C64:
+    m = loop64(x, Ty::F64, Ty::B32, 1, [](u64 a, u64 b) { return u32(b >> classBit64(a)) & 1; });
+    break;
+  case CK::None:
+    return false;
+  }
+  m &= x.exec;
+  uint16_t sdst = x.in.sdst == kNoOperand ? uint16_t(kVccLo) : x.in.sdst;
+  writeMask(x, sdst, m);
+  if (ci.x)
+    x.w.setExec(m);
+  return true;
+}
+
+} // namespace asmevo::emu::vec

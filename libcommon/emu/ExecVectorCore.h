@@ -1,0 +1,139 @@
+// Internals of the vector ALU executor (ExecVector*.cpp): per-instruction operand staging
+// (inline constants, DPP lane permutation, SDWA selects, VOP3 opsel/abs/neg), the lane loops,
+// and result write-back (clamp/omod, 16-bit halves, SDWA destination selects, EXEC/DPP masks).
+//
+// Shape: execVector switches on the op once and calls a templated lane loop over 64 lanes with
+// a small lambda; all per-instruction decisions (modifiers, forms) are taken outside the loop.
+// Float results leave through outF32/outF16/outF64, the one place where rounding and
+// denormal modes (wave.mode) will be applied; for now host IEEE round-to-nearest-even with
+// denormals preserved. The library is compiled with -ffp-contract=off for these files.
+#pragma once
+
+#include "emu/EmuError.h"
+#include "emu/Exec.h"
+#include "emu/Float.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace asmevo::emu::vec {
+
+using u8 = uint8_t;
+using u16 = uint16_t;
+using u32 = uint32_t;
+using u64 = uint64_t;
+using i16 = int16_t;
+using i32 = int32_t;
+using i64 = int64_t;
+
+// Operand type of a source (decides inline constants, modifiers, opsel, width).
+enum class Ty : uint8_t { N, B32, F32, B16, F16, BF16, B64, F64 };
+// Kind of result: how it is post-processed and written.
+//   B32/F32: a dword; B16/F16: low half, high half zeroed (gfx9 legacy 16-bit behaviour);
+//   B16P/F16P: low half, high half preserved (gfx9 op_sel-capable 16-bit ops);
+//   for all 16-bit kinds VOP3 opsel bit 3 writes the high half and preserves the low one.
+//   B64/F64: a register pair.
+enum class R : uint8_t { B32, F32, B16, F16, B16P, F16P, B64, F64 };
+
+inline bool isFloatTy(Ty t) { return t == Ty::F32 || t == Ty::F16 || t == Ty::BF16 || t == Ty::F64; }
+inline bool is16Ty(Ty t) { return t == Ty::B16 || t == Ty::F16 || t == Ty::BF16; }
+inline bool is64Ty(Ty t) { return t == Ty::B64 || t == Ty::F64; }
+inline bool is16R(R r) { return r == R::B16 || r == R::F16 || r == R::B16P || r == R::F16P; }
+
+inline OpType opType(Ty t) {
+  switch (t) {
+  case Ty::F32: return OpType::F32;
+  case Ty::B16: return OpType::B16;
+  case Ty::F16: return OpType::F16;
+  case Ty::BF16: return OpType::BF16;
+  case Ty::B64: return OpType::B64;
+  case Ty::F64: return OpType::F64;
+  default: return OpType::B32;
+  }
+}
+
+// ---- float helpers -------------------------------------------------------------------------
+inline float F(u32 b) { return bitsToF32(b); }
+inline double D(u64 b) { return bitsToF64(b); }
+inline float H(u32 b) { return f16ToF32(u16(b)); }
+// The single exit of float results (rounding / denormal modes go here later).
+inline u32 outF32(float v) { return f32ToBits(v); }
+inline u32 outF16(float v) { return f32ToF16(v); }      // from a float holding the exact or
+inline u32 outF16d(double v) { return f64ToF16(v); }    // once-rounded value
+inline u64 outF64(double v) { return f64ToBits(v); }
+
+// ---- execution context of one instruction ----------------------------------------------------
+struct VX {
+  ExecCtx &c;
+  WaveState &w;
+  const Inst &in;
+  u64 exec;          // lanes that compute and write (EXEC, less DPP row/bank/bound masks)
+  bool vop3, dpp, sdwa;
+  int8_t dppSrc[64]; // DPP: source lane of each lane, -1 reads zero
+  alignas(64) u32 t[3][64];
+  alignas(64) u32 r[64];
+  alignas(64) u64 q[3][64];
+  alignas(64) u64 rq[64];
+  VX(ExecCtx &cc, const Inst &i) : c(cc), w(cc.w), in(i) {}
+};
+
+extern const u32 kZeroRow[64];
+extern const u64 kZeroRow64[64];
+
+void setupDpp(VX &x);
+const u32 *fetch32(VX &x, int i, Ty t);
+const u64 *fetch64(VX &x, int i, Ty t);
+void finish32(VX &x, R res);
+void finish64(VX &x, R res);
+// A lane mask read from a scalar source (VCC / SGPR pair) and expanded into a 0/1 row.
+const u32 *maskRow(VX &x, int i, u64 mask);
+u64 readMask(VX &x, uint16_t code);
+void writeMask(VX &x, uint16_t code, u64 mask);
+
+template <class Fn>
+inline bool loop3(VX &x, const u32 *a, const u32 *b, const u32 *c, R res, Fn f) {
+  u32 *r = x.r;
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    r[l] = f(a[l], b[l], c[l]);
+  finish32(x, res);
+  return true;
+}
+
+// Narrow ops: all sources and the result at most 32 bits wide.
+template <class Fn> inline bool n3(VX &x, Ty t0, Ty t1, Ty t2, R res, Fn f) {
+  const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1), *c = fetch32(x, 2, t2);
+  return loop3(x, a, b, c, res, f);
+}
+template <class Fn> inline bool n2(VX &x, Ty t0, Ty t1, R res, Fn f) {
+  return n3(x, t0, t1, Ty::N, res, [f](u32 a, u32 b, u32) { return f(a, b); });
+}
+template <class Fn> inline bool n1(VX &x, Ty t0, R res, Fn f) {
+  return n3(x, t0, Ty::N, Ty::N, res, [f](u32 a, u32, u32) { return f(a); });
+}
+
+// Wide ops: some source or the result is 64 bits; lanes computed in u64.
+template <class Fn> inline bool w3(VX &x, Ty t0, Ty t1, Ty t2, R res, Fn f) {
+  const u64 *a = fetch64(x, 0, t0), *b = fetch64(x, 1, t1), *c = fetch64(x, 2, t2);
+  if (res == R::B64 || res == R::F64) {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      x.rq[l] = f(a[l], b[l], c[l]);
+    finish64(x, res);
+  } else {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      x.r[l] = u32(f(a[l], b[l], c[l]));
+    finish32(x, res);
+  }
+  return true;
+}
+template <class Fn> inline bool w2(VX &x, Ty t0, Ty t1, R res, Fn f) {
+  return w3(x, t0, t1, Ty::N, res, [f](u64 a, u64 b, u64) { return f(a, b); });
+}
+template <class Fn> inline bool w1(VX &x, Ty t0, R res, Fn f) {
+  return w3(x, t0, Ty::N, Ty::N, res, [f](u64 a, u64, u64) { return f(a); });
+}
+
+bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp
+bool execVectorCompare(VX &x); // ExecVectorCmp.cpp
+
+} // namespace asmevo::emu::vec
