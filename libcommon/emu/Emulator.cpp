@@ -1,1 +1,562 @@
-// Stub.
+#include "emu/Emulator.h"
+
+#include "emu/Decoder.h"
+#include "emu/EmuError.h"
+#include "support/Error.h"
+
+#include "llvm/BinaryFormat/ELF.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <thread>
+
+namespace asmevo::emu {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// Descriptor bit fields used by the launch (gfx9 meanings; see AMDGPUUsage "Kernel Descriptor").
+struct KdBits {
+  explicit KdBits(const KernelDescriptor &K) : K(K) {}
+  const KernelDescriptor &K;
+  bool rsrc2(unsigned bit) const { return (K.ComputePgmRsrc2 >> bit) & 1; }
+  bool prop(unsigned bit) const { return (K.KernelCodeProperties >> bit) & 1; }
+  bool privateSegment() const { return rsrc2(0); }
+  bool wgId(unsigned d) const { return rsrc2(7 + d); }
+  bool wgInfo() const { return rsrc2(10); }
+  unsigned workItemIdDims() const { return ((K.ComputePgmRsrc2 >> 11) & 3) + 1; }
+  bool sgprPrivateSegmentBuffer() const { return prop(0); }
+  bool sgprDispatchPtr() const { return prop(1); }
+  bool sgprQueuePtr() const { return prop(2); }
+  bool sgprKernargPtr() const { return prop(3); }
+  bool sgprDispatchId() const { return prop(4); }
+  bool sgprFlatScratchInit() const { return prop(5); }
+  bool sgprPrivateSegmentSize() const { return prop(6); }
+  bool wave32() const { return prop(10); }
+  bool dynamicStack() const { return prop(11); }
+  // MODE register value the wave starts with: round and denormal modes (rsrc1 19:12 ->
+  // MODE 7:0), DX10_CLAMP (rsrc1 21 -> MODE 8), IEEE (rsrc1 23 -> MODE 9), FP16_OVFL
+  // (rsrc1 26 -> MODE 23).
+  uint32_t mode() const {
+    uint32_t r1 = K.ComputePgmRsrc1;
+    return ((r1 >> 12) & 0xff) | (((r1 >> 21) & 1) << 8) | (((r1 >> 23) & 1) << 9) |
+           (((r1 >> 26) & 1) << 23);
+  }
+};
+
+// The AQL kernel dispatch packet (hsa_kernel_dispatch_packet_t), 64 bytes.
+struct AqlPacket {
+  uint16_t Header;
+  uint16_t Setup;
+  uint16_t WorkgroupSize[3];
+  uint16_t Reserved0;
+  uint32_t GridSize[3];
+  uint32_t PrivateSegmentSize;
+  uint32_t GroupSegmentSize;
+  uint64_t KernelObject;
+  uint64_t KernargAddress;
+  uint64_t Reserved2;
+  uint64_t CompletionSignal;
+};
+static_assert(sizeof(AqlPacket) == 64, "AQL packet layout");
+
+struct Dispatch {
+  const KernelInfo *Kernel = nullptr;
+  LaunchConfig L;
+  uint64_t Entry = 0;        // first pc of each wave
+  uint64_t PacketAddr = 0, KernargAddr = 0, QueueAddr = 0;
+  uint64_t ScratchBase = 0;  // backing store of all scratch slots
+  uint32_t PerLane = 0;      // private bytes per lane
+  unsigned MaxWavesPerGroup = 0;
+  uint32_t GroupSegment = 0; // LDS bytes per workgroup
+  std::array<uint32_t, 3> NumGroups{1, 1, 1};
+};
+
+void putLe(std::vector<uint8_t> &B, uint32_t Off, uint32_t Size, uint64_t V) {
+  for (uint32_t I = 0; I < Size && Off + I < B.size(); ++I)
+    B[Off + I] = uint8_t(V >> (8 * I));
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Emulator>> Emulator::load(const CodeObject &Code,
+                                                          DeviceMemory &Mem) {
+  Gfx G;
+  if (!parseGfx(Code.Target.Processor.c_str(), G))
+    return makeError("'" + Code.Path + "': the emulator runs gfx90a, gfx940, gfx941, gfx942 and "
+                     "gfx950 code objects, not " + Code.Target.Processor);
+  std::unique_ptr<Emulator> E(new Emulator(Code, Mem, G));
+  if (llvm::Error Err = E->loadImage())
+    return std::move(Err);
+  return std::move(E);
+}
+
+llvm::Error Emulator::loadImage() {
+  uint64_t End = 0;
+  for (const ElfSection &S : Code.Sections)
+    if (S.isAlloc())
+      End = std::max(End, S.Addr + S.Size);
+  if (End == 0)
+    return makeError("'" + Code.Path + "': the code object has no allocated sections");
+  Base = Mem.allocate((End + 0xfff) & ~0xfffull, 0x10000, "code object " + Code.Path);
+  if (!Base)
+    return makeError("'" + Code.Path + "': no room for the code object in the device address space");
+  for (const ElfSection &S : Code.Sections) {
+    if (!S.isAlloc() || S.isNoBits() || S.Data.empty())
+      continue;
+    if (llvm::Error Err = Mem.write(Base + S.Addr, S.Data.data(), S.Data.size()))
+      return Err;
+  }
+  // Dynamic relocations: R_AMDGPU_RELATIVE64 (base + addend) and R_AMDGPU_ABS64 (symbol).
+  auto Syms = Code.exportedSymbols();
+  for (const DynamicReloc &R : Code.DynRelocs) {
+    uint64_t V;
+    if (R.Type == llvm::ELF::R_AMDGPU_RELATIVE64) {
+      V = Base + uint64_t(R.Addend);
+    } else if (R.Type == llvm::ELF::R_AMDGPU_ABS64 || R.Type == llvm::ELF::R_AMDGPU_ABS32_LO) {
+      auto It = Syms.find(R.Symbol);
+      if (It == Syms.end() || It->second->SectionIndex == 0)
+        return makeError("'" + Code.Path + "': relocation at " + hex(R.Offset) +
+                         " refers to undefined symbol '" + R.Symbol + "'");
+      V = Base + It->second->Value + uint64_t(R.Addend);
+    } else {
+      return makeError("'" + Code.Path + "': dynamic relocation type " + std::to_string(R.Type) +
+                       " at " + hex(R.Offset) + " is not supported by the emulator's loader");
+    }
+    unsigned Size = R.Type == llvm::ELF::R_AMDGPU_ABS32_LO ? 4 : 8;
+    if (llvm::Error Err = Mem.write(Base + R.Offset, &V, Size))
+      return Err;
+  }
+  // Pre-decode every executable section by a linear sweep.
+  uint64_t Lo = ~0ull, Hi = 0;
+  for (const ElfSection &S : Code.Sections)
+    if (S.isExec() && S.Size) {
+      Lo = std::min(Lo, S.Addr);
+      Hi = std::max(Hi, S.Addr + S.Size);
+    }
+  if (Hi == 0)
+    return llvm::Error::success();
+  TextBegin = Base + Lo;
+  TextEnd = Base + Hi;
+  size_t N = size_t((Hi - Lo) / 4);
+  Slots.assign(N, Inst());
+  SlotValid.assign(N, 0);
+  const uint8_t *Img = Mem.translate(TextBegin, TextEnd - TextBegin);
+  for (const ElfSection &S : Code.Sections) {
+    if (!S.isExec())
+      continue;
+    uint64_t A = S.Addr - Lo;
+    while (A + 4 <= S.Addr - Lo + S.Size) {
+      Inst In;
+      std::string Why;
+      if (decodeInst(Img + A, size_t(S.Addr - Lo + S.Size - A), Target, In, &Why)) {
+        Slots[A / 4] = In;
+        SlotValid[A / 4] = 1;
+        A += In.size;
+      } else {
+        A += 4;
+      }
+    }
+  }
+  return llvm::Error::success();
+}
+
+const Inst &Emulator::fetch(uint64_t Pc) {
+  if (Pc >= TextBegin && Pc < TextEnd && (Pc & 3) == 0) {
+    size_t I = size_t((Pc - TextBegin) >> 2);
+    if (SlotValid[I])
+      return Slots[I];
+  }
+  std::lock_guard<std::mutex> G(ExtraLock);
+  auto It = Extra.find(Pc);
+  if (It != Extra.end())
+    return *It->second;
+  if (Pc & 3)
+    throw EmuError(EmuErrorKind::IllegalInst, "pc " + hex(Pc) + " is not dword-aligned");
+  const Allocation *A = Mem.find(Pc);
+  if (!A)
+    throw EmuError(EmuErrorKind::MemoryFault,
+                   "instruction fetch at pc " + hex(Pc) + " is outside every allocation");
+  auto In = std::make_unique<Inst>();
+  std::string Why;
+  if (!decodeInst(A->Bytes.get() + (Pc - A->Base), size_t(A->Base + A->Size - Pc), Target, *In,
+                  &Why)) {
+    uint32_t W = 0;
+    std::memcpy(&W, A->Bytes.get() + (Pc - A->Base), std::min<uint64_t>(4, A->Base + A->Size - Pc));
+    char Buf[48];
+    std::snprintf(Buf, sizeof(Buf), "0x%08x", W);
+    throw EmuError(EmuErrorKind::IllegalInst,
+                   "illegal instruction " + std::string(Buf) + " at pc " + hex(Pc) + ": " + Why);
+  }
+  const Inst &R = *In;
+  Extra.emplace(Pc, std::move(In));
+  return R;
+}
+
+namespace {
+
+// Run one wave for at most Quantum instructions, stopping at a barrier or s_endpgm.
+inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
+                    uint64_t &LaneInsts) {
+  WaveState &W = C.w;
+  for (unsigned K = 0; K < Quantum; ++K) {
+    if (W.done || W.atBarrier)
+      return;
+    uint64_t Pc = W.pc;
+    const Inst &In = E.fetch(Pc);
+    C.instPc = Pc;
+    W.pc = Pc + In.size;
+    if (++W.instCount > MaxInst)
+      throw EmuError(EmuErrorKind::Timeout,
+                     "a wave executed more than " + std::to_string(MaxInst) +
+                         " instructions (endless loop?) at pc " + hex(Pc));
+    if (In.enc != Enc::SOP1 && In.enc != Enc::SOP2 && In.enc != Enc::SOPK &&
+        In.enc != Enc::SOPC && In.enc != Enc::SOPP && In.enc != Enc::SMEM)
+      LaneInsts += unsigned(__builtin_popcountll(W.exec()));
+    bool Ok = executeInst(C, In);
+    if (!Ok)
+      throwUnsupported(mnemonic(In, E.gfx()), Pc);
+  }
+}
+
+struct ThreadStats {
+  uint64_t Waves = 0, Insts = 0, LaneInsts = 0, Groups = 0;
+};
+
+} // namespace
+
+llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
+  const KernelInfo *K = Code.kernel(LIn.Kernel);
+  if (!K) {
+    std::string Names;
+    for (const KernelInfo &KI : Code.Kernels)
+      Names += (Names.empty() ? "" : ", ") + KI.Name;
+    return makeError("'" + Code.Path + "': no kernel named '" + LIn.Kernel + "' (kernels: " +
+                     Names + ")");
+  }
+  KdBits Bits(K->Kd);
+  if (Bits.wave32())
+    return makeError("'" + Code.Path + "': kernel '" + K->Name + "' is wave32; the emulator runs wave64");
+  Dispatch D;
+  D.Kernel = K;
+  D.L = LIn;
+  const LaunchConfig &L = D.L;
+  uint64_t BlockItems = 1;
+  for (unsigned I = 0; I < 3; ++I) {
+    if (L.Block[I] == 0 || L.GridItems[I] == 0)
+      return makeError("grid and workgroup sizes must be at least 1 in every dimension");
+    if (L.Block[I] > 1024)
+      return makeError("workgroup size " + std::to_string(L.Block[I]) + " exceeds 1024");
+    BlockItems *= L.Block[I];
+    D.NumGroups[I] = (L.GridItems[I] + L.Block[I] - 1) / L.Block[I];
+  }
+  if (BlockItems > 1024)
+    return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds 1024");
+  if (auto Max = K->Meta ? Metadata::getUInt(*K->Meta, ".max_flat_workgroup_size") : std::nullopt)
+    if (BlockItems > *Max)
+      return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds the "
+                       "kernel's .max_flat_workgroup_size " + std::to_string(*Max));
+  D.MaxWavesPerGroup = unsigned((BlockItems + kWaveSize - 1) / kWaveSize);
+  D.GroupSegment = K->Kd.GroupSegmentFixedSize + L.DynamicLds;
+  if (D.GroupSegment > (Target == Gfx::Gfx950 ? 163840u : 65536u))
+    return makeError("the workgroup needs " + std::to_string(D.GroupSegment) +
+                     " bytes of LDS, more than the target has");
+
+  // Kernarg segment.
+  auto Sig = kernelSignature(Code, *K);
+  if (!Sig)
+    return Sig.takeError();
+  std::vector<uint8_t> Kernarg = L.Kernarg;
+  uint32_t SegSize = std::max<uint32_t>(Sig->KernargSize, K->Kd.KernargSize);
+  if (Kernarg.size() > SegSize && SegSize != 0)
+    return makeError("the kernarg data is " + std::to_string(Kernarg.size()) +
+                     " bytes; kernel '" + K->Name + "' takes " + std::to_string(SegSize));
+  Kernarg.resize(std::max<size_t>(SegSize, 16), 0);
+  // Scratch.
+  D.PerLane = (K->Kd.PrivateSegmentFixedSize + L.ExtraPrivatePerLane + 15) & ~15u;
+  if (Bits.dynamicStack() && L.ExtraPrivatePerLane == 0)
+    D.PerLane += 16384;
+
+  unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
+  uint64_t TotalGroups = uint64_t(D.NumGroups[0]) * D.NumGroups[1] * D.NumGroups[2];
+  Threads = unsigned(std::min<uint64_t>(Threads, TotalGroups));
+
+  // Device-side dispatch objects.
+  std::vector<uint64_t> Temp;
+  auto Cleanup = [&] {
+    for (uint64_t A : Temp)
+      llvm::consumeError(Mem.unmap(A));
+  };
+  D.KernargAddr = Mem.allocate(Kernarg.size(), 256, "kernarg segment of " + K->Name);
+  D.PacketAddr = Mem.allocate(64, 64, "AQL dispatch packet");
+  D.QueueAddr = Mem.allocate(256, 64, "queue (amd_queue_t, zero-filled)");
+  Temp = {D.KernargAddr, D.PacketAddr, D.QueueAddr};
+  if (D.PerLane) {
+    uint64_t Bytes = uint64_t(D.PerLane) * kWaveSize * D.MaxWavesPerGroup * Threads;
+    D.ScratchBase = Mem.allocate(Bytes, 0x10000, "scratch");
+    Temp.push_back(D.ScratchBase);
+  }
+  if (!D.KernargAddr || !D.PacketAddr || !D.QueueAddr || (D.PerLane && !D.ScratchBase)) {
+    Cleanup();
+    return makeError("the device address space has no room for the dispatch");
+  }
+  AqlPacket P{};
+  P.Header = 2; // HSA_PACKET_TYPE_KERNEL_DISPATCH
+  P.Setup = uint16_t(L.GridItems[2] > 1 ? 3 : L.GridItems[1] > 1 ? 2 : 1);
+  for (unsigned I = 0; I < 3; ++I) {
+    P.WorkgroupSize[I] = uint16_t(L.Block[I]);
+    P.GridSize[I] = L.GridItems[I];
+  }
+  P.PrivateSegmentSize = D.PerLane;
+  P.GroupSegmentSize = D.GroupSegment;
+  P.KernelObject = Base + Code.Symbols[K->DescSymbol].Value;
+  P.KernargAddress = D.KernargAddr;
+  if (L.FillHidden) {
+    for (const KernelArg &A : Sig->Args) {
+      const std::string &VK = A.ValueKind;
+      uint64_t V = 0;
+      bool Known = true;
+      auto dim = [&](const char *Prefix) -> int {
+        if (VK.rfind(Prefix, 0) != 0)
+          return -1;
+        char C = VK.back();
+        return C == 'x' ? 0 : C == 'y' ? 1 : 2;
+      };
+      int Dm;
+      if ((Dm = dim("hidden_block_count_")) >= 0)
+        V = L.GridItems[Dm] / L.Block[Dm];
+      else if ((Dm = dim("hidden_group_size_")) >= 0)
+        V = L.Block[Dm];
+      else if ((Dm = dim("hidden_remainder_")) >= 0)
+        V = L.GridItems[Dm] % L.Block[Dm];
+      else if ((Dm = dim("hidden_global_offset_")) >= 0)
+        V = 0;
+      else if (VK == "hidden_grid_dims")
+        V = P.Setup;
+      else if (VK == "hidden_dynamic_lds_size")
+        V = L.DynamicLds;
+      else if (VK == "hidden_private_base")
+        V = kPrivateApertureBase >> 32;
+      else if (VK == "hidden_shared_base")
+        V = kSharedApertureBase >> 32;
+      else if (VK == "hidden_queue_ptr")
+        V = D.QueueAddr;
+      else
+        Known = false; // hostcall, printf, multigrid, heap, default queue, completion action:
+                       // no such runtime objects here; the slot stays as given (zero).
+      if (Known)
+        putLe(Kernarg, A.Offset, A.Size, V);
+    }
+  }
+  if (llvm::Error Err = Mem.write(D.KernargAddr, Kernarg.data(), Kernarg.size())) {
+    Cleanup();
+    return std::move(Err);
+  }
+  if (llvm::Error Err = Mem.write(D.PacketAddr, &P, sizeof(P))) {
+    Cleanup();
+    return std::move(Err);
+  }
+  D.Entry = Base + K->EntryAddr;
+  bool Preload = K->Kd.kernargPreloadLength() > 0;
+  if (Preload)
+    D.Entry += 256; // firmware that preloads kernargs starts past the compatibility prologue
+
+  std::atomic<uint64_t> NextGroup{0};
+  std::atomic<bool> Abort{false};
+  std::mutex ErrLock;
+  std::optional<std::pair<uint64_t, EmuError>> FirstError;
+  std::vector<ThreadStats> TS(Threads);
+  auto Start = std::chrono::steady_clock::now();
+
+  auto Worker = [&](unsigned T) {
+    ThreadStats &St = TS[T];
+    Workgroup WG;
+    std::vector<std::unique_ptr<WaveState>> Waves;
+    for (;;) {
+      if (Abort.load(std::memory_order_relaxed))
+        return;
+      uint64_t G = NextGroup.fetch_add(1);
+      if (G >= TotalGroups)
+        return;
+      try {
+        uint32_t Id[3] = {uint32_t(G % D.NumGroups[0]),
+                          uint32_t((G / D.NumGroups[0]) % D.NumGroups[1]),
+                          uint32_t(G / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]))};
+        uint32_t Size[3];
+        for (unsigned I = 0; I < 3; ++I)
+          Size[I] = std::min(L.Block[I], L.GridItems[I] - Id[I] * L.Block[I]);
+        uint32_t Items = Size[0] * Size[1] * Size[2];
+        unsigned NW = (Items + kWaveSize - 1) / kWaveSize;
+        std::memcpy(WG.id, Id, sizeof(Id));
+        WG.lds.assign(D.GroupSegment, 0);
+        WG.numWaves = NW;
+        while (Waves.size() < NW)
+          Waves.push_back(std::make_unique<WaveState>());
+        std::vector<ExecCtx> Ctx;
+        Ctx.reserve(NW);
+        for (unsigned Wv = 0; Wv < NW; ++Wv) {
+          WaveState &W = *Waves[Wv];
+          std::memset(W.s, 0, sizeof(W.s));
+          std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * kNumVectorRegs);
+          W.scc = false;
+          W.done = W.atBarrier = false;
+          W.instCount = 0;
+          W.trapsts = 0;
+          W.priority = 0;
+          W.waveInGroup = Wv;
+          W.mode = Bits.mode();
+          W.pc = D.Entry;
+          unsigned Lanes = std::min<unsigned>(kWaveSize, Items - Wv * kWaveSize);
+          W.setExec(Lanes == 64 ? ~0ull : ((1ull << Lanes) - 1));
+          uint64_t WaveScratch =
+              D.ScratchBase + (uint64_t(T) * D.MaxWavesPerGroup + Wv) * kWaveSize * D.PerLane;
+          // User SGPRs, in the documented order.
+          unsigned S = 0;
+          if (Bits.sgprPrivateSegmentBuffer()) {
+            // V#: base, stride = private bytes per lane, add_tid_enable, no swizzle: lane L's
+            // private byte A is at base + soffset + L * stride + A (see Exec.cpp).
+            W.s[S++] = uint32_t(D.ScratchBase);
+            W.s[S++] = (uint32_t(D.ScratchBase >> 32) & 0xffff) | ((D.PerLane & 0x3fff) << 16);
+            W.s[S++] = 0xffffffffu;
+            W.s[S++] = (1u << 23) | (4u << 15) | (4u << 12);
+          }
+          if (Bits.sgprDispatchPtr()) {
+            W.s[S++] = uint32_t(D.PacketAddr);
+            W.s[S++] = uint32_t(D.PacketAddr >> 32);
+          }
+          if (Bits.sgprQueuePtr()) {
+            W.s[S++] = uint32_t(D.QueueAddr);
+            W.s[S++] = uint32_t(D.QueueAddr >> 32);
+          }
+          if (Bits.sgprKernargPtr()) {
+            W.s[S++] = uint32_t(D.KernargAddr);
+            W.s[S++] = uint32_t(D.KernargAddr >> 32);
+          }
+          if (Bits.sgprDispatchId()) {
+            W.s[S++] = 1;
+            W.s[S++] = 0;
+          }
+          if (Bits.sgprFlatScratchInit()) {
+            W.s[S++] = uint32_t(D.ScratchBase);
+            W.s[S++] = uint32_t(D.ScratchBase >> 32);
+          }
+          if (Bits.sgprPrivateSegmentSize())
+            W.s[S++] = D.PerLane;
+          unsigned PreN = K->Kd.kernargPreloadLength(), PreOff = K->Kd.kernargPreloadOffset();
+          for (unsigned I = 0; I < PreN; ++I) {
+            uint32_t V = 0;
+            if ((PreOff + I) * 4 + 4 <= Kernarg.size())
+              std::memcpy(&V, &Kernarg[(PreOff + I) * 4], 4);
+            W.s[S++] = V;
+          }
+          // System SGPRs start after the descriptor's user SGPR count.
+          S = std::max(S, K->Kd.userSgprCount());
+          for (unsigned Dm = 0; Dm < 3; ++Dm)
+            if (Bits.wgId(Dm))
+              W.s[S++] = Id[Dm];
+          if (Bits.wgInfo())
+            W.s[S++] = 0;
+          bool Architected = isGfx94Plus(Target);
+          if (Bits.privateSegment() && !Architected)
+            W.s[S++] = uint32_t(WaveScratch - D.ScratchBase);
+          if (S > 102)
+            throw EmuError(EmuErrorKind::InvalidLaunch, "the launch needs more than 102 SGPRs");
+          if (Architected && D.PerLane) {
+            W.s[kFlatScratchLo] = uint32_t(WaveScratch);
+            W.s[kFlatScratchHi] = uint32_t(WaveScratch >> 32);
+          }
+          // Work-item ids: packed into v0 (x 9:0, y 19:10, z 29:20) on gfx90a and later.
+          uint32_t *V0 = W.vrow(0);
+          unsigned Dims = Bits.workItemIdDims();
+          for (unsigned Ln = 0; Ln < Lanes; ++Ln) {
+            uint32_t Flat = Wv * kWaveSize + Ln;
+            uint32_t X = Flat % Size[0], Y = (Flat / Size[0]) % Size[1],
+                     Z = Flat / (Size[0] * Size[1]);
+            V0[Ln] = X | (Dims > 1 ? Y << 10 : 0) | (Dims > 2 ? Z << 20 : 0);
+          }
+          Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane});
+        }
+        // Schedule: rounds over the waves in a seeded order; barriers release when every wave
+        // that has not ended waits at one.
+        std::mt19937_64 Rng(L.Seed * 0x9e3779b97f4a7c15ull + G);
+        std::vector<unsigned> Order(NW);
+        for (unsigned I = 0; I < NW; ++I)
+          Order[I] = I;
+        for (;;) {
+          if (NW > 1)
+            std::shuffle(Order.begin(), Order.end(), Rng);
+          bool AnyRan = false;
+          for (unsigned I : Order) {
+            WaveState &W = *Waves[I];
+            if (W.done || W.atBarrier)
+              continue;
+            uint64_t Before = W.instCount;
+            runWave(*this, Ctx[I], NW > 1 ? 256 : ~0u, L.MaxWaveInstructions, St.LaneInsts);
+            AnyRan |= W.instCount != Before;
+          }
+          unsigned Done = 0, AtBarrier = 0;
+          for (unsigned I = 0; I < NW; ++I) {
+            Done += Waves[I]->done;
+            AtBarrier += Waves[I]->atBarrier;
+          }
+          if (Done == NW)
+            break;
+          if (Done + AtBarrier == NW) {
+            for (unsigned I = 0; I < NW; ++I)
+              Waves[I]->atBarrier = false;
+          } else if (!AnyRan) {
+            throw EmuError(EmuErrorKind::Deadlock, "the workgroup's waves stopped making progress");
+          }
+        }
+        for (unsigned I = 0; I < NW; ++I)
+          St.Insts += Waves[I]->instCount;
+        St.Waves += NW;
+        ++St.Groups;
+      } catch (const EmuError &Err) {
+        std::lock_guard<std::mutex> Lk(ErrLock);
+        if (!FirstError || G < FirstError->first)
+          FirstError.emplace(G, Err);
+        Abort = true;
+        return;
+      }
+    }
+  };
+  if (Threads <= 1) {
+    Worker(0);
+  } else {
+    std::vector<std::thread> Pool;
+    for (unsigned T = 0; T < Threads; ++T)
+      Pool.emplace_back(Worker, T);
+    for (std::thread &Th : Pool)
+      Th.join();
+  }
+  RunStats R;
+  R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  R.Threads = Threads;
+  for (const ThreadStats &St : TS) {
+    R.Workgroups += St.Groups;
+    R.Waves += St.Waves;
+    R.WaveInstructions += St.Insts;
+    R.LaneInstructions += St.LaneInsts;
+  }
+  Cleanup();
+  if (FirstError) {
+    uint64_t G = FirstError->first;
+    std::string Where = " (workgroup " + std::to_string(G % D.NumGroups[0]) + "," +
+                        std::to_string((G / D.NumGroups[0]) % D.NumGroups[1]) + "," +
+                        std::to_string(G / (uint64_t(D.NumGroups[0]) * D.NumGroups[1])) + ")";
+    return runtimeError(std::string(FirstError->second.what()) + Where);
+  }
+  return R;
+}
+
+} // namespace asmevo::emu

@@ -48,6 +48,10 @@ uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const
 // A flat address: shared aperture -> LDS, private aperture -> scratch, else global.
 uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
 
+// Run one instruction with the executor of its class; false when that executor does not
+// implement it.
+bool executeInst(ExecCtx &c, const Inst &in);
+
 bool execScalar(ExecCtx &c, const Inst &in); // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
 bool execSmem(ExecCtx &c, const Inst &in);   // SMEM                       (ExecSmem.cpp)
 bool execVector(ExecCtx &c, const Inst &in); // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)

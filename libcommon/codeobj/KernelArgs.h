@@ -1,0 +1,41 @@
+// A kernel's argument list as its metadata declares it (.args: name, offset, size, value kind,
+// address space, type name) plus the kernarg segment size and alignment. Launchers (the
+// emulator, kernel-run, kernel-diffcheck) lay the kernarg segment out from this.
+#pragma once
+
+#include "codeobj/CodeObject.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace asmevo {
+
+struct KernelArg {
+  std::string Name;       // ".name" (may be empty)
+  std::string TypeName;   // ".type_name" (may be empty)
+  std::string ValueKind;  // "global_buffer", "by_value", "hidden_block_count_x", ...
+  std::string AddressSpace; // ".address_space" for pointers (may be empty)
+  uint32_t Offset = 0;
+  uint32_t Size = 0;
+  bool isHidden() const { return ValueKind.rfind("hidden_", 0) == 0; }
+  bool isPointer() const { return ValueKind == "global_buffer" || ValueKind == "dynamic_shared_pointer"; }
+};
+
+struct KernelSignature {
+  std::string Symbol;
+  uint32_t KernargSize = 0;   // .kernarg_segment_size
+  uint32_t KernargAlign = 0;  // .kernarg_segment_align
+  std::vector<KernelArg> Args;
+  // The explicit (non-hidden) arguments, in order.
+  std::vector<const KernelArg *> explicitArgs() const;
+  const KernelArg *find(const std::string &NameOrIndex) const;
+};
+
+// Read the signature of Kernel from its metadata entry. Fails, naming the file, when the kernel
+// has no metadata or an argument lies outside the kernarg segment.
+llvm::Expected<KernelSignature> kernelSignature(const CodeObject &CO, const KernelInfo &Kernel);
+
+} // namespace asmevo

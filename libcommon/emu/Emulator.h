@@ -1,0 +1,87 @@
+// The emu backend's engine: load a code object into a device address space and run a kernel
+// dispatch the way the hardware and firmware set it up (AQL packet, user and system SGPRs in
+// the documented order, packed work-item ids, code object v5 hidden kernargs, kernarg preload,
+// scratch and LDS), workgroups in parallel on host threads, the waves of a workgroup
+// interleaved in a seeded order with barriers honoured.
+#pragma once
+
+#include "codeobj/CodeObject.h"
+#include "codeobj/KernelArgs.h"
+#include "emu/DeviceMemory.h"
+#include "emu/Exec.h"
+#include "emu/Inst.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace asmevo::emu {
+
+struct LaunchConfig {
+  std::string Kernel;                          // kernel symbol
+  std::array<uint32_t, 3> GridItems{1, 1, 1};  // grid size in work-items (AQL semantics)
+  std::array<uint32_t, 3> Block{64, 1, 1};     // workgroup size in work-items
+  // The kernarg segment: explicit arguments laid out as the metadata says. It is extended to
+  // the metadata's segment size; hidden arguments are filled by the launch (FillHidden).
+  std::vector<uint8_t> Kernarg;
+  bool FillHidden = true;
+  uint32_t DynamicLds = 0;                     // bytes of dynamic LDS per workgroup
+  uint32_t ExtraPrivatePerLane = 0;            // extra scratch per lane (dynamic stack)
+  unsigned Threads = 0;                        // host threads (0: all cores)
+  uint64_t Seed = 1;                           // wave interleaving order
+  uint64_t MaxWaveInstructions = 1ull << 31;   // per wave: beyond this, the run stops
+};
+
+// Counts of what ran. Emulated work is a model: no timing here is hardware time.
+struct RunStats {
+  uint64_t Workgroups = 0;
+  uint64_t Waves = 0;
+  uint64_t WaveInstructions = 0;   // instructions issued, counted once per wave
+  uint64_t LaneInstructions = 0;   // vector instructions x active lanes (EXEC popcount)
+  double Seconds = 0;              // host wall-clock time of the run
+  unsigned Threads = 0;
+};
+
+class Emulator {
+public:
+  // Load Code (which must outlive the emulator) into Mem at an address Mem chooses: every
+  // allocated section at its virtual address + base, dynamic relocations applied, code
+  // pre-decoded.
+  static llvm::Expected<std::unique_ptr<Emulator>> load(const CodeObject &Code, DeviceMemory &Mem);
+
+  Gfx gfx() const { return Target; }
+  uint64_t loadBase() const { return Base; }
+  const CodeObject &codeObject() const { return Code; }
+  DeviceMemory &memory() { return Mem; }
+
+  // Run one dispatch. Errors: unknown kernel or bad launch (exit-2 kind), and emulation stops
+  // (unsupported instruction, memory fault, trap, timeout: runtime kind) with the pc.
+  llvm::Expected<RunStats> run(const LaunchConfig &L);
+
+  // The decoded instruction at a device address (decoding on first use outside .text).
+  const Inst &fetch(uint64_t Pc);
+
+private:
+  Emulator(const CodeObject &Code, DeviceMemory &Mem, Gfx Target)
+      : Code(Code), Mem(Mem), Target(Target) {}
+  llvm::Error loadImage();
+
+  const CodeObject &Code;
+  DeviceMemory &Mem;
+  Gfx Target;
+  uint64_t Base = 0;
+  // Pre-decoded code: slot i holds the instruction starting at TextBegin + 4*i.
+  uint64_t TextBegin = 0, TextEnd = 0;
+  std::vector<Inst> Slots;
+  std::vector<uint8_t> SlotValid;
+  std::mutex ExtraLock;
+  std::unordered_map<uint64_t, std::unique_ptr<Inst>> Extra;
+};
+
+} // namespace asmevo::emu
