@@ -3,6 +3,7 @@
 #include "support/Error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace asmevo::emu {
@@ -13,7 +14,11 @@ static std::string hex(uint64_t v) {
   return b;
 }
 
-DeviceMemory::DeviceMemory() = default;
+// Generations are unique across all DeviceMemory objects, so a cached translation can never
+// be mistaken for one of a newer object that happens to live at the same address.
+static std::atomic<uint64_t> NextGeneration{1};
+
+DeviceMemory::DeviceMemory() : Generation(NextGeneration++) {}
 
 static bool overlapsAperture(uint64_t Base, uint64_t Size) {
   auto hit = [&](uint64_t A) { return Base < A + kApertureSize && A < Base + Size; };
@@ -51,6 +56,7 @@ llvm::Error DeviceMemory::map(uint64_t Base, uint64_t Size, const std::string &N
   A->Name = Name;
   A->Bytes.reset(new uint8_t[Size]());
   Allocs.insert(It, std::move(A));
+  Generation = NextGeneration++;
   if (Base + Size > NextHeap && Base >= kDefaultHeapBase)
     NextHeap = Base + Size;
   return llvm::Error::success();
@@ -72,6 +78,7 @@ llvm::Error DeviceMemory::unmap(uint64_t Base) {
   for (auto It = Allocs.begin(); It != Allocs.end(); ++It)
     if ((*It)->Base == Base) {
       Allocs.erase(It);
+      Generation = NextGeneration++;
       return llvm::Error::success();
     }
   return makeError("no device allocation starts at " + hex(Base));
@@ -89,7 +96,22 @@ const Allocation *DeviceMemory::find(uint64_t Addr) const {
 }
 
 uint8_t *DeviceMemory::translate(uint64_t Addr, uint64_t Size) {
+  // One-entry cache per thread: consecutive accesses mostly hit the same allocation.
+  struct Cache {
+    const DeviceMemory *Owner = nullptr;
+    uint64_t Gen = 0;
+    const Allocation *A = nullptr;
+  };
+  static thread_local Cache C;
+  if (C.Owner == this && C.Gen == Generation && C.A && Addr - C.A->Base < C.A->Size &&
+      Size <= C.A->Size - (Addr - C.A->Base))
+    return C.A->Bytes.get() + (Addr - C.A->Base);
   const Allocation *A = find(Addr);
+  if (A) {
+    C.Owner = this;
+    C.Gen = Generation;
+    C.A = A;
+  }
   if (!A || Size > A->Size - (Addr - A->Base))
     return nullptr;
   return A->Bytes.get() + (Addr - A->Base);

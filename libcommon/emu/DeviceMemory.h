@@ -63,6 +63,7 @@ public:
 private:
   static constexpr unsigned kAtomicLocks = 64;
   std::vector<std::unique_ptr<Allocation>> Allocs; // sorted by Base
+  uint64_t Generation = 0; // changes on every map/unmap (invalidates translate's cache)
   uint64_t NextHeap = kDefaultHeapBase;
   std::mutex AtomicLocks[kAtomicLocks];
 };

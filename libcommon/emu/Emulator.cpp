@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <thread>
 
 namespace asmevo::emu {
@@ -78,6 +77,7 @@ struct Dispatch {
   uint32_t PerLane = 0;      // private bytes per lane
   unsigned MaxWavesPerGroup = 0;
   uint32_t GroupSegment = 0; // LDS bytes per workgroup
+  unsigned ArchVgprs = 256, Agprs = 0; // registers the descriptor allocates
   std::array<uint32_t, 3> NumGroups{1, 1, 1};
 };
 
@@ -266,6 +266,13 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
       return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds the "
                        "kernel's .max_flat_workgroup_size " + std::to_string(*Max));
   D.MaxWavesPerGroup = unsigned((BlockItems + kWaveSize - 1) / kWaveSize);
+  {
+    // gfx90a+: a unified file of (granule + 1) * 8 registers, AGPRs from accum_offset on.
+    unsigned Unified = std::min(512u, (K->Kd.granulatedVgprCount() + 1) * 8);
+    unsigned AccOff = std::min(Unified, K->Kd.accumOffset());
+    D.ArchVgprs = std::min(256u, AccOff);
+    D.Agprs = std::min(256u, Unified - AccOff);
+  }
   D.GroupSegment = K->Kd.GroupSegmentFixedSize + L.DynamicLds;
   if (D.GroupSegment > (Target == Gfx::Gfx950 ? 163840u : 65536u))
     return makeError("the workgroup needs " + std::to_string(D.GroupSegment) +
@@ -406,7 +413,12 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
         for (unsigned Wv = 0; Wv < NW; ++Wv) {
           WaveState &W = *Waves[Wv];
           std::memset(W.s, 0, sizeof(W.s));
-          std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * kNumVectorRegs);
+          // Registers start at zero (hardware leaves them undefined). Only the registers the
+          // descriptor allocates are cleared: code that touches others is invalid (hsaco-rebuild
+          // refuses it) and clearing all 512 rows would dominate short kernels.
+          std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.ArchVgprs);
+          if (D.Agprs)
+            std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Agprs);
           W.scc = false;
           W.done = W.atBarrier = false;
           W.instCount = 0;
@@ -487,15 +499,23 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
         }
         // Schedule: rounds over the waves in a seeded order; barriers release when every wave
         // that has not ended waits at one.
-        std::mt19937_64 Rng(L.Seed * 0x9e3779b97f4a7c15ull + G);
-        std::vector<unsigned> Order(NW);
+        // splitmix64 seeded by (seed, workgroup): the order depends on nothing else.
+        uint64_t RngState = L.Seed * 0x9e3779b97f4a7c15ull + G;
+        auto Next = [&RngState] {
+          uint64_t Z = (RngState += 0x9e3779b97f4a7c15ull);
+          Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
+          Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
+          return Z ^ (Z >> 31);
+        };
+        unsigned Order[16];
         for (unsigned I = 0; I < NW; ++I)
           Order[I] = I;
         for (;;) {
-          if (NW > 1)
-            std::shuffle(Order.begin(), Order.end(), Rng);
+          for (unsigned I = NW; I > 1; --I) // Fisher-Yates
+            std::swap(Order[I - 1], Order[Next() % I]);
           bool AnyRan = false;
-          for (unsigned I : Order) {
+          for (unsigned OI = 0; OI < NW; ++OI) {
+            unsigned I = Order[OI];
             WaveState &W = *Waves[I];
             if (W.done || W.atBarrier)
               continue;
