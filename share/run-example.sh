@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled examples: install what is needed, build, then recover every
-# bundled Triton code object (gfx90a, gfx942, gfx950) and run the round-trip gate on it.
+# bundled Triton code object (gfx90a, gfx942, gfx950), run the round-trip gate on it, then run
+# the gfx942 vector add on the emulator and check its output.
 #   bash share/run-example.sh [BUILD_DIR]
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,3 +17,22 @@ for f in "$src"/test/corpus/triton/gfx*/*.hsaco; do
 done
 echo "recovered assembly: $out"
 "$build/tools/hsaco-recover/hsaco-recover" --check "$src"/test/corpus/triton/gfx*/*.hsaco
+# The emulator: the gfx942 Triton vector add over 3000 elements (a masked tail), checked here.
+ninja -C "$build" kernel-run
+cd "$out"
+python3 - <<'PY'
+import struct
+n = 3000
+open("x.bin", "wb").write(struct.pack("<%df" % n, *[i * 0.25 for i in range(n)]))
+open("y.bin", "wb").write(struct.pack("<%df" % n, *[7.0 - i for i in range(n)]))
+PY
+"$build/tools/kernel-run/kernel-run" "$src/test/corpus/triton/gfx942/vector_add_fp32.hsaco" \
+  --block 256 --grid 3 --arg @x.bin --arg @y.bin --arg zeros:12288 --arg 3000 \
+  --arg null --arg null --out '#2=out.bin'
+python3 - <<'PY'
+import struct
+out = struct.unpack("<3072f", open("out.bin", "rb").read())
+bad = [i for i in range(3000) if out[i] != i * 0.25 + 7.0 - i] + [i for i in range(3000, 3072) if out[i] != 0]
+print("vector add on the emulator: %d of 3000 elements checked, %d wrong" % (3000, len(bad)))
+raise SystemExit(1 if bad else 0)
+PY
