@@ -1,11 +1,11 @@
 // kernel-run: run one kernel of a code object (on the emulator) with given arguments and
 // buffers, and write the buffers it changed to files.
-#include "emu/KernelRun.h"
+#include "device/KernelRun.h"
 #include "support/Cli.h"
 #include "support/Error.h"
 
 using namespace asmevo;
-using namespace asmevo::emu;
+using namespace asmevo::device;
 
 int main(int argc, char **argv) {
   Cli C("kernel-run", "run one kernel of an AMDGPU code object on the CPU emulator with given "
@@ -31,8 +31,7 @@ int main(int argc, char **argv) {
       cxxopts::value<uint64_t>(), "N")(
       "coverage", "Only report: which instructions the code objects use and which the emulator "
                   "implements (exit 1 if any is missing)")(
-      "backend", "Execution backend: emu or auto (auto is emu: no AMD GPU backend is built into "
-                 "kernel-run yet)", cxxopts::value<std::string>(), "NAME");
+      "backend", "Execution backend: emu, or auto (emu: the hip backend is not built yet)", cxxopts::value<std::string>(), "NAME");
   C.options().parse_positional({"input"});
   if (int Code = C.parse(argc, argv); Code >= 0)
     return Code;

@@ -1,8 +1,9 @@
-#include "emu/KernelRun.h"
+#include "device/KernelRun.h"
 
 #include "codeobj/Input.h"
 #include "emu/Coverage.h"
-#include "emu/Emulator.h"
+#include "device/Device.h"
+#include "emu/Exec.h"
 #include "emu/Float.h"
 #include "support/Cli.h"
 #include "support/Error.h"
@@ -19,7 +20,12 @@
 #include <algorithm>
 #include <map>
 
-namespace asmevo::emu {
+namespace asmevo::device {
+
+using emu::f32ToBf16;
+using emu::f32ToF16;
+using emu::OpCoverage;
+using emu::scanCoverage;
 
 namespace {
 
@@ -210,9 +216,6 @@ int runCoverageReport(const std::vector<std::string> &Inputs, bool Json, bool Qu
 }
 
 int runKernelRun(const RunRequest &Req) {
-  if (Req.Backend != "emu" && Req.Backend != "auto")
-    return reportError(Tool, makeError("backend '" + Req.Backend +
-                                       "' is not available in kernel-run (available: emu, auto)"));
   auto Open = openCodeObject(Req.CodeObject);
   if (!Open)
     return reportError(Tool, Open.takeError());
@@ -231,13 +234,21 @@ int runKernelRun(const RunRequest &Req) {
   if (!Sig)
     return reportError(Tool, Sig.takeError());
 
-  DeviceMemory Mem;
-  auto Emu = Emulator::load(CO, Mem);
-  if (!Emu)
-    return reportError(Tool, Emu.takeError());
+  emu::Gfx G;
+  if (Req.Backend != "hip" && !emu::parseGfx(CO.Target.Processor.c_str(), G))
+    return reportError(Tool, makeError("'" + CO.Path + "': the emulator runs gfx90a, gfx940, "
+                                       "gfx941, gfx942 and gfx950 code objects, not " +
+                                       CO.Target.Processor));
+  auto DevOr = openDevice(Req.Backend, CO.Target.Processor);
+  if (!DevOr)
+    return reportError(Tool, DevOr.takeError());
+  Device &Dev = **DevOr;
+  auto Mod = Dev.load(CO);
+  if (!Mod)
+    return reportError(Tool, Mod.takeError());
 
   // Kernarg segment and buffers.
-  LaunchConfig L;
+  LaunchParams L;
   L.Kernel = K->Name;
   L.Kernarg.assign(Sig->KernargSize, 0);
   std::map<const KernelArg *, uint64_t> BufferAddr;
@@ -285,11 +296,12 @@ int runKernelRun(const RunRequest &Req) {
         if (Size == 0)
           return reportError(Tool, makeError("argument '" + Label + "': file '" +
                                              S.Value.substr(1) + "' is empty"));
-        Addr = Mem.allocate(Size, 256, "argument " + Label);
-        if (!Addr)
-          return reportError(Tool, makeError("no room for argument '" + Label + "'"));
+        auto A2 = Dev.alloc(Size, "argument " + Label);
+        if (!A2)
+          return reportError(Tool, A2.takeError());
+        Addr = *A2;
         if (!Data.empty())
-          if (llvm::Error E = Mem.write(Addr, Data.data(), Data.size()))
+          if (llvm::Error E = Dev.write(Addr, Data.data(), Data.size()))
             return reportError(Tool, std::move(E));
         BufferAddr[A] = Addr;
         BufferSize[A] = Size;
@@ -339,21 +351,21 @@ int runKernelRun(const RunRequest &Req) {
   L.Threads = Req.Threads;
   L.Seed = Req.Seed;
   L.MaxWaveInstructions = Req.MaxWaveInstructions;
-  auto Stats = (*Emu)->run(L);
+  auto Stats = Dev.launch(**Mod, L);
   if (!Stats)
     return reportError(Tool, Stats.takeError());
   for (const auto &[A, File] : Outs) {
     std::string Data(BufferSize[A], '\0');
-    if (llvm::Error E = Mem.read(BufferAddr[A], Data.data(), Data.size()))
+    if (llvm::Error E = Dev.read(BufferAddr[A], Data.data(), Data.size()))
       return reportError(Tool, std::move(E));
     if (llvm::Error E = writeFileAtomic(File, Data))
       return reportError(Tool, std::move(E));
   }
-  std::string Device = std::string("CPU emulator (") + gfxName((*Emu)->gfx()) + ", wave64)";
+  const DeviceInfo &DI = Dev.info();
   if (Req.Json) {
     nlohmann::json J;
-    J["backend"] = "emu";
-    J["device"] = Device;
+    J["backend"] = DI.Backend;
+    J["device"] = DI.Name;
     J["kernel"] = K->Name;
     J["grid_items"] = L.GridItems;
     J["block"] = L.Block;
@@ -363,20 +375,20 @@ int runKernelRun(const RunRequest &Req) {
     J["wave_instructions"] = Stats->WaveInstructions;
     J["lane_instructions"] = Stats->LaneInstructions;
     J["host_seconds"] = Stats->Seconds;
-    J["host_threads"] = Stats->Threads;
-    J["timing"] = "emulated: host time, not GPU time";
+    J["host_threads"] = Stats->HostThreads;
+    J["timing"] = DI.Hardware ? "GPU time" : "emulated: host time, not GPU time";
     llvm::outs() << J.dump(2) << "\n";
   } else if (!Req.Quiet) {
-    llvm::errs() << Tool << ": backend emu, " << Device << ", kernel " << K->Name << ", grid "
+    llvm::errs() << Tool << ": backend " << DI.Backend << ", " << DI.Name << ", kernel " << K->Name << ", grid "
                  << dims(L.GridItems) << " work-items, block " << dims(L.Block) << ", seed "
                  << L.Seed << "\n"
                  << Tool << ": " << Stats->Workgroups << " workgroups, " << Stats->Waves
                  << " waves, " << Stats->WaveInstructions << " wave instructions, "
                  << Stats->LaneInstructions << " lane instructions, "
-                 << llvm::format("%.3f", Stats->Seconds) << " s host time on " << Stats->Threads
-                 << " threads (emulated, not GPU time)\n";
+                 << llvm::format("%.3f", Stats->Seconds) << " s host time on "
+                 << Stats->HostThreads << " threads (emulated, not GPU time)\n";
   }
   return ExitOk;
 }
 
-} // namespace asmevo::emu
+} // namespace asmevo::device

@@ -1,10 +1,9 @@
-// What `kernel-run` does, as a library: run one kernel of a code object on a backend (the
-// emulator today) with kernarg values and input buffers given as text specs, and write the
+// What `kernel-run` does, as a library: run one kernel of a code object on a device backend
+// (the emulator today) with kernarg values and input buffers given as text specs, and write the
 // buffers' final contents to files. Also the argument-spec parser that other launchers share.
 #pragma once
 
 #include "codeobj/KernelArgs.h"
-#include "emu/DeviceMemory.h"
 
 #include "llvm/Support/Error.h"
 
@@ -13,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace asmevo::emu {
+namespace asmevo::device {
 
 // One kernel argument's value, parsed from "[NAME=]VALUE":
 //   pointers:  @FILE (a buffer holding the file), zeros:BYTES, null, or an address 0x...
@@ -54,4 +53,4 @@ int runCoverageReport(const std::vector<std::string> &Inputs, bool Json, bool Qu
 // fault, trap, timeout).
 int runKernelRun(const RunRequest &Req);
 
-} // namespace asmevo::emu
+} // namespace asmevo::device

@@ -1,0 +1,80 @@
+// The device interface every execution tool uses (kernel-run today; kernel-diffcheck,
+// kernel-time and dispatch-capture replay later): device memory, code-object modules and
+// kernel launches with a raw kernarg segment. Two backends implement it: `emu` (the CPU
+// emulator, EmuDevice.cpp) and `hip` (the HIP runtime loaded at run time; a later issue).
+// Every result says which backend and device produced it.
+#pragma once
+
+#include "codeobj/CodeObject.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace asmevo::device {
+
+struct DeviceInfo {
+  std::string Backend;     // "emu" or "hip"
+  std::string Name;        // "CPU emulator (gfx942, wave64)", or the GPU's name
+  bool Hardware = false;   // false: times are emulation (host) times, never GPU times
+};
+
+struct LaunchParams {
+  std::string Kernel;                          // kernel symbol
+  std::array<uint32_t, 3> GridItems{1, 1, 1};  // grid size in work-items (AQL semantics)
+  std::array<uint32_t, 3> Block{64, 1, 1};     // workgroup size
+  uint32_t DynamicLds = 0;
+  std::vector<uint8_t> Kernarg;                // explicit arguments; hidden ones are filled
+  uint64_t Seed = 1;                           // emu: wave interleaving order
+  unsigned Threads = 0;                        // emu: host threads (0: all cores)
+  uint64_t MaxWaveInstructions = 1ull << 31;   // emu: per-wave instruction limit
+};
+
+struct LaunchResult {
+  double Seconds = 0;           // emu: host time of the emulation; hip: event-timed GPU time
+  uint64_t Workgroups = 0, Waves = 0;
+  uint64_t WaveInstructions = 0, LaneInstructions = 0; // emu only (0 on hardware)
+  unsigned HostThreads = 0;
+};
+
+// A code object loaded on a device.
+class Module {
+public:
+  virtual ~Module();
+  virtual const CodeObject &codeObject() const = 0;
+};
+
+class Device {
+public:
+  virtual ~Device();
+  virtual const DeviceInfo &info() const = 0;
+
+  // Device memory. allocAt places an allocation at a chosen address (for replays); a backend
+  // that cannot do that says so.
+  virtual llvm::Expected<uint64_t> alloc(uint64_t Size, const std::string &Name) = 0;
+  virtual llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) = 0;
+  virtual llvm::Error free(uint64_t Addr) = 0;
+  virtual llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size) = 0;
+  virtual llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) = 0;
+
+  // Load a code object (Code must outlive the module). Errors name the file.
+  virtual llvm::Expected<std::unique_ptr<Module>> load(const CodeObject &Code) = 0;
+  // Launch and wait. Runtime failures (unsupported instruction, fault, trap) are runtime
+  // errors (exit 3); a launch the kernel cannot take is an input error (exit 2).
+  virtual llvm::Expected<LaunchResult> launch(Module &M, const LaunchParams &P) = 0;
+};
+
+// The emulator backend, for code objects of Processor ("gfx942", ...).
+std::unique_ptr<Device> createEmuDevice(const std::string &Processor);
+
+// Open a backend by name: "emu", "hip" or "auto" (hip when an AMD GPU is usable, else emu).
+// For emu, Processor names the emulated target. No hip backend is built yet: asking for it
+// is an input error that says so, and auto picks emu.
+llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
+                                                   const std::string &Processor);
+
+} // namespace asmevo::device

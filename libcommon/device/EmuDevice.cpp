@@ -1,0 +1,100 @@
+// The `emu` backend of the device interface: DeviceMemory + Emulator.
+#include "device/Device.h"
+
+#include "emu/Emulator.h"
+#include "support/Error.h"
+
+namespace asmevo::device {
+
+Module::~Module() = default;
+Device::~Device() = default;
+
+namespace {
+
+class EmuModule : public Module {
+public:
+  explicit EmuModule(std::unique_ptr<emu::Emulator> E) : E(std::move(E)) {}
+  const CodeObject &codeObject() const override { return E->codeObject(); }
+  emu::Emulator &emulator() { return *E; }
+
+private:
+  std::unique_ptr<emu::Emulator> E;
+};
+
+class EmuDevice : public Device {
+public:
+  explicit EmuDevice(const std::string &Processor) {
+    Info.Backend = "emu";
+    Info.Name = "CPU emulator (" + Processor + ", wave64)";
+    Info.Hardware = false;
+  }
+  const DeviceInfo &info() const override { return Info; }
+
+  llvm::Expected<uint64_t> alloc(uint64_t Size, const std::string &Name) override {
+    uint64_t A = Mem.allocate(Size ? Size : 1, 256, Name);
+    if (!A)
+      return makeError("no room for device allocation '" + Name + "' of " +
+                       std::to_string(Size) + " bytes");
+    return A;
+  }
+  llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) override {
+    return Mem.map(Addr, Size, Name);
+  }
+  llvm::Error free(uint64_t Addr) override { return Mem.unmap(Addr); }
+  llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size) override {
+    return Mem.write(Addr, Src, Size);
+  }
+  llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) override {
+    return Mem.read(Addr, Dst, Size);
+  }
+  llvm::Expected<std::unique_ptr<Module>> load(const CodeObject &Code) override {
+    auto E = emu::Emulator::load(Code, Mem);
+    if (!E)
+      return E.takeError();
+    return std::make_unique<EmuModule>(std::move(*E));
+  }
+  llvm::Expected<LaunchResult> launch(Module &M, const LaunchParams &P) override {
+    emu::LaunchConfig L;
+    L.Kernel = P.Kernel;
+    L.GridItems = P.GridItems;
+    L.Block = P.Block;
+    L.Kernarg = P.Kernarg;
+    L.DynamicLds = P.DynamicLds;
+    L.Seed = P.Seed;
+    L.Threads = P.Threads;
+    L.MaxWaveInstructions = P.MaxWaveInstructions;
+    auto S = static_cast<EmuModule &>(M).emulator().run(L);
+    if (!S)
+      return S.takeError();
+    LaunchResult R;
+    R.Seconds = S->Seconds;
+    R.Workgroups = S->Workgroups;
+    R.Waves = S->Waves;
+    R.WaveInstructions = S->WaveInstructions;
+    R.LaneInstructions = S->LaneInstructions;
+    R.HostThreads = S->Threads;
+    return R;
+  }
+
+private:
+  DeviceInfo Info;
+  emu::DeviceMemory Mem;
+};
+
+} // namespace
+
+std::unique_ptr<Device> createEmuDevice(const std::string &Processor) {
+  return std::make_unique<EmuDevice>(Processor);
+}
+
+llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
+                                                   const std::string &Processor) {
+  if (Backend == "emu" || Backend == "auto")
+    return createEmuDevice(Processor);
+  if (Backend == "hip")
+    return makeError("backend 'hip' is not built yet (the HIP runtime backend is a later "
+                     "issue); use --backend emu");
+  return makeError("unknown backend '" + Backend + "' (emu, hip or auto)");
+}
+
+} // namespace asmevo::device

@@ -1,0 +1,72 @@
+// The device interface with the emu backend: memory, module loading, a launch, and the
+// backend-choice errors.
+#include "EmuHarness.h"
+
+#include "device/Device.h"
+
+using namespace asmevo;
+using namespace asmevo::device;
+
+namespace {
+
+TEST(Device, BackendChoice) {
+  auto Hip = openDevice("hip", "gfx942");
+  ASSERT_FALSE(bool(Hip));
+  EXPECT_EQ(llvm::toString(Hip.takeError()),
+            "backend 'hip' is not built yet (the HIP runtime backend is a later issue); use "
+            "--backend emu");
+  auto Bad = openDevice("cuda", "gfx942");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError()), "unknown backend 'cuda' (emu, hip or auto)");
+  auto Auto = openDevice("auto", "gfx942");
+  ASSERT_TRUE(bool(Auto));
+  EXPECT_EQ((*Auto)->info().Backend, "emu");
+  EXPECT_EQ((*Auto)->info().Name, "CPU emulator (gfx942, wave64)");
+  EXPECT_FALSE((*Auto)->info().Hardware);
+}
+
+TEST(Device, MemoryAndLaunch) {
+  auto O = openCodeObject(emu::test::tritonObject("gfx90a", "vector_add_fp32"));
+  ASSERT_TRUE(bool(O)) << llvm::toString(O.takeError());
+  auto D = llvm::cantFail(openDevice("emu", "gfx90a"));
+  auto M = D->load((*O)->C);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  std::vector<float> X(2000), Y(2000);
+  for (unsigned I = 0; I < 2000; ++I) {
+    X[I] = float(I);
+    Y[I] = 0.5f * float(I);
+  }
+  uint64_t PX = llvm::cantFail(D->alloc(8000, "x")), PY = llvm::cantFail(D->alloc(8000, "y"));
+  const uint64_t PO = 0x7ffe40000000ull;
+  ASSERT_FALSE(bool(D->allocAt(PO, 8192, "out")));
+  auto Again = D->allocAt(PO + 4096, 16, "again");
+  ASSERT_TRUE(bool(Again));
+  llvm::consumeError(std::move(Again));
+  ASSERT_FALSE(bool(D->write(PX, X.data(), 8000)));
+  ASSERT_FALSE(bool(D->write(PY, Y.data(), 8000)));
+  auto Sig = llvm::cantFail(kernelSignature((*O)->C, (*O)->C.Kernels[0]));
+  LaunchParams P;
+  P.Kernel = "add_kernel";
+  P.Block = {256, 1, 1};
+  P.GridItems = {512, 1, 1};
+  P.Kernarg.assign(Sig.KernargSize, 0);
+  auto put = [&](unsigned I, auto V) { std::memcpy(&P.Kernarg[Sig.explicitArgs()[I]->Offset], &V, sizeof(V)); };
+  put(0, PX); put(1, PY); put(2, PO); put(3, int32_t(2000));
+  auto R = D->launch(**M, P);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->Workgroups, 2u);
+  EXPECT_EQ(R->Waves, 8u);
+  std::vector<float> Out(2048);
+  ASSERT_FALSE(bool(D->read(PO, Out.data(), 8192)));
+  for (unsigned I = 0; I < 2000; ++I)
+    ASSERT_EQ(Out[I], 1.5f * float(I)) << I;
+  for (unsigned I = 2000; I < 2048; ++I)
+    ASSERT_EQ(Out[I], 0.0f) << I;
+  ASSERT_FALSE(bool(D->free(PO)));
+  auto Gone = D->read(PO, Out.data(), 4);
+  ASSERT_TRUE(bool(Gone));
+  EXPECT_EQ(llvm::toString(std::move(Gone)),
+            "device read of 4 bytes at 0x7ffe40000000 is outside every allocation");
+}
+
+} // namespace
