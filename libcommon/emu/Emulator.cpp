@@ -292,6 +292,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   D.PerLane = (K->Kd.PrivateSegmentFixedSize + L.ExtraPrivatePerLane + 15) & ~15u;
   if (Bits.dynamicStack() && L.ExtraPrivatePerLane == 0)
     D.PerLane += 16384;
+  if (D.PerLane >= (1u << 18))
+    return makeError("a private segment of " + std::to_string(D.PerLane) +
+                     " bytes per lane exceeds the 18-bit stride of the scratch descriptor");
 
   unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
   uint64_t TotalGroups = uint64_t(D.NumGroups[0]) * D.NumGroups[1] * D.NumGroups[2];
@@ -437,9 +440,11 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             // V#: base, stride = private bytes per lane, add_tid_enable, no swizzle: lane L's
             // private byte A is at base + soffset + L * stride + A (see Exec.cpp).
             W.s[S++] = uint32_t(D.ScratchBase);
+            // With ADD_TID_ENABLE (word 3 bit 23), DATA_FORMAT (word 3 bits 18:15) holds stride
+            // bits 17:14, so it must carry the stride's high bits and nothing else.
             W.s[S++] = (uint32_t(D.ScratchBase >> 32) & 0xffff) | ((D.PerLane & 0x3fff) << 16);
             W.s[S++] = 0xffffffffu;
-            W.s[S++] = (1u << 23) | (4u << 15) | (4u << 12);
+            W.s[S++] = (1u << 23) | (((D.PerLane >> 14) & 0xf) << 15);
           }
           if (Bits.sgprDispatchPtr()) {
             W.s[S++] = uint32_t(D.PacketAddr);

@@ -282,6 +282,8 @@ TEST(Launch, Gfx90aUserAndSystemSgprs) {
         EXPECT_NE(ScratchBase, 0u);
         EXPECT_EQ(S[1] >> 16, 32u);
         EXPECT_TRUE((S[3] >> 23) & 1);
+        EXPECT_EQ((S[3] >> 15) & 0xf, 0u); // DATA_FORMAT = stride bits 17:14 with ADD_TID
+        EXPECT_EQ(S[2], 0xffffffffu);
         // Dispatch, queue and kernarg pointers are distinct, non-null device addresses.
         uint64_t Disp = S[4] | (uint64_t(S[5]) << 32), Queue = S[6] | (uint64_t(S[7]) << 32),
                  Karg = S[8] | (uint64_t(S[9]) << 32);
