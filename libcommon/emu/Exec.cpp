@@ -48,9 +48,13 @@ bool executeInst(ExecCtx &c, const Inst &in) {
   }
 }
 
-uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
-  uint8_t *p = c.mem.translate(addr, size);
-  if (!p)
+uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane,
+                          const char *what) {
+  const Allocation *a = c.mem.find(addr);
+  uint8_t *p = a && size <= a->Size - (addr - a->Base) ? a->Bytes.get() + (addr - a->Base) : nullptr;
+  if (p)
+    c.lastAlloc = a;
+  else
     throwMemoryFault(what, addr, size, lane, c.instPc,
                      c.mem.find(addr) ? "runs past the end of its allocation"
                                       : "outside every allocation");

@@ -37,11 +37,21 @@ struct ExecCtx {
   // does for flat scratch (element size 4, index stride 64). 0/0 when the kernel has none.
   uint64_t scratchBase = 0;
   uint32_t scratchPerLane = 0;
+  // The allocation the last global access hit (allocations do not change during a dispatch,
+  // and a context belongs to one wave on one thread).
+  const Allocation *lastAlloc = nullptr;
 };
 
 // Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
 // lane and address. `what` names the access ("global_load_dword read").
-uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane,
+                             const char *what) {
+  const Allocation *a = c.lastAlloc;
+  if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base))
+    return a->Bytes.get() + (addr - a->Base);
+  return globalAccessSlow(c, addr, size, lane, what);
+}
 uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
 // A private-segment (scratch) address of one lane, as scratch_* and flat-to-private see it.
 uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
