@@ -1,5 +1,6 @@
 #include "emu/DeviceMemory.h"
 
+#include "emu/EmuError.h"
 #include "support/Error.h"
 
 #include <algorithm>
@@ -7,12 +8,6 @@
 #include <cstring>
 
 namespace asmevo::emu {
-
-static std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 // Generations are unique across all DeviceMemory objects, so a cached translation can never
 // be mistaken for one of a newer object that happens to live at the same address.
@@ -29,26 +24,26 @@ llvm::Error DeviceMemory::map(uint64_t Base, uint64_t Size, const std::string &N
   if (Size == 0)
     return makeError("device allocation '" + Name + "' has size 0");
   if (Base + Size < Base || Base + Size > (1ull << 57))
-    return makeError("device allocation '" + Name + "' at " + hex(Base) + " of " +
+    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " of " +
                      std::to_string(Size) + " bytes leaves the 57-bit address space");
   if (Base < 0x1000)
-    return makeError("device allocation '" + Name + "' at " + hex(Base) +
+    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) +
                      " would map the null page");
   if (overlapsAperture(Base, Size))
-    return makeError("device allocation '" + Name + "' at " + hex(Base) +
+    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) +
                      " overlaps the LDS or private aperture");
   auto It = std::lower_bound(Allocs.begin(), Allocs.end(), Base,
                              [](const std::unique_ptr<Allocation> &A, uint64_t B) {
                                return A->Base < B;
                              });
   if (It != Allocs.end() && (*It)->Base < Base + Size)
-    return makeError("device allocation '" + Name + "' at " + hex(Base) + " overlaps '" +
-                     (*It)->Name + "' at " + hex((*It)->Base));
+    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " overlaps '" +
+                     (*It)->Name + "' at " + hexAddr((*It)->Base));
   if (It != Allocs.begin()) {
     const Allocation &P = **std::prev(It);
     if (P.Base + P.Size > Base)
-      return makeError("device allocation '" + Name + "' at " + hex(Base) + " overlaps '" +
-                       P.Name + "' at " + hex(P.Base));
+      return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " overlaps '" +
+                       P.Name + "' at " + hexAddr(P.Base));
   }
   auto A = std::make_unique<Allocation>();
   A->Base = Base;
@@ -81,7 +76,7 @@ llvm::Error DeviceMemory::unmap(uint64_t Base) {
       Generation = NextGeneration++;
       return llvm::Error::success();
     }
-  return makeError("no device allocation starts at " + hex(Base));
+  return makeError("no device allocation starts at " + hexAddr(Base));
 }
 
 const Allocation *DeviceMemory::find(uint64_t Addr) const {
@@ -120,7 +115,7 @@ uint8_t *DeviceMemory::translate(uint64_t Addr, uint64_t Size) {
 llvm::Error DeviceMemory::write(uint64_t Addr, const void *Src, uint64_t Size) {
   uint8_t *P = translate(Addr, Size);
   if (!P)
-    return makeError("device write of " + std::to_string(Size) + " bytes at " + hex(Addr) +
+    return makeError("device write of " + std::to_string(Size) + " bytes at " + hexAddr(Addr) +
                      " is outside every allocation");
   std::memcpy(P, Src, Size);
   return llvm::Error::success();
@@ -129,7 +124,7 @@ llvm::Error DeviceMemory::write(uint64_t Addr, const void *Src, uint64_t Size) {
 llvm::Error DeviceMemory::read(uint64_t Addr, void *Dst, uint64_t Size) const {
   uint8_t *P = const_cast<DeviceMemory *>(this)->translate(Addr, Size);
   if (!P)
-    return makeError("device read of " + std::to_string(Size) + " bytes at " + hex(Addr) +
+    return makeError("device read of " + std::to_string(Size) + " bytes at " + hexAddr(Addr) +
                      " is outside every allocation");
   std::memcpy(Dst, P, Size);
   return llvm::Error::success();

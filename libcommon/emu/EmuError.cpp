@@ -5,7 +5,7 @@
 
 namespace asmevo::emu {
 
-static std::string hex(uint64_t v) {
+std::string hexAddr(uint64_t v) {
   char b[32];
   std::snprintf(b, sizeof(b), "0x%llx", static_cast<unsigned long long>(v));
   return b;
@@ -15,7 +15,7 @@ void throwUnsupported(const std::string &Mnemonic, uint64_t Pc) {
   std::string m = Mnemonic;
   for (char &ch : m)
     ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " + hex(Pc));
+  throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " + hexAddr(Pc));
 }
 
 void throwUnsupported(const char *Mnemonic, uint64_t Pc) {
@@ -25,10 +25,10 @@ void throwUnsupported(const char *Mnemonic, uint64_t Pc) {
 void throwMemoryFault(const char *What, uint64_t Addr, unsigned Size, int Lane, uint64_t Pc,
                       const std::string &Why) {
   std::string m = std::string("memory fault: ") + What + " of " + std::to_string(Size) +
-                  " bytes at " + hex(Addr);
+                  " bytes at " + hexAddr(Addr);
   if (Lane >= 0)
     m += " (lane " + std::to_string(Lane) + ")";
-  m += " at pc " + hex(Pc) + ": " + Why;
+  m += " at pc " + hexAddr(Pc) + ": " + Why;
   throw EmuError(EmuErrorKind::MemoryFault, m);
 }
 

@@ -26,6 +26,9 @@ public:
   EmuErrorKind Kind;
 };
 
+// "0x7f0000011a20": how addresses and pcs appear in every emulator message.
+std::string hexAddr(uint64_t V);
+
 // "unsupported instruction v_foo at pc 0x1234" (mnemonic in lower case, as the assembler writes it).
 [[noreturn]] void throwUnsupported(const char *Mnemonic, uint64_t Pc);
 [[noreturn]] void throwUnsupported(const std::string &Mnemonic, uint64_t Pc);

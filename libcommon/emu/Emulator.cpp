@@ -17,12 +17,6 @@ namespace asmevo::emu {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 // Descriptor bit fields used by the launch (gfx9 meanings; see AMDGPUUsage "Kernel Descriptor").
 struct KdBits {
   explicit KdBits(const KernelDescriptor &K) : K(K) {}
@@ -125,12 +119,12 @@ llvm::Error Emulator::loadImage() {
     } else if (R.Type == llvm::ELF::R_AMDGPU_ABS64 || R.Type == llvm::ELF::R_AMDGPU_ABS32_LO) {
       auto It = Syms.find(R.Symbol);
       if (It == Syms.end() || It->second->SectionIndex == 0)
-        return makeError("'" + Code.Path + "': relocation at " + hex(R.Offset) +
+        return makeError("'" + Code.Path + "': relocation at " + hexAddr(R.Offset) +
                          " refers to undefined symbol '" + R.Symbol + "'");
       V = Base + It->second->Value + uint64_t(R.Addend);
     } else {
       return makeError("'" + Code.Path + "': dynamic relocation type " + std::to_string(R.Type) +
-                       " at " + hex(R.Offset) + " is not supported by the emulator's loader");
+                       " at " + hexAddr(R.Offset) + " is not supported by the emulator's loader");
     }
     unsigned Size = R.Type == llvm::ELF::R_AMDGPU_ABS32_LO ? 4 : 8;
     if (llvm::Error Err = Mem.write(Base + R.Offset, &V, Size))
@@ -181,11 +175,11 @@ const Inst &Emulator::fetch(uint64_t Pc) {
   if (It != Extra.end())
     return *It->second;
   if (Pc & 3)
-    throw EmuError(EmuErrorKind::IllegalInst, "pc " + hex(Pc) + " is not dword-aligned");
+    throw EmuError(EmuErrorKind::IllegalInst, "pc " + hexAddr(Pc) + " is not dword-aligned");
   const Allocation *A = Mem.find(Pc);
   if (!A)
     throw EmuError(EmuErrorKind::MemoryFault,
-                   "instruction fetch at pc " + hex(Pc) + " is outside every allocation");
+                   "instruction fetch at pc " + hexAddr(Pc) + " is outside every allocation");
   auto In = std::make_unique<Inst>();
   std::string Why;
   if (!decodeInst(A->Bytes.get() + (Pc - A->Base), size_t(A->Base + A->Size - Pc), Target, *In,
@@ -195,7 +189,7 @@ const Inst &Emulator::fetch(uint64_t Pc) {
     char Buf[48];
     std::snprintf(Buf, sizeof(Buf), "0x%08x", W);
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "illegal instruction " + std::string(Buf) + " at pc " + hex(Pc) + ": " + Why);
+                   "illegal instruction " + std::string(Buf) + " at pc " + hexAddr(Pc) + ": " + Why);
   }
   const Inst &R = *In;
   Extra.emplace(Pc, std::move(In));
@@ -218,7 +212,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     if (++W.instCount > MaxInst)
       throw EmuError(EmuErrorKind::Timeout,
                      "a wave executed more than " + std::to_string(MaxInst) +
-                         " instructions (endless loop?) at pc " + hex(Pc));
+                         " instructions (endless loop?) at pc " + hexAddr(Pc));
     if (In.enc != Enc::SOP1 && In.enc != Enc::SOP2 && In.enc != Enc::SOPK &&
         In.enc != Enc::SOPC && In.enc != Enc::SOPP && In.enc != Enc::SMEM)
       LaneInsts += unsigned(__builtin_popcountll(W.exec()));

@@ -209,7 +209,7 @@ bool execLds(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
   const uint64_t exec = w.exec();
   const unsigned offset16 = unsigned(in.offset0) | (unsigned(in.offset1) << 8);
-  const char *what = lowerOpName(in.op);
+  const char *what = opNameLower(in.op);
   // Operands each kind needs (a decoder gap is reported, not dereferenced).
   // ds_swizzle_b32 takes its source in the ADDR field (there is no address).
   const bool needAddr = m.kind != DsKind::Nop && m.kind != DsKind::ReadAddTid &&

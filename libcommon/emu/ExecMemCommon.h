@@ -11,9 +11,6 @@
 
 namespace asmevo::emu::memdetail {
 
-// "global_load_dword": a static string per op (built once; no allocation per access).
-const char *lowerOpName(Op op);
-
 // The read-modify-write operations of the memory atomics.
 enum class Rmw : uint8_t {
   Add, Sub, Rsub, Swap, CmpSwap, SMin, UMin, SMax, UMax, And, Or, Xor, Inc, Dec,

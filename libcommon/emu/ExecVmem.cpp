@@ -32,22 +32,6 @@
 
 namespace asmevo::emu {
 
-namespace memdetail {
-const char *lowerOpName(Op op) {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v(size_t(Op::Count) + 1);
-    for (unsigned i = 0; i <= unsigned(Op::Count); ++i) {
-      std::string s = opName(Op(i));
-      for (char &ch : s)
-        ch = char(std::tolower(static_cast<unsigned char>(ch)));
-      v[i] = std::move(s);
-    }
-    return v;
-  }();
-  unsigned i = unsigned(op);
-  return i <= unsigned(Op::Count) ? names[i].c_str() : "<invalid>";
-}
-} // namespace memdetail
 
 using namespace memdetail;
 
@@ -312,7 +296,7 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
   const uint64_t exec = w.exec();
   if (exec == 0)
     return true;
-  const char *what = lowerOpName(in.op);
+  const char *what = opNameLower(in.op);
   const Enc enc = in.enc;
   const int64_t off = in.offset;
 
@@ -524,7 +508,7 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
     return true;
   if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
     return false;
-  const char *what = lowerOpName(in.op);
+  const char *what = opNameLower(in.op);
   BufferRsrc r = decodeRsrc(w, in.sbase);
   uint64_t soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
   const uint32_t *vIdx = nullptr, *vOff = nullptr;
