@@ -209,8 +209,10 @@ int runCoverageReport(const std::vector<std::string> &Inputs, bool Json, bool Qu
                  << " undecodable words); " << R->implementedOps() << "/" << R->Ops.size()
                  << " mnemonics and " << R->implementedInstructions() << "/" << R->Instructions
                  << " instructions implemented\n";
-    for (const std::string &S : Skipped)
-      llvm::errs() << Tool << ": skipped " << S << ": not a target the emulator runs\n";
+    if (!Skipped.empty())
+      llvm::errs() << Tool << ": skipped " << Skipped.size()
+                   << " code objects for targets the emulator does not run"
+                   << (Quiet ? "" : " (--json lists them)") << "\n";
   }
   return R->implementedOps() == R->Ops.size() ? ExitOk : ExitNegative;
 }

@@ -57,6 +57,19 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
     if (!Objs)
       return Objs.takeError();
     for (const LoadedCodeObject &L : *Objs) {
+      // Objects for other processors (gfx10+, gfx8, ...) are skipped, named, before the
+      // reader (which only reads gfx9) would refuse them.
+      if (L.Bytes.size() >= 64) {
+        uint32_t EFlags;
+        std::memcpy(&EFlags, L.Bytes.data() + 48, 4);
+        Gfx G;
+        std::string P = processorForMach(EFlags & 0xff);
+        if (!parseGfx(P.c_str(), G)) {
+          if (Skipped)
+            Skipped->push_back(L.Name + " (" + (P.empty() ? "unknown processor" : P) + ")");
+          continue;
+        }
+      }
       auto CO = CodeObject::read(L.Bytes, L.Name);
       if (!CO)
         return CO.takeError();

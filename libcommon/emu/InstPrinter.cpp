@@ -24,6 +24,8 @@ std::string fmt(const char *F, ...) {
 }
 
 std::string hex(uint64_t V) { return fmt("0x%llx", (unsigned long long)V); }
+// SMEM immediate offsets are signed 21-bit values; LLVM prints negative ones as -0x...
+std::string smemOffset(int32_t V) { return V < 0 ? "-" + hex(uint64_t(-int64_t(V))) : hex(uint64_t(V)); }
 
 std::string tuple(const char *P, unsigned N, unsigned W) {
   if (W <= 1)
@@ -435,9 +437,9 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     if (In.smemImm) {
       if (In.soffset != kNoOperand) {
         Ops.push_back(reg(In.soffset, 1));
-        Tail += " offset:" + hex(uint32_t(In.offset) & 0x1FFFFF);
+        Tail += " offset:" + smemOffset(In.offset);
       } else if (W(2)) {
-        Ops.push_back(hex(uint32_t(In.offset) & 0x1FFFFF));
+        Ops.push_back(smemOffset(In.offset));
       }
     } else if (In.soffset != kNoOperand && W(2)) {
       Ops.push_back(reg(In.soffset, 1));

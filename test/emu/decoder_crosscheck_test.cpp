@@ -5,6 +5,7 @@
 #include "asm/Disassembler.h"
 #include "asm/McTarget.h"
 #include "codeobj/CodeObject.h"
+#include "codeobj/Input.h"
 #include "emu/Decoder.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -53,10 +54,8 @@ struct Totals {
   size_t MaxShown = 20; // ASMEVO_DECODER_MISMATCHES=N shows more
 };
 
-void checkObject(const fs::path &P, Totals &T) {
-  auto Buf = llvm::MemoryBuffer::getFile(P.string());
-  ASSERT_TRUE(bool(Buf)) << "cannot read " << P;
-  auto C = CodeObject::read((*Buf)->getBuffer(), P.string());
+void checkBytes(llvm::StringRef Bytes, const fs::path &P, Totals &T) {
+  auto C = CodeObject::read(Bytes, P.string());
   ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
   emu::Gfx G;
   ASSERT_TRUE(emu::parseGfx(C->Target.Processor.c_str(), G)) << P << ": " << C->Target.Processor;
@@ -106,7 +105,56 @@ void checkObject(const fs::path &P, Totals &T) {
   }
 }
 
+void checkObject(const fs::path &P, Totals &T) {
+  auto Buf = llvm::MemoryBuffer::getFile(P.string());
+  ASSERT_TRUE(bool(Buf)) << "cannot read " << P;
+  checkBytes((*Buf)->getBuffer(), P, T);
+}
+
+void report(const Totals &T) {
+  for (auto &M : T.First)
+    std::printf("MISMATCH %s\n", M.c_str());
+  std::printf("decoder cross-check: %u objects, %llu instructions, %llu agreed, %llu mismatched, "
+              "%llu words LLVM cannot decode (skipped)\n",
+              T.Objects, (unsigned long long)T.Insns, (unsigned long long)T.Agreed,
+              (unsigned long long)T.Mismatches, (unsigned long long)T.LlvmSkipped);
+  EXPECT_EQ(T.Mismatches, 0u);
+  EXPECT_EQ(T.Agreed, T.Insns);
+}
+
 } // namespace
+
+// Opt-in long run: ASMEVO_DECODER_EXTRA="spec,spec,..." (files, libraries with embedded code
+// objects, or file:// URIs); every code object for a target the emulator runs is checked.
+TEST(DecoderCrossCheck, ExtraInputs) {
+  const char *E = std::getenv("ASMEVO_DECODER_EXTRA");
+  if (!E || !*E)
+    GTEST_SKIP() << "set ASMEVO_DECODER_EXTRA to cross-check more code objects";
+  Totals T;
+  if (const char *N = std::getenv("ASMEVO_DECODER_MISMATCHES"))
+    T.MaxShown = std::strtoul(N, nullptr, 10);
+  std::string All = E;
+  for (size_t Pos = 0; Pos <= All.size();) {
+    size_t Comma = All.find(',', Pos);
+    std::string Spec = All.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
+    Pos = Comma == std::string::npos ? All.size() + 1 : Comma + 1;
+    if (Spec.empty())
+      continue;
+    auto Objs = loadCodeObjects(Spec, "");
+    ASSERT_TRUE(bool(Objs)) << llvm::toString(Objs.takeError());
+    for (const LoadedCodeObject &L : *Objs) {
+      if (L.Bytes.size() < 64)
+        continue;
+      uint32_t EFlags;
+      std::memcpy(&EFlags, L.Bytes.data() + 48, 4);
+      emu::Gfx G;
+      if (!emu::parseGfx(processorForMach(EFlags & 0xff).c_str(), G))
+        continue;
+      checkBytes(L.Bytes, L.Name, T);
+    }
+  }
+  report(T);
+}
 
 TEST(DecoderCrossCheck, CorpusAgreesWithLlvm) {
   const fs::path Src(ASMEVO_SOURCE_DIR), Corpus(ASMEVO_CORPUS_DIR);
@@ -129,12 +177,5 @@ TEST(DecoderCrossCheck, CorpusAgreesWithLlvm) {
     T.MaxShown = std::strtoul(E, nullptr, 10);
   for (auto &F : Files)
     checkObject(F, T);
-  for (auto &M : T.First)
-    std::printf("MISMATCH %s\n", M.c_str());
-  std::printf("decoder cross-check: %u objects, %llu instructions, %llu agreed, %llu mismatched, "
-              "%llu words LLVM cannot decode (skipped)\n",
-              T.Objects, (unsigned long long)T.Insns, (unsigned long long)T.Agreed,
-              (unsigned long long)T.Mismatches, (unsigned long long)T.LlvmSkipped);
-  EXPECT_EQ(T.Mismatches, 0u);
-  EXPECT_EQ(T.Agreed, T.Insns);
+  report(T);
 }

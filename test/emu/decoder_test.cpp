@@ -77,6 +77,14 @@ TEST(Decoder, Smem) {
   EXPECT_EQ(D.In.offset, 0x10);
   EXPECT_EQ(D.In.size, 8);
   EXPECT_EQ(D.Text, "s_load_dwordx4 s[8:11], s[4:5], 0x10");
+  // Negative (signed 21-bit) offsets, as rocsparse's gfx90a code uses them (llvm-mc-22).
+  auto N = dec({0x41, 0x01, 0x02, 0xc0, 0xfc, 0xff, 0x1f, 0x00});
+  ASSERT_TRUE(N.Ok);
+  EXPECT_EQ(N.In.offset, -4);
+  EXPECT_EQ(N.Text, "s_load_dword s5, s[2:3], -0x4");
+  auto S = dec({0x41, 0x41, 0x02, 0xc0, 0xf8, 0xff, 0x1f, 0x0e});
+  ASSERT_TRUE(S.Ok);
+  EXPECT_EQ(S.Text, "s_load_dword s5, s[2:3], s7 offset:-0x8");
 }
 
 TEST(Decoder, VopForms) {
