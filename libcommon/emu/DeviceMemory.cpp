@@ -112,6 +112,13 @@ uint8_t *DeviceMemory::translate(uint64_t Addr, uint64_t Size) {
   return A->Bytes.get() + (Addr - A->Base);
 }
 
+void DeviceMemory::resetTouched() {
+  for (auto &A : Allocs) {
+    A->TouchLo = ~0ull;
+    A->TouchHi = 0;
+  }
+}
+
 llvm::Error DeviceMemory::write(uint64_t Addr, const void *Src, uint64_t Size) {
   uint8_t *P = translate(Addr, Size);
   if (!P)

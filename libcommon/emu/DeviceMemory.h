@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,6 +24,17 @@ struct Allocation {
   uint64_t Size = 0;
   std::string Name;
   std::unique_ptr<uint8_t[]> Bytes;
+  // Footprint recording (DeviceMemory::setTracking): the lowest and one past the highest
+  // offset any access of a dispatch touched. Lo > Hi means untouched.
+  mutable std::atomic<uint64_t> TouchLo{~0ull}, TouchHi{0};
+  void touch(uint64_t Off, uint64_t Size) const {
+    uint64_t L = TouchLo.load(std::memory_order_relaxed);
+    while (Off < L && !TouchLo.compare_exchange_weak(L, Off, std::memory_order_relaxed))
+      ;
+    uint64_t H = TouchHi.load(std::memory_order_relaxed);
+    while (Off + Size > H && !TouchHi.compare_exchange_weak(H, Off + Size, std::memory_order_relaxed))
+      ;
+  }
 };
 
 // Apertures of the flat address space (values the emulated SH_MEM_BASES reports through
@@ -57,6 +69,12 @@ public:
   llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size);
   llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) const;
 
+  // Footprint recording: when on, every global access made by a dispatch records the range it
+  // touched in its allocation (Allocation::TouchLo/TouchHi). Off by default (it costs time).
+  void setTracking(bool On) { Tracking = On; }
+  bool tracking() const { return Tracking; }
+  void resetTouched();
+
   // The lock an atomic read-modify-write at Addr holds.
   std::mutex &atomicLock(uint64_t Addr) { return AtomicLocks[(Addr >> 3) % kAtomicLocks]; }
 
@@ -65,6 +83,7 @@ private:
   std::vector<std::unique_ptr<Allocation>> Allocs; // sorted by Base
   uint64_t Generation = 0; // changes on every map/unmap (invalidates translate's cache)
   uint64_t NextHeap = kDefaultHeapBase;
+  bool Tracking = false;
   std::mutex AtomicLocks[kAtomicLocks];
 };
 

@@ -494,7 +494,8 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
                      Z = Flat / (Size[0] * Size[1]);
             V0[Ln] = X | (Dims > 1 ? Y << 10 : 0) | (Dims > 2 ? Z << 20 : 0);
           }
-          Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane});
+          Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane, nullptr,
+                                Mem.tracking()});
         }
         // Schedule: rounds over the waves in a seeded order; barriers release when every wave
         // that has not ended waits at one.

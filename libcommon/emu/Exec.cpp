@@ -52,9 +52,11 @@ uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane,
                           const char *what) {
   const Allocation *a = c.mem.find(addr);
   uint8_t *p = a && size <= a->Size - (addr - a->Base) ? a->Bytes.get() + (addr - a->Base) : nullptr;
-  if (p)
+  if (p) {
     c.lastAlloc = a;
-  else
+    if (c.track)
+      a->touch(addr - a->Base, size);
+  } else
     throwMemoryFault(what, addr, size, lane, c.instPc,
                      c.mem.find(addr) ? "runs past the end of its allocation"
                                       : "outside every allocation");

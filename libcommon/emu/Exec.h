@@ -40,6 +40,7 @@ struct ExecCtx {
   // The allocation the last global access hit (allocations do not change during a dispatch,
   // and a context belongs to one wave on one thread).
   const Allocation *lastAlloc = nullptr;
+  bool track = false;                // record footprints (DeviceMemory::setTracking)
 };
 
 // Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
@@ -48,8 +49,11 @@ uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, co
 inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane,
                              const char *what) {
   const Allocation *a = c.lastAlloc;
-  if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base))
+  if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base)) {
+    if (c.track)
+      a->touch(addr - a->Base, size);
     return a->Bytes.get() + (addr - a->Base);
+  }
   return globalAccessSlow(c, addr, size, lane, what);
 }
 uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);

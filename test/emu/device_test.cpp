@@ -70,3 +70,29 @@ TEST(Device, MemoryAndLaunch) {
 }
 
 } // namespace
+
+namespace {
+
+// Footprint recording: the vector add touches exactly n elements of each buffer.
+TEST(DeviceMemory, FootprintTracking) {
+  emu::test::Harness H(emu::test::tritonObject("gfx942", "vector_add_fp32"));
+  ASSERT_TRUE(H.ok()) << H.Error;
+  uint64_t X = H.buffer(nullptr, 1 << 16), Y = H.buffer(nullptr, 1 << 16),
+           O = H.buffer(nullptr, 1 << 16);
+  H.arg(0, X); H.arg(1, Y); H.arg(2, O); H.arg(3, int32_t(3000));
+  H.arg(4, uint64_t(0)); H.arg(5, uint64_t(0));
+  H.Mem.setTracking(true);
+  ASSERT_TRUE(bool(H.run({3, 1, 1}, {256, 1, 1}, 0)));
+  for (uint64_t B : {X, Y, O}) {
+    const emu::Allocation *A = H.Mem.find(B);
+    ASSERT_NE(A, nullptr);
+    EXPECT_EQ(A->TouchLo.load(), 0u);
+    EXPECT_EQ(A->TouchHi.load(), 3000u * 4);
+  }
+  H.Mem.resetTouched();
+  H.Mem.setTracking(false);
+  ASSERT_TRUE(bool(H.run({3, 1, 1}, {256, 1, 1}, 0)));
+  EXPECT_GT(H.Mem.find(X)->TouchLo.load(), H.Mem.find(X)->TouchHi.load());
+}
+
+} // namespace
