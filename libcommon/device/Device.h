@@ -1,7 +1,7 @@
 // The device interface every execution tool uses (kernel-run today; kernel-diffcheck,
 // kernel-time and dispatch-capture replay later): device memory, code-object modules and
 // kernel launches with a raw kernarg segment. Two backends implement it: `emu` (the CPU
-// emulator, EmuDevice.cpp) and `hip` (the HIP runtime loaded at run time; a later issue).
+// emulator, EmuDevice.cpp) and `hip` (the HIP runtime loaded at run time, HipDevice.cpp).
 // Every result says which backend and device produced it.
 #pragma once
 
@@ -71,9 +71,16 @@ public:
 // The emulator backend, for code objects of Processor ("gfx942", ...).
 std::unique_ptr<Device> createEmuDevice(const std::string &Processor);
 
-// Open a backend by name: "emu", "hip" or "auto" (hip when an AMD GPU is usable, else emu).
-// For emu, Processor names the emulated target. No hip backend is built yet: asking for it
-// is an input error that says so, and auto picks emu.
+// The HIP runtime backend (HipDevice.cpp; libamdhip64 loaded at run time, $ASMEVO_HIP_LIBRARY
+// overriding the library), on the first GPU whose processor is Processor. Input errors (exit
+// 2): "no ROCm runtime found: ..." (no library loads), "no AMD GPU found: ..." (the runtime
+// sees no device), "the GPU is gfx942, the code object is for gfx90a" (no device of that
+// processor).
+llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Processor);
+
+// Open a backend by name: "emu", "hip" or "auto" (hip when an AMD GPU of Processor is usable,
+// else emu; DeviceInfo::Backend tells which was picked). For emu, Processor names the emulated
+// target; for hip, the GPU must be of that processor (see openHipDevice).
 llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
                                                    const std::string &Processor);
 

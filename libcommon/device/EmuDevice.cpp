@@ -87,14 +87,4 @@ std::unique_ptr<Device> createEmuDevice(const std::string &Processor) {
   return std::make_unique<EmuDevice>(Processor);
 }
 
-llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
-                                                   const std::string &Processor) {
-  if (Backend == "emu" || Backend == "auto")
-    return createEmuDevice(Processor);
-  if (Backend == "hip")
-    return makeError("backend 'hip' is not built yet (the HIP runtime backend is a later "
-                     "issue); use --backend emu");
-  return makeError("unknown backend '" + Backend + "' (emu, hip or auto)");
-}
-
 } // namespace asmevo::device

@@ -236,15 +236,17 @@ int runKernelRun(const RunRequest &Req) {
   if (!Sig)
     return reportError(Tool, Sig.takeError());
 
-  emu::Gfx G;
-  if (Req.Backend != "hip" && !emu::parseGfx(CO.Target.Processor.c_str(), G))
-    return reportError(Tool, makeError("'" + CO.Path + "': the emulator runs gfx90a, gfx940, "
-                                       "gfx941, gfx942 and gfx950 code objects, not " +
-                                       CO.Target.Processor));
+  // Open the device first: with auto, whether the emulator's targets matter depends on which
+  // backend was picked (a GPU may run what the emulator does not).
   auto DevOr = openDevice(Req.Backend, CO.Target.Processor);
   if (!DevOr)
     return reportError(Tool, DevOr.takeError());
   Device &Dev = **DevOr;
+  emu::Gfx G;
+  if (Dev.info().Backend == "emu" && !emu::parseGfx(CO.Target.Processor.c_str(), G))
+    return reportError(Tool, makeError("'" + CO.Path + "': the emulator runs gfx90a, gfx940, "
+                                       "gfx941, gfx942 and gfx950 code objects, not " +
+                                       CO.Target.Processor));
   auto Mod = Dev.load(CO);
   if (!Mod)
     return reportError(Tool, Mod.takeError());
@@ -376,8 +378,12 @@ int runKernelRun(const RunRequest &Req) {
     J["waves"] = Stats->Waves;
     J["wave_instructions"] = Stats->WaveInstructions;
     J["lane_instructions"] = Stats->LaneInstructions;
-    J["host_seconds"] = Stats->Seconds;
-    J["host_threads"] = Stats->HostThreads;
+    if (DI.Hardware) {
+      J["gpu_seconds"] = Stats->Seconds;
+    } else {
+      J["host_seconds"] = Stats->Seconds;
+      J["host_threads"] = Stats->HostThreads;
+    }
     J["timing"] = DI.Hardware ? "GPU time" : "emulated: host time, not GPU time";
     llvm::outs() << J.dump(2) << "\n";
   } else if (!Req.Quiet) {
@@ -385,10 +391,14 @@ int runKernelRun(const RunRequest &Req) {
                  << dims(L.GridItems) << " work-items, block " << dims(L.Block) << ", seed "
                  << L.Seed << "\n"
                  << Tool << ": " << Stats->Workgroups << " workgroups, " << Stats->Waves
-                 << " waves, " << Stats->WaveInstructions << " wave instructions, "
-                 << Stats->LaneInstructions << " lane instructions, "
-                 << llvm::format("%.3f", Stats->Seconds) << " s host time on "
-                 << Stats->HostThreads << " threads (emulated, not GPU time)\n";
+                 << " waves, ";
+    if (DI.Hardware)
+      llvm::errs() << llvm::format("%.6f", Stats->Seconds) << " s GPU time (HIP events)\n";
+    else
+      llvm::errs() << Stats->WaveInstructions << " wave instructions, "
+                   << Stats->LaneInstructions << " lane instructions, "
+                   << llvm::format("%.3f", Stats->Seconds) << " s host time on "
+                   << Stats->HostThreads << " threads (emulated, not GPU time)\n";
   }
   return ExitOk;
 }

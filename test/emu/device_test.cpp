@@ -10,11 +10,15 @@ using namespace asmevo::device;
 namespace {
 
 TEST(Device, BackendChoice) {
+  const char *Old = std::getenv("ASMEVO_HIP_LIBRARY");
+  std::string Saved = Old ? Old : "";
+  // Deterministic: a HIP runtime that is not there.
+  setenv("ASMEVO_HIP_LIBRARY", "/nonexistent/libamdhip64.so", 1);
   auto Hip = openDevice("hip", "gfx942");
   ASSERT_FALSE(bool(Hip));
   EXPECT_EQ(llvm::toString(Hip.takeError()),
-            "backend 'hip' is not built yet (the HIP runtime backend is a later issue); use "
-            "--backend emu");
+            "no ROCm runtime found: /nonexistent/libamdhip64.so: cannot open shared object "
+            "file: No such file or directory");
   auto Bad = openDevice("cuda", "gfx942");
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(llvm::toString(Bad.takeError()), "unknown backend 'cuda' (emu, hip or auto)");
@@ -23,6 +27,31 @@ TEST(Device, BackendChoice) {
   EXPECT_EQ((*Auto)->info().Backend, "emu");
   EXPECT_EQ((*Auto)->info().Name, "CPU emulator (gfx942, wave64)");
   EXPECT_FALSE((*Auto)->info().Hardware);
+  // Deterministic: the fake runtime of hip_device_test (one gfx942 GPU).
+  setenv("ASMEVO_HIP_LIBRARY", ASMEVO_FAKE_HIP, 1);
+  auto Fake = openDevice("hip", "gfx942");
+  ASSERT_TRUE(bool(Fake)) << llvm::toString(Fake.takeError());
+  EXPECT_EQ((*Fake)->info().Backend, "hip");
+  EXPECT_TRUE((*Fake)->info().Hardware);
+  auto AutoFake = openDevice("auto", "gfx942");
+  ASSERT_TRUE(bool(AutoFake));
+  EXPECT_EQ((*AutoFake)->info().Backend, "hip");
+  // Whatever this machine has: the default library names. Without an AMD GPU (CI, and here with
+  // Debian's libamdhip64 installed) hip is refused with one of the two input errors, and auto
+  // is the emulator.
+  unsetenv("ASMEVO_HIP_LIBRARY");
+  auto Here = openDevice("hip", "gfx942");
+  if (!Here) {
+    std::string M = llvm::toString(Here.takeError());
+    EXPECT_TRUE(M.rfind("no AMD GPU found: hipGetDeviceCount returned ", 0) == 0 ||
+                M.rfind("no ROCm runtime found: ", 0) == 0 || M.rfind("the GPU", 0) == 0)
+        << M;
+    auto AutoHere = openDevice("auto", "gfx942");
+    ASSERT_TRUE(bool(AutoHere));
+    EXPECT_EQ((*AutoHere)->info().Backend, "emu");
+  }
+  if (Old)
+    setenv("ASMEVO_HIP_LIBRARY", Saved.c_str(), 1);
 }
 
 TEST(Device, MemoryAndLaunch) {

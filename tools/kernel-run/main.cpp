@@ -1,5 +1,5 @@
-// kernel-run: run one kernel of a code object (on the emulator) with given arguments and
-// buffers, and write the buffers it changed to files.
+// kernel-run: run one kernel of a code object (on the emulator, or on an AMD GPU through the
+// HIP runtime) with given arguments and buffers, and write the buffers it changed to files.
 #include "device/KernelRun.h"
 #include "support/Cli.h"
 #include "support/Error.h"
@@ -8,15 +8,16 @@ using namespace asmevo;
 using namespace asmevo::device;
 
 int main(int argc, char **argv) {
-  Cli C("kernel-run", "run one kernel of an AMDGPU code object on the CPU emulator with given "
-                      "arguments and buffers",
+  Cli C("kernel-run", "run one kernel of an AMDGPU code object on the CPU emulator (or an AMD "
+                      "GPU) with given arguments and buffers",
         "K.hsaco --block X[,Y,Z] --grid X[,Y,Z] --arg [NAME=]VALUE... [--out NAME=FILE]...");
   C.addJsonOption();
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
       "kernel", "Kernel symbol (needed when the object has several)", cxxopts::value<std::string>(), "NAME")(
       "grid", "Grid size in workgroups", cxxopts::value<std::string>(), "X[,Y[,Z]]")(
-      "grid-items", "Grid size in work-items (the last workgroup may be partial)",
+      "grid-items", "Grid size in work-items (on emu the last workgroup may be partial; hip "
+                    "needs a multiple of --block)",
       cxxopts::value<std::string>(), "X[,Y[,Z]]")(
       "block", "Workgroup size in work-items", cxxopts::value<std::string>(), "X[,Y[,Z]]")(
       "arg", "Kernel argument: @FILE, zeros:BYTES, null, addr:ADDRESS for pointers; [TYPE:]NUMBER "
@@ -31,7 +32,11 @@ int main(int argc, char **argv) {
       cxxopts::value<uint64_t>(), "N")(
       "coverage", "Only report: which instructions the code objects use and which the emulator "
                   "implements (exit 1 if any is missing)")(
-      "backend", "Execution backend: emu, or auto (emu: the hip backend is not built yet)", cxxopts::value<std::string>(), "NAME");
+      "backend", "Execution backend: emu (the CPU emulator; the default), hip (an AMD GPU "
+                 "through the HIP runtime, loaded at run time: the time printed is GPU time, "
+                 "and --grid-items must be a multiple of --block) or auto (hip when an AMD GPU "
+                 "of the code object's processor is usable, else emu)",
+      cxxopts::value<std::string>(), "NAME");
   C.options().parse_positional({"input"});
   if (int Code = C.parse(argc, argv); Code >= 0)
     return Code;

@@ -1,0 +1,104 @@
+// The slice of the HIP runtime API the `hip` backend uses, declared here so that the build
+// needs no ROCm headers (hip_runtime_api.h drags in hip's compiler requirements) and the runtime
+// is never linked: HipDevice.cpp loads libamdhip64 with dlopen and resolves these functions with
+// dlsym. Internal to libcommon/device (and the fake runtime of the tests, which implements it).
+//
+// Every value below was checked against the HIP headers, ROCm 5.2 (Debian's libamdhip64-dev,
+// /usr/include/hip) and ROCm 6 (ROCm/HIP include/hip/hip_runtime_api.h):
+//   hip_runtime_api.h:  #define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
+//                       #define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
+//                       #define HIP_LAUNCH_PARAM_END ((void*)0x03)
+//                       typedef struct ihipModule_t* hipModule_t;  (and ihipModuleSymbol_t*
+//                       hipFunction_t, ihipEvent_t* hipEvent_t, ihipStream_t* hipStream_t)
+//                       typedef enum hipError_t {hipSuccess = 0, ...}  (an int-sized enum)
+//   driver_types.h:     hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2
+//
+// hipDeviceProp_t differs between ROCm versions; the backend reads only `name` and
+// `gcnArchName` from a zeroed buffer larger than either layout:
+//   ROCm 5 (hipGetDeviceProperties, the R0000 layout): char name[256] at 0, ..., int gcnArch;
+//     char gcnArchName[256] -- offsetof(hipDeviceProp_t, gcnArchName) == 396, sizeof == 792
+//     (measured by compiling offsetof against /usr/include/hip/hip_runtime_api.h 5.2.21153).
+//   ROCm 6 (hipGetDevicePropertiesR0600; in ROCm >= 6 `hipGetDeviceProperties` is a macro for
+//     it, while the unversioned symbol keeps the R0000 layout): char name[256]; hipUUID uuid;
+//     char luid[8]; ... int reserved[63]; int hipReserved[32]; char gcnArchName[256] --
+//     offset 1160, sizeof 1472 (the ROCm 6 struct's fields in order, measured the same way on
+//     x86-64 Linux).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace asmevo::device::hip {
+
+using hipError_t = int;
+using hipModule_t = struct ihipModule_t *;
+using hipFunction_t = struct ihipModuleSymbol_t *;
+using hipEvent_t = struct ihipEvent_t *;
+using hipStream_t = struct ihipStream_t *;
+
+// hipError_t values the backend names (hip_runtime_api.h; the same in ROCm 5 and 6).
+constexpr hipError_t hipSuccess = 0;
+constexpr hipError_t hipErrorInvalidValue = 1;
+constexpr hipError_t hipErrorOutOfMemory = 2;
+constexpr hipError_t hipErrorNotInitialized = 3;
+constexpr hipError_t hipErrorInvalidConfiguration = 9;
+constexpr hipError_t hipErrorInvalidDevicePointer = 17;
+constexpr hipError_t hipErrorInvalidDeviceFunction = 98;
+constexpr hipError_t hipErrorNoDevice = 100;
+constexpr hipError_t hipErrorInvalidDevice = 101;
+constexpr hipError_t hipErrorInvalidImage = 200;
+constexpr hipError_t hipErrorNoBinaryForGpu = 209;
+constexpr hipError_t hipErrorInvalidHandle = 400;
+constexpr hipError_t hipErrorNotFound = 500;
+constexpr hipError_t hipErrorIllegalAddress = 700;
+constexpr hipError_t hipErrorLaunchOutOfResources = 701;
+constexpr hipError_t hipErrorLaunchFailure = 719;
+
+// The name of a hipError_t value ("hipErrorInvalidImage"), or nullptr when not one of the above.
+const char *hipErrorName(hipError_t E);
+
+// hipMemcpyKind (driver_types.h).
+constexpr int hipMemcpyHostToDevice = 1;
+constexpr int hipMemcpyDeviceToHost = 2;
+
+// hipModuleLaunchKernel's `extra` keys (hip_runtime_api.h, AMD platform).
+inline void *const HIP_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void *>(1);
+inline void *const HIP_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void *>(2);
+inline void *const HIP_LAUNCH_PARAM_END = reinterpret_cast<void *>(3);
+
+// hipDeviceProp_t: where the two fields the backend reads lie (see above).
+constexpr size_t kPropNameOffset = 0;
+constexpr size_t kPropArchOffsetR0000 = 396;
+constexpr size_t kPropArchOffsetR0600 = 1160;
+constexpr size_t kPropStringSize = 256;     // both fields are char[256]
+constexpr size_t kPropBufferSize = 16384;   // > sizeof in every layout (792, 1472)
+
+// The entry points, as resolved from the loaded library.
+struct HipApi {
+  hipError_t (*GetDeviceCount)(int *Count);
+  hipError_t (*SetDevice)(int Device);
+  hipError_t (*GetDeviceProperties)(void *Prop, int Device); // R0600 or R0000, see PropsR0600
+  hipError_t (*Malloc)(void **Ptr, size_t Size);
+  hipError_t (*Free)(void *Ptr);
+  hipError_t (*Memcpy)(void *Dst, const void *Src, size_t Size, int Kind);
+  hipError_t (*ModuleLoadData)(hipModule_t *Module, const void *Image);
+  hipError_t (*ModuleUnload)(hipModule_t Module);
+  hipError_t (*ModuleGetFunction)(hipFunction_t *Function, hipModule_t Module, const char *Name);
+  hipError_t (*ModuleLaunchKernel)(hipFunction_t F, unsigned GridX, unsigned GridY,
+                                   unsigned GridZ, unsigned BlockX, unsigned BlockY,
+                                   unsigned BlockZ, unsigned SharedMemBytes, hipStream_t Stream,
+                                   void **KernelParams, void **Extra);
+  hipError_t (*EventCreate)(hipEvent_t *Event);
+  hipError_t (*EventRecord)(hipEvent_t Event, hipStream_t Stream);
+  hipError_t (*EventSynchronize)(hipEvent_t Event);
+  hipError_t (*EventElapsedTime)(float *Ms, hipEvent_t Start, hipEvent_t Stop);
+  hipError_t (*EventDestroy)(hipEvent_t Event);
+  hipError_t (*DeviceSynchronize)();
+  const char *(*GetErrorString)(hipError_t E);
+  hipError_t (*GetLastError)();
+
+  bool PropsR0600 = false;  // GetDeviceProperties is hipGetDevicePropertiesR0600
+  const char *Library = ""; // the name it was loaded by
+};
+
+} // namespace asmevo::device::hip

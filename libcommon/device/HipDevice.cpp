@@ -1,0 +1,454 @@
+// The `hip` backend of the device interface: the HIP runtime (libamdhip64), loaded at run time
+// with dlopen and never linked, so that every tool builds and runs without ROCm.
+//
+// UNTESTED ON A GPU. No AMD GPU was available where this was written: the backend has been
+// exercised only against a fake runtime (test/emu/fake_hip_runtime.cpp, which checks every call
+// and argument it receives) and against Debian's libamdhip64 5.2 on a machine without a GPU
+// (which must fail cleanly with "no AMD GPU found"). Nothing here has launched a kernel on
+// hardware.
+//
+// Decisions (see HipApi.h for the ABI details and how they were determined):
+//   - Library: $ASMEVO_HIP_LIBRARY if set (only that), else libamdhip64.so, .so.6, .so.5. The
+//     library is never dlclose'd (the runtime keeps threads and atexit handlers).
+//   - Properties: hipGetDevicePropertiesR0600 when the library exports it (ROCm >= 6), else
+//     hipGetDeviceProperties (ROCm 5, R0000 layout); only `name` and `gcnArchName` are read,
+//     from a zeroed buffer larger than either layout, at the offset of the chosen layout.
+//   - Device: the first device whose gcnArchName's processor (before ':') equals the code
+//     object's processor; otherwise an input error naming both.
+//   - Launch: hipModuleLaunchKernel with the grid in workgroups (GridItems / Block; HIP's module
+//     launch cannot express a partial last workgroup, so GridItems must be a multiple of Block)
+//     and the kernarg segment passed raw through `extra` = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf,
+//     HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END}.
+//   - Hidden kernel arguments (code object v5 hidden_block_count_*, hidden_group_size_*,
+//     hidden_dynamic_lds_size, ...): the runtime fills them. ROCclr's ihipLaunchKernelCommand
+//     (ROCm/clr hipamd/src/hip_module.cpp) reads from the `extra` buffer only the kernel's
+//     explicit parameters, each at its metadata offset (kernel->signature().numParameters()),
+//     then builds the whole kernarg segment itself, writing the hidden arguments (read in the
+//     ROCm/clr sources, not observed on hardware). So the buffer
+//     is LaunchParams::Kernarg as given (callers such as kernel-run pass the full segment with
+//     zeroed hidden arguments; any bytes there are ignored by the runtime), zero-padded to the
+//     kernel's kernarg segment size when shorter so the runtime never reads past it, and its
+//     size is that length. A Kernarg longer than the segment is an input error (as on emu).
+//   - Memory: hipMalloc, then zero-filled with hipMemcpy from a zeroed host buffer (the
+//     emulator's allocations are zero and kernel-run's zeros:BYTES relies on it). read/write
+//     are checked against the backend's allocations first, with the emulator's messages.
+//   - Timing: hipEventRecord around the launch on the null stream, hipEventSynchronize on the
+//     stop event, hipEventElapsedTime: LaunchResult::Seconds is GPU time. Then
+//     hipDeviceSynchronize and hipGetLastError catch faults of the kernel.
+//   - Errors: every failing call is reported as "<call> failed: <hipGetErrorString text>
+//     (<hipError name>, <code>)" -- a runtime error (exit 3), except a launch that cannot be
+//     made: hipModuleGetFunction failing, or hipModuleLaunchKernel refusing the launch
+//     (invalid value/configuration/device function/image, not found, out of resources, launch
+//     failure) -- an input error (exit 2). Faults of the kernel surface at the waits (exit 3).
+//     ROCm 5's hipGetErrorString returns the name itself; then the name is not repeated.
+#include "device/Device.h"
+#include "device/HipApi.h"
+
+#include "codeobj/KernelArgs.h"
+#include "support/Error.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace asmevo::device {
+
+namespace hip {
+
+const char *hipErrorName(hipError_t E) {
+  switch (E) {
+  case hipSuccess: return "hipSuccess";
+  case hipErrorInvalidValue: return "hipErrorInvalidValue";
+  case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+  case hipErrorNotInitialized: return "hipErrorNotInitialized";
+  case hipErrorInvalidConfiguration: return "hipErrorInvalidConfiguration";
+  case hipErrorInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
+  case hipErrorInvalidDeviceFunction: return "hipErrorInvalidDeviceFunction";
+  case hipErrorNoDevice: return "hipErrorNoDevice";
+  case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+  case hipErrorInvalidImage: return "hipErrorInvalidImage";
+  case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
+  case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
+  case hipErrorNotFound: return "hipErrorNotFound";
+  case hipErrorIllegalAddress: return "hipErrorIllegalAddress";
+  case hipErrorLaunchOutOfResources: return "hipErrorLaunchOutOfResources";
+  case hipErrorLaunchFailure: return "hipErrorLaunchFailure";
+  default: return nullptr;
+  }
+}
+
+} // namespace hip
+
+namespace {
+
+using namespace hip;
+
+std::string hex(uint64_t V) {
+  char B[32];
+  std::snprintf(B, sizeof B, "0x%llx", (unsigned long long)V);
+  return B;
+}
+
+// "invalid device image (hipErrorInvalidImage, 200)". ROCm 5's hipGetErrorString returns the
+// name itself ("hipErrorInvalidImage"); then the name is not repeated: "hipErrorInvalidImage
+// (200)".
+std::string describe(const HipApi &Api, hipError_t E) {
+  const char *Text = Api.GetErrorString ? Api.GetErrorString(E) : nullptr;
+  std::string T = Text && *Text ? Text : "unknown error";
+  const char *Name = hipErrorName(E);
+  if (Name && T != Name)
+    return T + " (" + Name + ", " + std::to_string(E) + ")";
+  return T + " (" + std::to_string(E) + ")";
+}
+
+// "<call> failed[<context>]: <description>".
+llvm::Error callError(const HipApi &Api, const std::string &Call, hipError_t E,
+                      const std::string &Context = "", ErrorKind Kind = ErrorKind::Runtime) {
+  std::string M = Call + " failed" + Context + ": " + describe(Api, E);
+  return Kind == ErrorKind::Runtime ? runtimeError(M) : makeError(M);
+}
+
+// Load the runtime and resolve the entry points. Failing to find a library is an input error
+// (the caller asked for hardware this machine does not offer); so is a library that lacks an
+// entry point (not a usable HIP runtime).
+llvm::Expected<std::shared_ptr<HipApi>> loadRuntime() {
+  std::vector<std::string> Names;
+  if (const char *E = std::getenv("ASMEVO_HIP_LIBRARY"); E && *E)
+    Names.push_back(E);
+  else
+    Names = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+  void *H = nullptr;
+  std::string Tried, Name;
+  for (const std::string &N : Names) {
+    dlerror();
+    H = dlopen(N.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (H) {
+      Name = N;
+      break;
+    }
+    const char *Why = dlerror();
+    Tried += (Tried.empty() ? "" : "; ") + (Why ? std::string(Why) : N + ": cannot be loaded");
+  }
+  if (!H)
+    return makeError("no ROCm runtime found: " + Tried);
+  auto Api = std::make_shared<HipApi>();
+  // The name stays valid: each successfully loaded name is kept for the process's lifetime.
+  static std::set<std::string> LoadedNames;
+  static std::mutex NamesLock;
+  {
+    std::lock_guard<std::mutex> G(NamesLock);
+    Api->Library = LoadedNames.insert(Name).first->c_str();
+  }
+  std::string Missing;
+  auto get = [&](auto &Fn, const char *Sym) {
+    dlerror();
+    void *P = dlsym(H, Sym);
+    if (!P)
+      Missing += (Missing.empty() ? "" : ", ") + std::string(Sym);
+    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(P);
+  };
+  get(Api->GetDeviceCount, "hipGetDeviceCount");
+  get(Api->SetDevice, "hipSetDevice");
+  if (dlsym(H, "hipGetDevicePropertiesR0600")) {
+    get(Api->GetDeviceProperties, "hipGetDevicePropertiesR0600");
+    Api->PropsR0600 = true;
+  } else {
+    get(Api->GetDeviceProperties, "hipGetDeviceProperties");
+  }
+  get(Api->Malloc, "hipMalloc");
+  get(Api->Free, "hipFree");
+  get(Api->Memcpy, "hipMemcpy");
+  get(Api->ModuleLoadData, "hipModuleLoadData");
+  get(Api->ModuleUnload, "hipModuleUnload");
+  get(Api->ModuleGetFunction, "hipModuleGetFunction");
+  get(Api->ModuleLaunchKernel, "hipModuleLaunchKernel");
+  get(Api->EventCreate, "hipEventCreate");
+  get(Api->EventRecord, "hipEventRecord");
+  get(Api->EventSynchronize, "hipEventSynchronize");
+  get(Api->EventElapsedTime, "hipEventElapsedTime");
+  get(Api->EventDestroy, "hipEventDestroy");
+  get(Api->DeviceSynchronize, "hipDeviceSynchronize");
+  get(Api->GetErrorString, "hipGetErrorString");
+  get(Api->GetLastError, "hipGetLastError");
+  if (!Missing.empty())
+    return makeError("no ROCm runtime found: " + Name + " lacks " + Missing);
+  return Api;
+}
+
+// The processor of a gcnArchName: "gfx942:sramecc+:xnack-" -> "gfx942".
+std::string processorOf(const std::string &Arch) { return Arch.substr(0, Arch.find(':')); }
+
+class HipModule : public Module {
+public:
+  HipModule(std::shared_ptr<HipApi> Api, const CodeObject &Code, hipModule_t M)
+      : Api(std::move(Api)), Code(Code), M(M) {}
+  ~HipModule() override { Api->ModuleUnload(M); }
+  const CodeObject &codeObject() const override { return Code; }
+  hipModule_t handle() const { return M; }
+
+private:
+  std::shared_ptr<HipApi> Api;
+  const CodeObject &Code;
+  hipModule_t M;
+};
+
+// Two events, destroyed on every path.
+struct EventPair {
+  const HipApi &Api;
+  hipEvent_t Start = nullptr, Stop = nullptr;
+  explicit EventPair(const HipApi &Api) : Api(Api) {}
+  ~EventPair() {
+    if (Start)
+      Api.EventDestroy(Start);
+    if (Stop)
+      Api.EventDestroy(Stop);
+  }
+};
+
+class HipDevice : public Device {
+public:
+  HipDevice(std::shared_ptr<HipApi> Api, const std::string &Name, const std::string &Arch)
+      : Api(std::move(Api)) {
+    Info.Backend = "hip";
+    Info.Name = Name + " (" + Arch + ")";
+    Info.Hardware = true;
+  }
+  ~HipDevice() override {
+    for (const auto &[Addr, Size] : Allocs)
+      Api->Free(reinterpret_cast<void *>(Addr));
+  }
+  const DeviceInfo &info() const override { return Info; }
+
+  llvm::Expected<uint64_t> alloc(uint64_t Size, const std::string &Name) override {
+    void *P = nullptr;
+    if (hipError_t E = Api->Malloc(&P, Size ? Size : 1))
+      return callError(*Api, "hipMalloc", E,
+                       " for device allocation '" + Name + "' of " + std::to_string(Size) +
+                           " bytes");
+    if (!P)
+      return runtimeError("hipMalloc returned a null pointer for device allocation '" + Name +
+                          "' of " + std::to_string(Size) + " bytes");
+    uint64_t A = reinterpret_cast<uint64_t>(P);
+    // hipMalloc'd memory is uninitialized; the emulator's is zero, and callers rely on that
+    // (kernel-run's zeros:BYTES buffers). Zero it with copies from a zeroed host buffer.
+    uint64_t Bytes = Size ? Size : 1;
+    std::vector<uint8_t> Zeros(size_t(std::min<uint64_t>(Bytes, 16u << 20)), 0);
+    for (uint64_t Off = 0; Off < Bytes; Off += Zeros.size()) {
+      uint64_t N = std::min<uint64_t>(Zeros.size(), Bytes - Off);
+      if (hipError_t E = Api->Memcpy(reinterpret_cast<void *>(A + Off), Zeros.data(), N,
+                                     hipMemcpyHostToDevice)) {
+        Api->Free(P);
+        return callError(*Api, "hipMemcpy", E,
+                         " zeroing device allocation '" + Name + "' of " +
+                             std::to_string(Size) + " bytes");
+      }
+    }
+    Allocs[A] = Bytes;
+    return A;
+  }
+  llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) override {
+    return makeError("the hip backend cannot place an allocation at a chosen address (" +
+                     hex(Addr) + ")");
+  }
+  llvm::Error free(uint64_t Addr) override {
+    auto It = Allocs.find(Addr);
+    if (It == Allocs.end())
+      return makeError("no device allocation starts at " + hex(Addr));
+    Allocs.erase(It);
+    if (hipError_t E = Api->Free(reinterpret_cast<void *>(Addr)))
+      return callError(*Api, "hipFree", E);
+    return llvm::Error::success();
+  }
+  llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size) override {
+    if (!inside(Addr, Size))
+      return makeError("device write of " + std::to_string(Size) + " bytes at " + hex(Addr) +
+                       " is outside every allocation");
+    if (hipError_t E = Api->Memcpy(reinterpret_cast<void *>(Addr), Src, Size,
+                                   hipMemcpyHostToDevice))
+      return callError(*Api, "hipMemcpy", E,
+                       " copying " + std::to_string(Size) + " bytes host to device at " + hex(Addr));
+    return llvm::Error::success();
+  }
+  llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) override {
+    if (!inside(Addr, Size))
+      return makeError("device read of " + std::to_string(Size) + " bytes at " + hex(Addr) +
+                       " is outside every allocation");
+    if (hipError_t E = Api->Memcpy(Dst, reinterpret_cast<const void *>(Addr), Size,
+                                   hipMemcpyDeviceToHost))
+      return callError(*Api, "hipMemcpy", E,
+                       " copying " + std::to_string(Size) + " bytes device to host from " + hex(Addr));
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<std::unique_ptr<Module>> load(const CodeObject &Code) override {
+    hipModule_t M = nullptr;
+    // hipModuleLoadData takes the image without a size: the runtime reads the ELF's extent
+    // from its headers. Code.Bytes is the whole code object.
+    if (hipError_t E = Api->ModuleLoadData(&M, Code.Bytes.data()))
+      return withFile(callError(*Api, "hipModuleLoadData", E), Code.Path);
+    return std::make_unique<HipModule>(Api, Code, M);
+  }
+
+  llvm::Expected<LaunchResult> launch(Module &Mod, const LaunchParams &P) override {
+    auto &M = static_cast<HipModule &>(Mod);
+    const CodeObject &Code = M.codeObject();
+    const KernelInfo *K = Code.kernel(P.Kernel);
+    if (!K) {
+      std::string Names;
+      for (const KernelInfo &KI : Code.Kernels)
+        Names += (Names.empty() ? "" : ", ") + KI.Name;
+      return makeError("'" + Code.Path + "': no kernel named '" + P.Kernel + "' (kernels: " +
+                       Names + ")");
+    }
+    // Geometry: whole workgroups only.
+    std::array<uint32_t, 3> Groups{};
+    uint64_t BlockItems = 1;
+    for (unsigned I = 0; I < 3; ++I) {
+      if (P.Block[I] == 0 || P.GridItems[I] == 0)
+        return makeError("grid and workgroup sizes must be at least 1 in every dimension");
+      if (P.GridItems[I] % P.Block[I])
+        return makeError("the hip backend launches whole workgroups only: grid size " +
+                         std::to_string(P.GridItems[I]) + " work-items in dimension " +
+                         "xyz"[I] + " is not a multiple of the workgroup size " +
+                         std::to_string(P.Block[I]) + " (HIP cannot launch a partial workgroup)");
+      Groups[I] = P.GridItems[I] / P.Block[I];
+      BlockItems *= P.Block[I];
+    }
+    if (BlockItems > 1024)
+      return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds 1024");
+
+    // Kernarg segment: as given, zero-padded to the kernel's segment size (see the top).
+    auto Sig = kernelSignature(Code, *K);
+    if (!Sig)
+      return Sig.takeError();
+    size_t SegSize = std::max<size_t>(Sig->KernargSize, K->Kd.KernargSize);
+    if (P.Kernarg.size() > SegSize && SegSize != 0)
+      return makeError("the kernarg data is " + std::to_string(P.Kernarg.size()) +
+                       " bytes; kernel '" + K->Name + "' takes " + std::to_string(SegSize));
+    std::vector<uint8_t> Buf = P.Kernarg;
+    if (Buf.size() < SegSize)
+      Buf.resize(SegSize, 0);
+    if (Buf.empty())
+      Buf.resize(16, 0); // never a null buffer pointer
+    size_t BufSize = Buf.size();
+
+    Api->GetLastError(); // clear an error an earlier call left, so it is not blamed on this one
+    hipFunction_t F = nullptr;
+    if (hipError_t E = Api->ModuleGetFunction(&F, M.handle(), K->Name.c_str()))
+      return callError(*Api, "hipModuleGetFunction", E, " for kernel '" + K->Name + "'",
+                       ErrorKind::Input);
+    EventPair Ev(*Api);
+    if (hipError_t E = Api->EventCreate(&Ev.Start))
+      return callError(*Api, "hipEventCreate", E);
+    if (hipError_t E = Api->EventCreate(&Ev.Stop))
+      return callError(*Api, "hipEventCreate", E);
+    void *Extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, Buf.data(), HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                     &BufSize, HIP_LAUNCH_PARAM_END};
+    if (hipError_t E = Api->EventRecord(Ev.Start, nullptr))
+      return callError(*Api, "hipEventRecord", E);
+    if (hipError_t E = Api->ModuleLaunchKernel(F, Groups[0], Groups[1], Groups[2], P.Block[0],
+                                               P.Block[1], P.Block[2], P.DynamicLds, nullptr,
+                                               nullptr, Extra)) {
+      Api->GetLastError(); // clear the sticky error the refused launch left
+      // The runtime refused the launch (bad geometry, LDS, arguments): an input error; a
+      // failure of the runtime itself (out of memory, ...) a runtime one.
+      bool Refused = E == hipErrorInvalidValue || E == hipErrorInvalidConfiguration ||
+                     E == hipErrorInvalidDeviceFunction || E == hipErrorLaunchOutOfResources ||
+                     E == hipErrorLaunchFailure || E == hipErrorInvalidImage ||
+                     E == hipErrorNotFound;
+      return callError(*Api, "hipModuleLaunchKernel", E, " for kernel '" + K->Name + "'",
+                       Refused ? ErrorKind::Input : ErrorKind::Runtime);
+    }
+    const std::string After = " after launching kernel '" + K->Name + "'";
+    if (hipError_t E = Api->EventRecord(Ev.Stop, nullptr))
+      return callError(*Api, "hipEventRecord", E);
+    if (hipError_t E = Api->EventSynchronize(Ev.Stop))
+      return callError(*Api, "hipEventSynchronize", E, After);
+    float Ms = 0;
+    if (hipError_t E = Api->EventElapsedTime(&Ms, Ev.Start, Ev.Stop))
+      return callError(*Api, "hipEventElapsedTime", E, After);
+    if (hipError_t E = Api->DeviceSynchronize())
+      return callError(*Api, "hipDeviceSynchronize", E, After);
+    if (hipError_t E = Api->GetLastError())
+      return callError(*Api, "hipGetLastError", E, After);
+
+    LaunchResult R;
+    R.Seconds = double(Ms) / 1000.0;
+    R.Workgroups = uint64_t(Groups[0]) * Groups[1] * Groups[2];
+    unsigned WaveSize = (K->Kd.KernelCodeProperties >> 10) & 1 ? 32 : 64;
+    R.Waves = R.Workgroups * ((BlockItems + WaveSize - 1) / WaveSize);
+    R.HostThreads = 0;
+    return R;
+  }
+
+private:
+  bool inside(uint64_t Addr, uint64_t Size) const {
+    auto It = Allocs.upper_bound(Addr);
+    if (It == Allocs.begin())
+      return false;
+    --It;
+    return Addr - It->first < It->second && Size <= It->second - (Addr - It->first);
+  }
+  std::shared_ptr<HipApi> Api;
+  DeviceInfo Info;
+  std::map<uint64_t, uint64_t> Allocs; // base -> size
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Processor) {
+  auto ApiOr = loadRuntime();
+  if (!ApiOr)
+    return ApiOr.takeError();
+  std::shared_ptr<HipApi> Api = *ApiOr;
+  int Count = 0;
+  hipError_t E = Api->GetDeviceCount(&Count);
+  if (E != hipSuccess)
+    return makeError("no AMD GPU found: hipGetDeviceCount returned " + describe(*Api, E));
+  if (Count <= 0)
+    return makeError("no AMD GPU found: hipGetDeviceCount returned 0 devices");
+  std::vector<std::string> Archs;
+  for (int D = 0; D < Count; ++D) {
+    std::unique_ptr<char[]> Prop(new char[kPropBufferSize]());
+    if (hipError_t E2 = Api->GetDeviceProperties(Prop.get(), D))
+      return callError(*Api, Api->PropsR0600 ? "hipGetDevicePropertiesR0600"
+                                             : "hipGetDeviceProperties",
+                       E2);
+    auto field = [&](size_t Off) {
+      return std::string(Prop.get() + Off, strnlen(Prop.get() + Off, kPropStringSize));
+    };
+    std::string Name = field(kPropNameOffset);
+    std::string Arch = field(Api->PropsR0600 ? kPropArchOffsetR0600 : kPropArchOffsetR0000);
+    if (Arch.rfind("gfx", 0) != 0)
+      return runtimeError(std::string("cannot read the architecture of GPU ") +
+                          std::to_string(D) + " from " +
+                          (Api->PropsR0600 ? "hipGetDevicePropertiesR0600"
+                                           : "hipGetDeviceProperties") +
+                          " of " + Api->Library + " (gcnArchName is '" + Arch +
+                          "'): an unexpected hipDeviceProp_t layout");
+    if (processorOf(Arch) == Processor) {
+      if (hipError_t E2 = Api->SetDevice(D))
+        return callError(*Api, "hipSetDevice", E2);
+      return std::make_unique<HipDevice>(Api, Name, Arch);
+    }
+    if (std::find(Archs.begin(), Archs.end(), processorOf(Arch)) == Archs.end())
+      Archs.push_back(processorOf(Arch));
+  }
+  std::string List;
+  for (const std::string &A : Archs)
+    List += (List.empty() ? "" : ", ") + A;
+  return makeError(std::string(Archs.size() == 1 ? "the GPU is " : "the GPUs are ") + List +
+                   ", the code object is for " + Processor);
+}
+
+} // namespace asmevo::device

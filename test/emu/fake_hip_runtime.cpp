@@ -1,0 +1,390 @@
+// A FAKE HIP runtime for the tests of the `hip` device backend (hip_device_test.cpp): a shared
+// library with the entry points HipDevice.cpp resolves, loaded through ASMEVO_HIP_LIBRARY. It
+// reports one device, "Fake MI300X" with gcnArchName "gfx942:sramecc+:xnack-", fakes device
+// memory with host malloc, checks what it is given the way ROCm's runtime does (the `extra`
+// layout, memcpy kinds, an ELF image), records every call with its arguments, and fails a chosen
+// call with a chosen hipError_t on request. Control functions (fakehip_*) are found by the test
+// with dlsym. Nothing here runs a kernel.
+//
+// Built twice: libfakehip.so exports hipGetDevicePropertiesR0600 and fills the ROCm 6 layout
+// (gcnArchName at 1160); with FAKE_HIP_R0000, libfakehip5.so exports only
+// hipGetDeviceProperties and fills the ROCm 5 layout (gcnArchName at 396).
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#define FAKE_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using hipError_t = int;
+
+struct FakeModule {
+  std::vector<uint8_t> Image;
+};
+struct FakeFunction {
+  std::string Name;
+};
+struct FakeEvent {
+  int Id;
+};
+
+struct State {
+  std::vector<std::string> Calls;
+  std::map<std::string, int> Fail;  // call -> error it returns
+  int DeviceCount = 1;
+  int CountError = 0;
+  std::string Name = "Fake MI300X";
+  std::string Arch = "gfx942:sramecc+:xnack-";
+  float ElapsedMs = 1.25f;
+  int Current = -1;
+  int Sticky = 0;                   // what hipGetLastError returns next
+  std::map<uintptr_t, size_t> Allocs;
+  std::set<FakeModule *> Modules;
+  std::set<FakeFunction *> Functions;
+  int Events = 0, LiveEvents = 0;
+  // The last module image and launch.
+  const void *ImagePtr = nullptr;
+  std::vector<uint8_t> Image;
+  std::vector<uint8_t> Kernarg;
+  size_t KernargSize = 0;
+};
+
+State &st() {
+  static State S;
+  return S;
+}
+
+void log(const std::string &S) { st().Calls.push_back(S); }
+
+// The injected failure of a call, if any (also the sticky error hipGetLastError reports).
+int failure(const char *Call) {
+  auto It = st().Fail.find(Call);
+  if (It == st().Fail.end() || It->second == 0)
+    return 0;
+  st().Sticky = It->second;
+  return It->second;
+}
+
+std::string hex(const void *P) {
+  char B[32];
+  std::snprintf(B, sizeof B, "%p", P);
+  return B;
+}
+
+bool isAlloc(const void *P, size_t Size) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  auto It = st().Allocs.upper_bound(A);
+  if (It == st().Allocs.begin())
+    return false;
+  --It;
+  return A - It->first < It->second && Size <= It->second - (A - It->first);
+}
+
+template <typename T> T rd(const uint8_t *P) {
+  T V;
+  std::memcpy(&V, P, sizeof V);
+  return V;
+}
+
+} // namespace
+
+// ---- control -------------------------------------------------------------------------------
+
+FAKE_API void fakehip_reset() {
+  State &S = st();
+  for (auto &[A, Size] : S.Allocs)
+    std::free(reinterpret_cast<void *>(A));
+  for (FakeModule *M : S.Modules)
+    delete M;
+  for (FakeFunction *F : S.Functions)
+    delete F;
+  S = State();
+}
+// Make every later call of `Call` ("hipMalloc", ...) return Err (0: succeed again).
+FAKE_API void fakehip_fail(const char *Call, int Err) { st().Fail[Call] = Err; }
+FAKE_API void fakehip_set_devices(int Count, int CountError) {
+  st().DeviceCount = Count;
+  st().CountError = CountError;
+}
+FAKE_API void fakehip_set_arch(const char *Arch) { st().Arch = Arch; }
+FAKE_API void fakehip_set_elapsed_ms(float Ms) { st().ElapsedMs = Ms; }
+// Every call so far, one a line: "hipSetDevice(0)", "hipModuleLaunchKernel(...)", ...
+FAKE_API const char *fakehip_calls() {
+  static std::string Out;
+  Out.clear();
+  for (const std::string &C : st().Calls)
+    Out += C + "\n";
+  return Out.c_str();
+}
+FAKE_API int fakehip_live_allocations() { return int(st().Allocs.size()); }
+FAKE_API int fakehip_live_modules() { return int(st().Modules.size()); }
+FAKE_API int fakehip_live_events() { return st().LiveEvents; }
+// The last image hipModuleLoadData got: its pointer, and its bytes (the ELF's extent from its
+// header) copied to Dst (up to Cap); returns the byte count.
+FAKE_API size_t fakehip_last_image(const void **Ptr, void *Dst, size_t Cap) {
+  *Ptr = st().ImagePtr;
+  std::memcpy(Dst, st().Image.data(), std::min(Cap, st().Image.size()));
+  return st().Image.size();
+}
+// The last launch's kernarg buffer (from `extra`) copied to Dst; returns the size `extra` gave.
+FAKE_API size_t fakehip_last_kernarg(void *Dst, size_t Cap) {
+  std::memcpy(Dst, st().Kernarg.data(), std::min(Cap, st().Kernarg.size()));
+  return st().KernargSize;
+}
+
+// ---- the HIP runtime API -------------------------------------------------------------------
+
+FAKE_API const char *hipGetErrorString(hipError_t E) {
+  // ROCm 6's texts for the codes the tests use.
+  switch (E) {
+  case 0: return "no error";
+  case 1: return "invalid argument";
+  case 2: return "out of memory";
+  case 3: return "initialization error";
+  case 98: return "invalid device function";
+  case 100: return "no ROCm-capable device is detected";
+  case 101: return "invalid device ordinal";
+  case 200: return "invalid device image";
+  case 500: return "named symbol not found";
+  case 700: return "an illegal memory access was encountered";
+  case 719: return "unspecified launch failure";
+  default: return "unknown error";
+  }
+}
+
+FAKE_API hipError_t hipGetLastError() {
+  log("hipGetLastError()");
+  if (int E = failure("hipGetLastError"))
+    return E;
+  int E = st().Sticky;
+  st().Sticky = 0;
+  return E;
+}
+
+FAKE_API hipError_t hipGetDeviceCount(int *Count) {
+  log("hipGetDeviceCount()");
+  if (int E = failure("hipGetDeviceCount"))
+    return E;
+  if (st().CountError) {
+    *Count = 0;
+    return st().Sticky = st().CountError;
+  }
+  *Count = st().DeviceCount;
+  return 0;
+}
+
+FAKE_API hipError_t hipSetDevice(int D) {
+  log("hipSetDevice(" + std::to_string(D) + ")");
+  if (int E = failure("hipSetDevice"))
+    return E;
+  if (D < 0 || D >= st().DeviceCount)
+    return st().Sticky = 101;
+  st().Current = D;
+  return 0;
+}
+
+static hipError_t fillProps(const char *Call, void *Prop, int D, size_t ArchOffset,
+                            size_t Size) {
+  log(std::string(Call) + "(" + std::to_string(D) + ")");
+  if (int E = failure(Call))
+    return E;
+  if (D < 0 || D >= st().DeviceCount)
+    return st().Sticky = 101;
+  // Fill the whole struct of this layout with junk first (a real runtime fills every field).
+  std::memset(Prop, 0x5a, Size);
+  char *P = static_cast<char *>(Prop);
+  std::memset(P, 0, 256);
+  std::strncpy(P, st().Name.c_str(), 255);
+  std::memset(P + ArchOffset, 0, 256);
+  std::strncpy(P + ArchOffset, st().Arch.c_str(), 255);
+  return 0;
+}
+
+#ifdef FAKE_HIP_R0000
+FAKE_API hipError_t hipGetDeviceProperties(void *Prop, int D) {
+  return fillProps("hipGetDeviceProperties", Prop, D, 396, 792);
+}
+#else
+FAKE_API hipError_t hipGetDevicePropertiesR0600(void *Prop, int D) {
+  return fillProps("hipGetDevicePropertiesR0600", Prop, D, 1160, 1472);
+}
+#endif
+
+FAKE_API hipError_t hipMalloc(void **Ptr, size_t Size) {
+  log("hipMalloc(" + std::to_string(Size) + ")");
+  if (int E = failure("hipMalloc"))
+    return E;
+  void *P = std::malloc(Size ? Size : 1);
+  std::memset(P, 0xa5, Size ? Size : 1); // uninitialized, as hipMalloc's memory is
+  st().Allocs[reinterpret_cast<uintptr_t>(P)] = Size;
+  *Ptr = P;
+  return 0;
+}
+
+FAKE_API hipError_t hipFree(void *Ptr) {
+  log("hipFree(" + hex(Ptr) + ")");
+  if (int E = failure("hipFree"))
+    return E;
+  auto It = st().Allocs.find(reinterpret_cast<uintptr_t>(Ptr));
+  if (It == st().Allocs.end())
+    return st().Sticky = 17; // hipErrorInvalidDevicePointer
+  std::free(Ptr);
+  st().Allocs.erase(It);
+  return 0;
+}
+
+FAKE_API hipError_t hipMemcpy(void *Dst, const void *Src, size_t Size, int Kind) {
+  log("hipMemcpy(" + hex(Dst) + ", " + hex(Src) + ", " + std::to_string(Size) + ", kind " +
+      std::to_string(Kind) + ")");
+  if (int E = failure("hipMemcpy"))
+    return E;
+  // hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2: the device side must be ours.
+  if ((Kind == 1 && !isAlloc(Dst, Size)) || (Kind == 2 && !isAlloc(Src, Size)) ||
+      (Kind != 1 && Kind != 2))
+    return st().Sticky = 1;
+  std::memcpy(Dst, Src, Size);
+  return 0;
+}
+
+FAKE_API hipError_t hipModuleLoadData(void **Module, const void *Image) {
+  log("hipModuleLoadData(" + hex(Image) + ")");
+  st().ImagePtr = Image;
+  st().Image.clear();
+  if (int E = failure("hipModuleLoadData"))
+    return E;
+  const uint8_t *B = static_cast<const uint8_t *>(Image);
+  if (!B || std::memcmp(B, "\x7f" "ELF", 4) != 0 || B[4] != 2)
+    return st().Sticky = 200;
+  // The extent of an ELF64 image: its section headers end it (as the runtime computes it).
+  uint64_t ShOff = rd<uint64_t>(B + 0x28);
+  uint16_t ShEntSize = rd<uint16_t>(B + 0x3a), ShNum = rd<uint16_t>(B + 0x3c);
+  size_t Size = size_t(ShOff + uint64_t(ShEntSize) * ShNum);
+  st().Image.assign(B, B + Size);
+  auto *M = new FakeModule{st().Image};
+  st().Modules.insert(M);
+  *Module = M;
+  return 0;
+}
+
+FAKE_API hipError_t hipModuleUnload(void *Module) {
+  log("hipModuleUnload(" + hex(Module) + ")");
+  if (int E = failure("hipModuleUnload"))
+    return E;
+  auto *M = static_cast<FakeModule *>(Module);
+  if (!st().Modules.erase(M))
+    return st().Sticky = 400;
+  delete M;
+  return 0;
+}
+
+FAKE_API hipError_t hipModuleGetFunction(void **Function, void *Module, const char *Name) {
+  log(std::string("hipModuleGetFunction(") + Name + ")");
+  if (int E = failure("hipModuleGetFunction"))
+    return E;
+  auto *M = static_cast<FakeModule *>(Module);
+  if (!st().Modules.count(M))
+    return st().Sticky = 400;
+  // Crude but enough: the symbol's name must appear in the image (in .strtab/.dynstr).
+  std::string N(Name);
+  N.push_back('\0');
+  auto It = std::search(M->Image.begin(), M->Image.end(), N.begin(), N.end());
+  if (It == M->Image.end())
+    return st().Sticky = 500;
+  auto *F = new FakeFunction{Name};
+  st().Functions.insert(F);
+  *Function = F;
+  return 0;
+}
+
+FAKE_API hipError_t hipModuleLaunchKernel(void *Function, unsigned GX, unsigned GY, unsigned GZ,
+                                          unsigned BX, unsigned BY, unsigned BZ, unsigned Shared,
+                                          void *Stream, void **KernelParams, void **Extra) {
+  auto *F = static_cast<FakeFunction *>(Function);
+  std::string L = "hipModuleLaunchKernel(" + (st().Functions.count(F) ? F->Name : "?") +
+                  ", grid " + std::to_string(GX) + "," + std::to_string(GY) + "," +
+                  std::to_string(GZ) + ", block " + std::to_string(BX) + "," +
+                  std::to_string(BY) + "," + std::to_string(BZ) + ", shared " +
+                  std::to_string(Shared) + ", stream " + hex(Stream) + ", params " +
+                  hex(KernelParams);
+  st().Kernarg.clear();
+  st().KernargSize = 0;
+  if (Extra) {
+    L += ", extra {" + hex(Extra[0]) + ", buf, " + hex(Extra[2]) + ", &" +
+         std::to_string(*static_cast<size_t *>(Extra[3])) + ", " + hex(Extra[4]) + "}";
+    // ROCclr's check of the layout (HIP_LAUNCH_PARAM_BUFFER_POINTER 1, _SIZE 2, _END 3).
+    if (Extra[0] != reinterpret_cast<void *>(1) || Extra[2] != reinterpret_cast<void *>(2) ||
+        Extra[4] != reinterpret_cast<void *>(3)) {
+      log(L + ")");
+      return st().Sticky = 1;
+    }
+    st().KernargSize = *static_cast<size_t *>(Extra[3]);
+    const uint8_t *B = static_cast<const uint8_t *>(Extra[1]);
+    st().Kernarg.assign(B, B + st().KernargSize);
+  }
+  log(L + ")");
+  if (int E = failure("hipModuleLaunchKernel"))
+    return E;
+  if (!st().Functions.count(F) || (KernelParams && Extra))
+    return st().Sticky = 1;
+  if (!GX || !GY || !GZ)
+    return st().Sticky = 1;
+  if (!BX || !BY || !BZ)
+    return st().Sticky = 9;
+  return 0;
+}
+
+FAKE_API hipError_t hipEventCreate(void **Event) {
+  log("hipEventCreate()");
+  if (int E = failure("hipEventCreate"))
+    return E;
+  *Event = new FakeEvent{++st().Events};
+  ++st().LiveEvents;
+  return 0;
+}
+
+FAKE_API hipError_t hipEventRecord(void *Event, void *Stream) {
+  log("hipEventRecord(event " + std::to_string(static_cast<FakeEvent *>(Event)->Id) +
+      ", stream " + hex(Stream) + ")");
+  if (int E = failure("hipEventRecord"))
+    return E;
+  return 0;
+}
+
+FAKE_API hipError_t hipEventSynchronize(void *Event) {
+  log("hipEventSynchronize(event " + std::to_string(static_cast<FakeEvent *>(Event)->Id) + ")");
+  if (int E = failure("hipEventSynchronize"))
+    return E;
+  return 0;
+}
+
+FAKE_API hipError_t hipEventElapsedTime(float *Ms, void *Start, void *Stop) {
+  log("hipEventElapsedTime(event " + std::to_string(static_cast<FakeEvent *>(Start)->Id) +
+      ", event " + std::to_string(static_cast<FakeEvent *>(Stop)->Id) + ")");
+  if (int E = failure("hipEventElapsedTime"))
+    return E;
+  *Ms = st().ElapsedMs;
+  return 0;
+}
+
+FAKE_API hipError_t hipEventDestroy(void *Event) {
+  log("hipEventDestroy(event " + std::to_string(static_cast<FakeEvent *>(Event)->Id) + ")");
+  if (int E = failure("hipEventDestroy"))
+    return E;
+  delete static_cast<FakeEvent *>(Event);
+  --st().LiveEvents;
+  return 0;
+}
+
+FAKE_API hipError_t hipDeviceSynchronize() {
+  log("hipDeviceSynchronize()");
+  if (int E = failure("hipDeviceSynchronize"))
+    return E;
+  return 0;
+}
