@@ -49,7 +49,10 @@ llvm::Error DeviceMemory::map(uint64_t Base, uint64_t Size, const std::string &N
   A->Base = Base;
   A->Size = Size;
   A->Name = Name;
-  A->Bytes.reset(new uint8_t[Size]());
+  A->Bytes.reset(static_cast<uint8_t *>(std::calloc(Size, 1)));
+  if (!A->Bytes)
+    return makeError("device allocation '" + Name + "' of " + std::to_string(Size) +
+                     " bytes: out of host memory");
   Allocs.insert(It, std::move(A));
   Generation = NextGeneration++;
   if (Base + Size > NextHeap && Base >= kDefaultHeapBase)

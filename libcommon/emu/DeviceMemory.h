@@ -11,6 +11,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -19,11 +20,17 @@
 
 namespace asmevo::emu {
 
+// Host memory of an allocation: zero-filled by calloc, so that a large allocation costs only
+// the pages a dispatch touches (the kernel commits untouched zero pages lazily).
+struct HostBytesDeleter {
+  void operator()(uint8_t *P) const { std::free(P); }
+};
+
 struct Allocation {
   uint64_t Base = 0;
   uint64_t Size = 0;
   std::string Name;
-  std::unique_ptr<uint8_t[]> Bytes;
+  std::unique_ptr<uint8_t[], HostBytesDeleter> Bytes;
   // Footprint recording (DeviceMemory::setTracking): the lowest and one past the highest
   // offset any access of a dispatch touched. Lo > Hi means untouched.
   mutable std::atomic<uint64_t> TouchLo{~0ull}, TouchHi{0};

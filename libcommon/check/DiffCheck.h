@@ -1,0 +1,41 @@
+// kernel-diffcheck as a library: differential equivalence of a candidate K1 against the
+// original K0 on synthetic inputs (tier 1): static ABI check, launch inference, then per seed
+// fresh inputs, K0 and K1 on identical launches in separate guarded allocations, and Eq. 1 of
+// DESIGN.md on every output buffer.
+#pragma once
+
+#include "check/LaunchInference.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace asmevo::check {
+
+struct DiffOptions {
+  std::string K0, K1, Spec, Kernel;
+  std::vector<uint64_t> Seeds{1, 2, 3};
+  double Theta = 0.9999, Tau = 1e-3;
+  std::string Backend = "emu";
+  std::string DumpDir;        // --dump-inputs
+  unsigned Threads = 0;
+  InferOptions Infer;
+};
+
+struct DiffResult {
+  int Exit = 0;               // 0 ok, 1 divergent/abi_invalid, 2 bad input, 3 runtime_error
+  std::string Verdict;        // ok, divergent, abi_invalid, runtime_error, error
+  std::string Line;           // the verdict line without the tool prefix, or the error message
+  std::vector<std::string> Details;
+  nlohmann::json Json;
+};
+
+DiffResult runDiffCheck(const DiffOptions &O);
+
+// --infer: complete the spec for K0 and write it to Out ("-": stdout) atomically.
+DiffResult runInferOnly(const std::string &K0, const std::string &Spec, const std::string &Kernel,
+                        const std::string &Out, const InferOptions &IO);
+
+} // namespace asmevo::check

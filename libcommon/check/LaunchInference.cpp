@@ -1,0 +1,259 @@
+#include "check/LaunchInference.h"
+
+#include "check/InputGen.h"
+#include "emu/Emulator.h"
+#include "support/Error.h"
+
+#include <cstring>
+
+namespace asmevo::check {
+
+namespace {
+
+constexpr uint64_t kProbeLead = 1ull << 20;
+constexpr uint64_t kTileBytes = 64ull << 10;
+
+// Re-raise E with Prefix in front of its message, keeping its kind.
+llvm::Error prefixed(llvm::Error E, const std::string &Prefix) {
+  std::string Msg;
+  ErrorKind Kind = ErrorKind::Input;
+  llvm::handleAllErrors(
+      std::move(E), [&](const ToolError &T) { Msg = formatError(T); Kind = T.Kind; },
+      [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
+  if (Kind == ErrorKind::Runtime)
+    return runtimeError(Prefix + Msg);
+  return makeError(Prefix + Msg);
+}
+
+struct Buf {
+  unsigned Arg = 0;
+  bool Probe = false;     // elements unknown: a large probe allocation
+  bool RoleWanted = false;
+  bool Fixed = false;     // initial contents fixed by the spec (file, zero fill)
+  uint64_t Base = 0, DataOff = 0, Cap = 0; // data at Base + DataOff, Cap bytes
+  std::vector<uint8_t> Init[2];            // non-probe: the data; probe: a tile
+  uint8_t *Host = nullptr;
+  uint64_t MaxHi = 0;      // probe: highest touched data byte + 1 over all runs
+  bool Written = false;
+  std::vector<uint8_t> InitA, FinalA;      // run A snapshot of the data region
+};
+
+uint8_t initialByte(const Buf &B, int V, uint64_t Off) {
+  const auto &I = B.Init[V];
+  if (B.Probe)
+    return I.empty() ? 0 : I[Off % I.size()];
+  return I[Off];
+}
+
+} // namespace
+
+llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
+                                            const InferOptions &O) {
+  InferenceReport Rep;
+  Rep.Json = nlohmann::json::array();
+  if (!S.needsInference())
+    return Rep;
+  emu::DeviceMemory Mem;
+  auto Emu = emu::Emulator::load(K0, Mem);
+  if (!Emu)
+    return Emu.takeError();
+
+  std::vector<Buf> Bufs;
+  std::vector<uint64_t> Addr(S.Args.size(), 0);
+  for (unsigned I = 0; I < S.Args.size(); ++I) {
+    ArgSpec &A = S.Args[I];
+    if (!A.Buffer || A.Null)
+      continue;
+    Buf B;
+    B.Arg = I;
+    B.Probe = !A.Elements;
+    B.RoleWanted = A.R == Role::Unset;
+    B.Fixed = !A.FilePath.empty() || A.Fill == "zero";
+    unsigned ES = elemSize(A.Type);
+    uint64_t Size;
+    if (B.Probe) {
+      B.DataOff = kProbeLead;
+      B.Cap = O.ProbeBytes;
+      Size = kProbeLead + O.ProbeBytes;
+      for (int V = 0; V < 2; ++V) {
+        ArgSpec T = A;
+        T.Elements = kTileBytes / ES;
+        if (A.Fill == "zero") {
+          B.Init[V].assign(kTileBytes, 0);
+        } else if (A.R == Role::Out) {
+          B.Init[V].assign(kTileBytes, 0);
+          fillPoison(A.Type, B.Init[V].data(), kTileBytes);
+        } else {
+          B.Init[V] = generateValues(T, kTileBytes / ES, 0x1f0 + V, 0);
+        }
+      }
+    } else {
+      B.DataOff = kGuardBytes;
+      B.Cap = A.bytes();
+      Size = 2 * kGuardBytes + B.Cap;
+      for (int V = 0; V < 2; ++V) {
+        if (B.Fixed || A.R == Role::Out) {
+          auto C = initialContents(A, 1);
+          if (!C)
+            return C.takeError();
+          B.Init[V] = std::move(*C);
+        } else {
+          B.Init[V] = generateValues(A, *A.Elements, 0x1f0 + V, 0);
+        }
+      }
+    }
+    B.Base = Mem.allocate(Size, 4096, "inference buffer " + A.Label);
+    if (!B.Base)
+      return makeError("launch inference: no room for a " + std::to_string(Size) +
+                       "-byte buffer for '" + A.Label + "'");
+    B.Host = Mem.translate(B.Base, Size);
+    Addr[I] = B.Base + B.DataOff;
+    Bufs.push_back(std::move(B));
+  }
+
+  emu::LaunchConfig L;
+  L.Kernel = S.Kernel;
+  L.GridItems = S.gridItems();
+  L.Block = S.Block;
+  L.DynamicLds = S.DynamicLds;
+  L.Kernarg = S.kernarg(Addr);
+  L.Threads = O.Threads;
+  L.Seed = 1;
+
+  auto fill = [&](Buf &B, int V) {
+    if (B.Probe) {
+      for (uint64_t Off = 0; Off < B.Cap; Off += kTileBytes)
+        std::memcpy(B.Host + B.DataOff + Off, B.Init[V].data(),
+                    std::min<uint64_t>(kTileBytes, B.Cap - Off));
+    } else {
+      fillCanary(B.Host, kGuardBytes);
+      std::memcpy(B.Host + B.DataOff, B.Init[V].data(), B.Cap);
+      fillCanary(B.Host + B.DataOff + B.Cap, kGuardBytes);
+    }
+  };
+  auto run = [&](const std::vector<int> &Var) -> llvm::Error {
+    for (size_t K = 0; K < Bufs.size(); ++K)
+      fill(Bufs[K], Var[K]);
+    Mem.resetTouched();
+    Mem.setTracking(true);
+    auto St = (*Emu)->run(L);
+    Mem.setTracking(false);
+    ++Rep.Runs;
+    if (!St)
+      return prefixed(St.takeError(), "K0 stopped during launch inference: ");
+    for (Buf &B : Bufs) {
+      const ArgSpec &A = S.Args[B.Arg];
+      const emu::Allocation *Al = Mem.find(B.Base);
+      uint64_t Lo = Al->TouchLo, Hi = Al->TouchHi;
+      if (B.Probe) {
+        if (Lo <= Hi && Lo < kProbeLead)
+          return makeError("launch inference: K0 accesses '" + A.Label + "' at byte offset -" +
+                           std::to_string(kProbeLead - Lo) +
+                           " (below the pointer): give its \"elements\" and \"file\"");
+        if (Lo <= Hi)
+          B.MaxHi = std::max(B.MaxHi, Hi - kProbeLead);
+      } else {
+        if (auto G = firstCanaryDiff(B.Host, kGuardBytes); G >= 0)
+          return makeError("launch inference: K0 writes before buffer '" + A.Label +
+                           "' (byte offset " + std::to_string(G - int64_t(kGuardBytes)) +
+                           "): the spec gives it too little room");
+        if (auto G = firstCanaryDiff(B.Host + B.DataOff + B.Cap, kGuardBytes); G >= 0)
+          return makeError("launch inference: K0 writes past the end of buffer '" + A.Label +
+                           "' (" + std::to_string(*A.Elements) + " " + elemTypeName(A.Type) +
+                           " elements; byte offset " + std::to_string(B.Cap + G) +
+                           "): the spec gives it too few elements");
+      }
+    }
+    return llvm::Error::success();
+  };
+  auto dataLen = [&](const Buf &B) { return B.Probe ? B.MaxHi : B.Cap; };
+  auto changed = [&](const Buf &B, int V) {
+    uint64_t N = dataLen(B);
+    for (uint64_t Off = 0; Off < N; ++Off)
+      if (B.Host[B.DataOff + Off] != initialByte(B, V, Off))
+        return true;
+    return false;
+  };
+
+  // Run A and B: extents, written buffers.
+  std::vector<int> VarA(Bufs.size(), 0), VarB(Bufs.size(), 1);
+  if (llvm::Error E = run(VarA))
+    return std::move(E);
+  for (Buf &B : Bufs) {
+    B.Written = changed(B, 0);
+    uint64_t N = dataLen(B);
+    B.FinalA.assign(B.Host + B.DataOff, B.Host + B.DataOff + N);
+    B.InitA.resize(N);
+    for (uint64_t Off = 0; Off < N; ++Off)
+      B.InitA[Off] = initialByte(B, 0, Off);
+  }
+  if (llvm::Error E = run(VarB))
+    return std::move(E);
+  for (Buf &B : Bufs)
+    B.Written = B.Written || changed(B, 1);
+
+  // Roles of written buffers: does changing only their initial contents change the outputs?
+  std::vector<bool> InOut(Bufs.size(), false);
+  for (size_t X = 0; X < Bufs.size(); ++X) {
+    Buf &BX = Bufs[X];
+    if (!BX.RoleWanted || !BX.Written)
+      continue;
+    if (BX.Fixed) {
+      InOut[X] = true;
+      continue;
+    }
+    std::vector<int> VarC(Bufs.size(), 0);
+    VarC[X] = 1;
+    if (llvm::Error E = run(VarC))
+      return std::move(E);
+    for (size_t Y = 0; Y < Bufs.size() && !InOut[X]; ++Y) {
+      const Buf &BY = Bufs[Y];
+      if (!BY.Written)
+        continue;
+      uint64_t N = BY.FinalA.size();
+      for (uint64_t Off = 0; Off < N; ++Off) {
+        if (Y == X && BY.FinalA[Off] == BY.InitA[Off])
+          continue; // a byte run A did not write
+        if (BY.Host[BY.DataOff + Off] != BY.FinalA[Off]) {
+          InOut[X] = true;
+          break;
+        }
+      }
+    }
+  }
+
+  for (size_t K = 0; K < Bufs.size(); ++K) {
+    const Buf &B = Bufs[K];
+    ArgSpec &A = S.Args[B.Arg];
+    unsigned ES = elemSize(A.Type);
+    nlohmann::json J = {{"arg", A.Arg}, {"label", A.Label}, {"type", elemTypeName(A.Type)}};
+    nlohmann::json What = nlohmann::json::array();
+    if (B.Probe) {
+      A.Elements = (B.MaxHi + ES - 1) / ES;
+      A.ElementsInferred = true;
+      What.push_back("elements");
+      if (B.MaxHi >= B.Cap)
+        return makeError("launch inference: K0 touches all of the " + std::to_string(B.Cap) +
+                         "-byte probe for '" + A.Label + "': give its \"elements\"");
+    }
+    if (B.RoleWanted) {
+      A.R = !B.Written ? Role::In : InOut[K] ? Role::InOut : Role::Out;
+      A.RoleInferred = true;
+      What.push_back("role");
+    }
+    J["elements"] = *A.Elements;
+    J["role"] = roleName(A.R);
+    J["inferred"] = What;
+    Rep.Json.push_back(J);
+    std::string Line = "'" + A.Label + "'" + (A.Label == A.Arg ? "" : " (" + A.Arg + ")") + ": " + std::to_string(*A.Elements) +
+                       " " + elemTypeName(A.Type) + " elements" +
+                       (B.Probe ? " (inferred)" : "") + ", role " + roleName(A.R) +
+                       (B.RoleWanted ? " (inferred)" : "");
+    if (B.Probe && *A.Elements == 0)
+      Line += "; K0 does not access it";
+    Rep.Lines.push_back(Line);
+  }
+  return Rep;
+}
+
+} // namespace asmevo::check

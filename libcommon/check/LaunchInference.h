@@ -1,0 +1,39 @@
+// Launch inference: complete a launch spec's buffers (element counts and roles) by running K0
+// on the emulator with footprint tracking.
+//
+// Elements: each buffer without "elements" is placed 1 MiB into a large allocation (64 MiB of
+// data after it by default), filled with random values of its type; after the run its touched
+// range gives elements = ceil(highest touched byte / element size). A touch below the pointer
+// (a negative offset) is an error.
+// Roles: each buffer without "role" is compared before and after two runs with different fills:
+// unchanged -> "in"; changed -> "inout" if K0's outputs change when only that buffer's initial
+// contents change (one more run per written buffer), else "out". A written buffer whose initial
+// contents the spec fixes ("file", "fill": "zero") is "inout".
+#pragma once
+
+#include "check/LaunchSpec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace asmevo::check {
+
+struct InferOptions {
+  uint64_t ProbeBytes = 64ull << 20;
+  unsigned Threads = 0;
+};
+
+struct InferenceReport {
+  std::vector<std::string> Lines; // "'x_ptr' (#0): 3000 f32 elements (inferred), role in (inferred)"
+  nlohmann::json Json;            // [{"arg", "elements", "role", "inferred": [...]}]
+  unsigned Runs = 0;
+};
+
+// Completes S (resolved against K0) in place. Errors: input kind for what the spec must fix
+// (negative offsets, K0 writing outside a given buffer), runtime kind when K0 stops.
+llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
+                                            const InferOptions &O = {});
+
+} // namespace asmevo::check
