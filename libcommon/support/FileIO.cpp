@@ -28,6 +28,24 @@ llvm::Error writeFileAtomic(llvm::StringRef Path, llvm::StringRef Data) {
     llvm::outs().flush();
     return llvm::Error::success();
   }
+  // A device, FIFO or socket (/dev/null, /dev/stdout, a pipe) is written in place: renaming a
+  // temporary file over it would replace the device node with a regular file.
+  llvm::sys::fs::file_status St;
+  if (!llvm::sys::fs::status(Path, St) && llvm::sys::fs::exists(St) &&
+      !llvm::sys::fs::is_regular_file(St) && !llvm::sys::fs::is_directory(St)) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
+    if (EC)
+      return llvm::make_error<ToolError>("cannot open output: " + EC.message(), Path.str());
+    OS << Data;
+    OS.flush();
+    if (OS.has_error()) {
+      std::string Msg = OS.error().message();
+      OS.clear_error();
+      return llvm::make_error<ToolError>("cannot write output: " + Msg, Path.str());
+    }
+    return llvm::Error::success();
+  }
   llvm::SmallString<256> Tmp;
   llvm::SmallString<256> Dir(Path);
   llvm::sys::path::remove_filename(Dir);
