@@ -170,10 +170,10 @@ std::string GuardHit::text() const {
          " written at byte offset " + std::to_string(Offset) + " (value " + Buf + ")";
 }
 
-std::optional<GuardHit> checkGuards(const uint8_t *Alloc, uint64_t DataBytes) {
+std::optional<GuardHit> checkGuards(const uint8_t *Alloc, uint64_t DataBytes, unsigned Salt) {
   // Report the changed byte nearest the buffer in each guard; before wins.
   for (int64_t I = int64_t(kGuardBytes) - 1; I >= 0; --I)
-    if (Alloc[I] != canaryByte(uint64_t(I))) {
+    if (Alloc[I] != canaryByte(uint64_t(I), Salt)) {
       GuardHit H;
       H.Before = true;
       H.Offset = I - int64_t(kGuardBytes);
@@ -181,7 +181,7 @@ std::optional<GuardHit> checkGuards(const uint8_t *Alloc, uint64_t DataBytes) {
       return H;
     }
   const uint8_t *After = Alloc + kGuardBytes + DataBytes;
-  int64_t D = firstCanaryDiff(After, kGuardBytes);
+  int64_t D = firstCanaryDiff(After, kGuardBytes, Salt);
   if (D >= 0) {
     GuardHit H;
     H.Offset = int64_t(DataBytes) + D;

@@ -49,7 +49,7 @@ struct GuardHit {
   uint8_t Value = 0;
   std::string text() const; // "guard before the buffer written at byte offset -4"
 };
-// Alloc holds kGuardBytes of canary, DataBytes of buffer, kGuardBytes of canary.
-std::optional<GuardHit> checkGuards(const uint8_t *Alloc, uint64_t DataBytes);
+// Alloc holds kGuardBytes of canary (salted with Salt), DataBytes of buffer, kGuardBytes of canary.
+std::optional<GuardHit> checkGuards(const uint8_t *Alloc, uint64_t DataBytes, unsigned Salt = 0);
 
 } // namespace asmevo::check

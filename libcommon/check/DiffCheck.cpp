@@ -83,10 +83,10 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
     }
     Bases.push_back(*Base);
     std::vector<uint8_t> Img(Size);
-    fillCanary(Img.data(), kGuardBytes);
+    fillCanary(Img.data(), kGuardBytes, unsigned(I));
     if (Data)
       std::memcpy(Img.data() + kGuardBytes, Init[I].data(), Data);
-    fillCanary(Img.data() + kGuardBytes + Data, kGuardBytes);
+    fillCanary(Img.data() + kGuardBytes + Data, kGuardBytes, unsigned(I));
     if (llvm::Error E = Dev.write(*Base, Img.data(), Size)) {
       freeAll();
       return std::move(E);
@@ -239,7 +239,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     }
     for (size_t I : Outputs) {
       const ArgSpec &A = S.Args[I];
-      if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size())) {
+      if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I))) {
         DiffResult E;
         E.Exit = 2;
         E.Verdict = "error";
@@ -274,7 +274,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
         llvm::consumeError(writeFileAtomic(Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
         llvm::consumeError(writeFileAtomic(Base + ".k1.bin", llvm::StringRef(reinterpret_cast<const char *>(D1), DataBytes)));
       }
-      if (auto G = checkGuards(R1->Alloc[I].data(), DataBytes)) {
+      if (auto G = checkGuards(R1->Alloc[I].data(), DataBytes, unsigned(I))) {
         SJ["guard"] = G->text();
         Findings.push_back({{"seed", Seed}, {"arg", A.Arg}, {"kind", "guard_write"}, {"kernel", "K1"},
                             {"detail", G->text()}});

@@ -134,14 +134,14 @@ void fillPoison(ElemType T, uint8_t *P, uint64_t Bytes) {
     std::memcpy(P + I, &Pat, N);
 }
 
-void fillCanary(uint8_t *P, uint64_t Bytes) {
+void fillCanary(uint8_t *P, uint64_t Bytes, unsigned Salt) {
   for (uint64_t I = 0; I < Bytes; ++I)
-    P[I] = canaryByte(I);
+    P[I] = canaryByte(I, Salt);
 }
 
-int64_t firstCanaryDiff(const uint8_t *P, uint64_t Bytes) {
+int64_t firstCanaryDiff(const uint8_t *P, uint64_t Bytes, unsigned Salt) {
   for (uint64_t I = 0; I < Bytes; ++I)
-    if (P[I] != canaryByte(I))
+    if (P[I] != canaryByte(I, Salt))
       return int64_t(I);
   return -1;
 }

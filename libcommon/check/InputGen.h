@@ -53,10 +53,14 @@ unsigned boundaryLevel(uint64_t Seed);
 llvm::Expected<std::vector<uint8_t>> initialContents(const ArgSpec &A, uint64_t Seed);
 
 void fillPoison(ElemType T, uint8_t *P, uint64_t Bytes);
-// Canary byte at position I of a guard (the same pattern before and after).
-inline uint8_t canaryByte(uint64_t I) { return uint8_t(0xa5 ^ (I * 0x3b) ^ (I >> 8)); }
-void fillCanary(uint8_t *P, uint64_t Bytes);
+// Canary byte at position I of a guard (the same pattern before and after). Salt (the
+// argument index) makes each buffer's guards differ: a kernel that copies past the end of one
+// buffer to past the end of another must not copy a canary into an identical canary.
+inline uint8_t canaryByte(uint64_t I, unsigned Salt = 0) {
+  return uint8_t(0xa5 ^ (I * 0x3b) ^ (I >> 8) ^ (Salt * 0x5b));
+}
+void fillCanary(uint8_t *P, uint64_t Bytes, unsigned Salt = 0);
 // The first byte of [P, P+Bytes) that is not the canary, or -1.
-int64_t firstCanaryDiff(const uint8_t *P, uint64_t Bytes);
+int64_t firstCanaryDiff(const uint8_t *P, uint64_t Bytes, unsigned Salt = 0);
 
 } // namespace asmevo::check

@@ -31,7 +31,9 @@ struct Buf {
   bool RoleWanted = false;
   bool Fixed = false;     // initial contents fixed by the spec (file, zero fill)
   uint64_t Base = 0, DataOff = 0, Cap = 0; // data at Base + DataOff, Cap bytes
-  std::vector<uint8_t> Init[2];            // non-probe: the data; probe: a tile
+  // Initial contents: variants 0 and 1 random, 2 and 3 every element the type's highest and
+  // lowest value (role probes only). Non-probe: the data; probe: a tile.
+  std::vector<uint8_t> Init[4];
   uint8_t *Host = nullptr;
   uint64_t MaxHi = 0;      // probe: highest touched data byte + 1 over all runs
   bool Written = false;
@@ -43,6 +45,34 @@ uint8_t initialByte(const Buf &B, int V, uint64_t Off) {
   if (B.Probe)
     return I.empty() ? 0 : I[Off % I.size()];
   return I[Off];
+}
+
+// One element of T holding its highest (High) or lowest value: the integer limits, the
+// largest finite float of either sign; bytes 0xff / 0x00.
+std::vector<uint8_t> extremeElement(ElemType T, bool High) {
+  unsigned N = elemSize(T);
+  std::vector<uint8_t> E(N, High ? 0xff : 0x00);
+  auto put = [&](uint64_t V) { std::memcpy(E.data(), &V, N); };
+  switch (T) {
+  case ElemType::I8: case ElemType::I16: case ElemType::I32: case ElemType::I64: {
+    uint64_t Sign = 1ull << (8 * N - 1);
+    put(High ? Sign - 1 : Sign);
+    break;
+  }
+  case ElemType::F16: put(High ? 0x7bff : 0xfbff); break;
+  case ElemType::BF16: put(High ? 0x7f7f : 0xff7f); break;
+  case ElemType::F32: put(High ? 0x7f7fffffull : 0xff7fffffull); break;
+  case ElemType::F64: put(High ? 0x7fefffffffffffffull : 0xffefffffffffffffull); break;
+  default: break; // unsigned and bytes: all ones / zero
+  }
+  return E;
+}
+
+std::vector<uint8_t> repeated(const std::vector<uint8_t> &E, uint64_t Bytes) {
+  std::vector<uint8_t> R(Bytes);
+  for (uint64_t I = 0; I < Bytes; ++I)
+    R[I] = E[I % E.size()];
+  return R;
 }
 
 } // namespace
@@ -87,6 +117,8 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
           B.Init[V] = generateValues(T, kTileBytes / ES, 0x1f0 + V, 0);
         }
       }
+      for (int V = 2; V < 4; ++V)
+        B.Init[V] = repeated(extremeElement(A.Type, V == 2), kTileBytes);
     } else {
       B.DataOff = kGuardBytes;
       B.Cap = A.bytes();
@@ -101,6 +133,8 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
           B.Init[V] = generateValues(A, *A.Elements, 0x1f0 + V, 0);
         }
       }
+      for (int V = 2; V < 4; ++V)
+        B.Init[V] = repeated(extremeElement(A.Type, V == 2), B.Cap);
     }
     B.Base = Mem.allocate(Size, 4096, "inference buffer " + A.Label);
     if (!B.Base)
@@ -110,6 +144,11 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
     Addr[I] = B.Base + B.DataOff;
     Bufs.push_back(std::move(B));
   }
+
+  // K0's module image (its globals) as loaded: every run starts from it, so that a kernel that
+  // writes module globals sees the same state in each run (not the previous run's writes).
+  const emu::Allocation *Image = Mem.find((*Emu)->loadBase());
+  std::vector<uint8_t> ImageInit(Image->Bytes.get(), Image->Bytes.get() + Image->Size);
 
   emu::LaunchConfig L;
   L.Kernel = S.Kernel;
@@ -126,21 +165,30 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
         std::memcpy(B.Host + B.DataOff + Off, B.Init[V].data(),
                     std::min<uint64_t>(kTileBytes, B.Cap - Off));
     } else {
-      fillCanary(B.Host, kGuardBytes);
+      fillCanary(B.Host, kGuardBytes, B.Arg);
       std::memcpy(B.Host + B.DataOff, B.Init[V].data(), B.Cap);
-      fillCanary(B.Host + B.DataOff + B.Cap, kGuardBytes);
+      fillCanary(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg);
     }
   };
-  auto run = [&](const std::vector<int> &Var) -> llvm::Error {
+  uint64_t RunAInstructions = 0;
+  // Extreme: a role probe with a type-extreme fill; K0 may loop on such values, so its run is
+  // bounded by a multiple of run A's instruction count, and its failure is only reported.
+  auto run = [&](const std::vector<int> &Var, bool Extreme = false) -> llvm::Error {
     for (size_t K = 0; K < Bufs.size(); ++K)
       fill(Bufs[K], Var[K]);
+    std::memcpy(Image->Bytes.get(), ImageInit.data(), ImageInit.size());
     Mem.resetTouched();
     Mem.setTracking(true);
-    auto St = (*Emu)->run(L);
+    emu::LaunchConfig LR = L;
+    if (Extreme)
+      LR.MaxWaveInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
+    auto St = (*Emu)->run(LR);
     Mem.setTracking(false);
     ++Rep.Runs;
     if (!St)
       return prefixed(St.takeError(), "K0 stopped during launch inference: ");
+    if (!RunAInstructions)
+      RunAInstructions = St->WaveInstructions;
     for (Buf &B : Bufs) {
       const ArgSpec &A = S.Args[B.Arg];
       const emu::Allocation *Al = Mem.find(B.Base);
@@ -153,11 +201,11 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
         if (Lo <= Hi)
           B.MaxHi = std::max(B.MaxHi, Hi - kProbeLead);
       } else {
-        if (auto G = firstCanaryDiff(B.Host, kGuardBytes); G >= 0)
+        if (auto G = firstCanaryDiff(B.Host, kGuardBytes, B.Arg); G >= 0)
           return makeError("launch inference: K0 writes before buffer '" + A.Label +
                            "' (byte offset " + std::to_string(G - int64_t(kGuardBytes)) +
                            "): the spec gives it too little room");
-        if (auto G = firstCanaryDiff(B.Host + B.DataOff + B.Cap, kGuardBytes); G >= 0)
+        if (auto G = firstCanaryDiff(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg); G >= 0)
           return makeError("launch inference: K0 writes past the end of buffer '" + A.Label +
                            "' (" + std::to_string(*A.Elements) + " " + elemTypeName(A.Type) +
                            " elements; byte offset " + std::to_string(B.Cap + G) +
@@ -202,21 +250,29 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
       InOut[X] = true;
       continue;
     }
-    std::vector<int> VarC(Bufs.size(), 0);
-    VarC[X] = 1;
-    if (llvm::Error E = run(VarC))
-      return std::move(E);
-    for (size_t Y = 0; Y < Bufs.size() && !InOut[X]; ++Y) {
-      const Buf &BY = Bufs[Y];
-      if (!BY.Written)
+    // Variant 1 (other random values), then every element the type's highest and lowest
+    // value: a max/min/or/and accumulator ignores small random initial values but not these.
+    for (int V = 1; V < 4 && !InOut[X]; ++V) {
+      std::vector<int> VarC(Bufs.size(), 0);
+      VarC[X] = V;
+      if (llvm::Error E = run(VarC, V >= 2)) {
+        if (V == 1)
+          return std::move(E);
+        llvm::consumeError(std::move(E)); // K0 cannot take extreme values here: no evidence
         continue;
-      uint64_t N = BY.FinalA.size();
-      for (uint64_t Off = 0; Off < N; ++Off) {
-        if (Y == X && BY.FinalA[Off] == BY.InitA[Off])
-          continue; // a byte run A did not write
-        if (BY.Host[BY.DataOff + Off] != BY.FinalA[Off]) {
-          InOut[X] = true;
-          break;
+      }
+      for (size_t Y = 0; Y < Bufs.size() && !InOut[X]; ++Y) {
+        const Buf &BY = Bufs[Y];
+        if (!BY.Written)
+          continue;
+        uint64_t N = BY.FinalA.size();
+        for (uint64_t Off = 0; Off < N; ++Off) {
+          if (Y == X && BY.FinalA[Off] == BY.InitA[Off])
+            continue; // a byte run A did not write
+          if (BY.Host[BY.DataOff + Off] != BY.FinalA[Off]) {
+            InOut[X] = true;
+            break;
+          }
         }
       }
     }

@@ -7,8 +7,13 @@
 // (a negative offset) is an error.
 // Roles: each buffer without "role" is compared before and after two runs with different fills:
 // unchanged -> "in"; changed -> "inout" if K0's outputs change when only that buffer's initial
-// contents change (one more run per written buffer), else "out". A written buffer whose initial
-// contents the spec fixes ("file", "fill": "zero") is "inout".
+// contents change (one more run per written buffer with other random values, then, while
+// nothing changed, one with every element the type's highest and one with its lowest value:
+// max/min/or accumulators ignore small random initial values), else "out". A written buffer
+// whose initial contents the spec fixes ("file", "fill": "zero") is "inout".
+// Every run starts from K0's module image as loaded (globals a kernel writes are reset).
+// Roles assume K0 is deterministic for a fixed seed: work-items of different workgroups that
+// race (through memory or atomics) can make a buffer look "inout".
 #pragma once
 
 #include "check/LaunchSpec.h"
