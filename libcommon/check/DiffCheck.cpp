@@ -206,7 +206,22 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   for (size_t I : Outputs)
     NOut += S.Args[I].R != Role::In;
 
+  // Each seed starts from the code objects' module-scope data as loaded (a kernel that writes
+  // its globals must not see the previous seed's values), so both are loaded again per seed.
+  std::unique_ptr<device::Module> Mod0 = std::move(*M0), Mod1 = std::move(*M1);
+  bool FirstSeed = true;
   for (uint64_t Seed : O.Seeds) {
+    if (!FirstSeed) {
+      auto L0 = (*Dev)->load((*K0)->C);
+      if (!L0)
+        return errorResult(L0.takeError());
+      auto L1 = (*Dev)->load((*K1)->C);
+      if (!L1)
+        return errorResult(L1.takeError());
+      Mod0 = std::move(*L0);
+      Mod1 = std::move(*L1);
+    }
+    FirstSeed = false;
     std::vector<std::vector<uint8_t>> Init(S.Args.size());
     for (size_t I : Outputs) {
       auto C = initialContents(S.Args[I], Seed);
@@ -224,7 +239,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
                 llvm::StringRef(reinterpret_cast<const char *>(Init[I].data()), Init[I].size())))
           return errorResult(std::move(E));
     }
-    auto R0 = runOne(**Dev, **M0, S, Init, Seed, O.Threads, "K0");
+    auto R0 = runOne(**Dev, *Mod0, S, Init, Seed, O.Threads, "K0");
     if (!R0) {
       auto [Msg, Kind] = unpack(R0.takeError());
       DiffResult E;
@@ -252,7 +267,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
         return E;
       }
     }
-    auto R1 = runOne(**Dev, **M1, S, Init, Seed, O.Threads, "K1");
+    auto R1 = runOne(**Dev, *Mod1, S, Init, Seed, O.Threads, "K1");
     if (!R1) {
       auto [Msg, Kind] = unpack(R1.takeError());
       R.Exit = 3;

@@ -210,6 +210,27 @@ TEST_P(ClangCheck, AtomicExchangeAcrossWorkgroupsIsDeterministicOnOneThread) {
   EXPECT_EQ(R.Exit, 0) << R.Line;
 }
 
+// The check: each seed starts from the globals as loaded too, so seed 2 gives the same K0
+// results alone as after seed 1 (apply_table reads the lut entries earlier runs wrote).
+TEST_P(ClangCheck, EverySeedStartsFromTheLoadedGlobals) {
+  auto T = TempDir::create("clang-check-seeds");
+  ASSERT_TRUE(bool(T));
+  auto dumpK0 = [&](std::vector<uint64_t> Seeds, const std::string &Dir) {
+    DiffOptions O;
+    O.K0 = O.K1 = object(arch(), "globals");
+    O.Spec = specPath("globals-apply_table");
+    O.Seeds = Seeds;
+    O.DumpDir = T->file(Dir);
+    DiffResult R = runDiffCheck(O);
+    EXPECT_EQ(R.Exit, 0) << R.Line;
+    std::ifstream In(T->file(Dir) + "/seed2/1__1.k0.bin", std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  };
+  std::string Alone = dumpK0({2}, "alone"), After = dumpK0({1, 2}, "after");
+  ASSERT_FALSE(Alone.empty());
+  EXPECT_TRUE(Alone == After) << "seed 2's K0 output depends on whether seed 1 ran first";
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, ClangCheck, ::testing::Values("gfx942", "gfx90a"),
                          [](const auto &I) { return std::string(I.param); });
 
