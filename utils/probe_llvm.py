@@ -4,7 +4,7 @@ encoding family on each CDNA target. Development aid for gen_emu_ops.py: its out
 where the targets' opcode maps differ from the CDNA4 ISA tables; those facts are written as
 data (delta tables) into gen_emu_ops.py. Needs llvm-mc-22. Output: JSON on stdout,
 {target: {family: {opcode: "llvm text"}}}.
-Run: python3 tools/gen/probe_llvm.py > /tmp/probe.json
+Run: python3 utils/probe_llvm.py > /tmp/probe.json
 """
 import json
 import subprocess
