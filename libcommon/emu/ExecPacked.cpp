@@ -40,20 +40,6 @@ namespace {
 constexpr uint32_t kModeDx10Clamp = 1u << 8;
 constexpr uint32_t kModeIeee = 1u << 9;
 
-// binary64 -> binary16, round to nearest even, once.
-uint16_t f64ToF16(double d) {
-  if (std::isnan(d) || std::isinf(d) || d == 0.0)
-    return f32ToF16(float(d));
-  double a = std::fabs(d);
-  int e;
-  (void)std::frexp(a, &e);                 // a = f * 2^e, f in [0.5, 1)
-  int lead = e - 1;                        // exponent of the leading bit
-  int q = lead < -14 ? -24 : lead - 10;    // exponent of the f16 ulp at that magnitude
-  double r = std::nearbyint(std::ldexp(a, -q)); // exact scaling, RNE
-  double v = std::ldexp(r, q);             // representable in f16 (or >= 65536: overflow)
-  return f32ToF16(float(std::copysign(v, d)));
-}
-
 // The one place float results go through (modes would be applied here).
 inline uint16_t f16Result(double x) { return f64ToF16(x); }
 inline uint32_t f32Result(float x) { return f32ToBits(x); }

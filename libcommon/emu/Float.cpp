@@ -28,36 +28,9 @@ float f16ToF32(uint16_t h) {
 }
 
 uint16_t f32ToF16(float f) {
-  uint32_t x = f32ToBits(f);
-  uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  uint32_t exp = (x >> 23) & 0xff;
-  uint32_t man = x & 0x7fffff;
-  if (exp == 0xff) {
-    if (man == 0)
-      return uint16_t(sign | 0x7c00);
-    return uint16_t(sign | 0x7e00 | (man >> 13)); // quiet NaN, payload's top bits kept
-  }
-  int e = int(exp) - 127 + 15;
-  if (e >= 0x1f)
-    return uint16_t(sign | 0x7c00);
-  if (e <= 0) {
-    // Result is a half denormal (or zero): shift the full significand right.
-    if (e < -10)
-      return sign;
-    uint32_t m = man | 0x800000;
-    unsigned shift = unsigned(14 - e);
-    uint32_t q = m >> shift;
-    uint32_t rem = m & ((1u << shift) - 1);
-    uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (q & 1)))
-      ++q;
-    return uint16_t(sign | q);
-  }
-  uint32_t q = (uint32_t(e) << 10) | (man >> 13);
-  uint32_t rem = man & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (q & 1)))
-    ++q; // may carry into the exponent, up to infinity: correct
-  return uint16_t(sign | q);
+  // Every float is exactly a double, so one rounding from the double is the same result
+  // (checked for all 2^32 inputs when this replaced a separate f32 path).
+  return f64ToF16(double(f));
 }
 
 uint16_t f32ToBf16(float f) {

@@ -24,6 +24,19 @@ std::string fmt(const char *F, ...) {
 }
 
 std::string hex(uint64_t V) { return fmt("0x%llx", (unsigned long long)V); }
+// Cache-policy bits of FLAT/GLOBAL/SCRATCH and MUBUF/MTBUF: gfx940+ spells them sc0 nt sc1,
+// gfx90a glc slc scc (the same bits).
+std::string cacheBits(const Inst &In, bool G94) {
+  std::string T;
+  if (G94 ? In.sc0 : In.glc)
+    T += G94 ? " sc0" : " glc";
+  if (G94 ? In.nt : In.slc)
+    T += G94 ? " nt" : " slc";
+  if (In.sc1)
+    T += G94 ? " sc1" : " scc";
+  return T;
+}
+
 // SMEM immediate offsets are signed 21-bit values; LLVM prints negative ones as -0x...
 std::string smemOffset(int32_t V) { return V < 0 ? "-" + hex(uint64_t(-int64_t(V))) : hex(uint64_t(V)); }
 
@@ -630,21 +643,7 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       Ops.push_back(In.saddr == kNoOperand ? std::string("off") : reg(In.saddr, In.enc == Enc::GLOBAL ? 2 : 1));
     if (In.offset)
       Tail += fmt(" offset:%d", In.offset);
-    if (G94) {
-      if (In.sc0)
-        Tail += " sc0";
-      if (In.nt)
-        Tail += " nt";
-      if (In.sc1)
-        Tail += " sc1";
-    } else {
-      if (In.glc)
-        Tail += " glc";
-      if (In.slc)
-        Tail += " slc";
-      if (In.sc1)
-        Tail += " scc";
-    }
+    Tail += cacheBits(In, G94);
     break;
   }
   case Enc::MUBUF:
@@ -675,21 +674,7 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       Tail += " offen";
     if (In.offset)
       Tail += fmt(" offset:%d", In.offset);
-    if (G94) {
-      if (In.sc0)
-        Tail += " sc0";
-      if (In.nt)
-        Tail += " nt";
-      if (In.sc1)
-        Tail += " sc1";
-    } else {
-      if (In.glc)
-        Tail += " glc";
-      if (In.slc)
-        Tail += " slc";
-      if (In.sc1)
-        Tail += " scc";
-    }
+    Tail += cacheBits(In, G94);
     if (In.lds)
       Tail += " lds";
     break;
