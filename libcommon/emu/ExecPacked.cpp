@@ -21,11 +21,16 @@
 //    add/sub/mad/dot results saturate to the destination type's range.
 // Arithmetic uses the host's IEEE round-to-nearest-even; f16 results are computed exactly in
 // double (sums and products of two f16 values are exact there) and rounded once to f16; the fma
-// forms use std::fma in double and then round to f16. All float results pass through
-// f16Result / f32Result, where MODE denormal/round controls would be applied.
+// forms that give f16 results sum the exact product in double rounded to odd, then round once
+// to f16 (no double-rounding error). MODE (FpMode.h): the default round/denormal fields run
+// the plain code; any other setting runs the Moded instantiation, which flushes denormal
+// inputs and results as the field of each operand's precision says (f32: single; f16: double/
+// half; bf16 has none), and rounds in the result's field (host rounding for f32 results,
+// f64ToF16Rm for f16 ones). IEEE and DX10_CLAMP are read per instruction in both.
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
+#include "emu/FpMode.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,12 +42,40 @@
 namespace asmevo::emu {
 namespace {
 
-constexpr uint32_t kModeDx10Clamp = 1u << 8;
-constexpr uint32_t kModeIeee = 1u << 9;
+constexpr uint32_t kModeDx10Clamp = fpmode::kDx10Clamp;
+constexpr uint32_t kModeIeee = fpmode::kIeee;
 
-// The one place float results go through (modes would be applied here).
+// The one place float results go through (default mode).
 inline uint16_t f16Result(double x) { return f64ToF16(x); }
 inline uint32_t f32Result(float x) { return f32ToBits(x); }
+
+// MODE handling of one packed instruction (the Moded instantiations).
+struct PkMode {
+  bool ftz32In = false, ftz32Out = false, ftz16In = false, ftz16Out = false;
+  unsigned round16 = 0; // f16 result round (MODE.FP_ROUND double/half field)
+  explicit PkMode(uint32_t mode)
+      : ftz32In(!(mode & fpmode::kDenormSpIn)), ftz32Out(!(mode & fpmode::kDenormSpOut)),
+        ftz16In(!(mode & fpmode::kDenormDpIn)), ftz16Out(!(mode & fpmode::kDenormDpOut)),
+        round16(fpmode::roundDp(mode)) {}
+  uint16_t in16(uint16_t h) const { return ftz16In ? uint16_t(fpmode::flush16(h)) : h; }
+  float in32(float f) const {
+    return ftz32In ? bitsToF32(fpmode::flush32(f32ToBits(f))) : f;
+  }
+  uint16_t out16(double x) const {
+    uint16_t h = f64ToF16Rm(x, round16);
+    return ftz16Out ? uint16_t(fpmode::flush16(h)) : h;
+  }
+  uint32_t out32(float x) const {
+    uint32_t b = f32ToBits(x);
+    return ftz32Out ? fpmode::flush32(b) : b;
+  }
+};
+
+// a * b + c for f16 operands in double (the product is exact), rounded once to f16 later:
+// to odd in nearest-even mode; in a directed mode the host sum already rounds that way.
+inline double fmaSum(double a, double b, double c, unsigned round) {
+  return round ? a * b + c : addRoundOdd(a * b, c);
+}
 
 inline double clampUnit(double x, uint32_t mode) {
   if (std::isnan(x))
@@ -159,8 +192,10 @@ uint32_t *dstRow(WaveState &w, const Inst &in, unsigned regs = 1) {
 }
 
 // ---- packed f16 -------------------------------------------------------------------------
-void execF16x2(ExecCtx &c, const Inst &in) {
+template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
+  const PkMode pm(w.mode);
+  fpmode::HostRounding guard(Moded ? fpmode::roundDp(w.mode) : fpmode::kNearestEven);
   const unsigned ns = (in.op == Op::V_PK_FMA_F16 || in.op == Op::V_PK_MAXIMUM3_F16 ||
                        in.op == Op::V_PK_MINIMUM3_F16) ? 3 : 2;
   uint32_t tmp[3][kWaveSize];
@@ -175,13 +210,16 @@ void execF16x2(ExecCtx &c, const Inst &in) {
       x[i] = half(s[i][lane], bit(hiHalf ? in.opselHi : in.opsel, i));
       if (bit(hiHalf ? in.negHi : in.neg, i))
         x[i] ^= 0x8000;
+      if (Moded)
+        x[i] = pm.in16(x[i]);
     }
     double a = f16ToF32(x[0]), b = f16ToF32(x[1]), cc = f16ToF32(x[2]);
     uint16_t r;
+    auto res = [&](double v) { return Moded ? pm.out16(v) : f16Result(v); };
     switch (in.op) {
-    case Op::V_PK_ADD_F16: r = f16Result(a + b); break;  // exact in double
-    case Op::V_PK_MUL_F16: r = f16Result(a * b); break;  // exact in double
-    case Op::V_PK_FMA_F16: r = f16Result(std::fma(a, b, cc)); break;
+    case Op::V_PK_ADD_F16: r = res(a + b); break;  // exact in double
+    case Op::V_PK_MUL_F16: r = res(a * b); break;  // exact in double
+    case Op::V_PK_FMA_F16: r = res(fmaSum(a, b, cc, Moded ? pm.round16 : 0)); break;
     case Op::V_PK_MAX_F16: r = f16MinMax(x[0], x[1], true, mode); break;
     case Op::V_PK_MIN_F16: r = f16MinMax(x[0], x[1], false, mode); break;
     case Op::V_PK_MAXIMUM3_F16:
@@ -191,6 +229,8 @@ void execF16x2(ExecCtx &c, const Inst &in) {
     }
     if (in.clamp)
       r = f16Result(clampUnit(f16ToF32(r), mode));
+    if (Moded && pm.ftz16Out)
+      r = uint16_t(fpmode::flush16(r));
     return r;
   };
   forEachLane(w.exec(), [&](unsigned lane) {
@@ -246,8 +286,11 @@ void execI16x2(ExecCtx &c, const Inst &in) {
 }
 
 // ---- packed f32 (64-bit register pairs) --------------------------------------------------
-void execF32x2(ExecCtx &c, const Inst &in) {
+template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
+  const PkMode pm(w.mode);
+  fpmode::HostRounding guard(Moded && in.op != Op::V_PK_MOV_B32 ? fpmode::roundSp(w.mode)
+                                                                 : fpmode::kNearestEven);
   const bool isMov = in.op == Op::V_PK_MOV_B32;
   const unsigned ns = in.op == Op::V_PK_FMA_F32 ? 3 : 2;
   uint32_t *d0 = dstRow(w, in, 2);
@@ -271,7 +314,7 @@ void execF32x2(ExecCtx &c, const Inst &in) {
         uint32_t bits = uint32_t(v[i] >> (bit(h ? in.opselHi : in.opsel, i) ? 32 : 0));
         if (bit(h ? in.negHi : in.neg, i))
           bits ^= 0x80000000u;
-        x[i] = bitsToF32(bits);
+        x[i] = Moded ? pm.in32(bitsToF32(bits)) : bitsToF32(bits);
       }
       float r;
       switch (in.op) {
@@ -281,7 +324,7 @@ void execF32x2(ExecCtx &c, const Inst &in) {
       }
       if (in.clamp)
         r = float(clampUnit(r, mode));
-      out[h] = f32Result(r);
+      out[h] = Moded ? pm.out32(r) : f32Result(r);
     }
     d0[lane] = out[0];
     d1[lane] = out[1];
@@ -289,8 +332,14 @@ void execF32x2(ExecCtx &c, const Inst &in) {
 }
 
 // ---- mixed precision fma ----------------------------------------------------------------
-void execMix(ExecCtx &c, const Inst &in) {
+template <bool Moded> void execMix(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
+  const PkMode pm(w.mode);
+  const bool f32res = in.op == Op::V_MAD_MIX_F32;
+  // Rounds in the field of the result: single for mix_f32, double/half for mixlo/mixhi.
+  const fpmode::Round round =
+      Moded ? (f32res ? fpmode::roundSp(w.mode) : fpmode::roundDp(w.mode)) : fpmode::kNearestEven;
+  fpmode::HostRounding guard(round);
   uint32_t tmp[3][kWaveSize];
   const uint32_t *s[3];
   for (unsigned i = 0; i < 3; ++i) {
@@ -305,27 +354,40 @@ void execMix(ExecCtx &c, const Inst &in) {
     float x[3];
     for (unsigned i = 0; i < 3; ++i) {
       uint32_t v = s[i][lane];
-      float f = !bit(in.opselHi, i) ? bitsToF32(v) : f16ToF32(half(v, bit(in.opsel, i)));
+      float f = !bit(in.opselHi, i)
+                    ? (Moded ? pm.in32(bitsToF32(v)) : bitsToF32(v))
+                    : f16ToF32(Moded ? pm.in16(half(v, bit(in.opsel, i))) : half(v, bit(in.opsel, i)));
       if (bit(in.negHi, i)) f = std::fabs(f);
       if (bit(in.neg, i)) f = -f;
       x[i] = f;
     }
-    float r = std::fma(x[0], x[1], x[2]);
-    if (in.clamp)
-      r = float(clampUnit(r, mode));
-    switch (in.op) {
-    case Op::V_MAD_MIX_F32: d[lane] = f32Result(r); break;
-    case Op::V_MAD_MIXLO_F16: d[lane] = (d[lane] & 0xffff0000u) | f16Result(r); break;
-    default: d[lane] = (d[lane] & 0xffffu) | (uint32_t(f16Result(r)) << 16); break;
+    if (f32res) {
+      float r = std::fma(x[0], x[1], x[2]);
+      if (in.clamp)
+        r = float(clampUnit(r, mode));
+      d[lane] = Moded ? pm.out32(r) : f32Result(r);
+      return;
     }
+    // f16 result: the product of two floats is exact in double; one rounding to f16 through a
+    // round-to-odd sum (a float fma rounded again to f16 could be off by one ulp).
+    double r = fmaSum(double(x[0]), double(x[1]), double(x[2]), round);
+    if (in.clamp)
+      r = clampUnit(r, mode);
+    uint16_t h = Moded ? pm.out16(r) : f16Result(r);
+    if (in.op == Op::V_MAD_MIXLO_F16)
+      d[lane] = (d[lane] & 0xffff0000u) | h;
+    else
+      d[lane] = (d[lane] & 0xffffu) | (uint32_t(h) << 16);
   });
 }
 
 // ---- dot products -----------------------------------------------------------------------
-bool execDot(ExecCtx &c, const Inst &in) {
+template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
   const bool bf16 = in.op == Op::V_DOT2_F32_BF16;
   const bool isFloat = in.op == Op::V_DOT2_F32_F16 || bf16;
+  const PkMode pm(w.mode);
+  fpmode::HostRounding guard(Moded && isFloat ? fpmode::roundSp(w.mode) : fpmode::kNearestEven);
   uint32_t tmp[3][kWaveSize];
   const uint32_t *s0 = packedSrc32(w, in, in.src[0], bf16 ? OpType::BF16 : OpType::F16, tmp[0]);
   const uint32_t *s1 = packedSrc32(w, in, in.src[1], bf16 ? OpType::BF16 : OpType::F16, tmp[1]);
@@ -344,10 +406,14 @@ bool execDot(ExecCtx &c, const Inst &in) {
         uint8_t nm = e ? in.negHi : in.neg;
         if (bit(nm, 0)) a ^= 0x8000;
         if (bit(nm, 1)) b ^= 0x8000;
+        if (Moded && !bf16) {
+          a = pm.in16(a);
+          b = pm.in16(b);
+        }
         p[e][0] = bf16 ? bf16ToF32(a) : f16ToF32(a);
         p[e][1] = bf16 ? bf16ToF32(b) : f16ToF32(b);
       }
-      float acc = bitsToF32(s2[lane]);
+      float acc = Moded ? pm.in32(bitsToF32(s2[lane])) : bitsToF32(s2[lane]);
       if (bit(in.negHi, 2)) acc = std::fabs(acc);
       if (bit(in.neg, 2)) acc = -acc;
       float r;
@@ -363,7 +429,7 @@ bool execDot(ExecCtx &c, const Inst &in) {
       }
       if (in.clamp)
         r = float(clampUnit(r, mode));
-      d[lane] = f32Result(r);
+      d[lane] = Moded ? pm.out32(r) : f32Result(r);
       return;
     }
     uint32_t a = s0[lane], b = s1[lane];
@@ -425,12 +491,19 @@ void execAcc(ExecCtx &c, const Inst &in, Kind k) {
 bool execPacked(ExecCtx &c, const Inst &in) {
   Kind k = kindOf(in.op);
   switch (k) {
-  case Kind::F16x2: execF16x2(c, in); return true;
+  case Kind::F16x2:
+    fpmode::isDefault(c.w.mode) ? execF16x2<false>(c, in) : execF16x2<true>(c, in);
+    return true;
   case Kind::I16x2: execI16x2(c, in); return true;
   case Kind::F32x2:
-  case Kind::PkMov: execF32x2(c, in); return true;
-  case Kind::Mix: execMix(c, in); return true;
-  case Kind::Dot: return execDot(c, in);
+  case Kind::PkMov:
+    fpmode::isDefault(c.w.mode) ? execF32x2<false>(c, in) : execF32x2<true>(c, in);
+    return true;
+  case Kind::Mix:
+    fpmode::isDefault(c.w.mode) ? execMix<false>(c, in) : execMix<true>(c, in);
+    return true;
+  case Kind::Dot:
+    return fpmode::isDefault(c.w.mode) ? execDot<false>(c, in) : execDot<true>(c, in);
   case Kind::AccRead:
   case Kind::AccWrite:
   case Kind::AccMov: execAcc(c, in, k); return true;

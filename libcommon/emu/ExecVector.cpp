@@ -108,13 +108,22 @@ const u32 *fetch32(VX &x, int i, Ty t) {
       o[l] >>= 16;
     p = o;
   }
-  if (isFloatTy(t) && (((x.in.abs | x.in.neg) >> i) & 1)) {
+  if (isFloatTy(t) && ((x.srcMod >> i) & 1)) {
     u32 sb = is16Ty(t) ? 0x8000u : 0x80000000u;
     u32 andm = ((x.in.abs >> i) & 1) ? ~sb : ~0u;
     u32 xorm = ((x.in.neg >> i) & 1) ? sb : 0u;
     u32 *o = own(x, i, p);
-    for (unsigned l = 0; l < 64; ++l)
-      o[l] = (o[l] & andm) ^ xorm;
+    if (andm != ~0u || xorm)
+      for (unsigned l = 0; l < 64; ++l)
+        o[l] = (o[l] & andm) ^ xorm;
+    // Denormal inputs flushed (moded path): f32 by the single field, f16 by the double/half one.
+    if (t == Ty::F32 && (x.ftzIn & 1)) {
+      for (unsigned l = 0; l < 64; ++l)
+        o[l] = fpmode::flush32(o[l]);
+    } else if (t == Ty::F16 && (x.ftzIn & 2)) {
+      for (unsigned l = 0; l < 64; ++l)
+        o[l] = fpmode::flush16(o[l]);
+    }
     p = o;
   }
   return p;
@@ -151,12 +160,15 @@ const u64 *fetch64(VX &x, int i, Ty t) {
         if (x.dppSrc[l] < 0)
           o[l] = 0;
   }
-  if (t == Ty::F64 && (((x.in.abs | x.in.neg) >> i) & 1)) {
+  if (t == Ty::F64 && ((x.srcMod >> i) & 1)) {
     u64 sb = 1ull << 63;
     u64 andm = ((x.in.abs >> i) & 1) ? ~sb : ~0ull;
     u64 xorm = ((x.in.neg >> i) & 1) ? sb : 0ull;
     for (unsigned l = 0; l < 64; ++l)
       o[l] = (o[l] & andm) ^ xorm;
+    if (x.ftzIn & 2)
+      for (unsigned l = 0; l < 64; ++l)
+        o[l] = fpmode::flush64(o[l]);
   }
   return o;
 }
@@ -193,14 +205,24 @@ static inline float applyOmodClamp(float v, unsigned omod, bool clamp, bool dx10
 void finish32(VX &x, R res) {
   const Inst &in = x.in;
   u32 *r = x.r;
-  if ((in.clamp || in.omod) && (res == R::F32 || res == R::F16 || res == R::F16P)) {
+  if (x.post && (res == R::F32 || res == R::F16 || res == R::F16P)) {
     bool dx = dx10Clamp(x);
-    if (res == R::F32) {
+    if (in.clamp || in.omod) {
+      if (res == R::F32) {
+        for (unsigned l = 0; l < 64; ++l)
+          r[l] = outF32(applyOmodClamp(F(r[l]), in.omod, in.clamp, dx));
+      } else {
+        for (unsigned l = 0; l < 64; ++l)
+          r[l] = outF16(applyOmodClamp(H(r[l]), in.omod, in.clamp, dx));
+      }
+    }
+    // Denormal results flushed after rounding (moded path).
+    if (res == R::F32 && (x.ftzOut & 1)) {
       for (unsigned l = 0; l < 64; ++l)
-        r[l] = outF32(applyOmodClamp(F(r[l]), in.omod, in.clamp, dx));
-    } else {
+        r[l] = fpmode::flush32(r[l]);
+    } else if (res != R::F32 && (x.ftzOut & 2)) {
       for (unsigned l = 0; l < 64; ++l)
-        r[l] = outF16(applyOmodClamp(H(r[l]), in.omod, in.clamp, dx));
+        r[l] = fpmode::flush16(r[l]);
     }
   }
   u32 *d = dstRow(x);
@@ -244,9 +266,9 @@ void finish32(VX &x, R res) {
 void finish64(VX &x, R res) {
   const Inst &in = x.in;
   u64 *r = x.rq;
-  if ((in.clamp || in.omod) && res == R::F64) {
+  if (x.post && res == R::F64) {
     bool dx = dx10Clamp(x);
-    for (unsigned l = 0; l < 64; ++l) {
+    for (unsigned l = 0; l < 64 && (in.clamp || in.omod); ++l) {
       double v = D(r[l]);
       if (in.omod == 1)
         v = v * 2.0;
@@ -258,6 +280,9 @@ void finish64(VX &x, R res) {
         v = v != v ? (dx ? 0.0 : v) : (v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v));
       r[l] = outF64(v);
     }
+    if (x.ftzOut & 2)
+      for (unsigned l = 0; l < 64; ++l)
+        r[l] = fpmode::flush64(r[l]);
   }
   u32 *lo = dstRow(x);
   u32 *hi = x.w.vrow(vectorIndex(in.dst) + 1);
@@ -869,6 +894,9 @@ bool execVector(ExecCtx &c, const Inst &in) {
     setupDpp(x);
   if (integerOp(x))
     return true;
+  // Round/denormal fields other than the compiled-kernel default: the moded float path.
+  if (__builtin_expect(!fpmode::isDefault(c.w.mode), 0))
+    return execVectorModed(x);
   if (execVectorFloat(x))
     return true;
   return execVectorCompare(x);

@@ -111,6 +111,10 @@ bool execVectorCompare(VX &x) {
     return false;
   unsigned tt = ci.tt;
   u64 m = 0;
+  // v_cmp_class classifies the operand's bits: a denormal reads as a denormal whatever the
+  // MODE denormal fields say (ordinary float compares see flushed inputs; fetch32/fetch64).
+  if (ci.kind == CK::C16 || ci.kind == CK::C32 || ci.kind == CK::C64)
+    x.ftzIn = 0;
   switch (ci.kind) {
   case CK::F16:
     m = loop32(x, Ty::F16, Ty::F16, tt, [](u32 a, u32 b) { return rel(H(a), H(b)); });

@@ -4,14 +4,18 @@
 //
 // Shape: execVector switches on the op once and calls a templated lane loop over 64 lanes with
 // a small lambda; all per-instruction decisions (modifiers, forms) are taken outside the loop.
-// Float results leave through outF32/outF16/outF64, the one place where rounding and
-// denormal modes (wave.mode) will be applied; for now host IEEE round-to-nearest-even with
-// denormals preserved. The library is compiled with -ffp-contract=off for these files.
+// Floating-point modes (FpMode.h): in the default MODE (nearest even, denormals kept) float
+// ops run on the fast path, host IEEE arithmetic. Any other round/denormal setting sends the
+// float and compare ops through execVectorModed (one predictable branch per instruction):
+// inputs are flushed in fetch32/fetch64 (VX::ftzIn), results in finish32/finish64 (VX::ftzOut),
+// and the round mode is the host's for the lane loop (fpmode::HostRounding), with f16 results
+// rounded by f64ToF16Rm. The library is compiled with -ffp-contract=off for these files.
 #pragma once
 
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
+#include "emu/FpMode.h"
 
 #include <cmath>
 #include <cstdint>
@@ -57,7 +61,7 @@ inline OpType opType(Ty t) {
 inline float F(u32 b) { return bitsToF32(b); }
 inline double D(u64 b) { return bitsToF64(b); }
 inline float H(u32 b) { return f16ToF32(u16(b)); }
-// The single exit of float results (rounding / denormal modes go here later).
+// Float results of the default mode (nearest even; ExecVectorFloat.cpp has the moded ones).
 inline u32 outF32(float v) { return f32ToBits(v); }
 inline u32 outF16(float v) { return f32ToF16(v); }      // from a float holding the exact or
 inline u32 outF16d(double v) { return f64ToF16(v); }    // once-rounded value
@@ -70,12 +74,19 @@ struct VX {
   const Inst &in;
   u64 exec;          // lanes that compute and write (EXEC, less DPP row/bank/bound masks)
   bool vop3, dpp, sdwa;
+  // Float source and result processing, decided once per instruction:
+  //   srcMod bit i: source i takes abs/neg modifiers or denormal flushing (fetch32/fetch64);
+  //   post: results take omod/clamp or denormal flushing (finish32/finish64);
+  //   ftzIn/ftzOut bit 0: flush f32 inputs/results, bit 1: flush f16 and f64 ones.
+  u8 srcMod = 0, ftzIn = 0, ftzOut = 0;
+  bool post = false;
   int8_t dppSrc[64]; // DPP: source lane of each lane, -1 reads zero
   alignas(64) u32 t[3][64];
   alignas(64) u32 r[64];
   alignas(64) u64 q[3][64];
   alignas(64) u64 rq[64];
-  VX(ExecCtx &cc, const Inst &i) : c(cc), w(cc.w), in(i) {}
+  VX(ExecCtx &cc, const Inst &i)
+      : c(cc), w(cc.w), in(i), srcMod(u8(i.abs | i.neg)), post(i.clamp || i.omod != 0) {}
 };
 
 extern const u32 kZeroRow[64];
@@ -133,7 +144,8 @@ template <class Fn> inline bool w1(VX &x, Ty t0, R res, Fn f) {
   return w3(x, t0, Ty::N, Ty::N, res, [f](u64 a, u64, u64) { return f(a); });
 }
 
-bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp
+bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp (default MODE)
+bool execVectorModed(VX &x);   // ExecVectorFloat.cpp (any other round/denormal MODE)
 bool execVectorCompare(VX &x); // ExecVectorCmp.cpp
 
 } // namespace asmevo::emu::vec

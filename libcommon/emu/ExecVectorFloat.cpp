@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace asmevo::emu::vec {
 
@@ -56,32 +58,41 @@ template <class T> inline bool isZero(typename T::B b) { return (b & ~T::kSign &
 
 // IEEE-mode max/min: a signalling NaN operand is returned quieted, a quiet NaN operand is
 // ignored, -0 < +0.
-template <class T> inline typename T::B fmaxT(typename T::B a, typename T::B b) {
+// With MODE.IEEE clear (Ieee = false) a NaN operand of either kind is ignored and nothing is
+// quieted: max(sNaN, x) = x, max(NaN, NaN) = the second operand as it is.
+template <class T, bool Ieee = true> inline typename T::B fmaxT(typename T::B a, typename T::B b) {
   a = T::norm(a), b = T::norm(b);
-  if (isSnan<T>(a)) return a | T::kQuiet;
-  if (isSnan<T>(b)) return b | T::kQuiet;
+  if (Ieee && isSnan<T>(a)) return a | T::kQuiet;
+  if (Ieee && isSnan<T>(b)) return b | T::kQuiet;
   if (isNan<T>(a)) return b;
   if (isNan<T>(b)) return a;
   if (isZero<T>(a) && isZero<T>(b)) return a & b;
   return T::val(a) >= T::val(b) ? a : b;
 }
-template <class T> inline typename T::B fminT(typename T::B a, typename T::B b) {
+template <class T, bool Ieee = true> inline typename T::B fminT(typename T::B a, typename T::B b) {
   a = T::norm(a), b = T::norm(b);
-  if (isSnan<T>(a)) return a | T::kQuiet;
-  if (isSnan<T>(b)) return b | T::kQuiet;
+  if (Ieee && isSnan<T>(a)) return a | T::kQuiet;
+  if (Ieee && isSnan<T>(b)) return b | T::kQuiet;
   if (isNan<T>(a)) return b;
   if (isNan<T>(b)) return a;
   if (isZero<T>(a) && isZero<T>(b)) return a | b;
   return T::val(a) <= T::val(b) ? a : b;
 }
-template <class T> inline typename T::B fmed3T(typename T::B a, typename T::B b, typename T::B c) {
+template <class T, bool Ieee = true>
+inline typename T::B fmed3T(typename T::B a, typename T::B b, typename T::B c) {
   a = T::norm(a), b = T::norm(b), c = T::norm(c);
   if (isNan<T>(a) || isNan<T>(b) || isNan<T>(c))
-    return fminT<T>(fminT<T>(a, b), c);
+    return fminT<T, Ieee>(fminT<T, Ieee>(a, b), c);
   double mx = T::val(fmaxT<T>(fmaxT<T>(a, b), c));
   if (mx == T::val(a)) return fmaxT<T>(b, c);
   if (mx == T::val(b)) return fmaxT<T>(a, c);
   return fmaxT<T>(a, b);
+}
+template <class T, bool Ieee> inline typename T::B fmax3T(typename T::B a, typename T::B b, typename T::B c) {
+  return fmaxT<T, Ieee>(fmaxT<T, Ieee>(a, b), c);
+}
+template <class T, bool Ieee> inline typename T::B fmin3T(typename T::B a, typename T::B b, typename T::B c) {
+  return fminT<T, Ieee>(fminT<T, Ieee>(a, b), c);
 }
 // NaN-propagating maximum/minimum (gfx950 v_maximum3/v_minimum3).
 template <class T> inline typename T::B fmaximumT(typename T::B a, typename T::B b) {
@@ -201,12 +212,34 @@ inline u32 frexpExpF(double v) {
   return u32(e);
 }
 
+// Result policies. FastM: the default mode (nearest even, denormals kept). ModedM: the moded
+// path, where the host rounding mode is already the instruction's (fpmode::HostRounding) and
+// f16 results round by tRound. A round-to-odd sum (innocuous double rounding) needs the host in
+// nearest-even; in a directed mode the host sum already rounds in that direction, and two
+// roundings in the same direction (53 bits, then 24 or 11) equal one.
+thread_local unsigned tRound = 0;    // MODE round of the instruction being run (moded path)
+thread_local bool tFlush16Out = false; // f16 results flushed (packed-result conversions)
+struct FastM {
+  static u32 outF16(float v) { return f32ToF16(v); }
+  static u32 outF16d(double v) { return f64ToF16(v); }
+  static double sumOdd(double p, double c) { return addRoundOdd(p, c); }
+  static u32 pk16(u32 h) { return h; }
+};
+struct ModedM {
+  static u32 outF16(float v) { return f64ToF16Rm(double(v), tRound); }
+  static u32 outF16d(double v) { return f64ToF16Rm(v, tRound); }
+  static double sumOdd(double p, double c) { return tRound ? p + c : addRoundOdd(p, c); }
+  static u32 pk16(u32 h) { return tFlush16Out ? fpmode::flush16(h) : h; }
+};
+
 // f16 fma: the product is exact in double; the sum is rounded to odd, then once to f16.
-inline u32 fma16(u32 a, u32 b, u32 c) {
-  return outF16d(addRoundOdd(double(H(a)) * double(H(b)), double(H(c))));
+template <class M> inline u32 fma16(u32 a, u32 b, u32 c) {
+  return M::outF16d(M::sumOdd(double(H(a)) * double(H(b)), double(H(c))));
 }
 // Unfused f16 multiply-add: the product rounded to f16, then the sum.
-inline u32 mad16(u32 a, u32 b, u32 c) { return outF16(H(outF16(H(a) * H(b))) + H(c)); }
+template <class M> inline u32 mad16(u32 a, u32 b, u32 c) {
+  return M::outF16(H(M::outF16(H(a) * H(b))) + H(c));
+}
 
 // v_div_scale_{f32,f64}: returns the result in the low bits, the VCC bit in bit 64 (via a flag).
 template <class T, class FT>
@@ -251,7 +284,8 @@ constexpr double kAlmostOneD = 0.99999999999999989; // 0x1.fffffffffffffp-1
 
 } // namespace
 
-bool execVectorFloat(VX &x) {
+template <class M> bool floatOps(VX &x) {
+  const bool ieee = (x.w.mode & fpmode::kIeee) != 0;
   const Inst &in = x.in;
   using T = Ty;
   switch (in.op) {
@@ -306,18 +340,21 @@ bool execVectorFloat(VX &x) {
   }
   case Op::V_MAX_F32_E32:
   case Op::V_MAX_F32_E64:
-    return n2(x, T::F32, T::F32, R::F32, fmaxT<T32>);
+    return ieee ? n2(x, T::F32, T::F32, R::F32, fmaxT<T32, true>)
+                : n2(x, T::F32, T::F32, R::F32, fmaxT<T32, false>);
   case Op::V_MIN_F32_E32:
   case Op::V_MIN_F32_E64:
-    return n2(x, T::F32, T::F32, R::F32, fminT<T32>);
+    return ieee ? n2(x, T::F32, T::F32, R::F32, fminT<T32, true>)
+                : n2(x, T::F32, T::F32, R::F32, fminT<T32, false>);
   case Op::V_MAX3_F32_E64:
-    return n3(x, T::F32, T::F32, T::F32, R::F32,
-              [](u32 a, u32 b, u32 c) { return fmaxT<T32>(fmaxT<T32>(a, b), c); });
+    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, fmax3T<T32, true>)
+                : n3(x, T::F32, T::F32, T::F32, R::F32, fmax3T<T32, false>);
   case Op::V_MIN3_F32_E64:
-    return n3(x, T::F32, T::F32, T::F32, R::F32,
-              [](u32 a, u32 b, u32 c) { return fminT<T32>(fminT<T32>(a, b), c); });
+    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, fmin3T<T32, true>)
+                : n3(x, T::F32, T::F32, T::F32, R::F32, fmin3T<T32, false>);
   case Op::V_MED3_F32_E64:
-    return n3(x, T::F32, T::F32, T::F32, R::F32, fmed3T<T32>);
+    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, fmed3T<T32, true>)
+                : n3(x, T::F32, T::F32, T::F32, R::F32, fmed3T<T32, false>);
   case Op::V_MAXIMUM3_F32:
     return n3(x, T::F32, T::F32, T::F32, R::F32,
               [](u32 a, u32 b, u32 c) { return fmaximumT<T32>(fmaximumT<T32>(a, b), c); });
@@ -396,7 +433,7 @@ bool execVectorFloat(VX &x) {
       if ((vcc >> l) & 1) {
         // Undo v_div_scale's 2^64 scaling with one rounding: the exact product in double,
         // the sum rounded to odd, the power-of-two scale exact, then one rounding to float.
-        double s = addRoundOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
+        double s = M::sumOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
         s = std::ldexp(s, expOf<T32>(c[l]) > 127 ? 64 : -64);
         x.r[l] = outF32(float(s));
       } else {
@@ -432,7 +469,7 @@ bool execVectorFloat(VX &x) {
     return n1(x, T::F32, R::B32, [](u32 a) { return toI32(std::floor(F(a) + 0.5f)); });
   case Op::V_CVT_F16_F32_E32:
   case Op::V_CVT_F16_F32_E64:
-    return n1(x, T::F32, R::F16, [](u32 a) { return outF16(F(a)); });
+    return n1(x, T::F32, R::F16, [](u32 a) { return M::outF16(F(a)); });
   case Op::V_CVT_F32_F16_E32:
   case Op::V_CVT_F32_F16_E64:
     return n1(x, T::F16, R::F32, [](u32 a) { return outF32(H(a)); });
@@ -474,10 +511,10 @@ bool execVectorFloat(VX &x) {
     return w1(x, T::F64, R::B32, [](u64 a) { return u64(toU32(D(a))); });
   case Op::V_CVT_PKRTZ_F16_F32:
     return n2(x, T::F32, T::F32, R::B32,
-              [](u32 a, u32 b) { return u32(f32ToF16Rtz(F(a))) | (u32(f32ToF16Rtz(F(b))) << 16); });
+              [](u32 a, u32 b) { return M::pk16(f32ToF16Rtz(F(a))) | (M::pk16(f32ToF16Rtz(F(b))) << 16); });
   case Op::V_CVT_PK_F16_F32:
     return n2(x, T::F32, T::F32, R::B32,
-              [](u32 a, u32 b) { return outF16(F(a)) | (outF16(F(b)) << 16); });
+              [](u32 a, u32 b) { return M::pk16(M::outF16(F(a))) | (M::pk16(M::outF16(F(b))) << 16); });
   case Op::V_CVT_PK_BF16_F32:
     return n2(x, T::F32, T::F32, R::B32,
               [](u32 a, u32 b) { return u32(f32ToBf16(F(a))) | (u32(f32ToBf16(F(b))) << 16); });
@@ -498,94 +535,97 @@ bool execVectorFloat(VX &x) {
   // ---- f16 ----------------------------------------------------------------------------------
   case Op::V_ADD_F16_E32:
   case Op::V_ADD_F16_E64:
-    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return outF16(H(a) + H(b)); });
+    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return M::outF16(H(a) + H(b)); });
   case Op::V_SUB_F16_E32:
   case Op::V_SUB_F16_E64:
-    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return outF16(H(a) - H(b)); });
+    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return M::outF16(H(a) - H(b)); });
   case Op::V_SUBREV_F16_E32:
   case Op::V_SUBREV_F16_E64:
-    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return outF16(H(b) - H(a)); });
+    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return M::outF16(H(b) - H(a)); });
   case Op::V_MUL_F16_E32:
   case Op::V_MUL_F16_E64:
-    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return outF16(H(a) * H(b)); });
+    return n2(x, T::F16, T::F16, R::F16, [](u32 a, u32 b) { return M::outF16(H(a) * H(b)); });
   case Op::V_MAC_F16_E32:
   case Op::V_MAC_F16_E64:
   case Op::V_MAD_LEGACY_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16, mad16);
+    return n3(x, T::F16, T::F16, T::F16, R::F16, mad16<M>);
   case Op::V_MAD_F16:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P, mad16);
+    return n3(x, T::F16, T::F16, T::F16, R::F16P, mad16<M>);
   case Op::V_MADMK_F16_E32: {
     u32 k = in.literal & 0xffff;
-    return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16(a, k, b); });
+    return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, k, b); });
   }
   case Op::V_MADAK_F16_E32: {
     u32 k = in.literal & 0xffff;
-    return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16(a, b, k); });
+    return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, b, k); });
   }
   case Op::V_FMA_F16:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P, fma16);
+    return n3(x, T::F16, T::F16, T::F16, R::F16P, fma16<M>);
   case Op::V_FMA_LEGACY_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16, fma16);
+    return n3(x, T::F16, T::F16, T::F16, R::F16, fma16<M>);
   case Op::V_MAX_F16_E32:
   case Op::V_MAX_F16_E64:
-    return n2(x, T::F16, T::F16, R::F16, fmaxT<T16>);
+    return ieee ? n2(x, T::F16, T::F16, R::F16, fmaxT<T16, true>)
+                : n2(x, T::F16, T::F16, R::F16, fmaxT<T16, false>);
   case Op::V_MIN_F16_E32:
   case Op::V_MIN_F16_E64:
-    return n2(x, T::F16, T::F16, R::F16, fminT<T16>);
+    return ieee ? n2(x, T::F16, T::F16, R::F16, fminT<T16, true>)
+                : n2(x, T::F16, T::F16, R::F16, fminT<T16, false>);
   case Op::V_MAX3_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P,
-              [](u32 a, u32 b, u32 c) { return fmaxT<T16>(fmaxT<T16>(a, b), c); });
+    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, fmax3T<T16, true>)
+                : n3(x, T::F16, T::F16, T::F16, R::F16P, fmax3T<T16, false>);
   case Op::V_MIN3_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P,
-              [](u32 a, u32 b, u32 c) { return fminT<T16>(fminT<T16>(a, b), c); });
+    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, fmin3T<T16, true>)
+                : n3(x, T::F16, T::F16, T::F16, R::F16P, fmin3T<T16, false>);
   case Op::V_MED3_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P, fmed3T<T16>);
+    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, fmed3T<T16, true>)
+                : n3(x, T::F16, T::F16, T::F16, R::F16P, fmed3T<T16, false>);
   case Op::V_LDEXP_F16_E32:
   case Op::V_LDEXP_F16_E64:
     return n2(x, T::F16, T::B16, R::F16,
-              [](u32 a, u32 b) { return outF16(std::ldexp(H(a), std::max(-100, std::min(100, i32(i16(u16(b))))))); });
+              [](u32 a, u32 b) { return M::outF16(std::ldexp(H(a), std::max(-100, std::min(100, i32(i16(u16(b))))))); });
   case Op::V_FREXP_MANT_F16_E32:
   case Op::V_FREXP_MANT_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16(frexpMantF(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(frexpMantF(H(a))); });
   case Op::V_FREXP_EXP_I16_F16_E32:
   case Op::V_FREXP_EXP_I16_F16_E64:
     return n1(x, T::F16, R::B16, [](u32 a) { return frexpExpF(H(a)) & 0xffff; });
   case Op::V_FRACT_F16_E32:
   case Op::V_FRACT_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16(float(fractD(H(a), kAlmostOneH))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(float(fractD(H(a), kAlmostOneH))); });
   case Op::V_TRUNC_F16_E32:
   case Op::V_TRUNC_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16(std::trunc(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(std::trunc(H(a))); });
   case Op::V_CEIL_F16_E32:
   case Op::V_CEIL_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16(std::ceil(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(std::ceil(H(a))); });
   case Op::V_FLOOR_F16_E32:
   case Op::V_FLOOR_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16(std::floor(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(std::floor(H(a))); });
   case Op::V_RNDNE_F16_E32:
   case Op::V_RNDNE_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16(std::nearbyint(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(std::nearbyint(H(a))); });
   case Op::V_RCP_F16_E32:
   case Op::V_RCP_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(1.0 / double(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(1.0 / double(H(a))); });
   case Op::V_RSQ_F16_E32:
   case Op::V_RSQ_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(1.0 / std::sqrt(double(H(a)))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(1.0 / std::sqrt(double(H(a)))); });
   case Op::V_SQRT_F16_E32:
   case Op::V_SQRT_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(std::sqrt(double(H(a)))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(std::sqrt(double(H(a)))); });
   case Op::V_EXP_F16_E32:
   case Op::V_EXP_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(std::exp2(double(H(a)))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(std::exp2(double(H(a)))); });
   case Op::V_LOG_F16_E32:
   case Op::V_LOG_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(std::log2(double(H(a)))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(std::log2(double(H(a)))); });
   case Op::V_SIN_F16_E32:
   case Op::V_SIN_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(sinRev(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(sinRev(H(a))); });
   case Op::V_COS_F16_E32:
   case Op::V_COS_F16_E64:
-    return n1(x, T::F16, R::F16, [](u32 a) { return outF16d(cosRev(H(a))); });
+    return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16d(cosRev(H(a))); });
   case Op::V_DIV_FIXUP_F16:
     return n3(x, T::F16, T::F16, T::F16, R::F16P,
               [](u32 a, u32 b, u32 c) { return divFixupT<T16>(a, b, c, 0xfe00u, 0); });
@@ -594,10 +634,10 @@ bool execVectorFloat(VX &x) {
               [](u32 a, u32 b, u32 c) { return divFixupT<T16>(a, b, c, 0xfe00u, 0); });
   case Op::V_CVT_F16_U16_E32:
   case Op::V_CVT_F16_U16_E64:
-    return n1(x, T::B16, R::F16, [](u32 a) { return outF16(float(a & 0xffff)); });
+    return n1(x, T::B16, R::F16, [](u32 a) { return M::outF16(float(a & 0xffff)); });
   case Op::V_CVT_F16_I16_E32:
   case Op::V_CVT_F16_I16_E64:
-    return n1(x, T::B16, R::F16, [](u32 a) { return outF16(float(i16(u16(a)))); });
+    return n1(x, T::B16, R::F16, [](u32 a) { return M::outF16(float(i16(u16(a)))); });
   case Op::V_CVT_U16_F16_E32:
   case Op::V_CVT_U16_F16_E64:
     return n1(x, T::F16, R::B16, [](u32 a) { return toU16(H(a)); });
@@ -622,9 +662,11 @@ bool execVectorFloat(VX &x) {
     return w3(x, T::F64, T::F64, T::F64, R::F64,
               [](u64 a, u64 b, u64 c) { return outF64(std::fma(D(a), D(b), D(c))); });
   case Op::V_MAX_F64:
-    return w2(x, T::F64, T::F64, R::F64, fmaxT<T64>);
+    return ieee ? w2(x, T::F64, T::F64, R::F64, fmaxT<T64, true>)
+                : w2(x, T::F64, T::F64, R::F64, fmaxT<T64, false>);
   case Op::V_MIN_F64:
-    return w2(x, T::F64, T::F64, R::F64, fminT<T64>);
+    return ieee ? w2(x, T::F64, T::F64, R::F64, fminT<T64, true>)
+                : w2(x, T::F64, T::F64, R::F64, fminT<T64, false>);
   case Op::V_LDEXP_F64:
     return w2(x, T::F64, T::B32, R::F64, [](u64 a, u64 b) {
       return outF64(std::ldexp(D(a), std::max(-5000, std::min(5000, i32(u32(b))))));
@@ -696,6 +738,131 @@ bool execVectorFloat(VX &x) {
   default:
     return false;
   }
+}
+
+
+// ---- floating-point modes ---------------------------------------------------------------------
+namespace {
+
+// How an op depends on MODE.FP_ROUND. Ops not listed do not round (compares, exact results,
+// min/max, conversions to integers that truncate or floor, v_cvt_pkrtz's fixed round toward
+// zero) and run as in the default mode.
+//   HostSp / HostDp: correctly rounded in any mode by the host arithmetic under the single
+//     (f32 results) or double/half (f16, f64 results) round field;
+//   UnsupSp / UnsupDp: results whose directed-mode behaviour is not modelled (approximate
+//     transcendentals, normalising and bf16 conversions, v_cvt_rpi's "+0.5"): the emulator
+//     stops when that field is not nearest-even.
+enum RoundUse : uint8_t { kNoRound, kHostSp, kHostDp, kUnsupSp, kUnsupDp };
+
+RoundUse roundUseOf(Op op) {
+  switch (op) {
+  case Op::V_ADD_F32_E32: case Op::V_ADD_F32_E64: case Op::V_SUB_F32_E32: case Op::V_SUB_F32_E64:
+  case Op::V_SUBREV_F32_E32: case Op::V_SUBREV_F32_E64: case Op::V_MUL_F32_E32:
+  case Op::V_MUL_F32_E64: case Op::V_MUL_LEGACY_F32: case Op::V_FMA_F32_E64:
+  case Op::V_FMAC_F32_E32: case Op::V_FMAC_F32_E64: case Op::V_MAC_F32_E32: case Op::V_MAC_F32_E64:
+  case Op::V_MAD_F32_E64: case Op::V_MAD_LEGACY_F32_E64: case Op::V_MADMK_F32_E32:
+  case Op::V_MADAK_F32_E32: case Op::V_FMAMK_F32_E32: case Op::V_FMAAK_F32_E32:
+  case Op::V_LDEXP_F32: case Op::V_FRACT_F32_E32: case Op::V_FRACT_F32_E64:
+  case Op::V_DIV_SCALE_F32: case Op::V_DIV_FMAS_F32_E64:
+  case Op::V_CVT_F32_I32_E32: case Op::V_CVT_F32_I32_E64: case Op::V_CVT_F32_U32_E32:
+  case Op::V_CVT_F32_U32_E64: case Op::V_CVT_F32_F64_E32: case Op::V_CVT_F32_F64_E64:
+    return kHostSp;
+  case Op::V_ADD_F16_E32: case Op::V_ADD_F16_E64: case Op::V_SUB_F16_E32: case Op::V_SUB_F16_E64:
+  case Op::V_SUBREV_F16_E32: case Op::V_SUBREV_F16_E64: case Op::V_MUL_F16_E32:
+  case Op::V_MUL_F16_E64: case Op::V_MAC_F16_E32: case Op::V_MAC_F16_E64:
+  case Op::V_MAD_LEGACY_F16_E64: case Op::V_MAD_F16: case Op::V_MADMK_F16_E32:
+  case Op::V_MADAK_F16_E32: case Op::V_FMA_F16: case Op::V_FMA_LEGACY_F16_E64:
+  case Op::V_LDEXP_F16_E32: case Op::V_LDEXP_F16_E64: case Op::V_FRACT_F16_E32:
+  case Op::V_FRACT_F16_E64: case Op::V_CVT_F16_F32_E32: case Op::V_CVT_F16_F32_E64:
+  case Op::V_CVT_F16_U16_E32: case Op::V_CVT_F16_U16_E64: case Op::V_CVT_F16_I16_E32:
+  case Op::V_CVT_F16_I16_E64: case Op::V_CVT_PK_F16_F32:
+  case Op::V_ADD_F64: case Op::V_MUL_F64: case Op::V_FMA_F64_E64: case Op::V_FMAC_F64_E32:
+  case Op::V_FMAC_F64_E64: case Op::V_LDEXP_F64: case Op::V_FRACT_F64_E32:
+  case Op::V_FRACT_F64_E64: case Op::V_DIV_SCALE_F64: case Op::V_DIV_FMAS_F64_E64:
+    return kHostDp;
+  case Op::V_RCP_F32_E32: case Op::V_RCP_F32_E64: case Op::V_RCP_IFLAG_F32_E32:
+  case Op::V_RCP_IFLAG_F32_E64: case Op::V_RSQ_F32_E32: case Op::V_RSQ_F32_E64:
+  case Op::V_SQRT_F32_E32: case Op::V_SQRT_F32_E64: case Op::V_EXP_F32_E32: case Op::V_EXP_F32_E64:
+  case Op::V_LOG_F32_E32: case Op::V_LOG_F32_E64: case Op::V_SIN_F32_E32: case Op::V_SIN_F32_E64:
+  case Op::V_COS_F32_E32: case Op::V_COS_F32_E64:
+  case Op::V_CVT_RPI_I32_F32_E32: case Op::V_CVT_RPI_I32_F32_E64:
+  case Op::V_CVT_PKNORM_I16_F32: case Op::V_CVT_PKNORM_U16_F32: case Op::V_CVT_PK_BF16_F32:
+    return kUnsupSp;
+  case Op::V_RCP_F16_E32: case Op::V_RCP_F16_E64: case Op::V_RSQ_F16_E32: case Op::V_RSQ_F16_E64:
+  case Op::V_SQRT_F16_E32: case Op::V_SQRT_F16_E64: case Op::V_EXP_F16_E32: case Op::V_EXP_F16_E64:
+  case Op::V_LOG_F16_E32: case Op::V_LOG_F16_E64: case Op::V_SIN_F16_E32: case Op::V_SIN_F16_E64:
+  case Op::V_COS_F16_E32: case Op::V_COS_F16_E64:
+  case Op::V_RCP_F64_E32: case Op::V_RCP_F64_E64: case Op::V_RSQ_F64_E32: case Op::V_RSQ_F64_E64:
+  case Op::V_SQRT_F64_E32: case Op::V_SQRT_F64_E64:
+  case Op::V_CVT_PKNORM_I16_F16: case Op::V_CVT_PKNORM_U16_F16:
+  case Op::V_CVT_NORM_I16_F16_E32: case Op::V_CVT_NORM_I16_F16_E64:
+  case Op::V_CVT_NORM_U16_F16_E32: case Op::V_CVT_NORM_U16_F16_E64:
+    return kUnsupDp;
+  default:
+    return kNoRound;
+  }
+}
+
+const uint8_t *roundUseTable() {
+  static const std::vector<uint8_t> t = [] {
+    std::vector<uint8_t> v(size_t(Op::Count) + 1, kNoRound);
+    for (unsigned i = 0; i < unsigned(Op::Count); ++i)
+      v[i] = roundUseOf(Op(i));
+    return v;
+  }();
+  return t.data();
+}
+
+[[noreturn]] void throwRoundUnsupported(const VX &x, fpmode::Round r) {
+  std::string m = opNameLower(x.in.op);
+  for (const char *suf : {"_e32", "_e64"})
+    if (m.size() > 4 && m.compare(m.size() - 4, 4, suf) == 0)
+      m.resize(m.size() - 4);
+  throw EmuError(EmuErrorKind::Unsupported,
+                 "unsupported instruction " + m + " at pc " + hexAddr(x.c.instPc) + " (round mode " +
+                     fpmode::roundName(r) + " not modelled)");
+}
+
+} // namespace
+
+bool execVectorFloat(VX &x) { return floatOps<FastM>(x); }
+
+// The moded path: MODE round/denormal fields other than the default (see ExecVectorCore.h).
+bool execVectorModed(VX &x) {
+  using namespace fpmode;
+  const uint32_t mode = x.w.mode;
+  x.ftzIn = u8((mode & kDenormSpIn ? 0 : 1) | (mode & kDenormDpIn ? 0 : 2));
+  x.ftzOut = u8((mode & kDenormSpOut ? 0 : 1) | (mode & kDenormDpOut ? 0 : 2));
+  if (x.ftzIn)
+    x.srcMod |= 7;
+  if (x.ftzOut)
+    x.post = true;
+  tFlush16Out = (x.ftzOut & 2) != 0;
+  const Round rs = roundSp(mode), rd = roundDp(mode);
+  Round r = kNearestEven;
+  if (rs != kNearestEven || rd != kNearestEven) {
+    switch (roundUseTable()[unsigned(x.in.op)]) {
+    case kHostSp: r = rs; break;
+    case kHostDp: r = rd; break;
+    case kUnsupSp:
+      if (rs != kNearestEven)
+        throwRoundUnsupported(x, rs);
+      break;
+    case kUnsupDp:
+      if (rd != kNearestEven)
+        throwRoundUnsupported(x, rd);
+      break;
+    default: break;
+    }
+  }
+  tRound = r;
+  bool done;
+  {
+    HostRounding guard(r);
+    done = floatOps<ModedM>(x);
+  }
+  tRound = 0;
+  return done || execVectorCompare(x);
 }
 
 // Exposed for the compare executor.

@@ -74,6 +74,46 @@ uint16_t f64ToF16(double d) {
   return uint16_t(sign | q);
 }
 
+uint16_t f64ToF16Rm(double d, unsigned rm) {
+  if (rm == 0)
+    return f64ToF16(d);
+  uint64_t x = f64ToBits(d);
+  uint16_t sign = uint16_t((x >> 48) & 0x8000);
+  uint32_t exp = uint32_t((x >> 52) & 0x7ff);
+  uint64_t man = x & 0xfffffffffffffull;
+  if (exp == 0x7ff)
+    return f64ToF16(d); // infinity or NaN: no rounding
+  if (exp == 0 && man == 0)
+    return sign;
+  // Rounding away from zero happens for an inexact value toward +inf when positive and
+  // toward -inf when negative; toward zero never rounds the magnitude up.
+  bool away = (rm == 1 && !sign) || (rm == 2 && sign);
+  int e = int(exp) - 1023 + 15;
+  if (e >= 0x1f)
+    return uint16_t(sign | (away ? 0x7c00 : 0x7bff));
+  uint64_t m = man | (exp ? (1ull << 52) : 0);
+  unsigned shift;
+  if (e <= 0) {
+    shift = unsigned(42 + 1 - e);
+  } else {
+    shift = 42;
+    m &= ~(1ull << 52);
+  }
+  uint64_t q, rem;
+  if (shift >= 64) {
+    q = 0;
+    rem = m;
+  } else {
+    q = m >> shift;
+    rem = m & ((1ull << shift) - 1);
+  }
+  if (rem && away)
+    ++q;
+  if (e > 0)
+    q += uint64_t(e) << 10; // a carry into the exponent (up to infinity) is correct
+  return uint16_t(sign | q);
+}
+
 uint16_t f32ToF16Rtz(float f) {
   uint32_t x = f32ToBits(f);
   uint16_t sign = uint16_t((x >> 16) & 0x8000);

@@ -21,6 +21,10 @@ inline float bf16ToF32(uint16_t h) { return bitsToF32(uint32_t(h) << 16); }
 uint16_t f32ToBf16(float f);
 // binary64 -> binary16, round to nearest even (one rounding, no double-rounding error).
 uint16_t f64ToF16(double d);
+// binary64 -> binary16 in rounding mode `rm` (MODE.FP_ROUND encoding: 0 nearest even,
+// 1 toward +inf, 2 toward -inf, 3 toward zero); overflow gives infinity or the largest finite
+// value as the mode says.
+uint16_t f64ToF16Rm(double d, unsigned rm);
 // binary32 -> binary16, round toward zero (V_CVT_PKRTZ_F16_F32).
 uint16_t f32ToF16Rtz(float f);
 // binary64 -> binary32 of a+b rounded to odd (a helper for exactly rounded narrowing:

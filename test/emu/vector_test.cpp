@@ -30,7 +30,10 @@ struct Vec : ::testing::Test {
   DeviceMemory mem;
   ExecCtx c{*w, wg, mem, Gfx::Gfx942};
 
-  void SetUp() override { w->setExec(~0ull); }
+  void SetUp() override {
+    w->setExec(~0ull);
+    w->mode = 0x3f0; // what compiled kernels' descriptors set: RNE, denormals kept, DX10, IEEE
+  }
   uint32_t *row(unsigned r) { return w->vrow(r); }
   void fill(unsigned r, uint32_t (*f)(unsigned)) {
     for (unsigned l = 0; l < 64; ++l)
