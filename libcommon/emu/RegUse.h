@@ -1,0 +1,83 @@
+// What one decoded instruction reads and writes, register by register, and which pipeline it
+// issues to. The strict checks (StrictCheck.h: wait counters, LDS races; Hazards.h: wait-state
+// rules) are written against this, never against encodings.
+//
+// Registers are operand codes (Inst.h): SGPRs and specials 0..127 (VCC 106/107, M0 124,
+// EXEC 126/127), SCC as 253, VGPRs 256..511, AGPRs 512..767. A range is `count` consecutive
+// codes starting at `code`. Inline constants and literals are not registers and never appear.
+// Implicit operands are explicit here too: every vector instruction reads EXEC, VOPC/carry ops
+// write VCC where the decoder put it, v_cmpx and s_*_saveexec write EXEC, s_cbranch_vccz reads
+// VCC. SCC is left out: no wait counter or wait-state rule concerns it.
+#pragma once
+
+#include "emu/Exec.h"
+#include "emu/Inst.h"
+
+#include <cstdint>
+#include <string>
+
+namespace asmevo::emu {
+
+constexpr uint16_t kSccCode = 253;
+
+struct RegRange {
+  uint16_t code = kNoOperand;
+  uint8_t count = 0;
+  bool contains(uint16_t c) const { return c >= code && c < code + count; }
+  bool overlaps(const RegRange &o) const {
+    return count && o.count && code < o.code + o.count && o.code < code + count;
+  }
+};
+
+// The pipeline an instruction issues to, as the ISA's wait counters and hazard tables name them.
+enum class IssueClass : uint8_t {
+  Salu,    // SOP1/SOP2/SOPK/SOPC
+  Sopp,    // program control (s_nop, s_waitcnt, branches, s_barrier, ...)
+  Smem,    // scalar memory: lgkmcnt, returns out of order
+  Valu,    // VOP1/VOP2/VOPC/VOP3/VOP3P other than MFMA
+  Mfma,    // MFMA / SMFMAC (XDL and DGEMM)
+  Ds,      // LDS/GDS: lgkmcnt, in order
+  Vmem,    // MUBUF/MTBUF/GLOBAL/SCRATCH: vmcnt, in order
+  Flat,    // FLAT: vmcnt and (when it reaches LDS) lgkmcnt
+};
+
+// How a memory instruction touches memory.
+enum MemAccess : uint8_t {
+  kMemNone = 0,
+  kMemRead = 1,
+  kMemWrite = 2,
+  kMemAtomic = 4, // read-modify-write done atomically by the memory (kMemRead|kMemWrite too)
+};
+
+struct RegUses {
+  static constexpr unsigned kMaxReads = 8, kMaxWrites = 4;
+  RegRange reads[kMaxReads];
+  RegRange writes[kMaxWrites];
+  uint8_t numReads = 0, numWrites = 0;
+  IssueClass cls = IssueClass::Sopp;
+  uint8_t mem = kMemNone;      // MemAccess bits (memory instructions only)
+  bool returnsData = false;    // a memory instruction whose result lands in `writes` later
+  // The registers a pending store reads for its data (VMEM/FLAT/DS stores and atomics).
+  RegRange storeData;
+
+  bool reads_(uint16_t c) const {
+    for (unsigned i = 0; i < numReads; ++i)
+      if (reads[i].contains(c))
+        return true;
+    return false;
+  }
+  bool writes_(uint16_t c) const {
+    for (unsigned i = 0; i < numWrites; ++i)
+      if (writes[i].contains(c))
+        return true;
+    return false;
+  }
+};
+
+// The register reads and writes and the issue class of In on Target.
+RegUses regUses(const Inst &In, Gfx Target);
+
+// "v[4:7]", "s12", "vcc", "exec", "m0", "a3": a register range as LLVM writes it.
+std::string regName(RegRange R);
+
+} // namespace asmevo::emu

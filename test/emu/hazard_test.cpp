@@ -1,0 +1,632 @@
+// The wait-state hazard table (emu/Hazards.h): for every rule, on each target where its number
+// differs, a sequence that violates it (check() must fail naming that rule) and the same
+// sequence with enough wait states (it must pass). The machine code comes from LLVM's assembler
+// in-process (as llvm-mc would make it), decoded by the emulator's decoder, and fed through
+// HazardTracker in order.
+//
+// Corpus: every kernel of the triton corpus (test/corpus/triton/<arch>/*.hsaco) and of the
+// compiled clang corpus (${ASMEVO_CORPUS_DIR}/clang/<arch>[-features]/*.hsaco) is scanned in
+// address order, a straight-line approximation of the dynamic path: the fall-through path is a
+// real path, so the history carries across branch targets; the tracker is reset only after an
+// instruction that does not fall through (s_branch, s_endpgm, s_setpc), where the next
+// instruction is reached by jumps only, whose history the scan does not know. LLVM inserts the
+// required wait states on every path of its own code, so any hit is a bug in the table (or the
+// scan) and fails the test.
+//
+// The same scan also measures coverage: every s_nop LLVM put in reachable code is left out in
+// turn; when some rule then fires the s_nop is "explained". The count per rule is printed, and
+// so are the unexplained ones (LLVM's own conservative waits, e.g. its dst-op-sel check that
+// also fires for VOP3P ops, and the XNACK soft-clause breaks between memory loads, which are
+// not wait states).
+#include "asm/Assembler.h"
+#include "codeobj/TargetId.h"
+#include "emu/Decoder.h"
+#include "emu/Hazards.h"
+#include "emu/RegUse.h"
+
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace asmevo;
+using namespace asmevo::emu;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *gfxProc(Gfx G) {
+  switch (G) {
+  case Gfx::Gfx90a: return "gfx90a";
+  case Gfx::Gfx950: return "gfx950";
+  default: return "gfx942";
+  }
+}
+
+// The bytes of the named section of an ELF object (empty when absent).
+std::string sectionBytes(llvm::StringRef Elf, llvm::StringRef Name) {
+  auto Obj = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(Elf, "obj"));
+  if (!Obj) {
+    llvm::consumeError(Obj.takeError());
+    return "";
+  }
+  for (const auto &S : (*Obj)->sections()) {
+    auto N = S.getName();
+    if (N && *N == Name) {
+      auto C = S.getContents();
+      if (C)
+        return C->str();
+      llvm::consumeError(C.takeError());
+    } else if (!N) {
+      llvm::consumeError(N.takeError());
+    }
+  }
+  return "";
+}
+
+struct Decoded {
+  Inst In;
+  uint64_t Pc;
+};
+
+// Assemble Source for G and decode its .text.
+std::vector<Decoded> assemble(Gfx G, const std::string &Source, std::string &Err) {
+  std::vector<Decoded> Out;
+  auto T = parseTargetId(std::string("amdgcn-amd-amdhsa--") + gfxProc(G), 5);
+  if (!T) {
+    Err = llvm::toString(T.takeError());
+    return Out;
+  }
+  auto Obj = assembleObject(".text\n" + Source + "\n", "hazard.s", *T);
+  if (!Obj) {
+    Err = llvm::toString(Obj.takeError());
+    return Out;
+  }
+  std::string Text = sectionBytes(*Obj, ".text");
+  const uint8_t *B = reinterpret_cast<const uint8_t *>(Text.data());
+  for (size_t Off = 0; Off < Text.size();) {
+    Decoded D;
+    std::string Why;
+    if (!decodeInst(B + Off, Text.size() - Off, G, D.In, &Why)) {
+      Err = "decode at " + std::to_string(Off) + ": " + Why;
+      return Out;
+    }
+    D.Pc = Off;
+    Off += D.In.size;
+    Out.push_back(D);
+  }
+  return Out;
+}
+
+// Run Source through a fresh tracker; the first violation's message, or "".
+std::string firstHazard(Gfx G, const std::string &Source) {
+  std::string Err;
+  auto Is = assemble(G, Source, Err);
+  EXPECT_EQ(Err, "");
+  EXPECT_FALSE(Is.empty());
+  HazardTracker T(G);
+  T.reset();
+  for (const Decoded &D : Is) {
+    RegUses U = regUses(D.In, G);
+    std::string Why;
+    if (!T.check(D.In, U, D.Pc, Why))
+      return Why;
+    T.issued(D.In, U, D.Pc);
+  }
+  return "";
+}
+
+struct Case {
+  const char *Rule; // the rule the bad sequence violates
+  Gfx Target;
+  const char *Bad;  // violates Rule ("" = the rule does not apply: Good only)
+  const char *Good; // the fixed sequence: no hazard
+};
+
+std::string caseName(const Case &C, size_t I) {
+  std::string N = std::string(C.Rule) + "_" + gfxProc(C.Target) + "_" + std::to_string(I);
+  for (char &Ch : N)
+    if (!isalnum(static_cast<unsigned char>(Ch)))
+      Ch = '_';
+  return N;
+}
+
+const Gfx A = Gfx::Gfx90a, C = Gfx::Gfx942, E = Gfx::Gfx950;
+
+const Case kCases[] = {
+    // ---- VALU-written SGPRs ----
+    {"valu-sgpr-then-vmem", A,
+     "v_readfirstlane_b32 s4, v0\n s_nop 3\n global_load_dword v1, v2, s[4:5]",
+     "v_readfirstlane_b32 s4, v0\n s_nop 4\n global_load_dword v1, v2, s[4:5]"},
+    {"valu-sgpr-then-vmem", C,
+     "v_readfirstlane_b32 s8, v0\n buffer_load_dword v1, v2, s[4:7], s8 offen",
+     "v_readfirstlane_b32 s8, v0\n s_nop 4\n buffer_load_dword v1, v2, s[4:7], s8 offen"},
+    {"valu-vcc-then-div-fmas", A,
+     "v_div_scale_f32 v0, vcc, v1, v2, v1\n s_nop 2\n v_div_fmas_f32 v3, v4, v5, v6",
+     "v_div_scale_f32 v0, vcc, v1, v2, v1\n s_nop 3\n v_div_fmas_f32 v3, v4, v5, v6"},
+    {"valu-vcc-then-div-fmas", C,
+     "v_div_scale_f32 v0, vcc, v1, v2, v1\n v_div_fmas_f32 v3, v4, v5, v6",
+     "v_div_scale_f32 v0, vcc, v1, v2, v1\n s_nop 3\n v_div_fmas_f32 v3, v4, v5, v6"},
+    {"valu-sgpr-then-lane-select", A,
+     "v_readfirstlane_b32 s2, v0\n s_nop 2\n v_readlane_b32 s3, v1, s2",
+     "v_readfirstlane_b32 s2, v0\n s_nop 3\n v_readlane_b32 s3, v1, s2"},
+    {"valu-sgpr-then-lane-select", C,
+     "v_cmp_eq_u32_e64 s[2:3], v0, v1\n s_nop 1\n v_writelane_b32 v1, 5, s2",
+     "v_cmp_eq_u32_e64 s[2:3], v0, v1\n s_nop 3\n v_writelane_b32 v1, 5, s2"},
+    {"valu-exec-then-dpp", A,
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_mov_b32_dpp v2, v3 quad_perm:[1,0,3,2] "
+     "row_mask:0xf bank_mask:0xf",
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 4\n v_mov_b32_dpp v2, v3 quad_perm:[1,0,3,2] "
+     "row_mask:0xf bank_mask:0xf"},
+    {"valu-vgpr-then-dpp", A,
+     "v_add_f32 v3, v1, v2\n s_nop 0\n v_mov_b32_dpp v4, v3 quad_perm:[1,0,3,2] row_mask:0xf "
+     "bank_mask:0xf",
+     "v_add_f32 v3, v1, v2\n s_nop 1\n v_mov_b32_dpp v4, v3 quad_perm:[1,0,3,2] row_mask:0xf "
+     "bank_mask:0xf"},
+    {"valu-vgpr-then-dpp", E,
+     "v_add_f32 v3, v1, v2\n v_mov_b32_dpp v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf",
+     "v_add_f32 v3, v1, v2\n v_add_f32 v5, v1, v2\n v_add_f32 v6, v1, v2\n"
+     " v_mov_b32_dpp v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf"},
+    {"valu-mask-then-execz-vccz", A,
+     "v_cmp_eq_u32 vcc, v0, v1\n s_nop 3\n v_mov_b32 v2, src_vccz",
+     "v_cmp_eq_u32 vcc, v0, v1\n s_nop 4\n v_mov_b32 v2, src_vccz"},
+    {"valu-mask-then-execz-vccz", C,
+     "v_cmpx_eq_u32 vcc, v0, v1\n v_mov_b32 v2, src_execz",
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 4\n v_mov_b32 v2, src_execz"},
+    // ---- M0 ----
+    {"salu-m0-then-movrel-lds", A, "s_mov_b32 m0, s1\n s_movrels_b32 s2, s3",
+     "s_mov_b32 m0, s1\n s_nop 0\n s_movrels_b32 s2, s3"},
+    {"salu-m0-then-movrel-lds", C,
+     "s_mov_b32 m0, s1\n global_load_lds_dword v[2:3], off",
+     "s_mov_b32 m0, s1\n s_nop 0\n global_load_lds_dword v[2:3], off"},
+    {"salu-m0-then-sendmsg-gds", E, "s_mov_b32 m0, 0\n s_sendmsg sendmsg(MSG_INTERRUPT)",
+     "s_mov_b32 m0, 0\n s_nop 0\n s_sendmsg sendmsg(MSG_INTERRUPT)"},
+    {"salu-m0-then-sendmsg-gds", A, "s_mov_b32 m0, 0\n s_ttracedata",
+     "s_mov_b32 m0, 0\n s_nop 0\n s_ttracedata"},
+    // ---- s_setreg ----
+    {"setreg-then-getreg", A,
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 0\n s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, 4)",
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 1\n s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, 4)"},
+    {"setreg-then-setreg", C,
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3",
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 1\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3"},
+    {"setreg-vskip-then-vector", E,
+     "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 0\n s_nop 0\n v_mov_b32 v0, v1",
+     "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 0\n s_nop 1\n v_mov_b32 v0, v1"},
+    {"setreg-vskip-then-vector", A, "",
+     "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0\n v_mov_b32 v0, v1"},
+    // ---- wide stores ----
+    {"wide-store-then-valu-write", A,
+     "global_store_dwordx4 v[0:1], v[2:5], off\n v_mov_b32 v3, 0",
+     "global_store_dwordx4 v[0:1], v[2:5], off\n s_nop 0\n v_mov_b32 v3, 0"},
+    {"wide-store-then-valu-write", C,
+     "buffer_store_dwordx3 v[2:4], v0, s[4:7], 0 offen\n s_nop 0\n v_mov_b32 v4, 0",
+     "buffer_store_dwordx3 v[2:4], v0, s[4:7], 0 offen\n s_nop 1\n v_mov_b32 v4, 0"},
+    {"wide-store-then-valu-write", E, "",
+     "buffer_store_dwordx4 v[2:5], v0, s[4:7], s8 offen\n v_mov_b32 v3, 0\n"
+     " global_store_dwordx2 v[0:1], v[6:7], off\n v_mov_b32 v6, 0"},
+    // ---- gfx940+ VALU forwarding ----
+    {"valu-sgpr-then-valu", C,
+     "v_cmp_gt_f32 vcc, v0, v1\n s_nop 0\n v_cndmask_b32 v2, v3, v4, vcc",
+     "v_cmp_gt_f32 vcc, v0, v1\n s_nop 1\n v_cndmask_b32 v2, v3, v4, vcc"},
+    {"valu-sgpr-then-valu", E,
+     "v_readfirstlane_b32 s4, v0\n v_add_u32 v1, s4, v1",
+     "v_readfirstlane_b32 s4, v0\n s_nop 1\n v_add_u32 v1, s4, v1"},
+    {"valu-sgpr-then-valu", A, "",
+     "v_cmp_gt_f32 vcc, v0, v1\n v_cndmask_b32 v2, v3, v4, vcc"},
+    {"valu-exec-then-lane-access", C,
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_readfirstlane_b32 s0, v2",
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_readfirstlane_b32 s0, v2"},
+    {"valu-exec-then-lane-access", A, "",
+     "v_cmpx_eq_u32 vcc, v0, v1\n v_readfirstlane_b32 s0, v2"},
+    {"valu-vgpr-then-readlane", C, "v_add_u32 v1, v2, v3\n v_readfirstlane_b32 s0, v1",
+     "v_add_u32 v1, v2, v3\n s_nop 0\n v_readfirstlane_b32 s0, v1"},
+    {"valu-vgpr-then-readlane", A, "", "v_add_u32 v1, v2, v3\n v_readlane_b32 s0, v1, 5"},
+    {"trans-then-valu", C, "v_exp_f32 v1, v2\n v_add_f32 v3, v1, v4",
+     "v_exp_f32 v1, v2\n s_nop 0\n v_add_f32 v3, v1, v4"},
+    {"trans-then-valu", E, "v_rsq_f32 v1, v2\n v_mul_f32 v3, v4, v1",
+     "v_rsq_f32 v1, v2\n v_sqrt_f32 v5, v1\n v_mul_f32 v3, v4, v1"},
+    {"trans-then-valu", A, "", "v_exp_f32 v1, v2\n v_add_f32 v3, v1, v4"},
+    {"dst-sel-then-valu", C,
+     "v_add_f16_sdwa v1, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 "
+     "src1_sel:WORD_0\n v_add_f32 v4, v1, v5",
+     "v_add_f16_sdwa v1, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 "
+     "src1_sel:WORD_0\n s_nop 0\n v_add_f32 v4, v1, v5"},
+    {"dst-sel-then-valu", E,
+     "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n v_mov_b32 v1, 0",
+     "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n s_nop 0\n v_mov_b32 v1, 0"},
+    {"vcmpx-then-permlane", E,
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_permlane16_swap_b32 v2, v3",
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_permlane16_swap_b32 v2, v3"},
+    {"valu-vgpr-then-permlane", E, "v_mov_b32 v3, 0\n s_nop 0\n v_permlane32_swap_b32 v2, v3",
+     "v_mov_b32 v3, 0\n s_nop 1\n v_permlane32_swap_b32 v2, v3"},
+    // ---- VALU -> MFMA ----
+    {"valu-exec-then-mfma", A,
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_mfma_f32_4x4x1f32 a[0:3], v4, v5, a[0:3]",
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_mfma_f32_4x4x1f32 a[0:3], v4, v5, a[0:3]"},
+    {"valu-exec-then-mfma", C,
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 1\n v_mfma_f32_4x4x1_16b_f32 a[0:3], v4, v5, a[0:3]",
+     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_mfma_f32_4x4x1_16b_f32 a[0:3], v4, v5, a[0:3]"},
+    {"valu-vgpr-then-mfma", A,
+     "v_mov_b32 v4, 0\n s_nop 0\n v_mfma_f32_32x32x8f16 a[0:15], v[4:5], v[6:7], a[0:15]",
+     "v_mov_b32 v4, 0\n s_nop 1\n v_mfma_f32_32x32x8f16 a[0:15], v[4:5], v[6:7], a[0:15]"},
+    {"valu-vgpr-then-mfma", C,
+     "v_accvgpr_write_b32 a3, v1\n v_mfma_f32_32x32x8_f16 a[0:15], v[4:5], v[6:7], a[0:15]",
+     "v_accvgpr_write_b32 a3, v1\n s_nop 1\n v_mfma_f32_32x32x8_f16 a[0:15], v[4:5], v[6:7], "
+     "a[0:15]"},
+    {"valu-vgpr-then-mfma", E,
+     "v_mov_b32 v7, 0\n s_nop 0\n v_mfma_f32_32x32x16_f16 a[0:15], v[0:3], v[4:7], a[0:15]",
+     "v_mov_b32 v7, 0\n s_nop 1\n v_mfma_f32_32x32x16_f16 a[0:15], v[0:3], v[4:7], a[0:15]"},
+    // ---- MFMA -> MFMA ----
+    {"mfma-then-mfma-srcc", A,
+     "v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 6\n"
+     " v_mfma_f32_16x16x16f16 a[4:7], v[0:1], v[2:3], a[2:5]",
+     "v_mfma_f32_16x16x16f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 7\n"
+     " v_mfma_f32_16x16x16f16 a[4:7], v[0:1], v[2:3], a[2:5]"},
+    {"mfma-then-mfma-srcc", A, "",
+     "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n"
+     " v_mfma_f32_32x32x8f16 a[0:15], v[4:5], v[6:7], a[0:15]"},
+    {"mfma-then-mfma-srcc", C,
+     "v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 3\n"
+     " v_mfma_f32_16x16x16_f16 a[4:7], v[0:1], v[2:3], a[2:5]",
+     "v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 4\n"
+     " v_mfma_f32_16x16x16_f16 a[4:7], v[0:1], v[2:3], a[2:5]"},
+    {"mfma-then-mfma-srcc", C,
+     "v_mfma_f32_4x4x4_16b_f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 0\n"
+     " v_mfma_f32_4x4x4_16b_f16 a[0:3], v[0:1], v[2:3], a[0:3]",
+     "v_mfma_f32_4x4x4_16b_f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 1\n"
+     " v_mfma_f32_4x4x4_16b_f16 a[0:3], v[0:1], v[2:3], a[0:3]"},
+    {"mfma-then-mfma-srcc", E,
+     "v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 4\n"
+     " v_mfma_f32_16x16x16_f16 a[4:7], v[0:1], v[2:3], a[2:5]",
+     "v_mfma_f32_16x16x16_f16 a[0:3], v[0:1], v[2:3], a[0:3]\n s_nop 5\n"
+     " v_mfma_f32_16x16x16_f16 a[4:7], v[0:1], v[2:3], a[2:5]"},
+    {"mfma-then-mfma-srcab", A,
+     "v_mfma_f32_4x4x1f32 v[0:3], v4, v5, v[0:3]\n s_nop 3\n"
+     " v_mfma_f32_4x4x1f32 v[8:11], v0, v5, v[8:11]",
+     "v_mfma_f32_4x4x1f32 v[0:3], v4, v5, v[0:3]\n s_nop 4\n"
+     " v_mfma_f32_4x4x1f32 v[8:11], v0, v5, v[8:11]"},
+    {"mfma-then-mfma-srcab", C,
+     "v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v5, v[0:3]\n s_nop 2\n"
+     " v_mfma_f32_4x4x1_16b_f32 v[8:11], v0, v5, v[8:11]",
+     "v_mfma_f32_4x4x1_16b_f32 v[0:3], v4, v5, v[0:3]\n s_nop 3\n"
+     " v_mfma_f32_4x4x1_16b_f32 v[8:11], v0, v5, v[8:11]"},
+    {"mfma-then-mfma-srcab", E,
+     "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[0:3]\n s_nop 6\n"
+     " v_mfma_f32_16x16x16_f16 v[8:11], v[2:3], v[6:7], v[8:11]",
+     "v_mfma_f32_16x16x16_f16 v[0:3], v[4:5], v[6:7], v[0:3]\n s_nop 7\n"
+     " v_mfma_f32_16x16x16_f16 v[8:11], v[2:3], v[6:7], v[8:11]"},
+    // ---- MFMA -> VALU / memory ----
+    {"mfma-then-valu-read", A,
+     "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n s_nop 15\n s_nop 1\n"
+     " v_accvgpr_read_b32 v0, a5",
+     "v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]\n s_nop 15\n s_nop 2\n"
+     " v_accvgpr_read_b32 v0, a5"},
+    {"mfma-then-valu-read", C,
+     "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]\n s_nop 9\n"
+     " v_accvgpr_read_b32 v0, a5",
+     "v_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]\n s_nop 10\n"
+     " v_accvgpr_read_b32 v0, a5"},
+    {"mfma-then-valu-read", E,
+     "v_mfma_f32_32x32x16_f16 v[0:15], v[16:19], v[20:23], v[0:15]\n s_nop 10\n"
+     " v_add_f32 v30, v15, v31",
+     "v_mfma_f32_32x32x16_f16 v[0:15], v[16:19], v[20:23], v[0:15]\n s_nop 11\n"
+     " v_add_f32 v30, v15, v31"},
+    {"mfma-then-mem-read", A,
+     "v_mfma_f32_4x4x1f32 v[0:3], v4, v5, v[0:3]\n s_nop 3\n global_store_dword v[8:9], v2, off",
+     "v_mfma_f32_4x4x1f32 v[0:3], v4, v5, v[0:3]\n s_nop 4\n global_store_dword v[8:9], v2, off"},
+    {"mfma-then-mem-read", C,
+     "v_mfma_f64_4x4x4_4b_f64 v[0:1], v[2:3], v[4:5], v[0:1]\n s_nop 7\n"
+     " global_store_dwordx2 v[8:9], v[0:1], off",
+     "v_mfma_f64_4x4x4_4b_f64 v[0:1], v[2:3], v[4:5], v[0:1]\n s_nop 8\n"
+     " global_store_dwordx2 v[8:9], v[0:1], off"},
+    {"mfma-then-mem-read", E,
+     "v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7]\n s_nop 15\n s_nop 0\n"
+     " ds_write_b32 v20, v7",
+     "v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7]\n s_nop 15\n s_nop 1\n"
+     " ds_write_b32 v20, v7"},
+    {"mfma-then-write", A,
+     "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[0:3]\n s_nop 9\n v_mov_b32 v1, 0",
+     "v_mfma_f32_16x16x16f16 v[0:3], v[4:5], v[6:7], v[0:3]\n s_nop 10\n v_mov_b32 v1, 0"},
+    {"mfma-then-write", C,
+     "v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[0:3]\n s_nop 8\n v_mov_b32 v1, 0",
+     "v_mfma_f32_16x16x4_f32 v[0:3], v4, v5, v[0:3]\n s_nop 9\n v_mov_b32 v1, 0"},
+    {"mfma-then-write", E,
+     "v_mfma_f32_16x16x32_f16 a[0:3], v[4:7], v[8:11], a[0:3]\n s_nop 6\n"
+     " ds_read_b32 a2, v12",
+     "v_mfma_f32_16x16x32_f16 a[0:3], v[4:7], v[8:11], a[0:3]\n s_nop 7\n"
+     " ds_read_b32 a2, v12"},
+    {"mfma-srcc-then-write", A,
+     "v_mfma_f32_32x32x8f16 a[16:31], v[0:1], v[2:3], a[0:15]\n s_nop 13\n"
+     " v_accvgpr_write_b32 a3, 0",
+     "v_mfma_f32_32x32x8f16 a[16:31], v[0:1], v[2:3], a[0:15]\n s_nop 14\n"
+     " v_accvgpr_write_b32 a3, 0"},
+    {"mfma-srcc-then-write", C,
+     "v_mfma_f32_32x32x8_f16 a[16:31], v[0:1], v[2:3], a[0:15]\n s_nop 5\n"
+     " v_accvgpr_write_b32 a3, 0",
+     "v_mfma_f32_32x32x8_f16 a[16:31], v[0:1], v[2:3], a[0:15]\n s_nop 6\n"
+     " v_accvgpr_write_b32 a3, 0"},
+    {"mfma-srcc-then-write", E,
+     "v_mfma_f32_16x16x32_f16 a[4:7], v[0:3], v[8:11], a[0:3]\n s_nop 1\n"
+     " v_accvgpr_write_b32 a3, 0",
+     "v_mfma_f32_16x16x32_f16 a[4:7], v[0:3], v[8:11], a[0:3]\n s_nop 2\n"
+     " v_accvgpr_write_b32 a3, 0"},
+    {"dgemm-then-fma64", A,
+     "v_mfma_f64_4x4x4f64 v[0:1], v[2:3], v[4:5], v[0:1]\n s_nop 0\n"
+     " v_fma_f64 v[10:11], v[12:13], v[14:15], v[16:17]",
+     "v_mfma_f64_4x4x4f64 v[0:1], v[2:3], v[4:5], v[0:1]\n s_nop 1\n"
+     " v_fma_f64 v[10:11], v[12:13], v[14:15], v[16:17]"},
+    {"dgemm-then-fma64", C,
+     "v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7]\n"
+     " v_fmac_f64 v[20:21], v[12:13], v[14:15]",
+     "v_mfma_f64_16x16x4_f64 v[0:7], v[8:9], v[10:11], v[0:7]\n s_nop 1\n"
+     " v_fmac_f64 v[20:21], v[12:13], v[14:15]"},
+    // ---- dot ----
+    {"dot-then-read", A, "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 1\n v_add_f32 v4, v0, v5",
+     "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 2\n v_add_f32 v4, v0, v5"},
+    {"dot-then-read", C, "v_dot2_f32_f16 v0, v1, v2, v3\n v_dot2_f32_f16 v5, v0, v2, v3",
+     "v_dot2_f32_f16 v0, v1, v2, v3\n v_dot2_f32_f16 v0, v4, v2, v0"},
+    {"dot-then-write", E, "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 1\n v_mov_b32 v0, 0",
+     "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 2\n v_mov_b32 v0, 0"},
+    // ---- gfx90a DGEMM between VALU and memory ----
+    {"valu-dgemm-then-mem", A,
+     "v_add_f32 v1, v2, v3\n v_mfma_f64_4x4x4f64 v[10:11], v[12:13], v[14:15], v[10:11]\n"
+     " global_store_dword v[4:5], v1, off",
+     "v_add_f32 v1, v2, v3\n v_mfma_f64_4x4x4f64 v[10:11], v[12:13], v[14:15], v[10:11]\n"
+     " s_nop 0\n global_store_dword v[4:5], v1, off"},
+    {"valu-dgemm-then-mem", C, "",
+     "v_add_f32 v1, v2, v3\n v_mfma_f64_4x4x4_4b_f64 v[10:11], v[12:13], v[14:15], v[10:11]\n"
+     " global_store_dword v[4:5], v1, off"},
+};
+
+class HazardRuleTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(HazardRuleTest, ViolationIsReported) {
+  const Case &K = kCases[GetParam()];
+  if (!*K.Bad)
+    GTEST_SKIP() << "a pass-only case";
+  std::string Why = firstHazard(K.Target, K.Bad);
+  EXPECT_NE(Why.find(std::string("wait-state hazard ") + K.Rule + ":"), std::string::npos)
+      << "got: '" << Why << "'";
+}
+
+TEST_P(HazardRuleTest, FixedSequencePasses) {
+  const Case &K = kCases[GetParam()];
+  EXPECT_EQ(firstHazard(K.Target, K.Good), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, HazardRuleTest,
+                         ::testing::Range(size_t(0), sizeof(kCases) / sizeof(kCases[0])),
+                         [](const ::testing::TestParamInfo<size_t> &I) {
+                           return caseName(kCases[I.param], I.param);
+                         });
+
+TEST(HazardTable, EveryRuleHasAViolationTest) {
+  std::set<std::string> Covered;
+  for (const Case &K : kCases)
+    if (*K.Bad)
+      Covered.insert(K.Rule);
+  std::set<std::string> Names;
+  for (const HazardRule &R : hazardRules()) {
+    EXPECT_TRUE(Names.insert(R.Name).second) << "duplicate rule " << R.Name;
+    EXPECT_TRUE(Covered.count(R.Name)) << "no violation test for " << R.Name;
+    EXPECT_NE(std::string(R.Text), "");
+    EXPECT_NE(R.Targets, 0);
+  }
+  for (const std::string &N : Covered)
+    EXPECT_TRUE(Names.count(N)) << "test names an unknown rule " << N;
+}
+
+TEST(HazardTable, MessageNamesBothInstructions) {
+  std::string Why = firstHazard(Gfx::Gfx942, "v_add_f32 v3, v1, v2\n s_nop 0\n"
+                                             " v_mov_b32_dpp v4, v3 quad_perm:[1,0,3,2] "
+                                             "row_mask:0xf bank_mask:0xf");
+  EXPECT_EQ(Why, "wait-state hazard valu-vgpr-then-dpp: v_add_f32_e32 at pc 0x0 writes v3; "
+                 "v_mov_b32_dpp at pc 0x8 reads it after 1 wait state, needs 2");
+}
+
+TEST(HazardTable, ResetForgetsHistory) {
+  std::string Err;
+  auto Is = assemble(Gfx::Gfx942, "v_readfirstlane_b32 s4, v0\n global_load_dword v1, v2, s[4:5]",
+                     Err);
+  ASSERT_EQ(Is.size(), 2u) << Err;
+  HazardTracker T(Gfx::Gfx942);
+  T.issued(Is[0].In, regUses(Is[0].In, Gfx::Gfx942), 0);
+  T.reset();
+  std::string Why;
+  EXPECT_TRUE(T.check(Is[1].In, regUses(Is[1].In, Gfx::Gfx942), 8, Why)) << Why;
+}
+
+// ---- the compiled corpora -------------------------------------------------------------------
+
+struct CorpusHit {
+  std::string File, Kernel, Why;
+};
+
+// How many of LLVM's s_nops the table explains (a rule fires without them).
+struct NopStats {
+  unsigned Total = 0, Explained = 0;
+  std::map<std::string, unsigned> ByRule;
+  std::vector<std::string> Unexplained;
+} Nops;
+
+std::string hexPc(uint64_t V) {
+  std::ostringstream S;
+  S << "0x" << std::hex << V;
+  return S.str();
+}
+
+// Scan every function symbol of a code object in address order.
+void scanObject(const fs::path &Path, Gfx G, std::vector<CorpusHit> &Hits, unsigned &Kernels,
+                unsigned &Insts) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path.string());
+  ASSERT_TRUE(bool(Buf)) << Path;
+  auto Obj = llvm::object::ObjectFile::createObjectFile((*Buf)->getMemBufferRef());
+  ASSERT_TRUE(bool(Obj)) << Path << ": " << llvm::toString(Obj.takeError());
+  // The .text section.
+  uint64_t TextAddr = 0;
+  std::string Text;
+  for (const auto &S : (*Obj)->sections()) {
+    auto N = S.getName();
+    if (N && *N == ".text") {
+      TextAddr = S.getAddress();
+      auto C = S.getContents();
+      ASSERT_TRUE(bool(C));
+      Text = C->str();
+    } else if (!N) {
+      llvm::consumeError(N.takeError());
+    }
+  }
+  ASSERT_FALSE(Text.empty()) << Path;
+  for (const auto &Sym : (*Obj)->symbols()) {
+    auto Ty = Sym.getType();
+    if (!Ty || *Ty != llvm::object::SymbolRef::ST_Function) {
+      if (!Ty)
+        llvm::consumeError(Ty.takeError());
+      continue;
+    }
+    auto Name = Sym.getName();
+    auto Addr = Sym.getAddress();
+    if (!Name || !Addr) {
+      if (!Name)
+        llvm::consumeError(Name.takeError());
+      if (!Addr)
+        llvm::consumeError(Addr.takeError());
+      continue;
+    }
+    uint64_t Size = llvm::object::ELFSymbolRef(Sym).getSize();
+    if (*Addr < TextAddr || *Addr + Size > TextAddr + Text.size() || !Size)
+      continue;
+    ++Kernels;
+    const uint8_t *B = reinterpret_cast<const uint8_t *>(Text.data()) + (*Addr - TextAddr);
+    // Pass 1: decode, collect branch targets.
+    std::vector<Decoded> Is;
+    std::set<uint64_t> Targets;
+    for (uint64_t Off = 0; Off < Size;) {
+      Decoded D;
+      std::string Why;
+      if (!decodeInst(B + Off, Size - Off, G, D.In, &Why)) {
+        Off += 4; // data or padding: the next instruction starts a new straight line
+        Targets.insert(*Addr + Off);
+        continue;
+      }
+      D.Pc = *Addr + Off;
+      Off += D.In.size;
+      Is.push_back(D);
+      if (D.In.enc == Enc::SOPP) {
+        std::string M = mnemonic(D.In, G);
+        if (M.rfind("s_branch", 0) == 0 || M.rfind("s_cbranch", 0) == 0)
+          Targets.insert(D.Pc + 4 + int64_t(int16_t(D.In.simm16)) * 4);
+      }
+    }
+    // Pass 2: the straight-line scan. Resets: where a straight line starts.
+    std::vector<bool> Start(Is.size()), Dead(Is.size());
+    bool FellThrough = true, InDead = false;
+    for (size_t I = 0; I < Is.size(); ++I) {
+      const Decoded &D = Is[I];
+      // A branch target reached by falling through keeps its history: that path is real (and
+      // LLVM covers every predecessor). Only a line no fall-through reaches starts afresh.
+      Start[I] = !FellThrough;
+      InDead = Targets.count(D.Pc) ? false : (InDead || !FellThrough);
+      Dead[I] = InDead; // padding after a jump (kernarg preload prologue, alignment)
+      std::string M = D.In.enc == Enc::SOPP || D.In.enc == Enc::SOP1 ? mnemonic(D.In, G) : "";
+      FellThrough = !(M == "s_branch" || M == "s_setpc_b64" || M == "s_trap" ||
+                      M.rfind("s_endpgm", 0) == 0);
+    }
+    // Scan [From, To), leaving out instruction Skip; the first hazard or "".
+    auto scan = [&](size_t From, size_t To, size_t Skip, bool All) {
+      HazardTracker T(G);
+      std::string First;
+      for (size_t I = From; I < To; ++I) {
+        if (I == Skip)
+          continue;
+        const Decoded &D = Is[I];
+        if (Start[I])
+          T.reset();
+        RegUses U = regUses(D.In, G);
+        std::string Why;
+        if (!T.check(D.In, U, D.Pc, Why)) {
+          if (!All)
+            return Why;
+          Hits.push_back({Path.string(), Name->str(), Why});
+        }
+        T.issued(D.In, U, D.Pc);
+      }
+      return First;
+    };
+    scan(0, Is.size(), size_t(-1), true);
+    Insts += unsigned(Is.size());
+    // Every s_nop LLVM put there should be explained by a rule: without it, some rule fires.
+    for (size_t I = 0; I < Is.size(); ++I) {
+      if (Is[I].In.op != Op::S_NOP || Dead[I])
+        continue;
+      size_t From = I;
+      while (From > 0 && !Start[From] && I - From < 30)
+        --From;
+      ++Nops.Total;
+      std::string Why = scan(From, std::min(Is.size(), I + 24), I, false);
+      if (!Why.empty()) {
+        ++Nops.Explained;
+        Nops.ByRule[Why.substr(18, Why.find(':') - 18)]++;
+      } else if (Nops.Unexplained.size() < 60) {
+        // HZ_CTX=N: show N instructions before each unexplained s_nop (default 3).
+        static const size_t Ctx0 = std::getenv("HZ_CTX") ? std::atoi(std::getenv("HZ_CTX")) : 3;
+        std::string Ctx;
+        for (size_t J = (I >= Ctx0 ? I - Ctx0 : 0); J < std::min(Is.size(), I + 3); ++J)
+          Ctx += "    " + printInst(Is[J].In, G, Is[J].Pc) + "\n";
+        Nops.Unexplained.push_back(Path.filename().string() + " " + hexPc(Is[I].Pc) + ":\n" + Ctx);
+      }
+    }
+  }
+}
+
+TEST(HazardCorpus, CompiledKernelsHaveNoViolation) {
+  std::vector<std::pair<fs::path, Gfx>> Objects;
+  auto addDir = [&](const fs::path &Root) {
+    std::error_code EC;
+    if (!fs::is_directory(Root, EC))
+      return;
+    for (const auto &D : fs::directory_iterator(Root)) {
+      if (!D.is_directory())
+        continue;
+      std::string Arch = D.path().filename().string();
+      Arch = Arch.substr(0, Arch.find('-'));
+      Gfx G;
+      if (!parseGfx(Arch.c_str(), G))
+        continue;
+      for (const auto &F : fs::directory_iterator(D.path()))
+        if (F.path().extension() == ".hsaco")
+          Objects.push_back({F.path(), G});
+    }
+  };
+  addDir(fs::path(ASMEVO_SOURCE_DIR) / "test/corpus/triton");
+  size_t Triton = Objects.size();
+  addDir(fs::path(ASMEVO_CORPUS_DIR) / "clang");
+  ASSERT_GT(Triton, 0u) << "no triton corpus";
+  if (Objects.size() == Triton)
+    ADD_FAILURE() << "no clang corpus under " << ASMEVO_CORPUS_DIR << "/clang (corpus.build-clang)";
+  std::sort(Objects.begin(), Objects.end());
+  std::vector<CorpusHit> Hits;
+  unsigned Kernels = 0, Insts = 0;
+  for (const auto &[P, G] : Objects)
+    scanObject(P, G, Hits, Kernels, Insts);
+  std::cout << "scanned " << Objects.size() << " code objects, " << Kernels << " kernels, "
+            << Insts << " instructions\n";
+  for (const CorpusHit &H : Hits)
+    ADD_FAILURE() << H.File << " " << H.Kernel << ": " << H.Why;
+  std::cout << "s_nop explained by a rule: " << Nops.Explained << " of " << Nops.Total << "\n";
+  for (const auto &[R, N] : Nops.ByRule)
+    std::cout << "  " << R << ": " << N << "\n";
+  for (const std::string &U : Nops.Unexplained)
+    std::cout << "unexplained s_nop in " << U;
+}
+
+} // namespace
