@@ -12,6 +12,8 @@
 #include "llvm/Support/FileSystem.h"
 
 #include <cstring>
+#include <regex>
+#include <set>
 
 namespace asmevo::check {
 
@@ -59,10 +61,27 @@ std::string fileLabel(unsigned Index, const std::string &Label) {
 // One kernel's run on one seed: each buffer's whole allocation (guard, data, guard) afterwards.
 struct RunOut {
   std::vector<std::vector<uint8_t>> Alloc; // indexed like Spec.Args (empty for non-buffers)
+  bool Checked = false;                    // the strict checks ran
+  std::vector<device::SyncFinding> Findings;
+  uint64_t FindingsTotal = 0;
+};
+
+// A finding's kind: its message without pcs, wave numbers, addresses and registers.
+std::string findingKind(const std::string &Message) {
+  static const std::regex Noise(
+      " at pc 0x[0-9a-f]+| in wave [0-9]+| (bytes?) 0x[0-9a-f.x]+| [vsa]\\[?[0-9:]+\\]?");
+  return std::regex_replace(Message, Noise, "");
+}
+
+// How a run is scheduled and checked.
+struct RunMode {
+  uint64_t Seed = 1;
+  bool Vary = false;
+  bool Strict = false;
 };
 
 llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const LaunchSpec &S,
-                              const std::vector<std::vector<uint8_t>> &Init, uint64_t Seed,
+                              const std::vector<std::vector<uint8_t>> &Init, RunMode Mode,
                               unsigned Threads, const char *Who) {
   RunOut R;
   R.Alloc.resize(S.Args.size());
@@ -99,13 +118,18 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   P.Block = S.Block;
   P.DynamicLds = S.DynamicLds;
   P.Kernarg = S.kernarg(Addr);
-  P.Seed = Seed;
+  P.Seed = Mode.Seed;
+  P.VarySchedule = Mode.Vary;
+  P.Strict = Mode.Strict;
   P.Threads = Threads;
   auto St = Dev.launch(Mod, P);
   if (!St) {
     freeAll();
     return St.takeError();
   }
+  R.Checked = St->Checked;
+  R.Findings = St->Findings;
+  R.FindingsTotal = St->FindingsTotal;
   for (size_t I = 0; I < S.Args.size(); ++I) {
     if (!Addr[I])
       continue;
@@ -209,6 +233,21 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   // Each seed starts from the code objects' module-scope data as loaded (a kernel that writes
   // its globals must not see the previous seed's values), so both are loaded again per seed.
   std::unique_ptr<device::Module> Mod0 = std::move(*M0), Mod1 = std::move(*M1);
+  // The strict checks run on the emulator only: hardware cannot report what its timing hid.
+  const bool Strict = O.Strict && !DI.Hardware;
+  const unsigned Schedules = std::max(1u, O.Schedules);
+  J["strict"] = Strict;
+  J["schedules"] = Schedules;
+  // Findings, one per rule and instruction offset, with where they were first seen.
+  std::vector<nlohmann::json> K0Unsafe, K1Unsafe;
+  auto noteFinding = [](std::vector<nlohmann::json> &List, const device::SyncFinding &F,
+                        uint64_t Seed, unsigned Sched) {
+    for (const nlohmann::json &E : List)
+      if (E["rule"] == F.Rule && E["offset"] == F.Offset)
+        return;
+    List.push_back({{"rule", F.Rule}, {"offset", F.Offset}, {"message", F.Message},
+                    {"seed", Seed}, {"schedule", Sched}});
+  };
   bool FirstSeed = true;
   for (uint64_t Seed : O.Seeds) {
     if (!FirstSeed) {
@@ -239,7 +278,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
                 llvm::StringRef(reinterpret_cast<const char *>(Init[I].data()), Init[I].size())))
           return errorResult(std::move(E));
     }
-    auto R0 = runOne(**Dev, *Mod0, S, Init, Seed, O.Threads, "K0");
+    auto R0 = runOne(**Dev, *Mod0, S, Init, RunMode{Seed, false, Strict}, O.Threads, "K0");
     if (!R0) {
       auto [Msg, Kind] = unpack(R0.takeError());
       DiffResult E;
@@ -267,23 +306,40 @@ DiffResult runDiffCheck(const DiffOptions &O) {
         return E;
       }
     }
-    auto R1 = runOne(**Dev, *Mod1, S, Init, Seed, O.Threads, "K1");
+    for (const device::SyncFinding &F : R0->Findings)
+      noteFinding(K0Unsafe, F, Seed, 1);
+    for (unsigned Sched = 1; Sched <= Schedules; ++Sched) {
+    if (Sched > 1) {
+      auto L1 = (*Dev)->load((*K1)->C);
+      if (!L1)
+        return errorResult(L1.takeError());
+      Mod1 = std::move(*L1);
+    }
+    // Schedule 1 is the default interleaving; the others are seeded, varied ones.
+    RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict};
+    auto R1 = runOne(**Dev, *Mod1, S, Init, M1, O.Threads, "K1");
     if (!R1) {
       auto [Msg, Kind] = unpack(R1.takeError());
       R.Exit = 3;
       R.Verdict = "runtime_error";
-      R.Line = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) + ")";
+      R.Line = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
+               (Schedules > 1 ? ", schedule " + std::to_string(Sched) : "") + ")";
       J["verdict"] = R.Verdict;
       J["error"] = R.Line;
       return R;
     }
+    for (const device::SyncFinding &F : R1->Findings)
+      noteFinding(K1Unsafe, F, Seed, Sched);
     for (size_t I : Outputs) {
       const ArgSpec &A = S.Args[I];
       uint64_t DataBytes = Init[I].size();
       const uint8_t *D0 = R0->Alloc[I].data() + kGuardBytes, *D1 = R1->Alloc[I].data() + kGuardBytes;
       std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on seed " +
-                         std::to_string(Seed) + ": ";
+                         std::to_string(Seed) +
+                         (Schedules > 1 ? " schedule " + std::to_string(Sched) : "") + ": ";
       nlohmann::json SJ = {{"seed", Seed}};
+      if (Schedules > 1)
+        SJ["schedule"] = Sched;
       if (!O.DumpDir.empty()) {
         std::string Base = O.DumpDir + "/seed" + std::to_string(Seed) + "/" + fileLabel(unsigned(I), A.Label);
         llvm::consumeError(writeFileAtomic(Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
@@ -323,6 +379,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
       }
       BufJson[I]["seeds"].push_back(SJ);
     }
+    } // schedules
   }
 
   nlohmann::json Buffers = nlohmann::json::array();
@@ -330,6 +387,46 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     Buffers.push_back(BufJson[I]);
   J["buffers"] = Buffers;
   J["findings"] = Findings;
+  J["unsafe"] = K1Unsafe;
+  J["k0_unsafe"] = K0Unsafe;
+  auto offsetText = [](const nlohmann::json &E) {
+    char Buf[32];
+    std::snprintf(Buf, sizeof Buf, "+0x%llx", (unsigned long long)E["offset"].get<uint64_t>());
+    return std::string(Buf);
+  };
+  for (const nlohmann::json &E : K0Unsafe)
+    R.Details.push_back("K0 itself is unsafe under the strict checks (outputs compared only): "
+                        "kernel" + offsetText(E) + ": " + E["message"].get<std::string>());
+  // When K0 itself is unsafe, K1's findings of the same kind (same rule and instructions,
+  // whatever the pcs, waves, bytes and registers) are K0's behaviour, not K1's: only new kinds
+  // count against K1.
+  std::set<std::string> K0Kinds;
+  for (const nlohmann::json &E : K0Unsafe)
+    K0Kinds.insert(findingKind(E["message"].get<std::string>()));
+  std::vector<nlohmann::json> NewUnsafe;
+  for (const nlohmann::json &E : K1Unsafe)
+    if (!K0Kinds.count(findingKind(E["message"].get<std::string>())))
+      NewUnsafe.push_back(E);
+  if (!K0Unsafe.empty())
+    J["unsafe_new_kinds"] = NewUnsafe;
+  if (!First && !NewUnsafe.empty()) {
+    K1Unsafe = NewUnsafe;
+    const nlohmann::json &E = K1Unsafe.front();
+    First = Failure{1, "unsafe",
+                    "unsafe: " + S.Kernel + offsetText(E) + ": " +
+                        E["message"].get<std::string>() + " (seed " +
+                        std::to_string(E["seed"].get<uint64_t>()) +
+                        (Schedules > 1 ? ", schedule " +
+                                             std::to_string(E["schedule"].get<unsigned>())
+                                       : std::string()) + ")"};
+    for (size_t I = 1; I < K1Unsafe.size(); ++I)
+      R.Details.push_back("also unsafe: " + S.Kernel + offsetText(K1Unsafe[I]) + ": " +
+                          K1Unsafe[I]["message"].get<std::string>());
+  } else {
+    for (const nlohmann::json &E : NewUnsafe)
+      R.Details.push_back("also unsafe: " + S.Kernel + offsetText(E) + ": " +
+                          E["message"].get<std::string>());
+  }
   if (First) {
     R.Exit = First->Exit;
     R.Verdict = First->Verdict;
@@ -338,8 +435,11 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     R.Exit = 0;
     R.Verdict = "ok";
     R.Line = "ok: " + S.Kernel + ", " + std::to_string(NOut) + " output buffer" +
-             (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) + " (backend " +
-             DI.Backend + ", " + DI.Name + ")";
+             (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) +
+             (Schedules > 1 ? " x " + std::to_string(Schedules) + " schedules" : "") +
+             (Strict ? (K0Unsafe.empty() ? ", strict checks clean" : ", strict checks: K0 itself unsafe")
+                     : ", no strict checks") +
+             " (backend " + DI.Backend + ", " + DI.Name + ")";
   }
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];

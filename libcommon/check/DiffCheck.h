@@ -21,12 +21,18 @@ struct DiffOptions {
   std::string Backend = "emu";
   std::string DumpDir;        // --dump-inputs
   unsigned Threads = 0;
+  // The strict checks (emu): K1 code that is correct only by luck of hardware timing (a load
+  // read before its s_waitcnt, a missing s_nop, a race between waves) is `unsafe`.
+  bool Strict = true;
+  // Wave interleavings K1 runs under per seed: the first is the emulator's default order, the
+  // others seeded, varied orders.
+  unsigned Schedules = 1;
   InferOptions Infer;
 };
 
 struct DiffResult {
-  int Exit = 0;               // 0 ok, 1 divergent/abi_invalid, 2 bad input, 3 runtime_error
-  std::string Verdict;        // ok, divergent, abi_invalid, runtime_error, error
+  int Exit = 0;               // 0 ok, 1 divergent/unsafe/abi_invalid, 2 bad input, 3 runtime_error
+  std::string Verdict;        // ok, divergent, unsafe, abi_invalid, runtime_error, error
   std::string Line;           // the verdict line without the tool prefix, or the error message
   std::vector<std::string> Details;
   nlohmann::json Json;

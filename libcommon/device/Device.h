@@ -32,6 +32,22 @@ struct LaunchParams {
   uint64_t Seed = 1;                           // emu: wave interleaving order
   unsigned Threads = 0;                        // emu: host threads (0: all cores)
   uint64_t MaxWaveInstructions = 1ull << 31;   // emu: per-wave instruction limit
+  bool VarySchedule = false;                   // emu: seeded, varied wave interleaving
+  bool Strict = false;                         // emu: the strict checks (emu/StrictCheck.h)
+};
+
+// A strict-check finding: code that is correct only by luck of hardware timing.
+struct SyncFinding {
+  std::string Rule;        // "pending-read", "lds-race", "global-race", a wait-state rule, ...
+  uint64_t Offset = 0;     // of the instruction, from the kernel's entry
+  std::string Message;
+};
+
+// What one s_waitcnt saw in a dispatch with strict checks.
+struct WaitStat {
+  uint64_t Offset = 0;     // from the kernel's entry
+  uint64_t Executions = 0;
+  unsigned MaxVm = 0, MaxLgkm = 0; // most operations outstanding when it executed
 };
 
 struct LaunchResult {
@@ -39,6 +55,10 @@ struct LaunchResult {
   uint64_t Workgroups = 0, Waves = 0;
   uint64_t WaveInstructions = 0, LaneInstructions = 0; // emu only (0 on hardware)
   unsigned HostThreads = 0;
+  bool Checked = false;         // the strict checks ran (emu with Strict)
+  std::vector<SyncFinding> Findings; // the first findings (one per rule and instruction)
+  uint64_t FindingsTotal = 0;        // every occurrence
+  std::vector<WaitStat> Waits;       // by offset
 };
 
 // A code object loaded on a device.

@@ -63,6 +63,8 @@ public:
     L.Seed = P.Seed;
     L.Threads = P.Threads;
     L.MaxWaveInstructions = P.MaxWaveInstructions;
+    L.VarySchedule = P.VarySchedule;
+    L.Strict = P.Strict;
     auto S = static_cast<EmuModule &>(M).emulator().run(L);
     if (!S)
       return S.takeError();
@@ -73,6 +75,12 @@ public:
     R.WaveInstructions = S->WaveInstructions;
     R.LaneInstructions = S->LaneInstructions;
     R.HostThreads = S->Threads;
+    R.Checked = P.Strict;
+    for (const emu::StrictFinding &F : S->Findings)
+      R.Findings.push_back(SyncFinding{F.Rule, F.Pc - S->EntryPc, F.Message});
+    R.FindingsTotal = S->FindingsTotal;
+    for (const auto &[Pc, W] : S->Waits)
+      R.Waits.push_back(WaitStat{Pc - S->EntryPc, W.Executions, W.MaxVm, W.MaxLgkm});
     return R;
   }
 

@@ -355,9 +355,25 @@ int runKernelRun(const RunRequest &Req) {
   L.Threads = Req.Threads;
   L.Seed = Req.Seed;
   L.MaxWaveInstructions = Req.MaxWaveInstructions;
+  L.Strict = Req.Strict;
+  L.VarySchedule = Req.VarySchedule;
+  if (Req.Strict && Dev.info().Hardware)
+    return reportError(Tool, makeError("--strict and --sync-profile need the emu backend (a GPU "
+                                       "cannot report what its timing hid)"));
   auto Stats = Dev.launch(**Mod, L);
   if (!Stats)
     return reportError(Tool, Stats.takeError());
+  if (!Req.SyncProfile.empty()) {
+    nlohmann::json P;
+    P["kernel"] = K->Name;
+    P["waits"] = nlohmann::json::array();
+    for (const WaitStat &W : Stats->Waits)
+      P["waits"].push_back({{"offset", W.Offset},
+                            {"executions", W.Executions},
+                            {"max_outstanding", {{"vm", W.MaxVm}, {"lgkm", W.MaxLgkm}}}});
+    if (llvm::Error E = writeFileAtomic(Req.SyncProfile, P.dump(2) + "\n"))
+      return reportError(Tool, std::move(E));
+  }
   for (const auto &[A, File] : Outs) {
     std::string Data(BufferSize[A], '\0');
     if (llvm::Error E = Dev.read(BufferAddr[A], Data.data(), Data.size()))
@@ -385,6 +401,12 @@ int runKernelRun(const RunRequest &Req) {
       J["host_threads"] = Stats->HostThreads;
     }
     J["timing"] = DI.Hardware ? "GPU time" : "emulated: host time, not GPU time";
+    if (Stats->Checked) {
+      J["unsafe_total"] = Stats->FindingsTotal;
+      J["unsafe"] = nlohmann::json::array();
+      for (const SyncFinding &F : Stats->Findings)
+        J["unsafe"].push_back({{"rule", F.Rule}, {"offset", F.Offset}, {"message", F.Message}});
+    }
     llvm::outs() << J.dump(2) << "\n";
   } else if (!Req.Quiet) {
     llvm::errs() << Tool << ": backend " << DI.Backend << ", " << DI.Name << ", kernel " << K->Name << ", grid "
@@ -399,6 +421,14 @@ int runKernelRun(const RunRequest &Req) {
                    << Stats->LaneInstructions << " lane instructions, "
                    << llvm::format("%.3f", Stats->Seconds) << " s host time on "
                    << Stats->HostThreads << " threads (emulated, not GPU time)\n";
+  }
+  if (Stats->Checked && !Stats->Findings.empty()) {
+    if (!Req.Json)
+      for (const SyncFinding &F : Stats->Findings)
+        llvm::errs() << Tool << ": unsafe: " << F.Message << "\n";
+    llvm::errs() << Tool << ": the strict checks found " << Stats->FindingsTotal
+                 << " unsafe operation(s) in kernel " << K->Name << "\n";
+    return 1;
   }
   return ExitOk;
 }

@@ -38,6 +38,9 @@ struct RunRequest {
   unsigned Threads = 0;
   uint64_t Seed = 1;
   uint64_t MaxWaveInstructions = 1ull << 31;
+  bool Strict = false;          // the strict checks; findings make the run fail (exit 1)
+  bool VarySchedule = false;    // seeded, varied wave interleaving
+  std::string SyncProfile;      // write what each s_waitcnt saw here (implies Strict)
   std::string Backend = "emu";
   bool Json = false, Quiet = false;
 };

@@ -143,6 +143,7 @@ llvm::Error Emulator::loadImage() {
   TextEnd = Base + Hi;
   size_t N = size_t((Hi - Lo) / 4);
   Slots.assign(N, Inst());
+  SlotUses.assign(N, RegUses());
   SlotValid.assign(N, 0);
   const uint8_t *Img = Mem.translate(TextBegin, TextEnd - TextBegin);
   for (const ElfSection &S : Code.Sections) {
@@ -154,6 +155,7 @@ llvm::Error Emulator::loadImage() {
       std::string Why;
       if (decodeInst(Img + A, size_t(S.Addr - Lo + S.Size - A), Target, In, &Why)) {
         Slots[A / 4] = In;
+        SlotUses[A / 4] = regUses(In, Target);
         SlotValid[A / 4] = 1;
         A += In.size;
       } else {
@@ -196,9 +198,27 @@ const Inst &Emulator::fetch(uint64_t Pc) {
   return R;
 }
 
+const Inst &Emulator::fetch(uint64_t Pc, const RegUses *&Uses) {
+  if (Pc >= TextBegin && Pc < TextEnd && (Pc & 3) == 0) {
+    size_t I = size_t((Pc - TextBegin) >> 2);
+    if (SlotValid[I]) {
+      Uses = &SlotUses[I];
+      return Slots[I];
+    }
+  }
+  const Inst &In = fetch(Pc);
+  std::lock_guard<std::mutex> G(ExtraLock);
+  std::unique_ptr<RegUses> &U = ExtraUses[Pc];
+  if (!U)
+    U = std::make_unique<RegUses>(regUses(In, Target));
+  Uses = U.get();
+  return In;
+}
+
 namespace {
 
 // Run one wave for at most Quantum instructions, stopping at a barrier or s_endpgm.
+template <bool Strict>
 inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
                     uint64_t &LaneInsts) {
   WaveState &W = C.w;
@@ -206,7 +226,8 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     if (W.done || W.atBarrier)
       return;
     uint64_t Pc = W.pc;
-    const Inst &In = E.fetch(Pc);
+    const RegUses *U = nullptr;
+    const Inst &In = Strict ? E.fetch(Pc, U) : E.fetch(Pc);
     C.instPc = Pc;
     W.pc = Pc + In.size;
     if (++W.instCount > MaxInst)
@@ -216,9 +237,13 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     if (In.enc != Enc::SOP1 && In.enc != Enc::SOP2 && In.enc != Enc::SOPK &&
         In.enc != Enc::SOPC && In.enc != Enc::SOPP && In.enc != Enc::SMEM)
       LaneInsts += unsigned(__builtin_popcountll(W.exec()));
+    if (Strict)
+      C.strict->before(C, In, *U, Pc);
     bool Ok = executeInst(C, In);
     if (!Ok)
       throwUnsupported(mnemonic(In, E.gfx()), Pc);
+    if (Strict)
+      C.strict->after(C, In, *U, Pc);
   }
 }
 
@@ -381,10 +406,13 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   std::vector<ThreadStats> TS(Threads);
   auto Start = std::chrono::steady_clock::now();
 
+  StrictReport Report;
   auto Worker = [&](unsigned T) {
     ThreadStats &St = TS[T];
     Workgroup WG;
     std::vector<std::unique_ptr<WaveState>> Waves;
+    StrictGroup SG;
+    std::vector<std::unique_ptr<StrictWave>> SW;
     for (;;) {
       if (Abort.load(std::memory_order_relaxed))
         return;
@@ -407,6 +435,12 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           Waves.push_back(std::make_unique<WaveState>());
         std::vector<ExecCtx> Ctx;
         Ctx.reserve(NW);
+        if (L.Strict) {
+          SG.reset(NW, WG.lds.size());
+          SW.clear();
+          for (unsigned Wv = 0; Wv < NW; ++Wv)
+            SW.push_back(std::make_unique<StrictWave>(SG, Wv, Target, Report));
+        }
         for (unsigned Wv = 0; Wv < NW; ++Wv) {
           WaveState &W = *Waves[Wv];
           std::memset(W.s, 0, sizeof(W.s));
@@ -495,7 +529,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             V0[Ln] = X | (Dims > 1 ? Y << 10 : 0) | (Dims > 2 ? Z << 20 : 0);
           }
           Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane, nullptr,
-                                Mem.tracking()});
+                                Mem.tracking(), L.Strict ? SW[Wv].get() : nullptr});
         }
         // Schedule: rounds over the waves in a seeded order; barriers release when every wave
         // that has not ended waits at one.
@@ -520,7 +554,11 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             if (W.done || W.atBarrier)
               continue;
             uint64_t Before = W.instCount;
-            runWave(*this, Ctx[I], NW > 1 ? 256 : ~0u, L.MaxWaveInstructions, St.LaneInsts);
+            unsigned Quantum = NW == 1 ? ~0u : L.VarySchedule ? 1 + unsigned(Next() % 96) : 256;
+            if (L.Strict)
+              runWave<true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, St.LaneInsts);
+            else
+              runWave<false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, St.LaneInsts);
             AnyRan |= W.instCount != Before;
           }
           unsigned Done = 0, AtBarrier = 0;
@@ -539,6 +577,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
         }
         for (unsigned I = 0; I < NW; ++I)
           St.Insts += Waves[I]->instCount;
+        if (L.Strict)
+          for (auto &S : SW)
+            S->finish();
         St.Waves += NW;
         ++St.Groups;
       } catch (const EmuError &Err) {
@@ -567,6 +608,12 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     R.Waves += St.Waves;
     R.WaveInstructions += St.Insts;
     R.LaneInstructions += St.LaneInsts;
+  }
+  R.EntryPc = Base + K->EntryAddr;
+  if (L.Strict) {
+    R.Findings = Report.findings();
+    R.FindingsTotal = Report.total();
+    R.Waits = Report.waits();
   }
   Cleanup();
   if (FirstError) {

@@ -10,6 +10,8 @@
 #include "emu/DeviceMemory.h"
 #include "emu/Exec.h"
 #include "emu/Inst.h"
+#include "emu/RegUse.h"
+#include "emu/StrictCheck.h"
 
 #include "llvm/Support/Error.h"
 
@@ -35,6 +37,11 @@ struct LaunchConfig {
   uint32_t ExtraPrivatePerLane = 0;            // extra scratch per lane (dynamic stack)
   unsigned Threads = 0;                        // host threads (0: all cores)
   uint64_t Seed = 1;                           // wave interleaving order
+  // Vary how many instructions a wave runs before the next one is scheduled (seeded by Seed)
+  // instead of a fixed quantum: more interleavings of the waves of a workgroup.
+  bool VarySchedule = false;
+  // The strict checks (StrictCheck.h): pending loads, wait states, races between waves.
+  bool Strict = false;
   uint64_t MaxWaveInstructions = 1ull << 31;   // per wave: beyond this, the run stops
 };
 
@@ -46,6 +53,12 @@ struct RunStats {
   uint64_t LaneInstructions = 0;   // vector instructions x active lanes (EXEC popcount)
   double Seconds = 0;              // host wall-clock time of the run
   unsigned Threads = 0;
+  // Strict checks (when on): the first findings, their total count, and what each s_waitcnt
+  // saw (by pc).
+  std::vector<StrictFinding> Findings;
+  uint64_t FindingsTotal = 0;
+  std::map<uint64_t, WaitProfile> Waits;
+  uint64_t EntryPc = 0;            // the kernel's entry (its descriptor's code address)
 };
 
 class Emulator {
@@ -66,6 +79,8 @@ public:
 
   // The decoded instruction at a device address (decoding on first use outside .text).
   const Inst &fetch(uint64_t Pc);
+  // The same with its register uses (RegUse.h).
+  const Inst &fetch(uint64_t Pc, const RegUses *&Uses);
 
 private:
   Emulator(const CodeObject &Code, DeviceMemory &Mem, Gfx Target)
@@ -79,9 +94,11 @@ private:
   // Pre-decoded code: slot i holds the instruction starting at TextBegin + 4*i.
   uint64_t TextBegin = 0, TextEnd = 0;
   std::vector<Inst> Slots;
+  std::vector<RegUses> SlotUses;
   std::vector<uint8_t> SlotValid;
   std::mutex ExtraLock;
   std::unordered_map<uint64_t, std::unique_ptr<Inst>> Extra;
+  std::unordered_map<uint64_t, std::unique_ptr<RegUses>> ExtraUses;
 };
 
 } // namespace asmevo::emu

@@ -68,6 +68,8 @@ uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const cha
     throwMemoryFault(what, addr, size, lane, c.instPc,
                      "outside the workgroup's " + std::to_string(c.wg.lds.size()) +
                          "-byte LDS allocation");
+  if (c.strict)
+    strictLdsTouch(c, addr, size);
   return c.wg.lds.data() + addr;
 }
 
@@ -84,7 +86,8 @@ uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const
                      "outside the lane's " + std::to_string(c.scratchPerLane) +
                          "-byte private segment");
   uint64_t base = c.w.s[kFlatScratchLo] | (uint64_t(c.w.s[kFlatScratchHi]) << 32);
-  return globalAccess(c, base + uint64_t(lane) * c.scratchPerLane + addr, size, lane, what);
+  return globalAccessUnchecked(c, base + uint64_t(lane) * c.scratchPerLane + addr, size, lane,
+                               what);
 }
 
 uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {

@@ -20,6 +20,8 @@ inline bool isGfx94Plus(Gfx g) { return g != Gfx::Gfx90a; }
 bool parseGfx(const char *processor, Gfx &out);
 const char *gfxName(Gfx g);
 
+class StrictWave;
+
 // One workgroup's shared state.
 struct Workgroup {
   uint32_t id[3] = {0, 0, 0};
@@ -41,13 +43,20 @@ struct ExecCtx {
   // and a context belongs to one wave on one thread).
   const Allocation *lastAlloc = nullptr;
   bool track = false;                // record footprints (DeviceMemory::setTracking)
+  StrictWave *strict = nullptr;      // the strict checks (StrictCheck.h), when on
 };
+
+// The strict checks' memory hooks (StrictCheck.cpp): every LDS byte range and every global
+// (non-private) byte range the current instruction touches.
+void strictLdsTouch(ExecCtx &c, uint64_t addr, unsigned size);
+void strictGlobalTouch(ExecCtx &c, uint64_t addr, unsigned size);
 
 // Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
 // lane and address. `what` names the access ("global_load_dword read").
 uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
-inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane,
-                             const char *what) {
+// The same without the strict checks' hook (private memory: no other wave can reach it).
+inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t addr, unsigned size, int lane,
+                                      const char *what) {
   const Allocation *a = c.lastAlloc;
   if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base)) {
     if (c.track)
@@ -55,6 +64,12 @@ inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane,
     return a->Bytes.get() + (addr - a->Base);
   }
   return globalAccessSlow(c, addr, size, lane, what);
+}
+inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane,
+                             const char *what) {
+  if (c.strict)
+    strictGlobalTouch(c, addr, size);
+  return globalAccessUnchecked(c, addr, size, lane, what);
 }
 uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
 // A private-segment (scratch) address of one lane, as scratch_* and flat-to-private see it.

@@ -426,8 +426,8 @@ TEST(DiffCheck, IdenticalKernelsAreOkAndReportMetrics) {
   O.Seeds = {1, 2, 3};
   DiffResult R = runDiffCheck(O);
   ASSERT_EQ(R.Exit, 0) << R.Line;
-  EXPECT_EQ(R.Line, "ok: add_kernel, 1 output buffer equal on seeds 1,2,3 (backend emu, CPU "
-                    "emulator (gfx942, wave64))");
+  EXPECT_EQ(R.Line, "ok: add_kernel, 1 output buffer equal on seeds 1,2,3, strict checks clean "
+                    "(backend emu, CPU emulator (gfx942, wave64))");
   const auto &B = R.Json["buffers"][2];
   EXPECT_EQ(B["role"], "out");
   EXPECT_EQ(B["seeds"].size(), 3u);

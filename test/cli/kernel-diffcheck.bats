@@ -21,7 +21,7 @@ recover_vadd() {
       n=$(basename "$s" .json)
       run kernel-diffcheck "$TRITON/$arch/$n.hsaco" "$TRITON/$arch/$n.hsaco" --spec "$s" -q
       [ "$status" -eq 0 ] || fail "$arch $n: $output"
-      assert_line --index 0 --regexp "^kernel-diffcheck: ok: [a-z_]+, [0-9]+ output buffers? equal on seeds 1,2,3 \(backend emu, CPU emulator \($arch, wave64\)\)$"
+      assert_line --index 0 --regexp "^kernel-diffcheck: ok: [a-z_]+, [0-9]+ output buffers? equal on seeds 1,2,3, strict checks( clean|: K0 itself unsafe) \(backend emu, CPU emulator \($arch, wave64\)\)$"
     done
   done
 }
@@ -45,6 +45,43 @@ s = b["seeds"][0]
 assert s["ok"] is False and s["cosine"] < 0.9999 and s["first_diff"]["index"] >= 0, s
 assert [x["role"] for x in j["buffers"]] == ["in", "in", "out"]
 assert j["spec"]["args"][0]["elements"] == 3000'
+}
+
+@test "a deleted s_waitcnt is unsafe, naming the read, the load and the wait it needed (exit 1)" {
+  k0="$TRITON/gfx942/matmul_fp16.hsaco"
+  hsaco-recover "$k0" -o k.s
+  # The first vmcnt wait of the main loop: the LDS store after it reads the loaded registers.
+  n=$(grep -n 's_waitcnt vmcnt(1)' k.s | head -1 | cut -d: -f1)
+  [ -n "$n" ]
+  sed "${n}d" k.s > k1.s
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$k0"
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16)" -q
+  assert_failure 1
+  assert_line --index 0 --regexp "^kernel-diffcheck: unsafe: matmul_kernel\+0x[0-9a-f]+: pending-read: ds_write_b64 at pc 0x[0-9a-f]+ reads v[0-9]+ before buffer_load_dwordx4 at pc 0x[0-9a-f]+ has returned it \(needs s_waitcnt vmcnt\(1\) first\) \(seed 1\)$"
+  # The same candidate compared on outputs only passes: its results are right by luck.
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16)" -q --no-strict
+  assert_success
+  assert_line --index 0 --partial ", no strict checks ("
+}
+
+@test "a wait moved past a barrier is an LDS race; --schedules runs several interleavings" {
+  k0="$TRITON/gfx942/matmul_fp16.hsaco"
+  hsaco-recover "$k0" -o k.s
+  # Delete the lgkmcnt(0) that completes the LDS stores before the loop's barrier.
+  n=$(awk '/s_waitcnt lgkmcnt\(0\)/ {w=NR} /s_barrier/ && w==NR-1 {print w}' k.s | sed -n 2p)
+  [ -n "$n" ]
+  sed "${n}d" k.s > k1.s
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$k0"
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16)" -q --schedules 3 --json
+  assert_failure 1
+  echo "$output" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["verdict"] == "unsafe", j["verdict"]
+assert j["strict"] is True and j["schedules"] == 3
+assert j["unsafe"][0]["rule"] == "lds-race", j["unsafe"][0]
+assert j["k0_unsafe"] == []
+assert all(len(b["seeds"]) == 9 for b in j["buffers"] if b["role"] != "in")'
 }
 
 @test "a candidate that traps is a runtime_error of K1 (exit 3)" {

@@ -118,3 +118,26 @@ SRC
   assert_failure 3
   assert_output --regexp "^kernel-run: error: unsupported instruction s_sendmsg at pc 0x[0-9a-f]+04 \\(workgroup 0,0,0\\)$"
 }
+
+@test "--strict reports a load read before its wait (exit 1); --sync-profile writes what each wait saw" {
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  make_inputs 3000
+  run kernel-run "$k0" --block 256 --grid 3 --arg @x.bin --arg @y.bin --arg zeros:12288 --arg 3000 --arg null --arg null --strict -q
+  assert_success
+  run kernel-run "$k0" --block 256 --grid 3 --arg @x.bin --arg @y.bin --arg zeros:12288 --arg 3000 --arg null --arg null --sync-profile p.json -q
+  assert_success
+  python3 -c '
+import json
+p = json.load(open("p.json"))
+assert p["kernel"] == "add_kernel" and p["waits"], p
+assert all(w["executions"] > 0 and w["max_outstanding"]["vm"] >= 0 for w in p["waits"])
+assert any(w["max_outstanding"]["vm"] > 0 for w in p["waits"]), p'
+  hsaco-recover "$k0" -o k.s
+  n=$(grep -n 's_waitcnt vmcnt(0)' k.s | head -1 | cut -d: -f1)
+  sed "${n}d" k.s > k1.s
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$k0"
+  run kernel-run k1.hsaco --block 256 --grid 3 --arg @x.bin --arg @y.bin --arg zeros:12288 --arg 3000 --arg null --arg null --strict -q
+  assert_failure 1
+  assert_line --regexp "^kernel-run: unsafe: pending-read: v_[a-z0-9_]+ at pc 0x[0-9a-f]+ reads v[0-9]+ before (global|buffer)_load_dword[x0-9]* at pc 0x[0-9a-f]+ has returned it \(needs s_waitcnt vmcnt\([0-9]+\) first\)$"
+  assert_line --regexp "^kernel-run: the strict checks found [0-9]+ unsafe operation\(s\) in kernel add_kernel$"
+}

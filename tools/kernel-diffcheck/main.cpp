@@ -52,6 +52,9 @@ int main(int argc, char **argv) {
       "dump-inputs", "Write every seed's buffer contents (inputs, K0 and K1 results) under DIR",
       cxxopts::value<std::string>(), "DIR")(
       "infer", "Only complete the spec by launch inference on K0 and write it (-o)")(
+      "schedules", "Wave interleavings K1 runs under per seed (default 1): the default order, "
+                   "then seeded varied ones", cxxopts::value<unsigned>(), "N")(
+      "no-strict", "Compare outputs only: no strict checks (pending loads, wait states, races)")(
       "threads", "Host threads of the emulator (default: all cores)", cxxopts::value<unsigned>(), "N");
   C.options().parse_positional({"input"});
   if (int Code = C.parse(argc, argv); Code >= 0)
@@ -116,6 +119,12 @@ int main(int argc, char **argv) {
     return C.usageError("--tau must be a non-negative number");
   if (R.count("backend"))
     O.Backend = R["backend"].as<std::string>();
+  if (R.count("schedules")) {
+    O.Schedules = R["schedules"].as<unsigned>();
+    if (O.Schedules < 1 || O.Schedules > 64)
+      return C.usageError("--schedules must be between 1 and 64");
+  }
+  O.Strict = R.count("no-strict") == 0;
   if (R.count("dump-inputs"))
     O.DumpDir = R["dump-inputs"].as<std::string>();
   return finish(runDiffCheck(O), Json, Quiet, false);

@@ -27,6 +27,12 @@ int main(int argc, char **argv) {
       cxxopts::value<std::vector<std::string>>(), "NAME=FILE")(
       "dynamic-lds", "Bytes of dynamic LDS per workgroup", cxxopts::value<uint32_t>(), "BYTES")(
       "seed", "Seed of the wave interleaving order (default 1)", cxxopts::value<uint64_t>(), "N")(
+      "strict", "Strict checks (emu): loads pending until s_waitcnt, wait-state hazards, races "
+                "between the waves of a workgroup; findings are printed and the run exits 1")(
+      "vary-schedule", "Interleave the waves of a workgroup in a seeded, varied order (emu)")(
+      "sync-profile", "With the strict checks, write for each s_waitcnt the most operations "
+                      "outstanding when it executed to FILE (JSON)",
+      cxxopts::value<std::string>(), "FILE")(
       "threads", "Host threads (default: all cores)", cxxopts::value<unsigned>(), "N")(
       "max-instructions", "Stop a wave after N instructions (default 2^31)",
       cxxopts::value<uint64_t>(), "N")(
@@ -88,6 +94,12 @@ int main(int argc, char **argv) {
     Req.DynamicLds = R["dynamic-lds"].as<uint32_t>();
   if (R.count("seed"))
     Req.Seed = R["seed"].as<uint64_t>();
+  Req.Strict = R.count("strict") > 0;
+  Req.VarySchedule = R.count("vary-schedule") > 0;
+  if (R.count("sync-profile")) {
+    Req.SyncProfile = R["sync-profile"].as<std::string>();
+    Req.Strict = true;
+  }
   if (R.count("threads"))
     Req.Threads = R["threads"].as<unsigned>();
   if (R.count("max-instructions"))
