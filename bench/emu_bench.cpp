@@ -4,7 +4,9 @@
 // Prints lane-instructions per second (vector instructions x active lanes) and wave
 // instructions per second, medians of --repeat runs. These are host-time figures of an
 // emulator, not GPU times.
-//   emu_bench [--arch gfx942] [--repeat 5] [--source-dir DIR]
+// With --strict the dispatches run under the strict checks (emu/StrictCheck.h): the cost of
+// the stricter oracle.
+//   emu_bench [--arch gfx942] [--repeat 5] [--source-dir DIR] [--strict]
 #include "bench_support.h"
 
 #include "codeobj/Input.h"
@@ -49,13 +51,19 @@ template <typename T> uint64_t put(DeviceMemory &M, const std::vector<T> &V) {
 int main(int argc, char **argv) {
   std::string Arch = "gfx942", Src = ASMEVO_SOURCE_DIR;
   int Repeat = 5;
+  bool Strict = false;
+  for (int I = 1; I < argc; ++I)
+    if (!std::strcmp(argv[I], "--strict"))
+      Strict = true;
   for (int I = 1; I + 1 < argc; I += 2) {
+    if (!std::strcmp(argv[I], "--strict")) { --I; continue; }
     if (!std::strcmp(argv[I], "--arch")) Arch = argv[I + 1];
     else if (!std::strcmp(argv[I], "--repeat")) Repeat = std::atoi(argv[I + 1]);
     else if (!std::strcmp(argv[I], "--source-dir")) Src = argv[I + 1];
   }
-  std::printf("emu_bench: %s, 1 host thread, median of %d runs (emulated: host time, not GPU time)\n",
-              Arch.c_str(), Repeat);
+  std::printf("emu_bench: %s, 1 host thread, median of %d runs%s (emulated: host time, not GPU "
+              "time)\n",
+              Arch.c_str(), Repeat, Strict ? ", strict checks on" : "");
   std::printf("%-28s %12s %14s %14s %12s %12s %8s\n", "kernel", "emu ms", "lane-inst/s",
               "wave-inst/s", "lane-insts", "C++ ms", "ratio");
   const uint32_t N = 1 << 20, Rows = 256, Cols = 1024, M = 256, Nn = 256, K = 256;
@@ -101,6 +109,7 @@ int main(int argc, char **argv) {
     L.DynamicLds = C.Lds;
     L.Kernarg = KA;
     L.Threads = 1;
+    L.Strict = Strict;
     for (int R = 0; R < Repeat; ++R) {
       auto T0 = Clock::now();
       auto S = E->run(L);
