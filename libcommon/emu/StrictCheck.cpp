@@ -159,61 +159,54 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
   }
   if (Outstanding.empty())
     return;
-  auto pendingFor = [&](uint32_t Owner) -> const Pending * {
-    for (const Pending &P : Outstanding)
-      if (P.Seq + 1 == Owner)
-        return &P;
-    return nullptr;
-  };
-  auto counterOf = [](const Pending &P) { return P.InVm ? "vmcnt" : "lgkmcnt"; };
   for (unsigned I = 0; I < U.numReads; ++I) {
-    const RegRange &Rg = U.reads[I];
-    for (unsigned K = 0; K < Rg.count; ++K) {
-      uint16_t Code = uint16_t(Rg.code + K);
-      if (Code >= kAgprBase + 256 || !RegOwner[Code])
-        continue;
-      const Pending *P = pendingFor(RegOwner[Code]);
-      if (!P)
-        continue;
-      if (!fresh("pending-read", Pc))
-        return;
-      // How far the counter must drop for the load to be complete (in-order counters).
-      unsigned Younger = 0;
-      for (const Pending &Q : Outstanding)
-        if (Q.Seq > P->Seq && (P->InVm ? Q.InVm : Q.InLgkm))
-          ++Younger;
-      std::string Need = P->OutOfOrder ? std::string("lgkmcnt(0)")
-                                       : std::string(counterOf(*P)) + "(" +
-                                             std::to_string(Younger) + ")";
-      report("pending-read", Pc,
-             describe(In.op, Pc) + " reads " + regName(RegRange{Code, 1}) + " before " +
-                 describe(P->Opc, P->Pc) + " has returned it (needs s_waitcnt " + Need +
-                 " first)");
+    uint16_t Code;
+    const Pending *P = pendingIn(U.reads[I], Code);
+    if (!P)
+      continue;
+    if (!fresh("pending-read", Pc))
       return;
-    }
+    // How far the counter must drop for the load to be complete (in-order counters).
+    unsigned Younger = 0;
+    for (const Pending &Q : Outstanding)
+      if (Q.Seq > P->Seq && (P->InVm ? Q.InVm : Q.InLgkm))
+        ++Younger;
+    std::string Need = P->OutOfOrder ? std::string("lgkmcnt(0)")
+                                     : std::string(P->InVm ? "vmcnt" : "lgkmcnt") + "(" +
+                                           std::to_string(Younger) + ")";
+    report("pending-read", Pc,
+           describe(In.op, Pc) + " reads " + regName(RegRange{Code, 1}) + " before " +
+               describe(P->Opc, P->Pc) + " has returned it (needs s_waitcnt " + Need + " first)");
+    return;
   }
   for (unsigned I = 0; I < U.numWrites; ++I) {
-    const RegRange &Rg = U.writes[I];
-    for (unsigned K = 0; K < Rg.count; ++K) {
-      uint16_t Code = uint16_t(Rg.code + K);
-      if (Code >= kAgprBase + 256 || !RegOwner[Code])
-        continue;
-      const Pending *P = pendingFor(RegOwner[Code]);
-      if (!P)
-        continue;
-      // A later load of the same in-order queue returns after the earlier one: no hazard.
-      bool InOrderAfter = !P->OutOfOrder && ((P->InVm && U.cls == IssueClass::Vmem) ||
-                                             (!P->InVm && U.cls == IssueClass::Ds));
-      if (InOrderAfter)
-        continue;
-      if (!fresh("pending-overwrite", Pc))
-        return;
-      report("pending-overwrite", Pc,
-             describe(In.op, Pc) + " writes " + regName(RegRange{Code, 1}) + " while " +
-                 describe(P->Opc, P->Pc) + " has not yet returned into it");
-      return;
-    }
+    uint16_t Code;
+    const Pending *P = pendingIn(U.writes[I], Code);
+    if (!P)
+      continue;
+    // A later load of the same in-order queue returns after the earlier one: no hazard.
+    bool InOrderAfter = !P->OutOfOrder && ((P->InVm && U.cls == IssueClass::Vmem) ||
+                                           (!P->InVm && U.cls == IssueClass::Ds));
+    if (InOrderAfter || !fresh("pending-overwrite", Pc))
+      continue;
+    report("pending-overwrite", Pc,
+           describe(In.op, Pc) + " writes " + regName(RegRange{Code, 1}) + " while " +
+               describe(P->Opc, P->Pc) + " has not yet returned into it");
+    return;
   }
+}
+
+// The pending load that will write a register of Rg (its first such register in Code).
+const StrictWave::Pending *StrictWave::pendingIn(const RegRange &Rg, uint16_t &Code) const {
+  for (unsigned K = 0; K < Rg.count; ++K) {
+    Code = uint16_t(Rg.code + K);
+    if (Code >= kAgprBase + 256 || !RegOwner[Code])
+      continue;
+    for (const Pending &P : Outstanding)
+      if (P.Seq + 1 == RegOwner[Code])
+        return &P;
+  }
+  return nullptr;
 }
 
 void StrictWave::retire(size_t Index) {

@@ -64,14 +64,6 @@ private:
   std::vector<StrictFinding> Findings;
   uint64_t Total = 0;
   std::map<uint64_t, WaitProfile> Waits;
-  std::vector<std::pair<const char *, uint64_t>> Seen;
-  // LDS bytes the current instruction writes, with their contents before it.
-  struct LdsWrite {
-    uint32_t Addr, Size, Old;
-  };
-  std::vector<LdsWrite> LdsWrites;
-  std::vector<uint8_t> LdsOld;
-  uint64_t Repeats = 0;
 };
 
 class StrictGroup;
@@ -99,6 +91,7 @@ private:
     uint64_t Pc;
     Op Opc;
   };
+  const Pending *pendingIn(const RegRange &Rg, uint16_t &Code) const;
   void ldsCheck(uint64_t Addr, unsigned Size, bool Write);
   void ldsFinishWrites(ExecCtx &C);
   void retire(size_t Index);
