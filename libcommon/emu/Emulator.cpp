@@ -407,6 +407,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   auto Start = std::chrono::steady_clock::now();
 
   StrictReport Report;
+  // XNACK replay is possible unless the code object is built for xnack off (or has no xnack).
+  const bool XnackReplay = Code.Target.Xnack == TargetFeature::On ||
+                           Code.Target.Xnack == TargetFeature::Any;
   auto Worker = [&](unsigned T) {
     ThreadStats &St = TS[T];
     Workgroup WG;
@@ -439,7 +442,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           SG.reset(NW, WG.lds.size());
           SW.clear();
           for (unsigned Wv = 0; Wv < NW; ++Wv)
-            SW.push_back(std::make_unique<StrictWave>(SG, Wv, Target, Report));
+            SW.push_back(std::make_unique<StrictWave>(SG, Wv, Target, XnackReplay, Report));
         }
         for (unsigned Wv = 0; Wv < NW; ++Wv) {
           WaveState &W = *Waves[Wv];

@@ -111,8 +111,9 @@ void StrictGroup::pruneStores() {
 
 // ---- StrictWave -----------------------------------------------------------------------------
 
-StrictWave::StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, StrictReport &R)
-    : G(G), Wave(Wave), Target(Target), R(R), Hazards(Target) {
+StrictWave::StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, bool XnackReplay,
+                       StrictReport &R)
+    : G(G), Wave(Wave), Target(Target), R(R), Hazards(Target), XnackReplay(XnackReplay) {
   std::memset(RegOwner, 0, sizeof(RegOwner));
   (void)this->Target;
 }
@@ -147,6 +148,8 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
     CurSeq = NextSeq++;
     G.Ops[Wave].push_back(StrictGroup::OpRecord{Pc, In.op, StrictGroup::kPendingEpoch});
   }
+  if (XnackReplay)
+    clauseCheck(In, U, Pc);
   std::string Why;
   if (!Hazards.check(In, U, Pc, Why)) {
     // "wait-state hazard <rule>: ...": the rule's name is the finding's rule.
@@ -194,6 +197,56 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
                describe(P->Opc, P->Pc) + " has not yet returned into it");
     return;
   }
+}
+
+// Soft clauses (see StrictCheck.h). EXEC reads are left out: no memory instruction writes EXEC.
+void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
+  bool Smem = U.cls == IssueClass::Smem;
+  bool VecMem = U.cls == IssueClass::Vmem || U.cls == IssueClass::Flat;
+  if (!Smem && !VecMem) {
+    Clause.clear();
+    return;
+  }
+  if (!Clause.empty() && ClauseSmem != Smem)
+    Clause.clear();
+  ClauseSmem = Smem;
+  Clause.push_back(ClauseMember{&U, Pc, In.op});
+  if (Clause.size() < 2)
+    return;
+  auto overlaps = [](const RegRange &W, const RegUses &Other) {
+    for (unsigned I = 0; I < Other.numReads; ++I)
+      if (Other.reads[I].code != kExecLo && W.overlaps(Other.reads[I]))
+        return true;
+    return false;
+  };
+  bool AnyDefs = false;
+  for (const ClauseMember &M : Clause)
+    AnyDefs |= M.U->numWrites > 0;
+  const ClauseMember *Writer = nullptr, *Reader = nullptr;
+  RegRange Reg;
+  for (const ClauseMember &W : Clause)
+    for (unsigned I = 0; I < W.U->numWrites && !Writer; ++I)
+      for (const ClauseMember &Rd : Clause)
+        if (overlaps(W.U->writes[I], *Rd.U)) {
+          Writer = &W;
+          Reader = &Rd;
+          Reg = W.U->writes[I];
+          break;
+        }
+  bool StoreJoins = (U.mem & kMemWrite) && !(U.mem & kMemAtomic) && AnyDefs;
+  if ((Writer || StoreJoins) && fresh("xnack-soft-clause", Pc)) {
+    std::string What =
+        Writer ? describe(Writer->Opc, Writer->Pc) + " writes " + regName(Reg) + " that " +
+                     (Reader == Writer ? std::string("it reads itself")
+                                       : describe(Reader->Opc, Reader->Pc) + " reads")
+               : std::string("a store joins a clause that writes registers");
+    report("xnack-soft-clause", Pc,
+           describe(In.op, Pc) + " joins a soft clause of " + std::to_string(Clause.size()) +
+               " memory instructions in which " + What +
+               ": an XNACK replay would use the new value (break the clause, e.g. s_nop 0)");
+  }
+  if (Writer || StoreJoins) // the report keeps the first; a new clause starts here
+    Clause.erase(Clause.begin(), Clause.end() - 1);
 }
 
 // The pending load that will write a register of Rg (its first such register in Code).

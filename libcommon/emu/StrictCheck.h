@@ -16,6 +16,11 @@
 //    workgroup stored). Stores are thereby visible to other waves only once complete.
 //  - Wait states (Hazards.h): the ISA's required independent instructions / s_nop; the rule's
 //    name is the finding's rule.
+//  - Soft clauses under XNACK ("xnack-soft-clause"): consecutive memory instructions of one
+//    kind (SMEM, or vector memory) form a clause the hardware may replay after a page fault;
+//    with XNACK on (the code object's xnack is "on" or "any"), no instruction of a clause of two
+//    or more may write a register that one of the clause reads (itself included), and a store
+//    may not join a clause that writes registers.
 //
 // Findings do not stop the dispatch: it runs to the end (the original kernel may itself rely on
 // hardware behaviour the model treats conservatively, and its outputs are still compared).
@@ -71,7 +76,7 @@ class StrictGroup;
 // One wave's strict-check state. Lives with its ExecCtx.
 class StrictWave {
 public:
-  StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, StrictReport &R);
+  StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, bool XnackReplay, StrictReport &R);
   // Before In executes: register checks against pending loads, wait-state hazards.
   void before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc);
   // After In executed: pending operations, s_waitcnt retirement, barrier epochs.
@@ -92,6 +97,7 @@ private:
     Op Opc;
   };
   const Pending *pendingIn(const RegRange &Rg, uint16_t &Code) const;
+  void clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc);
   void ldsCheck(uint64_t Addr, unsigned Size, bool Write);
   void ldsFinishWrites(ExecCtx &C);
   void retire(size_t Index);
@@ -117,6 +123,15 @@ private:
   Op CurOp = Op::Count;
   std::map<uint64_t, WaitProfile> Waits;
   std::vector<std::pair<const char *, uint64_t>> Seen;
+  // The current soft clause (XNACK replay): its members' uses, pcs and ops.
+  bool XnackReplay;
+  struct ClauseMember {
+    const RegUses *U;
+    uint64_t Pc;
+    Op Opc;
+  };
+  std::vector<ClauseMember> Clause;
+  bool ClauseSmem = false;
   // LDS bytes the current instruction writes, with their contents before it.
   struct LdsWrite {
     uint32_t Addr, Size, Old;

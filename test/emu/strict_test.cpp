@@ -19,9 +19,9 @@ namespace {
 // s[2:3] = the buffer, v1 = 4 * work-item id (0..508), v4 = v1 & 0xff (the same 64 dword
 // addresses in both waves), v0 = work-item id. Exec masks "wave 0 only" / "wave 1 only" are
 // set by the WAVE0 / WAVE1 macros and undone by ALL.
-std::string kernelSource(const std::string &Body) {
+std::string kernelSource(const std::string &Body, const std::string &Target) {
   return R"(
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+	.amdgcn_target "amdgcn-amd-amdhsa--)" + Target + R"("
 	.amdhsa_code_object_version 5
 	.macro WAVE0
 	v_cmp_gt_u32 vcc, 64, v0
@@ -70,7 +70,7 @@ amdhsa.kernels:
     .symbol: k.kd
     .vgpr_count: 16
     .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--gfx942
+amdhsa.target: amdgcn-amd-amdhsa--)" + Target + R"(
 amdhsa.version: [1, 2]
 ...
 	.end_amdgpu_metadata
@@ -93,11 +93,11 @@ struct StrictRun {
 };
 
 StrictRun runStrict(const std::string &Body, uint64_t Seed = 1, bool Vary = false,
-                    bool Strict = true) {
+                    bool Strict = true, const std::string &Target = "gfx942") {
   StrictRun R;
   auto Dir = llvm::cantFail(TempDir::create("asmevo-strict"));
-  auto T = parseTargetId("amdgcn-amd-amdhsa--gfx942", 5);
-  auto Obj = assembleAndLink(kernelSource(Body), "strict.s", *T);
+  auto T = parseTargetId("amdgcn-amd-amdhsa--" + Target, 5);
+  auto Obj = assembleAndLink(kernelSource(Body, Target), "strict.s", *T);
   if (!Obj) {
     R.Error = llvm::toString(Obj.takeError());
     return R;
@@ -306,6 +306,23 @@ TEST(Strict, WaitStateHazardIsReportedUnderItsRule) {
   const std::string Use = "\tglobal_load_dword v2, v1, s[2:3]\n\ts_waitcnt vmcnt(0)\n";
   EXPECT_RULE(runStrict(Produce + Use), "valu-sgpr-then-vmem");
   EXPECT_CLEAN(runStrict(Produce + "\ts_nop 4\n" + Use));
+}
+
+// ---- soft clauses under XNACK ------------------------------------------------------------------
+
+TEST(Strict, ALoadOverwritingAnAddressInItsClauseIsAnXnackHazard) {
+  const std::string Clause = "\tglobal_load_dword v2, v1, s[2:3]\n"
+                             "\tglobal_load_dword v1, v1, s[2:3] offset:4\n";
+  const std::string Wait = "\ts_waitcnt vmcnt(0)\n";
+  auto R = runStrict(Clause + Wait);
+  EXPECT_RULE(R, "xnack-soft-clause");
+  EXPECT_NE(R.all().find("global_load_dword at pc 0x"), std::string::npos) << R.all();
+  EXPECT_NE(R.all().find(" writes v1 that global_load_dword at pc 0x"), std::string::npos) << R.all();
+  // Broken by a non-memory instruction, the clauses are single loads.
+  EXPECT_CLEAN(runStrict("\tglobal_load_dword v2, v1, s[2:3]\n\ts_nop 0\n"
+                         "\tglobal_load_dword v1, v1, s[2:3] offset:4\n" + Wait));
+  // Code built for xnack off never replays.
+  EXPECT_CLEAN(runStrict(Clause + Wait, 1, false, true, "gfx942:xnack-"));
 }
 
 // The checks are off unless asked for: the same unsafe kernel runs without findings.
