@@ -24,20 +24,15 @@ def fail(msg):
     sys.exit(1)
 
 
-def main():
-    if len(sys.argv) != 5:
-        fail("usage: mutate.py IN.s OUT.s KERNEL EDIT")
-    src, dst, kernel, edit = sys.argv[1:]
-    lines = open(src).read().split("\n")
-    try:
-        start = lines.index(kernel + ":")
-    except ValueError:
-        fail("no label '%s:' in %s" % (kernel, src))
+def kernel_range(lines, kernel):
+    """(label line, first body line, end line) of KERNEL in recovered assembly. The body starts
+    after the kernarg-preload compatibility prologue's branch target when there is one, else
+    after the label. Raises ValueError when there is no label 'KERNEL:'."""
+    start = lines.index(kernel + ":")
     end = start + 1
     while end < len(lines) and not lines[end].startswith("\t.size\t" + kernel) \
             and not re.match(r"^\s*\.end_amdhsa_kernel|^\t\.rodata|^\t\.section", lines[end]):
         end += 1
-    # Skip the kernarg-preload compatibility prologue: the body starts at its branch target.
     body = start + 1
     for i in range(start + 1, min(end, start + 80)):
         if "end of the kernarg-preload compatibility prologue" in lines[i]:
@@ -46,6 +41,18 @@ def main():
                     body = j + 1
                     break
             break
+    return start, body, end
+
+
+def main():
+    if len(sys.argv) != 5:
+        fail("usage: mutate.py IN.s OUT.s KERNEL EDIT")
+    src, dst, kernel, edit = sys.argv[1:]
+    lines = open(src).read().split("\n")
+    try:
+        start, body, end = kernel_range(lines, kernel)
+    except ValueError:
+        fail("no label '%s:' in %s" % (kernel, src))
     kind, _, rest = edit.partition(":")
     if kind == "none":
         pass

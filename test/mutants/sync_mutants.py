@@ -63,6 +63,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutate  # noqa: E402  (kernel_range: where a kernel's body starts and ends)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.abspath(os.path.join(HERE, "..", ".."))
 
@@ -82,25 +85,11 @@ SYNC_RULES = ("pending-read", "pending-overwrite", "lds-race", "global-race")
 # ---------------------------------------------------------------- assembly text
 
 def kernel_range(lines, kernel):
-    """(body, end): the body's first line index (after the kernarg-preload prologue) and the
-    index of the kernel's .size line (as mutate.py finds them)."""
+    """(label, body, end) line indices of KERNEL, as mutate.py finds them."""
     try:
-        start = lines.index(kernel + ":")
+        return mutate.kernel_range(lines, kernel)
     except ValueError:
         raise RuntimeError("no label '%s:'" % kernel)
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("\t.size\t" + kernel) \
-            and not re.match(r"^\s*\.end_amdhsa_kernel|^\t\.rodata|^\t\.section", lines[end]):
-        end += 1
-    body = start + 1
-    for i in range(start + 1, min(end, start + 80)):
-        if "end of the kernarg-preload compatibility prologue" in lines[i]:
-            for j in range(i, end):
-                if re.match(r"^\.L\w+:$", lines[j]):
-                    body = j + 1
-                    break
-            break
-    return start, body, end
 
 
 def insn_text(line):
