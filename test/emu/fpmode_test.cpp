@@ -4,6 +4,7 @@
 // gfx942) through the decoder and executeInst, with s_setreg changing the mode between ops.
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
+#include "MakeInst.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 using namespace asmevo::emu;
+using asmevo::emu::test::mk;
 
 namespace {
 
@@ -49,17 +51,6 @@ struct FpMode : ::testing::Test {
   }
   uint32_t get(unsigned r, unsigned lane = 7) const { return w->vrow(r)[lane]; }
   uint64_t get64(unsigned r) const { return get(r) | (uint64_t(get(r + 1)) << 32); }
-  static Inst mk(Op op, Enc enc, uint16_t dst, uint16_t s0, uint16_t s1 = kNoOperand,
-                 uint16_t s2 = kNoOperand) {
-    Inst in;
-    in.op = op;
-    in.enc = enc;
-    in.dst = dst;
-    in.src[0] = s0;
-    in.src[1] = s1;
-    in.src[2] = s2;
-    return in;
-  }
   // v0 = op(v1, v2, v3) (32-bit) in MODE m.
   uint32_t run32(uint32_t m, Op op, Enc enc, uint32_t a, uint32_t b = 0, uint32_t cc = 0,
                  unsigned nsrc = 2, bool clamp = false) {

@@ -1,5 +1,6 @@
 // Unit tests of the vector ALU executor (execVector): hand-built Inst values, results checked
 // against hand-computed constants or host formulas independent of the implementation.
+#include "MakeInst.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 
 using namespace asmevo::emu;
+using asmevo::emu::test::mk;
 
 namespace {
 
@@ -38,17 +40,6 @@ struct Vec : ::testing::Test {
   void fill(unsigned r, uint32_t (*f)(unsigned)) {
     for (unsigned l = 0; l < 64; ++l)
       row(r)[l] = f(l);
-  }
-  static Inst mk(Op op, Enc enc, uint16_t dst, uint16_t s0, uint16_t s1 = kNoOperand,
-                 uint16_t s2 = kNoOperand) {
-    Inst in;
-    in.op = op;
-    in.enc = enc;
-    in.dst = dst;
-    in.src[0] = s0;
-    in.src[1] = s1;
-    in.src[2] = s2;
-    return in;
   }
   void run(const Inst &in) { ASSERT_TRUE(execVector(c, in)) << opName(in.op); }
   // Run a one-lane-varying f32 op: sources in v1, v2, v3, result in v0.

@@ -1,0 +1,21 @@
+// Test support: a decoded instruction built by hand (op, encoding, destination and sources as
+// operand codes, Inst.h), for the executors' unit tests.
+#pragma once
+
+#include "emu/Inst.h"
+
+namespace asmevo::emu::test {
+
+inline Inst mk(Op op, Enc enc, uint16_t dst, uint16_t s0, uint16_t s1 = kNoOperand,
+               uint16_t s2 = kNoOperand) {
+  Inst in;
+  in.op = op;
+  in.enc = enc;
+  in.dst = dst;
+  in.src[0] = s0;
+  in.src[1] = s1;
+  in.src[2] = s2;
+  return in;
+}
+
+} // namespace asmevo::emu::test
