@@ -528,7 +528,8 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
   }
 }
 
-bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::string &Why) const {
+bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::string &Why,
+                          const char **Rule) const {
   if (!Count)
     return true;
   const OpFact &CF = factOf(In.op);
@@ -906,6 +907,8 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
 
   if (H.Rule == RCount)
     return true;
+  if (Rule)
+    *Rule = kRules[H.Rule].Name;
   Why = std::string("wait-state hazard ") + kRules[H.Rule].Name + ": " +
         mnemonic(H.Prod->In, Target) + " at pc " + hex(H.Prod->Pc) + " " + H.ProdWhat + "; " +
         mnemonic(In, Target) + " at pc " + hex(Pc) + " " + H.ConsWhat + " after " +

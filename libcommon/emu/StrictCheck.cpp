@@ -113,9 +113,8 @@ void StrictGroup::pruneStores() {
 
 StrictWave::StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, bool XnackReplay,
                        StrictReport &R)
-    : G(G), Wave(Wave), Target(Target), R(R), Hazards(Target), XnackReplay(XnackReplay) {
+    : G(G), Wave(Wave), R(R), Hazards(Target), XnackReplay(XnackReplay) {
   std::memset(RegOwner, 0, sizeof(RegOwner));
-  (void)this->Target;
 }
 
 std::string StrictWave::describe(Op O, uint64_t Pc) const {
@@ -151,15 +150,9 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
   if (XnackReplay)
     clauseCheck(In, U, Pc);
   std::string Why;
-  if (!Hazards.check(In, U, Pc, Why)) {
-    // "wait-state hazard <rule>: ...": the rule's name is the finding's rule.
-    const char *Rule = "wait-state-hazard";
-    for (const HazardRule &H : hazardRules())
-      if (Why.compare(18, std::strlen(H.Name), H.Name) == 0 && Why[18 + std::strlen(H.Name)] == ':')
-        Rule = H.Name;
-    if (fresh(Rule, Pc))
-      R.add(Rule, Pc, Why);
-  }
+  const char *Rule = nullptr;
+  if (!Hazards.check(In, U, Pc, Why, &Rule) && fresh(Rule, Pc))
+    R.add(Rule, Pc, Why); // the rule's name is the finding's rule
   if (Outstanding.empty())
     return;
   for (unsigned I = 0; I < U.numReads; ++I) {
@@ -494,7 +487,6 @@ Record:
   if (G.Stores.empty() || G.Stores.back().Wave != Wave || G.Stores.back().Seq != CurSeq) {
     if (G.Stores.size() >= kMaxStoreLog) {
       G.Stores.erase(G.Stores.begin());
-      ++G.DroppedStores;
     }
     G.Stores.push_back(StrictGroup::Store{Wave, CurSeq, Atomic, Addr, End, {}});
   }

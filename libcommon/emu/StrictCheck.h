@@ -110,7 +110,6 @@ private:
 
   StrictGroup &G;
   unsigned Wave;
-  Gfx Target;
   StrictReport &R;
   HazardTracker Hazards;
   std::vector<Pending> Outstanding;        // in issue order
@@ -174,7 +173,6 @@ private:
   std::vector<Access> LdsWriter, LdsReader; // per LDS byte
   std::vector<Store> Stores;
   uint64_t StoresLo = ~0ull, StoresHi = 0;
-  uint64_t DroppedStores = 0;
 };
 
 } // namespace asmevo::emu
