@@ -1,5 +1,6 @@
 // Frozen-ABI and resource-consistency checks.
 #include "asm/AbiCheck.h"
+#include "codeobj/KernelArgs.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -10,12 +11,11 @@ namespace asmevo {
 
 using namespace llvm::ELF;
 
-std::string AbiViolation::text() const {
-  std::string S = "abi_invalid: ";
-  if (!Kernel.empty())
-    S += "kernel " + Kernel + ": ";
-  return S + Field + ": " + Detail;
+std::string AbiViolation::what() const {
+  return (Kernel.empty() ? "" : "kernel " + Kernel + ": ") + Field + ": " + Detail;
 }
+
+std::string AbiViolation::text() const { return "abi_invalid: " + what(); }
 
 nlohmann::json violationsJson(const std::vector<AbiViolation> &V) {
   nlohmann::json J = nlohmann::json::array();
@@ -140,31 +140,84 @@ std::vector<AbiViolation> checkFrozenAbi(const CodeObject &A, const CodeObject &
 std::vector<AbiViolation> checkResources(const CodeObject &C,
                                          const std::vector<KernelResources> &Scan) {
   std::vector<AbiViolation> V;
+  const TargetId &T = C.Target;
   for (const auto &R : Scan) {
     const KernelInfo *K = C.kernel(R.Kernel);
     if (!K)
       continue;
-    auto Less = [&](const char *Field, uint64_t Have, uint64_t Need) {
-      if (Have < Need)
-        V.push_back({R.Kernel, Field, "allocates " + std::to_string(Have) + ", the code needs " +
-                                          std::to_string(Need)});
-    };
-    Less("compute_pgm_rsrc1.granulated_workitem_vgpr_count", K->Kd.granulatedVgprCount(),
-         R.VgprBlocks);
-    Less("compute_pgm_rsrc1.granulated_wavefront_sgpr_count", K->Kd.granulatedSgprCount(),
-         R.SgprBlocks);
-    if (C.Target.hasGfx90aInsts())
-      Less("compute_pgm_rsrc3.accum_offset", K->Kd.accumOffset(), R.AccumOffset);
-    if (K->Meta) {
-      if (auto X = Metadata::getUInt(*K->Meta, ".vgpr_count"))
-        Less(".vgpr_count", *X, R.TotalVgprs);
-      if (auto X = Metadata::getUInt(*K->Meta, ".agpr_count"))
-        Less(".agpr_count", *X, R.NumAgprs);
-      if (auto X = Metadata::getUInt(*K->Meta, ".sgpr_count"))
-        Less(".sgpr_count", *X, R.TotalSgprs);
-    }
+    RegisterFit F = registerFit(K->Kd, T, R);
+    const RegisterAllocation &A = F.Alloc;
+    std::string Alloc = "the descriptor allocates " + std::to_string(A.UnifiedVgprs) +
+                        (targetLimits(T).UnifiedVgprFile
+                             ? " VGPRs with accum_offset " + std::to_string(K->Kd.accumOffset())
+                             : " VGPRs");
+    if (!F.archFits())
+      V.push_back({R.Kernel, "compute_pgm_rsrc1.granulated_workitem_vgpr_count",
+                   "the code uses v" + std::to_string(F.NeedArchVgprs - 1) + "; " + Alloc +
+                       ": v0-v" + std::to_string(A.ArchVgprs - 1)});
+    if (F.overlaps())
+      V.push_back({R.Kernel, "compute_pgm_rsrc3.accum_offset",
+                   "the code uses v" + std::to_string(F.NeedArchVgprs - 1) + " and a0-a" +
+                       std::to_string(F.NeedAgprs - 1) + "; with accum_offset " +
+                       std::to_string(A.AccumOffset) + " they share registers"});
+    if (!F.agprsFit())
+      V.push_back({R.Kernel, "compute_pgm_rsrc1.granulated_workitem_vgpr_count",
+                   "the code uses a" + std::to_string(F.NeedAgprs - 1) + "; " + Alloc +
+                       (A.Agprs ? ": a0-a" + std::to_string(A.Agprs - 1) : ": no AGPRs")});
+    if (!F.sgprsFit())
+      V.push_back({R.Kernel, "compute_pgm_rsrc1.granulated_wavefront_sgpr_count",
+                   "the code uses s" + std::to_string(F.NeedSgprs - 1) +
+                       "; the descriptor allocates " + std::to_string(A.Sgprs) + " SGPRs, " +
+                       std::to_string(A.ExtraSgprs) + " of them for VCC/flat scratch/XNACK: s0-s" +
+                       std::to_string(int(A.NumberedSgprs) - 1)});
   }
   return V;
+}
+
+std::vector<AbiViolation> checkLaunchBounds(const CodeObject &C) {
+  std::vector<AbiViolation> V;
+  for (const KernelInfo &K : C.Kernels) {
+    std::optional<unsigned> MaxWg;
+    if (K.Meta)
+      if (auto X = Metadata::getUInt(*K.Meta, ".max_flat_workgroup_size"))
+        MaxWg = unsigned(std::min<uint64_t>(*X, 1u << 20));
+    for (const LimitViolation &L : checkLaunchLimits(K.Kd, C.Target, MaxWg))
+      V.push_back({K.Name, L.Field, L.Detail});
+    if (auto Conflict = kernargSizeConflict(K))
+      V.push_back({K.Name, "kernarg_size", *Conflict});
+  }
+  return V;
+}
+
+std::vector<AbiViolation> staticViolations(const CodeObject &C,
+                                           const std::vector<KernelResources> &Scan) {
+  auto V = checkResources(C, Scan);
+  auto B = checkLaunchBounds(C);
+  V.insert(V.end(), B.begin(), B.end());
+  return V;
+}
+
+llvm::Expected<std::vector<AbiViolation>> staticViolations(const CodeObject &C) {
+  auto Scan = scanKernelResources(C);
+  if (!Scan)
+    return Scan.takeError();
+  return staticViolations(C, *Scan);
+}
+
+std::vector<AbiViolation> violationsNotInK0(const std::vector<AbiViolation> &K1,
+                                            const std::vector<AbiViolation> &K0,
+                                            std::vector<AbiViolation> *Inherited) {
+  std::vector<AbiViolation> New;
+  for (const AbiViolation &X : K1) {
+    bool InK0 = false;
+    for (const AbiViolation &Y : K0)
+      InK0 |= X.Kernel == Y.Kernel && X.Field == Y.Field && X.Detail == Y.Detail;
+    if (!InK0)
+      New.push_back(X);
+    else if (Inherited)
+      Inherited->push_back(X);
+  }
+  return New;
 }
 
 } // namespace asmevo

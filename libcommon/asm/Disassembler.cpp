@@ -2,6 +2,7 @@
 #include "asm/Disassembler.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/MC/MCFixup.h"
 #include "llvm/MC/MCInstrDesc.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
@@ -84,6 +85,15 @@ std::string printInsn(const McTarget &M, const DecodedInsn &I) {
   M.Printer->printInst(&I.Inst, I.Addr, "", *M.STI, OS);
   OS.flush();
   return llvm::StringRef(S).trim().str();
+}
+
+bool reencodesExactly(const McTarget &M, const DecodedInsn &I) {
+  if (!I.Valid)
+    return false;
+  llvm::SmallVector<char, 16> Code;
+  llvm::SmallVector<llvm::MCFixup, 2> Fixups;
+  M.Emitter->encodeInstruction(I.Inst, Code, Fixups, *M.STI);
+  return Fixups.empty() && llvm::StringRef(Code.data(), Code.size()) == I.Bytes;
 }
 
 namespace {

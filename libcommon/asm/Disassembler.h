@@ -31,6 +31,11 @@ std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, u
 // The instruction text as LLVM prints it (no leading tab, no comment).
 std::string printInsn(const McTarget &M, const DecodedInsn &I);
 
+// Whether LLVM's encoder turns the decoded instruction back into its own bytes. False where
+// decoding lost bits (e.g. op_sel bits of gfx950's v_mfma_ld_scale_b32 that the disassembler
+// drops): such an instruction cannot be written as text without changing the code.
+bool reencodesExactly(const McTarget &M, const DecodedInsn &I);
+
 // An address computed PC-relatively: s_getpc_b64 s[N:N+1]; s_add_u32 x, sN, lit_lo;
 // s_addc_u32 y, sN+1, lit_hi. Target = address after s_getpc_b64 + (lit_hi:lit_lo).
 struct PcRelRef {

@@ -63,7 +63,8 @@ llvm::Expected<std::unique_ptr<McTarget>> McTarget::create(const TargetId &T) {
   M->Ctx->setObjectFileInfo(M->MOFI.get());
   M->Disasm.reset(M->TheTarget->createMCDisassembler(*M->STI, *M->Ctx));
   M->Printer.reset(M->TheTarget->createMCInstPrinter(M->TheTriple, 0, *M->MAI, *M->MII, *M->MRI));
-  if (!M->MRI || !M->MAI || !M->MII || !M->Disasm || !M->Printer || !M->MIA)
+  M->Emitter.reset(M->TheTarget->createMCCodeEmitter(*M->MII, *M->Ctx));
+  if (!M->MRI || !M->MAI || !M->MII || !M->Disasm || !M->Printer || !M->MIA || !M->Emitter)
     return makeError("cannot set up LLVM's AMDGPU MC layer");
   for (unsigned R = 1; R < M->MRI->getNumRegs(); ++R) {
     llvm::StringRef Name = M->MRI->getName(R);

@@ -1,10 +1,11 @@
 // LLVM MC objects for one AMDGPU target (register info, subtarget, instruction info, printer,
-// disassembler), set up once and shared by the disassembler, recovery and assembler.
+// disassembler, code emitter), set up once and shared by the disassembler, recovery and assembler.
 #pragma once
 
 #include "codeobj/TargetId.h"
 
 #include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCCodeEmitter.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
 #include "llvm/MC/MCInstPrinter.h"
@@ -40,6 +41,7 @@ struct McTarget {
   std::unique_ptr<llvm::MCObjectFileInfo> MOFI;
   std::unique_ptr<llvm::MCDisassembler> Disasm;
   std::unique_ptr<llvm::MCInstPrinter> Printer;
+  std::unique_ptr<llvm::MCCodeEmitter> Emitter; // re-encodes decoded instructions
 
   // The 32-bit scalar register sN (invalid if there is none).
   llvm::MCRegister sgpr(unsigned N) const { return N < Sgprs.size() ? Sgprs[N] : llvm::MCRegister(); }

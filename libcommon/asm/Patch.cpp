@@ -62,20 +62,17 @@ struct Stretch {
 
 std::vector<Stretch> decodeCode(const CodeObject &C, const McTarget &M) {
   std::vector<Stretch> Out;
-  auto Funcs = C.functionSymbols();
   for (const auto &S : C.Sections) {
     if (!S.isAlloc() || !S.isExec() || S.isNoBits() || !S.Size)
       continue;
     std::set<uint64_t> Cuts{S.Addr, S.Addr + S.Size};
     std::map<uint64_t, int> SymAt;
-    for (unsigned I : Funcs) {
-      const auto &Sym = C.Symbols[I];
-      if (Sym.SectionIndex != S.Index || !S.contains(Sym.Value))
+    for (const FunctionExtent &F : C.Functions) {
+      if (F.Section != S.Index)
         continue;
-      Cuts.insert(Sym.Value);
-      SymAt.emplace(Sym.Value, int(I)); // the first of aliases names it
-      if (Sym.Size && Sym.Value + Sym.Size <= S.Addr + S.Size)
-        Cuts.insert(Sym.Value + Sym.Size);
+      Cuts.insert(F.Begin);
+      Cuts.insert(F.End);
+      SymAt.emplace(F.Begin, int(F.Symbol));
     }
     for (auto It = Cuts.begin(); std::next(It) != Cuts.end(); ++It) {
       Stretch St;
@@ -119,13 +116,11 @@ llvm::Expected<Located> locate(const CodeObject &C, const std::vector<Stretch> &
   Located L;
   L.Name = W.Function + ":" + hex(W.Start) + "-" + hex(W.End);
   std::optional<size_t> Found;
-  for (unsigned F : C.functionSymbols()) {
-    const auto &Sym = C.Symbols[F];
-    if (Sym.Name != W.Function)
+  for (const FunctionExtent &F : C.Functions) {
+    if (F.Name != W.Function)
       continue;
     for (size_t I = 0; I < Ss.size() && !Found; ++I)
-      if (Ss[I].Sym >= 0 && Ss[I].Begin == Sym.Value &&
-          C.Symbols[Ss[I].Sym].SectionIndex == Sym.SectionIndex)
+      if (Ss[I].Sym >= 0 && Ss[I].Begin == F.Begin)
         Found = I;
     if (Found)
       break;

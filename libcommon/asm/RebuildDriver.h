@@ -12,6 +12,7 @@ struct RebuildConfig {
   std::string Output = ""; // required for a rebuild
   std::string AbiOf;       // K0
   bool CheckAbi = false;   // --check-abi K0 K1
+  bool ShrinkResources = false;         // --shrink-resources
   std::vector<std::string> ResourcesOf; // --resources K...: scan vs declared, per kernel
   bool Json = false, Verbose = false, Quiet = false;
 };

@@ -185,6 +185,7 @@ struct Printer {
 struct FuncRange {
   uint64_t Begin, End;
   int Sym = -1; // symbol index, -1 for code no symbol names
+  const FunctionExtent *Ext = nullptr;
   std::vector<DecodedInsn> Insns;
   std::vector<PcRelRef> Refs;
 };
@@ -220,33 +221,11 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
 
   // 1. Decode the code of every executable section, function by function.
   std::map<unsigned, std::vector<FuncRange>> Code; // section index -> ranges
-  for (const auto &S : C.Sections) {
-    if (!S.isAlloc() || !S.isExec() || S.isNoBits())
-      continue;
-    std::vector<FuncRange> Fs;
-    auto &Syms = SymsBySection[S.Index];
-    std::vector<unsigned> Funcs;
-    for (auto &[A, I] : Syms)
-      if (C.Symbols[I].Type == STT_FUNC && A >= S.Addr && A < S.Addr + S.Size)
-        Funcs.push_back(I);
-    for (size_t F = 0; F < Funcs.size(); ++F) {
-      const auto &Sym = C.Symbols[Funcs[F]];
-      if (!Fs.empty() && Fs.back().Begin == Sym.Value)
-        continue; // an alias: printed as an extra label
-      uint64_t Next = F + 1 < Funcs.size() ? C.Symbols[Funcs[F + 1]].Value : S.Addr + S.Size;
-      uint64_t End = Sym.Size ? Sym.Value + Sym.Size : Next;
-      if (End > S.Addr + S.Size)
-        return fileError(C.Path, S.Offset + (Sym.Value - S.Addr),
-                         "function " + Sym.Name + " extends past the end of " + S.Name);
-      if (!Fs.empty() && Sym.Value < Fs.back().End)
-        return fileError(C.Path, S.Offset + (Sym.Value - S.Addr),
-                         "function " + Sym.Name + " overlaps the previous function");
-      FuncRange FR{Sym.Value, End, int(Funcs[F]), {}, {}};
-      FR.Insns = decodeRange(M, C.bytesAt(Sym.Value, End - Sym.Value), Sym.Value);
-      FR.Refs = findPcRelativeRefs(M, FR.Insns);
-      Fs.push_back(std::move(FR));
-    }
-    Code[S.Index] = std::move(Fs);
+  for (const FunctionExtent &E : C.Functions) {
+    FuncRange FR{E.Begin, E.End, int(E.Symbol), &E, {}, {}};
+    FR.Insns = decodeRange(M, C.code(E), E.Begin);
+    FR.Refs = findPcRelativeRefs(M, FR.Insns);
+    Code[E.Section].push_back(std::move(FR));
   }
 
   // 2. Labels: branch targets and PC-relative targets.
@@ -354,7 +333,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
       for (auto &F : Fs) {
         // Gap before the function: alignment padding or unnamed bytes.
         llvm::StringRef Gap = C.bytesAt(Cur, F.Begin - Cur);
-        bool IsKernel = F.Sym >= 0 && C.isKernelSymbol(unsigned(F.Sym));
+        bool IsKernel = F.Ext->IsKernel;
         unsigned K = std::min<unsigned>(llvm::countr_zero(F.Begin | (uint64_t(1) << 63)),
                                         log2Align(S->AddrAlign));
         bool NopGap = Gap.size() % 4 == 0;
@@ -398,7 +377,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
         std::optional<uint64_t> PreloadBody;
         if (IsKernel && C.Target.hasKernargPreload())
           for (const auto &K : C.Kernels)
-            if (K.CodeSymbol == unsigned(F.Sym) && K.Kd.kernargPreloadLength() > 0)
+            if (K.EntryAddr == F.Begin && K.Kd.kernargPreloadLength() > 0)
               PreloadBody = F.Begin + 256;
         bool AfterEnd = false;
         for (size_t Idx = 0; Idx < F.Insns.size(); ++Idx) {
@@ -425,8 +404,26 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
               P.rawBytes(I.Bytes, false);
             continue;
           }
-          ++R.Instructions;
           std::string Text = printInsn(M, I);
+          if (!reencodesExactly(M, I)) {
+            // Lossy text: keep the original words, fixed-size and opaque to editing.
+            std::string Words = "\t.long\t";
+            for (size_t W = 0; W + 4 <= I.Bytes.size(); W += 4)
+              Words +=
+                  (W ? ", 0x" : "0x") + llvm::utohexstr(le::read32le(I.Bytes.data() + W), false, 8);
+            P.line(Words + "\t; " + Text + " (raw: LLVM does not encode this text to these bytes)");
+            ++R.RawInstructions;
+            if (I.BranchTarget || Subst.count(Idx))
+              R.Notes.push_back("raw instruction at 0x" + llvm::utohexstr(I.Addr) +
+                                " has a PC-relative operand: kept numeric");
+            auto PL = PcLabels.find(Idx);
+            if (PL != PcLabels.end())
+              P.line(PL->second + ":");
+            if (I.Terminates)
+              AfterEnd = true;
+            continue;
+          }
+          ++R.Instructions;
           if (I.BranchTarget) {
             std::string BL = P.labelFor(*I.BranchTarget);
             size_t Sp = Text.rfind(' ');
@@ -455,7 +452,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
         if (!AtEnd.empty() && !EndIsNextFunc && AtEnd.rfind(".LBB", 0) == 0)
           P.line(AtEnd + ":");
         P.line(EndLabel + ":");
-        if (F.Sym >= 0 && C.Symbols[F.Sym].Size)
+        if (F.Ext->SizeFromSymbol)
           P.line("\t.size\t" + asmSymbolName(C.Symbols[F.Sym].Name) + ", " + EndLabel + "-" +
                  asmSymbolName(C.Symbols[F.Sym].Name));
         Cur = F.End;
@@ -610,6 +607,12 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
       P.symbolAttrs(S, nullptr);
       P.line("\t.set\t" + asmSymbolName(S.Name) + ", 0x" + llvm::utohexstr(S.Value));
     }
+
+  if (R.RawInstructions)
+    R.Notes.push_back(std::to_string(R.RawInstructions) + " instruction" +
+                      (R.RawInstructions == 1 ? "" : "s") +
+                      " written as raw words: LLVM's assembler would not give their bytes back "
+                      "from the disassembly");
 
   // 6. Metadata.
   P.line("");

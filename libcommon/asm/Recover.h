@@ -21,6 +21,9 @@ struct RecoverResult {
   std::vector<std::string> Notes;  // facts worth telling (descriptors emitted raw, ...)
   unsigned Functions = 0, Instructions = 0, Branches = 0, PcRelRefs = 0;
   unsigned RawDescriptors = 0; // descriptors emitted as bytes (no directive form)
+  // Instructions written as their original words (`.long`, the disassembly in a comment)
+  // because LLVM's encoder would not give their bytes back from the text.
+  unsigned RawInstructions = 0;
 };
 
 // SourceName and SourceHash go into the self-describing header.

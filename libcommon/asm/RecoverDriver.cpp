@@ -45,7 +45,7 @@ static int checkInputs(const RecoverConfig &Cfg) {
   nlohmann::json All = nlohmann::json::array();
   std::string Text;
   bool AllPass = true, BadInput = false;
-  unsigned Objects = 0, Kernels = 0, Passed = 0;
+  unsigned Objects = 0, Kernels = 0, Passed = 0, RawTotal = 0;
   for (const auto &In : Cfg.Inputs) {
     auto Objs = loadCodeObjects(In, Cfg.Arch);
     if (!Objs) {
@@ -76,6 +76,7 @@ static int checkInputs(const RecoverConfig &Cfg) {
       ++Objects;
       Kernels += R->Kernels;
       Passed += R->KernelsPassed;
+      RawTotal += R->RawInstructions;
       AllPass = AllPass && R->pass();
       if (Cfg.Json)
         All.push_back(R->json());
@@ -92,12 +93,15 @@ static int checkInputs(const RecoverConfig &Cfg) {
                      {"objects", Objects},
                      {"kernels", Kernels},
                      {"kernels_passed", Passed},
+                     {"raw_instructions", RawTotal},
                      {"pass", AllPass && !BadInput},
                      {"results", All}};
     Text = J.dump(1) + "\n";
   } else if (Objects > 1 || Cfg.Inputs.size() > 1) {
-    Text += "total: " + std::to_string(Objects) + " code objects, " + std::to_string(Passed) +
-            "/" + std::to_string(Kernels) + " kernels pass\n";
+    Text += "total: " + std::to_string(Objects) + " code objects, " + std::to_string(Passed) + "/" +
+            std::to_string(Kernels) + " kernels pass" +
+            (RawTotal ? ", " + std::to_string(RawTotal) + " instructions kept as raw words" : "") +
+            "\n";
   }
   if (auto E = writeFileAtomic(Cfg.Output, Text))
     return reportError(Tool, std::move(E));
@@ -132,9 +136,9 @@ static int recoverOne(const RecoverConfig &Cfg) {
       llvm::errs() << Tool << ": note: " << O.Name << ": " << N << "\n";
   if (Cfg.Verbose)
     llvm::errs() << Tool << ": " << O.Name << ": " << C->Kernels.size() << " kernels, "
-                 << R->Functions << " functions, " << R->Instructions << " instructions, "
-                 << R->Branches << " branches and " << R->PcRelRefs
-                 << " PC-relative references symbolized\n";
+                 << R->Functions << " functions, " << R->Instructions << " instructions ("
+                 << R->RawInstructions << " as raw words), " << R->Branches << " branches and "
+                 << R->PcRelRefs << " PC-relative references symbolized\n";
   if (auto E = writeFileAtomic(Cfg.Output, R->Asm))
     return reportError(Tool, std::move(E));
   return ExitOk;

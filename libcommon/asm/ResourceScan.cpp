@@ -22,6 +22,7 @@ void RegisterUse::merge(const RegisterUse &O) {
   FlatScratch |= O.FlatScratch;
   XnackMask |= O.XnackMask;
   IndirectCall |= O.IndirectCall;
+  IndirectIndexing |= O.IndirectIndexing;
 }
 
 namespace {
@@ -78,6 +79,15 @@ unsigned alignTo4(unsigned X) { return (X + 3) & ~3u; }
 
 } // namespace
 
+RegisterFit registerFit(const KernelDescriptor &Kd, const TargetId &T, const KernelResources &R) {
+  RegisterFit F;
+  F.Alloc = registerAllocation(Kd, T, R.Use.Vcc, R.Use.FlatScratch);
+  F.NeedArchVgprs = R.NumVgprs;
+  F.NeedAgprs = R.NumAgprs;
+  F.NeedSgprs = R.NumSgprs;
+  return F;
+}
+
 llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObject &C) {
   auto MOr = McTarget::get(C.Target);
   if (!MOr)
@@ -88,15 +98,14 @@ llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObjec
   // Per function: its own use and the functions it calls.
   struct FuncInfo {
     RegisterUse Use;
-    std::set<unsigned> Calls; // symbol indices
+    std::set<uint64_t> Calls; // callee entry addresses
   };
-  std::map<unsigned, FuncInfo> Funcs;
-  std::map<uint64_t, unsigned> FuncAt;
-  for (unsigned I : C.functionSymbols())
-    FuncAt.emplace(C.Symbols[I].Value, I);
-  for (auto [Addr, I] : FuncAt) {
-    const auto &S = C.Symbols[I];
-    auto Insns = decodeRange(M, C.bytesAt(S.Value, S.Size), S.Value);
+  std::map<uint64_t, FuncInfo> Funcs; // by entry address
+  std::map<uint64_t, const FunctionExtent *> FuncAt;
+  for (const FunctionExtent &E : C.Functions)
+    FuncAt.emplace(E.Begin, &E);
+  for (auto [Addr, E] : FuncAt) {
+    auto Insns = decodeRange(M, C.code(*E), E->Begin);
     FuncInfo F;
     for (const auto &In : Insns) {
       if (!In.Valid)
@@ -118,22 +127,26 @@ llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObjec
         Fa.Flat = false;
         add(F.Use, Fa);
       }
+      llvm::StringRef Mn = In.Mnemonic;
+      if (Mn.starts_with("s_set_gpr_idx_") || Mn.starts_with("v_movrel") ||
+          Mn.starts_with("s_movrel"))
+        F.Use.IndirectIndexing = true;
       if (In.BranchTarget && In.Mnemonic == "s_call_b64") {
         auto It = FuncAt.find(*In.BranchTarget);
         if (It != FuncAt.end())
-          F.Calls.insert(It->second);
+          F.Calls.insert(It->first);
       }
     }
     // Calls through s_getpc-relative addresses (s_swappc_b64 / s_setpc_b64 to a function): the
     // call is direct when the last writers of its source pair are the add/addc of such an
     // address computation; otherwise it is an indirect call.
-    std::map<size_t, unsigned> AddToFunc, AddcToFunc; // instruction index -> callee
+    std::map<size_t, uint64_t> AddToFunc, AddcToFunc; // instruction index -> callee
     for (const auto &Ref : findPcRelativeRefs(M, Insns)) {
       auto It = FuncAt.find(Ref.Target);
-      if (It != FuncAt.end() && It->second != I) {
-        F.Calls.insert(It->second);
-        AddToFunc[Ref.Add] = It->second;
-        AddcToFunc[Ref.Addc] = It->second;
+      if (It != FuncAt.end() && It->first != Addr) {
+        F.Calls.insert(It->first);
+        AddToFunc[Ref.Add] = It->first;
+        AddcToFunc[Ref.Addc] = It->first;
       }
     }
     auto LastWriter = [&](size_t Before, unsigned Sgpr) -> std::optional<size_t> {
@@ -160,7 +173,7 @@ llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObjec
       if (!Direct)
         F.Use.IndirectCall = true;
     }
-    Funcs[I] = F;
+    Funcs[Addr] = F;
   }
 
   RegisterUse All;
@@ -172,21 +185,21 @@ llvm::Expected<std::vector<KernelResources>> scanKernelResources(const CodeObjec
   for (const auto &K : C.Kernels) {
     KernelResources R;
     R.Kernel = K.Name;
-    std::set<unsigned> Seen;
-    std::function<void(unsigned)> Visit = [&](unsigned I) {
-      if (!Seen.insert(I).second)
+    std::set<uint64_t> Seen;
+    std::function<void(uint64_t)> Visit = [&](uint64_t A) {
+      if (!Seen.insert(A).second)
         return;
-      auto It = Funcs.find(I);
+      auto It = Funcs.find(A);
       if (It == Funcs.end())
         return;
       R.Use.merge(It->second.Use);
-      for (unsigned Callee : It->second.Calls) {
-        if (Callee != K.CodeSymbol)
-          R.Callees.push_back(C.Symbols[Callee].Name);
+      for (uint64_t Callee : It->second.Calls) {
+        if (Callee != K.EntryAddr)
+          R.Callees.push_back(FuncAt[Callee]->Name);
         Visit(Callee);
       }
     };
-    Visit(K.CodeSymbol);
+    Visit(K.EntryAddr);
     if (R.Use.IndirectCall) {
       // As LLVM assumes for a call it cannot see: any function's registers, VCC and flat
       // scratch.

@@ -31,6 +31,8 @@ std::string GateReport::text() const {
   std::string S;
   for (const auto &I : Items) {
     S += (I.Pass ? "PASS " : "FAIL ") + I.Kind + " " + I.Name;
+    if (I.Bytes)
+      S += " (" + std::to_string(I.Bytes) + " bytes)";
     if (!I.Pass) {
       S += ": " + I.Reason;
       if (I.Address || I.Offset)
@@ -47,7 +49,11 @@ std::string GateReport::text() const {
     S += "\n";
   }
   S += Source + ": " + std::to_string(KernelsPassed) + "/" + std::to_string(Kernels) +
-       " kernels pass" + (pass() ? "" : ", round trip FAILED") + "\n";
+       " kernels pass" + (pass() ? "" : ", round trip FAILED");
+  if (RawInstructions)
+    S += " (" + std::to_string(RawInstructions) + " instruction" +
+         (RawInstructions == 1 ? "" : "s") + " kept as raw words)";
+  S += "\n";
   return S;
 }
 
@@ -58,10 +64,13 @@ nlohmann::json GateReport::json() const {
   J["pass"] = pass();
   J["kernels"] = Kernels;
   J["kernels_passed"] = KernelsPassed;
+  J["raw_instructions"] = RawInstructions;
   J["notes"] = Notes;
   J["items"] = nlohmann::json::array();
   for (const auto &I : Items) {
     nlohmann::json E{{"kind", I.Kind}, {"name", I.Name}, {"pass", I.Pass}};
+    if (I.Kind == "kernel" || I.Kind == "function")
+      E["bytes"] = I.Bytes;
     if (!I.Pass) {
       E["reason"] = I.Reason;
       E["offset"] = I.Offset;
@@ -110,34 +119,41 @@ std::string insnAt(McTarget *M, llvm::StringRef Bytes, uint64_t Addr, uint64_t O
 // Compare the code of one function. Literals of PC-relative address computations may differ
 // when sections moved; they are masked if both resolve to corresponding addresses.
 void compareCode(GateItem &It, McTarget *M, const CodeObject &A, const CodeObject &B,
-                 const ElfSymbol &SA, const ElfSymbol &SB, const AddrMap &Map) {
-  uint64_t Size = SA.Size;
-  if (SB.Size != SA.Size) {
+                 const FunctionExtent &FA, const FunctionExtent &FB, const AddrMap &Map) {
+  uint64_t Size = FA.size();
+  It.Bytes = Size;
+  if (FB.size() != Size) {
     It.Pass = false;
-    It.Reason = "code size " + std::to_string(SB.Size) + " bytes, original " +
-                std::to_string(SA.Size);
-    It.Address = SA.Value;
+    It.Reason =
+        "code size " + std::to_string(FB.size()) + " bytes, original " + std::to_string(Size);
+    It.Address = FA.Begin;
     return;
   }
-  llvm::StringRef BA = A.bytesAt(SA.Value, Size), BB = B.bytesAt(SB.Value, Size);
+  if (Size == 0) {
+    It.Pass = false;
+    It.Reason = "no code bytes to compare";
+    It.Address = FA.Begin;
+    return;
+  }
+  llvm::StringRef BA = A.code(FA), BB = B.code(FB);
   if (BA.size() != Size || BB.size() != Size) {
     It.Pass = false;
     It.Reason = "code bytes not readable";
     return;
   }
   if (BA == BB) {
-    if (SA.Value != SB.Value)
-      It.Masked.push_back("code moved 0x" + llvm::utohexstr(SA.Value) + " -> 0x" +
-                          llvm::utohexstr(SB.Value) + ", bytes identical");
+    if (FA.Begin != FB.Begin)
+      It.Masked.push_back("code moved 0x" + llvm::utohexstr(FA.Begin) + " -> 0x" +
+                          llvm::utohexstr(FB.Begin) + ", bytes identical");
     return;
   }
   // Find the first difference not explained by a relocated PC-relative literal.
   std::map<uint64_t, std::pair<uint64_t, bool>> LitOffsets; // insn offset -> target, is-add
   std::vector<DecodedInsn> IA, IB;
   std::vector<PcRelRef> RA, RB;
-  if (M && SA.Value != SB.Value) {
-    IA = decodeRange(*M, BA, SA.Value);
-    IB = decodeRange(*M, BB, SB.Value);
+  if (M && FA.Begin != FB.Begin) {
+    IA = decodeRange(*M, BA, FA.Begin);
+    IB = decodeRange(*M, BB, FB.Begin);
     RA = findPcRelativeRefs(*M, IA);
     RB = findPcRelativeRefs(*M, IB);
   }
@@ -146,10 +162,11 @@ void compareCode(GateItem &It, McTarget *M, const CodeObject &A, const CodeObjec
   if (RA.size() == RB.size()) {
     for (size_t K = 0; K < RA.size(); ++K) {
       auto Exp = Map.map(RA[K].Target);
-      if (Exp && *Exp == RB[K].Target && IA[RA[K].Add].Addr - SA.Value == IB[RB[K].Add].Addr - SB.Value &&
-          IA[RA[K].Addc].Addr - SA.Value == IB[RB[K].Addc].Addr - SB.Value) {
-        MaskedInsns.insert(IA[RA[K].Add].Addr - SA.Value);
-        MaskedInsns.insert(IA[RA[K].Addc].Addr - SA.Value);
+      if (Exp && *Exp == RB[K].Target &&
+          IA[RA[K].Add].Addr - FA.Begin == IB[RB[K].Add].Addr - FB.Begin &&
+          IA[RA[K].Addc].Addr - FA.Begin == IB[RB[K].Addc].Addr - FB.Begin) {
+        MaskedInsns.insert(IA[RA[K].Add].Addr - FA.Begin);
+        MaskedInsns.insert(IA[RA[K].Addc].Addr - FA.Begin);
         ++MaskedCount;
       }
     }
@@ -165,11 +182,11 @@ void compareCode(GateItem &It, McTarget *M, const CodeObject &A, const CodeObjec
       continue;
     It.Pass = false;
     It.Offset = Off;
-    It.Address = SA.Value + Off;
+    It.Address = FA.Begin + Off;
     It.Reason = "instruction bytes differ (0x" + llvm::utohexstr(uint8_t(BA[Off]), false, 2) +
                 " vs 0x" + llvm::utohexstr(uint8_t(BB[Off]), false, 2) + ")";
-    It.Instruction = insnAt(M, BA, SA.Value, Off);
-    std::string Other = insnAt(M, BB, SB.Value, Off);
+    It.Instruction = insnAt(M, BA, FA.Begin, Off);
+    std::string Other = insnAt(M, BB, FB.Begin, Off);
     if (!Other.empty() && Other != It.Instruction)
       It.Instruction += " vs " + Other;
     return;
@@ -206,21 +223,27 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
   }
 
   // Kernels.
-  std::set<std::string> Covered;
+  std::set<uint64_t> Covered; // function starts compared as kernels or functions
   for (const auto &KA : A.Kernels) {
     ++R.Kernels;
     GateItem It{"kernel", KA.Name};
     const KernelInfo *KB = B.kernel(KA.Name);
-    const ElfSymbol &CA = A.Symbols[KA.CodeSymbol];
-    Covered.insert(CA.Name);
+    const FunctionExtent *CA = A.kernelCode(KA);
+    if (CA)
+      Covered.insert(CA->Begin);
     if (!KB) {
       It.Pass = false;
       It.Reason = "kernel missing from the rebuilt object";
       R.Items.push_back(It);
       continue;
     }
-    const ElfSymbol &CB = B.Symbols[KB->CodeSymbol];
-    compareCode(It, M, A, B, CA, CB, Map);
+    const FunctionExtent *CB = B.kernelCode(*KB);
+    if (!CA || !CB) {
+      It.Pass = false;
+      It.Reason = "kernel entry is not the start of a function";
+    } else {
+      compareCode(It, M, A, B, *CA, *CB, Map);
+    }
     if (It.Pass) {
       auto DA = KA.Kd.encode(), DB = KB->Kd.encode();
       for (unsigned I = 0; I < KernelDescriptorSize; ++I) {
@@ -259,18 +282,17 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
   }
 
   // Device functions.
-  for (unsigned I : A.functionSymbols()) {
-    const ElfSymbol &SA = A.Symbols[I];
-    if (Covered.count(SA.Name))
+  for (const FunctionExtent &FA : A.Functions) {
+    if (!Covered.insert(FA.Begin).second)
       continue;
-    Covered.insert(SA.Name);
-    GateItem It{"function", SA.Name};
-    const ElfSymbol *SB = findSymbol(B, SA.Name);
-    if (!SB) {
+    GateItem It{"function", FA.Name};
+    const ElfSymbol *SB = findSymbol(B, FA.Name);
+    const FunctionExtent *FB = SB ? B.functionAt(SB->Value) : nullptr;
+    if (!FB || FB->Begin != SB->Value) {
       It.Pass = false;
       It.Reason = "function missing from the rebuilt object";
     } else {
-      compareCode(It, M, A, B, SA, *SB, Map);
+      compareCode(It, M, A, B, FA, *FB, Map);
     }
     R.Items.push_back(It);
   }
@@ -322,11 +344,8 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
       // Any difference here that no function comparison reported is padding/unnamed code.
       for (uint64_t Off = 0; Off < SA.Size; ++Off)
         if (SA.Data[Off] != SB->Data[Off]) {
-          bool InFunc = false;
-          for (unsigned I : A.functionSymbols())
-            if (A.Symbols[I].Value <= SA.Addr + Off &&
-                SA.Addr + Off < A.Symbols[I].Value + A.Symbols[I].Size)
-              InFunc = true;
+          const FunctionExtent *F = A.functionAt(SA.Addr + Off);
+          bool InFunc = F && F->contains(SA.Addr + Off);
           if (!InFunc) {
             It.Pass = false;
             It.Offset = Off;
@@ -404,6 +423,7 @@ llvm::Expected<GateReport> runRoundTripGate(const CodeObject &A, llvm::StringRef
     R.Items.push_back(It);
     R.Kernels = A.Kernels.size();
     R.Notes = Rec->Notes;
+    R.RawInstructions = Rec->RawInstructions;
     return R;
   }
   auto T2 = Clock::now();
@@ -419,6 +439,7 @@ llvm::Expected<GateReport> runRoundTripGate(const CodeObject &A, llvm::StringRef
   GateReport R = compareCodeObjects(A, *B);
   auto T3 = Clock::now();
   R.Notes = Rec->Notes;
+  R.RawInstructions = Rec->RawInstructions;
   auto Ms = [](auto D) { return std::chrono::duration<double, std::milli>(D).count(); };
   R.RecoverMs = Ms(T1 - T0);
   R.AssembleMs = Ms(T2 - T1);

@@ -22,6 +22,7 @@ struct GateItem {
   uint64_t Offset = 0;       // first differing offset (relative to the item)
   uint64_t Address = 0;      // its virtual address in the original
   std::string Instruction;   // the instruction there (original), when it is code
+  uint64_t Bytes = 0;        // code bytes compared (kernels and functions)
   std::string Reason;
   std::vector<std::string> Masked; // what was masked and checked some other way
 };
@@ -32,6 +33,7 @@ struct GateReport {
   std::vector<GateItem> Items;
   std::vector<std::string> Notes; // from recovery
   unsigned Kernels = 0, KernelsPassed = 0;
+  unsigned RawInstructions = 0; // written as original words by recovery (RecoverResult)
   double RecoverMs = 0, AssembleMs = 0, CompareMs = 0;
   bool pass() const;
   std::string text() const;

@@ -10,6 +10,7 @@
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
 #include <regex>
@@ -61,6 +62,8 @@ std::string fileLabel(unsigned Index, const std::string &Label) {
 // One kernel's run on one seed: each buffer's whole allocation (guard, data, guard) afterwards.
 struct RunOut {
   std::vector<std::vector<uint8_t>> Alloc; // indexed like Spec.Args (empty for non-buffers)
+  uint64_t WaveInstructions = 0;           // emu: what the dispatch executed
+  double Seconds = 0;
   bool Checked = false;                    // the strict checks ran
   std::vector<device::SyncFinding> Findings;
   uint64_t FindingsTotal = 0;
@@ -78,6 +81,8 @@ struct RunMode {
   uint64_t Seed = 1;
   bool Vary = false;
   bool Strict = false;
+  uint64_t MaxInstructions = 0; // 0: no limit
+  double TimeoutSeconds = 0;
 };
 
 llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const LaunchSpec &S,
@@ -122,12 +127,18 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   P.VarySchedule = Mode.Vary;
   P.Strict = Mode.Strict;
   P.Threads = Threads;
+  if (!Dev.info().Hardware) {
+    P.MaxInstructions = Mode.MaxInstructions;
+    P.TimeoutSeconds = Mode.TimeoutSeconds;
+  }
   auto St = Dev.launch(Mod, P);
   if (!St) {
     freeAll();
     return St.takeError();
   }
   R.Checked = St->Checked;
+  R.WaveInstructions = St->WaveInstructions;
+  R.Seconds = St->Seconds;
   R.Findings = St->Findings;
   R.FindingsTotal = St->FindingsTotal;
   for (size_t I = 0; I < S.Args.size(); ++I) {
@@ -184,8 +195,37 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     return R;
   }
 
+  // 1b. Registers, LDS and scratch against what the descriptor allocates and the hardware
+  // launches (K1 only where K0 does not already have the same finding: then it is K0's).
+  {
+    auto V0 = staticViolations((*K0)->C);
+    if (!V0)
+      return errorResult(V0.takeError());
+    auto V1 = staticViolations((*K1)->C);
+    if (!V1)
+      return errorResult(V1.takeError());
+    std::vector<AbiViolation> Inherited;
+    std::vector<AbiViolation> New = violationsNotInK0(*V1, *V0, &Inherited);
+    for (const AbiViolation &Y : Inherited)
+      R.Details.push_back("K0 does this too (not refused): " + Y.what());
+    if (!New.empty()) {
+      R.Exit = 1;
+      R.Verdict = "abi_invalid";
+      R.Line = New[0].text();
+      for (size_t I = 1; I < New.size(); ++I)
+        R.Details.push_back("also " + New[I].text());
+      J["verdict"] = R.Verdict;
+      J["abi_violations"] = violationsJson(New);
+      return R;
+    }
+  }
+
   // 2. Launch inference (on the emulator).
-  auto Inf = inferLaunch(S, (*K0)->C, O.Infer);
+  InferOptions IO = O.Infer;
+  IO.TimeoutSeconds = O.TimeoutSeconds;
+  if (O.Progress && S.needsInference())
+    O.Progress("launch inference: running K0 on the emulator");
+  auto Inf = inferLaunch(S, (*K0)->C, IO);
   if (!Inf)
     return errorResult(Inf.takeError());
   for (const std::string &L : Inf->Lines)
@@ -229,6 +269,21 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   unsigned NOut = 0;
   for (size_t I : Outputs)
     NOut += S.Args[I].R != Role::In;
+  auto checksNothing = [&](const std::string &Why) {
+    DiffResult E;
+    E.Exit = 2;
+    E.Verdict = "error";
+    E.Line = "this launch checks nothing: " + Why;
+    E.Json = J;
+    E.Json["verdict"] = E.Verdict;
+    E.Json["error"] = E.Line;
+    return E;
+  };
+  if (NOut == 0)
+    return checksNothing("kernel " + S.Kernel +
+                         " has no output buffer in this spec (every "
+                         "buffer is an input), so any K1 would agree with K0");
+  bool K0Wrote = false; // some output byte differs from its initial contents on some seed
 
   // Each seed starts from the code objects' module-scope data as loaded (a kernel that writes
   // its globals must not see the previous seed's values), so both are loaded again per seed.
@@ -278,7 +333,8 @@ DiffResult runDiffCheck(const DiffOptions &O) {
                 llvm::StringRef(reinterpret_cast<const char *>(Init[I].data()), Init[I].size())))
           return errorResult(std::move(E));
     }
-    auto R0 = runOne(**Dev, *Mod0, S, Init, RunMode{Seed, false, Strict}, O.Threads, "K0");
+    auto R0 = runOne(**Dev, *Mod0, S, Init, RunMode{Seed, false, Strict, 0, O.TimeoutSeconds},
+                     O.Threads, "K0");
     if (!R0) {
       auto [Msg, Kind] = unpack(R0.takeError());
       DiffResult E;
@@ -308,6 +364,19 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     }
     for (const device::SyncFinding &F : R0->Findings)
       noteFinding(K0Unsafe, F, Seed, 1);
+    for (size_t I : Outputs)
+      if (S.Args[I].R != Role::In && !Init[I].empty() &&
+          std::memcmp(R0->Alloc[I].data() + kGuardBytes, Init[I].data(), Init[I].size()) != 0)
+        K0Wrote = true;
+    // K1's bound: a multiple of what K0 executed on this launch (emu), or the user's.
+    uint64_t K1Limit = O.MaxInstructions
+                           ? O.MaxInstructions
+                           : R0->WaveInstructions * uint64_t(std::max(1u, O.InstructionFactor));
+    if (O.Progress)
+      O.Progress("seed " + std::to_string(Seed) + ": K0 ran " +
+                 std::to_string(R0->WaveInstructions) + " wave-instructions in " +
+                 llvm::formatv("{0:f3}", R0->Seconds).str() + " s" +
+                 (K1Limit ? "; K1 may run " + std::to_string(K1Limit) : std::string()));
     for (unsigned Sched = 1; Sched <= Schedules; ++Sched) {
     if (Sched > 1) {
       auto L1 = (*Dev)->load((*K1)->C);
@@ -316,10 +385,27 @@ DiffResult runDiffCheck(const DiffOptions &O) {
       Mod1 = std::move(*L1);
     }
     // Schedule 1 is the default interleaving; the others are seeded, varied ones.
-    RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict};
+    RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
+               O.TimeoutSeconds};
     auto R1 = runOne(**Dev, *Mod1, S, Init, M1, O.Threads, "K1");
     if (!R1) {
-      auto [Msg, Kind] = unpack(R1.takeError());
+      std::string Msg;
+      llvm::handleAllErrors(
+          R1.takeError(),
+          [&](const LimitError &L) {
+            if (L.Which == LimitError::Seconds)
+              Msg = "K1 ran longer than " + secondsText(O.TimeoutSeconds) +
+                    " s (--timeout): endless loop? (" + L.Message + ")";
+            else if (O.MaxInstructions)
+              Msg = "K1 ran more than " + std::to_string(K1Limit) +
+                    " wave-instructions (--max-instructions): endless loop?";
+            else
+              Msg = "K1 ran " + std::to_string(O.InstructionFactor) +
+                    "x K0's instructions: endless loop? (stopped past " + std::to_string(K1Limit) +
+                    " wave-instructions; K0 ran " + std::to_string(R0->WaveInstructions) + ")";
+          },
+          [&](const ToolError &T) { Msg = formatError(T); },
+          [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
       R.Exit = 3;
       R.Verdict = "runtime_error";
       R.Line = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
@@ -328,6 +414,11 @@ DiffResult runDiffCheck(const DiffOptions &O) {
       J["error"] = R.Line;
       return R;
     }
+    if (O.Progress)
+      O.Progress("seed " + std::to_string(Seed) +
+                 (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
+                 ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
+                 llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
     for (const device::SyncFinding &F : R1->Findings)
       noteFinding(K1Unsafe, F, Seed, Sched);
     for (size_t I : Outputs) {
@@ -353,7 +444,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
           First = Failure{1, "divergent", "divergent: " + Head + G->text()};
       }
       if (A.R == Role::In) {
-        bool K0Changed = std::memcmp(D0, Init[I].data(), DataBytes) != 0;
+        bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
         if (K0Changed)
           Findings.push_back({{"seed", Seed}, {"arg", A.Arg}, {"kind", "input_written"},
                               {"kernel", "K0"}, {"detail", "K0 changes this input buffer"}});
@@ -431,6 +522,10 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     R.Exit = First->Exit;
     R.Verdict = First->Verdict;
     R.Line = First->Line;
+  } else if (!K0Wrote) {
+    return checksNothing("K0 writes no byte of its output buffers on seeds " + seedList(O.Seeds) +
+                         " (is a size argument 0 or negative, or an output's \"elements\" 0?), "
+                         "so any K1 that also writes nothing would agree with it");
   } else {
     R.Exit = 0;
     R.Verdict = "ok";

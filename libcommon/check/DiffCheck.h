@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ struct DiffOptions {
   // others seeded, varied orders.
   unsigned Schedules = 1;
   InferOptions Infer;
+  // Runaway candidates: K1 may execute at most InstructionFactor times the wave-instructions K0
+  // executed on the same launch (emu), or MaxInstructions when given; past it K1 is a
+  // runtime_error. TimeoutSeconds bounds every run, K0's included (0: none).
+  unsigned InstructionFactor = 64;
+  uint64_t MaxInstructions = 0;
+  double TimeoutSeconds = 0;
+  // Progress lines (-v): one per seed and run. The library never prints.
+  std::function<void(const std::string &)> Progress;
 };
 
 struct DiffResult {

@@ -158,6 +158,7 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
   L.Kernarg = S.kernarg(Addr);
   L.Threads = O.Threads;
   L.Seed = 1;
+  L.TimeoutSeconds = O.TimeoutSeconds;
 
   auto fill = [&](Buf &B, int V) {
     if (B.Probe) {
@@ -166,7 +167,8 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
                     std::min<uint64_t>(kTileBytes, B.Cap - Off));
     } else {
       fillCanary(B.Host, kGuardBytes, B.Arg);
-      std::memcpy(B.Host + B.DataOff, B.Init[V].data(), B.Cap);
+      if (B.Cap)
+        std::memcpy(B.Host + B.DataOff, B.Init[V].data(), B.Cap);
       fillCanary(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg);
     }
   };
@@ -181,7 +183,7 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
     Mem.setTracking(true);
     emu::LaunchConfig LR = L;
     if (Extreme)
-      LR.MaxWaveInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
+      LR.MaxInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
     auto St = (*Emu)->run(LR);
     Mem.setTracking(false);
     ++Rep.Runs;

@@ -28,6 +28,7 @@ namespace asmevo::check {
 struct InferOptions {
   uint64_t ProbeBytes = 64ull << 20;
   unsigned Threads = 0;
+  double TimeoutSeconds = 0; // each run of K0 (0: no limit)
 };
 
 struct InferenceReport {

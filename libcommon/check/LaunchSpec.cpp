@@ -1,5 +1,6 @@
 #include "check/LaunchSpec.h"
 
+#include "device/LaunchGeometry.h"
 #include "emu/Float.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
@@ -204,9 +205,7 @@ const char *roleName(Role R) {
 }
 
 std::array<uint32_t, 3> LaunchSpec::gridItems() const {
-  if (HasGridItems)
-    return GridItems;
-  return {Grid[0] * Block[0], Grid[1] * Block[1], Grid[2] * Block[2]};
+  return GridItems; // checked and computed by parseLaunchSpec (launchGridItems)
 }
 
 std::vector<uint8_t> LaunchSpec::kernarg(const std::vector<uint64_t> &Addr) const {
@@ -309,6 +308,13 @@ llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::stri
     return err("no \"block\": give the workgroup size, e.g. [256, 1, 1]");
   if (!parseDimsJson(J["block"], S.Block))
     return err("\"block\": expected an array of 1 to 3 positive integers");
+  {
+    const auto &G = S.HasGrid ? S.Grid : S.GridItems;
+    auto Items = device::launchGridItems({G[0], G[1], G[2]}, S.HasGrid, S.Block);
+    if (!Items)
+      return err(llvm::toString(Items.takeError()));
+    S.GridItems = *Items;
+  }
   if (J.contains("dynamic_lds")) {
     const auto &L = J["dynamic_lds"];
     if (!L.is_number_integer() || L.get<int64_t>() < 0 || L.get<int64_t>() > 0xffffffffll)
@@ -496,6 +502,24 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
     }
   std::sort(S.Args.begin(), S.Args.end(),
             [](const ArgSpec &A, const ArgSpec &B) { return A.Index < B.Index; });
+  // Sizes are bounded before anything is allocated (each buffer is generated, copied and
+  // compared several times over).
+  uint64_t Total = 0;
+  for (const ArgSpec &A : S.Args) {
+    if (!A.Buffer || A.Null || !A.Elements)
+      continue;
+    unsigned ES = elemSize(A.Type);
+    std::string Name = A.Label == A.Arg ? "'" + A.Arg + "'" : "'" + A.Label + "' (" + A.Arg + ")";
+    if (*A.Elements > kMaxSpecBytes / ES)
+      return err("argument " + Name + ": " + std::to_string(*A.Elements) + " " +
+                 elemTypeName(A.Type) + " elements are more than the " +
+                 std::to_string(kMaxSpecBytes >> 30) + " GiB a launch spec's buffers may hold");
+    Total += *A.Elements * ES;
+    if (Total > kMaxSpecBytes)
+      return err("argument " + Name + ": the buffers up to it hold " + std::to_string(Total) +
+                 " bytes, more than the " + std::to_string(kMaxSpecBytes >> 30) +
+                 " GiB a launch spec's buffers may hold");
+  }
   return llvm::Error::success();
 }
 

@@ -62,6 +62,10 @@ struct ArgSpec {
   uint64_t bytes() const { return Elements ? *Elements * elemSize(Type) : 0; }
 };
 
+// The most bytes a spec's buffers may hold together (each is generated, copied and compared
+// several times over on the host).
+constexpr uint64_t kMaxSpecBytes = 4ull << 30;
+
 struct LaunchSpec {
   std::string Path;                      // for messages ("" for a spec built in memory)
   std::string Dir;                       // relative "file" paths are taken from here
@@ -72,6 +76,7 @@ struct LaunchSpec {
   std::vector<ArgSpec> Args;             // after resolve: one per explicit argument, in order
   KernelSignature Sig;                   // after resolve
 
+  // The grid in work-items (parseLaunchSpec checks it against the hardware's limits).
   std::array<uint32_t, 3> gridItems() const;
   // The kernarg segment (explicit arguments; buffer pointers from Addr, indexed like Args).
   std::vector<uint8_t> kernarg(const std::vector<uint64_t> &Addr) const;

@@ -60,27 +60,18 @@ std::map<std::string, const ElfSymbol *> CodeObject::exportedSymbols() const {
   return M;
 }
 
-bool CodeObject::isKernelSymbol(unsigned I) const {
-  for (const auto &K : Kernels)
-    if (K.CodeSymbol == I)
-      return true;
-  return false;
+const FunctionExtent *CodeObject::functionAt(uint64_t Addr) const {
+  auto It = std::upper_bound(Functions.begin(), Functions.end(), Addr,
+                             [](uint64_t A, const FunctionExtent &F) { return A < F.Begin; });
+  if (It == Functions.begin())
+    return nullptr;
+  --It;
+  return It->contains(Addr) || It->Begin == Addr ? &*It : nullptr;
 }
 
-std::vector<unsigned> CodeObject::functionSymbols() const {
-  std::vector<unsigned> R;
-  for (unsigned I = 0; I < Symbols.size(); ++I) {
-    const auto &S = Symbols[I];
-    if (S.Type != STT_FUNC || S.SectionIndex == SHN_UNDEF || S.SectionIndex >= Sections.size())
-      continue;
-    if (!Sections[S.SectionIndex].isExec())
-      continue;
-    R.push_back(I);
-  }
-  std::stable_sort(R.begin(), R.end(), [&](unsigned A, unsigned B) {
-    return Symbols[A].Value < Symbols[B].Value;
-  });
-  return R;
+const FunctionExtent *CodeObject::kernelCode(const KernelInfo &K) const {
+  const FunctionExtent *F = functionAt(K.EntryAddr);
+  return F && F->Begin == K.EntryAddr ? F : nullptr;
 }
 
 namespace {
@@ -326,6 +317,10 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
   std::sort(C.Kernels.begin(), C.Kernels.end(), [&](const KernelInfo &A, const KernelInfo &B) {
     return C.Symbols[A.DescSymbol].Value < C.Symbols[B.DescSymbol].Value;
   });
+  auto Fs = findFunctionExtents(C);
+  if (!Fs)
+    return Fs.takeError();
+  C.Functions = std::move(*Fs);
   return C;
 }
 

@@ -3,6 +3,7 @@
 // Reading validates everything later stages rely on and reports problems with file offsets.
 #pragma once
 
+#include "codeobj/FunctionExtent.h"
 #include "codeobj/KernelDescriptor.h"
 #include "codeobj/Metadata.h"
 #include "codeobj/TargetId.h"
@@ -72,6 +73,7 @@ public:
   std::optional<Metadata> Meta;
   uint64_t MetaNoteOffset = 0; // file offset of the metadata note descriptor
   std::vector<KernelInfo> Kernels;
+  std::vector<FunctionExtent> Functions; // kernels and device functions, by address
 
   const ElfSection *section(llvm::StringRef Name) const;
   const ElfSection *sectionAt(uint64_t Addr) const; // allocated section holding Addr
@@ -80,9 +82,12 @@ public:
   const KernelInfo *kernel(llvm::StringRef Name) const;
   // Symbols in .dynsym, by name.
   std::map<std::string, const ElfSymbol *> exportedSymbols() const;
-  // Function symbols (kernels and device functions) in executable sections, by address.
-  std::vector<unsigned> functionSymbols() const;
-  bool isKernelSymbol(unsigned SymIndex) const;
+  // The function whose code holds Addr, or that starts at Addr; null if none.
+  const FunctionExtent *functionAt(uint64_t Addr) const;
+  // A kernel's code.
+  const FunctionExtent *kernelCode(const KernelInfo &K) const;
+  // The code bytes of a function.
+  llvm::StringRef code(const FunctionExtent &F) const { return bytesAt(F.Begin, F.size()); }
 };
 
 // Is this buffer an ELF file for AMDGPU (cheap check used when scanning containers)?

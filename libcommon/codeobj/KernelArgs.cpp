@@ -27,6 +27,14 @@ const KernelArg *KernelSignature::find(const std::string &NameOrIndex) const {
   return nullptr;
 }
 
+std::optional<std::string> kernargSizeConflict(const KernelInfo &K) {
+  auto M = K.Meta ? Metadata::getUInt(*K.Meta, ".kernarg_segment_size") : std::nullopt;
+  if (!M || K.Kd.KernargSize == 0 || *M == K.Kd.KernargSize)
+    return std::nullopt;
+  return std::to_string(K.Kd.KernargSize) + " in the descriptor, " + std::to_string(*M) +
+         " in the metadata (.kernarg_segment_size)";
+}
+
 llvm::Expected<KernelSignature> kernelSignature(const CodeObject &CO, const KernelInfo &K) {
   if (!K.Meta)
     return makeError("'" + CO.Path + "': kernel '" + K.Name + "' has no metadata entry");

@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct KernelSignature {
   std::vector<const KernelArg *> explicitArgs() const;
   const KernelArg *find(const std::string &NameOrIndex) const;
 };
+
+// When the descriptor's kernarg_size and the metadata's .kernarg_segment_size disagree (a
+// descriptor value of 0 means "unspecified", AMDGPUUsage): "N in the descriptor, M in the
+// metadata (.kernarg_segment_size)". ROCr uses the descriptor's, HIP the metadata's, so which
+// runtime launches the kernel would decide what it reads.
+std::optional<std::string> kernargSizeConflict(const KernelInfo &Kernel);
 
 // Read the signature of Kernel from its metadata entry. Fails, naming the file, when the kernel
 // has no metadata or an argument lies outside the kernarg segment.

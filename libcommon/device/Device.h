@@ -32,6 +32,9 @@ struct LaunchParams {
   uint64_t Seed = 1;                           // emu: wave interleaving order
   unsigned Threads = 0;                        // emu: host threads (0: all cores)
   uint64_t MaxWaveInstructions = 1ull << 31;   // emu: per-wave instruction limit
+  uint64_t MaxInstructions = 0;                // emu: whole-dispatch wave-instructions (0: none)
+  double TimeoutSeconds = 0;                   // emu: host seconds (0: none); past either limit
+                                               // the launch fails with a LimitError
   bool VarySchedule = false;                   // emu: seeded, varied wave interleaving
   bool Strict = false;                         // emu: the strict checks (emu/StrictCheck.h)
 };

@@ -63,6 +63,8 @@ public:
     L.Seed = P.Seed;
     L.Threads = P.Threads;
     L.MaxWaveInstructions = P.MaxWaveInstructions;
+    L.MaxInstructions = P.MaxInstructions;
+    L.TimeoutSeconds = P.TimeoutSeconds;
     L.VarySchedule = P.VarySchedule;
     L.Strict = P.Strict;
     auto S = static_cast<EmuModule &>(M).emulator().run(L);

@@ -1,8 +1,9 @@
 #include "device/KernelRun.h"
 
 #include "codeobj/Input.h"
-#include "emu/Coverage.h"
 #include "device/Device.h"
+#include "device/LaunchGeometry.h"
+#include "emu/Coverage.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
 #include "support/Cli.h"
@@ -175,46 +176,62 @@ llvm::Expected<std::array<uint32_t, 3>> parseDims(const std::string &Text, const
 }
 
 int runCoverageReport(const std::vector<std::string> &Inputs, bool Json, bool Quiet) {
-  std::vector<std::string> Skipped;
-  auto R = scanCoverage(Inputs, &Skipped);
+  auto R = scanCoverage(Inputs);
   if (!R)
     return reportError(Tool, R.takeError());
   std::vector<std::pair<std::string, OpCoverage>> Ops(R->Ops.begin(), R->Ops.end());
   std::stable_sort(Ops.begin(), Ops.end(), [](const auto &A, const auto &B) {
-    return A.second.Implemented != B.second.Implemented ? !A.second.Implemented
-                                                        : A.second.Count > B.second.Count;
+    return A.second.implemented() != B.second.implemented() ? !A.second.implemented()
+                                                            : A.second.Count > B.second.Count;
   });
   if (Json) {
     nlohmann::json J;
     J["objects"] = R->Objects;
+    J["objects_fully_covered"] = R->ObjectsFullyCovered;
     J["functions"] = R->Functions;
     J["instructions"] = R->Instructions;
     J["undecodable_words"] = R->Undecodable;
     J["mnemonics"] = R->Ops.size();
     J["implemented_mnemonics"] = R->implementedOps();
     J["implemented_instructions"] = R->implementedInstructions();
-    J["skipped"] = Skipped;
-    for (const auto &[M, C] : Ops)
-      J["ops"].push_back({{"mnemonic", M}, {"count", C.Count}, {"implemented", C.Implemented},
-                          {"first_seen", C.FirstSeen}});
+    J["skipped"] = R->Skipped;
+    J["ops"] = nlohmann::json::array();
+    for (const auto &[M, C] : Ops) {
+      nlohmann::json E{{"mnemonic", M},
+                       {"count", C.Count},
+                       {"implemented", C.Implemented},
+                       {"objects", C.Objects},
+                       {"first_seen", C.FirstSeen}};
+      if (!C.implemented())
+        E["first_missing"] = C.FirstMissing;
+      J["ops"].push_back(E);
+    }
     llvm::outs() << J.dump(2) << "\n";
   } else {
-    for (const auto &[M, C] : Ops)
-      if (!Quiet || !C.Implemented)
-        llvm::outs() << (C.Implemented ? "implemented  " : "MISSING      ")
-                     << llvm::format("%8llu  ", (unsigned long long)C.Count) << M
-                     << (C.Implemented ? "" : "   (first at " + C.FirstSeen + ")") << "\n";
-    llvm::outs() << Tool << ": " << R->Objects << " code objects, " << R->Functions
-                 << " functions, " << R->Instructions << " instructions (" << R->Undecodable
-                 << " undecodable words); " << R->implementedOps() << "/" << R->Ops.size()
-                 << " mnemonics and " << R->implementedInstructions() << "/" << R->Instructions
+    for (const auto &[M, C] : Ops) {
+      if (Quiet && C.implemented())
+        continue;
+      llvm::outs() << (C.implemented() ? "implemented  "
+                       : C.Implemented ? "PARTIAL      "
+                                       : "MISSING      ")
+                   << llvm::format("%8llu  ", (unsigned long long)C.Count) << M;
+      if (!C.implemented())
+        llvm::outs() << "   (" << (C.Count - C.Implemented) << " not implemented in " << C.Objects
+                     << " objects; first: " << C.FirstMissing << ")";
+      llvm::outs() << "\n";
+    }
+    llvm::outs() << Tool << ": " << R->Objects << " code objects (" << R->ObjectsFullyCovered
+                 << " fully covered), " << R->Functions << " functions, " << R->Instructions
+                 << " instructions (" << R->Undecodable << " undecodable words); "
+                 << R->implementedOps() << "/" << R->Ops.size() << " mnemonics and "
+                 << R->implementedInstructions() << "/" << R->Instructions
                  << " instructions implemented\n";
-    if (!Skipped.empty())
-      llvm::errs() << Tool << ": skipped " << Skipped.size()
-                   << " code objects for targets the emulator does not run"
-                   << (Quiet ? "" : " (--json lists them)") << "\n";
+    for (const std::string &S : R->Skipped)
+      llvm::errs() << Tool << ": skipped " << S << ": the emulator runs gfx90a, gfx940-gfx942 "
+                   << "and gfx950\n";
   }
-  return R->implementedOps() == R->Ops.size() ? ExitOk : ExitNegative;
+  bool All = R->implementedOps() == R->Ops.size() && R->Skipped.empty();
+  return All ? ExitOk : ExitNegative;
 }
 
 int runKernelRun(const RunRequest &Req) {
@@ -343,20 +360,23 @@ int runKernelRun(const RunRequest &Req) {
   if (Req.Block[0] == 0)
     return reportError(Tool, makeError("no workgroup size: give --block X[,Y[,Z]]"));
   L.Block = Req.Block;
-  if (Req.GridItems[0]) {
-    L.GridItems = Req.GridItems;
-  } else if (Req.Grid[0]) {
-    for (unsigned I = 0; I < 3; ++I)
-      L.GridItems[I] = Req.Grid[I] * Req.Block[I];
-  } else {
+  if (!Req.GridItems[0] && !Req.Grid[0])
     return reportError(Tool, makeError("no grid: give --grid (workgroups) or --grid-items"));
-  }
+  bool InGroups = !Req.GridItems[0];
+  const auto &Dims = InGroups ? Req.Grid : Req.GridItems;
+  auto Items = launchGridItems({Dims[0], Dims[1], Dims[2]}, InGroups, Req.Block);
+  if (!Items)
+    return reportError(Tool, Items.takeError());
+  L.GridItems = *Items;
   L.DynamicLds = Req.DynamicLds;
   L.Threads = Req.Threads;
   L.Seed = Req.Seed;
-  L.MaxWaveInstructions = Req.MaxWaveInstructions;
+  L.MaxInstructions = Req.MaxInstructions;
+  L.TimeoutSeconds = Req.TimeoutSeconds;
   L.Strict = Req.Strict;
   L.VarySchedule = Req.VarySchedule;
+  if ((Req.MaxInstructions || Req.TimeoutSeconds > 0) && Dev.info().Hardware)
+    return reportError(Tool, makeError("--max-instructions and --timeout need the emu backend"));
   if (Req.Strict && Dev.info().Hardware)
     return reportError(Tool, makeError("--strict and --sync-profile need the emu backend (a GPU "
                                        "cannot report what its timing hid)"));

@@ -37,7 +37,8 @@ struct RunRequest {
   uint32_t DynamicLds = 0;
   unsigned Threads = 0;
   uint64_t Seed = 1;
-  uint64_t MaxWaveInstructions = 1ull << 31;
+  uint64_t MaxInstructions = 0; // the whole dispatch, in wave-instructions (0: no limit)
+  double TimeoutSeconds = 0;    // host seconds of emulation (0: no limit)
   bool Strict = false;          // the strict checks; findings make the run fail (exit 1)
   bool VarySchedule = false;    // seeded, varied wave interleaving
   std::string SyncProfile;      // write what each s_waitcnt saw here (implies Strict)
@@ -48,8 +49,9 @@ struct RunRequest {
 // Parse "X[,Y[,Z]]" into three positive numbers.
 llvm::Expected<std::array<uint32_t, 3>> parseDims(const std::string &Text, const char *What);
 
-// `kernel-run --coverage`: which mnemonics the inputs use and which the emulator implements.
-// Exit 0 when every one is implemented, 1 when some are not, 2 on bad input.
+// `kernel-run --coverage`: which instructions the inputs use and which the emulator implements,
+// per instance. Exit 0 when every instance is implemented, 1 when some are not (or an object was
+// skipped as a target the emulator does not run, or words do not decode), 2 on bad input.
 int runCoverageReport(const std::vector<std::string> &Inputs, bool Json, bool Quiet);
 
 // Returns the exit code (0 ran, 2 bad input, 3 runtime error: unsupported instruction, memory

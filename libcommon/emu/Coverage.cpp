@@ -5,24 +5,27 @@
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
+#include "support/Error.h"
 
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <unordered_map>
 
 namespace asmevo::emu {
 
 uint64_t CoverageReport::implementedOps() const {
   uint64_t N = 0;
   for (const auto &[M, C] : Ops)
-    N += C.Implemented;
+    N += C.implemented();
   return N;
 }
 
 uint64_t CoverageReport::implementedInstructions() const {
   uint64_t N = 0;
   for (const auto &[M, C] : Ops)
-    N += C.Implemented ? C.Count : 0;
+    N += C.Implemented;
   return N;
 }
 
@@ -47,11 +50,20 @@ bool probe(const Inst &In, Gfx G) {
   }
 }
 
+std::string opKey(const Inst &I, Gfx G) {
+  std::string M = mnemonic(I, G);
+  if (I.lds && M.find("_lds") == std::string::npos) // not global_load_lds_*, whose name says it
+    M += " lds";
+  if (I.gds)
+    M += " gds";
+  return M;
+}
+
 } // namespace
 
-llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inputs,
-                                            std::vector<std::string> *Skipped) {
+llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inputs) {
   CoverageReport R;
+  std::unordered_map<std::string, bool> Probed; // by target and encoding
   for (const std::string &In : Inputs) {
     auto Objs = loadCodeObjects(In, "");
     if (!Objs)
@@ -65,8 +77,7 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
         Gfx G;
         std::string P = processorForMach(EFlags & 0xff);
         if (!parseGfx(P.c_str(), G)) {
-          if (Skipped)
-            Skipped->push_back(L.Name + " (" + (P.empty() ? "unknown processor" : P) + ")");
+          R.Skipped.push_back(L.Name + " (" + (P.empty() ? "unknown processor" : P) + ")");
           continue;
         }
       }
@@ -75,14 +86,15 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
         return CO.takeError();
       Gfx G;
       if (!parseGfx(CO->Target.Processor.c_str(), G)) {
-        if (Skipped)
-          Skipped->push_back(L.Name + " (" + CO->Target.Processor + ")");
+        R.Skipped.push_back(L.Name + " (" + CO->Target.Processor + ")");
         continue;
       }
       ++R.Objects;
-      for (unsigned SI : CO->functionSymbols()) {
-        const ElfSymbol &S = CO->Symbols[SI];
-        llvm::StringRef Code = CO->bytesAt(S.Value, S.Size);
+      bool Full = true;
+      uint64_t Decoded = 0;
+      std::set<std::string> Used;
+      for (const FunctionExtent &S : CO->Functions) {
+        llvm::StringRef Code = CO->code(S);
         if (Code.empty())
           continue;
         ++R.Functions;
@@ -97,17 +109,39 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
             continue;
           }
           ++R.Instructions;
-          std::string M = mnemonic(I, G);
-          OpCoverage &C = R.Ops[M];
-          if (C.Count++ == 0) {
-            C.Implemented = probe(I, G);
-            char Buf[32];
-            std::snprintf(Buf, sizeof(Buf), "+0x%zx", Off);
+          ++Decoded;
+          std::string Key = opKey(I, G);
+          OpCoverage &C = R.Ops[Key];
+          std::string Enc(char(G), 1);
+          Enc.append(reinterpret_cast<const char *>(P + Off), I.size);
+          auto [It, New] = Probed.emplace(Enc, false);
+          if (New)
+            It->second = probe(I, G);
+          char Buf[32];
+          std::snprintf(Buf, sizeof(Buf), "+0x%zx", Off);
+          if (C.Count++ == 0)
             C.FirstSeen = L.Name + ": " + S.Name + Buf;
+          if (Used.insert(Key).second)
+            ++C.Objects;
+          if (It->second) {
+            ++C.Implemented;
+          } else {
+            Full = false;
+            if (C.FirstMissing.empty())
+              C.FirstMissing = L.Name + ": " + S.Name + Buf + ": " + printInst(I, G, S.Begin + Off);
           }
           Off += I.size;
         }
       }
+      if (!CO->Kernels.empty() && Decoded == 0) {
+        const FunctionExtent *F = CO->kernelCode(CO->Kernels.front());
+        uint64_t Off =
+            F ? CO->Sections[F->Section].Offset + (F->Begin - CO->Sections[F->Section].Addr) : 0;
+        return fileError(L.Name, Off,
+                         std::to_string(CO->Kernels.size()) +
+                             " kernel(s) but no instruction of their code decodes");
+      }
+      R.ObjectsFullyCovered += Full;
     }
   }
   return R;

@@ -17,13 +17,15 @@ enum class EmuErrorKind {
   Timeout,       // instruction budget exhausted
   Deadlock,      // waves wait at a barrier that can never be satisfied
   Trap,          // the kernel executed s_trap
+  RegisterFault, // a register beyond what the kernel's descriptor allocates
 };
 
 class EmuError : public std::runtime_error {
 public:
-  EmuError(EmuErrorKind Kind, const std::string &Message)
-      : std::runtime_error(Message), Kind(Kind) {}
+  EmuError(EmuErrorKind Kind, const std::string &Message, uint64_t Pc = 0)
+      : std::runtime_error(Message), Kind(Kind), Pc(Pc) {}
   EmuErrorKind Kind;
+  uint64_t Pc; // the instruction's address when the message does not name its function (0: none)
 };
 
 // "0x7f0000011a20": how addresses and pcs appear in every emulator message.
@@ -32,6 +34,8 @@ std::string hexAddr(uint64_t V);
 // "unsupported instruction v_foo at pc 0x1234" (mnemonic in lower case, as the assembler writes it).
 [[noreturn]] void throwUnsupported(const char *Mnemonic, uint64_t Pc);
 [[noreturn]] void throwUnsupported(const std::string &Mnemonic, uint64_t Pc);
+// "register v200 is beyond the kernel's allocation (v0-v127) at pc 0x..."; Kind is 's', 'v' or 'a'.
+[[noreturn]] void throwRegisterFault(char Kind, unsigned Index, unsigned Allocated, uint64_t Pc);
 // "memory fault: <what> of <n> bytes at 0x... (lane L) at pc 0x...: <why>"
 [[noreturn]] void throwMemoryFault(const char *What, uint64_t Addr, unsigned Size, int Lane,
                                    uint64_t Pc, const std::string &Why);

@@ -1,5 +1,6 @@
 #include "emu/Emulator.h"
 
+#include "codeobj/TargetLimits.h"
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
 #include "support/Error.h"
@@ -71,7 +72,7 @@ struct Dispatch {
   uint32_t PerLane = 0;      // private bytes per lane
   unsigned MaxWavesPerGroup = 0;
   uint32_t GroupSegment = 0; // LDS bytes per workgroup
-  unsigned ArchVgprs = 256, Agprs = 0; // registers the descriptor allocates
+  RegisterAllocation Alloc;  // registers the descriptor allocates
   std::array<uint32_t, 3> NumGroups{1, 1, 1};
 };
 
@@ -157,6 +158,12 @@ llvm::Error Emulator::loadImage() {
         Slots[A / 4] = In;
         SlotUses[A / 4] = regUses(In, Target);
         SlotValid[A / 4] = 1;
+        const RegUses &U = SlotUses[A / 4];
+        for (unsigned K = 0; K < U.numReads + U.numWrites; ++K) {
+          const RegRange &R = K < U.numReads ? U.reads[K] : U.writes[K - U.numReads];
+          CodeUsesVcc |= R.overlaps(RegRange{kVccLo, 2});
+          CodeUsesFlatScratch |= R.overlaps(RegRange{kFlatScratchLo, 2});
+        }
         A += In.size;
       } else {
         A += 4;
@@ -164,6 +171,17 @@ llvm::Error Emulator::loadImage() {
     }
   }
   return llvm::Error::success();
+}
+
+std::string Emulator::where(uint64_t Pc) const {
+  if (Pc < Base)
+    return "";
+  const FunctionExtent *F = Code.functionAt(Pc - Base);
+  if (!F || !F->contains(Pc - Base))
+    return "";
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "+0x%llx", (unsigned long long)(Pc - Base - F->Begin));
+  return F->Name + Buf;
 }
 
 const Inst &Emulator::fetch(uint64_t Pc) {
@@ -227,8 +245,15 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       return;
     uint64_t Pc = W.pc;
     const RegUses *U = nullptr;
-    const Inst &In = Strict ? E.fetch(Pc, U) : E.fetch(Pc);
+    const Inst &In = E.fetch(Pc, U);
     C.instPc = Pc;
+    // The hardware gives a wave the registers its descriptor allocates, no more.
+    if (U->maxVgpr >= C.numVgprs)
+      throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
+    if (U->maxAgpr >= C.numAgprs)
+      throwRegisterFault('a', unsigned(U->maxAgpr), C.numAgprs, Pc);
+    if (U->maxSgpr >= C.numSgprs)
+      throwRegisterFault('s', unsigned(U->maxSgpr), C.numSgprs, Pc);
     W.pc = Pc + In.size;
     if (++W.instCount > MaxInst)
       throw EmuError(EmuErrorKind::Timeout,
@@ -241,7 +266,9 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       C.strict->before(C, In, *U, Pc);
     bool Ok = executeInst(C, In);
     if (!Ok)
-      throwUnsupported(mnemonic(In, E.gfx()), Pc);
+      throw EmuError(
+          EmuErrorKind::Unsupported,
+          "unsupported instruction " + printInst(In, E.gfx(), Pc) + " at pc " + hexAddr(Pc), Pc);
     if (Strict)
       C.strict->after(C, In, *U, Pc);
   }
@@ -276,7 +303,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     if (L.Block[I] > 1024)
       return makeError("workgroup size " + std::to_string(L.Block[I]) + " exceeds 1024");
     BlockItems *= L.Block[I];
-    D.NumGroups[I] = (L.GridItems[I] + L.Block[I] - 1) / L.Block[I];
+    D.NumGroups[I] = uint32_t((uint64_t(L.GridItems[I]) + L.Block[I] - 1) / L.Block[I]);
   }
   if (BlockItems > 1024)
     return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds 1024");
@@ -285,15 +312,36 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
       return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds the "
                        "kernel's .max_flat_workgroup_size " + std::to_string(*Max));
   D.MaxWavesPerGroup = unsigned((BlockItems + kWaveSize - 1) / kWaveSize);
-  {
-    // gfx90a+: a unified file of (granule + 1) * 8 registers, AGPRs from accum_offset on.
-    unsigned Unified = std::min(512u, (K->Kd.granulatedVgprCount() + 1) * 8);
-    unsigned AccOff = std::min(Unified, K->Kd.accumOffset());
-    D.ArchVgprs = std::min(256u, AccOff);
-    D.Agprs = std::min(256u, Unified - AccOff);
+  // What the hardware would refuse for this workgroup size: registers per wave with all the
+  // workgroup's waves resident, LDS, scratch.
+  for (const LimitViolation &V :
+       checkLaunchLimits(K->Kd, Code.Target, unsigned(BlockItems), "this launch"))
+    return makeError("'" + Code.Path + "': kernel '" + K->Name +
+                     "' cannot be launched: " + V.Field + ": " + V.Detail);
+  // gfx90a+: a unified file of (granule + 1) * 8 registers, AGPRs from accum_offset on; the
+  // SGPRs less VCC, flat scratch and XNACK where the code uses them.
+  D.Alloc = registerAllocation(K->Kd, Code.Target, CodeUsesVcc, CodeUsesFlatScratch);
+  if (const FunctionExtent *F = Code.kernelCode(*K); F && D.Alloc.AccumOffset) {
+    // Arch VGPRs past accum_offset are AGPR registers of the unified file; the emulator keeps
+    // the two apart, so a kernel that uses both there cannot be run faithfully.
+    int MaxV = -1, MaxA = -1;
+    for (uint64_t A = F->Begin; A < F->End; A += 4) {
+      uint64_t Pc = Base + A;
+      if (Pc < TextBegin || Pc >= TextEnd || !SlotValid[(Pc - TextBegin) / 4])
+        continue;
+      const RegUses &U = SlotUses[(Pc - TextBegin) / 4];
+      MaxV = std::max<int>(MaxV, U.maxVgpr);
+      MaxA = std::max<int>(MaxA, U.maxAgpr);
+    }
+    if (MaxA >= 0 && MaxV >= int(D.Alloc.AccumOffset))
+      return runtimeError("'" + Code.Path + "': kernel '" + K->Name + "' uses v" +
+                          std::to_string(MaxV) + " and a0-a" + std::to_string(MaxA) +
+                          ", which share registers of the unified VGPR file (accum_offset " +
+                          std::to_string(D.Alloc.AccumOffset) +
+                          "); the emulator keeps arch VGPRs and AGPRs apart and cannot run it");
   }
   D.GroupSegment = K->Kd.GroupSegmentFixedSize + L.DynamicLds;
-  if (D.GroupSegment > (Target == Gfx::Gfx950 ? 163840u : 65536u))
+  if (D.GroupSegment > targetLimits(Code.Target).LdsBytes)
     return makeError("the workgroup needs " + std::to_string(D.GroupSegment) +
                      " bytes of LDS, more than the target has");
 
@@ -302,7 +350,14 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   if (!Sig)
     return Sig.takeError();
   std::vector<uint8_t> Kernarg = L.Kernarg;
+  if (auto Conflict = kernargSizeConflict(*K))
+    return makeError("'" + Code.Path + "': kernel '" + K->Name + "': the kernarg sizes disagree: " +
+                     *Conflict + "; which one a runtime uses decides what the kernel reads");
   uint32_t SegSize = std::max<uint32_t>(Sig->KernargSize, K->Kd.KernargSize);
+  if (SegSize > kMaxKernargBytes)
+    return makeError("'" + Code.Path + "': kernel '" + K->Name +
+                     "' declares a kernarg segment of " + std::to_string(SegSize) +
+                     " bytes; the emulator takes at most " + std::to_string(kMaxKernargBytes));
   if (Kernarg.size() > SegSize && SegSize != 0)
     return makeError("the kernarg data is " + std::to_string(Kernarg.size()) +
                      " bytes; kernel '" + K->Name + "' takes " + std::to_string(SegSize));
@@ -401,6 +456,13 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
 
   std::atomic<uint64_t> NextGroup{0};
   std::atomic<bool> Abort{false};
+  // The dispatch-wide limits: instructions executed so far, and which limit stopped the run.
+  const bool Limited = L.MaxInstructions > 0 || L.TimeoutSeconds > 0;
+  std::atomic<uint64_t> Executed{0};
+  std::atomic<int> LimitHit{0};
+  auto Deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(L.TimeoutSeconds));
   std::mutex ErrLock;
   std::optional<std::pair<uint64_t, EmuError>> FirstError;
   std::vector<ThreadStats> TS(Threads);
@@ -450,9 +512,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           // Registers start at zero (hardware leaves them undefined). Only the registers the
           // descriptor allocates are cleared: code that touches others is invalid (hsaco-rebuild
           // refuses it) and clearing all 512 rows would dominate short kernels.
-          std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.ArchVgprs);
-          if (D.Agprs)
-            std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Agprs);
+          std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
+          if (D.Alloc.Agprs)
+            std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Alloc.Agprs);
           W.scc = false;
           W.done = W.atBarrier = false;
           W.instCount = 0;
@@ -516,8 +578,11 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           bool Architected = isGfx94Plus(Target);
           if (Bits.privateSegment() && !Architected)
             W.s[S++] = uint32_t(WaveScratch - D.ScratchBase);
-          if (S > 102)
-            throw EmuError(EmuErrorKind::InvalidLaunch, "the launch needs more than 102 SGPRs");
+          if (S > D.Alloc.NumberedSgprs)
+            throw EmuError(EmuErrorKind::RegisterFault,
+                           "the dispatch sets s0-s" + std::to_string(S - 1) +
+                               " (user and system SGPRs); the kernel's descriptor allocates s0-s" +
+                               std::to_string(int(D.Alloc.NumberedSgprs) - 1));
           if (Architected && D.PerLane) {
             W.s[kFlatScratchLo] = uint32_t(WaveScratch);
             W.s[kFlatScratchHi] = uint32_t(WaveScratch >> 32);
@@ -532,7 +597,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             V0[Ln] = X | (Dims > 1 ? Y << 10 : 0) | (Dims > 2 ? Z << 20 : 0);
           }
           Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane, nullptr,
-                                Mem.tracking(), L.Strict ? SW[Wv].get() : nullptr});
+                                Mem.tracking(), L.Strict ? SW[Wv].get() : nullptr,
+                                uint16_t(D.Alloc.NumberedSgprs), uint16_t(D.Alloc.ArchVgprs),
+                                uint16_t(D.Alloc.Agprs)});
         }
         // Schedule: rounds over the waves in a seeded order; barriers release when every wave
         // that has not ended waits at one.
@@ -557,12 +624,25 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             if (W.done || W.atBarrier)
               continue;
             uint64_t Before = W.instCount;
-            unsigned Quantum = NW == 1 ? ~0u : L.VarySchedule ? 1 + unsigned(Next() % 96) : 256;
+            unsigned Quantum = NW == 1          ? (Limited ? 1u << 14 : ~0u)
+                               : L.VarySchedule ? 1 + unsigned(Next() % 96)
+                                                : 256;
             if (L.Strict)
               runWave<true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, St.LaneInsts);
             else
               runWave<false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, St.LaneInsts);
             AnyRan |= W.instCount != Before;
+            if (Limited) {
+              uint64_t Total = Executed.fetch_add(W.instCount - Before) + (W.instCount - Before);
+              if (L.MaxInstructions && Total > L.MaxInstructions) {
+                LimitHit = 1;
+                throw EmuError(EmuErrorKind::Timeout, "instruction limit");
+              }
+              if (L.TimeoutSeconds > 0 && std::chrono::steady_clock::now() > Deadline) {
+                LimitHit = 2;
+                throw EmuError(EmuErrorKind::Timeout, "timeout");
+              }
+            }
           }
           unsigned Done = 0, AtBarrier = 0;
           for (unsigned I = 0; I < NW; ++I) {
@@ -619,12 +699,27 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     R.Waits = Report.waits();
   }
   Cleanup();
+  if (int Hit = LimitHit.load()) {
+    if (Hit == 1)
+      return llvm::make_error<LimitError>(
+          LimitError::Instructions, double(L.MaxInstructions), double(Executed.load()),
+          "the dispatch stopped after " + std::to_string(Executed.load()) +
+              " wave-instructions, past its limit of " + std::to_string(L.MaxInstructions));
+    return llvm::make_error<LimitError>(
+        LimitError::Seconds, L.TimeoutSeconds, R.Seconds,
+        "the dispatch stopped after " + secondsText(L.TimeoutSeconds) +
+            " s of emulation (its time limit), " + std::to_string(Executed.load()) +
+            " wave-instructions executed");
+  }
   if (FirstError) {
     uint64_t G = FirstError->first;
-    std::string Where = " (workgroup " + std::to_string(G % D.NumGroups[0]) + "," +
+    std::string Group = "workgroup " + std::to_string(G % D.NumGroups[0]) + "," +
                         std::to_string((G / D.NumGroups[0]) % D.NumGroups[1]) + "," +
-                        std::to_string(G / (uint64_t(D.NumGroups[0]) * D.NumGroups[1])) + ")";
-    return runtimeError(std::string(FirstError->second.what()) + Where);
+                        std::to_string(G / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]));
+    // "... at pc 0x... (k+0x4, workgroup 0,0,0)" where the pc is known, else the kernel's name.
+    std::string Func = FirstError->second.Pc ? where(FirstError->second.Pc) : "";
+    return runtimeError(std::string(FirstError->second.what()) + " (" +
+                        (Func.empty() ? "kernel " + K->Name : Func) + ", " + Group + ")");
   }
   return R;
 }

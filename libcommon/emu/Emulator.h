@@ -43,6 +43,10 @@ struct LaunchConfig {
   // The strict checks (StrictCheck.h): pending loads, wait states, races between waves.
   bool Strict = false;
   uint64_t MaxWaveInstructions = 1ull << 31;   // per wave: beyond this, the run stops
+  // The whole dispatch: wave-instructions (0: no limit) and host seconds (0: none). Past either
+  // the run stops with a LimitError (support/Error.h) saying how far it got.
+  uint64_t MaxInstructions = 0;
+  double TimeoutSeconds = 0;
 };
 
 // Counts of what ran. Emulated work is a model: no timing here is hardware time.
@@ -77,6 +81,9 @@ public:
   // (unsupported instruction, memory fault, trap, timeout: runtime kind) with the pc.
   llvm::Expected<RunStats> run(const LaunchConfig &L);
 
+  // "kernel+0x1c": the function of the code object holding Pc, or "" outside its code.
+  std::string where(uint64_t Pc) const;
+
   // The decoded instruction at a device address (decoding on first use outside .text).
   const Inst &fetch(uint64_t Pc);
   // The same with its register uses (RegUse.h).
@@ -96,6 +103,9 @@ private:
   std::vector<Inst> Slots;
   std::vector<RegUses> SlotUses;
   std::vector<uint8_t> SlotValid;
+  // Whether any code of the object uses VCC / FLAT_SCRATCH (they then take SGPRs of each
+  // kernel's allocation, as the scan of hsaco-rebuild counts them).
+  bool CodeUsesVcc = false, CodeUsesFlatScratch = false;
   std::mutex ExtraLock;
   std::unordered_map<uint64_t, std::unique_ptr<Inst>> Extra;
   std::unordered_map<uint64_t, std::unique_ptr<RegUses>> ExtraUses;

@@ -44,6 +44,10 @@ struct ExecCtx {
   const Allocation *lastAlloc = nullptr;
   bool track = false;                // record footprints (DeviceMemory::setTracking)
   StrictWave *strict = nullptr;      // the strict checks (StrictCheck.h), when on
+  // The registers the kernel's descriptor allocates to the wave (s0..s(numSgprs-1), ...): an
+  // access beyond them is a register fault (RegUse.h has each instruction's maxima; indexed
+  // accesses such as s_movrel check their computed register).
+  uint16_t numSgprs = 102, numVgprs = 256, numAgprs = 256;
 };
 
 // The strict checks' memory hooks (StrictCheck.cpp): every LDS byte range and every global

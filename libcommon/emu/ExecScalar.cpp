@@ -441,6 +441,9 @@ bool execSop1(ExecCtx &c, const Inst &in) {
     if (srcCode > limit || dstCode > limit)
       throw EmuError(EmuErrorKind::IllegalInst,
                      "s_movrel index out of the SGPR file (M0 = " + std::to_string(m0) + ")");
+    unsigned relCode = srcRel ? srcCode : dstCode;
+    if (relCode + (is64 ? 1 : 0) >= c.numSgprs)
+      throwRegisterFault('s', relCode + (is64 ? 1 : 0), c.numSgprs, c.instPc);
     if (is64)
       writeScalar64(w, uint16_t(dstCode), readScalar64(w, in, uint16_t(srcCode), OpType::B64));
     else

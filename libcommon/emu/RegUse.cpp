@@ -5,6 +5,7 @@
 
 #include "emu/DecoderTables.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -257,6 +258,21 @@ RegUses regUses(const Inst &In, Gfx Target) {
     break;
   }
   }
+  auto Note = [&U](const RegRange &R) {
+    if (!R.count)
+      return;
+    int Last = R.code + R.count - 1;
+    if (R.code < kNumberedSgprs)
+      U.maxSgpr = int16_t(std::max<int>(U.maxSgpr, std::min<int>(Last, kNumberedSgprs - 1)));
+    else if (R.code >= kAgprBase)
+      U.maxAgpr = int16_t(std::max<int>(U.maxAgpr, Last - kAgprBase));
+    else if (R.code >= kVgprBase)
+      U.maxVgpr = int16_t(std::max<int>(U.maxVgpr, Last - kVgprBase));
+  };
+  for (unsigned K = 0; K < U.numReads; ++K)
+    Note(U.reads[K]);
+  for (unsigned K = 0; K < U.numWrites; ++K)
+    Note(U.writes[K]);
   return U;
 }
 

@@ -19,6 +19,7 @@
 namespace asmevo::emu {
 
 constexpr uint16_t kSccCode = 253;
+constexpr uint16_t kNumberedSgprs = 102; // s0..s101; codes 102.. are FLAT_SCRATCH, XNACK, VCC, ...
 
 struct RegRange {
   uint16_t code = kNoOperand;
@@ -59,6 +60,9 @@ struct RegUses {
   bool returnsData = false;    // a memory instruction whose result lands in `writes` later
   // The registers a pending store reads for its data (VMEM/FLAT/DS stores and atomics).
   RegRange storeData;
+  // The highest numbered SGPR (s0..s101), arch VGPR and AGPR index read or written; -1 if none.
+  // The run checks them against the registers the kernel's descriptor allocates.
+  int16_t maxSgpr = -1, maxVgpr = -1, maxAgpr = -1;
 
   bool reads_(uint16_t c) const {
     for (unsigned i = 0; i < numReads; ++i)

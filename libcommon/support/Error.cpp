@@ -1,12 +1,21 @@
 // Implementation of the error values shared by all tools.
 #include "support/Error.h"
 
+#include <cstdio>
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace asmevo {
 
 char ToolError::ID = 0;
+char LimitError::ID = 0;
+
+std::string secondsText(double Seconds) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%g", Seconds);
+  return Buf;
+}
 
 void ToolError::log(llvm::raw_ostream &OS) const { OS << formatError(*this); }
 

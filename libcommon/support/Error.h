@@ -32,6 +32,24 @@ public:
   ErrorKind Kind;
 };
 
+// A run stopped at a limit its caller set (an instruction budget or a timeout): a runtime error
+// (exit 3) that says how far the run got, so that a caller can word its own verdict
+// ("K1 ran 64x K0's instructions").
+class LimitError : public llvm::ErrorInfo<LimitError, ToolError> {
+public:
+  static char ID;
+  enum What { Instructions, Seconds };
+  LimitError(What W, double Limit, double Reached, std::string Message)
+      : llvm::ErrorInfo<LimitError, ToolError>(std::move(Message), "", std::nullopt, std::nullopt,
+                                               ErrorKind::Runtime),
+        Which(W), Limit(Limit), Reached(Reached) {}
+  What Which;
+  double Limit, Reached;
+};
+
+// A number of seconds as a person writes it in an option ("0.5", "30", "1e-05").
+std::string secondsText(double Seconds);
+
 // An error about the input as a whole.
 llvm::Error makeError(const llvm::Twine &Message);
 // An error at a byte offset of a file.

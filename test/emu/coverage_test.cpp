@@ -32,7 +32,7 @@ void expectCovered(const std::vector<std::string> &Objs, const std::set<std::str
   EXPECT_EQ(R->Undecodable, 0u);
   EXPECT_GE(R->Instructions, MinInstructions);
   for (const auto &[M, C] : R->Ops) {
-    if (!C.Implemented) {
+    if (!C.implemented()) {
       EXPECT_TRUE(Allowed.count(M)) << M << " (" << C.Count << "x, first at " << C.FirstSeen
                                     << ") is not implemented";
     }

@@ -63,17 +63,16 @@ void checkBytes(llvm::StringRef Bytes, const fs::path &P, Totals &T) {
   ASSERT_TRUE(bool(MOr)) << llvm::toString(MOr.takeError());
   McTarget &M = **MOr;
   ++T.Objects;
-  for (unsigned SI : C->functionSymbols()) {
-    const auto &S = C->Symbols[SI];
-    llvm::StringRef Code = C->bytesAt(S.Value, S.Size);
-    auto Insns = decodeRange(M, Code, S.Value);
+  for (const FunctionExtent &F : C->Functions) {
+    llvm::StringRef Code = C->code(F);
+    auto Insns = decodeRange(M, Code, F.Begin);
     for (const auto &D : Insns) {
       if (!D.Valid) {
         ++T.LlvmSkipped;
         continue;
       }
       ++T.Insns;
-      uint64_t Off = D.Addr - S.Value;
+      uint64_t Off = D.Addr - F.Begin;
       emu::Inst In;
       std::string Why, Ours, OurMn;
       bool Ok = emu::decodeInst(reinterpret_cast<const uint8_t *>(Code.data()) + Off,

@@ -6,18 +6,21 @@ using namespace asmevo;
 
 int main(int argc, char **argv) {
   Cli C("hsaco-rebuild",
-        "assemble and link edited AMDGPU assembly into a code object with recomputed resources, "
-        "keeping the original's ABI",
+        "assemble and link edited AMDGPU assembly into a code object, keeping the original's "
+        "declared resources and ABI",
         "K.s -o K'.hsaco | --check-abi K0.hsaco K1.hsaco");
   C.addOutputOption("Write the code object to FILE (required for a rebuild; '-' is stdout)");
   C.addJsonOption();
   C.options().add_options("positional")("inputs", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
       "abi-of", "Check the result against K0: symbols, kernarg layout, launch semantics, target",
-      cxxopts::value<std::string>(), "K0")(
-      "check-abi", "Only check: compare code object K1 with K0 (no assembly)")(
-      "resources", "Only scan: print each kernel's register use (scanned/declared) and exit 1 "
-                   "if any differs from its descriptor or metadata");
+      cxxopts::value<std::string>(),
+      "K0")("check-abi", "Only check: compare code object K1 with K0 (no assembly)")(
+      "resources", "Only scan: print each kernel's register use (scanned/declared) and "
+                   "occupancy; exit 1 if any kernel uses registers its descriptor does not "
+                   "allocate")("shrink-resources",
+                               "Lower register counts to what the code uses (never where registers "
+                               "are indexed indirectly or calls are indirect)");
   C.options().parse_positional({"inputs"});
   if (int Code = C.parse(argc, argv); Code >= 0)
     return Code;
@@ -30,6 +33,7 @@ int main(int argc, char **argv) {
   Cfg.Verbose = C.common().Verbose;
   Cfg.Quiet = C.common().Quiet;
   Cfg.CheckAbi = R.count("check-abi") > 0;
+  Cfg.ShrinkResources = R.count("shrink-resources") > 0;
   if (R.count("abi-of"))
     Cfg.AbiOf = R["abi-of"].as<std::string>();
   if (R.count("resources")) {

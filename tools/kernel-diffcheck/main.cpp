@@ -41,21 +41,31 @@ int main(int argc, char **argv) {
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
       "spec", "Launch spec (JSON): grid, block, dynamic LDS and every explicit argument",
-      cxxopts::value<std::string>(), "FILE")(
-      "kernel", "Kernel symbol (overrides the spec's \"kernel\")", cxxopts::value<std::string>(), "NAME")(
-      "seeds", "Input seeds, comma-separated (default 1,2,3)", cxxopts::value<std::string>(), "N[,N...]")(
-      "theta", "Minimum cosine similarity of float outputs (default 0.9999)",
-      cxxopts::value<double>(), "X")(
+      cxxopts::value<std::string>(),
+      "FILE")("kernel", "Kernel symbol (overrides the spec's \"kernel\")",
+              cxxopts::value<std::string>(), "NAME")(
+      "seeds", "Input seeds, comma-separated (default 1,2,3)", cxxopts::value<std::string>(),
+      "N[,N...]")("theta", "Minimum cosine similarity of float outputs (default 0.9999)",
+                  cxxopts::value<double>(), "X")(
       "tau", "Maximum absolute difference of float outputs (default 1e-3)",
-      cxxopts::value<double>(), "X")(
-      "backend", "Execution backend: emu, hip or auto (default emu)", cxxopts::value<std::string>(), "NAME")(
+      cxxopts::value<double>(), "X")("backend", "Execution backend: emu, hip or auto (default emu)",
+                                     cxxopts::value<std::string>(), "NAME")(
       "dump-inputs", "Write every seed's buffer contents (inputs, K0 and K1 results) under DIR",
-      cxxopts::value<std::string>(), "DIR")(
-      "infer", "Only complete the spec by launch inference on K0 and write it (-o)")(
-      "schedules", "Wave interleavings K1 runs under per seed (default 1): the default order, "
-                   "then seeded varied ones", cxxopts::value<unsigned>(), "N")(
+      cxxopts::value<std::string>(),
+      "DIR")("infer", "Only complete the spec by launch inference on K0 and write it (-o)")(
+      "schedules",
+      "Wave interleavings K1 runs under per seed (default 1): the default order, "
+      "then seeded varied ones",
+      cxxopts::value<unsigned>(), "N")(
       "no-strict", "Compare outputs only: no strict checks (pending loads, wait states, races)")(
-      "threads", "Host threads of the emulator (default: all cores)", cxxopts::value<unsigned>(), "N");
+      "threads", "Host threads of the emulator (default: all cores)", cxxopts::value<unsigned>(),
+      "N")("max-instructions",
+           "K1 may execute at most N wave-instructions per run (emu; default: 64 "
+           "times what K0 executed on the same launch); past it K1 is a "
+           "runtime_error",
+           cxxopts::value<uint64_t>(), "N")(
+      "timeout", "Stop any run of K0 or K1 after SECONDS of emulation (emu; default: none)",
+      cxxopts::value<double>(), "SECONDS");
   C.options().parse_positional({"input"});
   if (int Code = C.parse(argc, argv); Code >= 0)
     return Code;
@@ -68,6 +78,11 @@ int main(int argc, char **argv) {
   InferOptions IO;
   if (R.count("threads"))
     IO.Threads = R["threads"].as<unsigned>();
+  if (R.count("timeout")) {
+    IO.TimeoutSeconds = R["timeout"].as<double>();
+    if (!(IO.TimeoutSeconds > 0))
+      return C.usageError("--timeout must be a positive number of seconds");
+  }
   std::string Kernel = R.count("kernel") ? R["kernel"].as<std::string>() : "";
   bool Json = C.common().Json, Quiet = C.common().Quiet;
   if (R.count("infer")) {
@@ -125,6 +140,16 @@ int main(int argc, char **argv) {
       return C.usageError("--schedules must be between 1 and 64");
   }
   O.Strict = R.count("no-strict") == 0;
+  if (R.count("max-instructions")) {
+    O.MaxInstructions = R["max-instructions"].as<uint64_t>();
+    if (O.MaxInstructions == 0)
+      return C.usageError("--max-instructions must be at least 1");
+  }
+  O.TimeoutSeconds = IO.TimeoutSeconds;
+  if (C.common().Verbose)
+    O.Progress = [](const std::string &Line) {
+      llvm::errs() << "kernel-diffcheck: " << Line << "\n";
+    };
   if (R.count("dump-inputs"))
     O.DumpDir = R["dump-inputs"].as<std::string>();
   return finish(runDiffCheck(O), Json, Quiet, false);

@@ -13,35 +13,44 @@ int main(int argc, char **argv) {
         "K.hsaco --block X[,Y,Z] --grid X[,Y,Z] --arg [NAME=]VALUE... [--out NAME=FILE]...");
   C.addJsonOption();
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
-  C.options().add_options()(
-      "kernel", "Kernel symbol (needed when the object has several)", cxxopts::value<std::string>(), "NAME")(
+  C.options().add_options()("kernel", "Kernel symbol (needed when the object has several)",
+                            cxxopts::value<std::string>(), "NAME")(
       "grid", "Grid size in workgroups", cxxopts::value<std::string>(), "X[,Y[,Z]]")(
-      "grid-items", "Grid size in work-items (on emu the last workgroup may be partial; hip "
-                    "needs a multiple of --block)",
-      cxxopts::value<std::string>(), "X[,Y[,Z]]")(
-      "block", "Workgroup size in work-items", cxxopts::value<std::string>(), "X[,Y[,Z]]")(
-      "arg", "Kernel argument: @FILE, zeros:BYTES, null, addr:ADDRESS for pointers; [TYPE:]NUMBER "
-             "or hex:BYTES by value; NAME is the metadata name or #N; without NAME= the next "
-             "argument in order", cxxopts::value<std::vector<std::string>>(), "[NAME=]VALUE")(
-      "out", "Write the final contents of buffer argument NAME to FILE",
-      cxxopts::value<std::vector<std::string>>(), "NAME=FILE")(
+      "grid-items",
+      "Grid size in work-items (on emu the last workgroup may be partial; hip "
+      "needs a multiple of --block)",
+      cxxopts::value<std::string>(), "X[,Y[,Z]]")("block", "Workgroup size in work-items",
+                                                  cxxopts::value<std::string>(), "X[,Y[,Z]]")(
+      "arg",
+      "Kernel argument: @FILE, zeros:BYTES, null, addr:ADDRESS for pointers; [TYPE:]NUMBER "
+      "or hex:BYTES by value; NAME is the metadata name or #N; without NAME= the next "
+      "argument in order",
+      cxxopts::value<std::vector<std::string>>(),
+      "[NAME=]VALUE")("out", "Write the final contents of buffer argument NAME to FILE",
+                      cxxopts::value<std::vector<std::string>>(), "NAME=FILE")(
       "dynamic-lds", "Bytes of dynamic LDS per workgroup", cxxopts::value<uint32_t>(), "BYTES")(
       "seed", "Seed of the wave interleaving order (default 1)", cxxopts::value<uint64_t>(), "N")(
       "strict", "Strict checks (emu): loads pending until s_waitcnt, wait-state hazards, races "
                 "between the waves of a workgroup; findings are printed and the run exits 1")(
       "vary-schedule", "Interleave the waves of a workgroup in a seeded, varied order (emu)")(
-      "sync-profile", "With the strict checks, write for each s_waitcnt the most operations "
-                      "outstanding when it executed to FILE (JSON)",
-      cxxopts::value<std::string>(), "FILE")(
-      "threads", "Host threads (default: all cores)", cxxopts::value<unsigned>(), "N")(
-      "max-instructions", "Stop a wave after N instructions (default 2^31)",
-      cxxopts::value<uint64_t>(), "N")(
+      "sync-profile",
+      "With the strict checks, write for each s_waitcnt the most operations "
+      "outstanding when it executed to FILE (JSON)",
+      cxxopts::value<std::string>(),
+      "FILE")("threads", "Host threads (default: all cores)", cxxopts::value<unsigned>(), "N")(
+      "max-instructions",
+      "Stop the dispatch after N wave-instructions (emu; default: no limit "
+      "but 2^31 per wave); exit 3",
+      cxxopts::value<uint64_t>(),
+      "N")("timeout", "Stop the dispatch after SECONDS of emulation (emu; default: none); exit 3",
+           cxxopts::value<double>(), "SECONDS")(
       "coverage", "Only report: which instructions the code objects use and which the emulator "
                   "implements (exit 1 if any is missing)")(
-      "backend", "Execution backend: emu (the CPU emulator; the default), hip (an AMD GPU "
-                 "through the HIP runtime, loaded at run time: the time printed is GPU time, "
-                 "and --grid-items must be a multiple of --block) or auto (hip when an AMD GPU "
-                 "of the code object's processor is usable, else emu)",
+      "backend",
+      "Execution backend: emu (the CPU emulator; the default), hip (an AMD GPU "
+      "through the HIP runtime, loaded at run time: the time printed is GPU time, "
+      "and --grid-items must be a multiple of --block) or auto (hip when an AMD GPU "
+      "of the code object's processor is usable, else emu)",
       cxxopts::value<std::string>(), "NAME");
   C.options().parse_positional({"input"});
   if (int Code = C.parse(argc, argv); Code >= 0)
@@ -102,8 +111,16 @@ int main(int argc, char **argv) {
   }
   if (R.count("threads"))
     Req.Threads = R["threads"].as<unsigned>();
-  if (R.count("max-instructions"))
-    Req.MaxWaveInstructions = R["max-instructions"].as<uint64_t>();
+  if (R.count("max-instructions")) {
+    Req.MaxInstructions = R["max-instructions"].as<uint64_t>();
+    if (Req.MaxInstructions == 0)
+      return C.usageError("--max-instructions must be at least 1");
+  }
+  if (R.count("timeout")) {
+    Req.TimeoutSeconds = R["timeout"].as<double>();
+    if (!(Req.TimeoutSeconds > 0))
+      return C.usageError("--timeout must be a positive number of seconds");
+  }
   if (R.count("backend"))
     Req.Backend = R["backend"].as<std::string>();
   return runKernelRun(Req);
