@@ -47,7 +47,8 @@ hsaco-rebuild: kernel softmax_kernel: .amdhsa_next_free_sgpr 26 -> 91
 hsaco-rebuild: kernel softmax_kernel: .amdhsa_accum_offset 16 -> 204
 hsaco-rebuild: kernel softmax_kernel: .vgpr_count 14 -> 208
 hsaco-rebuild: kernel softmax_kernel: .agpr_count 0 -> 4
-hsaco-rebuild: kernel softmax_kernel: .sgpr_count 30 -> 97"
+hsaco-rebuild: kernel softmax_kernel: .sgpr_count 30 -> 97
+hsaco-rebuild: kernel softmax_kernel: occupancy 2 waves/SIMD, limited by VGPRs (208 per wave of 512), was 8 waves/SIMD, limited by wave slots (8 per SIMD)"
   # The independent route: the highest register of each kind found in the text by a regular
   # expression, written into the directives, assembled by the stock llvm-mc.
   code=$(sed -n '/^softmax_kernel:/,/^\.Lfunc_end/p' e.s)
@@ -140,4 +141,103 @@ hsaco-rebuild: kernel softmax_kernel: .sgpr_count 30 -> 97"
   run hsaco-rebuild k.s
   assert_failure 2
   assert_line --index 0 "hsaco-rebuild: error: no output file (-o)"
+}
+
+@test "a hand-written object rebuilds unchanged: its declared resources are kept" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  hsaco-recover hw.hsaco -o k.s
+  run hsaco-rebuild k.s -o k.hsaco --abi-of hw.hsaco
+  assert_success
+  assert_output ""
+  run hsaco-recover --check --against k.hsaco hw.hsaco
+  assert_success
+  # 64 VGPRs and 32 SGPRs declared for code that uses 4 and 13: kept ("fits").
+  run hsaco-rebuild --resources k.hsaco
+  assert_success
+  assert_line "fits k.hsaco hw_copy: vgpr 4/64 agpr 0/-1 sgpr 19/38 granules v0/7 s2/4 (scan incomplete: indirect indexing or calls); occupancy 8 waves/SIMD, limited by wave slots (8 per SIMD)"
+  grep -q $'^\t\t\\.amdhsa_next_free_vgpr 64$' <(hsaco-recover k.hsaco)
+}
+
+@test "--shrink-resources lowers counts only where the scan is complete" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  hsaco-recover hw.hsaco -o k.s
+  run hsaco-rebuild k.s -o k.hsaco --abi-of hw.hsaco --shrink-resources
+  assert_success
+  # hw_copy reads s9 through M0 (s_movrels_b32): what it touches is not in its instructions.
+  assert_line "hsaco-rebuild: kernel hw_copy: registers are indexed indirectly (s_set_gpr_idx, movrel): resources not shrunk"
+  assert_line "hsaco-rebuild: kernel hw_lds: .amdhsa_next_free_vgpr 64 -> 3"
+  assert_line "hsaco-rebuild: kernel hw_lds: .amdhsa_accum_offset 64 -> 4"
+  ! echo "$output" | grep -q "kernel hw_copy: \.amdhsa"
+  run hsaco-rebuild --resources k.hsaco
+  assert_line --regexp "^exact k.hsaco hw_lds: vgpr 3/3 "
+}
+
+@test "fewer registers allocated than the code uses: --check-abi refuses it, a rebuild raises them" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  # The candidate uses v40 and allocates 8 VGPRs (built with the stock tools).
+  sed 's/v_add_f32_e32 v2, s9, v2/v_add_f32_e32 v2, s9, v40/; s/amdhsa_next_free_vgpr 64/amdhsa_next_free_vgpr 8/; s/amdhsa_accum_offset 64/amdhsa_accum_offset 8/' \
+    "$FIXTURES/handwritten_gfx942.s" > k1.s
+  assemble k1.s k1.hsaco gfx942
+  run hsaco-rebuild --check-abi hw.hsaco k1.hsaco
+  assert_failure 1
+  assert_output "hsaco-rebuild: abi_invalid: kernel hw_copy: compute_pgm_rsrc1.granulated_workitem_vgpr_count: the code uses v40; the descriptor allocates 8 VGPRs with accum_offset 8: v0-v7"
+  run hsaco-rebuild --resources k1.hsaco
+  assert_failure 1
+  assert_line --regexp "^EXCEEDS k1.hsaco hw_copy: "
+  # hsaco-rebuild sees what the code needs and raises the allocation to it.
+  run hsaco-rebuild k1.s -o k2.hsaco --abi-of hw.hsaco
+  assert_success
+  assert_line "hsaco-rebuild: kernel hw_copy: .amdhsa_next_free_vgpr 8 -> 44"
+  assert_line "hsaco-rebuild: kernel hw_copy: .amdhsa_accum_offset 8 -> 44"
+  run hsaco-rebuild --check-abi hw.hsaco k2.hsaco
+  assert_success
+}
+
+@test "registers a 1024-work-item workgroup cannot have are abi_invalid, naming the limit" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  hsaco-recover hw.hsaco -o k.s
+  # hw_copy declares .max_flat_workgroup_size 1024: 16 waves, 4 per SIMD, 128 VGPRs each.
+  for edit in 'v_mov_b32_e32 v200, 0' 'v_mov_b32_e32 v255, 0;v_accvgpr_write_b32 a255, 0'; do
+    awk -v e="$edit" '{print} /^hw_copy:$/ {n = split(e, L, ";"); for (i = 1; i <= n; i++) print "\t" L[i]}' k.s > e.s
+    run hsaco-rebuild e.s -o e.hsaco --abi-of hw.hsaco
+    assert_failure 1
+    [ ! -e e.hsaco ]
+  done
+  assert_line "hsaco-rebuild: abi_invalid: kernel hw_copy: compute_pgm_rsrc1.granulated_workitem_vgpr_count: allocates 512 VGPRs per wave; a 1024-work-item workgroup (.max_flat_workgroup_size) puts 4 waves on each SIMD, which leaves 128 VGPRs per wave on gfx942"
+  awk '{print} /^hw_copy:$/ {print "\tv_mov_b32_e32 v200, 0"}' k.s > e.s
+  run hsaco-rebuild e.s -o e.hsaco --abi-of hw.hsaco
+  assert_output --partial "hsaco-rebuild: abi_invalid: kernel hw_copy: compute_pgm_rsrc1.granulated_workitem_vgpr_count: allocates 208 VGPRs per wave; a 1024-work-item workgroup"
+  # The same candidate built by the stock tools: --check-abi refuses it too.
+  sed 's/\.amdhsa_next_free_vgpr 64/.amdhsa_next_free_vgpr 208/; s/\.amdhsa_accum_offset 64/.amdhsa_accum_offset 204/' e.s > s.s
+  assemble s.s s.hsaco gfx942
+  run hsaco-rebuild --check-abi hw.hsaco s.hsaco
+  assert_failure 1
+  assert_output --partial "allocates 208 VGPRs per wave; a 1024-work-item workgroup (.max_flat_workgroup_size) puts 4 waves on each SIMD, which leaves 128 VGPRs per wave on gfx942"
+}
+
+@test "more LDS than the target has is abi_invalid" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  hsaco-recover hw.hsaco -o k.s
+  awk '/\.amdhsa_kernel hw_copy/ {k = 1} k && /\.amdhsa_group_segment_fixed_size/ {sub(/[0-9]+$/, "200000"); k = 0} {print}' k.s > e.s
+  ! cmp -s k.s e.s
+  run hsaco-rebuild e.s -o e.hsaco --abi-of hw.hsaco
+  assert_failure 1
+  assert_output "hsaco-rebuild: abi_invalid: kernel hw_copy: group_segment_fixed_size: 200000 bytes of LDS; gfx942 has 65536 per workgroup"
+  [ ! -e e.hsaco ]
+  # gfx950 has 160 KiB: 200000 bytes do not fit there either, 100000 do.
+  sed 's/gfx942/gfx950/g' e.s > e950.s
+  run hsaco-rebuild e950.s -o e950.hsaco
+  assert_failure 1
+  assert_output "hsaco-rebuild: abi_invalid: kernel hw_copy: group_segment_fixed_size: 200000 bytes of LDS; gfx950 has 163840 per workgroup"
+  sed 's/200000$/100000/' e950.s > f950.s
+  run hsaco-rebuild f950.s -o f950.hsaco -q
+  assert_success
+}
+
+@test "a descriptor kernarg_size the metadata contradicts is abi_invalid" {
+  sed '0,/\.amdhsa_kernarg_size 24/s//.amdhsa_kernarg_size 4294967280/' "$FIXTURES/handwritten_gfx942.s" > k.s
+  run hsaco-rebuild k.s -o k.hsaco
+  assert_failure 1
+  assert_output "hsaco-rebuild: abi_invalid: kernel hw_copy: kernarg_size: 4294967280 in the descriptor, 24 in the metadata (.kernarg_segment_size)"
+  [ ! -e k.hsaco ]
 }

@@ -29,15 +29,18 @@ load test_helper
   "$ASMEVO_LLVM_BINDIR/ld.lld" -shared k.o -o k.hsaco
   run hsaco-recover --check --against k.hsaco "$TRITON/gfx942/matmul_fp16.hsaco"
   assert_success
-  assert_line 'PASS kernel matmul_kernel'
+  assert_line --regexp '^PASS kernel matmul_kernel \([0-9]+ bytes\)$'
   assert_line 'PASS data .rodata'
 }
 
-@test "--check passes and reports every item" {
+@test "--check passes and reports every item, kernels with the bytes compared" {
+  # the kernel's size as the symbol table gives it (Triton objects have .size)
+  size=$("$ASMEVO_LLVM_BINDIR/llvm-readelf" -s "$TRITON/gfx90a/softmax_fp32.hsaco" | awk '$8 == "softmax_kernel" && $4 == "FUNC" {print $3; exit}')
+  [ "$size" -gt 0 ]
   run hsaco-recover --check "$TRITON/gfx90a/softmax_fp32.hsaco"
   assert_success
   assert_output "PASS target amdgcn-amd-amdhsa--gfx90a
-PASS kernel softmax_kernel
+PASS kernel softmax_kernel ($size bytes)
 PASS data .rodata
 PASS section .text
 PASS symbols dynamic
@@ -59,7 +62,7 @@ $TRITON/gfx90a/softmax_fp32.hsaco: 1/1 kernels pass"
   "$ASMEVO_LLVM_BINDIR/ld.lld" -shared k.o -o k.hsaco
   run hsaco-recover --check --against k.hsaco "$TRITON/gfx942/vector_add_fp32.hsaco"
   assert_failure 1
-  assert_line --regexp '^FAIL kernel add_kernel: instruction bytes differ \(0x[0-9A-F]+ vs 0x[0-9A-F]+\) at \+0x[0-9A-F]+ \(0x[0-9A-F]+\): v_add_f32_e32 .* vs v_sub_f32_e32 .*$'
+  assert_line --regexp '^FAIL kernel add_kernel \([0-9]+ bytes\): instruction bytes differ \(0x[0-9A-F]+ vs 0x[0-9A-F]+\) at \+0x[0-9A-F]+ \(0x[0-9A-F]+\): v_add_f32_e32 .* vs v_sub_f32_e32 .*$'
 }
 
 @test "an inserted instruction block keeps every branch right (checked by decoding)" {
@@ -193,4 +196,56 @@ file://lib.bin#offset=$((size1 + 7))&size=$size2"
   run hsaco-recover lib.bin
   assert_failure 2
   assert_output "hsaco-recover: error: 'lib.bin': 2 code objects inside; choose one with --arch or a URI from --list"
+}
+
+@test "hand-written kernels without .size: each kernel item compares the kernel's real bytes" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  # The symbol table gives both kernels size 0 (no .size) and has a local label, as AITer's have.
+  run "$ASMEVO_LLVM_BINDIR/llvm-readelf" -s hw.hsaco
+  assert_line --regexp ' 0 FUNC +GLOBAL +PROTECTED +[0-9]+ hw_copy$'
+  assert_line --regexp ' 0 FUNC +GLOBAL +PROTECTED +[0-9]+ hw_lds$'
+  assert_line --regexp ' 0 NOTYPE +LOCAL +DEFAULT +[0-9]+ label_done$'
+  # A kernel extends to the next kernel, the last one to the end of .text.
+  copy=$(symbol_addr hw.hsaco hw_copy) lds=$(symbol_addr hw.hsaco hw_lds)
+  end=$(section_end hw.hsaco .text)
+  run hsaco-recover --check hw.hsaco
+  assert_success
+  assert_line "PASS kernel hw_copy ($((lds - copy)) bytes)"
+  assert_line "PASS kernel hw_lds ($((end - lds)) bytes)"
+  assert_line "hw.hsaco: 2/2 kernels pass"
+  # An instruction changed inside hw_copy fails that kernel's item (not only the section's).
+  hsaco-recover hw.hsaco -o k.s
+  ! grep -q '\.size.*hw_copy' k.s
+  sed 's/v_add_f32_e32 v2, s9, v2/v_sub_f32_e32 v2, s9, v2/' k.s > e.s
+  assemble e.s e.hsaco gfx942
+  run hsaco-recover --check --against e.hsaco hw.hsaco
+  assert_failure 1
+  assert_line --regexp "^FAIL kernel hw_copy \($((lds - copy)) bytes\): instruction bytes differ .*: v_add_f32_e32 v2, s9, v2 vs v_sub_f32_e32 v2, s9, v2$"
+  assert_line "PASS kernel hw_lds ($((end - lds)) bytes)"
+  assert_line "hw.hsaco: 1/2 kernels pass, round trip FAILED"
+}
+
+@test "an instruction whose text loses bits is kept as its original words, and round-trips" {
+  # gfx950's scaled MFMA: LLVM's disassembler drops bits 13-14 of the v_mfma_ld_scale_b32 prefix
+  # word (0xD3AC6000) and its assembler writes 0xD3AC0000 (seen in 105 of AITer's objects).
+  tiny_kernel gfx950 160 144 > k.s <<'SRC'
+	v_mov_b32_e32 v1, 0
+	.long 0xD3AC6000, 0x0003118C, 0xD3AD8C00, 0x84021148
+	.long 0xD3AC0000, 0x0003118C, 0xD3AD8C00, 0x84021148
+	s_endpgm
+SRC
+  assemble k.s k.hsaco gfx950
+  run hsaco-recover k.hsaco -o r.s
+  assert_success
+  assert_output "hsaco-recover: note: k.hsaco: 1 instruction written as raw words: LLVM's assembler would not give their bytes back from the disassembly"
+  # The lossy one as words with its disassembly; the one LLVM round-trips as text.
+  grep -q $'^\t\\.long\t0xD3AC6000, 0x0003118C, 0xD3AD8C00, 0x84021148\t; v_mfma_scale_f32_16x16x128_f8f6f4 ' r.s
+  [ "$(grep -c $'^\tv_mfma_scale_f32_16x16x128_f8f6f4 ' r.s)" -eq 1 ]
+  run hsaco-recover --check k.hsaco
+  assert_success
+  assert_line "k.hsaco: 1/1 kernels pass (1 instruction kept as raw words)"
+  # The stock tools rebuild the recovered file to the same code.
+  assemble r.s r.hsaco gfx950
+  run hsaco-recover --check --against r.hsaco k.hsaco
+  assert_success
 }

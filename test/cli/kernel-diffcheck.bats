@@ -158,3 +158,98 @@ PY
   [ "$(stat -c %s dump/seed4/1__1.in.bin)" -eq 1296 ]
   cmp dump/seed4/0__0.k0.bin dump/seed4/0__0.k1.bin
 }
+
+hw_spec() {
+  cat > hw.json <<'JSON'
+{"kernel": "hw_copy", "grid": [2], "block": [64],
+ "args": [{"arg": "out", "type": "f32", "elements": 128, "role": "out"},
+          {"arg": "in", "type": "f32", "elements": 128},
+          {"arg": "n", "value": 100}]}
+JSON
+}
+
+@test "hand-written K0: a candidate with registers beyond its allocation is never ok" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  hw_spec
+  run kernel-diffcheck hw.hsaco hw.hsaco --spec hw.json -q
+  assert_success
+  assert_line --index 0 --regexp "^kernel-diffcheck: ok: hw_copy, 1 output buffer equal on seeds 1,2,3, strict checks clean "
+  # v40 with 8 VGPRs allocated: the static check sees it.
+  sed 's/v_add_f32_e32 v2, s9, v2/v_add_f32_e32 v2, s9, v40/; s/amdhsa_next_free_vgpr 64/amdhsa_next_free_vgpr 8/; s/amdhsa_accum_offset 64/amdhsa_accum_offset 8/' \
+    "$FIXTURES/handwritten_gfx942.s" > k1.s
+  assemble k1.s k1.hsaco gfx942
+  run kernel-diffcheck hw.hsaco k1.hsaco --spec hw.json -q
+  assert_failure 1
+  assert_output "kernel-diffcheck: abi_invalid: kernel hw_copy: compute_pgm_rsrc1.granulated_workitem_vgpr_count: the code uses v40; the descriptor allocates 8 VGPRs with accum_offset 8: v0-v7"
+  # s40 through M0, which no scan sees: the emulator faults on it.
+  sed 's/s_mov_b32 m0, 8/s_mov_b32 m0, 40/' "$FIXTURES/handwritten_gfx942.s" > k2.s
+  assemble k2.s k2.hsaco gfx942
+  run kernel-diffcheck hw.hsaco k2.hsaco --spec hw.json -q
+  assert_failure 3
+  assert_output --regexp "^kernel-diffcheck: runtime_error: K1: register s40 is beyond the registers the kernel's descriptor allocates \(s0-s33\) at pc 0x[0-9a-f]+ \(hw_copy\+0x1c, workgroup [0-9],0,0\) \(seed 1\)$"
+}
+
+@test "a candidate a 1024-work-item workgroup cannot launch is abi_invalid" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  sed 's/\.amdhsa_next_free_vgpr 64/.amdhsa_next_free_vgpr 208/; s/\.amdhsa_accum_offset 64/.amdhsa_accum_offset 204/' \
+    "$FIXTURES/handwritten_gfx942.s" > k1.s
+  assemble k1.s k1.hsaco gfx942
+  hw_spec
+  run kernel-diffcheck hw.hsaco k1.hsaco --spec hw.json -q
+  assert_failure 1
+  assert_output "kernel-diffcheck: abi_invalid: kernel hw_copy: compute_pgm_rsrc1.granulated_workitem_vgpr_count: allocates 208 VGPRs per wave; a 1024-work-item workgroup (.max_flat_workgroup_size) puts 4 waves on each SIMD, which leaves 128 VGPRs per wave on gfx942"
+}
+
+@test "a grid past 2^32-1 work-items in a spec is refused (exit 2)" {
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  sed 's/"grid": \[3, 1, 1\]/"grid": [16777217, 1, 1]/' "$(spec vector_add_fp32)" > s.json
+  run kernel-diffcheck "$k0" "$k0" --spec s.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 's.json': grid x of 16777217 workgroups of 256 is 4294967552 work-items; a dispatch has at most 2^32-1 (4294967295) per dimension"
+}
+
+@test "a launch in which K0 writes nothing checks nothing: an error, never ok" {
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  for n in 0 -5; do
+    sed "s/\"value\": 3000/\"value\": $n/; s/{\"arg\": \"#0\", \"type\": \"f32\"}/{\"arg\": \"#0\", \"type\": \"f32\", \"elements\": 64}/; s/{\"arg\": \"#1\", \"type\": \"f32\"}/{\"arg\": \"#1\", \"type\": \"f32\", \"elements\": 64}/; s/{\"arg\": \"#2\", \"type\": \"f32\"}/{\"arg\": \"#2\", \"type\": \"f32\", \"elements\": 64, \"role\": \"out\"}/" \
+      "$(spec vector_add_fp32)" > s.json
+    run kernel-diffcheck "$k0" "$k0" --spec s.json -q
+    assert_failure 2
+    assert_output "kernel-diffcheck: error: this launch checks nothing: K0 writes no byte of its output buffers on seeds 1,2,3 (is a size argument 0 or negative, or an output's \"elements\" 0?), so any K1 that also writes nothing would agree with it"
+  done
+  # A spec in which every buffer is an input.
+  sed 's/{"arg": "#2", "type": "f32"}/{"arg": "#2", "type": "f32", "elements": 3000, "role": "in"}/' "$(spec vector_add_fp32)" > s.json
+  run kernel-diffcheck "$k0" "$k0" --spec s.json -q
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: this launch checks nothing: kernel add_kernel has no output buffer in this spec (every buffer is an input), so any K1 would agree with K0"
+}
+
+@test "sizes are bounded before anything is allocated: 1e15 elements is exit 2 naming the argument" {
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  sed 's/{"arg": "#1", "type": "f32"}/{"arg": "#1", "type": "f32", "elements": 1000000000000000}/' "$(spec vector_add_fp32)" > s.json
+  run kernel-diffcheck "$k0" "$k0" --spec s.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 's.json': argument '#1': 1000000000000000 f32 elements are more than the 4 GiB a launch spec's buffers may hold"
+}
+
+@test "a candidate that loops forever stops at 64x K0's instructions with a clear message" {
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  recover_vadd
+  # an endless loop at the start of the kernel body (after the kernarg-preload prologue)
+  awk '{print} /^\t\.endif$/ && !d {print ".Lspin:"; print "\ts_branch .Lspin"; d = 1}' k.s > k1.s
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$k0" -q
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec vector_add_fp32)" -q -v
+  assert_failure 3
+  k0n=$(echo "$output" | sed -n 's/^kernel-diffcheck: seed 1: K0 ran \([0-9]*\) wave-instructions .*/\1/p')
+  [ "$k0n" -gt 0 ]
+  assert_line "kernel-diffcheck: seed 1: K0 ran $k0n wave-instructions in $(echo "$output" | sed -n 's/^kernel-diffcheck: seed 1: K0 ran [0-9]* wave-instructions in \([0-9.]*\) s.*/\1/p') s; K1 may run $((64 * k0n))"
+  assert_line --regexp "^kernel-diffcheck: runtime_error: K1: K1 ran 64x K0's instructions: endless loop\? \(stopped past $((64 * k0n)) wave-instructions; K0 ran $k0n\) \(seed 1\)$"
+  # --max-instructions sets the bound itself.
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec vector_add_fp32)" -q --max-instructions 5000
+  assert_failure 3
+  assert_output "kernel-diffcheck: runtime_error: K1: K1 ran more than 5000 wave-instructions (--max-instructions): endless loop? (seed 1)"
+  # --timeout bounds a run in host seconds instead.
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec vector_add_fp32)" -q --max-instructions 1000000000000 --timeout 0.5
+  assert_failure 3
+  assert_output --regexp "^kernel-diffcheck: runtime_error: K1: K1 ran longer than 0.5 s \(--timeout\): endless loop\? \(the dispatch stopped after 0.5 s of emulation \(its time limit\), [0-9]+ wave-instructions executed\) \(seed 1\)$"
+}

@@ -51,7 +51,7 @@ PY
   run kernel-run "$TRITON/gfx942/vector_add_fp32.hsaco" --block 256 --grid 4 \
     --arg @small.bin --arg @y.bin --arg zeros:16384 --arg 4096 --arg null --arg null --out '#2=out.bin'
   assert_failure 3
-  assert_output --regexp "kernel-run: error: memory fault: .* of 4 bytes at 0x[0-9a-f]+ \(lane [0-9]+\) at pc 0x[0-9a-f]+: (outside every allocation|runs past the end of its allocation) \(workgroup 0,0,0\)"
+  assert_output --regexp "kernel-run: error: memory fault: .* of 4 bytes at 0x[0-9a-f]+ \(lane [0-9]+\) at pc 0x[0-9a-f]+: (outside every allocation|runs past the end of its allocation) \(kernel add_kernel, workgroup 0,0,0\)"
   [ ! -e out.bin ]
 }
 
@@ -75,48 +75,13 @@ PY
 
 @test "an unimplemented instruction stops the run with its mnemonic and pc (exit 3)" {
   # s_sendmsg (messages to the graphics pipeline) has no meaning the emulator implements.
-  cat > k.s <<'SRC'
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	v_mov_b32_e32 v1, 1.0
-	s_sendmsg sendmsg(MSG_INTERRUPT)
-	s_endpgm
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-	.amdhsa_next_free_vgpr 3
-	.amdhsa_next_free_sgpr 8
-	.amdhsa_accum_offset 4
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args: []
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 0
-    .max_flat_workgroup_size: 64
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 8
-    .symbol: k.kd
-    .vgpr_count: 3
-    .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--gfx942
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-SRC
+  printf '\tv_mov_b32_e32 v1, 1.0\n\ts_sendmsg sendmsg(MSG_INTERRUPT)\n\ts_endpgm\n' |
+    tiny_kernel gfx942 3 4 > k.s
   run hsaco-rebuild k.s -o k.hsaco
   assert_success
   run kernel-run k.hsaco --block 64 --grid 1
   assert_failure 3
-  assert_output --regexp "^kernel-run: error: unsupported instruction s_sendmsg at pc 0x[0-9a-f]+04 \\(workgroup 0,0,0\\)$"
+  assert_output --regexp "^kernel-run: error: unsupported instruction s_sendmsg sendmsg\\(MSG_INTERRUPT\\) at pc 0x[0-9a-f]+04 \\(k\\+0x4, workgroup 0,0,0\\)$"
 }
 
 @test "--strict reports a load read before its wait (exit 1); --sync-profile writes what each wait saw" {
@@ -140,4 +105,107 @@ assert any(w["max_outstanding"]["vm"] > 0 for w in p["waits"]), p'
   assert_failure 1
   assert_line --regexp "^kernel-run: unsafe: pending-read: v_[a-z0-9_]+ at pc 0x[0-9a-f]+ reads v[0-9]+ before (global|buffer)_load_dword[x0-9]* at pc 0x[0-9a-f]+ has returned it \(needs s_waitcnt vmcnt\([0-9]+\) first\)$"
   assert_line --regexp "^kernel-run: the strict checks found [0-9]+ unsafe operation\(s\) in kernel add_kernel$"
+}
+
+# hw_copy of the hand-written fixture: out[i] = in[i] for i < n, 64-item workgroups.
+hw_args() { echo --kernel hw_copy --arg zeros:512 --arg @in.bin --arg 100; }
+make_in() { head -c 512 /dev/zero > in.bin; }
+
+@test "a register beyond the descriptor's allocation is a fault naming the register, kernel and offset" {
+  sed 's/v_add_f32_e32 v2, s9, v2/v_add_f32_e32 v2, s9, v40/; s/amdhsa_next_free_vgpr 64/amdhsa_next_free_vgpr 8/; s/amdhsa_accum_offset 64/amdhsa_accum_offset 8/' \
+    "$FIXTURES/handwritten_gfx942.s" > k1.s
+  assemble k1.s k1.hsaco gfx942
+  make_in
+  run kernel-run k1.hsaco $(hw_args) --block 64 --grid 2
+  assert_failure 3
+  off=$(printf '0x%x' $(( $(grep -n 'v_add_f32_e32 v2, s9, v40' k1.s | cut -d: -f1) )))
+  assert_output --regexp "^kernel-run: error: register v40 is beyond the registers the kernel's descriptor allocates \(v0-v7\) at pc 0x[0-9a-f]+ \(hw_copy\+0x[0-9a-f]+, workgroup 0,0,0\)$"
+  # An SGPR reached through M0 (s_movrels_b32 with M0 = 40) is checked when it is computed.
+  sed 's/s_mov_b32 m0, 8/s_mov_b32 m0, 40/' "$FIXTURES/handwritten_gfx942.s" > k2.s
+  assemble k2.s k2.hsaco gfx942
+  run kernel-run k2.hsaco $(hw_args) --block 64 --grid 2
+  assert_failure 3
+  assert_output --regexp "^kernel-run: error: register s40 is beyond the registers the kernel's descriptor allocates \(s0-s33\) at pc 0x[0-9a-f]+ \(hw_copy\+0x1c, workgroup 0,0,0\)$"
+  # The fixture as written runs.
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  run kernel-run hw.hsaco $(hw_args) --block 64 --grid 2 -q
+  assert_success
+}
+
+@test "a workgroup the kernel's registers cannot fit on a CU is refused (exit 2)" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  sed 's/\.amdhsa_next_free_vgpr 64/.amdhsa_next_free_vgpr 208/; s/\.amdhsa_accum_offset 64/.amdhsa_accum_offset 204/' \
+    "$FIXTURES/handwritten_gfx942.s" > k.s
+  assemble k.s k.hsaco gfx942
+  make_in
+  run kernel-run k.hsaco $(hw_args) --block 1024 --grid 1
+  assert_failure 2
+  assert_output "kernel-run: error: 'k.hsaco': kernel 'hw_copy' cannot be launched: compute_pgm_rsrc1.granulated_workitem_vgpr_count: allocates 208 VGPRs per wave; a 1024-work-item workgroup (this launch) puts 4 waves on each SIMD, which leaves 128 VGPRs per wave on gfx942"
+  # 512 work-items leave 256 VGPRs per wave: that launch is fine.
+  run kernel-run k.hsaco $(hw_args) --block 512 --grid 1 -q
+  assert_success
+}
+
+@test "grids past 2^32-1 work-items are refused before anything wraps" {
+  k="$TRITON/gfx942/vector_add_fp32.hsaco"
+  head -c 1024 /dev/zero > x.bin
+  args=(--arg @x.bin --arg @x.bin --arg zeros:1024 --arg 256 --arg null --arg null)
+  run kernel-run "$k" --grid 16777217 --block 256 "${args[@]}"
+  assert_failure 2
+  assert_output "kernel-run: error: grid x of 16777217 workgroups of 256 is 4294967552 work-items; a dispatch has at most 2^32-1 (4294967295) per dimension"
+  run kernel-run "$k" --grid 4294967295 --block 256 "${args[@]}"
+  assert_failure 2
+  assert_output "kernel-run: error: grid x of 4294967295 workgroups of 256 is 1099511627520 work-items; a dispatch has at most 2^32-1 (4294967295) per dimension"
+  # 2^32-1 work-items is a legal grid: 16777216 workgroups, not 0 (the wrapped sum) and not a
+  # silent run of minutes: bounded here, the run stops with what it executed.
+  run kernel-run "$k" --grid-items 4294967295 --block 256 "${args[@]}" --max-instructions 100000
+  assert_failure 3
+  assert_output --regexp "^kernel-run: error: the dispatch stopped after [0-9]+ wave-instructions, past its limit of 100000$"
+  run kernel-run "$k" --grid 1,1,1 --block 256,8,1 "${args[@]}"
+  assert_failure 2
+  assert_output "kernel-run: error: a workgroup of 2048 work-items: the hardware runs at most 1024"
+}
+
+@test "kernarg sizes the descriptor and metadata disagree on, or too large to hold, are refused" {
+  sed '0,/\.amdhsa_kernarg_size 24/s//.amdhsa_kernarg_size 4294967280/' "$FIXTURES/handwritten_gfx942.s" > k.s
+  assemble k.s k.hsaco gfx942
+  make_in
+  run kernel-run k.hsaco $(hw_args) --block 64 --grid 1
+  assert_failure 2
+  assert_output "kernel-run: error: 'k.hsaco': kernel 'hw_copy': the kernarg sizes disagree: 4294967280 in the descriptor, 24 in the metadata (.kernarg_segment_size); which one a runtime uses decides what the kernel reads"
+  sed '0,/\.amdhsa_kernarg_size 24/s//.amdhsa_kernarg_size 4294967295/; 0,/\.kernarg_segment_size: 24/s//.kernarg_segment_size: 4294967295/' \
+    "$FIXTURES/handwritten_gfx942.s" > b.s
+  assemble b.s b.hsaco gfx942
+  run kernel-run b.hsaco $(hw_args) --block 64 --grid 1
+  assert_failure 2
+  assert_output "kernel-run: error: 'b.hsaco': kernel 'hw_copy' declares a kernarg segment of 4294967295 bytes; the emulator takes at most 65536"
+}
+
+@test "--coverage counts every instance and keeps LDS-direct loads apart from plain ones" {
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  run kernel-run --coverage hw.hsaco
+  assert_failure 1
+  assert_line --regexp "^implemented +1  buffer_load_dword$"
+  assert_line --regexp "^MISSING +1  buffer_load_dword lds   \(1 not implemented in 1 objects; first: hw.hsaco: hw_lds\+0x[0-9a-f]+: buffer_load_dword v1, s\[4:7\], 0 offen lds\)$"
+  assert_line --regexp "^kernel-run: 1 code objects \(0 fully covered\), 2 functions, [0-9]+ instructions \(0 undecodable words\); [0-9]+/[0-9]+ mnemonics and [0-9]+/[0-9]+ instructions implemented$"
+  # An object for a processor the emulator does not run is named as skipped, exit 1.
+  printf '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n\t.text\n\ts_endpgm\n' > o.s
+  "$ASMEVO_LLVM_BINDIR/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx1100 -filetype=obj o.s -o o.o
+  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared o.o -o o.hsaco
+  run kernel-run --coverage "$TRITON/gfx942/vector_add_fp32.hsaco" o.hsaco
+  assert_failure 1
+  assert_line "kernel-run: skipped o.hsaco (gfx1100): the emulator runs gfx90a, gfx940-gfx942 and gfx950"
+  run kernel-run --coverage "$TRITON/gfx942/vector_add_fp32.hsaco"
+  assert_success
+}
+
+@test "an object whose kernels have no decodable instruction is an error for --coverage, not 0/0" {
+  printf '\t.long 0xffffffff, 0xffffffff\n' | tiny_kernel gfx942 3 4 > e.s
+  assemble e.s e.hsaco gfx942
+  read -r addr foff < <("$ASMEVO_LLVM_BINDIR/llvm-readelf" -S -W e.hsaco |
+    awk '{for (i = 1; i <= NF; i++) if ($i == ".text") {print $(i+2), $(i+3); exit}}')
+  off=$(printf '0x%x' $(( $(symbol_addr e.hsaco k) - 0x$addr + 0x$foff )))
+  run kernel-run --coverage e.hsaco
+  assert_failure 2
+  assert_output "kernel-run: error: 'e.hsaco'@$off: 1 kernel(s) but no instruction of their code decodes"
 }

@@ -11,6 +11,7 @@ setup() {
   TMP=$(mktemp -d)
   cd "$TMP"
   TRITON=$ASMEVO_SOURCE_DIR/test/corpus/triton
+  FIXTURES=$ASMEVO_SOURCE_DIR/test/cli/fixtures
 }
 
 teardown() {
@@ -49,4 +50,53 @@ SRC
 # patch FILE OFFSET HEXBYTES: overwrite bytes in place (a copy made by the test).
 patch_bytes() {
   printf "$(echo "$3" | sed 's/\(..\)/\\x\1/g')" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none
+}
+
+# assemble IN.s OUT.hsaco MCPU: the stock llvm-mc and ld.lld, as a user would build a candidate.
+assemble() {
+  "$ASMEVO_LLVM_BINDIR/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu="$3" -filetype=obj "$1" -o "$2.o"
+  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared "$2.o" -o "$2"
+}
+
+# symbol_addr OBJ NAME: a symbol's value, in decimal, from the stock llvm-readelf.
+symbol_addr() {
+  echo $((0x$("$ASMEVO_LLVM_BINDIR/llvm-readelf" -s "$1" | awk -v n="$2" '$8 == n {print $2; exit}')))
+}
+
+# section_end OBJ NAME: the address one past a section's end, in decimal.
+section_end() {
+  local a s
+  read -r a s < <("$ASMEVO_LLVM_BINDIR/llvm-readelf" -S -W "$1" |
+    awk -v n="$2" '{for (i = 1; i <= NF; i++) if ($i == n) {print $(i+2), $(i+4); exit}}')
+  echo $((0x$a + 0x$s))
+}
+
+# tiny_kernel TARGET NEXT_FREE_VGPR ACCUM_OFFSET < BODY > K.s: the source of a code object with
+# one kernel `k` (no arguments, 64-item workgroups) whose code is BODY's lines.
+tiny_kernel() {
+  printf '\t.amdgcn_target "amdgcn-amd-amdhsa--%s"\n\t.amdhsa_code_object_version 5\n' "$1"
+  printf '\t.text\n\t.globl k\n\t.p2align 8\n\t.type k,@function\nk:\n'
+  cat
+  printf '\t.rodata\n\t.p2align 6\n\t.amdhsa_kernel k\n\t.amdhsa_next_free_vgpr %s\n' "$2"
+  printf '\t.amdhsa_next_free_sgpr 8\n\t.amdhsa_accum_offset %s\n\t.end_amdhsa_kernel\n' "$3"
+  cat <<META
+	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .args: []
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 0
+    .max_flat_workgroup_size: 64
+    .name: k
+    .private_segment_fixed_size: 0
+    .sgpr_count: 14
+    .symbol: k.kd
+    .vgpr_count: $2
+    .wavefront_size: 64
+amdhsa.target: amdgcn-amd-amdhsa--$1
+amdhsa.version: [1, 2]
+...
+	.end_amdgpu_metadata
+META
 }
