@@ -175,14 +175,13 @@ JSON
   assert_success
   assert_line --index 0 --regexp "^kernel-diffcheck: ok: hw_copy, 1 output buffer equal on seeds 1,2,3, strict checks clean "
   # v40 with 8 VGPRs allocated: the static check sees it.
-  sed 's/v_add_f32_e32 v2, s9, v2/v_add_f32_e32 v2, s9, v40/; s/amdhsa_next_free_vgpr 64/amdhsa_next_free_vgpr 8/; s/amdhsa_accum_offset 64/amdhsa_accum_offset 8/' \
-    "$FIXTURES/handwritten_gfx942.s" > k1.s
+  handwritten v40 > k1.s
   assemble k1.s k1.hsaco gfx942
   run kernel-diffcheck hw.hsaco k1.hsaco --spec hw.json -q
   assert_failure 1
   assert_output "kernel-diffcheck: abi_invalid: kernel hw_copy: compute_pgm_rsrc1.granulated_workitem_vgpr_count: the code uses v40; the descriptor allocates 8 VGPRs with accum_offset 8: v0-v7"
   # s40 through M0, which no scan sees: the emulator faults on it.
-  sed 's/s_mov_b32 m0, 8/s_mov_b32 m0, 40/' "$FIXTURES/handwritten_gfx942.s" > k2.s
+  handwritten m0-40 > k2.s
   assemble k2.s k2.hsaco gfx942
   run kernel-diffcheck hw.hsaco k2.hsaco --spec hw.json -q
   assert_failure 3
@@ -191,8 +190,7 @@ JSON
 
 @test "a candidate a 1024-work-item workgroup cannot launch is abi_invalid" {
   assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
-  sed 's/\.amdhsa_next_free_vgpr 64/.amdhsa_next_free_vgpr 208/; s/\.amdhsa_accum_offset 64/.amdhsa_accum_offset 204/' \
-    "$FIXTURES/handwritten_gfx942.s" > k1.s
+  handwritten vgpr208 > k1.s
   assemble k1.s k1.hsaco gfx942
   hw_spec
   run kernel-diffcheck hw.hsaco k1.hsaco --spec hw.json -q

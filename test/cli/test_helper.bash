@@ -100,3 +100,17 @@ amdhsa.version: [1, 2]
 	.end_amdgpu_metadata
 META
 }
+
+# handwritten VARIANT > K.s: the hand-written fixture (fixtures/handwritten_gfx942.s) changed:
+# "v40" uses v40 with 8 VGPRs allocated; "m0-40" reads s40 through M0
+# (s_movrels_b32); "vgpr208" allocates 208 VGPRs to hw_copy (.max_flat_workgroup_size 1024);
+# "kernarg" gives hw_copy's descriptor a kernarg_size of 0xFFFFFFF0 (the metadata says 24).
+handwritten() {
+  local f="$FIXTURES/handwritten_gfx942.s"
+  case $1 in
+  v40) sed 's/v_add_f32_e32 v2, s9, v2/v_add_f32_e32 v2, s9, v40/; s/amdhsa_next_free_vgpr 64/amdhsa_next_free_vgpr 8/; s/amdhsa_accum_offset 64/amdhsa_accum_offset 8/' "$f" ;;
+  m0-40) sed 's/s_mov_b32 m0, 8/s_mov_b32 m0, 40/' "$f" ;;
+  vgpr208) sed '0,/\.amdhsa_next_free_vgpr 64/s//.amdhsa_next_free_vgpr 208/; 0,/\.amdhsa_accum_offset 64/s//.amdhsa_accum_offset 204/' "$f" ;;
+  kernarg) sed '0,/\.amdhsa_kernarg_size 24/s//.amdhsa_kernarg_size 4294967280/' "$f" ;;
+  esac
+}
