@@ -208,8 +208,10 @@ JSON
 
 @test "a launch in which K0 writes nothing checks nothing: an error, never ok" {
   k0="$TRITON/gfx942/vector_add_fp32.hsaco"
-  for n in 0 -5; do
-    sed "s/\"value\": 3000/\"value\": $n/; s/{\"arg\": \"#0\", \"type\": \"f32\"}/{\"arg\": \"#0\", \"type\": \"f32\", \"elements\": 64}/; s/{\"arg\": \"#1\", \"type\": \"f32\"}/{\"arg\": \"#1\", \"type\": \"f32\", \"elements\": 64}/; s/{\"arg\": \"#2\", \"type\": \"f32\"}/{\"arg\": \"#2\", \"type\": \"f32\", \"elements\": 64, \"role\": \"out\"}/" \
+  # n = 0 and n = -5 with 64-element buffers; n = 0 with 0-element buffers.
+  for case in "0 64" "-5 64" "0 0"; do
+    read -r n e <<< "$case"
+    sed "s/\"value\": 3000/\"value\": $n/; s/{\"arg\": \"#0\", \"type\": \"f32\"}/{\"arg\": \"#0\", \"type\": \"f32\", \"elements\": $e}/; s/{\"arg\": \"#1\", \"type\": \"f32\"}/{\"arg\": \"#1\", \"type\": \"f32\", \"elements\": $e}/; s/{\"arg\": \"#2\", \"type\": \"f32\"}/{\"arg\": \"#2\", \"type\": \"f32\", \"elements\": $e, \"role\": \"out\"}/" \
       "$(spec vector_add_fp32)" > s.json
     run kernel-diffcheck "$k0" "$k0" --spec s.json -q
     assert_failure 2
