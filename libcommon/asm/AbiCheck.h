@@ -15,9 +15,9 @@
 namespace asmevo {
 
 struct AbiViolation {
-  std::string Kernel; // "" for the object as a whole
-  std::string Field;  // ".kernarg_segment_size", "compute_pgm_rsrc2.user_sgpr_count", ...
-  std::string Detail; // "20 in K0, 24 here"
+  std::string Kernel;       // "" for the object as a whole
+  std::string Field;        // ".kernarg_segment_size", "compute_pgm_rsrc2.user_sgpr_count", ...
+  std::string Detail;       // "20 in K0, 24 here"
   std::string text() const; // "abi_invalid: kernel K: field: detail"
   std::string what() const; // "kernel K: field: detail"
 };

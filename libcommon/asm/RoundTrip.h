@@ -19,10 +19,10 @@ struct GateItem {
   std::string Kind; // "kernel", "function", "data", "symbols", "metadata", "target"
   std::string Name;
   bool Pass = true;
-  uint64_t Offset = 0;       // first differing offset (relative to the item)
-  uint64_t Address = 0;      // its virtual address in the original
-  std::string Instruction;   // the instruction there (original), when it is code
-  uint64_t Bytes = 0;        // code bytes compared (kernels and functions)
+  uint64_t Offset = 0;     // first differing offset (relative to the item)
+  uint64_t Address = 0;    // its virtual address in the original
+  std::string Instruction; // the instruction there (original), when it is code
+  uint64_t Bytes = 0;      // code bytes compared (kernels and functions)
   std::string Reason;
   std::vector<std::string> Masked; // what was masked and checked some other way
 };

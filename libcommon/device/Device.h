@@ -18,47 +18,47 @@
 namespace asmevo::device {
 
 struct DeviceInfo {
-  std::string Backend;     // "emu" or "hip"
-  std::string Name;        // "CPU emulator (gfx942, wave64)", or the GPU's name
-  bool Hardware = false;   // false: times are emulation (host) times, never GPU times
+  std::string Backend;   // "emu" or "hip"
+  std::string Name;      // "CPU emulator (gfx942, wave64)", or the GPU's name
+  bool Hardware = false; // false: times are emulation (host) times, never GPU times
 };
 
 struct LaunchParams {
-  std::string Kernel;                          // kernel symbol
-  std::array<uint32_t, 3> GridItems{1, 1, 1};  // grid size in work-items (AQL semantics)
-  std::array<uint32_t, 3> Block{64, 1, 1};     // workgroup size
+  std::string Kernel;                         // kernel symbol
+  std::array<uint32_t, 3> GridItems{1, 1, 1}; // grid size in work-items (AQL semantics)
+  std::array<uint32_t, 3> Block{64, 1, 1};    // workgroup size
   uint32_t DynamicLds = 0;
-  std::vector<uint8_t> Kernarg;                // explicit arguments; hidden ones are filled
-  uint64_t Seed = 1;                           // emu: wave interleaving order
-  unsigned Threads = 0;                        // emu: host threads (0: all cores)
-  uint64_t MaxWaveInstructions = 1ull << 31;   // emu: per-wave instruction limit
-  uint64_t MaxInstructions = 0;                // emu: whole-dispatch wave-instructions (0: none)
-  double TimeoutSeconds = 0;                   // emu: host seconds (0: none); past either limit
-                                               // the launch fails with a LimitError
-  bool VarySchedule = false;                   // emu: seeded, varied wave interleaving
-  bool Strict = false;                         // emu: the strict checks (emu/StrictCheck.h)
+  std::vector<uint8_t> Kernarg;              // explicit arguments; hidden ones are filled
+  uint64_t Seed = 1;                         // emu: wave interleaving order
+  unsigned Threads = 0;                      // emu: host threads (0: all cores)
+  uint64_t MaxWaveInstructions = 1ull << 31; // emu: per-wave instruction limit
+  uint64_t MaxInstructions = 0;              // emu: whole-dispatch wave-instructions (0: none)
+  double TimeoutSeconds = 0;                 // emu: host seconds (0: none); past either limit
+                                             // the launch fails with a LimitError
+  bool VarySchedule = false;                 // emu: seeded, varied wave interleaving
+  bool Strict = false;                       // emu: the strict checks (emu/StrictCheck.h)
 };
 
 // A strict-check finding: code that is correct only by luck of hardware timing.
 struct SyncFinding {
-  std::string Rule;        // "pending-read", "lds-race", "global-race", a wait-state rule, ...
-  uint64_t Offset = 0;     // of the instruction, from the kernel's entry
+  std::string Rule;    // "pending-read", "lds-race", "global-race", a wait-state rule, ...
+  uint64_t Offset = 0; // of the instruction, from the kernel's entry
   std::string Message;
 };
 
 // What one s_waitcnt saw in a dispatch with strict checks.
 struct WaitStat {
-  uint64_t Offset = 0;     // from the kernel's entry
+  uint64_t Offset = 0; // from the kernel's entry
   uint64_t Executions = 0;
   unsigned MaxVm = 0, MaxLgkm = 0; // most operations outstanding when it executed
 };
 
 struct LaunchResult {
-  double Seconds = 0;           // emu: host time of the emulation; hip: event-timed GPU time
+  double Seconds = 0; // emu: host time of the emulation; hip: event-timed GPU time
   uint64_t Workgroups = 0, Waves = 0;
   uint64_t WaveInstructions = 0, LaneInstructions = 0; // emu only (0 on hardware)
   unsigned HostThreads = 0;
-  bool Checked = false;         // the strict checks ran (emu with Strict)
+  bool Checked = false;              // the strict checks ran (emu with Strict)
   std::vector<SyncFinding> Findings; // the first findings (one per rule and instruction)
   uint64_t FindingsTotal = 0;        // every occurrence
   std::vector<WaitStat> Waits;       // by offset
