@@ -344,9 +344,7 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
       // Any difference here that no function comparison reported is padding/unnamed code.
       for (uint64_t Off = 0; Off < SA.Size; ++Off)
         if (SA.Data[Off] != SB->Data[Off]) {
-          const FunctionExtent *F = A.functionAt(SA.Addr + Off);
-          bool InFunc = F && F->contains(SA.Addr + Off);
-          if (!InFunc) {
+          if (!A.functionAt(SA.Addr + Off)) {
             It.Pass = false;
             It.Offset = Off;
             It.Address = SA.Addr + Off;

@@ -66,7 +66,7 @@ const FunctionExtent *CodeObject::functionAt(uint64_t Addr) const {
   if (It == Functions.begin())
     return nullptr;
   --It;
-  return It->contains(Addr) || It->Begin == Addr ? &*It : nullptr;
+  return It->contains(Addr) ? &*It : nullptr;
 }
 
 const FunctionExtent *CodeObject::kernelCode(const KernelInfo &K) const {

@@ -82,7 +82,7 @@ public:
   const KernelInfo *kernel(llvm::StringRef Name) const;
   // Symbols in .dynsym, by name.
   std::map<std::string, const ElfSymbol *> exportedSymbols() const;
-  // The function whose code holds Addr, or that starts at Addr; null if none.
+  // The function whose code holds Addr; null if none.
   const FunctionExtent *functionAt(uint64_t Addr) const;
   // A kernel's code.
   const FunctionExtent *kernelCode(const KernelInfo &K) const;

@@ -6,6 +6,7 @@
 #include "llvm/BinaryFormat/ELF.h"
 
 #include <map>
+#include <set>
 
 namespace asmevo {
 
@@ -25,9 +26,9 @@ llvm::Expected<std::vector<FunctionExtent>> findFunctionExtents(const CodeObject
     if (S.Type == STT_FUNC && inExecSection(S.SectionIndex, S.Value))
       Starts[S.SectionIndex][S.Value].push_back(I);
   }
-  std::map<uint64_t, bool> KernelEntry;
+  std::set<uint64_t> KernelEntry;
   for (const KernelInfo &K : C.Kernels) {
-    KernelEntry[K.EntryAddr] = true;
+    KernelEntry.insert(K.EntryAddr);
     const ElfSection *Sec = C.sectionAt(K.EntryAddr);
     if (!Sec || !inExecSection(Sec->Index, K.EntryAddr))
       continue; // the reader already refused a descriptor pointing outside .text

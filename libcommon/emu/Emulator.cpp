@@ -177,7 +177,7 @@ std::string Emulator::where(uint64_t Pc) const {
   if (Pc < Base)
     return "";
   const FunctionExtent *F = Code.functionAt(Pc - Base);
-  if (!F || !F->contains(Pc - Base))
+  if (!F)
     return "";
   char Buf[32];
   std::snprintf(Buf, sizeof Buf, "+0x%llx", (unsigned long long)(Pc - Base - F->Begin));
