@@ -183,8 +183,6 @@ struct Printer {
 };
 
 struct FuncRange {
-  uint64_t Begin, End;
-  int Sym = -1; // symbol index, -1 for code no symbol names
   const FunctionExtent *Ext = nullptr;
   std::vector<DecodedInsn> Insns;
   std::vector<PcRelRef> Refs;
@@ -222,7 +220,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
   // 1. Decode the code of every executable section, function by function.
   std::map<unsigned, std::vector<FuncRange>> Code; // section index -> ranges
   for (const FunctionExtent &E : C.Functions) {
-    FuncRange FR{E.Begin, E.End, int(E.Symbol), &E, {}, {}};
+    FuncRange FR{&E, {}, {}};
     FR.Insns = decodeRange(M, C.code(E), E.Begin);
     FR.Refs = findPcRelativeRefs(M, FR.Insns);
     Code[E.Section].push_back(std::move(FR));
@@ -234,13 +232,13 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
     // A must be an instruction boundary.
     for (auto &[SI, Fs] : Code)
       for (auto &F : Fs)
-        if (A >= F.Begin && A <= F.End) {
-          if (A == F.Begin && F.Sym >= 0) {
-            P.Labels.emplace(A, asmSymbolName(C.Symbols[F.Sym].Name));
+        if (A >= F.Ext->Begin && A <= F.Ext->End) {
+          if (A == F.Ext->Begin) {
+            P.Labels.emplace(A, asmSymbolName(F.Ext->Name));
             return true;
           }
           for (auto &I : F.Insns)
-            if (I.Addr == A || A == F.End) {
+            if (I.Addr == A || A == F.Ext->End) {
               if (!P.Labels.count(A))
                 P.Labels.emplace(A, ".LBB" + std::to_string(LabelNo++));
               return true;
@@ -251,8 +249,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
   };
   for (auto &[SI, Fs] : Code)
     for (auto &F : Fs) {
-      if (F.Sym >= 0)
-        P.Labels.emplace(F.Begin, asmSymbolName(C.Symbols[F.Sym].Name));
+      P.Labels.emplace(F.Ext->Begin, asmSymbolName(F.Ext->Name));
       for (auto &I : F.Insns)
         if (I.BranchTarget && !CodeLabel(*I.BranchTarget)) {
           R.Notes.push_back("branch at 0x" + llvm::utohexstr(I.Addr) +
@@ -332,9 +329,9 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
       auto &Fs = Code[S->Index];
       for (auto &F : Fs) {
         // Gap before the function: alignment padding or unnamed bytes.
-        llvm::StringRef Gap = C.bytesAt(Cur, F.Begin - Cur);
+        llvm::StringRef Gap = C.bytesAt(Cur, F.Ext->Begin - Cur);
         bool IsKernel = F.Ext->IsKernel;
-        unsigned K = std::min<unsigned>(llvm::countr_zero(F.Begin | (uint64_t(1) << 63)),
+        unsigned K = std::min<unsigned>(llvm::countr_zero(F.Ext->Begin | (uint64_t(1) << 63)),
                                         log2Align(S->AddrAlign));
         bool NopGap = Gap.size() % 4 == 0;
         for (size_t I = 0; NopGap && I < Gap.size(); I += 4)
@@ -348,7 +345,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
             P.line("\t.p2align\t8");
         }
         // Symbols at the function start (aliases included).
-        auto Range = SymsBySection[S->Index].equal_range(F.Begin);
+        auto Range = SymsBySection[S->Index].equal_range(F.Ext->Begin);
         for (auto It = Range.first; It != Range.second; ++It) {
           const auto &Sym = C.Symbols[It->second];
           P.symbolAttrs(Sym, Sym.Type == STT_FUNC ? "@function" : nullptr);
@@ -377,20 +374,20 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
         std::optional<uint64_t> PreloadBody;
         if (IsKernel && C.Target.hasKernargPreload())
           for (const auto &K : C.Kernels)
-            if (K.EntryAddr == F.Begin && K.Kd.kernargPreloadLength() > 0)
-              PreloadBody = F.Begin + 256;
+            if (K.EntryAddr == F.Ext->Begin && K.Kd.kernargPreloadLength() > 0)
+              PreloadBody = F.Ext->Begin + 256;
         bool AfterEnd = false;
         for (size_t Idx = 0; Idx < F.Insns.size(); ++Idx) {
           const auto &I = F.Insns[Idx];
           if (PreloadBody && I.Addr == *PreloadBody) {
-            std::string N = asmSymbolName(C.Symbols[F.Sym].Name);
+            std::string N = asmSymbolName(F.Ext->Name);
             P.line("\t; end of the kernarg-preload compatibility prologue");
             P.line("\t.if (. - " + N + ") != 256");
             P.line("\t.error \"kernarg preload: the kernel body must start 256 bytes after " +
                    llvm::StringRef(N).trim('"') + "\"");
             P.line("\t.endif");
           }
-          std::string L = I.Addr != F.Begin ? P.labelFor(I.Addr) : "";
+          std::string L = I.Addr != F.Ext->Begin ? P.labelFor(I.Addr) : "";
           if (!L.empty()) {
             P.line(L + ":");
             AfterEnd = false;
@@ -444,18 +441,18 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
         }
         // Labels at the very end of the function (branch to end).
         std::string EndLabel = ".Lfunc_end" + std::to_string(FuncNo++);
-        std::string AtEnd = P.labelFor(F.End);
+        std::string AtEnd = P.labelFor(F.Ext->End);
         bool EndIsNextFunc = false;
         for (auto &G : Fs)
-          if (G.Begin == F.End)
+          if (G.Ext->Begin == F.Ext->End)
             EndIsNextFunc = true;
         if (!AtEnd.empty() && !EndIsNextFunc && AtEnd.rfind(".LBB", 0) == 0)
           P.line(AtEnd + ":");
         P.line(EndLabel + ":");
         if (F.Ext->SizeFromSymbol)
-          P.line("\t.size\t" + asmSymbolName(C.Symbols[F.Sym].Name) + ", " + EndLabel + "-" +
-                 asmSymbolName(C.Symbols[F.Sym].Name));
-        Cur = F.End;
+          P.line("\t.size\t" + asmSymbolName(F.Ext->Name) + ", " + EndLabel + "-" +
+                 asmSymbolName(F.Ext->Name));
+        Cur = F.Ext->End;
       }
       P.rawBytes(C.bytesAt(Cur, S->Addr + S->Size - Cur), true);
       continue;
