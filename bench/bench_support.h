@@ -31,7 +31,7 @@ inline double median(std::vector<double> V) {
 
 // Run Argv[0] with stdout to OutFile ("" = /dev/null) and stderr to ErrFile; true on exit 0.
 inline bool spawn(const std::vector<std::string> &Argv, const std::string &OutFile,
-           const std::string &ErrFile) {
+                  const std::string &ErrFile) {
   std::vector<char *> A;
   for (const auto &S : Argv)
     A.push_back(const_cast<char *>(S.c_str()));

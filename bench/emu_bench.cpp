@@ -56,10 +56,16 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[I], "--strict"))
       Strict = true;
   for (int I = 1; I + 1 < argc; I += 2) {
-    if (!std::strcmp(argv[I], "--strict")) { --I; continue; }
-    if (!std::strcmp(argv[I], "--arch")) Arch = argv[I + 1];
-    else if (!std::strcmp(argv[I], "--repeat")) Repeat = std::atoi(argv[I + 1]);
-    else if (!std::strcmp(argv[I], "--source-dir")) Src = argv[I + 1];
+    if (!std::strcmp(argv[I], "--strict")) {
+      --I;
+      continue;
+    }
+    if (!std::strcmp(argv[I], "--arch"))
+      Arch = argv[I + 1];
+    else if (!std::strcmp(argv[I], "--repeat"))
+      Repeat = std::atoi(argv[I + 1]);
+    else if (!std::strcmp(argv[I], "--source-dir"))
+      Src = argv[I + 1];
   }
   std::printf("emu_bench: %s, 1 host thread, median of %d runs%s (emulated: host time, not GPU "
               "time)\n",
@@ -88,19 +94,32 @@ int main(int argc, char **argv) {
     std::vector<uint16_t> A16, B16;
     if (!std::strcmp(C.Object, "vector_add_fp32")) {
       X = rnd(N, 1), Y = rnd(N, 2);
-      set(0, put(Mem, X)); set(1, put(Mem, Y)); set(2, put(Mem, std::vector<float>(N)));
+      set(0, put(Mem, X));
+      set(1, put(Mem, Y));
+      set(2, put(Mem, std::vector<float>(N)));
       set(3, int32_t(N));
     } else if (!std::strcmp(C.Object, "softmax_fp32")) {
       X = rnd(size_t(Rows) * Cols, 3);
-      set(0, put(Mem, std::vector<float>(size_t(Rows) * Cols))); set(1, put(Mem, X));
-      set(2, int32_t(Cols)); set(3, int32_t(Cols)); set(4, int32_t(Cols));
+      set(0, put(Mem, std::vector<float>(size_t(Rows) * Cols)));
+      set(1, put(Mem, X));
+      set(2, int32_t(Cols));
+      set(3, int32_t(Cols));
+      set(4, int32_t(Cols));
     } else {
       auto Af = rnd(size_t(M) * K, 4), Bf = rnd(size_t(K) * Nn, 5);
-      for (float F : Af) A16.push_back(f32ToF16(F));
-      for (float F : Bf) B16.push_back(f32ToF16(F));
-      set(0, put(Mem, A16)); set(1, put(Mem, B16)); set(2, put(Mem, std::vector<uint16_t>(M * Nn)));
-      set(3, int32_t(M)); set(4, int32_t(Nn)); set(5, int32_t(K)); set(6, int32_t(K));
-      set(7, int32_t(Nn)); set(8, int32_t(Nn));
+      for (float F : Af)
+        A16.push_back(f32ToF16(F));
+      for (float F : Bf)
+        B16.push_back(f32ToF16(F));
+      set(0, put(Mem, A16));
+      set(1, put(Mem, B16));
+      set(2, put(Mem, std::vector<uint16_t>(M * Nn)));
+      set(3, int32_t(M));
+      set(4, int32_t(Nn));
+      set(5, int32_t(K));
+      set(6, int32_t(K));
+      set(7, int32_t(Nn));
+      set(8, int32_t(Nn));
     }
     LaunchConfig L;
     L.Kernel = (*O)->C.Kernels[0].Name;
@@ -125,27 +144,35 @@ int main(int argc, char **argv) {
       auto T1 = Clock::now();
       if (!X.empty() && !Y.empty()) {
         std::vector<float> Out(N);
-        for (uint32_t I = 0; I < N; ++I) Out[I] = X[I] + Y[I];
+        for (uint32_t I = 0; I < N; ++I)
+          Out[I] = X[I] + Y[I];
         Sink = Out[N / 2];
       } else if (!X.empty()) {
         std::vector<float> Out(X.size());
         for (uint32_t Rw = 0; Rw < Rows; ++Rw) {
           const float *In = &X[size_t(Rw) * Cols];
           float Mx = In[0], Sum = 0;
-          for (uint32_t I = 1; I < Cols; ++I) Mx = std::max(Mx, In[I]);
-          for (uint32_t I = 0; I < Cols; ++I) Sum += (Out[size_t(Rw) * Cols + I] = std::exp(In[I] - Mx));
-          for (uint32_t I = 0; I < Cols; ++I) Out[size_t(Rw) * Cols + I] /= Sum;
+          for (uint32_t I = 1; I < Cols; ++I)
+            Mx = std::max(Mx, In[I]);
+          for (uint32_t I = 0; I < Cols; ++I)
+            Sum += (Out[size_t(Rw) * Cols + I] = std::exp(In[I] - Mx));
+          for (uint32_t I = 0; I < Cols; ++I)
+            Out[size_t(Rw) * Cols + I] /= Sum;
         }
         Sink = Out[7];
       } else {
         std::vector<float> Af(A16.size()), Bf(B16.size()), Cf(size_t(M) * Nn, 0);
-        for (size_t I = 0; I < Af.size(); ++I) Af[I] = f16ToF32(A16[I]);
-        for (size_t I = 0; I < Bf.size(); ++I) Bf[I] = f16ToF32(B16[I]);
+        for (size_t I = 0; I < Af.size(); ++I)
+          Af[I] = f16ToF32(A16[I]);
+        for (size_t I = 0; I < Bf.size(); ++I)
+          Bf[I] = f16ToF32(B16[I]);
         for (uint32_t I = 0; I < M; ++I)
           for (uint32_t Kk = 0; Kk < K; ++Kk)
-            for (uint32_t J = 0; J < Nn; ++J) Cf[size_t(I) * Nn + J] += Af[size_t(I) * K + Kk] * Bf[size_t(Kk) * Nn + J];
+            for (uint32_t J = 0; J < Nn; ++J)
+              Cf[size_t(I) * Nn + J] += Af[size_t(I) * K + Kk] * Bf[size_t(Kk) * Nn + J];
         std::vector<uint16_t> Out(Cf.size());
-        for (size_t I = 0; I < Cf.size(); ++I) Out[I] = f32ToF16(Cf[I]);
+        for (size_t I = 0; I < Cf.size(); ++I)
+          Out[I] = f32ToF16(Cf[I]);
         Sink = float(Out[3]);
       }
       (void)Sink;

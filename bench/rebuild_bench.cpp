@@ -91,12 +91,11 @@ int main(int argc, char **argv) {
       }
       Good = Good && Res->Violations.empty();
       T0 = Clock::now();
-      bool Sub = !llvm::errorToBool(writeFileAtomic(S, Rec->Asm)) &&
-                 spawn(Mc, "", E) && spawn(Ld, "", E);
+      bool Sub =
+          !llvm::errorToBool(writeFileAtomic(S, Rec->Asm)) && spawn(Mc, "", E) && spawn(Ld, "", E);
       double Tb = msSince(T0);
       if (!Sub) {
-        fprintf(stderr, "subprocess route failed for %s: %s\n", Files[F].c_str(),
-                slurp(E).c_str());
+        fprintf(stderr, "subprocess route failed for %s: %s\n", Files[F].c_str(), slurp(E).c_str());
         return 2;
       }
       if (R) {
@@ -119,8 +118,8 @@ int main(int argc, char **argv) {
   printf("rebuild in-process: median %.2f ms/object, %.2f ms/kernel; subprocess llvm-mc + ld.lld: "
          "median %.2f ms/object, %.2f ms/kernel; ratio %.2f (per kernel %.2f)\n",
          A, Ak, B, Bk, B / A, Bk / Ak);
-  printf("%zu objects, %u kernels, %u/%zu rebuilt with no ABI violation\n", Files.size(),
-         Kernels, Ok, Files.size());
+  printf("%zu objects, %u kernels, %u/%zu rebuilt with no ABI violation\n", Files.size(), Kernels,
+         Ok, Files.size());
   printf("benchmark: figures are wall-clock on this machine\n");
   return 0;
 }

@@ -30,8 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <fcntl.h>
 #include <fstream>
@@ -72,8 +72,8 @@ std::string fixUpListing(const std::string &Dump, const TargetId &T) {
       L.pop_back();
     size_t NB = L.find_first_not_of(" \t");
     if (NB == std::string::npos || L.compare(NB, std::string::npos, "...") == 0)
-      continue; // blank, or an elided zero run
-    if (L[0] != '\t' && L[0] != ' ') {                // "0000000000001f00 <name>:"
+      continue;                        // blank, or an elided zero run
+    if (L[0] != '\t' && L[0] != ' ') { // "0000000000001f00 <name>:"
       size_t Lt = L.find('<'), Gt = L.rfind(">:");
       if (Lt == std::string::npos || Gt == std::string::npos || Gt < Lt)
         continue;
@@ -301,10 +301,13 @@ int main(int argc, char **argv) {
   for (const auto &R : Rows) {
     const NaiveResult &V = R.Naive;
     std::string AsmCol = V.Linked ? "yes" : V.Assembled ? "no(lld)" : "no(mc)";
-    std::printf("%-*s %7u %13.2f %10.2f %6.2fx %-8s %-10s %-11s %-9s\n", int(NameW),
-                R.Name.c_str(), R.Kernels, R.GateMs, R.NaiveMs, R.NaiveMs / R.GateMs,
+    std::printf("%-*s %7u %13.2f %10.2f %6.2fx %-8s %-10s %-11s %-9s\n", int(NameW), R.Name.c_str(),
+                R.Kernels, R.GateMs, R.NaiveMs, R.NaiveMs / R.GateMs,
                 R.Verdict.substr(0, 8).c_str(), AsmCol.c_str(),
-                V.TextIdentical ? "identical" : V.Linked ? "differs" : "-", YesNo(V.TextAtOrigAddr));
+                V.TextIdentical ? "identical"
+                : V.Linked      ? "differs"
+                                : "-",
+                YesNo(V.TextAtOrigAddr));
     if (R.Verdict.rfind("error", 0) == 0)
       std::printf("    gate %s\n", R.Verdict.c_str());
     if (!V.Failure.empty())

@@ -25,7 +25,8 @@ void readAndRecover(llvm::StringRef Bytes, llvm::StringRef Name) {
     llvm::consumeError(C.takeError());
     return;
   }
-  auto R = recoverAssembly(*C, Name, "0000000000000000000000000000000000000000000000000000000000000000");
+  auto R =
+      recoverAssembly(*C, Name, "0000000000000000000000000000000000000000000000000000000000000000");
   if (!R) {
     llvm::consumeError(R.takeError());
     return;

@@ -55,8 +55,9 @@ const Bits FrozenBits[] = {
 };
 
 uint32_t word(const KernelDescriptor &K, Bits::Word W) {
-  return W == Bits::Rsrc2 ? K.ComputePgmRsrc2 : W == Bits::Props ? K.KernelCodeProperties
-                                                                  : K.KernargPreload;
+  return W == Bits::Rsrc2   ? K.ComputePgmRsrc2
+         : W == Bits::Props ? K.KernelCodeProperties
+                            : K.KernargPreload;
 }
 
 // Metadata keys of a kernel the launcher depends on.
@@ -79,9 +80,10 @@ std::string value(const msgpack::object *O) { return O ? metadataValueString(*O)
 std::vector<AbiViolation> checkFrozenAbi(const CodeObject &A, const CodeObject &B) {
   std::vector<AbiViolation> V;
   if (A.Target.EFlags != B.Target.EFlags)
-    V.push_back({"", "e_flags", "0x" + llvm::utohexstr(A.Target.EFlags) + " in K0, 0x" +
-                                    llvm::utohexstr(B.Target.EFlags) + " here (" +
-                                    A.Target.str() + " vs " + B.Target.str() + ")"});
+    V.push_back({"", "e_flags",
+                 "0x" + llvm::utohexstr(A.Target.EFlags) + " in K0, 0x" +
+                     llvm::utohexstr(B.Target.EFlags) + " here (" + A.Target.str() + " vs " +
+                     B.Target.str() + ")"});
   if (A.Target.CodeObjectVersion != B.Target.CodeObjectVersion)
     V.push_back({"", "code object version",
                  std::to_string(A.Target.CodeObjectVersion) + " in K0, " +
@@ -98,8 +100,9 @@ std::vector<AbiViolation> checkFrozenAbi(const CodeObject &A, const CodeObject &
     if (S->Type != T->Type || S->Binding != T->Binding || S->Visibility != T->Visibility)
       V.push_back({"", "symbol " + N, "type, binding or visibility changed"});
     if (S->Type == STT_OBJECT && S->Size != T->Size)
-      V.push_back({"", "symbol " + N, "size " + std::to_string(S->Size) + " in K0, " +
-                                          std::to_string(T->Size) + " here"});
+      V.push_back(
+          {"", "symbol " + N,
+           "size " + std::to_string(S->Size) + " in K0, " + std::to_string(T->Size) + " here"});
   }
   for (const auto &[N, S] : DB)
     if (!DA.count(N))
@@ -112,23 +115,26 @@ std::vector<AbiViolation> checkFrozenAbi(const CodeObject &A, const CodeObject &
       continue;
     }
     if (KA.Kd.KernargSize != KB->Kd.KernargSize)
-      V.push_back({KA.Name, "kernarg_size", std::to_string(KA.Kd.KernargSize) + " in K0, " +
-                                                std::to_string(KB->Kd.KernargSize) + " here"});
+      V.push_back({KA.Name, "kernarg_size",
+                   std::to_string(KA.Kd.KernargSize) + " in K0, " +
+                       std::to_string(KB->Kd.KernargSize) + " here"});
     for (const auto &F : FrozenBits) {
       uint32_t M = ((1u << F.Width) - 1) << F.Shift;
       uint32_t X = (word(KA.Kd, F.W) & M) >> F.Shift, Y = (word(KB->Kd, F.W) & M) >> F.Shift;
       if (X != Y)
-        V.push_back({KA.Name, F.Field, std::to_string(X) + " in K0, " + std::to_string(Y) + " here"});
+        V.push_back(
+            {KA.Name, F.Field, std::to_string(X) + " in K0, " + std::to_string(Y) + " here"});
     }
     if (KA.Meta && KB->Meta)
       for (const char *Key : FrozenKeys) {
-        const msgpack::object *OA = Metadata::get(*KA.Meta, Key), *OB = Metadata::get(*KB->Meta, Key);
+        const msgpack::object *OA = Metadata::get(*KA.Meta, Key),
+                              *OB = Metadata::get(*KB->Meta, Key);
         if (!OA && !OB)
           continue;
         std::string D = OA && OB ? metadataDifference(*OA, *OB) : "x";
         if (!D.empty())
-          V.push_back({KA.Name, Key, (D == "x" ? value(OA) + " in K0, " + value(OB) + " here"
-                                              : D)});
+          V.push_back(
+              {KA.Name, Key, (D == "x" ? value(OA) + " in K0, " + value(OB) + " here" : D)});
       }
   }
   for (const auto &KB : B.Kernels)

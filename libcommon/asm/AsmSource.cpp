@@ -50,7 +50,8 @@ llvm::Expected<AsmSource> AsmSource::parse(llvm::StringRef Text, llvm::StringRef
   S.reindex();
   for (const auto &B : S.Blocks)
     if (B.End == 0)
-      return lineError(Name, B.Begin + 1, ".amdhsa_kernel " + B.Kernel + " has no .end_amdhsa_kernel");
+      return lineError(Name, B.Begin + 1,
+                       ".amdhsa_kernel " + B.Kernel + " has no .end_amdhsa_kernel");
   if (S.MetaBegin && !S.MetaEnd)
     return lineError(Name, S.MetaBegin + 1, ".amdgpu_metadata has no .end_amdgpu_metadata");
   return S;

@@ -50,10 +50,11 @@ std::vector<DecodedInsn> decodeRange(const McTarget &M, llvm::StringRef Bytes, u
     DecodedInsn I;
     I.Addr = Addr + Off;
     uint64_t Size = 0;
-    auto S = crashesLlvmDecoder(llvm::ArrayRef<uint8_t>(Padded).slice(Off, 8))
-                 ? llvm::MCDisassembler::Fail
-                 : M.Disasm->getInstruction(I.Inst, Size, llvm::ArrayRef<uint8_t>(Padded).slice(Off),
-                                      I.Addr, llvm::nulls());
+    auto S =
+        crashesLlvmDecoder(llvm::ArrayRef<uint8_t>(Padded).slice(Off, 8))
+            ? llvm::MCDisassembler::Fail
+            : M.Disasm->getInstruction(I.Inst, Size, llvm::ArrayRef<uint8_t>(Padded).slice(Off),
+                                       I.Addr, llvm::nulls());
     if (S == llvm::MCDisassembler::Success && Size > 0 && Off + Size <= Data.size() &&
         !crashesLlvmPrinter(Data.slice(Off, Size))) {
       I.Valid = true;

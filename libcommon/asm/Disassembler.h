@@ -17,12 +17,12 @@ namespace asmevo {
 struct DecodedInsn {
   uint64_t Addr = 0;
   unsigned Size = 4;
-  bool Valid = false;    // false: the word did not decode (kept as raw data)
+  bool Valid = false; // false: the word did not decode (kept as raw data)
   llvm::MCInst Inst;
-  llvm::StringRef Bytes; // the instruction's bytes
-  std::string Mnemonic;  // "s_add_u32" (empty when !Valid)
+  llvm::StringRef Bytes;                // the instruction's bytes
+  std::string Mnemonic;                 // "s_add_u32" (empty when !Valid)
   std::optional<uint64_t> BranchTarget; // direct branch/call target
-  bool Terminates = false; // no fall-through (s_endpgm, s_branch, s_setpc_b64, ...)
+  bool Terminates = false;              // no fall-through (s_endpgm, s_branch, s_setpc_b64, ...)
 };
 
 // Decode [Addr, Addr + Bytes.size()). Undecodable words become !Valid 4-byte entries.
@@ -39,9 +39,9 @@ bool reencodesExactly(const McTarget &M, const DecodedInsn &I);
 // An address computed PC-relatively: s_getpc_b64 s[N:N+1]; s_add_u32 x, sN, lit_lo;
 // s_addc_u32 y, sN+1, lit_hi. Target = address after s_getpc_b64 + (lit_hi:lit_lo).
 struct PcRelRef {
-  size_t GetPc = 0, Add = 0, Addc = 0; // indices into the decoded instructions
+  size_t GetPc = 0, Add = 0, Addc = 0;            // indices into the decoded instructions
   unsigned AddLitOperand = 2, AddcLitOperand = 2; // printed operand index of the literal
-  uint64_t Return = 0;  // address after s_getpc_b64
+  uint64_t Return = 0;                            // address after s_getpc_b64
   uint64_t Target = 0;
 };
 

@@ -29,7 +29,9 @@ llvm::Expected<std::string> linkCodeObject(llvm::StringRef Object) {
   DiagOS.flush();
   if (Res.retCode != 0) {
     llvm::StringRef First = llvm::StringRef(Diag).split('\n').first;
-    return makeError("lld failed: " + (First.empty() ? llvm::StringRef("exit code " + std::to_string(Res.retCode)) : First));
+    return makeError(
+        "lld failed: " +
+        (First.empty() ? llvm::StringRef("exit code " + std::to_string(Res.retCode)) : First));
   }
   if (!Res.canRunAgain)
     return runtimeError("lld cannot be run again in this process");

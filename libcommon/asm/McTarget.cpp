@@ -57,8 +57,8 @@ llvm::Expected<std::unique_ptr<McTarget>> McTarget::create(const TargetId &T) {
     return makeError("LLVM " LLVM_VERSION_STRING " does not know processor " + T.Processor);
   M->MII.reset(M->TheTarget->createMCInstrInfo());
   M->MIA.reset(M->TheTarget->createMCInstrAnalysis(M->MII.get()));
-  M->Ctx = std::make_unique<llvm::MCContext>(M->TheTriple, M->MAI.get(), M->MRI.get(),
-                                             M->STI.get());
+  M->Ctx =
+      std::make_unique<llvm::MCContext>(M->TheTriple, M->MAI.get(), M->MRI.get(), M->STI.get());
   M->MOFI.reset(M->TheTarget->createMCObjectFileInfo(*M->Ctx, /*PIC=*/true));
   M->Ctx->setObjectFileInfo(M->MOFI.get());
   M->Disasm.reset(M->TheTarget->createMCDisassembler(*M->STI, *M->Ctx));

@@ -44,7 +44,9 @@ struct McTarget {
   std::unique_ptr<llvm::MCCodeEmitter> Emitter; // re-encodes decoded instructions
 
   // The 32-bit scalar register sN (invalid if there is none).
-  llvm::MCRegister sgpr(unsigned N) const { return N < Sgprs.size() ? Sgprs[N] : llvm::MCRegister(); }
+  llvm::MCRegister sgpr(unsigned N) const {
+    return N < Sgprs.size() ? Sgprs[N] : llvm::MCRegister();
+  }
 
   static llvm::Expected<std::unique_ptr<McTarget>> create(const TargetId &T);
   // The shared instance for T (made once per process and kept: setting LLVM's MC layer up costs

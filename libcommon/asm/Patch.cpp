@@ -31,9 +31,7 @@ void PatchRefusal::log(llvm::raw_ostream &OS) const {
   OS << formatError(ToolError(Message, File, Offset));
 }
 
-std::error_code PatchRefusal::convertToErrorCode() const {
-  return llvm::inconvertibleErrorCode();
-}
+std::error_code PatchRefusal::convertToErrorCode() const { return llvm::inconvertibleErrorCode(); }
 
 namespace {
 
@@ -126,8 +124,7 @@ llvm::Expected<Located> locate(const CodeObject &C, const std::vector<Stretch> &
       break;
   }
   if (!Found)
-    return llvm::make_error<ToolError>("no kernel or function named '" + W.Function + "'",
-                                       C.Path);
+    return llvm::make_error<ToolError>("no kernel or function named '" + W.Function + "'", C.Path);
   L.St = *Found;
   const Stretch &S = Ss[L.St];
   uint64_t Len = S.End - S.Begin;
@@ -179,14 +176,13 @@ llvm::Expected<std::string> assembleSnippet(const CodeObject &C, llvm::StringRef
   auto Obj = assembleObject(Src, Name, C.Target);
   if (!Obj)
     // Line numbers of the snippet, not of the source built around it.
-    return llvm::handleErrors(Obj.takeError(),
-                              [&](std::unique_ptr<ToolError> T) -> llvm::Error {
-                                if (T->Line && *T->Line > HeaderLines)
-                                  T->Line = *T->Line - HeaderLines;
-                                else
-                                  T->Line.reset();
-                                return llvm::Error(std::move(T));
-                              });
+    return llvm::handleErrors(Obj.takeError(), [&](std::unique_ptr<ToolError> T) -> llvm::Error {
+      if (T->Line && *T->Line > HeaderLines)
+        T->Line = *T->Line - HeaderLines;
+      else
+        T->Line.reset();
+      return llvm::Error(std::move(T));
+    });
   auto OF = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(*Obj, Name));
   if (!OF)
     return withFile(OF.takeError(), Name);
@@ -205,8 +201,8 @@ llvm::Expected<std::string> assembleSnippet(const CodeObject &C, llvm::StringRef
         return withFile(D.takeError(), Name);
       Text = D->str();
     } else if ((ES.getFlags() & llvm::ELF::SHF_ALLOC) && S.getSize() > 0) {
-      return Refuse("the snippet puts " + llvm::Twine(S.getSize()) + " bytes into section " +
-                    *SN + "; only instructions (in .text) can be patched in");
+      return Refuse("the snippet puts " + llvm::Twine(S.getSize()) + " bytes into section " + *SN +
+                    "; only instructions (in .text) can be patched in");
     }
     auto RS = S.getRelocatedSection();
     if (!RS)
@@ -363,8 +359,8 @@ llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &
   for (const auto &S : Ss)
     for (const auto &I : S.Insns)
       if (I.Valid && I.BranchTarget && !InWindow(I.Addr) && Inside(*I.BranchTarget))
-        return Refuse(I.Addr, "branch at " + Where(I.Addr) + " targets " +
-                                  Where(*I.BranchTarget) + ", inside the window");
+        return Refuse(I.Addr, "branch at " + Where(I.Addr) + " targets " + Where(*I.BranchTarget) +
+                                  ", inside the window");
   for (uint64_t E : implicitEntries(C))
     if (Inside(E))
       return Refuse(E, "the kernarg-preload entry point " + Where(E) + " lies inside the window");
@@ -380,8 +376,8 @@ llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &
                                           hex(Parts[1]->Addr) + ", s_addc_u32 at " +
                                           hex(Parts[2]->Addr));
       if (In == 0 && Inside(Ref.Target))
-        return Refuse(Parts[0]->Addr, What + " targets " + Where(Ref.Target) +
-                                          ", inside the window");
+        return Refuse(Parts[0]->Addr,
+                      What + " targets " + Where(Ref.Target) + ", inside the window");
     }
 
   // The patched object: the replacement, then s_nop 0 up to the window's end.
@@ -408,8 +404,7 @@ llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &
       if (I.Valid && I.BranchTarget && InWindow(I.Addr) &&
           (*I.BranchTarget < F.Begin || !Bounds.count(*I.BranchTarget)))
         return Refuse(I.Addr, "branch at " + Where(I.Addr) + " in the replacement targets " +
-                                  hex(*I.BranchTarget) + ", not an instruction of " +
-                                  W.Function);
+                                  hex(*I.BranchTarget) + ", not an instruction of " + W.Function);
     if (auto E = checkResources(C, *P, L.FileOff))
       return E;
   }
@@ -454,8 +449,8 @@ llvm::Expected<std::string> extractWindow(const CodeObject &C, const PatchWindow
     const auto &I = F.Insns[K];
     std::string &T = Lines[K - L.First];
     if (!I.Valid) {
-      T = "\t.long\t0x" + llvm::utohexstr(llvm::support::endian::read32le(I.Bytes.data()),
-                                          false, 8) +
+      T = "\t.long\t0x" +
+          llvm::utohexstr(llvm::support::endian::read32le(I.Bytes.data()), false, 8) +
           "\t; does not decode";
       continue;
     }

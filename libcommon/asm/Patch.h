@@ -42,8 +42,8 @@ struct PatchWindow {
 llvm::Expected<PatchWindow> parsePatchWindow(llvm::StringRef Spec);
 
 struct PatchResult {
-  std::string Bytes;    // the patched code object
-  uint64_t Addr = 0;    // virtual address of the window
+  std::string Bytes; // the patched code object
+  uint64_t Addr = 0; // virtual address of the window
   uint64_t FileOffset = 0;
   unsigned WindowSize = 0, ReplacementSize = 0, Nops = 0;
 };

@@ -11,7 +11,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-
 namespace asmevo {
 
 static const char *Tool = "hsaco-rebuild";
@@ -56,8 +55,8 @@ int report(const RebuildConfig &Cfg, const std::vector<AbiViolation> &V, const R
       llvm::errs() << Tool << ": " << X.text() << "\n";
     if (R && !Cfg.Quiet) {
       for (const auto &C : R->Changes)
-        llvm::errs() << Tool << ": kernel " << C.Kernel << ": " << C.Field << " " << C.Old
-                     << " -> " << C.New << "\n";
+        llvm::errs() << Tool << ": kernel " << C.Kernel << ": " << C.Field << " " << C.Old << " -> "
+                     << C.New << "\n";
       for (const auto &X : R->Inherited)
         llvm::errs() << Tool << ": note: K0 does this too (not refused): " << X.what() << "\n";
       for (const auto &N : R->NotShrunk)

@@ -8,10 +8,10 @@
 namespace asmevo {
 
 struct RebuildConfig {
-  std::string Input;       // K.s (rebuild) or K1 (check)
-  std::string Output = ""; // required for a rebuild
-  std::string AbiOf;       // K0
-  bool CheckAbi = false;   // --check-abi K0 K1
+  std::string Input;                    // K.s (rebuild) or K1 (check)
+  std::string Output = "";              // required for a rebuild
+  std::string AbiOf;                    // K0
+  bool CheckAbi = false;                // --check-abi K0 K1
   bool ShrinkResources = false;         // --shrink-resources
   std::vector<std::string> ResourcesOf; // --resources K...: scan vs declared, per kernel
   bool Json = false, Verbose = false, Quiet = false;

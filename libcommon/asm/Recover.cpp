@@ -44,8 +44,8 @@ std::string stockReassembleCommand(const TargetId &T, llvm::StringRef In, llvm::
   std::string Cmd = "llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=" + T.Processor;
   if (!T.mattr().empty())
     Cmd += " -mattr=" + T.mattr();
-  Cmd += " -filetype=obj " + In.str() + " -o " + Out.str() + ".o && ld.lld -shared " +
-         Out.str() + ".o -o " + Out.str();
+  Cmd += " -filetype=obj " + In.str() + " -o " + Out.str() + ".o && ld.lld -shared " + Out.str() +
+         ".o -o " + Out.str();
   return Cmd;
 }
 
@@ -53,12 +53,11 @@ namespace {
 
 // Sections the linker makes; they are not emitted, the linker makes them again.
 bool isLinkerSection(const ElfSection &S) {
-  static const std::set<std::string> Names = {".dynsym", ".dynstr", ".hash", ".gnu.hash",
-                                              ".dynamic", ".rela.dyn", ".relro_padding",
-                                              ".got", ".got.plt", ".interp"};
+  static const std::set<std::string> Names = {
+      ".dynsym",   ".dynstr",        ".hash", ".gnu.hash", ".dynamic",
+      ".rela.dyn", ".relro_padding", ".got",  ".got.plt",  ".interp"};
   return S.Type == SHT_NOTE || S.Type == SHT_DYNSYM || S.Type == SHT_DYNAMIC ||
-         S.Type == SHT_HASH || S.Type == SHT_GNU_HASH || S.Type == SHT_RELA ||
-         Names.count(S.Name);
+         S.Type == SHT_HASH || S.Type == SHT_GNU_HASH || S.Type == SHT_RELA || Names.count(S.Name);
 }
 
 std::string sectionDirective(const ElfSection &S) {
@@ -252,8 +251,8 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
       P.Labels.emplace(F.Ext->Begin, asmSymbolName(F.Ext->Name));
       for (auto &I : F.Insns)
         if (I.BranchTarget && !CodeLabel(*I.BranchTarget)) {
-          R.Notes.push_back("branch at 0x" + llvm::utohexstr(I.Addr) +
-                            " targets 0x" + llvm::utohexstr(*I.BranchTarget) +
+          R.Notes.push_back("branch at 0x" + llvm::utohexstr(I.Addr) + " targets 0x" +
+                            llvm::utohexstr(*I.BranchTarget) +
                             ", not an instruction boundary: kept numeric");
           I.BranchTarget.reset();
         }
@@ -275,9 +274,8 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
           if (!P.Labels.count(T)) {
             std::string Name;
             for (const auto &S : C.Symbols)
-              if (S.Value == T && !S.Name.empty() && S.Type != STT_FUNC &&
-                  S.Type != STT_SECTION && S.SectionIndex != SHN_UNDEF &&
-                  S.SectionIndex < C.Sections.size() &&
+              if (S.Value == T && !S.Name.empty() && S.Type != STT_FUNC && S.Type != STT_SECTION &&
+                  S.SectionIndex != SHN_UNDEF && S.SectionIndex < C.Sections.size() &&
                   !isLinkerSection(C.Sections[S.SectionIndex])) {
                 Name = asmSymbolName(S.Name);
                 break;
@@ -317,7 +315,8 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
   std::stable_sort(Alloc.begin(), Alloc.end(),
                    [](const ElfSection *A, const ElfSection *B) { return A->Addr < B->Addr; });
   // Executable sections first so that kernel symbols are declared before their descriptors.
-  std::stable_partition(Alloc.begin(), Alloc.end(), [](const ElfSection *S) { return S->isExec(); });
+  std::stable_partition(Alloc.begin(), Alloc.end(),
+                        [](const ElfSection *S) { return S->isExec(); });
 
   unsigned FuncNo = 0;
   for (const ElfSection *S : Alloc) {
@@ -511,7 +510,8 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
       if (IsKd) {
         // The assembler aligns descriptors to 64 bytes with zeros itself.
         llvm::StringRef Gap = C.bytesAt(Cur, A - Cur);
-        bool Zero = A % 64 == 0 && A - Cur < 64 && Gap.find_first_not_of('\0') == llvm::StringRef::npos;
+        bool Zero =
+            A % 64 == 0 && A - Cur < 64 && Gap.find_first_not_of('\0') == llvm::StringRef::npos;
         if (!Zero)
           EmitBytes(A);
         Cur = A;

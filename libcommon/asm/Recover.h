@@ -18,7 +18,7 @@ constexpr unsigned RecoveredAsmVersion = 1;
 
 struct RecoverResult {
   std::string Asm;
-  std::vector<std::string> Notes;  // facts worth telling (descriptors emitted raw, ...)
+  std::vector<std::string> Notes; // facts worth telling (descriptors emitted raw, ...)
   unsigned Functions = 0, Instructions = 0, Branches = 0, PcRelRefs = 0;
   unsigned RawDescriptors = 0; // descriptors emitted as bytes (no directive form)
   // Instructions written as their original words (`.long`, the disassembly in a comment)

@@ -112,8 +112,8 @@ static int checkInputs(const RecoverConfig &Cfg) {
 
 static int recoverOne(const RecoverConfig &Cfg) {
   if (Cfg.Inputs.size() != 1) {
-    llvm::errs() << Tool << ": error: recovery takes exactly one input (got "
-                 << Cfg.Inputs.size() << ")\n";
+    llvm::errs() << Tool << ": error: recovery takes exactly one input (got " << Cfg.Inputs.size()
+                 << ")\n";
     return ExitInput;
   }
   auto Objs = loadCodeObjects(Cfg.Inputs[0], Cfg.Arch);

@@ -28,15 +28,15 @@ struct RegisterUse {
 
 struct KernelResources {
   std::string Kernel;
-  RegisterUse Use;               // kernel + callees
+  RegisterUse Use; // kernel + callees
   std::vector<std::string> Callees;
   // Counts as LLVM computes them.
-  unsigned NumVgprs = 0;   // arch VGPRs (max index + 1)
+  unsigned NumVgprs = 0; // arch VGPRs (max index + 1)
   unsigned NumAgprs = 0;
-  unsigned TotalVgprs = 0; // gfx90a+: unified file (arch aligned to 4 + AGPRs); else max
+  unsigned TotalVgprs = 0;  // gfx90a+: unified file (arch aligned to 4 + AGPRs); else max
   unsigned AccumOffset = 0; // gfx90a+: alignTo(max(1, NumVgprs), 4)
-  unsigned NumSgprs = 0;   // numbered SGPRs (max index + 1)
-  unsigned TotalSgprs = 0; // with the VCC / XNACK / flat-scratch extras
+  unsigned NumSgprs = 0;    // numbered SGPRs (max index + 1)
+  unsigned TotalSgprs = 0;  // with the VCC / XNACK / flat-scratch extras
   unsigned VgprBlocks = 0, SgprBlocks = 0; // descriptor granules for these counts
 };
 

@@ -375,14 +375,15 @@ GateReport compareCodeObjects(const CodeObject &A, const CodeObject &B) {
           S->Size != T->Size || !Mapped || *Mapped != T->Value ||
           Lds != (T->SectionIndex == SHN_AMDGPU_LDS) || Undef != (T->SectionIndex == SHN_UNDEF)) {
         It.Pass = false;
-        It.Reason = "exported symbol " + N + " differs (type, binding, visibility, size or address)";
+        It.Reason =
+            "exported symbol " + N + " differs (type, binding, visibility, size or address)";
         break;
       }
     }
     if (It.Pass && DB.size() != DA.size()) {
       It.Pass = false;
-      It.Reason = "the rebuilt object exports " + std::to_string(DB.size()) + " symbols, original " +
-                  std::to_string(DA.size());
+      It.Reason = "the rebuilt object exports " + std::to_string(DB.size()) +
+                  " symbols, original " + std::to_string(DA.size());
     }
     R.Items.push_back(It);
   }
@@ -416,8 +417,9 @@ llvm::Expected<GateReport> runRoundTripGate(const CodeObject &A, llvm::StringRef
     R.Target = A.Target.str();
     GateItem It{"assembly", "recovered"};
     It.Pass = false;
-    llvm::handleAllErrors(Obj.takeError(), [&](const ToolError &E) { It.Reason = formatError(E); },
-                          [&](const llvm::ErrorInfoBase &E) { It.Reason = E.message(); });
+    llvm::handleAllErrors(
+        Obj.takeError(), [&](const ToolError &E) { It.Reason = formatError(E); },
+        [&](const llvm::ErrorInfoBase &E) { It.Reason = E.message(); });
     R.Items.push_back(It);
     R.Kernels = A.Kernels.size();
     R.Notes = Rec->Notes;

@@ -11,18 +11,60 @@ namespace asmevo::check {
 
 double elementValue(ElemType T, const uint8_t *P) {
   switch (T) {
-  case ElemType::F16: { uint16_t H; std::memcpy(&H, P, 2); return emu::f16ToF32(H); }
-  case ElemType::BF16: { uint16_t H; std::memcpy(&H, P, 2); return emu::bf16ToF32(H); }
-  case ElemType::F32: { float F; std::memcpy(&F, P, 4); return F; }
-  case ElemType::F64: { double D; std::memcpy(&D, P, 8); return D; }
-  case ElemType::I8: return double(int8_t(P[0]));
-  case ElemType::I16: { int16_t V; std::memcpy(&V, P, 2); return V; }
-  case ElemType::I32: { int32_t V; std::memcpy(&V, P, 4); return V; }
-  case ElemType::I64: { int64_t V; std::memcpy(&V, P, 8); return double(V); }
-  case ElemType::U16: { uint16_t V; std::memcpy(&V, P, 2); return V; }
-  case ElemType::U32: { uint32_t V; std::memcpy(&V, P, 4); return V; }
-  case ElemType::U64: { uint64_t V; std::memcpy(&V, P, 8); return double(V); }
-  default: return P[0];
+  case ElemType::F16: {
+    uint16_t H;
+    std::memcpy(&H, P, 2);
+    return emu::f16ToF32(H);
+  }
+  case ElemType::BF16: {
+    uint16_t H;
+    std::memcpy(&H, P, 2);
+    return emu::bf16ToF32(H);
+  }
+  case ElemType::F32: {
+    float F;
+    std::memcpy(&F, P, 4);
+    return F;
+  }
+  case ElemType::F64: {
+    double D;
+    std::memcpy(&D, P, 8);
+    return D;
+  }
+  case ElemType::I8:
+    return double(int8_t(P[0]));
+  case ElemType::I16: {
+    int16_t V;
+    std::memcpy(&V, P, 2);
+    return V;
+  }
+  case ElemType::I32: {
+    int32_t V;
+    std::memcpy(&V, P, 4);
+    return V;
+  }
+  case ElemType::I64: {
+    int64_t V;
+    std::memcpy(&V, P, 8);
+    return double(V);
+  }
+  case ElemType::U16: {
+    uint16_t V;
+    std::memcpy(&V, P, 2);
+    return V;
+  }
+  case ElemType::U32: {
+    uint32_t V;
+    std::memcpy(&V, P, 4);
+    return V;
+  }
+  case ElemType::U64: {
+    uint64_t V;
+    std::memcpy(&V, P, 8);
+    return double(V);
+  }
+  default:
+    return P[0];
   }
 }
 
@@ -38,10 +80,21 @@ std::string formatElement(ElemType T, const uint8_t *P) {
     return Buf;
   }
   switch (T) {
-  case ElemType::Bytes: std::snprintf(Buf, sizeof Buf, "0x%02x", P[0]); return Buf;
-  case ElemType::I64: { int64_t V; std::memcpy(&V, P, 8); return std::to_string(V); }
-  case ElemType::U64: { uint64_t V; std::memcpy(&V, P, 8); return std::to_string(V); }
-  default: return std::to_string(int64_t(elementValue(T, P)));
+  case ElemType::Bytes:
+    std::snprintf(Buf, sizeof Buf, "0x%02x", P[0]);
+    return Buf;
+  case ElemType::I64: {
+    int64_t V;
+    std::memcpy(&V, P, 8);
+    return std::to_string(V);
+  }
+  case ElemType::U64: {
+    uint64_t V;
+    std::memcpy(&V, P, 8);
+    return std::to_string(V);
+  }
+  default:
+    return std::to_string(int64_t(elementValue(T, P)));
   }
 }
 

@@ -17,12 +17,12 @@ namespace asmevo::check {
 struct BufferMetrics {
   uint64_t Elements = 0;
   bool Float = false;
-  double Cosine = 1.0;        // floats: over positions where both are finite
-  double MaxAbsDiff = 0.0;    // floats: over positions where both are finite
+  double Cosine = 1.0;     // floats: over positions where both are finite
+  double MaxAbsDiff = 0.0; // floats: over positions where both are finite
   uint64_t MaxAbsDiffIndex = 0;
   uint64_t NanMismatches = 0; // floats: positions where exactly one is NaN
   uint64_t InfMismatches = 0; // floats: positions where an Inf is not matched by an equal Inf
-  uint64_t Mismatches = 0;    // elements whose values differ (floats: by value; -0 == 0, NaN == NaN)
+  uint64_t Mismatches = 0; // elements whose values differ (floats: by value; -0 == 0, NaN == NaN)
   // The first element that shows the failure (or the first difference when all passed); -1 none.
   int64_t FirstDiff = -1;
   std::string K0Value, K1Value;

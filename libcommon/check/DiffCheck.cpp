@@ -30,7 +30,11 @@ std::pair<std::string, ErrorKind> unpack(llvm::Error E) {
   std::string Msg;
   ErrorKind Kind = ErrorKind::Input;
   llvm::handleAllErrors(
-      std::move(E), [&](const ToolError &T) { Msg = formatError(T); Kind = T.Kind; },
+      std::move(E),
+      [&](const ToolError &T) {
+        Msg = formatError(T);
+        Kind = T.Kind;
+      },
       [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
   return {Msg, Kind};
 }
@@ -55,7 +59,8 @@ std::string seedList(const std::vector<uint64_t> &S) {
 std::string fileLabel(unsigned Index, const std::string &Label) {
   std::string S = std::to_string(Index) + "_";
   for (char C : Label)
-    S += (std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '-' || C == '.') ? C : '_';
+    S +=
+        (std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '-' || C == '.') ? C : '_';
   return S;
 }
 
@@ -64,7 +69,7 @@ struct RunOut {
   std::vector<std::vector<uint8_t>> Alloc; // indexed like Spec.Args (empty for non-buffers)
   uint64_t WaveInstructions = 0;           // emu: what the dispatch executed
   double Seconds = 0;
-  bool Checked = false;                    // the strict checks ran
+  bool Checked = false; // the strict checks ran
   std::vector<device::SyncFinding> Findings;
   uint64_t FindingsTotal = 0;
 };
@@ -261,8 +266,9 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   std::vector<nlohmann::json> BufJson(S.Args.size());
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
-    BufJson[I] = {{"arg", A.Arg},     {"label", A.Label},       {"type", elemTypeName(A.Type)},
-                  {"role", roleName(A.R)}, {"elements", *A.Elements}, {"seeds", nlohmann::json::array()}};
+    BufJson[I] = {
+        {"arg", A.Arg},          {"label", A.Label},        {"type", elemTypeName(A.Type)},
+        {"role", roleName(A.R)}, {"elements", *A.Elements}, {"seeds", nlohmann::json::array()}};
   }
   nlohmann::json Findings = nlohmann::json::array();
   std::optional<Failure> First;
@@ -300,8 +306,11 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     for (const nlohmann::json &E : List)
       if (E["rule"] == F.Rule && E["offset"] == F.Offset)
         return;
-    List.push_back({{"rule", F.Rule}, {"offset", F.Offset}, {"message", F.Message},
-                    {"seed", Seed}, {"schedule", Sched}});
+    List.push_back({{"rule", F.Rule},
+                    {"offset", F.Offset},
+                    {"message", F.Message},
+                    {"seed", Seed},
+                    {"schedule", Sched}});
   };
   bool FirstSeed = true;
   for (uint64_t Seed : O.Seeds) {
@@ -326,7 +335,8 @@ DiffResult runDiffCheck(const DiffOptions &O) {
     if (!O.DumpDir.empty()) {
       std::string Dir = O.DumpDir + "/seed" + std::to_string(Seed);
       if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
-        return errorResult(makeError("--dump-inputs: cannot create '" + Dir + "': " + EC.message()));
+        return errorResult(
+            makeError("--dump-inputs: cannot create '" + Dir + "': " + EC.message()));
       for (size_t I : Outputs)
         if (llvm::Error E = writeFileAtomic(
                 Dir + "/" + fileLabel(unsigned(I), S.Args[I].Label) + ".in.bin",
@@ -340,8 +350,9 @@ DiffResult runDiffCheck(const DiffOptions &O) {
       DiffResult E;
       E.Exit = Kind == ErrorKind::Runtime ? 3 : 2;
       E.Verdict = Kind == ErrorKind::Runtime ? "runtime_error" : "error";
-      E.Line = Kind == ErrorKind::Runtime ? "runtime_error: K0: " + Msg + " (seed " + std::to_string(Seed) + ")"
-                                          : "K0 cannot take the launch the spec gives: " + Msg;
+      E.Line = Kind == ErrorKind::Runtime
+                   ? "runtime_error: K0: " + Msg + " (seed " + std::to_string(Seed) + ")"
+                   : "K0 cannot take the launch the spec gives: " + Msg;
       E.Json = J;
       E.Json["verdict"] = E.Verdict;
       E.Json["error"] = E.Line;
@@ -354,8 +365,8 @@ DiffResult runDiffCheck(const DiffOptions &O) {
         E.Exit = 2;
         E.Verdict = "error";
         E.Line = "K0 writes outside buffer '" + A.Label + "' (" + std::to_string(*A.Elements) +
-                 " " + elemTypeName(A.Type) + " elements) on seed " + std::to_string(Seed) +
-                 ": " + G->text() + ": the spec gives it too few elements";
+                 " " + elemTypeName(A.Type) + " elements) on seed " + std::to_string(Seed) + ": " +
+                 G->text() + ": the spec gives it too few elements";
         E.Json = J;
         E.Json["verdict"] = E.Verdict;
         E.Json["error"] = E.Line;
@@ -378,98 +389,113 @@ DiffResult runDiffCheck(const DiffOptions &O) {
                  llvm::formatv("{0:f3}", R0->Seconds).str() + " s" +
                  (K1Limit ? "; K1 may run " + std::to_string(K1Limit) : std::string()));
     for (unsigned Sched = 1; Sched <= Schedules; ++Sched) {
-    if (Sched > 1) {
-      auto L1 = (*Dev)->load((*K1)->C);
-      if (!L1)
-        return errorResult(L1.takeError());
-      Mod1 = std::move(*L1);
-    }
-    // Schedule 1 is the default interleaving; the others are seeded, varied ones.
-    RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
-               O.TimeoutSeconds};
-    auto R1 = runOne(**Dev, *Mod1, S, Init, M1, O.Threads, "K1");
-    if (!R1) {
-      std::string Msg;
-      llvm::handleAllErrors(
-          R1.takeError(),
-          [&](const LimitError &L) {
-            if (L.Which == LimitError::Seconds)
-              Msg = "K1 ran longer than " + secondsText(O.TimeoutSeconds) +
-                    " s (--timeout): endless loop? (" + L.Message + ")";
-            else if (O.MaxInstructions)
-              Msg = "K1 ran more than " + std::to_string(K1Limit) +
-                    " wave-instructions (--max-instructions): endless loop?";
-            else
-              Msg = "K1 ran " + std::to_string(O.InstructionFactor) +
-                    "x K0's instructions: endless loop? (stopped past " + std::to_string(K1Limit) +
-                    " wave-instructions; K0 ran " + std::to_string(R0->WaveInstructions) + ")";
-          },
-          [&](const ToolError &T) { Msg = formatError(T); },
-          [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
-      R.Exit = 3;
-      R.Verdict = "runtime_error";
-      R.Line = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
-               (Schedules > 1 ? ", schedule " + std::to_string(Sched) : "") + ")";
-      J["verdict"] = R.Verdict;
-      J["error"] = R.Line;
-      return R;
-    }
-    if (O.Progress)
-      O.Progress("seed " + std::to_string(Seed) +
-                 (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
-                 ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
-                 llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
-    for (const device::SyncFinding &F : R1->Findings)
-      noteFinding(K1Unsafe, F, Seed, Sched);
-    for (size_t I : Outputs) {
-      const ArgSpec &A = S.Args[I];
-      uint64_t DataBytes = Init[I].size();
-      const uint8_t *D0 = R0->Alloc[I].data() + kGuardBytes, *D1 = R1->Alloc[I].data() + kGuardBytes;
-      std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on seed " +
-                         std::to_string(Seed) +
-                         (Schedules > 1 ? " schedule " + std::to_string(Sched) : "") + ": ";
-      nlohmann::json SJ = {{"seed", Seed}};
-      if (Schedules > 1)
-        SJ["schedule"] = Sched;
-      if (!O.DumpDir.empty()) {
-        std::string Base = O.DumpDir + "/seed" + std::to_string(Seed) + "/" + fileLabel(unsigned(I), A.Label);
-        llvm::consumeError(writeFileAtomic(Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
-        llvm::consumeError(writeFileAtomic(Base + ".k1.bin", llvm::StringRef(reinterpret_cast<const char *>(D1), DataBytes)));
+      if (Sched > 1) {
+        auto L1 = (*Dev)->load((*K1)->C);
+        if (!L1)
+          return errorResult(L1.takeError());
+        Mod1 = std::move(*L1);
       }
-      if (auto G = checkGuards(R1->Alloc[I].data(), DataBytes, unsigned(I))) {
-        SJ["guard"] = G->text();
-        Findings.push_back({{"seed", Seed}, {"arg", A.Arg}, {"kind", "guard_write"}, {"kernel", "K1"},
-                            {"detail", G->text()}});
-        if (!First)
-          First = Failure{1, "divergent", "divergent: " + Head + G->text()};
+      // Schedule 1 is the default interleaving; the others are seeded, varied ones.
+      RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
+                 O.TimeoutSeconds};
+      auto R1 = runOne(**Dev, *Mod1, S, Init, M1, O.Threads, "K1");
+      if (!R1) {
+        std::string Msg;
+        llvm::handleAllErrors(
+            R1.takeError(),
+            [&](const LimitError &L) {
+              if (L.Which == LimitError::Seconds)
+                Msg = "K1 ran longer than " + secondsText(O.TimeoutSeconds) +
+                      " s (--timeout): endless loop? (" + L.Message + ")";
+              else if (O.MaxInstructions)
+                Msg = "K1 ran more than " + std::to_string(K1Limit) +
+                      " wave-instructions (--max-instructions): endless loop?";
+              else
+                Msg = "K1 ran " + std::to_string(O.InstructionFactor) +
+                      "x K0's instructions: endless loop? (stopped past " +
+                      std::to_string(K1Limit) + " wave-instructions; K0 ran " +
+                      std::to_string(R0->WaveInstructions) + ")";
+            },
+            [&](const ToolError &T) { Msg = formatError(T); },
+            [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
+        R.Exit = 3;
+        R.Verdict = "runtime_error";
+        R.Line = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
+                 (Schedules > 1 ? ", schedule " + std::to_string(Sched) : "") + ")";
+        J["verdict"] = R.Verdict;
+        J["error"] = R.Line;
+        return R;
       }
-      if (A.R == Role::In) {
-        bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
-        if (K0Changed)
-          Findings.push_back({{"seed", Seed}, {"arg", A.Arg}, {"kind", "input_written"},
-                              {"kernel", "K0"}, {"detail", "K0 changes this input buffer"}});
-        BufferMetrics M = compareBuffers(ElemType::Bytes, D0, D1, DataBytes, O.Theta, O.Tau);
-        SJ["input_unchanged_as_k0"] = M.ok();
-        if (!M.ok()) {
-          Findings.push_back({{"seed", Seed}, {"arg", A.Arg}, {"kind", "input_changed"},
-                              {"kernel", "K1"}, {"detail", M.Failure}, {"byte", M.FirstDiff}});
-          if (!First)
-            First = Failure{1, "divergent",
-                            "divergent: " + Head + "input buffer changed: " + M.Failure +
-                                " at byte " + std::to_string(M.FirstDiff) + " (K0 " + M.K0Value +
-                                ", K1 " + M.K1Value + ")"};
+      if (O.Progress)
+        O.Progress("seed " + std::to_string(Seed) +
+                   (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
+                   ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
+                   llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
+      for (const device::SyncFinding &F : R1->Findings)
+        noteFinding(K1Unsafe, F, Seed, Sched);
+      for (size_t I : Outputs) {
+        const ArgSpec &A = S.Args[I];
+        uint64_t DataBytes = Init[I].size();
+        const uint8_t *D0 = R0->Alloc[I].data() + kGuardBytes,
+                      *D1 = R1->Alloc[I].data() + kGuardBytes;
+        std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on seed " +
+                           std::to_string(Seed) +
+                           (Schedules > 1 ? " schedule " + std::to_string(Sched) : "") + ": ";
+        nlohmann::json SJ = {{"seed", Seed}};
+        if (Schedules > 1)
+          SJ["schedule"] = Sched;
+        if (!O.DumpDir.empty()) {
+          std::string Base =
+              O.DumpDir + "/seed" + std::to_string(Seed) + "/" + fileLabel(unsigned(I), A.Label);
+          llvm::consumeError(writeFileAtomic(
+              Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
+          llvm::consumeError(writeFileAtomic(
+              Base + ".k1.bin", llvm::StringRef(reinterpret_cast<const char *>(D1), DataBytes)));
         }
-      } else {
-        BufferMetrics M = compareBuffers(A.Type, D0, D1, *A.Elements, O.Theta, O.Tau);
-        SJ.update(M.toJson());
-        if (!M.ok() && !First)
-          First = Failure{1, "divergent",
-                          "divergent: " + Head + M.Failure + " at index " +
-                              std::to_string(M.FirstDiff) + " (K0 " + M.K0Value + ", K1 " +
-                              M.K1Value + ")"};
+        if (auto G = checkGuards(R1->Alloc[I].data(), DataBytes, unsigned(I))) {
+          SJ["guard"] = G->text();
+          Findings.push_back({{"seed", Seed},
+                              {"arg", A.Arg},
+                              {"kind", "guard_write"},
+                              {"kernel", "K1"},
+                              {"detail", G->text()}});
+          if (!First)
+            First = Failure{1, "divergent", "divergent: " + Head + G->text()};
+        }
+        if (A.R == Role::In) {
+          bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
+          if (K0Changed)
+            Findings.push_back({{"seed", Seed},
+                                {"arg", A.Arg},
+                                {"kind", "input_written"},
+                                {"kernel", "K0"},
+                                {"detail", "K0 changes this input buffer"}});
+          BufferMetrics M = compareBuffers(ElemType::Bytes, D0, D1, DataBytes, O.Theta, O.Tau);
+          SJ["input_unchanged_as_k0"] = M.ok();
+          if (!M.ok()) {
+            Findings.push_back({{"seed", Seed},
+                                {"arg", A.Arg},
+                                {"kind", "input_changed"},
+                                {"kernel", "K1"},
+                                {"detail", M.Failure},
+                                {"byte", M.FirstDiff}});
+            if (!First)
+              First = Failure{1, "divergent",
+                              "divergent: " + Head + "input buffer changed: " + M.Failure +
+                                  " at byte " + std::to_string(M.FirstDiff) + " (K0 " + M.K0Value +
+                                  ", K1 " + M.K1Value + ")"};
+          }
+        } else {
+          BufferMetrics M = compareBuffers(A.Type, D0, D1, *A.Elements, O.Theta, O.Tau);
+          SJ.update(M.toJson());
+          if (!M.ok() && !First)
+            First = Failure{1, "divergent",
+                            "divergent: " + Head + M.Failure + " at index " +
+                                std::to_string(M.FirstDiff) + " (K0 " + M.K0Value + ", K1 " +
+                                M.K1Value + ")"};
+        }
+        BufJson[I]["seeds"].push_back(SJ);
       }
-      BufJson[I]["seeds"].push_back(SJ);
-    }
     } // schedules
   }
 
@@ -487,7 +513,8 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   };
   for (const nlohmann::json &E : K0Unsafe)
     R.Details.push_back("K0 itself is unsafe under the strict checks (outputs compared only): "
-                        "kernel" + offsetText(E) + ": " + E["message"].get<std::string>());
+                        "kernel" +
+                        offsetText(E) + ": " + E["message"].get<std::string>());
   // When K0 itself is unsafe, K1's findings of the same kind (same rule and instructions,
   // whatever the pcs, waves, bytes and registers) are K0's behaviour, not K1's: only new kinds
   // count against K1.
@@ -503,13 +530,13 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   if (!First && !NewUnsafe.empty()) {
     K1Unsafe = NewUnsafe;
     const nlohmann::json &E = K1Unsafe.front();
-    First = Failure{1, "unsafe",
-                    "unsafe: " + S.Kernel + offsetText(E) + ": " +
-                        E["message"].get<std::string>() + " (seed " +
-                        std::to_string(E["seed"].get<uint64_t>()) +
-                        (Schedules > 1 ? ", schedule " +
-                                             std::to_string(E["schedule"].get<unsigned>())
-                                       : std::string()) + ")"};
+    First =
+        Failure{1, "unsafe",
+                "unsafe: " + S.Kernel + offsetText(E) + ": " + E["message"].get<std::string>() +
+                    " (seed " + std::to_string(E["seed"].get<uint64_t>()) +
+                    (Schedules > 1 ? ", schedule " + std::to_string(E["schedule"].get<unsigned>())
+                                   : std::string()) +
+                    ")"};
     for (size_t I = 1; I < K1Unsafe.size(); ++I)
       R.Details.push_back("also unsafe: " + S.Kernel + offsetText(K1Unsafe[I]) + ": " +
                           K1Unsafe[I]["message"].get<std::string>());
@@ -529,12 +556,13 @@ DiffResult runDiffCheck(const DiffOptions &O) {
   } else {
     R.Exit = 0;
     R.Verdict = "ok";
-    R.Line = "ok: " + S.Kernel + ", " + std::to_string(NOut) + " output buffer" +
-             (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) +
-             (Schedules > 1 ? " x " + std::to_string(Schedules) + " schedules" : "") +
-             (Strict ? (K0Unsafe.empty() ? ", strict checks clean" : ", strict checks: K0 itself unsafe")
-                     : ", no strict checks") +
-             " (backend " + DI.Backend + ", " + DI.Name + ")";
+    R.Line =
+        "ok: " + S.Kernel + ", " + std::to_string(NOut) + " output buffer" +
+        (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) +
+        (Schedules > 1 ? " x " + std::to_string(Schedules) + " schedules" : "") +
+        (Strict ? (K0Unsafe.empty() ? ", strict checks clean" : ", strict checks: K0 itself unsafe")
+                : ", no strict checks") +
+        " (backend " + DI.Backend + ", " + DI.Name + ")";
   }
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
@@ -560,8 +588,7 @@ DiffResult runDiffCheck(const DiffOptions &O) {
 }
 
 DiffResult runInferOnly(const std::string &K0Path, const std::string &SpecPath,
-                        const std::string &Kernel, const std::string &Out,
-                        const InferOptions &IO) {
+                        const std::string &Kernel, const std::string &Out, const InferOptions &IO) {
   auto K0 = openCodeObject(K0Path);
   if (!K0)
     return errorResult(K0.takeError());
@@ -582,8 +609,11 @@ DiffResult runInferOnly(const std::string &K0Path, const std::string &SpecPath,
            (Out == "-" ? "" : "; wrote " + Out);
   for (const std::string &L : Inf->Lines)
     R.Details.push_back("spec: " + L);
-  R.Json = {{"tool", "kernel-diffcheck"}, {"kernel", Spec->Kernel}, {"inferred", Inf->Json},
-            {"runs", Inf->Runs}, {"spec", Spec->toJson()}};
+  R.Json = {{"tool", "kernel-diffcheck"},
+            {"kernel", Spec->Kernel},
+            {"inferred", Inf->Json},
+            {"runs", Inf->Runs},
+            {"spec", Spec->toJson()}};
   return R;
 }
 

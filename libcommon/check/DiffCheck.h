@@ -20,7 +20,7 @@ struct DiffOptions {
   std::vector<uint64_t> Seeds{1, 2, 3};
   double Theta = 0.9999, Tau = 1e-3;
   std::string Backend = "emu";
-  std::string DumpDir;        // --dump-inputs
+  std::string DumpDir; // --dump-inputs
   unsigned Threads = 0;
   // The strict checks (emu): K1 code that is correct only by luck of hardware timing (a load
   // read before its s_waitcnt, a missing s_nop, a race between waves) is `unsafe`.
@@ -40,9 +40,9 @@ struct DiffOptions {
 };
 
 struct DiffResult {
-  int Exit = 0;               // 0 ok, 1 divergent/unsafe/abi_invalid, 2 bad input, 3 runtime_error
-  std::string Verdict;        // ok, divergent, unsafe, abi_invalid, runtime_error, error
-  std::string Line;           // the verdict line without the tool prefix, or the error message
+  int Exit = 0;        // 0 ok, 1 divergent/unsafe/abi_invalid, 2 bad input, 3 runtime_error
+  std::string Verdict; // ok, divergent, unsafe, abi_invalid, runtime_error, error
+  std::string Line;    // the verdict line without the tool prefix, or the error message
   std::vector<std::string> Details;
   nlohmann::json Json;
 };

@@ -20,10 +20,24 @@ namespace {
 
 void storeFloat(ElemType T, double V, uint8_t *P) {
   switch (T) {
-  case ElemType::F64: std::memcpy(P, &V, 8); break;
-  case ElemType::F32: { float F = float(V); std::memcpy(P, &F, 4); break; }
-  case ElemType::F16: { uint16_t H = emu::f32ToF16(float(V)); std::memcpy(P, &H, 2); break; }
-  default: { uint16_t H = emu::f32ToBf16(float(V)); std::memcpy(P, &H, 2); break; }
+  case ElemType::F64:
+    std::memcpy(P, &V, 8);
+    break;
+  case ElemType::F32: {
+    float F = float(V);
+    std::memcpy(P, &F, 4);
+    break;
+  }
+  case ElemType::F16: {
+    uint16_t H = emu::f32ToF16(float(V));
+    std::memcpy(P, &H, 2);
+    break;
+  }
+  default: {
+    uint16_t H = emu::f32ToBf16(float(V));
+    std::memcpy(P, &H, 2);
+    break;
+  }
   }
 }
 
@@ -31,22 +45,42 @@ void storeFloat(ElemType T, double V, uint8_t *P) {
 double floatBoundary(ElemType T, uint64_t K) {
   double MinDen, MaxDen, MinNorm;
   switch (T) {
-  case ElemType::F16: MinDen = 0x1p-24; MinNorm = 0x1p-14; break;
-  case ElemType::BF16: MinDen = 0x1p-133; MinNorm = 0x1p-126; break;
-  case ElemType::F32: MinDen = 0x1p-149; MinNorm = 0x1p-126; break;
-  default: MinDen = std::numeric_limits<double>::denorm_min(); MinNorm = 0x1p-1022; break;
+  case ElemType::F16:
+    MinDen = 0x1p-24;
+    MinNorm = 0x1p-14;
+    break;
+  case ElemType::BF16:
+    MinDen = 0x1p-133;
+    MinNorm = 0x1p-126;
+    break;
+  case ElemType::F32:
+    MinDen = 0x1p-149;
+    MinNorm = 0x1p-126;
+    break;
+  default:
+    MinDen = std::numeric_limits<double>::denorm_min();
+    MinNorm = 0x1p-1022;
+    break;
   }
   MaxDen = MinNorm - MinDen;
   static const double Sign[] = {1, -1};
   switch (K % 8) {
-  case 0: return 0.0;
-  case 1: return -0.0;
-  case 2: return MinDen * Sign[(K / 8) & 1];
-  case 3: return MaxDen * Sign[(K / 8) & 1];
-  case 4: return MinNorm * Sign[(K / 8) & 1];
-  case 5: return 1.0;
-  case 6: return -1.0;
-  default: return 1024.0 * Sign[(K / 8) & 1];
+  case 0:
+    return 0.0;
+  case 1:
+    return -0.0;
+  case 2:
+    return MinDen * Sign[(K / 8) & 1];
+  case 3:
+    return MaxDen * Sign[(K / 8) & 1];
+  case 4:
+    return MinNorm * Sign[(K / 8) & 1];
+  case 5:
+    return 1.0;
+  case 6:
+    return -1.0;
+  default:
+    return 1024.0 * Sign[(K / 8) & 1];
   }
 }
 
@@ -75,9 +109,9 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
         V = floatBoundary(T, R.next());
       else if (Boundaries >= 2 && Pick == 8) {
         uint64_t K = R.next() % 3;
-        V = K == 0 ? std::numeric_limits<double>::quiet_NaN()
-                   : K == 1 ? std::numeric_limits<double>::infinity()
-                            : -std::numeric_limits<double>::infinity();
+        V = K == 0   ? std::numeric_limits<double>::quiet_NaN()
+            : K == 1 ? std::numeric_limits<double>::infinity()
+                     : -std::numeric_limits<double>::infinity();
       }
       storeFloat(T, V, &Out[I * ES]);
     }
@@ -85,9 +119,8 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
   }
   bool Signed = isSignedType(T);
   unsigned Bits = 8 * ES;
-  int64_t Min = Signed ? (Bits == 64 ? std::numeric_limits<int64_t>::min()
-                                     : -(int64_t(1) << (Bits - 1)))
-                       : 0;
+  int64_t Min =
+      Signed ? (Bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (Bits - 1))) : 0;
   uint64_t Max = Signed ? (Bits == 64 ? uint64_t(std::numeric_limits<int64_t>::max())
                                       : (uint64_t(1) << (Bits - 1)) - 1)
                         : (Bits == 64 ? ~0ull : (uint64_t(1) << Bits) - 1);
@@ -108,11 +141,21 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
     if (Boundaries >= 1 && (X & 127) == 0) {
       static const int Which[] = {0, 1, 2, 3, 4};
       switch (Which[R.next() % 5]) {
-      case 0: V = 0; break;
-      case 1: V = 1; break;
-      case 2: V = Signed ? ~0ull : 0; break;
-      case 3: V = uint64_t(Min); break;
-      default: V = Max; break;
+      case 0:
+        V = 0;
+        break;
+      case 1:
+        V = 1;
+        break;
+      case 2:
+        V = Signed ? ~0ull : 0;
+        break;
+      case 3:
+        V = uint64_t(Min);
+        break;
+      default:
+        V = Max;
+        break;
       }
     }
     std::memcpy(&Out[I * ES], &V, ES); // little-endian truncation
@@ -124,11 +167,25 @@ void fillPoison(ElemType T, uint8_t *P, uint64_t Bytes) {
   uint64_t Pat;
   unsigned N;
   switch (T) {
-  case ElemType::F32: Pat = 0x7fc0deadull; N = 4; break;
-  case ElemType::F16: Pat = 0x7deaull; N = 2; break;
-  case ElemType::BF16: Pat = 0x7fdeull; N = 2; break;
-  case ElemType::F64: Pat = 0x7ff8dead7ff8deadull; N = 8; break;
-  default: std::memset(P, 0xff, Bytes); return;
+  case ElemType::F32:
+    Pat = 0x7fc0deadull;
+    N = 4;
+    break;
+  case ElemType::F16:
+    Pat = 0x7deaull;
+    N = 2;
+    break;
+  case ElemType::BF16:
+    Pat = 0x7fdeull;
+    N = 2;
+    break;
+  case ElemType::F64:
+    Pat = 0x7ff8dead7ff8deadull;
+    N = 8;
+    break;
+  default:
+    std::memset(P, 0xff, Bytes);
+    return;
   }
   for (uint64_t I = 0; I + N <= Bytes; I += N)
     std::memcpy(P + I, &Pat, N);

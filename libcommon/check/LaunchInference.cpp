@@ -18,7 +18,11 @@ llvm::Error prefixed(llvm::Error E, const std::string &Prefix) {
   std::string Msg;
   ErrorKind Kind = ErrorKind::Input;
   llvm::handleAllErrors(
-      std::move(E), [&](const ToolError &T) { Msg = formatError(T); Kind = T.Kind; },
+      std::move(E),
+      [&](const ToolError &T) {
+        Msg = formatError(T);
+        Kind = T.Kind;
+      },
       [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
   if (Kind == ErrorKind::Runtime)
     return runtimeError(Prefix + Msg);
@@ -27,17 +31,17 @@ llvm::Error prefixed(llvm::Error E, const std::string &Prefix) {
 
 struct Buf {
   unsigned Arg = 0;
-  bool Probe = false;     // elements unknown: a large probe allocation
+  bool Probe = false; // elements unknown: a large probe allocation
   bool RoleWanted = false;
-  bool Fixed = false;     // initial contents fixed by the spec (file, zero fill)
+  bool Fixed = false;                      // initial contents fixed by the spec (file, zero fill)
   uint64_t Base = 0, DataOff = 0, Cap = 0; // data at Base + DataOff, Cap bytes
   // Initial contents: variants 0 and 1 random, 2 and 3 every element the type's highest and
   // lowest value (role probes only). Non-probe: the data; probe: a tile.
   std::vector<uint8_t> Init[4];
   uint8_t *Host = nullptr;
-  uint64_t MaxHi = 0;      // probe: highest touched data byte + 1 over all runs
+  uint64_t MaxHi = 0; // probe: highest touched data byte + 1 over all runs
   bool Written = false;
-  std::vector<uint8_t> InitA, FinalA;      // run A snapshot of the data region
+  std::vector<uint8_t> InitA, FinalA; // run A snapshot of the data region
 };
 
 uint8_t initialByte(const Buf &B, int V, uint64_t Off) {
@@ -54,16 +58,28 @@ std::vector<uint8_t> extremeElement(ElemType T, bool High) {
   std::vector<uint8_t> E(N, High ? 0xff : 0x00);
   auto put = [&](uint64_t V) { std::memcpy(E.data(), &V, N); };
   switch (T) {
-  case ElemType::I8: case ElemType::I16: case ElemType::I32: case ElemType::I64: {
+  case ElemType::I8:
+  case ElemType::I16:
+  case ElemType::I32:
+  case ElemType::I64: {
     uint64_t Sign = 1ull << (8 * N - 1);
     put(High ? Sign - 1 : Sign);
     break;
   }
-  case ElemType::F16: put(High ? 0x7bff : 0xfbff); break;
-  case ElemType::BF16: put(High ? 0x7f7f : 0xff7f); break;
-  case ElemType::F32: put(High ? 0x7f7fffffull : 0xff7fffffull); break;
-  case ElemType::F64: put(High ? 0x7fefffffffffffffull : 0xffefffffffffffffull); break;
-  default: break; // unsigned and bytes: all ones / zero
+  case ElemType::F16:
+    put(High ? 0x7bff : 0xfbff);
+    break;
+  case ElemType::BF16:
+    put(High ? 0x7f7f : 0xff7f);
+    break;
+  case ElemType::F32:
+    put(High ? 0x7f7fffffull : 0xff7fffffull);
+    break;
+  case ElemType::F64:
+    put(High ? 0x7fefffffffffffffull : 0xffefffffffffffffull);
+    break;
+  default:
+    break; // unsigned and bytes: all ones / zero
   }
   return E;
 }
@@ -303,8 +319,8 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
     J["role"] = roleName(A.R);
     J["inferred"] = What;
     Rep.Json.push_back(J);
-    std::string Line = "'" + A.Label + "'" + (A.Label == A.Arg ? "" : " (" + A.Arg + ")") + ": " + std::to_string(*A.Elements) +
-                       " " + elemTypeName(A.Type) + " elements" +
+    std::string Line = "'" + A.Label + "'" + (A.Label == A.Arg ? "" : " (" + A.Arg + ")") + ": " +
+                       std::to_string(*A.Elements) + " " + elemTypeName(A.Type) + " elements" +
                        (B.Probe ? " (inferred)" : "") + ", role " + roleName(A.R) +
                        (B.RoleWanted ? " (inferred)" : "");
     if (B.Probe && *A.Elements == 0)

@@ -32,8 +32,9 @@ struct InferOptions {
 };
 
 struct InferenceReport {
-  std::vector<std::string> Lines; // "'x_ptr' (#0): 3000 f32 elements (inferred), role in (inferred)"
-  nlohmann::json Json;            // [{"arg", "elements", "role", "inferred": [...]}]
+  std::vector<std::string>
+      Lines;           // "'x_ptr' (#0): 3000 f32 elements (inferred), role in (inferred)"
+  nlohmann::json Json; // [{"arg", "elements", "role", "inferred": [...]}]
   unsigned Runs = 0;
 };
 

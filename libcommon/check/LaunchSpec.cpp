@@ -25,12 +25,12 @@ struct TypeInfo {
   bool Float, Signed;
 };
 constexpr TypeInfo kTypes[] = {
-    {"f16", ElemType::F16, 2, true, true},   {"bf16", ElemType::BF16, 2, true, true},
-    {"f32", ElemType::F32, 4, true, true},   {"f64", ElemType::F64, 8, true, true},
-    {"i8", ElemType::I8, 1, false, true},    {"i16", ElemType::I16, 2, false, true},
-    {"i32", ElemType::I32, 4, false, true},  {"i64", ElemType::I64, 8, false, true},
-    {"u8", ElemType::U8, 1, false, false},   {"u16", ElemType::U16, 2, false, false},
-    {"u32", ElemType::U32, 4, false, false}, {"u64", ElemType::U64, 8, false, false},
+    {"f16", ElemType::F16, 2, true, true},       {"bf16", ElemType::BF16, 2, true, true},
+    {"f32", ElemType::F32, 4, true, true},       {"f64", ElemType::F64, 8, true, true},
+    {"i8", ElemType::I8, 1, false, true},        {"i16", ElemType::I16, 2, false, true},
+    {"i32", ElemType::I32, 4, false, true},      {"i64", ElemType::I64, 8, false, true},
+    {"u8", ElemType::U8, 1, false, false},       {"u16", ElemType::U16, 2, false, false},
+    {"u32", ElemType::U32, 4, false, false},     {"u64", ElemType::U64, 8, false, false},
     {"bytes", ElemType::Bytes, 1, false, false},
 };
 const TypeInfo &info(ElemType T) { return kTypes[unsigned(T)]; }
@@ -51,16 +51,21 @@ std::optional<ElemType> typeFromTypeName(std::string S) {
     return std::nullopt;
   S.pop_back();
   static const std::pair<const char *, ElemType> Map[] = {
-      {"float", ElemType::F32},     {"double", ElemType::F64},   {"half", ElemType::F16},
-      {"_Float16", ElemType::F16},  {"__half", ElemType::F16},   {"__bf16", ElemType::BF16},
-      {"bfloat16", ElemType::BF16}, {"int", ElemType::I32},      {"int32_t", ElemType::I32},
-      {"unsignedint", ElemType::U32}, {"uint", ElemType::U32},   {"uint32_t", ElemType::U32},
-      {"char", ElemType::I8},       {"int8_t", ElemType::I8},    {"unsignedchar", ElemType::U8},
-      {"uchar", ElemType::U8},      {"uint8_t", ElemType::U8},   {"short", ElemType::I16},
-      {"int16_t", ElemType::I16},   {"unsignedshort", ElemType::U16}, {"ushort", ElemType::U16},
-      {"uint16_t", ElemType::U16},  {"long", ElemType::I64},     {"longlong", ElemType::I64},
-      {"int64_t", ElemType::I64},   {"unsignedlong", ElemType::U64}, {"ulong", ElemType::U64},
-      {"uint64_t", ElemType::U64},  {"size_t", ElemType::U64},
+      {"float", ElemType::F32},       {"double", ElemType::F64},
+      {"half", ElemType::F16},        {"_Float16", ElemType::F16},
+      {"__half", ElemType::F16},      {"__bf16", ElemType::BF16},
+      {"bfloat16", ElemType::BF16},   {"int", ElemType::I32},
+      {"int32_t", ElemType::I32},     {"unsignedint", ElemType::U32},
+      {"uint", ElemType::U32},        {"uint32_t", ElemType::U32},
+      {"char", ElemType::I8},         {"int8_t", ElemType::I8},
+      {"unsignedchar", ElemType::U8}, {"uchar", ElemType::U8},
+      {"uint8_t", ElemType::U8},      {"short", ElemType::I16},
+      {"int16_t", ElemType::I16},     {"unsignedshort", ElemType::U16},
+      {"ushort", ElemType::U16},      {"uint16_t", ElemType::U16},
+      {"long", ElemType::I64},        {"longlong", ElemType::I64},
+      {"int64_t", ElemType::I64},     {"unsignedlong", ElemType::U64},
+      {"ulong", ElemType::U64},       {"uint64_t", ElemType::U64},
+      {"size_t", ElemType::U64},
   };
   for (const auto &[N, T] : Map)
     if (S == N)
@@ -143,11 +148,17 @@ llvm::Expected<std::vector<uint8_t>> encodeValue(const nlohmann::json &V, std::s
     return bad("\"value\" must be a number or a string");
   }
   if (Type.empty())
-    Type = IsFloatText ? (Size == 8 ? "f64" : Size == 2 ? "f16" : "f32")
-                       : (Size == 1 ? "i8" : Size == 2 ? "i16" : Size == 8 ? "i64" : "i32");
+    Type = IsFloatText ? (Size == 8   ? "f64"
+                          : Size == 2 ? "f16"
+                                      : "f32")
+                       : (Size == 1   ? "i8"
+                          : Size == 2 ? "i16"
+                          : Size == 8 ? "i64"
+                                      : "i32");
   ElemType T;
   if (!parseElemType(Type, T) || T == ElemType::Bytes)
-    return bad("unknown type '" + Type + "' for a value (f16 bf16 f32 f64 i8 i16 i32 i64 u8 "
+    return bad("unknown type '" + Type +
+               "' for a value (f16 bf16 f32 f64 i8 i16 i32 i64 u8 "
                "u16 u32 u64)");
   if (elemSize(T) != Size)
     return bad("type " + Type + " has " + std::to_string(elemSize(T)) +
@@ -197,10 +208,14 @@ bool isSignedType(ElemType T) { return info(T).Signed; }
 
 const char *roleName(Role R) {
   switch (R) {
-  case Role::In: return "in";
-  case Role::Out: return "out";
-  case Role::InOut: return "inout";
-  default: return "";
+  case Role::In:
+    return "in";
+  case Role::Out:
+    return "out";
+  case Role::InOut:
+    return "inout";
+  default:
+    return "";
   }
 }
 
@@ -284,7 +299,7 @@ llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::stri
   S.Dir = Path.empty() ? "." : llvm::sys::path::parent_path(Path).str();
   if (S.Dir.empty())
     S.Dir = ".";
-  static const std::set<std::string> TopKeys = {"kernel", "grid", "grid_items", "block",
+  static const std::set<std::string> TopKeys = {"kernel",      "grid", "grid_items", "block",
                                                 "dynamic_lds", "args", "comment"};
   for (auto It = J.begin(); It != J.end(); ++It)
     if (!TopKeys.count(It.key()))
@@ -323,7 +338,7 @@ llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::stri
   }
   if (!J.contains("args") || !J["args"].is_array())
     return err("\"args\" must be an array with one entry per explicit kernel argument");
-  static const std::set<std::string> ArgKeys = {"arg",  "type", "elements", "role", "range",
+  static const std::set<std::string> ArgKeys = {"arg",  "type", "elements", "role",   "range",
                                                 "file", "fill", "value",    "comment"};
   unsigned N = 0;
   for (const auto &E : J["args"]) {
@@ -461,8 +476,7 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
       if (!A.TypeGiven) {
         auto T = typeFromTypeName(M.TypeName);
         if (!T)
-          return err(Where + "buffer argument '" + A.Arg + "' needs \"type\" (" + kTypeList +
-                     ")");
+          return err(Where + "buffer argument '" + A.Arg + "' needs \"type\" (" + kTypeList + ")");
         A.Type = *T;
       }
       if (!A.FilePath.empty()) {

@@ -40,24 +40,24 @@ struct ArgSpec {
   std::string Label;     // how messages name it: the metadata name, else "#N"
   std::string ValueKind; // metadata .value_kind
   uint32_t Offset = 0, Size = 0;
-  bool Buffer = false;   // a global_buffer pointer
+  bool Buffer = false; // a global_buffer pointer
 
   // Buffers.
   bool Null = false;
   ElemType Type = ElemType::Bytes;
-  bool TypeGiven = false;               // "type" was in the spec (else from .type_name)
+  bool TypeGiven = false; // "type" was in the spec (else from .type_name)
   std::optional<uint64_t> Elements;
   Role R = Role::Unset;
   std::optional<std::pair<double, double>> Range;
-  std::string File;                     // as written
-  std::string FilePath;                 // resolved against the spec's directory
-  std::string Fill;                     // "", "zero" or "random"
+  std::string File;     // as written
+  std::string FilePath; // resolved against the spec's directory
+  std::string Fill;     // "", "zero" or "random"
   bool ElementsInferred = false, RoleInferred = false;
 
   // By-value arguments.
   nlohmann::json Value;
-  std::string ScalarType;               // "type" given for a by-value argument
-  std::vector<uint8_t> ValueBytes;      // encoded, Size bytes
+  std::string ScalarType;          // "type" given for a by-value argument
+  std::vector<uint8_t> ValueBytes; // encoded, Size bytes
 
   uint64_t bytes() const { return Elements ? *Elements * elemSize(Type) : 0; }
 };
@@ -67,14 +67,14 @@ struct ArgSpec {
 constexpr uint64_t kMaxSpecBytes = 4ull << 30;
 
 struct LaunchSpec {
-  std::string Path;                      // for messages ("" for a spec built in memory)
-  std::string Dir;                       // relative "file" paths are taken from here
+  std::string Path; // for messages ("" for a spec built in memory)
+  std::string Dir;  // relative "file" paths are taken from here
   std::string Kernel;
   bool HasGrid = false, HasGridItems = false;
   std::array<uint32_t, 3> Grid{1, 1, 1}, GridItems{1, 1, 1}, Block{1, 1, 1};
   uint32_t DynamicLds = 0;
-  std::vector<ArgSpec> Args;             // after resolve: one per explicit argument, in order
-  KernelSignature Sig;                   // after resolve
+  std::vector<ArgSpec> Args; // after resolve: one per explicit argument, in order
+  KernelSignature Sig;       // after resolve
 
   // The grid in work-items (parseLaunchSpec checks it against the hardware's limits).
   std::array<uint32_t, 3> gridItems() const;

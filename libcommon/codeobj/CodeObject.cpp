@@ -20,8 +20,11 @@ bool ElfSection::isExec() const { return Flags & SHF_EXECINSTR; }
 bool ElfSection::isNoBits() const { return Type == SHT_NOBITS; }
 
 bool looksLikeAmdgpuElf(llvm::StringRef B) {
-  return B.size() >= 64 && B.starts_with("\x7f" "ELF") && B[EI_CLASS] == ELFCLASS64 &&
-         B[EI_DATA] == ELFDATA2LSB && le::read16le(B.data() + 18) == EM_AMDGPU;
+  return B.size() >= 64 &&
+         B.starts_with("\x7f"
+                       "ELF") &&
+         B[EI_CLASS] == ELFCLASS64 && B[EI_DATA] == ELFDATA2LSB &&
+         le::read16le(B.data() + 18) == EM_AMDGPU;
 }
 
 const ElfSection *CodeObject::section(llvm::StringRef Name) const {
@@ -99,7 +102,8 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
   C.Path = Path.str();
   C.Bytes = Bytes;
   Reader R{Bytes, Path.str()};
-  if (Bytes.size() < 4 || !Bytes.starts_with("\x7f" "ELF"))
+  if (Bytes.size() < 4 || !Bytes.starts_with("\x7f"
+                                             "ELF"))
     return fileError(Path, 0, "not an ELF file");
   if (auto E = R.need(0, sizeof(Elf64_Ehdr), "ELF header"))
     return std::move(E);
@@ -304,13 +308,13 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
                            llvm::utohexstr(K.EntryAddr) + ")");
     auto It = ByName.find(K.Name);
     if (It == ByName.end())
-      return fileError(Path, SymFileOff, "kernel descriptor " + S.Name + " has no code symbol " +
-                                             K.Name);
+      return fileError(Path, SymFileOff,
+                       "kernel descriptor " + S.Name + " has no code symbol " + K.Name);
     K.CodeSymbol = It->second;
     if (C.Symbols[It->second].Value != K.EntryAddr)
       return fileError(Path, SymFileOff + KdEntryOffsetBegin,
-                       "kernel descriptor " + S.Name + " entry 0x" +
-                           llvm::utohexstr(K.EntryAddr) + " is not the address of " + K.Name);
+                       "kernel descriptor " + S.Name + " entry 0x" + llvm::utohexstr(K.EntryAddr) +
+                           " is not the address of " + K.Name);
     K.Meta = C.Meta->kernelBySymbol(S.Name);
     C.Kernels.push_back(std::move(K));
   }

@@ -49,11 +49,11 @@ struct DynamicReloc {
 };
 
 struct KernelInfo {
-  std::string Name;         // the code symbol
-  unsigned CodeSymbol = 0;  // index into Symbols
-  unsigned DescSymbol = 0;  // index into Symbols (<name>.kd)
+  std::string Name;        // the code symbol
+  unsigned CodeSymbol = 0; // index into Symbols
+  unsigned DescSymbol = 0; // index into Symbols (<name>.kd)
   KernelDescriptor Kd;
-  uint64_t EntryAddr = 0;   // address of the first instruction
+  uint64_t EntryAddr = 0;                // address of the first instruction
   const msgpack::object *Meta = nullptr; // its amdhsa.kernels entry (may be null)
 };
 

@@ -81,8 +81,8 @@ llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef 
       std::string Triple = Bytes.substr(P, TLen).str();
       P += TLen;
       if (Off > Bytes.size() - Base || Size > Bytes.size() - (Base + Off))
-        return fileError(Path, P - TLen - 24, "offload bundle entry " + Triple +
-                                                   " extends past the end of the file");
+        return fileError(Path, P - TLen - 24,
+                         "offload bundle entry " + Triple + " extends past the end of the file");
       llvm::StringRef Img = Bytes.substr(Base + Off, Size);
       if (Size && looksLikeAmdgpuElf(Img) && Seen.insert(Base + Off).second)
         Out.push_back({Base + Off, Size, Triple, processorOf(Img)});
@@ -90,7 +90,9 @@ llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef 
   }
   // Plain AMDGPU ELF images embedded elsewhere (e.g. in .rodata).
   Pos = 0;
-  while ((Pos = Bytes.find("\x7f" "ELF", Pos)) != llvm::StringRef::npos) {
+  while ((Pos = Bytes.find("\x7f"
+                           "ELF",
+                           Pos)) != llvm::StringRef::npos) {
     llvm::StringRef Rest = Bytes.substr(Pos);
     if (looksLikeAmdgpuElf(Rest) && !Seen.count(Pos)) {
       bool Inside = false;
@@ -105,8 +107,9 @@ llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef 
     }
     ++Pos;
   }
-  std::sort(Out.begin(), Out.end(),
-            [](const EmbeddedCodeObject &A, const EmbeddedCodeObject &B) { return A.Offset < B.Offset; });
+  std::sort(Out.begin(), Out.end(), [](const EmbeddedCodeObject &A, const EmbeddedCodeObject &B) {
+    return A.Offset < B.Offset;
+  });
   return Out;
 }
 

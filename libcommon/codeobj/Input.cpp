@@ -21,8 +21,9 @@ llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Sp
   std::vector<LoadedCodeObject> Out;
   if (*IsUri) {
     if (Uri.Offset > All.size() || Uri.Size > All.size() - Uri.Offset)
-      return fileError(Path, Uri.Offset, "URI range extends past the end of the file (" +
-                                             llvm::Twine(All.size()) + " bytes)");
+      return fileError(Path, Uri.Offset,
+                       "URI range extends past the end of the file (" + llvm::Twine(All.size()) +
+                           " bytes)");
     llvm::StringRef B = All.substr(Uri.Offset, Uri.Size ? Uri.Size : All.size() - Uri.Offset);
     Out.push_back({Spec.str(), File, B});
     return Out;
@@ -35,14 +36,16 @@ llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Sp
     return Out;
   }
   if (Found->empty())
-    return fileError(Path, 0, "no AMDGPU code object found (not an AMDGPU ELF file, and no "
-                              "offload bundle or embedded code object inside)");
+    return fileError(Path, 0,
+                     "no AMDGPU code object found (not an AMDGPU ELF file, and no "
+                     "offload bundle or embedded code object inside)");
   for (const auto &E : *Found)
     if (Arch.empty() || E.Processor == Arch)
       Out.push_back({E.uri(Path), File, All.substr(E.Offset, E.Size)});
   if (Out.empty())
-    return fileError(Path, 0, "no code object for " + Arch + " among " +
-                                  llvm::Twine(Found->size()) + " embedded code objects");
+    return fileError(Path, 0,
+                     "no code object for " + Arch + " among " + llvm::Twine(Found->size()) +
+                         " embedded code objects");
   return Out;
 }
 
@@ -51,9 +54,8 @@ llvm::Expected<std::unique_ptr<OpenCodeObject>> openCodeObject(llvm::StringRef S
   if (!Objs)
     return Objs.takeError();
   if (Objs->size() != 1)
-    return llvm::make_error<ToolError>(std::to_string(Objs->size()) +
-                                           " code objects inside; name one by its URI",
-                                       Spec.str());
+    return llvm::make_error<ToolError>(
+        std::to_string(Objs->size()) + " code objects inside; name one by its URI", Spec.str());
   auto C = CodeObject::read(Objs->front().Bytes, Objs->front().Name);
   if (!C)
     return C.takeError();

@@ -40,7 +40,8 @@ llvm::Expected<KernelSignature> kernelSignature(const CodeObject &CO, const Kern
     return makeError("'" + CO.Path + "': kernel '" + K.Name + "' has no metadata entry");
   KernelSignature S;
   S.Symbol = K.Name;
-  S.KernargSize = uint32_t(Metadata::getUInt(*K.Meta, ".kernarg_segment_size").value_or(K.Kd.KernargSize));
+  S.KernargSize =
+      uint32_t(Metadata::getUInt(*K.Meta, ".kernarg_segment_size").value_or(K.Kd.KernargSize));
   S.KernargAlign = uint32_t(Metadata::getUInt(*K.Meta, ".kernarg_segment_align").value_or(8));
   const msgpack::object *Args = Metadata::get(*K.Meta, ".args");
   if (Args && Args->type == msgpack::type::ARRAY) {

@@ -15,20 +15,22 @@
 namespace asmevo {
 
 struct KernelArg {
-  std::string Name;       // ".name" (may be empty)
-  std::string TypeName;   // ".type_name" (may be empty)
-  std::string ValueKind;  // "global_buffer", "by_value", "hidden_block_count_x", ...
+  std::string Name;         // ".name" (may be empty)
+  std::string TypeName;     // ".type_name" (may be empty)
+  std::string ValueKind;    // "global_buffer", "by_value", "hidden_block_count_x", ...
   std::string AddressSpace; // ".address_space" for pointers (may be empty)
   uint32_t Offset = 0;
   uint32_t Size = 0;
   bool isHidden() const { return ValueKind.rfind("hidden_", 0) == 0; }
-  bool isPointer() const { return ValueKind == "global_buffer" || ValueKind == "dynamic_shared_pointer"; }
+  bool isPointer() const {
+    return ValueKind == "global_buffer" || ValueKind == "dynamic_shared_pointer";
+  }
 };
 
 struct KernelSignature {
   std::string Symbol;
-  uint32_t KernargSize = 0;   // .kernarg_segment_size
-  uint32_t KernargAlign = 0;  // .kernarg_segment_align
+  uint32_t KernargSize = 0;  // .kernarg_segment_size
+  uint32_t KernargAlign = 0; // .kernarg_segment_align
   std::vector<KernelArg> Args;
   // The explicit (non-hidden) arguments, in order.
   std::vector<const KernelArg *> explicitArgs() const;

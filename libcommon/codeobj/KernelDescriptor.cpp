@@ -191,8 +191,8 @@ KdDirectiveSet kdToDirectives(const KernelDescriptor &K, const TargetId &T) {
     Fail("reserved descriptor bytes are not zero");
 
   // Which bits the directives below cover; anything else set cannot be expressed.
-  uint32_t Covered1 = fieldMask(0, 6) | fieldMask(6, 4), Covered2 = fieldMask(1, 5),
-           Covered3 = 0, CoveredProps = 0, CoveredPreload = 0;
+  uint32_t Covered1 = fieldMask(0, 6) | fieldMask(6, 4), Covered2 = fieldMask(1, 5), Covered3 = 0,
+           CoveredProps = 0, CoveredPreload = 0;
   auto Cover = [&](Word W, uint32_t M) {
     switch (W) {
     case Word::Rsrc1:

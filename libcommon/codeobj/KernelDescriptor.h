@@ -19,18 +19,18 @@ namespace asmevo {
 constexpr unsigned KernelDescriptorSize = 64;
 
 struct KernelDescriptor {
-  uint32_t GroupSegmentFixedSize = 0;   // bytes 0-3
-  uint32_t PrivateSegmentFixedSize = 0; // bytes 4-7
-  uint32_t KernargSize = 0;             // bytes 8-11
-  std::array<uint8_t, 4> Reserved0{};   // bytes 12-15
+  uint32_t GroupSegmentFixedSize = 0;    // bytes 0-3
+  uint32_t PrivateSegmentFixedSize = 0;  // bytes 4-7
+  uint32_t KernargSize = 0;              // bytes 8-11
+  std::array<uint8_t, 4> Reserved0{};    // bytes 12-15
   int64_t KernelCodeEntryByteOffset = 0; // bytes 16-23, relative to the descriptor
-  std::array<uint8_t, 20> Reserved1{};  // bytes 24-43
-  uint32_t ComputePgmRsrc3 = 0;         // bytes 44-47
-  uint32_t ComputePgmRsrc1 = 0;         // bytes 48-51
-  uint32_t ComputePgmRsrc2 = 0;         // bytes 52-55
-  uint16_t KernelCodeProperties = 0;    // bytes 56-57
-  uint16_t KernargPreload = 0;          // bytes 58-59
-  std::array<uint8_t, 4> Reserved2{};   // bytes 60-63
+  std::array<uint8_t, 20> Reserved1{};   // bytes 24-43
+  uint32_t ComputePgmRsrc3 = 0;          // bytes 44-47
+  uint32_t ComputePgmRsrc1 = 0;          // bytes 48-51
+  uint32_t ComputePgmRsrc2 = 0;          // bytes 52-55
+  uint16_t KernelCodeProperties = 0;     // bytes 56-57
+  uint16_t KernargPreload = 0;           // bytes 58-59
+  std::array<uint8_t, 4> Reserved2{};    // bytes 60-63
 
   static KernelDescriptor decode(llvm::ArrayRef<uint8_t> Bytes); // Bytes.size() >= 64
   std::array<uint8_t, KernelDescriptorSize> encode() const;

@@ -87,7 +87,7 @@ const msgpack::object *Metadata::kernelBySymbol(llvm::StringRef Symbol) const {
 }
 
 std::optional<uint64_t> Metadata::setKernelUInt(llvm::StringRef Symbol, llvm::StringRef Key,
-                                               uint64_t V) {
+                                                uint64_t V) {
   const msgpack::object *K = kernelBySymbol(Symbol);
   if (!K)
     return std::nullopt;
@@ -158,8 +158,8 @@ std::string diff(const msgpack::object &A, const msgpack::object &B, const std::
   case msgpack::type::ARRAY: {
     uint32_t N = std::min(A.via.array.size, B.via.array.size);
     for (uint32_t I = 0; I < N; ++I) {
-      std::string D = diff(A.via.array.ptr[I], B.via.array.ptr[I],
-                           Path + "[" + std::to_string(I) + "]");
+      std::string D =
+          diff(A.via.array.ptr[I], B.via.array.ptr[I], Path + "[" + std::to_string(I) + "]");
       if (!D.empty())
         return D;
     }

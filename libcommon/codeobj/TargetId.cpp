@@ -153,14 +153,12 @@ llvm::Expected<TargetId> decodeTargetId(uint8_t AbiVersion, uint32_t EFlags) {
       return TargetFeature::Any;
     return TargetFeature::Unsupported;
   };
-  T.Xnack = Feature(EFlags & llvm::ELF::EF_AMDGPU_FEATURE_XNACK_V4,
-                    llvm::ELF::EF_AMDGPU_FEATURE_XNACK_ANY_V4,
-                    llvm::ELF::EF_AMDGPU_FEATURE_XNACK_OFF_V4,
-                    llvm::ELF::EF_AMDGPU_FEATURE_XNACK_ON_V4);
-  T.Sramecc = Feature(EFlags & llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_V4,
-                      llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_ANY_V4,
-                      llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_OFF_V4,
-                      llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_ON_V4);
+  T.Xnack = Feature(
+      EFlags & llvm::ELF::EF_AMDGPU_FEATURE_XNACK_V4, llvm::ELF::EF_AMDGPU_FEATURE_XNACK_ANY_V4,
+      llvm::ELF::EF_AMDGPU_FEATURE_XNACK_OFF_V4, llvm::ELF::EF_AMDGPU_FEATURE_XNACK_ON_V4);
+  T.Sramecc = Feature(
+      EFlags & llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_V4, llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_ANY_V4,
+      llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_OFF_V4, llvm::ELF::EF_AMDGPU_FEATURE_SRAMECC_ON_V4);
   if (T.Major != 9)
     return makeError("unsupported target " + T.Processor +
                      ": recovery supports gfx9 (GCN/CDNA) processors");

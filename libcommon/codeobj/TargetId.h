@@ -13,8 +13,8 @@ namespace asmevo {
 enum class TargetFeature { Unsupported, Any, Off, On };
 
 struct TargetId {
-  std::string Processor;       // "gfx942"
-  unsigned Mach = 0;           // EF_AMDGPU_MACH value
+  std::string Processor; // "gfx942"
+  unsigned Mach = 0;     // EF_AMDGPU_MACH value
   unsigned Major = 0, Minor = 0, Stepping = 0;
   TargetFeature Xnack = TargetFeature::Unsupported;
   TargetFeature Sramecc = TargetFeature::Unsupported;
@@ -29,7 +29,7 @@ struct TargetId {
 
   // Processor facts.
   bool isGfx9() const { return Major == 9; }
-  bool hasGfx90aInsts() const; // gfx90a, gfx940+, gfx950: unified VGPR/AGPR file
+  bool hasGfx90aInsts() const;            // gfx90a, gfx940+, gfx950: unified VGPR/AGPR file
   bool hasArchitectedFlatScratch() const; // gfx940+
   bool hasKernargPreload() const;         // gfx90a, gfx940+
   bool hasXnackReserved() const {         // the assembler reserves the XNACK mask SGPRs

@@ -33,8 +33,8 @@ public:
   llvm::Expected<uint64_t> alloc(uint64_t Size, const std::string &Name) override {
     uint64_t A = Mem.allocate(Size ? Size : 1, 256, Name);
     if (!A)
-      return makeError("no room for device allocation '" + Name + "' of " +
-                       std::to_string(Size) + " bytes");
+      return makeError("no room for device allocation '" + Name + "' of " + std::to_string(Size) +
+                       " bytes");
     return A;
   }
   llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) override {

@@ -70,8 +70,8 @@ inline void *const HIP_LAUNCH_PARAM_END = reinterpret_cast<void *>(3);
 constexpr size_t kPropNameOffset = 0;
 constexpr size_t kPropArchOffsetR0000 = 396;
 constexpr size_t kPropArchOffsetR0600 = 1160;
-constexpr size_t kPropStringSize = 256;     // both fields are char[256]
-constexpr size_t kPropBufferSize = 16384;   // > sizeof in every layout (792, 1472)
+constexpr size_t kPropStringSize = 256;   // both fields are char[256]
+constexpr size_t kPropBufferSize = 16384; // > sizeof in every layout (792, 1472)
 
 // The entry points, as resolved from the loaded library.
 struct HipApi {
@@ -84,10 +84,10 @@ struct HipApi {
   hipError_t (*ModuleLoadData)(hipModule_t *Module, const void *Image);
   hipError_t (*ModuleUnload)(hipModule_t Module);
   hipError_t (*ModuleGetFunction)(hipFunction_t *Function, hipModule_t Module, const char *Name);
-  hipError_t (*ModuleLaunchKernel)(hipFunction_t F, unsigned GridX, unsigned GridY,
-                                   unsigned GridZ, unsigned BlockX, unsigned BlockY,
-                                   unsigned BlockZ, unsigned SharedMemBytes, hipStream_t Stream,
-                                   void **KernelParams, void **Extra);
+  hipError_t (*ModuleLaunchKernel)(hipFunction_t F, unsigned GridX, unsigned GridY, unsigned GridZ,
+                                   unsigned BlockX, unsigned BlockY, unsigned BlockZ,
+                                   unsigned SharedMemBytes, hipStream_t Stream, void **KernelParams,
+                                   void **Extra);
   hipError_t (*EventCreate)(hipEvent_t *Event);
   hipError_t (*EventRecord)(hipEvent_t Event, hipStream_t Stream);
   hipError_t (*EventSynchronize)(hipEvent_t Event);

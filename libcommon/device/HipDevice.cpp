@@ -67,23 +67,40 @@ namespace hip {
 
 const char *hipErrorName(hipError_t E) {
   switch (E) {
-  case hipSuccess: return "hipSuccess";
-  case hipErrorInvalidValue: return "hipErrorInvalidValue";
-  case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
-  case hipErrorNotInitialized: return "hipErrorNotInitialized";
-  case hipErrorInvalidConfiguration: return "hipErrorInvalidConfiguration";
-  case hipErrorInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
-  case hipErrorInvalidDeviceFunction: return "hipErrorInvalidDeviceFunction";
-  case hipErrorNoDevice: return "hipErrorNoDevice";
-  case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
-  case hipErrorInvalidImage: return "hipErrorInvalidImage";
-  case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
-  case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
-  case hipErrorNotFound: return "hipErrorNotFound";
-  case hipErrorIllegalAddress: return "hipErrorIllegalAddress";
-  case hipErrorLaunchOutOfResources: return "hipErrorLaunchOutOfResources";
-  case hipErrorLaunchFailure: return "hipErrorLaunchFailure";
-  default: return nullptr;
+  case hipSuccess:
+    return "hipSuccess";
+  case hipErrorInvalidValue:
+    return "hipErrorInvalidValue";
+  case hipErrorOutOfMemory:
+    return "hipErrorOutOfMemory";
+  case hipErrorNotInitialized:
+    return "hipErrorNotInitialized";
+  case hipErrorInvalidConfiguration:
+    return "hipErrorInvalidConfiguration";
+  case hipErrorInvalidDevicePointer:
+    return "hipErrorInvalidDevicePointer";
+  case hipErrorInvalidDeviceFunction:
+    return "hipErrorInvalidDeviceFunction";
+  case hipErrorNoDevice:
+    return "hipErrorNoDevice";
+  case hipErrorInvalidDevice:
+    return "hipErrorInvalidDevice";
+  case hipErrorInvalidImage:
+    return "hipErrorInvalidImage";
+  case hipErrorNoBinaryForGpu:
+    return "hipErrorNoBinaryForGpu";
+  case hipErrorInvalidHandle:
+    return "hipErrorInvalidHandle";
+  case hipErrorNotFound:
+    return "hipErrorNotFound";
+  case hipErrorIllegalAddress:
+    return "hipErrorIllegalAddress";
+  case hipErrorLaunchOutOfResources:
+    return "hipErrorLaunchOutOfResources";
+  case hipErrorLaunchFailure:
+    return "hipErrorLaunchFailure";
+  default:
+    return nullptr;
   }
 }
 
@@ -249,8 +266,8 @@ public:
                                      hipMemcpyHostToDevice)) {
         Api->Free(P);
         return callError(*Api, "hipMemcpy", E,
-                         " zeroing device allocation '" + Name + "' of " +
-                             std::to_string(Size) + " bytes");
+                         " zeroing device allocation '" + Name + "' of " + std::to_string(Size) +
+                             " bytes");
       }
     }
     Allocs[A] = Bytes;
@@ -273,20 +290,22 @@ public:
     if (!inside(Addr, Size))
       return makeError("device write of " + std::to_string(Size) + " bytes at " + hex(Addr) +
                        " is outside every allocation");
-    if (hipError_t E = Api->Memcpy(reinterpret_cast<void *>(Addr), Src, Size,
-                                   hipMemcpyHostToDevice))
+    if (hipError_t E =
+            Api->Memcpy(reinterpret_cast<void *>(Addr), Src, Size, hipMemcpyHostToDevice))
       return callError(*Api, "hipMemcpy", E,
-                       " copying " + std::to_string(Size) + " bytes host to device at " + hex(Addr));
+                       " copying " + std::to_string(Size) + " bytes host to device at " +
+                           hex(Addr));
     return llvm::Error::success();
   }
   llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) override {
     if (!inside(Addr, Size))
       return makeError("device read of " + std::to_string(Size) + " bytes at " + hex(Addr) +
                        " is outside every allocation");
-    if (hipError_t E = Api->Memcpy(Dst, reinterpret_cast<const void *>(Addr), Size,
-                                   hipMemcpyDeviceToHost))
+    if (hipError_t E =
+            Api->Memcpy(Dst, reinterpret_cast<const void *>(Addr), Size, hipMemcpyDeviceToHost))
       return callError(*Api, "hipMemcpy", E,
-                       " copying " + std::to_string(Size) + " bytes device to host from " + hex(Addr));
+                       " copying " + std::to_string(Size) + " bytes device to host from " +
+                           hex(Addr));
     return llvm::Error::success();
   }
 
@@ -307,8 +326,8 @@ public:
       std::string Names;
       for (const KernelInfo &KI : Code.Kernels)
         Names += (Names.empty() ? "" : ", ") + KI.Name;
-      return makeError("'" + Code.Path + "': no kernel named '" + P.Kernel + "' (kernels: " +
-                       Names + ")");
+      return makeError("'" + Code.Path + "': no kernel named '" + P.Kernel +
+                       "' (kernels: " + Names + ")");
     }
     // Geometry: whole workgroups only.
     std::array<uint32_t, 3> Groups{};
@@ -318,9 +337,9 @@ public:
         return makeError("grid and workgroup sizes must be at least 1 in every dimension");
       if (P.GridItems[I] % P.Block[I])
         return makeError("the hip backend launches whole workgroups only: grid size " +
-                         std::to_string(P.GridItems[I]) + " work-items in dimension " +
-                         "xyz"[I] + " is not a multiple of the workgroup size " +
-                         std::to_string(P.Block[I]) + " (HIP cannot launch a partial workgroup)");
+                         std::to_string(P.GridItems[I]) + " work-items in dimension " + "xyz"[I] +
+                         " is not a multiple of the workgroup size " + std::to_string(P.Block[I]) +
+                         " (HIP cannot launch a partial workgroup)");
       Groups[I] = P.GridItems[I] / P.Block[I];
       BlockItems *= P.Block[I];
     }
@@ -356,9 +375,9 @@ public:
                      &BufSize, HIP_LAUNCH_PARAM_END};
     if (hipError_t E = Api->EventRecord(Ev.Start, nullptr))
       return callError(*Api, "hipEventRecord", E);
-    if (hipError_t E = Api->ModuleLaunchKernel(F, Groups[0], Groups[1], Groups[2], P.Block[0],
-                                               P.Block[1], P.Block[2], P.DynamicLds, nullptr,
-                                               nullptr, Extra)) {
+    if (hipError_t E =
+            Api->ModuleLaunchKernel(F, Groups[0], Groups[1], Groups[2], P.Block[0], P.Block[1],
+                                    P.Block[2], P.DynamicLds, nullptr, nullptr, Extra)) {
       Api->GetLastError(); // clear the sticky error the refused launch left
       // The runtime refused the launch (bad geometry, LDS, arguments): an input error; a
       // failure of the runtime itself (out of memory, ...) a runtime one.
@@ -421,21 +440,18 @@ llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Process
   for (int D = 0; D < Count; ++D) {
     std::unique_ptr<char[]> Prop(new char[kPropBufferSize]());
     if (hipError_t E2 = Api->GetDeviceProperties(Prop.get(), D))
-      return callError(*Api, Api->PropsR0600 ? "hipGetDevicePropertiesR0600"
-                                             : "hipGetDeviceProperties",
-                       E2);
+      return callError(
+          *Api, Api->PropsR0600 ? "hipGetDevicePropertiesR0600" : "hipGetDeviceProperties", E2);
     auto field = [&](size_t Off) {
       return std::string(Prop.get() + Off, strnlen(Prop.get() + Off, kPropStringSize));
     };
     std::string Name = field(kPropNameOffset);
     std::string Arch = field(Api->PropsR0600 ? kPropArchOffsetR0600 : kPropArchOffsetR0000);
     if (Arch.rfind("gfx", 0) != 0)
-      return runtimeError(std::string("cannot read the architecture of GPU ") +
-                          std::to_string(D) + " from " +
-                          (Api->PropsR0600 ? "hipGetDevicePropertiesR0600"
-                                           : "hipGetDeviceProperties") +
-                          " of " + Api->Library + " (gcnArchName is '" + Arch +
-                          "'): an unexpected hipDeviceProp_t layout");
+      return runtimeError(
+          std::string("cannot read the architecture of GPU ") + std::to_string(D) + " from " +
+          (Api->PropsR0600 ? "hipGetDevicePropertiesR0600" : "hipGetDeviceProperties") + " of " +
+          Api->Library + " (gcnArchName is '" + Arch + "'): an unexpected hipDeviceProp_t layout");
     if (processorOf(Arch) == Processor) {
       if (hipError_t E2 = Api->SetDevice(D))
         return callError(*Api, "hipSetDevice", E2);

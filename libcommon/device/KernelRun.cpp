@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <map>
 
 namespace asmevo::device {
@@ -107,10 +107,10 @@ llvm::Expected<std::vector<uint8_t>> encodeScalar(const std::string &Text, uint3
     if (Type[0] == 'i')
       U = uint64_t(I);
     if (Bits < 64) {
-      bool Fits = Type[0] == 'u' ? U >> Bits == 0
-                                 : (I >= -(int64_t(1) << (Bits - 1)) &&
-                                    I < (int64_t(1) << (Bits - 1))) ||
-                                       (I >= 0 && uint64_t(I) >> Bits == 0);
+      bool Fits = Type[0] == 'u'
+                      ? U >> Bits == 0
+                      : (I >= -(int64_t(1) << (Bits - 1)) && I < (int64_t(1) << (Bits - 1))) ||
+                            (I >= 0 && uint64_t(I) >> Bits == 0);
       if (!Fits)
         return bad("does not fit in " + Type);
     }
@@ -163,10 +163,12 @@ llvm::Expected<std::array<uint32_t, 3>> parseDims(const std::string &Text, const
   size_t Pos = 0;
   for (unsigned I = 0; I < 3; ++I) {
     size_t Comma = Text.find(',', Pos);
-    std::string Part = Text.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
+    std::string Part =
+        Text.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
     uint64_t V;
     if (!parseU64(Part, V) || V == 0 || V > 0xffffffffull)
-      return makeError(std::string(What) + " '" + Text + "': expected X[,Y[,Z]] with positive numbers");
+      return makeError(std::string(What) + " '" + Text +
+                       "': expected X[,Y[,Z]] with positive numbers");
     R[I] = uint32_t(V);
     if (Comma == std::string::npos)
       return R;
@@ -242,9 +244,9 @@ int runKernelRun(const RunRequest &Req) {
   const KernelInfo *K = nullptr;
   if (Req.Kernel.empty()) {
     if (CO.Kernels.size() != 1)
-      return reportError(Tool, makeError("'" + CO.Path + "' has " +
-                                         std::to_string(CO.Kernels.size()) +
-                                         " kernels; choose one with --kernel"));
+      return reportError(Tool,
+                         makeError("'" + CO.Path + "' has " + std::to_string(CO.Kernels.size()) +
+                                   " kernels; choose one with --kernel"));
     K = &CO.Kernels[0];
   } else if (!(K = CO.kernel(Req.Kernel))) {
     return reportError(Tool, makeError("'" + CO.Path + "': no kernel named '" + Req.Kernel + "'"));
@@ -261,7 +263,8 @@ int runKernelRun(const RunRequest &Req) {
   Device &Dev = **DevOr;
   emu::Gfx G;
   if (Dev.info().Backend == "emu" && !emu::parseGfx(CO.Target.Processor.c_str(), G))
-    return reportError(Tool, makeError("'" + CO.Path + "': the emulator runs gfx90a, gfx940, "
+    return reportError(Tool, makeError("'" + CO.Path +
+                                       "': the emulator runs gfx90a, gfx940, "
                                        "gfx941, gfx942 and gfx950 code objects, not " +
                                        CO.Target.Processor));
   auto Mod = Dev.load(CO);
@@ -291,7 +294,8 @@ int runKernelRun(const RunRequest &Req) {
                                            std::to_string(Explicit.size()) + ")"));
       A = Explicit[NextPositional];
     } else if (!(A = Sig->find(S.Name))) {
-      return reportError(Tool, makeError("kernel '" + K->Name + "' has no argument '" + S.Name + "'"));
+      return reportError(Tool,
+                         makeError("kernel '" + K->Name + "' has no argument '" + S.Name + "'"));
     }
     if (Assigned[A])
       return reportError(Tool, makeError("argument '" + ArgLabel[A] + "' is given twice"));
@@ -328,8 +332,10 @@ int runKernelRun(const RunRequest &Req) {
         BufferSize[A] = Size;
       } else if (S.Value.rfind("addr:", 0) == 0 && parseU64(S.Value.substr(5), Addr)) {
       } else {
-        return reportError(Tool, makeError("argument '" + Label + "' is a pointer: give @FILE, "
-                                           "zeros:BYTES, null or addr:ADDRESS, not '" + S.Value + "'"));
+        return reportError(Tool, makeError("argument '" + Label +
+                                           "' is a pointer: give @FILE, "
+                                           "zeros:BYTES, null or addr:ADDRESS, not '" +
+                                           S.Value + "'"));
       }
       for (unsigned I = 0; I < 8 && I < A->Size; ++I)
         L.Kernarg[A->Offset + I] = uint8_t(Addr >> (8 * I));
@@ -349,7 +355,8 @@ int runKernelRun(const RunRequest &Req) {
   for (const auto &[Name, File] : Req.Outputs) {
     const KernelArg *A = Sig->find(Name);
     if (!A)
-      return reportError(Tool, makeError("--out: kernel '" + K->Name + "' has no argument '" + Name + "'"));
+      return reportError(
+          Tool, makeError("--out: kernel '" + K->Name + "' has no argument '" + Name + "'"));
     if (!BufferAddr.count(A))
       return reportError(Tool, makeError("--out: argument '" + Name +
                                          "' is not a buffer this run allocated (@FILE or zeros:)"));
@@ -429,18 +436,18 @@ int runKernelRun(const RunRequest &Req) {
     }
     llvm::outs() << J.dump(2) << "\n";
   } else if (!Req.Quiet) {
-    llvm::errs() << Tool << ": backend " << DI.Backend << ", " << DI.Name << ", kernel " << K->Name << ", grid "
-                 << dims(L.GridItems) << " work-items, block " << dims(L.Block) << ", seed "
-                 << L.Seed << "\n"
+    llvm::errs() << Tool << ": backend " << DI.Backend << ", " << DI.Name << ", kernel " << K->Name
+                 << ", grid " << dims(L.GridItems) << " work-items, block " << dims(L.Block)
+                 << ", seed " << L.Seed << "\n"
                  << Tool << ": " << Stats->Workgroups << " workgroups, " << Stats->Waves
                  << " waves, ";
     if (DI.Hardware)
       llvm::errs() << llvm::format("%.6f", Stats->Seconds) << " s GPU time (HIP events)\n";
     else
-      llvm::errs() << Stats->WaveInstructions << " wave instructions, "
-                   << Stats->LaneInstructions << " lane instructions, "
-                   << llvm::format("%.3f", Stats->Seconds) << " s host time on "
-                   << Stats->HostThreads << " threads (emulated, not GPU time)\n";
+      llvm::errs() << Stats->WaveInstructions << " wave instructions, " << Stats->LaneInstructions
+                   << " lane instructions, " << llvm::format("%.3f", Stats->Seconds)
+                   << " s host time on " << Stats->HostThreads
+                   << " threads (emulated, not GPU time)\n";
   }
   if (Stats->Checked && !Stats->Findings.empty()) {
     if (!Req.Json)

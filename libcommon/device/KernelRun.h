@@ -21,15 +21,15 @@ namespace asmevo::device {
 //              (untyped: an integer of the argument's size, or a float if it has '.', 'e',
 //              "inf" or "nan"), or hex:BYTES for raw little-endian bytes.
 struct ArgSpec {
-  std::string Name;   // metadata name, "#N" (N-th explicit argument) or "" (next in order)
+  std::string Name; // metadata name, "#N" (N-th explicit argument) or "" (next in order)
   std::string Value;
 };
 llvm::Expected<ArgSpec> parseArgSpec(const std::string &Text);
 
 struct RunRequest {
-  std::string CodeObject;               // path or URI
-  std::string Kernel;                   // symbol (may be empty when the object has one kernel)
-  std::array<uint32_t, 3> Grid{0, 0, 0};      // workgroups (0 = unset)
+  std::string CodeObject;                // path or URI
+  std::string Kernel;                    // symbol (may be empty when the object has one kernel)
+  std::array<uint32_t, 3> Grid{0, 0, 0}; // workgroups (0 = unset)
   std::array<uint32_t, 3> GridItems{0, 0, 0}; // work-items (0 = unset)
   std::array<uint32_t, 3> Block{0, 0, 0};
   std::vector<ArgSpec> Args;

@@ -40,19 +40,31 @@ bool isCarryIn(Op O) {
          O == Op::V_SUBBREV_CO_U32_E32 || O == Op::V_CNDMASK_B32_E32;
 }
 bool isCarryOut(Op O) {
-  return O == Op::V_ADD_CO_U32_E32 || O == Op::V_SUB_CO_U32_E32 ||
-         O == Op::V_SUBREV_CO_U32_E32 || O == Op::V_ADDC_CO_U32_E32 ||
-         O == Op::V_SUBB_CO_U32_E32 || O == Op::V_SUBBREV_CO_U32_E32;
+  return O == Op::V_ADD_CO_U32_E32 || O == Op::V_SUB_CO_U32_E32 || O == Op::V_SUBREV_CO_U32_E32 ||
+         O == Op::V_ADDC_CO_U32_E32 || O == Op::V_SUBB_CO_U32_E32 || O == Op::V_SUBBREV_CO_U32_E32;
 }
 bool isMac(Op O) {
   switch (O) {
-  case Op::V_MAC_F32_E32: case Op::V_MAC_F32_E64: case Op::V_FMAC_F32_E32:
-  case Op::V_FMAC_F32_E64: case Op::V_FMAC_F64_E32: case Op::V_FMAC_F64_E64:
-  case Op::V_MAC_F16_E32: case Op::V_MAC_F16_E64: case Op::V_DOT2C_F32_F16_E32:
-  case Op::V_DOT2C_F32_F16_E64: case Op::V_DOT2C_I32_I16_E32: case Op::V_DOT2C_I32_I16_E64:
-  case Op::V_DOT4C_I32_I8_E32: case Op::V_DOT4C_I32_I8_E64: case Op::V_DOT8C_I32_I4_E32:
-  case Op::V_DOT8C_I32_I4_E64: case Op::V_DOT2C_F32_BF16_E32: case Op::V_DOT2C_F32_BF16_E64:
-  case Op::V_PK_FMAC_F16_E32: case Op::V_PK_FMAC_F16_E64:
+  case Op::V_MAC_F32_E32:
+  case Op::V_MAC_F32_E64:
+  case Op::V_FMAC_F32_E32:
+  case Op::V_FMAC_F32_E64:
+  case Op::V_FMAC_F64_E32:
+  case Op::V_FMAC_F64_E64:
+  case Op::V_MAC_F16_E32:
+  case Op::V_MAC_F16_E64:
+  case Op::V_DOT2C_F32_F16_E32:
+  case Op::V_DOT2C_F32_F16_E64:
+  case Op::V_DOT2C_I32_I16_E32:
+  case Op::V_DOT2C_I32_I16_E64:
+  case Op::V_DOT4C_I32_I8_E32:
+  case Op::V_DOT4C_I32_I8_E64:
+  case Op::V_DOT8C_I32_I4_E32:
+  case Op::V_DOT8C_I32_I4_E64:
+  case Op::V_DOT2C_F32_BF16_E32:
+  case Op::V_DOT2C_F32_BF16_E64:
+  case Op::V_PK_FMAC_F16_E32:
+  case Op::V_PK_FMAC_F16_E64:
     return true;
   default:
     return false;
@@ -71,23 +83,40 @@ const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target) {
 
 unsigned familyOf(const Inst &In) {
   switch (In.enc) {
-  case Enc::SOP1: return kFamSOP1;
-  case Enc::SOP2: return kFamSOP2;
-  case Enc::SOPK: return kFamSOPK;
-  case Enc::SOPC: return kFamSOPC;
-  case Enc::SOPP: return kFamSOPP;
-  case Enc::SMEM: return kFamSMEM;
-  case Enc::VOP1: return kFamVOP1;
-  case Enc::VOP2: return kFamVOP2;
-  case Enc::VOPC: return kFamVOPC;
-  case Enc::VOP3: return kFamVOP3;
-  case Enc::VOP3P: return kFamVOP3P;
-  case Enc::DS: return kFamDS;
-  case Enc::FLAT: return kFamFLAT;
-  case Enc::GLOBAL: return kFamGLOBAL;
-  case Enc::SCRATCH: return kFamSCRATCH;
-  case Enc::MUBUF: return kFamMUBUF;
-  case Enc::MTBUF: return kFamMTBUF;
+  case Enc::SOP1:
+    return kFamSOP1;
+  case Enc::SOP2:
+    return kFamSOP2;
+  case Enc::SOPK:
+    return kFamSOPK;
+  case Enc::SOPC:
+    return kFamSOPC;
+  case Enc::SOPP:
+    return kFamSOPP;
+  case Enc::SMEM:
+    return kFamSMEM;
+  case Enc::VOP1:
+    return kFamVOP1;
+  case Enc::VOP2:
+    return kFamVOP2;
+  case Enc::VOPC:
+    return kFamVOPC;
+  case Enc::VOP3:
+    return kFamVOP3;
+  case Enc::VOP3P:
+    return kFamVOP3P;
+  case Enc::DS:
+    return kFamDS;
+  case Enc::FLAT:
+    return kFamFLAT;
+  case Enc::GLOBAL:
+    return kFamGLOBAL;
+  case Enc::SCRATCH:
+    return kFamSCRATCH;
+  case Enc::MUBUF:
+    return kFamMUBUF;
+  case Enc::MTBUF:
+    return kFamMTBUF;
   }
   return kFamSOPP;
 }
@@ -443,7 +472,8 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   case 0x3A: { // MTBUF
     const bool Typed = (W0 >> 26) == 0x3A;
     Out.enc = Typed ? Enc::MTBUF : Enc::MUBUF;
-    if (!need8() || !lookup(Typed ? kFamMTBUF : kFamMUBUF, Typed ? bits(W0, 18, 15) : bits(W0, 24, 18)))
+    if (!need8() ||
+        !lookup(Typed ? kFamMTBUF : kFamMUBUF, Typed ? bits(W0, 18, 15) : bits(W0, 24, 18)))
       return false;
     bool Acc = bits(W, 55, 55);
     Out.offset = int32_t(bits(W0, 11, 0));

@@ -10,7 +10,19 @@
 namespace asmevo::emu {
 
 // Number type of a source operand: how an inline constant or literal prints.
-enum NumType : uint8_t { kI32, kF32, kF16, kBF16, kF64, kI64, kI16, kPkF16, kPkBF16, kPkI16, kPkF32 };
+enum NumType : uint8_t {
+  kI32,
+  kF32,
+  kF16,
+  kBF16,
+  kF64,
+  kI64,
+  kI16,
+  kPkF16,
+  kPkBF16,
+  kPkI16,
+  kPkF32
+};
 // OpInfo flags.
 enum : uint8_t {
   kE64 = 1,   // a VOP3 op that also has a VOP1/VOP2/VOPC form: printed with _e64
@@ -20,16 +32,31 @@ enum : uint8_t {
 };
 // Family indices of the generated tables (order of FAMILIES in gen_emu_ops.py).
 enum : unsigned {
-  kFamSOP1, kFamSOP2, kFamSOPK, kFamSOPC, kFamSOPP, kFamSMEM, kFamVOP1, kFamVOP2, kFamVOPC,
-  kFamVOP3, kFamVOP3P, kFamDS, kFamFLAT, kFamGLOBAL, kFamSCRATCH, kFamMUBUF, kFamMTBUF,
+  kFamSOP1,
+  kFamSOP2,
+  kFamSOPK,
+  kFamSOPC,
+  kFamSOPP,
+  kFamSMEM,
+  kFamVOP1,
+  kFamVOP2,
+  kFamVOPC,
+  kFamVOP3,
+  kFamVOP3P,
+  kFamDS,
+  kFamFLAT,
+  kFamGLOBAL,
+  kFamSCRATCH,
+  kFamMUBUF,
+  kFamMTBUF,
 };
 
 struct OpInfo {
   Op op;
   const char *name; // LLVM's mnemonic without encoding suffix
   uint8_t flags;
-  uint8_t w[5];     // widths in dwords: dst, sdst, src0, src1, src2 (0: absent)
-  NumType t[3];     // number types of src0..src2
+  uint8_t w[5]; // widths in dwords: dst, sdst, src0, src1, src2 (0: absent)
+  NumType t[3]; // number types of src0..src2
 };
 
 const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target);

@@ -32,10 +32,9 @@ llvm::Error DeviceMemory::map(uint64_t Base, uint64_t Size, const std::string &N
   if (overlapsAperture(Base, Size))
     return makeError("device allocation '" + Name + "' at " + hexAddr(Base) +
                      " overlaps the LDS or private aperture");
-  auto It = std::lower_bound(Allocs.begin(), Allocs.end(), Base,
-                             [](const std::unique_ptr<Allocation> &A, uint64_t B) {
-                               return A->Base < B;
-                             });
+  auto It = std::lower_bound(
+      Allocs.begin(), Allocs.end(), Base,
+      [](const std::unique_ptr<Allocation> &A, uint64_t B) { return A->Base < B; });
   if (It != Allocs.end() && (*It)->Base < Base + Size)
     return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " overlaps '" +
                      (*It)->Name + "' at " + hexAddr((*It)->Base));
@@ -83,10 +82,9 @@ llvm::Error DeviceMemory::unmap(uint64_t Base) {
 }
 
 const Allocation *DeviceMemory::find(uint64_t Addr) const {
-  auto It = std::upper_bound(Allocs.begin(), Allocs.end(), Addr,
-                             [](uint64_t A, const std::unique_ptr<Allocation> &X) {
-                               return A < X->Base;
-                             });
+  auto It = std::upper_bound(
+      Allocs.begin(), Allocs.end(), Addr,
+      [](uint64_t A, const std::unique_ptr<Allocation> &X) { return A < X->Base; });
   if (It == Allocs.begin())
     return nullptr;
   const Allocation *A = std::prev(It)->get();

@@ -10,9 +10,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,7 +39,8 @@ struct Allocation {
     while (Off < L && !TouchLo.compare_exchange_weak(L, Off, std::memory_order_relaxed))
       ;
     uint64_t H = TouchHi.load(std::memory_order_relaxed);
-    while (Off + Size > H && !TouchHi.compare_exchange_weak(H, Off + Size, std::memory_order_relaxed))
+    while (Off + Size > H &&
+           !TouchHi.compare_exchange_weak(H, Off + Size, std::memory_order_relaxed))
       ;
   }
 };

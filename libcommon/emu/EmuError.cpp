@@ -15,7 +15,8 @@ void throwUnsupported(const std::string &Mnemonic, uint64_t Pc) {
   std::string m = Mnemonic;
   for (char &ch : m)
     ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " + hexAddr(Pc));
+  throw EmuError(EmuErrorKind::Unsupported,
+                 "unsupported instruction " + m + " at pc " + hexAddr(Pc));
 }
 
 void throwUnsupported(const char *Mnemonic, uint64_t Pc) {

@@ -31,7 +31,8 @@ public:
 // "0x7f0000011a20": how addresses and pcs appear in every emulator message.
 std::string hexAddr(uint64_t V);
 
-// "unsupported instruction v_foo at pc 0x1234" (mnemonic in lower case, as the assembler writes it).
+// "unsupported instruction v_foo at pc 0x1234" (mnemonic in lower case, as the assembler writes
+// it).
 [[noreturn]] void throwUnsupported(const char *Mnemonic, uint64_t Pc);
 [[noreturn]] void throwUnsupported(const std::string &Mnemonic, uint64_t Pc);
 // "register v200 is beyond the kernel's allocation (v0-v127) at pc 0x..."; Kind is 's', 'v' or 'a'.

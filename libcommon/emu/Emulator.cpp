@@ -66,10 +66,10 @@ static_assert(sizeof(AqlPacket) == 64, "AQL packet layout");
 struct Dispatch {
   const KernelInfo *Kernel = nullptr;
   LaunchConfig L;
-  uint64_t Entry = 0;        // first pc of each wave
+  uint64_t Entry = 0; // first pc of each wave
   uint64_t PacketAddr = 0, KernargAddr = 0, QueueAddr = 0;
-  uint64_t ScratchBase = 0;  // backing store of all scratch slots
-  uint32_t PerLane = 0;      // private bytes per lane
+  uint64_t ScratchBase = 0; // backing store of all scratch slots
+  uint32_t PerLane = 0;     // private bytes per lane
   unsigned MaxWavesPerGroup = 0;
   uint32_t GroupSegment = 0; // LDS bytes per workgroup
   RegisterAllocation Alloc;  // registers the descriptor allocates
@@ -84,11 +84,13 @@ void putLe(std::vector<uint8_t> &B, uint32_t Off, uint32_t Size, uint64_t V) {
 } // namespace
 
 llvm::Expected<std::unique_ptr<Emulator>> Emulator::load(const CodeObject &Code,
-                                                          DeviceMemory &Mem) {
+                                                         DeviceMemory &Mem) {
   Gfx G;
   if (!parseGfx(Code.Target.Processor.c_str(), G))
-    return makeError("'" + Code.Path + "': the emulator runs gfx90a, gfx940, gfx941, gfx942 and "
-                     "gfx950 code objects, not " + Code.Target.Processor);
+    return makeError("'" + Code.Path +
+                     "': the emulator runs gfx90a, gfx940, gfx941, gfx942 and "
+                     "gfx950 code objects, not " +
+                     Code.Target.Processor);
   std::unique_ptr<Emulator> E(new Emulator(Code, Mem, G));
   if (llvm::Error Err = E->loadImage())
     return std::move(Err);
@@ -104,7 +106,8 @@ llvm::Error Emulator::loadImage() {
     return makeError("'" + Code.Path + "': the code object has no allocated sections");
   Base = Mem.allocate((End + 0xfff) & ~0xfffull, 0x10000, "code object " + Code.Path);
   if (!Base)
-    return makeError("'" + Code.Path + "': no room for the code object in the device address space");
+    return makeError("'" + Code.Path +
+                     "': no room for the code object in the device address space");
   for (const ElfSection &S : Code.Sections) {
     if (!S.isAlloc() || S.isNoBits() || S.Data.empty())
       continue;
@@ -208,8 +211,8 @@ const Inst &Emulator::fetch(uint64_t Pc) {
     std::memcpy(&W, A->Bytes.get() + (Pc - A->Base), std::min<uint64_t>(4, A->Base + A->Size - Pc));
     char Buf[48];
     std::snprintf(Buf, sizeof(Buf), "0x%08x", W);
-    throw EmuError(EmuErrorKind::IllegalInst,
-                   "illegal instruction " + std::string(Buf) + " at pc " + hexAddr(Pc) + ": " + Why);
+    throw EmuError(EmuErrorKind::IllegalInst, "illegal instruction " + std::string(Buf) +
+                                                  " at pc " + hexAddr(Pc) + ": " + Why);
   }
   const Inst &R = *In;
   Extra.emplace(Pc, std::move(In));
@@ -256,11 +259,11 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       throwRegisterFault('s', unsigned(U->maxSgpr), C.numSgprs, Pc);
     W.pc = Pc + In.size;
     if (++W.instCount > MaxInst)
-      throw EmuError(EmuErrorKind::Timeout,
-                     "a wave executed more than " + std::to_string(MaxInst) +
-                         " instructions (endless loop?) at pc " + hexAddr(Pc));
-    if (In.enc != Enc::SOP1 && In.enc != Enc::SOP2 && In.enc != Enc::SOPK &&
-        In.enc != Enc::SOPC && In.enc != Enc::SOPP && In.enc != Enc::SMEM)
+      throw EmuError(EmuErrorKind::Timeout, "a wave executed more than " + std::to_string(MaxInst) +
+                                                " instructions (endless loop?) at pc " +
+                                                hexAddr(Pc));
+    if (In.enc != Enc::SOP1 && In.enc != Enc::SOP2 && In.enc != Enc::SOPK && In.enc != Enc::SOPC &&
+        In.enc != Enc::SOPP && In.enc != Enc::SMEM)
       LaneInsts += unsigned(__builtin_popcountll(W.exec()));
     if (Strict)
       C.strict->before(C, In, *U, Pc);
@@ -286,12 +289,13 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     std::string Names;
     for (const KernelInfo &KI : Code.Kernels)
       Names += (Names.empty() ? "" : ", ") + KI.Name;
-    return makeError("'" + Code.Path + "': no kernel named '" + LIn.Kernel + "' (kernels: " +
-                     Names + ")");
+    return makeError("'" + Code.Path + "': no kernel named '" + LIn.Kernel +
+                     "' (kernels: " + Names + ")");
   }
   KdBits Bits(K->Kd);
   if (Bits.wave32())
-    return makeError("'" + Code.Path + "': kernel '" + K->Name + "' is wave32; the emulator runs wave64");
+    return makeError("'" + Code.Path + "': kernel '" + K->Name +
+                     "' is wave32; the emulator runs wave64");
   Dispatch D;
   D.Kernel = K;
   D.L = LIn;
@@ -309,8 +313,10 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds 1024");
   if (auto Max = K->Meta ? Metadata::getUInt(*K->Meta, ".max_flat_workgroup_size") : std::nullopt)
     if (BlockItems > *Max)
-      return makeError("workgroup of " + std::to_string(BlockItems) + " work-items exceeds the "
-                       "kernel's .max_flat_workgroup_size " + std::to_string(*Max));
+      return makeError("workgroup of " + std::to_string(BlockItems) +
+                       " work-items exceeds the "
+                       "kernel's .max_flat_workgroup_size " +
+                       std::to_string(*Max));
   D.MaxWavesPerGroup = unsigned((BlockItems + kWaveSize - 1) / kWaveSize);
   // What the hardware would refuse for this workgroup size: registers per wave with all the
   // workgroup's waves resident, LDS, scratch.
@@ -359,8 +365,8 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
                      "' declares a kernarg segment of " + std::to_string(SegSize) +
                      " bytes; the emulator takes at most " + std::to_string(kMaxKernargBytes));
   if (Kernarg.size() > SegSize && SegSize != 0)
-    return makeError("the kernarg data is " + std::to_string(Kernarg.size()) +
-                     " bytes; kernel '" + K->Name + "' takes " + std::to_string(SegSize));
+    return makeError("the kernarg data is " + std::to_string(Kernarg.size()) + " bytes; kernel '" +
+                     K->Name + "' takes " + std::to_string(SegSize));
   Kernarg.resize(std::max<size_t>(SegSize, 16), 0);
   // Scratch.
   D.PerLane = (K->Kd.PrivateSegmentFixedSize + L.ExtraPrivatePerLane + 15) & ~15u;
@@ -470,8 +476,8 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
 
   StrictReport Report;
   // XNACK replay is possible unless the code object is built for xnack off (or has no xnack).
-  const bool XnackReplay = Code.Target.Xnack == TargetFeature::On ||
-                           Code.Target.Xnack == TargetFeature::Any;
+  const bool XnackReplay =
+      Code.Target.Xnack == TargetFeature::On || Code.Target.Xnack == TargetFeature::Any;
   auto Worker = [&](unsigned T) {
     ThreadStats &St = TS[T];
     Workgroup WG;

@@ -26,23 +26,23 @@
 namespace asmevo::emu {
 
 struct LaunchConfig {
-  std::string Kernel;                          // kernel symbol
-  std::array<uint32_t, 3> GridItems{1, 1, 1};  // grid size in work-items (AQL semantics)
-  std::array<uint32_t, 3> Block{64, 1, 1};     // workgroup size in work-items
+  std::string Kernel;                         // kernel symbol
+  std::array<uint32_t, 3> GridItems{1, 1, 1}; // grid size in work-items (AQL semantics)
+  std::array<uint32_t, 3> Block{64, 1, 1};    // workgroup size in work-items
   // The kernarg segment: explicit arguments laid out as the metadata says. It is extended to
   // the metadata's segment size; hidden arguments are filled by the launch (FillHidden).
   std::vector<uint8_t> Kernarg;
   bool FillHidden = true;
-  uint32_t DynamicLds = 0;                     // bytes of dynamic LDS per workgroup
-  uint32_t ExtraPrivatePerLane = 0;            // extra scratch per lane (dynamic stack)
-  unsigned Threads = 0;                        // host threads (0: all cores)
-  uint64_t Seed = 1;                           // wave interleaving order
+  uint32_t DynamicLds = 0;          // bytes of dynamic LDS per workgroup
+  uint32_t ExtraPrivatePerLane = 0; // extra scratch per lane (dynamic stack)
+  unsigned Threads = 0;             // host threads (0: all cores)
+  uint64_t Seed = 1;                // wave interleaving order
   // Vary how many instructions a wave runs before the next one is scheduled (seeded by Seed)
   // instead of a fixed quantum: more interleavings of the waves of a workgroup.
   bool VarySchedule = false;
   // The strict checks (StrictCheck.h): pending loads, wait states, races between waves.
   bool Strict = false;
-  uint64_t MaxWaveInstructions = 1ull << 31;   // per wave: beyond this, the run stops
+  uint64_t MaxWaveInstructions = 1ull << 31; // per wave: beyond this, the run stops
   // The whole dispatch: wave-instructions (0: no limit) and host seconds (0: none). Past either
   // the run stops with a LimitError (support/Error.h) saying how far it got.
   uint64_t MaxInstructions = 0;
@@ -53,16 +53,16 @@ struct LaunchConfig {
 struct RunStats {
   uint64_t Workgroups = 0;
   uint64_t Waves = 0;
-  uint64_t WaveInstructions = 0;   // instructions issued, counted once per wave
-  uint64_t LaneInstructions = 0;   // vector instructions x active lanes (EXEC popcount)
-  double Seconds = 0;              // host wall-clock time of the run
+  uint64_t WaveInstructions = 0; // instructions issued, counted once per wave
+  uint64_t LaneInstructions = 0; // vector instructions x active lanes (EXEC popcount)
+  double Seconds = 0;            // host wall-clock time of the run
   unsigned Threads = 0;
   // Strict checks (when on): the first findings, their total count, and what each s_waitcnt
   // saw (by pc).
   std::vector<StrictFinding> Findings;
   uint64_t FindingsTotal = 0;
   std::map<uint64_t, WaitProfile> Waits;
-  uint64_t EntryPc = 0;            // the kernel's entry (its descriptor's code address)
+  uint64_t EntryPc = 0; // the kernel's entry (its descriptor's code address)
 };
 
 class Emulator {

@@ -8,9 +8,14 @@
 namespace asmevo::emu {
 
 bool parseGfx(const char *p, Gfx &out) {
-  static const struct { const char *Name; Gfx G; } Names[] = {
-      {"gfx90a", Gfx::Gfx90a}, {"gfx940", Gfx::Gfx940}, {"gfx941", Gfx::Gfx941},
-      {"gfx942", Gfx::Gfx942}, {"gfx950", Gfx::Gfx950}};
+  static const struct {
+    const char *Name;
+    Gfx G;
+  } Names[] = {{"gfx90a", Gfx::Gfx90a},
+               {"gfx940", Gfx::Gfx940},
+               {"gfx941", Gfx::Gfx941},
+               {"gfx942", Gfx::Gfx942},
+               {"gfx950", Gfx::Gfx950}};
   for (const auto &N : Names)
     if (std::strcmp(p, N.Name) == 0) {
       out = N.G;
@@ -21,22 +26,34 @@ bool parseGfx(const char *p, Gfx &out) {
 
 const char *gfxName(Gfx g) {
   switch (g) {
-  case Gfx::Gfx90a: return "gfx90a";
-  case Gfx::Gfx940: return "gfx940";
-  case Gfx::Gfx941: return "gfx941";
-  case Gfx::Gfx942: return "gfx942";
-  case Gfx::Gfx950: return "gfx950";
+  case Gfx::Gfx90a:
+    return "gfx90a";
+  case Gfx::Gfx940:
+    return "gfx940";
+  case Gfx::Gfx941:
+    return "gfx941";
+  case Gfx::Gfx942:
+    return "gfx942";
+  case Gfx::Gfx950:
+    return "gfx950";
   }
   return "?";
 }
 
 bool executeInst(ExecCtx &c, const Inst &in) {
   switch (in.enc) {
-  case Enc::SOP1: case Enc::SOP2: case Enc::SOPK: case Enc::SOPC: case Enc::SOPP:
+  case Enc::SOP1:
+  case Enc::SOP2:
+  case Enc::SOPK:
+  case Enc::SOPC:
+  case Enc::SOPP:
     return execScalar(c, in);
   case Enc::SMEM:
     return execSmem(c, in);
-  case Enc::VOP1: case Enc::VOP2: case Enc::VOPC: case Enc::VOP3:
+  case Enc::VOP1:
+  case Enc::VOP2:
+  case Enc::VOPC:
+  case Enc::VOP3:
     // v_accvgpr_mov_b32 is VOP1-encoded; the AGPR moves live with the VOP3P executor.
     return execVector(c, in) || execPacked(c, in);
   case Enc::VOP3P:
@@ -48,10 +65,10 @@ bool executeInst(ExecCtx &c, const Inst &in) {
   }
 }
 
-uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane,
-                          const char *what) {
+uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
   const Allocation *a = c.mem.find(addr);
-  uint8_t *p = a && size <= a->Size - (addr - a->Base) ? a->Bytes.get() + (addr - a->Base) : nullptr;
+  uint8_t *p =
+      a && size <= a->Size - (addr - a->Base) ? a->Bytes.get() + (addr - a->Base) : nullptr;
   if (p) {
     c.lastAlloc = a;
     if (c.track)

@@ -25,7 +25,7 @@ class StrictWave;
 // One workgroup's shared state.
 struct Workgroup {
   uint32_t id[3] = {0, 0, 0};
-  std::vector<uint8_t> lds;          // group segment (static + dynamic LDS)
+  std::vector<uint8_t> lds; // group segment (static + dynamic LDS)
   unsigned numWaves = 0;
 };
 
@@ -34,7 +34,7 @@ struct ExecCtx {
   Workgroup &wg;
   DeviceMemory &mem;
   Gfx gfx;
-  uint64_t instPc = 0;               // address of the instruction being executed
+  uint64_t instPc = 0; // address of the instruction being executed
   // Private (scratch) memory of this wave: a device allocation, lane-swizzled as the hardware
   // does for flat scratch (element size 4, index stride 64). 0/0 when the kernel has none.
   uint64_t scratchBase = 0;
@@ -42,8 +42,8 @@ struct ExecCtx {
   // The allocation the last global access hit (allocations do not change during a dispatch,
   // and a context belongs to one wave on one thread).
   const Allocation *lastAlloc = nullptr;
-  bool track = false;                // record footprints (DeviceMemory::setTracking)
-  StrictWave *strict = nullptr;      // the strict checks (StrictCheck.h), when on
+  bool track = false;           // record footprints (DeviceMemory::setTracking)
+  StrictWave *strict = nullptr; // the strict checks (StrictCheck.h), when on
   // The registers the kernel's descriptor allocates to the wave (s0..s(numSgprs-1), ...): an
   // access beyond them is a register fault (RegUse.h has each instruction's maxima; indexed
   // accesses such as s_movrel check their computed register).
@@ -69,8 +69,7 @@ inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t addr, unsigned size, 
   }
   return globalAccessSlow(c, addr, size, lane, what);
 }
-inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane,
-                             const char *what) {
+inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
   if (c.strict)
     strictGlobalTouch(c, addr, size);
   return globalAccessUnchecked(c, addr, size, lane, what);

@@ -16,20 +16,42 @@ using namespace memdetail;
 namespace {
 
 enum class DsKind : uint8_t {
-  Read, Write, Read2, Write2, Atomic, Wrxchg2, Permute, Bpermute, Swizzle, Nop, ReadAddTid,
+  Read,
+  Write,
+  Read2,
+  Write2,
+  Atomic,
+  Wrxchg2,
+  Permute,
+  Bpermute,
+  Swizzle,
+  Nop,
+  ReadAddTid,
   WriteAddTid,
 };
 enum class DsShape : uint8_t {
-  U8, I8, U16, I16, B32,
-  U8D16, I8D16, U8D16Hi, I8D16Hi, U16D16, U16D16Hi,
-  B8, B8Hi, B16, B16Hi,
+  U8,
+  I8,
+  U16,
+  I16,
+  B32,
+  U8D16,
+  I8D16,
+  U8D16Hi,
+  I8D16Hi,
+  U16D16,
+  U16D16Hi,
+  B8,
+  B8Hi,
+  B16,
+  B16Hi,
 };
 
 struct DsOp {
   DsKind kind = DsKind::Nop;
   DsShape shape = DsShape::B32;
-  uint8_t n = 1;          // dwords (B32); element dwords for read2/write2/wrxchg2
-  unsigned scale = 4;     // read2/write2/wrxchg2 offset unit in bytes
+  uint8_t n = 1;      // dwords (B32); element dwords for read2/write2/wrxchg2
+  unsigned scale = 4; // read2/write2/wrxchg2 offset unit in bytes
   Rmw rmw = Rmw::Add;
   bool is64 = false, ret = false;
 };
@@ -57,64 +79,168 @@ DsOp dsa(Rmw r, bool is64, bool ret) {
   return o;
 }
 
-#define ASMEVO_DS_AT(NAME, RMW)                                                              \
-  case Op::DS_##NAME##_U32: out = dsa(Rmw::RMW, false, false); return true;                  \
-  case Op::DS_##NAME##_RTN_U32: out = dsa(Rmw::RMW, false, true); return true;               \
-  case Op::DS_##NAME##_U64: out = dsa(Rmw::RMW, true, false); return true;                   \
-  case Op::DS_##NAME##_RTN_U64: out = dsa(Rmw::RMW, true, true); return true;
-#define ASMEVO_DS_ATB(NAME, RMW)                                                             \
-  case Op::DS_##NAME##_B32: out = dsa(Rmw::RMW, false, false); return true;                  \
-  case Op::DS_##NAME##_RTN_B32: out = dsa(Rmw::RMW, false, true); return true;               \
-  case Op::DS_##NAME##_B64: out = dsa(Rmw::RMW, true, false); return true;                   \
-  case Op::DS_##NAME##_RTN_B64: out = dsa(Rmw::RMW, true, true); return true;
-#define ASMEVO_DS_ATI(NAME, RMW)                                                             \
-  case Op::DS_##NAME##_I32: out = dsa(Rmw::RMW, false, false); return true;                  \
-  case Op::DS_##NAME##_RTN_I32: out = dsa(Rmw::RMW, false, true); return true;               \
-  case Op::DS_##NAME##_I64: out = dsa(Rmw::RMW, true, false); return true;                   \
-  case Op::DS_##NAME##_RTN_I64: out = dsa(Rmw::RMW, true, true); return true;
+#define ASMEVO_DS_AT(NAME, RMW)                                                                    \
+  case Op::DS_##NAME##_U32:                                                                        \
+    out = dsa(Rmw::RMW, false, false);                                                             \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_RTN_U32:                                                                    \
+    out = dsa(Rmw::RMW, false, true);                                                              \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_U64:                                                                        \
+    out = dsa(Rmw::RMW, true, false);                                                              \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_RTN_U64:                                                                    \
+    out = dsa(Rmw::RMW, true, true);                                                               \
+    return true;
+#define ASMEVO_DS_ATB(NAME, RMW)                                                                   \
+  case Op::DS_##NAME##_B32:                                                                        \
+    out = dsa(Rmw::RMW, false, false);                                                             \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_RTN_B32:                                                                    \
+    out = dsa(Rmw::RMW, false, true);                                                              \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_B64:                                                                        \
+    out = dsa(Rmw::RMW, true, false);                                                              \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_RTN_B64:                                                                    \
+    out = dsa(Rmw::RMW, true, true);                                                               \
+    return true;
+#define ASMEVO_DS_ATI(NAME, RMW)                                                                   \
+  case Op::DS_##NAME##_I32:                                                                        \
+    out = dsa(Rmw::RMW, false, false);                                                             \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_RTN_I32:                                                                    \
+    out = dsa(Rmw::RMW, false, true);                                                              \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_I64:                                                                        \
+    out = dsa(Rmw::RMW, true, false);                                                              \
+    return true;                                                                                   \
+  case Op::DS_##NAME##_RTN_I64:                                                                    \
+    out = dsa(Rmw::RMW, true, true);                                                               \
+    return true;
 
 bool classifyDs(Op op, DsOp &out) {
   switch (op) {
-  case Op::DS_NOP: out = ds(DsKind::Nop); return true;
-  case Op::DS_READ_U8: out = ds(DsKind::Read, DsShape::U8); return true;
-  case Op::DS_READ_I8: out = ds(DsKind::Read, DsShape::I8); return true;
-  case Op::DS_READ_U16: out = ds(DsKind::Read, DsShape::U16); return true;
-  case Op::DS_READ_I16: out = ds(DsKind::Read, DsShape::I16); return true;
-  case Op::DS_READ_B32: out = ds(DsKind::Read, DsShape::B32, 1); return true;
-  case Op::DS_READ_B64: out = ds(DsKind::Read, DsShape::B32, 2); return true;
-  case Op::DS_READ_B96: out = ds(DsKind::Read, DsShape::B32, 3); return true;
-  case Op::DS_READ_B128: out = ds(DsKind::Read, DsShape::B32, 4); return true;
-  case Op::DS_READ_U8_D16: out = ds(DsKind::Read, DsShape::U8D16); return true;
-  case Op::DS_READ_U8_D16_HI: out = ds(DsKind::Read, DsShape::U8D16Hi); return true;
-  case Op::DS_READ_I8_D16: out = ds(DsKind::Read, DsShape::I8D16); return true;
-  case Op::DS_READ_I8_D16_HI: out = ds(DsKind::Read, DsShape::I8D16Hi); return true;
-  case Op::DS_READ_U16_D16: out = ds(DsKind::Read, DsShape::U16D16); return true;
-  case Op::DS_READ_U16_D16_HI: out = ds(DsKind::Read, DsShape::U16D16Hi); return true;
-  case Op::DS_WRITE_B8: out = ds(DsKind::Write, DsShape::B8); return true;
-  case Op::DS_WRITE_B8_D16_HI: out = ds(DsKind::Write, DsShape::B8Hi); return true;
-  case Op::DS_WRITE_B16: out = ds(DsKind::Write, DsShape::B16); return true;
-  case Op::DS_WRITE_B16_D16_HI: out = ds(DsKind::Write, DsShape::B16Hi); return true;
-  case Op::DS_WRITE_B32: out = ds(DsKind::Write, DsShape::B32, 1); return true;
-  case Op::DS_WRITE_B64: out = ds(DsKind::Write, DsShape::B32, 2); return true;
-  case Op::DS_WRITE_B96: out = ds(DsKind::Write, DsShape::B32, 3); return true;
-  case Op::DS_WRITE_B128: out = ds(DsKind::Write, DsShape::B32, 4); return true;
-  case Op::DS_READ2_B32: out = ds2(DsKind::Read2, 1, 4); return true;
-  case Op::DS_READ2_B64: out = ds2(DsKind::Read2, 2, 8); return true;
-  case Op::DS_READ2ST64_B32: out = ds2(DsKind::Read2, 1, 256); return true;
-  case Op::DS_READ2ST64_B64: out = ds2(DsKind::Read2, 2, 512); return true;
-  case Op::DS_WRITE2_B32: out = ds2(DsKind::Write2, 1, 4); return true;
-  case Op::DS_WRITE2_B64: out = ds2(DsKind::Write2, 2, 8); return true;
-  case Op::DS_WRITE2ST64_B32: out = ds2(DsKind::Write2, 1, 256); return true;
-  case Op::DS_WRITE2ST64_B64: out = ds2(DsKind::Write2, 2, 512); return true;
-  case Op::DS_WRXCHG2_RTN_B32: out = ds2(DsKind::Wrxchg2, 1, 4); return true;
-  case Op::DS_WRXCHG2_RTN_B64: out = ds2(DsKind::Wrxchg2, 2, 8); return true;
-  case Op::DS_WRXCHG2ST64_RTN_B32: out = ds2(DsKind::Wrxchg2, 1, 256); return true;
-  case Op::DS_WRXCHG2ST64_RTN_B64: out = ds2(DsKind::Wrxchg2, 2, 512); return true;
-  case Op::DS_PERMUTE_B32: out = ds(DsKind::Permute); return true;
-  case Op::DS_BPERMUTE_B32: out = ds(DsKind::Bpermute); return true;
-  case Op::DS_SWIZZLE_B32: out = ds(DsKind::Swizzle); return true;
-  case Op::DS_READ_ADDTID_B32: out = ds(DsKind::ReadAddTid); return true;
-  case Op::DS_WRITE_ADDTID_B32: out = ds(DsKind::WriteAddTid); return true;
+  case Op::DS_NOP:
+    out = ds(DsKind::Nop);
+    return true;
+  case Op::DS_READ_U8:
+    out = ds(DsKind::Read, DsShape::U8);
+    return true;
+  case Op::DS_READ_I8:
+    out = ds(DsKind::Read, DsShape::I8);
+    return true;
+  case Op::DS_READ_U16:
+    out = ds(DsKind::Read, DsShape::U16);
+    return true;
+  case Op::DS_READ_I16:
+    out = ds(DsKind::Read, DsShape::I16);
+    return true;
+  case Op::DS_READ_B32:
+    out = ds(DsKind::Read, DsShape::B32, 1);
+    return true;
+  case Op::DS_READ_B64:
+    out = ds(DsKind::Read, DsShape::B32, 2);
+    return true;
+  case Op::DS_READ_B96:
+    out = ds(DsKind::Read, DsShape::B32, 3);
+    return true;
+  case Op::DS_READ_B128:
+    out = ds(DsKind::Read, DsShape::B32, 4);
+    return true;
+  case Op::DS_READ_U8_D16:
+    out = ds(DsKind::Read, DsShape::U8D16);
+    return true;
+  case Op::DS_READ_U8_D16_HI:
+    out = ds(DsKind::Read, DsShape::U8D16Hi);
+    return true;
+  case Op::DS_READ_I8_D16:
+    out = ds(DsKind::Read, DsShape::I8D16);
+    return true;
+  case Op::DS_READ_I8_D16_HI:
+    out = ds(DsKind::Read, DsShape::I8D16Hi);
+    return true;
+  case Op::DS_READ_U16_D16:
+    out = ds(DsKind::Read, DsShape::U16D16);
+    return true;
+  case Op::DS_READ_U16_D16_HI:
+    out = ds(DsKind::Read, DsShape::U16D16Hi);
+    return true;
+  case Op::DS_WRITE_B8:
+    out = ds(DsKind::Write, DsShape::B8);
+    return true;
+  case Op::DS_WRITE_B8_D16_HI:
+    out = ds(DsKind::Write, DsShape::B8Hi);
+    return true;
+  case Op::DS_WRITE_B16:
+    out = ds(DsKind::Write, DsShape::B16);
+    return true;
+  case Op::DS_WRITE_B16_D16_HI:
+    out = ds(DsKind::Write, DsShape::B16Hi);
+    return true;
+  case Op::DS_WRITE_B32:
+    out = ds(DsKind::Write, DsShape::B32, 1);
+    return true;
+  case Op::DS_WRITE_B64:
+    out = ds(DsKind::Write, DsShape::B32, 2);
+    return true;
+  case Op::DS_WRITE_B96:
+    out = ds(DsKind::Write, DsShape::B32, 3);
+    return true;
+  case Op::DS_WRITE_B128:
+    out = ds(DsKind::Write, DsShape::B32, 4);
+    return true;
+  case Op::DS_READ2_B32:
+    out = ds2(DsKind::Read2, 1, 4);
+    return true;
+  case Op::DS_READ2_B64:
+    out = ds2(DsKind::Read2, 2, 8);
+    return true;
+  case Op::DS_READ2ST64_B32:
+    out = ds2(DsKind::Read2, 1, 256);
+    return true;
+  case Op::DS_READ2ST64_B64:
+    out = ds2(DsKind::Read2, 2, 512);
+    return true;
+  case Op::DS_WRITE2_B32:
+    out = ds2(DsKind::Write2, 1, 4);
+    return true;
+  case Op::DS_WRITE2_B64:
+    out = ds2(DsKind::Write2, 2, 8);
+    return true;
+  case Op::DS_WRITE2ST64_B32:
+    out = ds2(DsKind::Write2, 1, 256);
+    return true;
+  case Op::DS_WRITE2ST64_B64:
+    out = ds2(DsKind::Write2, 2, 512);
+    return true;
+  case Op::DS_WRXCHG2_RTN_B32:
+    out = ds2(DsKind::Wrxchg2, 1, 4);
+    return true;
+  case Op::DS_WRXCHG2_RTN_B64:
+    out = ds2(DsKind::Wrxchg2, 2, 8);
+    return true;
+  case Op::DS_WRXCHG2ST64_RTN_B32:
+    out = ds2(DsKind::Wrxchg2, 1, 256);
+    return true;
+  case Op::DS_WRXCHG2ST64_RTN_B64:
+    out = ds2(DsKind::Wrxchg2, 2, 512);
+    return true;
+  case Op::DS_PERMUTE_B32:
+    out = ds(DsKind::Permute);
+    return true;
+  case Op::DS_BPERMUTE_B32:
+    out = ds(DsKind::Bpermute);
+    return true;
+  case Op::DS_SWIZZLE_B32:
+    out = ds(DsKind::Swizzle);
+    return true;
+  case Op::DS_READ_ADDTID_B32:
+    out = ds(DsKind::ReadAddTid);
+    return true;
+  case Op::DS_WRITE_ADDTID_B32:
+    out = ds(DsKind::WriteAddTid);
+    return true;
     ASMEVO_DS_AT(ADD, Add)
     ASMEVO_DS_AT(SUB, Sub)
     ASMEVO_DS_AT(RSUB, Rsub)
@@ -129,29 +255,75 @@ bool classifyDs(Op op, DsOp &out) {
     ASMEVO_DS_ATB(XOR, Xor)
     ASMEVO_DS_ATB(MSKOR, MskOr)
     ASMEVO_DS_ATB(CMPST, CmpSwap)
-  case Op::DS_WRXCHG_RTN_B32: out = dsa(Rmw::Swap, false, true); return true;
-  case Op::DS_WRXCHG_RTN_B64: out = dsa(Rmw::Swap, true, true); return true;
-  case Op::DS_CMPST_F32: out = dsa(Rmw::CmpSwapF32, false, false); return true;
-  case Op::DS_CMPST_RTN_F32: out = dsa(Rmw::CmpSwapF32, false, true); return true;
-  case Op::DS_CMPST_F64: out = dsa(Rmw::CmpSwapF64, true, false); return true;
-  case Op::DS_CMPST_RTN_F64: out = dsa(Rmw::CmpSwapF64, true, true); return true;
-  case Op::DS_MIN_F32: out = dsa(Rmw::MinF32, false, false); return true;
-  case Op::DS_MIN_RTN_F32: out = dsa(Rmw::MinF32, false, true); return true;
-  case Op::DS_MAX_F32: out = dsa(Rmw::MaxF32, false, false); return true;
-  case Op::DS_MAX_RTN_F32: out = dsa(Rmw::MaxF32, false, true); return true;
-  case Op::DS_MIN_F64: out = dsa(Rmw::MinF64, true, false); return true;
-  case Op::DS_MIN_RTN_F64: out = dsa(Rmw::MinF64, true, true); return true;
-  case Op::DS_MAX_F64: out = dsa(Rmw::MaxF64, true, false); return true;
-  case Op::DS_MAX_RTN_F64: out = dsa(Rmw::MaxF64, true, true); return true;
-  case Op::DS_ADD_F32: out = dsa(Rmw::AddF32, false, false); return true;
-  case Op::DS_ADD_RTN_F32: out = dsa(Rmw::AddF32, false, true); return true;
-  case Op::DS_ADD_F64: out = dsa(Rmw::AddF64, true, false); return true;
-  case Op::DS_ADD_RTN_F64: out = dsa(Rmw::AddF64, true, true); return true;
-  case Op::DS_PK_ADD_F16: out = dsa(Rmw::PkAddF16, false, false); return true;
-  case Op::DS_PK_ADD_RTN_F16: out = dsa(Rmw::PkAddF16, false, true); return true;
-  case Op::DS_PK_ADD_BF16: out = dsa(Rmw::PkAddBf16, false, false); return true;
-  case Op::DS_PK_ADD_RTN_BF16: out = dsa(Rmw::PkAddBf16, false, true); return true;
-  case Op::DS_WRAP_RTN_B32: out = dsa(Rmw::Wrap, false, true); return true;
+  case Op::DS_WRXCHG_RTN_B32:
+    out = dsa(Rmw::Swap, false, true);
+    return true;
+  case Op::DS_WRXCHG_RTN_B64:
+    out = dsa(Rmw::Swap, true, true);
+    return true;
+  case Op::DS_CMPST_F32:
+    out = dsa(Rmw::CmpSwapF32, false, false);
+    return true;
+  case Op::DS_CMPST_RTN_F32:
+    out = dsa(Rmw::CmpSwapF32, false, true);
+    return true;
+  case Op::DS_CMPST_F64:
+    out = dsa(Rmw::CmpSwapF64, true, false);
+    return true;
+  case Op::DS_CMPST_RTN_F64:
+    out = dsa(Rmw::CmpSwapF64, true, true);
+    return true;
+  case Op::DS_MIN_F32:
+    out = dsa(Rmw::MinF32, false, false);
+    return true;
+  case Op::DS_MIN_RTN_F32:
+    out = dsa(Rmw::MinF32, false, true);
+    return true;
+  case Op::DS_MAX_F32:
+    out = dsa(Rmw::MaxF32, false, false);
+    return true;
+  case Op::DS_MAX_RTN_F32:
+    out = dsa(Rmw::MaxF32, false, true);
+    return true;
+  case Op::DS_MIN_F64:
+    out = dsa(Rmw::MinF64, true, false);
+    return true;
+  case Op::DS_MIN_RTN_F64:
+    out = dsa(Rmw::MinF64, true, true);
+    return true;
+  case Op::DS_MAX_F64:
+    out = dsa(Rmw::MaxF64, true, false);
+    return true;
+  case Op::DS_MAX_RTN_F64:
+    out = dsa(Rmw::MaxF64, true, true);
+    return true;
+  case Op::DS_ADD_F32:
+    out = dsa(Rmw::AddF32, false, false);
+    return true;
+  case Op::DS_ADD_RTN_F32:
+    out = dsa(Rmw::AddF32, false, true);
+    return true;
+  case Op::DS_ADD_F64:
+    out = dsa(Rmw::AddF64, true, false);
+    return true;
+  case Op::DS_ADD_RTN_F64:
+    out = dsa(Rmw::AddF64, true, true);
+    return true;
+  case Op::DS_PK_ADD_F16:
+    out = dsa(Rmw::PkAddF16, false, false);
+    return true;
+  case Op::DS_PK_ADD_RTN_F16:
+    out = dsa(Rmw::PkAddF16, false, true);
+    return true;
+  case Op::DS_PK_ADD_BF16:
+    out = dsa(Rmw::PkAddBf16, false, false);
+    return true;
+  case Op::DS_PK_ADD_RTN_BF16:
+    out = dsa(Rmw::PkAddBf16, false, true);
+    return true;
+  case Op::DS_WRAP_RTN_B32:
+    out = dsa(Rmw::Wrap, false, true);
+    return true;
   default:
     return false;
   }
@@ -162,11 +334,21 @@ bool classifyDs(Op op, DsOp &out) {
 
 unsigned dsShapeBytes(DsShape s, unsigned n) {
   switch (s) {
-  case DsShape::U8: case DsShape::I8: case DsShape::U8D16: case DsShape::I8D16:
-  case DsShape::U8D16Hi: case DsShape::I8D16Hi: case DsShape::B8: case DsShape::B8Hi:
+  case DsShape::U8:
+  case DsShape::I8:
+  case DsShape::U8D16:
+  case DsShape::I8D16:
+  case DsShape::U8D16Hi:
+  case DsShape::I8D16Hi:
+  case DsShape::B8:
+  case DsShape::B8Hi:
     return 1;
-  case DsShape::U16: case DsShape::I16: case DsShape::U16D16: case DsShape::U16D16Hi:
-  case DsShape::B16: case DsShape::B16Hi:
+  case DsShape::U16:
+  case DsShape::I16:
+  case DsShape::U16D16:
+  case DsShape::U16D16Hi:
+  case DsShape::B16:
+  case DsShape::B16Hi:
     return 2;
   case DsShape::B32:
     return 4 * n;
@@ -212,8 +394,8 @@ bool execLds(ExecCtx &c, const Inst &in) {
   const char *what = opNameLower(in.op);
   // Operands each kind needs (a decoder gap is reported, not dereferenced).
   // ds_swizzle_b32 takes its source in the ADDR field (there is no address).
-  const bool needAddr = m.kind != DsKind::Nop && m.kind != DsKind::ReadAddTid &&
-                        m.kind != DsKind::WriteAddTid;
+  const bool needAddr =
+      m.kind != DsKind::Nop && m.kind != DsKind::ReadAddTid && m.kind != DsKind::WriteAddTid;
   const bool needData = m.kind != DsKind::Nop && m.kind != DsKind::Read &&
                         m.kind != DsKind::Read2 && m.kind != DsKind::ReadAddTid &&
                         m.kind != DsKind::Swizzle;
@@ -259,14 +441,12 @@ bool execLds(ExecCtx &c, const Inst &in) {
     const uint64_t base = uint64_t(offset16) + (w.s[kM0] & 0xffffu);
     if (m.kind == DsKind::ReadAddTid) {
       uint32_t *d = w.vrowOf(in.dst);
-      forEachLane(exec, [&](unsigned i) {
-        d[i] = load32(ldsAccess(c, base + 4ull * i, 4, int(i), what));
-      });
+      forEachLane(
+          exec, [&](unsigned i) { d[i] = load32(ldsAccess(c, base + 4ull * i, 4, int(i), what)); });
     } else {
       const uint32_t *s = w.vrowOf(in.data0);
-      forEachLane(exec, [&](unsigned i) {
-        store32(ldsAccess(c, base + 4ull * i, 4, int(i), what), s[i]);
-      });
+      forEachLane(
+          exec, [&](unsigned i) { store32(ldsAccess(c, base + 4ull * i, 4, int(i), what), s[i]); });
     }
     return true;
   }
@@ -286,23 +466,42 @@ bool execLds(ExecCtx &c, const Inst &in) {
       uint32_t &d = w.vrow(r)[i];
       uint16_t h = bytes >= 2 ? uint16_t(p[0] | (unsigned(p[1]) << 8)) : 0;
       switch (m.shape) {
-      case DsShape::U8: d = p[0]; break;
-      case DsShape::I8: d = uint32_t(int32_t(int8_t(p[0]))); break;
-      case DsShape::U16: d = h; break;
-      case DsShape::I16: d = uint32_t(int32_t(int16_t(h))); break;
+      case DsShape::U8:
+        d = p[0];
+        break;
+      case DsShape::I8:
+        d = uint32_t(int32_t(int8_t(p[0])));
+        break;
+      case DsShape::U16:
+        d = h;
+        break;
+      case DsShape::I16:
+        d = uint32_t(int32_t(int16_t(h)));
+        break;
       case DsShape::B32:
         for (unsigned k = 0; k < m.n; ++k)
           w.vrow(r + k)[i] = load32(p + 4 * k);
         break;
-      case DsShape::U8D16: d = (d & 0xffff0000u) | p[0]; break;
-      case DsShape::I8D16: d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(p[0]))); break;
-      case DsShape::U8D16Hi: d = (d & 0xffffu) | (uint32_t(p[0]) << 16); break;
+      case DsShape::U8D16:
+        d = (d & 0xffff0000u) | p[0];
+        break;
+      case DsShape::I8D16:
+        d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(p[0])));
+        break;
+      case DsShape::U8D16Hi:
+        d = (d & 0xffffu) | (uint32_t(p[0]) << 16);
+        break;
       case DsShape::I8D16Hi:
         d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(p[0])))) << 16);
         break;
-      case DsShape::U16D16: d = (d & 0xffff0000u) | h; break;
-      case DsShape::U16D16Hi: d = (d & 0xffffu) | (uint32_t(h) << 16); break;
-      default: break;
+      case DsShape::U16D16:
+        d = (d & 0xffff0000u) | h;
+        break;
+      case DsShape::U16D16Hi:
+        d = (d & 0xffffu) | (uint32_t(h) << 16);
+        break;
+      default:
+        break;
       }
     });
     return true;
@@ -314,15 +513,26 @@ bool execLds(ExecCtx &c, const Inst &in) {
       uint8_t *p = ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
       uint32_t v = w.vrow(r)[i];
       switch (m.shape) {
-      case DsShape::B8: p[0] = uint8_t(v); break;
-      case DsShape::B8Hi: p[0] = uint8_t(v >> 16); break;
-      case DsShape::B16: p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); break;
-      case DsShape::B16Hi: p[0] = uint8_t(v >> 16); p[1] = uint8_t(v >> 24); break;
+      case DsShape::B8:
+        p[0] = uint8_t(v);
+        break;
+      case DsShape::B8Hi:
+        p[0] = uint8_t(v >> 16);
+        break;
+      case DsShape::B16:
+        p[0] = uint8_t(v);
+        p[1] = uint8_t(v >> 8);
+        break;
+      case DsShape::B16Hi:
+        p[0] = uint8_t(v >> 16);
+        p[1] = uint8_t(v >> 24);
+        break;
       case DsShape::B32:
         for (unsigned k = 0; k < m.n; ++k)
           store32(p + 4 * k, w.vrow(r + k)[i]);
         break;
-      default: break;
+      default:
+        break;
       }
     });
     return true;

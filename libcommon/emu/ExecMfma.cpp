@@ -64,55 +64,100 @@ struct Shape {
 
 bool shapeOf(Op op, Shape &s) {
   auto set = [&](unsigned m, unsigned k, unsigned blocks, EType t, bool g950 = false) {
-    s.m = uint8_t(m); s.k = uint8_t(k); s.blocks = uint8_t(blocks); s.a = s.b = t;
+    s.m = uint8_t(m);
+    s.k = uint8_t(k);
+    s.blocks = uint8_t(blocks);
+    s.a = s.b = t;
     s.gfx950Shape = g950;
     return true;
   };
   switch (op) {
   // f32
-  case Op::V_MFMA_F32_32X32X1_2B_F32: return set(32, 1, 2, EType::F32);
-  case Op::V_MFMA_F32_16X16X1_4B_F32: return set(16, 1, 4, EType::F32);
-  case Op::V_MFMA_F32_4X4X1_16B_F32:  return set(4, 1, 16, EType::F32);
-  case Op::V_MFMA_F32_32X32X2_F32:    set(32, 2, 1, EType::F32); s.blgpOnGfx94 = true; return true;
-  case Op::V_MFMA_F32_16X16X4_F32:    set(16, 4, 1, EType::F32); s.blgpOnGfx94 = true; return true;
-  case Op::V_MFMA_F32_32X32X4_XF32:   return set(32, 4, 1, EType::F32);
-  case Op::V_MFMA_F32_16X16X8_XF32:   return set(16, 8, 1, EType::F32);
+  case Op::V_MFMA_F32_32X32X1_2B_F32:
+    return set(32, 1, 2, EType::F32);
+  case Op::V_MFMA_F32_16X16X1_4B_F32:
+    return set(16, 1, 4, EType::F32);
+  case Op::V_MFMA_F32_4X4X1_16B_F32:
+    return set(4, 1, 16, EType::F32);
+  case Op::V_MFMA_F32_32X32X2_F32:
+    set(32, 2, 1, EType::F32);
+    s.blgpOnGfx94 = true;
+    return true;
+  case Op::V_MFMA_F32_16X16X4_F32:
+    set(16, 4, 1, EType::F32);
+    s.blgpOnGfx94 = true;
+    return true;
+  case Op::V_MFMA_F32_32X32X4_XF32:
+    return set(32, 4, 1, EType::F32);
+  case Op::V_MFMA_F32_16X16X8_XF32:
+    return set(16, 8, 1, EType::F32);
   // f16
-  case Op::V_MFMA_F32_32X32X4_2B_F16: return set(32, 4, 2, EType::F16);
-  case Op::V_MFMA_F32_16X16X4_4B_F16: return set(16, 4, 4, EType::F16);
-  case Op::V_MFMA_F32_4X4X4_16B_F16:  return set(4, 4, 16, EType::F16);
-  case Op::V_MFMA_F32_32X32X8_F16:    return set(32, 8, 1, EType::F16);
-  case Op::V_MFMA_F32_16X16X16_F16:   return set(16, 16, 1, EType::F16);
-  case Op::V_MFMA_F32_32X32X16_F16:   return set(32, 16, 1, EType::F16, true);
-  case Op::V_MFMA_F32_16X16X32_F16:   return set(16, 32, 1, EType::F16, true);
+  case Op::V_MFMA_F32_32X32X4_2B_F16:
+    return set(32, 4, 2, EType::F16);
+  case Op::V_MFMA_F32_16X16X4_4B_F16:
+    return set(16, 4, 4, EType::F16);
+  case Op::V_MFMA_F32_4X4X4_16B_F16:
+    return set(4, 4, 16, EType::F16);
+  case Op::V_MFMA_F32_32X32X8_F16:
+    return set(32, 8, 1, EType::F16);
+  case Op::V_MFMA_F32_16X16X16_F16:
+    return set(16, 16, 1, EType::F16);
+  case Op::V_MFMA_F32_32X32X16_F16:
+    return set(32, 16, 1, EType::F16, true);
+  case Op::V_MFMA_F32_16X16X32_F16:
+    return set(16, 32, 1, EType::F16, true);
   // bf16 (gfx90a *_1k and gfx940+ names)
-  case Op::V_MFMA_F32_32X32X4_2B_BF16: return set(32, 4, 2, EType::BF16);
-  case Op::V_MFMA_F32_16X16X4_4B_BF16: return set(16, 4, 4, EType::BF16);
-  case Op::V_MFMA_F32_4X4X4_16B_BF16:  return set(4, 4, 16, EType::BF16);
-  case Op::V_MFMA_F32_32X32X8_BF16:    return set(32, 8, 1, EType::BF16);
-  case Op::V_MFMA_F32_16X16X16_BF16:   return set(16, 16, 1, EType::BF16);
-  case Op::V_MFMA_F32_32X32X16_BF16:   return set(32, 16, 1, EType::BF16, true);
-  case Op::V_MFMA_F32_16X16X32_BF16:   return set(16, 32, 1, EType::BF16, true);
+  case Op::V_MFMA_F32_32X32X4_2B_BF16:
+    return set(32, 4, 2, EType::BF16);
+  case Op::V_MFMA_F32_16X16X4_4B_BF16:
+    return set(16, 4, 4, EType::BF16);
+  case Op::V_MFMA_F32_4X4X4_16B_BF16:
+    return set(4, 4, 16, EType::BF16);
+  case Op::V_MFMA_F32_32X32X8_BF16:
+    return set(32, 8, 1, EType::BF16);
+  case Op::V_MFMA_F32_16X16X16_BF16:
+    return set(16, 16, 1, EType::BF16);
+  case Op::V_MFMA_F32_32X32X16_BF16:
+    return set(32, 16, 1, EType::BF16, true);
+  case Op::V_MFMA_F32_16X16X32_BF16:
+    return set(16, 32, 1, EType::BF16, true);
   // gfx90a's original bf16 shapes (two bf16 per lane)
-  case Op::V_MFMA_F32_32X32X2BF16: return set(32, 2, 2, EType::BF16);
-  case Op::V_MFMA_F32_16X16X2BF16: return set(16, 2, 4, EType::BF16);
-  case Op::V_MFMA_F32_4X4X2BF16:   return set(4, 2, 16, EType::BF16);
-  case Op::V_MFMA_F32_32X32X4BF16: return set(32, 4, 1, EType::BF16);
-  case Op::V_MFMA_F32_16X16X8BF16: return set(16, 8, 1, EType::BF16);
+  case Op::V_MFMA_F32_32X32X2BF16:
+    return set(32, 2, 2, EType::BF16);
+  case Op::V_MFMA_F32_16X16X2BF16:
+    return set(16, 2, 4, EType::BF16);
+  case Op::V_MFMA_F32_4X4X2BF16:
+    return set(4, 2, 16, EType::BF16);
+  case Op::V_MFMA_F32_32X32X4BF16:
+    return set(32, 4, 1, EType::BF16);
+  case Op::V_MFMA_F32_16X16X8BF16:
+    return set(16, 8, 1, EType::BF16);
   // i8
-  case Op::V_MFMA_I32_32X32X4_2B_I8: return set(32, 4, 2, EType::I8);
-  case Op::V_MFMA_I32_16X16X4_4B_I8: return set(16, 4, 4, EType::I8);
-  case Op::V_MFMA_I32_4X4X4_16B_I8:  return set(4, 4, 16, EType::I8);
-  case Op::V_MFMA_I32_32X32X8I8:     return set(32, 8, 1, EType::I8);
-  case Op::V_MFMA_I32_16X16X16I8:    return set(16, 16, 1, EType::I8);
-  case Op::V_MFMA_I32_32X32X16_I8:   return set(32, 16, 1, EType::I8);
-  case Op::V_MFMA_I32_16X16X32_I8:   return set(16, 32, 1, EType::I8);
-  case Op::V_MFMA_I32_32X32X32_I8:   return set(32, 32, 1, EType::I8, true);
-  case Op::V_MFMA_I32_16X16X64_I8:   return set(16, 64, 1, EType::I8, true);
+  case Op::V_MFMA_I32_32X32X4_2B_I8:
+    return set(32, 4, 2, EType::I8);
+  case Op::V_MFMA_I32_16X16X4_4B_I8:
+    return set(16, 4, 4, EType::I8);
+  case Op::V_MFMA_I32_4X4X4_16B_I8:
+    return set(4, 4, 16, EType::I8);
+  case Op::V_MFMA_I32_32X32X8I8:
+    return set(32, 8, 1, EType::I8);
+  case Op::V_MFMA_I32_16X16X16I8:
+    return set(16, 16, 1, EType::I8);
+  case Op::V_MFMA_I32_32X32X16_I8:
+    return set(32, 16, 1, EType::I8);
+  case Op::V_MFMA_I32_16X16X32_I8:
+    return set(16, 32, 1, EType::I8);
+  case Op::V_MFMA_I32_32X32X32_I8:
+    return set(32, 32, 1, EType::I8, true);
+  case Op::V_MFMA_I32_16X16X64_I8:
+    return set(16, 64, 1, EType::I8, true);
   // f64
-  case Op::V_MFMA_F64_16X16X4_F64:   return set(16, 4, 1, EType::F64);
-  case Op::V_MFMA_F64_4X4X4_4B_F64:  return set(4, 4, 4, EType::F64);
-  default: break;
+  case Op::V_MFMA_F64_16X16X4_F64:
+    return set(16, 4, 1, EType::F64);
+  case Op::V_MFMA_F64_4X4X4_4B_F64:
+    return set(4, 4, 4, EType::F64);
+  default:
+    break;
   }
   // fp8 / bf8 (gfx940+): A type first, B type second in the mnemonic.
   auto f8 = [&](unsigned m, unsigned k, EType a, EType b) {
@@ -121,24 +166,38 @@ bool shapeOf(Op op, Shape &s) {
     return true;
   };
   switch (op) {
-  case Op::V_MFMA_F32_16X16X32_FP8_FP8: return f8(16, 32, EType::Fp8, EType::Fp8);
-  case Op::V_MFMA_F32_16X16X32_FP8_BF8: return f8(16, 32, EType::Fp8, EType::Bf8);
-  case Op::V_MFMA_F32_16X16X32_BF8_FP8: return f8(16, 32, EType::Bf8, EType::Fp8);
-  case Op::V_MFMA_F32_16X16X32_BF8_BF8: return f8(16, 32, EType::Bf8, EType::Bf8);
-  case Op::V_MFMA_F32_32X32X16_FP8_FP8: return f8(32, 16, EType::Fp8, EType::Fp8);
-  case Op::V_MFMA_F32_32X32X16_FP8_BF8: return f8(32, 16, EType::Fp8, EType::Bf8);
-  case Op::V_MFMA_F32_32X32X16_BF8_FP8: return f8(32, 16, EType::Bf8, EType::Fp8);
-  case Op::V_MFMA_F32_32X32X16_BF8_BF8: return f8(32, 16, EType::Bf8, EType::Bf8);
-  default: return false;
+  case Op::V_MFMA_F32_16X16X32_FP8_FP8:
+    return f8(16, 32, EType::Fp8, EType::Fp8);
+  case Op::V_MFMA_F32_16X16X32_FP8_BF8:
+    return f8(16, 32, EType::Fp8, EType::Bf8);
+  case Op::V_MFMA_F32_16X16X32_BF8_FP8:
+    return f8(16, 32, EType::Bf8, EType::Fp8);
+  case Op::V_MFMA_F32_16X16X32_BF8_BF8:
+    return f8(16, 32, EType::Bf8, EType::Bf8);
+  case Op::V_MFMA_F32_32X32X16_FP8_FP8:
+    return f8(32, 16, EType::Fp8, EType::Fp8);
+  case Op::V_MFMA_F32_32X32X16_FP8_BF8:
+    return f8(32, 16, EType::Fp8, EType::Bf8);
+  case Op::V_MFMA_F32_32X32X16_BF8_FP8:
+    return f8(32, 16, EType::Bf8, EType::Fp8);
+  case Op::V_MFMA_F32_32X32X16_BF8_BF8:
+    return f8(32, 16, EType::Bf8, EType::Bf8);
+  default:
+    return false;
   }
 }
 
 unsigned bitsOf(EType t) {
   switch (t) {
-  case EType::F32: return 32;
-  case EType::F16: case EType::BF16: return 16;
-  case EType::F64: return 64;
-  default: return 8;
+  case EType::F32:
+    return 32;
+  case EType::F16:
+  case EType::BF16:
+    return 16;
+  case EType::F64:
+    return 64;
+  default:
+    return 8;
   }
 }
 
@@ -149,9 +208,11 @@ float fp8E4M3ToF32(uint8_t v, bool ocp) {
   if (!ocp && v == 0x80)
     return std::numeric_limits<float>::quiet_NaN();
   if (ocp && e == 15 && m == 7)
-    return sign ? -std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::quiet_NaN();
+    return sign ? -std::numeric_limits<float>::quiet_NaN()
+                : std::numeric_limits<float>::quiet_NaN();
   int bias = ocp ? 7 : 8;
-  float mag = e == 0 ? std::ldexp(float(m), 1 - bias - 3) : std::ldexp(float(8 + m), int(e) - bias - 3);
+  float mag =
+      e == 0 ? std::ldexp(float(m), 1 - bias - 3) : std::ldexp(float(8 + m), int(e) - bias - 3);
   return sign ? -mag : mag;
 }
 
@@ -161,11 +222,13 @@ float fp8E5M2ToF32(uint8_t v, bool ocp) {
   if (!ocp && v == 0x80)
     return std::numeric_limits<float>::quiet_NaN();
   if (ocp && e == 31) {
-    float r = m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+    float r =
+        m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
     return sign ? -r : r;
   }
   int bias = ocp ? 15 : 16;
-  float mag = e == 0 ? std::ldexp(float(m), 1 - bias - 2) : std::ldexp(float(4 + m), int(e) - bias - 2);
+  float mag =
+      e == 0 ? std::ldexp(float(m), 1 - bias - 2) : std::ldexp(float(4 + m), int(e) - bias - 2);
   return sign ? -mag : mag;
 }
 
@@ -176,14 +239,22 @@ inline double f64Result(double x) { return x; }
 // Lane of B's element for lane L under a BLGP pattern.
 inline unsigned blgpLane(unsigned blgp, unsigned L) {
   switch (blgp) {
-  case 1: return L % 32;
-  case 2: return 32 + L % 32;
-  case 3: return (L + 16) % 64;
-  case 4: return L % 16;
-  case 5: return 16 + L % 16;
-  case 6: return 32 + L % 16;
-  case 7: return 48 + L % 16;
-  default: return L;
+  case 1:
+    return L % 32;
+  case 2:
+    return 32 + L % 32;
+  case 3:
+    return (L + 16) % 64;
+  case 4:
+    return L % 16;
+  case 5:
+    return 16 + L % 16;
+  case 6:
+    return 32 + L % 16;
+  case 7:
+    return 48 + L % 16;
+  default:
+    return L;
   }
 }
 
@@ -208,25 +279,47 @@ struct Layout {
   bool f64x4;   // v_mfma_f64_4x4x4_4b_f64
   // Lane and element index of A[i][k] (or B[k][j] with i := j) of block b.
   void pos(unsigned b, unsigned i, unsigned k, unsigned &lane, unsigned &item) const {
-    if (f64x4) { lane = 4 * b + 16 * k + i; item = 0; }
-    else if (s.blocks > 1) { lane = s.m * b + i; item = k; }
-    else { lane = s.m * (k / kpl) + i; item = k % kpl; }
+    if (f64x4) {
+      lane = 4 * b + 16 * k + i;
+      item = 0;
+    } else if (s.blocks > 1) {
+      lane = s.m * b + i;
+      item = k;
+    } else {
+      lane = s.m * (k / kpl) + i;
+      item = k % kpl;
+    }
   }
   // Register (offset) and lane of C/D[i][j] of block b; f64: offset of the register pair.
   void dpos(unsigned b, unsigned i, unsigned j, unsigned &reg, unsigned &lane) const {
     if (s.a == EType::F64) {
-      if (s.m == 16) { reg = 2 * (i / 4); lane = 16 * (i % 4) + j; }
-      else { reg = 0; lane = 16 * (i % 4) + 4 * b + j; }
+      if (s.m == 16) {
+        reg = 2 * (i / 4);
+        lane = 16 * (i % 4) + j;
+      } else {
+        reg = 0;
+        lane = 16 * (i % 4) + 4 * b + j;
+      }
       return;
     }
     switch (s.m) {
-    case 32: reg = 16 * b + 4 * (i / 8) + i % 4; lane = 32 * ((i / 4) % 2) + j; break;
-    case 16: reg = 4 * b + i % 4; lane = 16 * (i / 4) + j; break;
-    default: reg = i; lane = 4 * b + j; break;
+    case 32:
+      reg = 16 * b + 4 * (i / 8) + i % 4;
+      lane = 32 * ((i / 4) % 2) + j;
+      break;
+    case 16:
+      reg = 4 * b + i % 4;
+      lane = 16 * (i / 4) + j;
+      break;
+    default:
+      reg = i;
+      lane = 4 * b + j;
+      break;
     }
   }
   unsigned dRegs() const {
-    if (s.a == EType::F64) return s.m == 16 ? 8 : 2;
+    if (s.a == EType::F64)
+      return s.m == 16 ? 8 : 2;
     return s.m == 32 ? 16u * s.blocks : s.m == 16 ? 4u * s.blocks : 4u;
   }
 };
@@ -244,12 +337,18 @@ inline uint64_t rawElem(const WaveState &w, unsigned base, unsigned lane, unsign
 
 float toF32(EType t, uint32_t raw, bool ocp) {
   switch (t) {
-  case EType::F32: return bitsToF32(raw);
-  case EType::F16: return f16ToF32(uint16_t(raw));
-  case EType::BF16: return bf16ToF32(uint16_t(raw));
-  case EType::Fp8: return fp8E4M3ToF32(uint8_t(raw), ocp);
-  case EType::Bf8: return fp8E5M2ToF32(uint8_t(raw), ocp);
-  default: return 0.0f;
+  case EType::F32:
+    return bitsToF32(raw);
+  case EType::F16:
+    return f16ToF32(uint16_t(raw));
+  case EType::BF16:
+    return bf16ToF32(uint16_t(raw));
+  case EType::Fp8:
+    return fp8E4M3ToF32(uint8_t(raw), ocp);
+  case EType::Bf8:
+    return fp8E5M2ToF32(uint8_t(raw), ocp);
+  default:
+    return 0.0f;
   }
 }
 
@@ -277,7 +376,9 @@ bool execMfma(ExecCtx &c, const Inst &in) {
     if (blgp) {
       if (!gfx94)
         return false;
-      negA = blgp & 1; negB = blgp & 2; negC = blgp & 4;
+      negA = blgp & 1;
+      negB = blgp & 2;
+      negC = blgp & 4;
       blgp = 0;
     }
   } else if (NB > 1) {
@@ -366,8 +467,7 @@ bool execMfma(ExecCtx &c, const Inst &in) {
         }
       }
   }
-  uint32_t cConst =
-      cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
+  uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i)
       for (unsigned j = 0; j < M; ++j) {

@@ -1,6 +1,6 @@
 // VOP3P executor (non-MFMA): packed 16-bit math, packed f32 math (gfx90a+), mixed-precision
-// FMA (v_fma_mix* / v_mad_mix*), dot products, and the AccVGPR moves (v_accvgpr_mov_b32 is VOP1-encoded:
-// whoever executes VOP1 may forward it here). MFMA/SMFMAC ops are execMfma's.
+// FMA (v_fma_mix* / v_mad_mix*), dot products, and the AccVGPR moves (v_accvgpr_mov_b32 is
+// VOP1-encoded: whoever executes VOP1 may forward it here). MFMA/SMFMAC ops are execMfma's.
 //
 // Operand semantics (CDNA3/CDNA4 ISA, VOP3P):
 //  - 16-bit packed sources: the low result half reads half op_sel[i] of source i (0 = [15:0],
@@ -35,8 +35,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace asmevo::emu {
@@ -58,9 +58,7 @@ struct PkMode {
         ftz16In(!(mode & fpmode::kDenormDpIn)), ftz16Out(!(mode & fpmode::kDenormDpOut)),
         round16(fpmode::roundDp(mode)) {}
   uint16_t in16(uint16_t h) const { return ftz16In ? uint16_t(fpmode::flush16(h)) : h; }
-  float in32(float f) const {
-    return ftz32In ? bitsToF32(fpmode::flush32(f32ToBits(f))) : f;
-  }
+  float in32(float f) const { return ftz32In ? bitsToF32(fpmode::flush32(f32ToBits(f))) : f; }
   uint16_t out16(double x) const {
     uint16_t h = f64ToF16Rm(x, round16);
     return ftz16Out ? uint16_t(fpmode::flush16(h)) : h;
@@ -93,13 +91,17 @@ uint16_t f16MinMax(uint16_t a, uint16_t b, bool isMax, uint32_t mode) {
   bool an = f16IsNan(a), bn = f16IsNan(b);
   if ((mode & kModeIeee) && (f16IsSnan(a) || f16IsSnan(b)))
     return f16Quiet(f16IsSnan(a) ? a : b);
-  if (an && bn) return f16Quiet(a);
-  if (an) return b;
-  if (bn) return a;
+  if (an && bn)
+    return f16Quiet(a);
+  if (an)
+    return b;
+  if (bn)
+    return a;
   float fa = f16ToF32(a), fb = f16ToF32(b);
   if (fa == fb) { // equal values, possibly +0 / -0
     bool aNeg = a & 0x8000;
-    if (isMax) return aNeg ? b : a;
+    if (isMax)
+      return aNeg ? b : a;
     return aNeg ? a : b;
   }
   return (isMax ? fa > fb : fa < fb) ? a : b;
@@ -107,8 +109,10 @@ uint16_t f16MinMax(uint16_t a, uint16_t b, bool isMax, uint32_t mode) {
 
 // IEEE-754-2019 maximum/minimum: NaN-propagating, -0 < +0.
 uint16_t f16MaximumMinimum(uint16_t a, uint16_t b, bool isMax) {
-  if (f16IsNan(a)) return f16Quiet(a);
-  if (f16IsNan(b)) return f16Quiet(b);
+  if (f16IsNan(a))
+    return f16Quiet(a);
+  if (f16IsNan(b))
+    return f16Quiet(b);
   return f16MinMax(a, b, isMax, 0);
 }
 
@@ -155,27 +159,52 @@ enum class Kind { F16x2, I16x2, F32x2, PkMov, Mix, Dot, AccRead, AccWrite, AccMo
 
 Kind kindOf(Op op) {
   switch (op) {
-  case Op::V_PK_ADD_F16: case Op::V_PK_MUL_F16: case Op::V_PK_FMA_F16:
-  case Op::V_PK_MAX_F16: case Op::V_PK_MIN_F16:
-  case Op::V_PK_MAXIMUM3_F16: case Op::V_PK_MINIMUM3_F16:
+  case Op::V_PK_ADD_F16:
+  case Op::V_PK_MUL_F16:
+  case Op::V_PK_FMA_F16:
+  case Op::V_PK_MAX_F16:
+  case Op::V_PK_MIN_F16:
+  case Op::V_PK_MAXIMUM3_F16:
+  case Op::V_PK_MINIMUM3_F16:
     return Kind::F16x2;
-  case Op::V_PK_ADD_U16: case Op::V_PK_ADD_I16: case Op::V_PK_SUB_U16: case Op::V_PK_SUB_I16:
-  case Op::V_PK_MUL_LO_U16: case Op::V_PK_LSHLREV_B16: case Op::V_PK_LSHRREV_B16:
-  case Op::V_PK_ASHRREV_I16: case Op::V_PK_MAX_I16: case Op::V_PK_MAX_U16:
-  case Op::V_PK_MIN_I16: case Op::V_PK_MIN_U16: case Op::V_PK_MAD_I16: case Op::V_PK_MAD_U16:
+  case Op::V_PK_ADD_U16:
+  case Op::V_PK_ADD_I16:
+  case Op::V_PK_SUB_U16:
+  case Op::V_PK_SUB_I16:
+  case Op::V_PK_MUL_LO_U16:
+  case Op::V_PK_LSHLREV_B16:
+  case Op::V_PK_LSHRREV_B16:
+  case Op::V_PK_ASHRREV_I16:
+  case Op::V_PK_MAX_I16:
+  case Op::V_PK_MAX_U16:
+  case Op::V_PK_MIN_I16:
+  case Op::V_PK_MIN_U16:
+  case Op::V_PK_MAD_I16:
+  case Op::V_PK_MAD_U16:
     return Kind::I16x2;
-  case Op::V_PK_FMA_F32: case Op::V_PK_MUL_F32: case Op::V_PK_ADD_F32:
+  case Op::V_PK_FMA_F32:
+  case Op::V_PK_MUL_F32:
+  case Op::V_PK_ADD_F32:
     return Kind::F32x2;
   case Op::V_PK_MOV_B32:
     return Kind::PkMov;
-  case Op::V_MAD_MIX_F32: case Op::V_MAD_MIXLO_F16: case Op::V_MAD_MIXHI_F16:
+  case Op::V_MAD_MIX_F32:
+  case Op::V_MAD_MIXLO_F16:
+  case Op::V_MAD_MIXHI_F16:
     return Kind::Mix;
-  case Op::V_DOT2_F32_F16: case Op::V_DOT2_F32_BF16: case Op::V_DOT2_I32_I16:
-  case Op::V_DOT2_U32_U16: case Op::V_DOT4_I32_I8: case Op::V_DOT4_U32_U8:
-  case Op::V_DOT8_I32_I4: case Op::V_DOT8_U32_U4:
+  case Op::V_DOT2_F32_F16:
+  case Op::V_DOT2_F32_BF16:
+  case Op::V_DOT2_I32_I16:
+  case Op::V_DOT2_U32_U16:
+  case Op::V_DOT4_I32_I8:
+  case Op::V_DOT4_U32_U8:
+  case Op::V_DOT8_I32_I4:
+  case Op::V_DOT8_U32_U4:
     return Kind::Dot;
-  case Op::V_ACCVGPR_READ: return Kind::AccRead;
-  case Op::V_ACCVGPR_WRITE: return Kind::AccWrite;
+  case Op::V_ACCVGPR_READ:
+    return Kind::AccRead;
+  case Op::V_ACCVGPR_WRITE:
+    return Kind::AccWrite;
   default:
     // v_accvgpr_mov_b32 (VOP1; the op table may list it with or without _E32/_E64).
     if (std::strncmp(opName(op), "V_ACCVGPR_MOV_B32", 17) == 0)
@@ -185,7 +214,8 @@ Kind kindOf(Op op) {
 }
 
 uint32_t *dstRow(WaveState &w, const Inst &in, unsigned regs = 1) {
-  if (in.dst < kVgprBase || in.dst >= kAgprBase + 256 || vectorIndex(in.dst) + regs > kNumVectorRegs)
+  if (in.dst < kVgprBase || in.dst >= kAgprBase + 256 ||
+      vectorIndex(in.dst) + regs > kNumVectorRegs)
     throw EmuError(EmuErrorKind::IllegalInst,
                    std::string(opName(in.op)) + ": destination is not a vector register");
   return w.vrowOf(in.dst);
@@ -197,7 +227,9 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
   const PkMode pm(w.mode);
   fpmode::HostRounding guard(Moded ? fpmode::roundDp(w.mode) : fpmode::kNearestEven);
   const unsigned ns = (in.op == Op::V_PK_FMA_F16 || in.op == Op::V_PK_MAXIMUM3_F16 ||
-                       in.op == Op::V_PK_MINIMUM3_F16) ? 3 : 2;
+                       in.op == Op::V_PK_MINIMUM3_F16)
+                          ? 3
+                          : 2;
   uint32_t tmp[3][kWaveSize];
   const uint32_t *s[3] = {nullptr, nullptr, nullptr};
   for (unsigned i = 0; i < ns; ++i)
@@ -217,15 +249,27 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
     uint16_t r;
     auto res = [&](double v) { return Moded ? pm.out16(v) : f16Result(v); };
     switch (in.op) {
-    case Op::V_PK_ADD_F16: r = res(a + b); break;  // exact in double
-    case Op::V_PK_MUL_F16: r = res(a * b); break;  // exact in double
-    case Op::V_PK_FMA_F16: r = res(fmaSum(a, b, cc, Moded ? pm.round16 : 0)); break;
-    case Op::V_PK_MAX_F16: r = f16MinMax(x[0], x[1], true, mode); break;
-    case Op::V_PK_MIN_F16: r = f16MinMax(x[0], x[1], false, mode); break;
+    case Op::V_PK_ADD_F16:
+      r = res(a + b);
+      break; // exact in double
+    case Op::V_PK_MUL_F16:
+      r = res(a * b);
+      break; // exact in double
+    case Op::V_PK_FMA_F16:
+      r = res(fmaSum(a, b, cc, Moded ? pm.round16 : 0));
+      break;
+    case Op::V_PK_MAX_F16:
+      r = f16MinMax(x[0], x[1], true, mode);
+      break;
+    case Op::V_PK_MIN_F16:
+      r = f16MinMax(x[0], x[1], false, mode);
+      break;
     case Op::V_PK_MAXIMUM3_F16:
-      r = f16MaximumMinimum(f16MaximumMinimum(x[0], x[1], true), x[2], true); break;
+      r = f16MaximumMinimum(f16MaximumMinimum(x[0], x[1], true), x[2], true);
+      break;
     default: // V_PK_MINIMUM3_F16
-      r = f16MaximumMinimum(f16MaximumMinimum(x[0], x[1], false), x[2], false); break;
+      r = f16MaximumMinimum(f16MaximumMinimum(x[0], x[1], false), x[2], false);
+      break;
     }
     if (in.clamp)
       r = f16Result(clampUnit(f16ToF32(r), mode));
@@ -249,11 +293,13 @@ void execI16x2(ExecCtx &c, const Inst &in) {
     s[i] = packedSrc32(w, in, in.src[i], OpType::B16, tmp[i]);
   uint32_t *d = dstRow(w, in);
   auto satU = [&](int64_t v) -> uint16_t {
-    if (!in.clamp) return uint16_t(v);
+    if (!in.clamp)
+      return uint16_t(v);
     return uint16_t(std::clamp<int64_t>(v, 0, 0xffff));
   };
   auto satI = [&](int64_t v) -> uint16_t {
-    if (!in.clamp) return uint16_t(v);
+    if (!in.clamp)
+      return uint16_t(v);
     return uint16_t(std::clamp<int64_t>(v, -32768, 32767));
   };
   auto one = [&](unsigned lane, bool hiHalf) -> uint16_t {
@@ -263,20 +309,34 @@ void execI16x2(ExecCtx &c, const Inst &in) {
     int64_t ua = x[0], ub = x[1], uc = x[2];
     int64_t ia = int16_t(x[0]), ib = int16_t(x[1]), ic = int16_t(x[2]);
     switch (in.op) {
-    case Op::V_PK_ADD_U16: return satU(ua + ub);
-    case Op::V_PK_SUB_U16: return satU(ua - ub);
-    case Op::V_PK_ADD_I16: return satI(ia + ib);
-    case Op::V_PK_SUB_I16: return satI(ia - ib);
-    case Op::V_PK_MUL_LO_U16: return uint16_t(ua * ub);
-    case Op::V_PK_LSHLREV_B16: return uint16_t(x[1] << (x[0] & 15));
-    case Op::V_PK_LSHRREV_B16: return uint16_t(x[1] >> (x[0] & 15));
-    case Op::V_PK_ASHRREV_I16: return uint16_t(int16_t(x[1]) >> (x[0] & 15));
-    case Op::V_PK_MAX_I16: return uint16_t(std::max(ia, ib));
-    case Op::V_PK_MIN_I16: return uint16_t(std::min(ia, ib));
-    case Op::V_PK_MAX_U16: return uint16_t(std::max(ua, ub));
-    case Op::V_PK_MIN_U16: return uint16_t(std::min(ua, ub));
-    case Op::V_PK_MAD_U16: return satU(ua * ub + uc);
-    default: /* V_PK_MAD_I16 */ return satI(ia * ib + ic);
+    case Op::V_PK_ADD_U16:
+      return satU(ua + ub);
+    case Op::V_PK_SUB_U16:
+      return satU(ua - ub);
+    case Op::V_PK_ADD_I16:
+      return satI(ia + ib);
+    case Op::V_PK_SUB_I16:
+      return satI(ia - ib);
+    case Op::V_PK_MUL_LO_U16:
+      return uint16_t(ua * ub);
+    case Op::V_PK_LSHLREV_B16:
+      return uint16_t(x[1] << (x[0] & 15));
+    case Op::V_PK_LSHRREV_B16:
+      return uint16_t(x[1] >> (x[0] & 15));
+    case Op::V_PK_ASHRREV_I16:
+      return uint16_t(int16_t(x[1]) >> (x[0] & 15));
+    case Op::V_PK_MAX_I16:
+      return uint16_t(std::max(ia, ib));
+    case Op::V_PK_MIN_I16:
+      return uint16_t(std::min(ia, ib));
+    case Op::V_PK_MAX_U16:
+      return uint16_t(std::max(ua, ub));
+    case Op::V_PK_MIN_U16:
+      return uint16_t(std::min(ua, ub));
+    case Op::V_PK_MAD_U16:
+      return satU(ua * ub + uc);
+    default: /* V_PK_MAD_I16 */
+      return satI(ia * ib + ic);
     }
   };
   forEachLane(w.exec(), [&](unsigned lane) {
@@ -290,7 +350,7 @@ template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
   const PkMode pm(w.mode);
   fpmode::HostRounding guard(Moded && in.op != Op::V_PK_MOV_B32 ? fpmode::roundSp(w.mode)
-                                                                 : fpmode::kNearestEven);
+                                                                : fpmode::kNearestEven);
   const bool isMov = in.op == Op::V_PK_MOV_B32;
   const unsigned ns = in.op == Op::V_PK_FMA_F32 ? 3 : 2;
   uint32_t *d0 = dstRow(w, in, 2);
@@ -318,9 +378,15 @@ template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
       }
       float r;
       switch (in.op) {
-      case Op::V_PK_FMA_F32: r = std::fma(x[0], x[1], x[2]); break;
-      case Op::V_PK_MUL_F32: r = x[0] * x[1]; break;
-      default: r = x[0] + x[1]; break; // V_PK_ADD_F32
+      case Op::V_PK_FMA_F32:
+        r = std::fma(x[0], x[1], x[2]);
+        break;
+      case Op::V_PK_MUL_F32:
+        r = x[0] * x[1];
+        break;
+      default:
+        r = x[0] + x[1];
+        break; // V_PK_ADD_F32
       }
       if (in.clamp)
         r = float(clampUnit(r, mode));
@@ -354,11 +420,13 @@ template <bool Moded> void execMix(ExecCtx &c, const Inst &in) {
     float x[3];
     for (unsigned i = 0; i < 3; ++i) {
       uint32_t v = s[i][lane];
-      float f = !bit(in.opselHi, i)
-                    ? (Moded ? pm.in32(bitsToF32(v)) : bitsToF32(v))
-                    : f16ToF32(Moded ? pm.in16(half(v, bit(in.opsel, i))) : half(v, bit(in.opsel, i)));
-      if (bit(in.negHi, i)) f = std::fabs(f);
-      if (bit(in.neg, i)) f = -f;
+      float f = !bit(in.opselHi, i) ? (Moded ? pm.in32(bitsToF32(v)) : bitsToF32(v))
+                                    : f16ToF32(Moded ? pm.in16(half(v, bit(in.opsel, i)))
+                                                     : half(v, bit(in.opsel, i)));
+      if (bit(in.negHi, i))
+        f = std::fabs(f);
+      if (bit(in.neg, i))
+        f = -f;
       x[i] = f;
     }
     if (f32res) {
@@ -404,8 +472,10 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
       for (unsigned e = 0; e < 2; ++e) {
         uint16_t a = sel(s0, 0, lane, e), b = sel(s1, 1, lane, e);
         uint8_t nm = e ? in.negHi : in.neg;
-        if (bit(nm, 0)) a ^= 0x8000;
-        if (bit(nm, 1)) b ^= 0x8000;
+        if (bit(nm, 0))
+          a ^= 0x8000;
+        if (bit(nm, 1))
+          b ^= 0x8000;
         if (Moded && !bf16) {
           a = pm.in16(a);
           b = pm.in16(b);
@@ -414,8 +484,10 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
         p[e][1] = bf16 ? bf16ToF32(b) : f16ToF32(b);
       }
       float acc = Moded ? pm.in32(bitsToF32(s2[lane])) : bitsToF32(s2[lane]);
-      if (bit(in.negHi, 2)) acc = std::fabs(acc);
-      if (bit(in.neg, 2)) acc = -acc;
+      if (bit(in.negHi, 2))
+        acc = std::fabs(acc);
+      if (bit(in.neg, 2))
+        acc = -acc;
       float r;
       // Products of two f16/bf16 values are exact in f32; each addition rounds (pseudocode
       // order: f16 adds to S2 first; bf16 sums the products first).
@@ -494,7 +566,9 @@ bool execPacked(ExecCtx &c, const Inst &in) {
   case Kind::F16x2:
     fpmode::isDefault(c.w.mode) ? execF16x2<false>(c, in) : execF16x2<true>(c, in);
     return true;
-  case Kind::I16x2: execI16x2(c, in); return true;
+  case Kind::I16x2:
+    execI16x2(c, in);
+    return true;
   case Kind::F32x2:
   case Kind::PkMov:
     fpmode::isDefault(c.w.mode) ? execF32x2<false>(c, in) : execF32x2<true>(c, in);
@@ -506,8 +580,11 @@ bool execPacked(ExecCtx &c, const Inst &in) {
     return fpmode::isDefault(c.w.mode) ? execDot<false>(c, in) : execDot<true>(c, in);
   case Kind::AccRead:
   case Kind::AccWrite:
-  case Kind::AccMov: execAcc(c, in, k); return true;
-  case Kind::None: break;
+  case Kind::AccMov:
+    execAcc(c, in, k);
+    return true;
+  case Kind::None:
+    break;
   }
   return false; // MFMA/SMFMAC ops are execMfma's (the VOP3P dispatch tries both)
 }

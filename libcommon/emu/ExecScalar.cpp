@@ -31,8 +31,16 @@ uint32_t brev32(uint32_t x) {
 }
 
 // Hardware registers readable with s_getreg / writable with s_setreg.
-enum HwReg : unsigned { HwMode = 1, HwStatus = 2, HwTrapsts = 3, HwHwId = 4, HwGprAlloc = 5,
-                        HwLdsAlloc = 6, HwIbSts = 7, HwXccId = 20 };
+enum HwReg : unsigned {
+  HwMode = 1,
+  HwStatus = 2,
+  HwTrapsts = 3,
+  HwHwId = 4,
+  HwGprAlloc = 5,
+  HwLdsAlloc = 6,
+  HwIbSts = 7,
+  HwXccId = 20
+};
 
 bool readHwReg(ExecCtx &c, unsigned id, uint32_t &value) {
   switch (id) {
@@ -42,8 +50,7 @@ bool readHwReg(ExecCtx &c, unsigned id, uint32_t &value) {
   case HwStatus:
     // SCC (bit 0), EXECZ (bit 9), VCCZ (bit 10), IN_BARRIER (bit 11) are the ones a program
     // can observe; the emulator reports those.
-    value = uint32_t(c.w.scc) | (uint32_t(c.w.exec() == 0) << 9) |
-            (uint32_t(c.w.vcc() == 0) << 10);
+    value = uint32_t(c.w.scc) | (uint32_t(c.w.exec() == 0) << 9) | (uint32_t(c.w.vcc() == 0) << 10);
     return true;
   case HwTrapsts:
     value = c.w.trapsts;
@@ -132,21 +139,21 @@ bool execSop2(ExecCtx &c, const Inst &in) {
   case Op::S_CSELECT_B64:
     d64(c, in, w.scc ? s64(c, in, 0) : s64(c, in, 1));
     return true;
-#define BIN32(OPC, EXPR)                                                                        \
-  case Op::OPC: {                                                                               \
-    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);                                              \
-    uint32_t r = (EXPR);                                                                        \
-    d32(c, in, r);                                                                              \
-    w.scc = r != 0;                                                                             \
-    return true;                                                                                \
+#define BIN32(OPC, EXPR)                                                                           \
+  case Op::OPC: {                                                                                  \
+    uint32_t a = s32(c, in, 0), b = s32(c, in, 1);                                                 \
+    uint32_t r = (EXPR);                                                                           \
+    d32(c, in, r);                                                                                 \
+    w.scc = r != 0;                                                                                \
+    return true;                                                                                   \
   }
-#define BIN64(OPC, EXPR)                                                                        \
-  case Op::OPC: {                                                                               \
-    uint64_t a = s64(c, in, 0), b = s64(c, in, 1);                                              \
-    uint64_t r = (EXPR);                                                                        \
-    d64(c, in, r);                                                                              \
-    w.scc = r != 0;                                                                             \
-    return true;                                                                                \
+#define BIN64(OPC, EXPR)                                                                           \
+  case Op::OPC: {                                                                                  \
+    uint64_t a = s64(c, in, 0), b = s64(c, in, 1);                                                 \
+    uint64_t r = (EXPR);                                                                           \
+    d64(c, in, r);                                                                                 \
+    w.scc = r != 0;                                                                                \
+    return true;                                                                                   \
   }
     BIN32(S_AND_B32, a & b)
     BIN32(S_OR_B32, a | b)
@@ -206,8 +213,9 @@ bool execSop2(ExecCtx &c, const Inst &in) {
     d32(c, in, uint32_t((uint64_t(s32(c, in, 0)) * s32(c, in, 1)) >> 32));
     return true;
   case Op::S_MUL_HI_I32:
-    d32(c, in, uint32_t(uint64_t(int64_t(int32_t(s32(c, in, 0))) *
-                                 int64_t(int32_t(s32(c, in, 1)))) >> 32));
+    d32(c, in,
+        uint32_t(uint64_t(int64_t(int32_t(s32(c, in, 0))) * int64_t(int32_t(s32(c, in, 1)))) >>
+                 32));
     return true;
   case Op::S_BFE_U32:
   case Op::S_BFE_I32: {
@@ -458,18 +466,44 @@ bool execSop1(ExecCtx &c, const Inst &in) {
   uint64_t r;
   bool writeD = true;
   switch (in.op) {
-  case Op::S_AND_SAVEEXEC_B64: r = s64(c, in, 0) & exec; break;
-  case Op::S_OR_SAVEEXEC_B64: r = s64(c, in, 0) | exec; break;
-  case Op::S_XOR_SAVEEXEC_B64: r = s64(c, in, 0) ^ exec; break;
-  case Op::S_ANDN2_SAVEEXEC_B64: r = s64(c, in, 0) & ~exec; break;
-  case Op::S_ORN2_SAVEEXEC_B64: r = s64(c, in, 0) | ~exec; break;
-  case Op::S_NAND_SAVEEXEC_B64: r = ~(s64(c, in, 0) & exec); break;
-  case Op::S_NOR_SAVEEXEC_B64: r = ~(s64(c, in, 0) | exec); break;
-  case Op::S_XNOR_SAVEEXEC_B64: r = ~(s64(c, in, 0) ^ exec); break;
-  case Op::S_ANDN1_SAVEEXEC_B64: r = ~s64(c, in, 0) & exec; break;
-  case Op::S_ORN1_SAVEEXEC_B64: r = ~s64(c, in, 0) | exec; break;
-  case Op::S_ANDN1_WREXEC_B64: r = ~s64(c, in, 0) & exec; writeD = false; break;
-  case Op::S_ANDN2_WREXEC_B64: r = s64(c, in, 0) & ~exec; writeD = false; break;
+  case Op::S_AND_SAVEEXEC_B64:
+    r = s64(c, in, 0) & exec;
+    break;
+  case Op::S_OR_SAVEEXEC_B64:
+    r = s64(c, in, 0) | exec;
+    break;
+  case Op::S_XOR_SAVEEXEC_B64:
+    r = s64(c, in, 0) ^ exec;
+    break;
+  case Op::S_ANDN2_SAVEEXEC_B64:
+    r = s64(c, in, 0) & ~exec;
+    break;
+  case Op::S_ORN2_SAVEEXEC_B64:
+    r = s64(c, in, 0) | ~exec;
+    break;
+  case Op::S_NAND_SAVEEXEC_B64:
+    r = ~(s64(c, in, 0) & exec);
+    break;
+  case Op::S_NOR_SAVEEXEC_B64:
+    r = ~(s64(c, in, 0) | exec);
+    break;
+  case Op::S_XNOR_SAVEEXEC_B64:
+    r = ~(s64(c, in, 0) ^ exec);
+    break;
+  case Op::S_ANDN1_SAVEEXEC_B64:
+    r = ~s64(c, in, 0) & exec;
+    break;
+  case Op::S_ORN1_SAVEEXEC_B64:
+    r = ~s64(c, in, 0) | exec;
+    break;
+  case Op::S_ANDN1_WREXEC_B64:
+    r = ~s64(c, in, 0) & exec;
+    writeD = false;
+    break;
+  case Op::S_ANDN2_WREXEC_B64:
+    r = s64(c, in, 0) & ~exec;
+    writeD = false;
+    break;
   default:
     return false;
   }
@@ -487,24 +521,60 @@ bool execSopc(ExecCtx &c, const Inst &in) {
   auto i0 = [&] { return int32_t(s32(c, in, 0)); };
   auto i1 = [&] { return int32_t(s32(c, in, 1)); };
   switch (in.op) {
-  case Op::S_CMP_EQ_I32: w.scc = i0() == i1(); return true;
-  case Op::S_CMP_LG_I32: w.scc = i0() != i1(); return true;
-  case Op::S_CMP_GT_I32: w.scc = i0() > i1(); return true;
-  case Op::S_CMP_GE_I32: w.scc = i0() >= i1(); return true;
-  case Op::S_CMP_LT_I32: w.scc = i0() < i1(); return true;
-  case Op::S_CMP_LE_I32: w.scc = i0() <= i1(); return true;
-  case Op::S_CMP_EQ_U32: w.scc = s32(c, in, 0) == s32(c, in, 1); return true;
-  case Op::S_CMP_LG_U32: w.scc = s32(c, in, 0) != s32(c, in, 1); return true;
-  case Op::S_CMP_GT_U32: w.scc = s32(c, in, 0) > s32(c, in, 1); return true;
-  case Op::S_CMP_GE_U32: w.scc = s32(c, in, 0) >= s32(c, in, 1); return true;
-  case Op::S_CMP_LT_U32: w.scc = s32(c, in, 0) < s32(c, in, 1); return true;
-  case Op::S_CMP_LE_U32: w.scc = s32(c, in, 0) <= s32(c, in, 1); return true;
-  case Op::S_CMP_EQ_U64: w.scc = s64(c, in, 0) == s64(c, in, 1); return true;
-  case Op::S_CMP_LG_U64: w.scc = s64(c, in, 0) != s64(c, in, 1); return true;
-  case Op::S_BITCMP0_B32: w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 0; return true;
-  case Op::S_BITCMP1_B32: w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 1; return true;
-  case Op::S_BITCMP0_B64: w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 0; return true;
-  case Op::S_BITCMP1_B64: w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 1; return true;
+  case Op::S_CMP_EQ_I32:
+    w.scc = i0() == i1();
+    return true;
+  case Op::S_CMP_LG_I32:
+    w.scc = i0() != i1();
+    return true;
+  case Op::S_CMP_GT_I32:
+    w.scc = i0() > i1();
+    return true;
+  case Op::S_CMP_GE_I32:
+    w.scc = i0() >= i1();
+    return true;
+  case Op::S_CMP_LT_I32:
+    w.scc = i0() < i1();
+    return true;
+  case Op::S_CMP_LE_I32:
+    w.scc = i0() <= i1();
+    return true;
+  case Op::S_CMP_EQ_U32:
+    w.scc = s32(c, in, 0) == s32(c, in, 1);
+    return true;
+  case Op::S_CMP_LG_U32:
+    w.scc = s32(c, in, 0) != s32(c, in, 1);
+    return true;
+  case Op::S_CMP_GT_U32:
+    w.scc = s32(c, in, 0) > s32(c, in, 1);
+    return true;
+  case Op::S_CMP_GE_U32:
+    w.scc = s32(c, in, 0) >= s32(c, in, 1);
+    return true;
+  case Op::S_CMP_LT_U32:
+    w.scc = s32(c, in, 0) < s32(c, in, 1);
+    return true;
+  case Op::S_CMP_LE_U32:
+    w.scc = s32(c, in, 0) <= s32(c, in, 1);
+    return true;
+  case Op::S_CMP_EQ_U64:
+    w.scc = s64(c, in, 0) == s64(c, in, 1);
+    return true;
+  case Op::S_CMP_LG_U64:
+    w.scc = s64(c, in, 0) != s64(c, in, 1);
+    return true;
+  case Op::S_BITCMP0_B32:
+    w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 0;
+    return true;
+  case Op::S_BITCMP1_B32:
+    w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 1;
+    return true;
+  case Op::S_BITCMP0_B64:
+    w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 0;
+    return true;
+  case Op::S_BITCMP1_B64:
+    w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 1;
+    return true;
   default:
     return false;
   }
@@ -523,18 +593,42 @@ bool execSopk(ExecCtx &c, const Inst &in) {
     if (w.scc)
       writeScalar32(w, in.dst, uint32_t(simm));
     return true;
-  case Op::S_CMPK_EQ_I32: w.scc = int32_t(reg()) == simm; return true;
-  case Op::S_CMPK_LG_I32: w.scc = int32_t(reg()) != simm; return true;
-  case Op::S_CMPK_GT_I32: w.scc = int32_t(reg()) > simm; return true;
-  case Op::S_CMPK_GE_I32: w.scc = int32_t(reg()) >= simm; return true;
-  case Op::S_CMPK_LT_I32: w.scc = int32_t(reg()) < simm; return true;
-  case Op::S_CMPK_LE_I32: w.scc = int32_t(reg()) <= simm; return true;
-  case Op::S_CMPK_EQ_U32: w.scc = reg() == uimm; return true;
-  case Op::S_CMPK_LG_U32: w.scc = reg() != uimm; return true;
-  case Op::S_CMPK_GT_U32: w.scc = reg() > uimm; return true;
-  case Op::S_CMPK_GE_U32: w.scc = reg() >= uimm; return true;
-  case Op::S_CMPK_LT_U32: w.scc = reg() < uimm; return true;
-  case Op::S_CMPK_LE_U32: w.scc = reg() <= uimm; return true;
+  case Op::S_CMPK_EQ_I32:
+    w.scc = int32_t(reg()) == simm;
+    return true;
+  case Op::S_CMPK_LG_I32:
+    w.scc = int32_t(reg()) != simm;
+    return true;
+  case Op::S_CMPK_GT_I32:
+    w.scc = int32_t(reg()) > simm;
+    return true;
+  case Op::S_CMPK_GE_I32:
+    w.scc = int32_t(reg()) >= simm;
+    return true;
+  case Op::S_CMPK_LT_I32:
+    w.scc = int32_t(reg()) < simm;
+    return true;
+  case Op::S_CMPK_LE_I32:
+    w.scc = int32_t(reg()) <= simm;
+    return true;
+  case Op::S_CMPK_EQ_U32:
+    w.scc = reg() == uimm;
+    return true;
+  case Op::S_CMPK_LG_U32:
+    w.scc = reg() != uimm;
+    return true;
+  case Op::S_CMPK_GT_U32:
+    w.scc = reg() > uimm;
+    return true;
+  case Op::S_CMPK_GE_U32:
+    w.scc = reg() >= uimm;
+    return true;
+  case Op::S_CMPK_LT_U32:
+    w.scc = reg() < uimm;
+    return true;
+  case Op::S_CMPK_LE_U32:
+    w.scc = reg() <= uimm;
+    return true;
   case Op::S_ADDK_I32: {
     uint32_t a = reg(), r = a + uint32_t(simm);
     writeScalar32(w, in.dst, r);
@@ -576,7 +670,7 @@ bool execSopp(ExecCtx &c, const Inst &in) {
   int64_t target = int64_t(w.pc) + int64_t(sext16(in.simm16)) * 4;
   switch (in.op) {
   case Op::S_NOP:
-  case Op::S_WAITCNT:         // results are immediate in this model (see issue 6)
+  case Op::S_WAITCNT: // results are immediate in this model (see issue 6)
   case Op::S_SLEEP:
   case Op::S_ICACHE_INV:
   case Op::S_INCPERFLEVEL:
@@ -621,8 +715,7 @@ bool execSopp(ExecCtx &c, const Inst &in) {
     if (w.exec() != 0)
       w.pc = uint64_t(target);
     return true;
-  case Op::S_TRAP:
-  {
+  case Op::S_TRAP: {
     char b[96];
     std::snprintf(b, sizeof(b), "the kernel executed s_trap %u at pc 0x%llx",
                   unsigned(in.simm16 & 0xff), (unsigned long long)c.instPc);
@@ -637,12 +730,18 @@ bool execSopp(ExecCtx &c, const Inst &in) {
 
 bool execScalar(ExecCtx &c, const Inst &in) {
   switch (in.enc) {
-  case Enc::SOP2: return execSop2(c, in);
-  case Enc::SOP1: return execSop1(c, in);
-  case Enc::SOPC: return execSopc(c, in);
-  case Enc::SOPK: return execSopk(c, in);
-  case Enc::SOPP: return execSopp(c, in);
-  default: return false;
+  case Enc::SOP2:
+    return execSop2(c, in);
+  case Enc::SOP1:
+    return execSop1(c, in);
+  case Enc::SOPC:
+    return execSopc(c, in);
+  case Enc::SOPK:
+    return execSopk(c, in);
+  case Enc::SOPP:
+    return execSopp(c, in);
+  default:
+    return false;
   }
 }
 

@@ -11,18 +11,26 @@ namespace {
 
 unsigned dwordsOf(Op op) {
   switch (op) {
-  case Op::S_LOAD_DWORD: case Op::S_BUFFER_LOAD_DWORD: case Op::S_STORE_DWORD:
+  case Op::S_LOAD_DWORD:
+  case Op::S_BUFFER_LOAD_DWORD:
+  case Op::S_STORE_DWORD:
   case Op::S_BUFFER_STORE_DWORD:
     return 1;
-  case Op::S_LOAD_DWORDX2: case Op::S_BUFFER_LOAD_DWORDX2: case Op::S_STORE_DWORDX2:
+  case Op::S_LOAD_DWORDX2:
+  case Op::S_BUFFER_LOAD_DWORDX2:
+  case Op::S_STORE_DWORDX2:
   case Op::S_BUFFER_STORE_DWORDX2:
     return 2;
-  case Op::S_LOAD_DWORDX4: case Op::S_BUFFER_LOAD_DWORDX4: case Op::S_STORE_DWORDX4:
+  case Op::S_LOAD_DWORDX4:
+  case Op::S_BUFFER_LOAD_DWORDX4:
+  case Op::S_STORE_DWORDX4:
   case Op::S_BUFFER_STORE_DWORDX4:
     return 4;
-  case Op::S_LOAD_DWORDX8: case Op::S_BUFFER_LOAD_DWORDX8:
+  case Op::S_LOAD_DWORDX8:
+  case Op::S_BUFFER_LOAD_DWORDX8:
     return 8;
-  case Op::S_LOAD_DWORDX16: case Op::S_BUFFER_LOAD_DWORDX16:
+  case Op::S_LOAD_DWORDX16:
+  case Op::S_BUFFER_LOAD_DWORDX16:
     return 16;
   default:
     return 0;

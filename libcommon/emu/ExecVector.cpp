@@ -48,9 +48,8 @@ void setupDpp(VX &x) {
     else if (ctrl == 0x143)
       s = row >= 32 ? 31 : -1;
     else
-      throw EmuError(EmuErrorKind::IllegalInst,
-                     "reserved DPP control 0x" + std::to_string(ctrl) + " at pc " +
-                         std::to_string(x.c.instPc));
+      throw EmuError(EmuErrorKind::IllegalInst, "reserved DPP control 0x" + std::to_string(ctrl) +
+                                                    " at pc " + std::to_string(x.c.instPc));
     if (s >= 0 && !((execIn >> s) & 1))
       s = -1;
     bool write = ((in.rowMask >> (l >> 4)) & 1) && ((in.bankMask >> ((l >> 2) & 3)) & 1);
@@ -176,9 +175,8 @@ const u64 *fetch64(VX &x, int i, Ty t) {
 static u32 *dstRow(VX &x) {
   uint16_t d = x.in.dst;
   if (d < kVgprBase || d >= kAgprBase + 256)
-    throw EmuError(EmuErrorKind::IllegalInst,
-                   "vector instruction " + std::string(opName(x.in.op)) +
-                       " has no vector destination");
+    throw EmuError(EmuErrorKind::IllegalInst, "vector instruction " + std::string(opName(x.in.op)) +
+                                                  " has no vector destination");
   return x.w.vrowOf(d);
 }
 
@@ -311,7 +309,9 @@ static inline u32 satI32(i64 v) {
   return u32(v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : v));
 }
 static inline u32 satU16(i32 v) { return u32(v > 0xffff ? 0xffff : (v < 0 ? 0 : v)); }
-static inline u32 satI16(i32 v) { return u32(u16(i16(v > 32767 ? 32767 : (v < -32768 ? -32768 : v)))); }
+static inline u32 satI16(i32 v) {
+  return u32(u16(i16(v > 32767 ? 32767 : (v < -32768 ? -32768 : v))));
+}
 static inline i32 s24(u32 v) { return i32(v << 8) >> 8; }
 static inline i32 sx16(u32 v) { return i32(i16(u16(v))); }
 static inline u32 lo16(u32 v) { return v & 0xffff; }
@@ -424,11 +424,13 @@ static bool integerOp(VX &x) {
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b - a; });
   case Op::V_ADD_I32:
     if (clamp)
-      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return satI32(i64(i32(a)) + i32(b)); });
+      return n2(x, T::B32, T::B32, R::B32,
+                [](u32 a, u32 b) { return satI32(i64(i32(a)) + i32(b)); });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a + b; });
   case Op::V_SUB_I32:
     if (clamp)
-      return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return satI32(i64(i32(a)) - i32(b)); });
+      return n2(x, T::B32, T::B32, R::B32,
+                [](u32 a, u32 b) { return satI32(i64(i32(a)) - i32(b)); });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a - b; });
 
   case Op::V_ADD_CO_U32_E32:
@@ -561,13 +563,11 @@ static bool integerOp(VX &x) {
   case Op::V_MAX_U32_E64:
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a > b ? a : b; });
   case Op::V_MIN3_I32_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
-      return u32(std::min(std::min(i32(a), i32(b)), i32(c)));
-    });
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32(std::min(std::min(i32(a), i32(b)), i32(c))); });
   case Op::V_MAX3_I32_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
-      return u32(std::max(std::max(i32(a), i32(b)), i32(c)));
-    });
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32(std::max(std::max(i32(a), i32(b)), i32(c))); });
   case Op::V_MIN3_U32_E64:
     return n3(x, T::B32, T::B32, T::B32, R::B32,
               [](u32 a, u32 b, u32 c) { return std::min(std::min(a, b), c); });
@@ -628,13 +628,11 @@ static bool integerOp(VX &x) {
     return n2(x, T::B32, T::B32, R::B32,
               [](u32 a, u32 b) { return ((1u << (a & 31)) - 1) << (b & 31); });
   case Op::V_ALIGNBIT_B32_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
-      return u32((((u64)a << 32) | b) >> (c & 31));
-    });
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32((((u64)a << 32) | b) >> (c & 31)); });
   case Op::V_ALIGNBYTE_B32_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
-      return u32((((u64)a << 32) | b) >> ((c & 3) * 8));
-    });
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return u32((((u64)a << 32) | b) >> ((c & 3) * 8)); });
   case Op::V_BITOP3_B32:
   case Op::V_BITOP3_B16: {
     // gfx950: a three-input truth table TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}; bit
@@ -690,7 +688,8 @@ static bool integerOp(VX &x) {
       return c + absdiff(a & 0xffff, b & 0xffff) + absdiff(a >> 16, b >> 16);
     });
   case Op::V_SAD_U32_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) { return absdiff(a, b) + c; });
+    return n3(x, T::B32, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b, u32 c) { return absdiff(a, b) + c; });
   case Op::V_MSAD_U8_E64:
     return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
       for (unsigned i = 0; i < 32; i += 8)
@@ -710,17 +709,20 @@ static bool integerOp(VX &x) {
   case Op::V_ADD_U16_E32:
   case Op::V_ADD_U16_E64:
     if (clamp)
-      return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return satU16(i32(lo16(a) + lo16(b))); });
+      return n2(x, T::B16, T::B16, R::B16,
+                [](u32 a, u32 b) { return satU16(i32(lo16(a) + lo16(b))); });
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return a + b; });
   case Op::V_SUB_U16_E32:
   case Op::V_SUB_U16_E64:
     if (clamp)
-      return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return satU16(i32(lo16(a)) - i32(lo16(b))); });
+      return n2(x, T::B16, T::B16, R::B16,
+                [](u32 a, u32 b) { return satU16(i32(lo16(a)) - i32(lo16(b))); });
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return a - b; });
   case Op::V_SUBREV_U16_E32:
   case Op::V_SUBREV_U16_E64:
     if (clamp)
-      return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return satU16(i32(lo16(b)) - i32(lo16(a))); });
+      return n2(x, T::B16, T::B16, R::B16,
+                [](u32 a, u32 b) { return satU16(i32(lo16(b)) - i32(lo16(a))); });
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return b - a; });
   case Op::V_ADD_I16:
     if (clamp)
@@ -737,8 +739,9 @@ static bool integerOp(VX &x) {
   case Op::V_MAD_LEGACY_U16_E64: {
     R res = in.op == Op::V_MAD_U16 ? R::B16P : R::B16;
     if (clamp)
-      return n3(x, T::B16, T::B16, T::B16, res,
-                [](u32 a, u32 b, u32 c) { return satU16(i32(std::min<u32>(lo16(a) * lo16(b) + lo16(c), 0x10000))); });
+      return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) {
+        return satU16(i32(std::min<u32>(lo16(a) * lo16(b) + lo16(c), 0x10000)));
+      });
     return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) { return a * b + c; });
   }
   case Op::V_MAD_I16:
@@ -782,13 +785,11 @@ static bool integerOp(VX &x) {
     return n3(x, T::B16, T::B16, T::B16, R::B16P,
               [](u32 a, u32 b, u32 c) { return u32(med3(sx16(a), sx16(b), sx16(c))); });
   case Op::V_MIN3_U16_E64:
-    return n3(x, T::B16, T::B16, T::B16, R::B16P, [](u32 a, u32 b, u32 c) {
-      return std::min(std::min(lo16(a), lo16(b)), lo16(c));
-    });
+    return n3(x, T::B16, T::B16, T::B16, R::B16P,
+              [](u32 a, u32 b, u32 c) { return std::min(std::min(lo16(a), lo16(b)), lo16(c)); });
   case Op::V_MAX3_U16_E64:
-    return n3(x, T::B16, T::B16, T::B16, R::B16P, [](u32 a, u32 b, u32 c) {
-      return std::max(std::max(lo16(a), lo16(b)), lo16(c));
-    });
+    return n3(x, T::B16, T::B16, T::B16, R::B16P,
+              [](u32 a, u32 b, u32 c) { return std::max(std::max(lo16(a), lo16(b)), lo16(c)); });
   case Op::V_MED3_U16_E64:
     return n3(x, T::B16, T::B16, T::B16, R::B16P,
               [](u32 a, u32 b, u32 c) { return med3(lo16(a), lo16(b), lo16(c)); });
@@ -798,9 +799,8 @@ static bool integerOp(VX &x) {
       return s(a) | (s(b) << 16);
     });
   case Op::V_CVT_PK_U16_U32:
-    return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) {
-      return std::min(a, 0xffffu) | (std::min(b, 0xffffu) << 16);
-    });
+    return n2(x, T::B32, T::B32, R::B32,
+              [](u32 a, u32 b) { return std::min(a, 0xffffu) | (std::min(b, 0xffffu) << 16); });
   case Op::V_PACK_B32_F16:
     return n2(x, T::F16, T::F16, R::B32, [](u32 a, u32 b) { return lo16(a) | (lo16(b) << 16); });
 

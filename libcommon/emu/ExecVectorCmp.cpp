@@ -26,13 +26,18 @@ struct CmpInfo {
 
 std::array<CmpInfo, size_t(Op::Count)> buildTable() {
   std::array<CmpInfo, size_t(Op::Count)> t{};
-  static const struct { const char *n; uint8_t tt; } conds[] = {
-      {"F", 0},    {"LT", 1},   {"EQ", 2},   {"LE", 3},   {"GT", 4},   {"LG", 5},
-      {"NE", 5},   {"GE", 6},   {"O", 7},    {"U", 8},    {"NGE", 9},  {"NLG", 10},
-      {"NGT", 11}, {"NLE", 12}, {"NEQ", 13}, {"NLT", 14}, {"TRU", 15}, {"T", 15}};
-  static const struct { const char *n; CK k; } types[] = {
-      {"F16", CK::F16}, {"F32", CK::F32}, {"F64", CK::F64}, {"I16", CK::I16},
-      {"U16", CK::U16}, {"I32", CK::I32}, {"U32", CK::U32}, {"I64", CK::I64}, {"U64", CK::U64}};
+  static const struct {
+    const char *n;
+    uint8_t tt;
+  } conds[] = {{"F", 0},    {"LT", 1},   {"EQ", 2},   {"LE", 3},   {"GT", 4},   {"LG", 5},
+               {"NE", 5},   {"GE", 6},   {"O", 7},    {"U", 8},    {"NGE", 9},  {"NLG", 10},
+               {"NGT", 11}, {"NLE", 12}, {"NEQ", 13}, {"NLT", 14}, {"TRU", 15}, {"T", 15}};
+  static const struct {
+    const char *n;
+    CK k;
+  } types[] = {{"F16", CK::F16}, {"F32", CK::F32}, {"F64", CK::F64},
+               {"I16", CK::I16}, {"U16", CK::U16}, {"I32", CK::I32},
+               {"U32", CK::U32}, {"I64", CK::I64}, {"U64", CK::U64}};
   for (size_t i = 0; i < size_t(Op::Count); ++i) {
     std::string n = opName(Op(i));
     bool isX;
@@ -42,7 +47,8 @@ std::array<CmpInfo, size_t(Op::Count)> buildTable() {
       isX = true, n = n.substr(7);
     else
       continue;
-    if (n.size() > 4 && (n.compare(n.size() - 4, 4, "_E32") == 0 || n.compare(n.size() - 4, 4, "_E64") == 0))
+    if (n.size() > 4 &&
+        (n.compare(n.size() - 4, 4, "_E32") == 0 || n.compare(n.size() - 4, 4, "_E64") == 0))
       n.resize(n.size() - 4);
     size_t us = n.rfind('_');
     if (us == std::string::npos)

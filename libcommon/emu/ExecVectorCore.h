@@ -40,20 +40,29 @@ enum class Ty : uint8_t { N, B32, F32, B16, F16, BF16, B64, F64 };
 //   B64/F64: a register pair.
 enum class R : uint8_t { B32, F32, B16, F16, B16P, F16P, B64, F64 };
 
-inline bool isFloatTy(Ty t) { return t == Ty::F32 || t == Ty::F16 || t == Ty::BF16 || t == Ty::F64; }
+inline bool isFloatTy(Ty t) {
+  return t == Ty::F32 || t == Ty::F16 || t == Ty::BF16 || t == Ty::F64;
+}
 inline bool is16Ty(Ty t) { return t == Ty::B16 || t == Ty::F16 || t == Ty::BF16; }
 inline bool is64Ty(Ty t) { return t == Ty::B64 || t == Ty::F64; }
 inline bool is16R(R r) { return r == R::B16 || r == R::F16 || r == R::B16P || r == R::F16P; }
 
 inline OpType opType(Ty t) {
   switch (t) {
-  case Ty::F32: return OpType::F32;
-  case Ty::B16: return OpType::B16;
-  case Ty::F16: return OpType::F16;
-  case Ty::BF16: return OpType::BF16;
-  case Ty::B64: return OpType::B64;
-  case Ty::F64: return OpType::F64;
-  default: return OpType::B32;
+  case Ty::F32:
+    return OpType::F32;
+  case Ty::B16:
+    return OpType::B16;
+  case Ty::F16:
+    return OpType::F16;
+  case Ty::BF16:
+    return OpType::BF16;
+  case Ty::B64:
+    return OpType::B64;
+  case Ty::F64:
+    return OpType::F64;
+  default:
+    return OpType::B32;
   }
 }
 
@@ -63,8 +72,8 @@ inline double D(u64 b) { return bitsToF64(b); }
 inline float H(u32 b) { return f16ToF32(u16(b)); }
 // Float results of the default mode (nearest even; ExecVectorFloat.cpp has the moded ones).
 inline u32 outF32(float v) { return f32ToBits(v); }
-inline u32 outF16(float v) { return f32ToF16(v); }      // from a float holding the exact or
-inline u32 outF16d(double v) { return f64ToF16(v); }    // once-rounded value
+inline u32 outF16(float v) { return f32ToF16(v); }   // from a float holding the exact or
+inline u32 outF16d(double v) { return f64ToF16(v); } // once-rounded value
 inline u64 outF64(double v) { return f64ToBits(v); }
 
 // ---- execution context of one instruction ----------------------------------------------------
@@ -72,7 +81,7 @@ struct VX {
   ExecCtx &c;
   WaveState &w;
   const Inst &in;
-  u64 exec;          // lanes that compute and write (EXEC, less DPP row/bank/bound masks)
+  u64 exec; // lanes that compute and write (EXEC, less DPP row/bank/bound masks)
   bool vop3, dpp, sdwa;
   // Float source and result processing, decided once per instruction:
   //   srcMod bit i: source i takes abs/neg modifiers or denormal flushing (fetch32/fetch64);

@@ -53,7 +53,9 @@ template <class T> inline bool isNan(typename T::B b) {
   return (b & ~T::kSign & T::kMask) > (typename T::B(T::kExpMax) << T::kExpShift);
 }
 template <class T> inline bool isSnan(typename T::B b) { return isNan<T>(b) && !(b & T::kQuiet); }
-template <class T> inline int expOf(typename T::B b) { return int((b >> T::kExpShift) & T::kExpMax); }
+template <class T> inline int expOf(typename T::B b) {
+  return int((b >> T::kExpShift) & T::kExpMax);
+}
 template <class T> inline bool isZero(typename T::B b) { return (b & ~T::kSign & T::kMask) == 0; }
 
 // IEEE-mode max/min: a signalling NaN operand is returned quieted, a quiet NaN operand is
@@ -62,20 +64,30 @@ template <class T> inline bool isZero(typename T::B b) { return (b & ~T::kSign &
 // quieted: max(sNaN, x) = x, max(NaN, NaN) = the second operand as it is.
 template <class T, bool Ieee = true> inline typename T::B fmaxT(typename T::B a, typename T::B b) {
   a = T::norm(a), b = T::norm(b);
-  if (Ieee && isSnan<T>(a)) return a | T::kQuiet;
-  if (Ieee && isSnan<T>(b)) return b | T::kQuiet;
-  if (isNan<T>(a)) return b;
-  if (isNan<T>(b)) return a;
-  if (isZero<T>(a) && isZero<T>(b)) return a & b;
+  if (Ieee && isSnan<T>(a))
+    return a | T::kQuiet;
+  if (Ieee && isSnan<T>(b))
+    return b | T::kQuiet;
+  if (isNan<T>(a))
+    return b;
+  if (isNan<T>(b))
+    return a;
+  if (isZero<T>(a) && isZero<T>(b))
+    return a & b;
   return T::val(a) >= T::val(b) ? a : b;
 }
 template <class T, bool Ieee = true> inline typename T::B fminT(typename T::B a, typename T::B b) {
   a = T::norm(a), b = T::norm(b);
-  if (Ieee && isSnan<T>(a)) return a | T::kQuiet;
-  if (Ieee && isSnan<T>(b)) return b | T::kQuiet;
-  if (isNan<T>(a)) return b;
-  if (isNan<T>(b)) return a;
-  if (isZero<T>(a) && isZero<T>(b)) return a | b;
+  if (Ieee && isSnan<T>(a))
+    return a | T::kQuiet;
+  if (Ieee && isSnan<T>(b))
+    return b | T::kQuiet;
+  if (isNan<T>(a))
+    return b;
+  if (isNan<T>(b))
+    return a;
+  if (isZero<T>(a) && isZero<T>(b))
+    return a | b;
   return T::val(a) <= T::val(b) ? a : b;
 }
 template <class T, bool Ieee = true>
@@ -84,27 +96,37 @@ inline typename T::B fmed3T(typename T::B a, typename T::B b, typename T::B c) {
   if (isNan<T>(a) || isNan<T>(b) || isNan<T>(c))
     return fminT<T, Ieee>(fminT<T, Ieee>(a, b), c);
   double mx = T::val(fmaxT<T>(fmaxT<T>(a, b), c));
-  if (mx == T::val(a)) return fmaxT<T>(b, c);
-  if (mx == T::val(b)) return fmaxT<T>(a, c);
+  if (mx == T::val(a))
+    return fmaxT<T>(b, c);
+  if (mx == T::val(b))
+    return fmaxT<T>(a, c);
   return fmaxT<T>(a, b);
 }
-template <class T, bool Ieee> inline typename T::B fmax3T(typename T::B a, typename T::B b, typename T::B c) {
+template <class T, bool Ieee>
+inline typename T::B fmax3T(typename T::B a, typename T::B b, typename T::B c) {
   return fmaxT<T, Ieee>(fmaxT<T, Ieee>(a, b), c);
 }
-template <class T, bool Ieee> inline typename T::B fmin3T(typename T::B a, typename T::B b, typename T::B c) {
+template <class T, bool Ieee>
+inline typename T::B fmin3T(typename T::B a, typename T::B b, typename T::B c) {
   return fminT<T, Ieee>(fminT<T, Ieee>(a, b), c);
 }
 // NaN-propagating maximum/minimum (gfx950 v_maximum3/v_minimum3).
 template <class T> inline typename T::B fmaximumT(typename T::B a, typename T::B b) {
-  if (isNan<T>(a)) return a | T::kQuiet;
-  if (isNan<T>(b)) return b | T::kQuiet;
-  if (isZero<T>(a) && isZero<T>(b)) return a & b;
+  if (isNan<T>(a))
+    return a | T::kQuiet;
+  if (isNan<T>(b))
+    return b | T::kQuiet;
+  if (isZero<T>(a) && isZero<T>(b))
+    return a & b;
   return T::val(a) >= T::val(b) ? a : b;
 }
 template <class T> inline typename T::B fminimumT(typename T::B a, typename T::B b) {
-  if (isNan<T>(a)) return a | T::kQuiet;
-  if (isNan<T>(b)) return b | T::kQuiet;
-  if (isZero<T>(a) && isZero<T>(b)) return a | b;
+  if (isNan<T>(a))
+    return a | T::kQuiet;
+  if (isNan<T>(b))
+    return b | T::kQuiet;
+  if (isZero<T>(a) && isZero<T>(b))
+    return a | b;
   return T::val(a) <= T::val(b) ? a : b;
 }
 
@@ -119,14 +141,22 @@ inline typename T::B divFixupT(typename T::B s0, typename T::B s1, typename T::B
   B sign = (s1 ^ s2) & T::kSign;
   B inf = B(T::kExpMax) << T::kExpShift;
   bool s1inf = (s1 & ~T::kSign) == inf, s2inf = (s2 & ~T::kSign) == inf;
-  if (isNan<T>(s2)) return s2 | T::kQuiet;
-  if (isNan<T>(s1)) return s1 | T::kQuiet;
-  if (isZero<T>(s1) && isZero<T>(s2)) return nanDefault;
-  if (s1inf && s2inf) return nanDefault;
-  if (isZero<T>(s1) || s2inf) return sign | inf;
-  if (s1inf || isZero<T>(s2)) return sign;
-  if (underExp && expOf<T>(s2) - expOf<T>(s1) < underExp) return sign; // underflow
-  if (expOf<T>(s1) == T::kExpMax) return sign | inf;                     // overflow
+  if (isNan<T>(s2))
+    return s2 | T::kQuiet;
+  if (isNan<T>(s1))
+    return s1 | T::kQuiet;
+  if (isZero<T>(s1) && isZero<T>(s2))
+    return nanDefault;
+  if (s1inf && s2inf)
+    return nanDefault;
+  if (isZero<T>(s1) || s2inf)
+    return sign | inf;
+  if (s1inf || isZero<T>(s2))
+    return sign;
+  if (underExp && expOf<T>(s2) - expOf<T>(s1) < underExp)
+    return sign; // underflow
+  if (expOf<T>(s1) == T::kExpMax)
+    return sign | inf; // overflow
   return sign | (s0 & ~T::kSign);
 }
 
@@ -134,79 +164,102 @@ inline typename T::B divFixupT(typename T::B s0, typename T::B s1, typename T::B
 template <class T> inline u32 classBit(typename T::B a) {
   a = T::norm(a);
   bool neg = (a & T::kSign) != 0;
-  if (isNan<T>(a)) return isSnan<T>(a) ? 0 : 1;
+  if (isNan<T>(a))
+    return isSnan<T>(a) ? 0 : 1;
   int e = expOf<T>(a);
-  if (e == T::kExpMax) return neg ? 2 : 9;
-  if (e > 0) return neg ? 3 : 8;
-  if (!isZero<T>(a)) return neg ? 4 : 7;
+  if (e == T::kExpMax)
+    return neg ? 2 : 9;
+  if (e > 0)
+    return neg ? 3 : 8;
+  if (!isZero<T>(a))
+    return neg ? 4 : 7;
   return neg ? 5 : 6;
 }
 
 // ---- conversions ------------------------------------------------------------------------------
 inline u32 toI32(double v) {
-  if (v != v) return 0;
-  if (v >= 2147483647.0) return 0x7fffffffu;
-  if (v <= -2147483648.0) return 0x80000000u;
+  if (v != v)
+    return 0;
+  if (v >= 2147483647.0)
+    return 0x7fffffffu;
+  if (v <= -2147483648.0)
+    return 0x80000000u;
   return u32(i32(v));
 }
 inline u32 toU32(double v) {
-  if (!(v > 0)) return 0;
-  if (v >= 4294967295.0) return 0xffffffffu;
+  if (!(v > 0))
+    return 0;
+  if (v >= 4294967295.0)
+    return 0xffffffffu;
   return u32(v);
 }
 inline u32 toI16(double v) {
-  if (v != v) return 0;
-  if (v >= 32767.0) return 0x7fff;
-  if (v <= -32768.0) return 0x8000;
+  if (v != v)
+    return 0;
+  if (v >= 32767.0)
+    return 0x7fff;
+  if (v <= -32768.0)
+    return 0x8000;
   return u32(u16(i16(v)));
 }
 inline u32 toU16(double v) {
-  if (!(v > 0)) return 0;
-  if (v >= 65535.0) return 0xffff;
+  if (!(v > 0))
+    return 0;
+  if (v >= 65535.0)
+    return 0xffff;
   return u32(v);
 }
 inline u32 toU8(double v) {
-  if (!(v > 0)) return 0;
-  if (v >= 255.0) return 0xff;
+  if (!(v > 0))
+    return 0;
+  if (v >= 255.0)
+    return 0xff;
   return u32(v);
 }
 inline u32 snorm16(double v) {
-  if (v != v) return 0;
+  if (v != v)
+    return 0;
   v = std::min(1.0, std::max(-1.0, v));
   return u32(u16(i16(std::nearbyint(v * 32767.0))));
 }
 inline u32 unorm16(double v) {
-  if (v != v) return 0;
+  if (v != v)
+    return 0;
   v = std::min(1.0, std::max(0.0, v));
   return u32(std::nearbyint(v * 65535.0));
 }
 
 // Fraction with the result kept below 1.0 (v_fract: fract(-tiny) is 0x1.fffffep-1, not 1.0).
 inline double fractD(double v, double almostOne) {
-  if (std::isinf(v)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(v))
+    return std::numeric_limits<double>::quiet_NaN();
   double f = v - std::floor(v);
   return f != f ? f : std::min(f, almostOne);
 }
 
 // sin/cos of an angle in revolutions.
 inline double sinRev(double v) {
-  if (std::isinf(v)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(v))
+    return std::numeric_limits<double>::quiet_NaN();
   double r = v - std::nearbyint(v);
   return std::sin(r * 6.283185307179586476925286766559);
 }
 inline double cosRev(double v) {
-  if (std::isinf(v)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(v))
+    return std::numeric_limits<double>::quiet_NaN();
   double r = v - std::nearbyint(v);
   return std::cos(r * 6.283185307179586476925286766559);
 }
 
 inline float frexpMantF(float v) {
-  if (std::isinf(v) || v != v) return v;
+  if (std::isinf(v) || v != v)
+    return v;
   int e;
   return std::frexp(v, &e);
 }
 inline u32 frexpExpF(double v) {
-  if (std::isinf(v) || v != v) return 0;
+  if (std::isinf(v) || v != v)
+    return 0;
   int e;
   std::frexp(v, &e);
   return u32(e);
@@ -217,7 +270,7 @@ inline u32 frexpExpF(double v) {
 // f16 results round by tRound. A round-to-odd sum (innocuous double rounding) needs the host in
 // nearest-even; in a directed mode the host sum already rounds in that direction, and two
 // roundings in the same direction (53 bits, then 24 or 11) equal one.
-thread_local unsigned tRound = 0;    // MODE round of the instruction being run (moded path)
+thread_local unsigned tRound = 0;      // MODE round of the instruction being run (moded path)
 thread_local bool tFlush16Out = false; // f16 results flushed (packed-result conversions)
 struct FastM {
   static u32 outF16(float v) { return f32ToF16(v); }
@@ -246,8 +299,16 @@ template <class T, class FT>
 inline typename T::B divScaleT(typename T::B s0, typename T::B s1, typename T::B s2, bool &vcc,
                                int big, int tinyExp, int scale) {
   using B = typename T::B;
-  auto toF = [](B b) { FT f; std::memcpy(&f, &b, sizeof f); return f; };
-  auto toB = [](FT f) { B b; std::memcpy(&b, &f, sizeof b); return b; };
+  auto toF = [](B b) {
+    FT f;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+  };
+  auto toB = [](FT f) {
+    B b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+  };
   auto isDenF = [](FT f) { return f != 0 && std::fpclassify(f) == FP_SUBNORMAL; };
   auto isDenD = [](double d) { return d != 0 && std::fpclassify(d) == FP_SUBNORMAL; };
   FT f0 = toF(s0), f1 = toF(s1), f2 = toF(s2);
@@ -324,19 +385,23 @@ template <class M> bool floatOps(VX &x) {
     });
   case Op::V_MADMK_F32_E32: {
     float k = F(in.literal);
-    return n2(x, T::F32, T::F32, R::F32, [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * k)) + F(b)); });
+    return n2(x, T::F32, T::F32, R::F32,
+              [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * k)) + F(b)); });
   }
   case Op::V_MADAK_F32_E32: {
     float k = F(in.literal);
-    return n2(x, T::F32, T::F32, R::F32, [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * F(b))) + k); });
+    return n2(x, T::F32, T::F32, R::F32,
+              [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * F(b))) + k); });
   }
   case Op::V_FMAMK_F32_E32: {
     float k = F(in.literal);
-    return n2(x, T::F32, T::F32, R::F32, [k](u32 a, u32 b) { return outF32(std::fma(F(a), k, F(b))); });
+    return n2(x, T::F32, T::F32, R::F32,
+              [k](u32 a, u32 b) { return outF32(std::fma(F(a), k, F(b))); });
   }
   case Op::V_FMAAK_F32_E32: {
     float k = F(in.literal);
-    return n2(x, T::F32, T::F32, R::F32, [k](u32 a, u32 b) { return outF32(std::fma(F(a), F(b), k)); });
+    return n2(x, T::F32, T::F32, R::F32,
+              [k](u32 a, u32 b) { return outF32(std::fma(F(a), F(b), k)); });
   }
   case Op::V_MAX_F32_E32:
   case Op::V_MAX_F32_E64:
@@ -362,8 +427,9 @@ template <class M> bool floatOps(VX &x) {
     return n3(x, T::F32, T::F32, T::F32, R::F32,
               [](u32 a, u32 b, u32 c) { return fminimumT<T32>(fminimumT<T32>(a, b), c); });
   case Op::V_LDEXP_F32:
-    return n2(x, T::F32, T::B32, R::F32,
-              [](u32 a, u32 b) { return outF32(std::ldexp(F(a), std::max(-1000, std::min(1000, i32(b))))); });
+    return n2(x, T::F32, T::B32, R::F32, [](u32 a, u32 b) {
+      return outF32(std::ldexp(F(a), std::max(-1000, std::min(1000, i32(b)))));
+    });
   case Op::V_FREXP_MANT_F32_E32:
   case Op::V_FREXP_MANT_F32_E64:
     return n1(x, T::F32, R::F32, [](u32 a) { return outF32(frexpMantF(F(a))); });
@@ -392,7 +458,8 @@ template <class M> bool floatOps(VX &x) {
     return n1(x, T::F32, R::F32, [](u32 a) { return outF32(float(1.0 / double(F(a)))); });
   case Op::V_RSQ_F32_E32:
   case Op::V_RSQ_F32_E64:
-    return n1(x, T::F32, R::F32, [](u32 a) { return outF32(float(1.0 / std::sqrt(double(F(a))))); });
+    return n1(x, T::F32, R::F32,
+              [](u32 a) { return outF32(float(1.0 / std::sqrt(double(F(a))))); });
   case Op::V_SQRT_F32_E32:
   case Op::V_SQRT_F32_E64:
     return n1(x, T::F32, R::F32, [](u32 a) { return outF32(std::sqrt(F(a))); });
@@ -444,9 +511,8 @@ template <class M> bool floatOps(VX &x) {
     return true;
   }
   case Op::V_DIV_FIXUP_F32_E64:
-    return n3(x, T::F32, T::F32, T::F32, R::F32, [](u32 a, u32 b, u32 c) {
-      return divFixupT<T32>(a, b, c, 0xffc00000u, -150);
-    });
+    return n3(x, T::F32, T::F32, T::F32, R::F32,
+              [](u32 a, u32 b, u32 c) { return divFixupT<T32>(a, b, c, 0xffc00000u, -150); });
 
   // ---- f32 conversions ----------------------------------------------------------------------
   case Op::V_CVT_F32_I32_E32:
@@ -510,22 +576,28 @@ template <class M> bool floatOps(VX &x) {
   case Op::V_CVT_U32_F64_E64:
     return w1(x, T::F64, R::B32, [](u64 a) { return u64(toU32(D(a))); });
   case Op::V_CVT_PKRTZ_F16_F32:
-    return n2(x, T::F32, T::F32, R::B32,
-              [](u32 a, u32 b) { return M::pk16(f32ToF16Rtz(F(a))) | (M::pk16(f32ToF16Rtz(F(b))) << 16); });
+    return n2(x, T::F32, T::F32, R::B32, [](u32 a, u32 b) {
+      return M::pk16(f32ToF16Rtz(F(a))) | (M::pk16(f32ToF16Rtz(F(b))) << 16);
+    });
   case Op::V_CVT_PK_F16_F32:
-    return n2(x, T::F32, T::F32, R::B32,
-              [](u32 a, u32 b) { return M::pk16(M::outF16(F(a))) | (M::pk16(M::outF16(F(b))) << 16); });
+    return n2(x, T::F32, T::F32, R::B32, [](u32 a, u32 b) {
+      return M::pk16(M::outF16(F(a))) | (M::pk16(M::outF16(F(b))) << 16);
+    });
   case Op::V_CVT_PK_BF16_F32:
     return n2(x, T::F32, T::F32, R::B32,
               [](u32 a, u32 b) { return u32(f32ToBf16(F(a))) | (u32(f32ToBf16(F(b))) << 16); });
   case Op::V_CVT_PKNORM_I16_F32:
-    return n2(x, T::F32, T::F32, R::B32, [](u32 a, u32 b) { return snorm16(F(a)) | (snorm16(F(b)) << 16); });
+    return n2(x, T::F32, T::F32, R::B32,
+              [](u32 a, u32 b) { return snorm16(F(a)) | (snorm16(F(b)) << 16); });
   case Op::V_CVT_PKNORM_U16_F32:
-    return n2(x, T::F32, T::F32, R::B32, [](u32 a, u32 b) { return unorm16(F(a)) | (unorm16(F(b)) << 16); });
+    return n2(x, T::F32, T::F32, R::B32,
+              [](u32 a, u32 b) { return unorm16(F(a)) | (unorm16(F(b)) << 16); });
   case Op::V_CVT_PKNORM_I16_F16:
-    return n2(x, T::F16, T::F16, R::B32, [](u32 a, u32 b) { return snorm16(H(a)) | (snorm16(H(b)) << 16); });
+    return n2(x, T::F16, T::F16, R::B32,
+              [](u32 a, u32 b) { return snorm16(H(a)) | (snorm16(H(b)) << 16); });
   case Op::V_CVT_PKNORM_U16_F16:
-    return n2(x, T::F16, T::F16, R::B32, [](u32 a, u32 b) { return unorm16(H(a)) | (unorm16(H(b)) << 16); });
+    return n2(x, T::F16, T::F16, R::B32,
+              [](u32 a, u32 b) { return unorm16(H(a)) | (unorm16(H(b)) << 16); });
   case Op::V_CVT_PK_U8_F32_E64:
     return n3(x, T::F32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
       unsigned sh = (b & 3) * 8;
@@ -582,8 +654,9 @@ template <class M> bool floatOps(VX &x) {
                 : n3(x, T::F16, T::F16, T::F16, R::F16P, fmed3T<T16, false>);
   case Op::V_LDEXP_F16_E32:
   case Op::V_LDEXP_F16_E64:
-    return n2(x, T::F16, T::B16, R::F16,
-              [](u32 a, u32 b) { return M::outF16(std::ldexp(H(a), std::max(-100, std::min(100, i32(i16(u16(b))))))); });
+    return n2(x, T::F16, T::B16, R::F16, [](u32 a, u32 b) {
+      return M::outF16(std::ldexp(H(a), std::max(-100, std::min(100, i32(i16(u16(b)))))));
+    });
   case Op::V_FREXP_MANT_F16_E32:
   case Op::V_FREXP_MANT_F16_E64:
     return n1(x, T::F16, R::F16, [](u32 a) { return M::outF16(frexpMantF(H(a))); });
@@ -740,7 +813,6 @@ template <class M> bool floatOps(VX &x) {
   }
 }
 
-
 // ---- floating-point modes ---------------------------------------------------------------------
 namespace {
 
@@ -756,47 +828,124 @@ enum RoundUse : uint8_t { kNoRound, kHostSp, kHostDp, kUnsupSp, kUnsupDp };
 
 RoundUse roundUseOf(Op op) {
   switch (op) {
-  case Op::V_ADD_F32_E32: case Op::V_ADD_F32_E64: case Op::V_SUB_F32_E32: case Op::V_SUB_F32_E64:
-  case Op::V_SUBREV_F32_E32: case Op::V_SUBREV_F32_E64: case Op::V_MUL_F32_E32:
-  case Op::V_MUL_F32_E64: case Op::V_MUL_LEGACY_F32: case Op::V_FMA_F32_E64:
-  case Op::V_FMAC_F32_E32: case Op::V_FMAC_F32_E64: case Op::V_MAC_F32_E32: case Op::V_MAC_F32_E64:
-  case Op::V_MAD_F32_E64: case Op::V_MAD_LEGACY_F32_E64: case Op::V_MADMK_F32_E32:
-  case Op::V_MADAK_F32_E32: case Op::V_FMAMK_F32_E32: case Op::V_FMAAK_F32_E32:
-  case Op::V_LDEXP_F32: case Op::V_FRACT_F32_E32: case Op::V_FRACT_F32_E64:
-  case Op::V_DIV_SCALE_F32: case Op::V_DIV_FMAS_F32_E64:
-  case Op::V_CVT_F32_I32_E32: case Op::V_CVT_F32_I32_E64: case Op::V_CVT_F32_U32_E32:
-  case Op::V_CVT_F32_U32_E64: case Op::V_CVT_F32_F64_E32: case Op::V_CVT_F32_F64_E64:
+  case Op::V_ADD_F32_E32:
+  case Op::V_ADD_F32_E64:
+  case Op::V_SUB_F32_E32:
+  case Op::V_SUB_F32_E64:
+  case Op::V_SUBREV_F32_E32:
+  case Op::V_SUBREV_F32_E64:
+  case Op::V_MUL_F32_E32:
+  case Op::V_MUL_F32_E64:
+  case Op::V_MUL_LEGACY_F32:
+  case Op::V_FMA_F32_E64:
+  case Op::V_FMAC_F32_E32:
+  case Op::V_FMAC_F32_E64:
+  case Op::V_MAC_F32_E32:
+  case Op::V_MAC_F32_E64:
+  case Op::V_MAD_F32_E64:
+  case Op::V_MAD_LEGACY_F32_E64:
+  case Op::V_MADMK_F32_E32:
+  case Op::V_MADAK_F32_E32:
+  case Op::V_FMAMK_F32_E32:
+  case Op::V_FMAAK_F32_E32:
+  case Op::V_LDEXP_F32:
+  case Op::V_FRACT_F32_E32:
+  case Op::V_FRACT_F32_E64:
+  case Op::V_DIV_SCALE_F32:
+  case Op::V_DIV_FMAS_F32_E64:
+  case Op::V_CVT_F32_I32_E32:
+  case Op::V_CVT_F32_I32_E64:
+  case Op::V_CVT_F32_U32_E32:
+  case Op::V_CVT_F32_U32_E64:
+  case Op::V_CVT_F32_F64_E32:
+  case Op::V_CVT_F32_F64_E64:
     return kHostSp;
-  case Op::V_ADD_F16_E32: case Op::V_ADD_F16_E64: case Op::V_SUB_F16_E32: case Op::V_SUB_F16_E64:
-  case Op::V_SUBREV_F16_E32: case Op::V_SUBREV_F16_E64: case Op::V_MUL_F16_E32:
-  case Op::V_MUL_F16_E64: case Op::V_MAC_F16_E32: case Op::V_MAC_F16_E64:
-  case Op::V_MAD_LEGACY_F16_E64: case Op::V_MAD_F16: case Op::V_MADMK_F16_E32:
-  case Op::V_MADAK_F16_E32: case Op::V_FMA_F16: case Op::V_FMA_LEGACY_F16_E64:
-  case Op::V_LDEXP_F16_E32: case Op::V_LDEXP_F16_E64: case Op::V_FRACT_F16_E32:
-  case Op::V_FRACT_F16_E64: case Op::V_CVT_F16_F32_E32: case Op::V_CVT_F16_F32_E64:
-  case Op::V_CVT_F16_U16_E32: case Op::V_CVT_F16_U16_E64: case Op::V_CVT_F16_I16_E32:
-  case Op::V_CVT_F16_I16_E64: case Op::V_CVT_PK_F16_F32:
-  case Op::V_ADD_F64: case Op::V_MUL_F64: case Op::V_FMA_F64_E64: case Op::V_FMAC_F64_E32:
-  case Op::V_FMAC_F64_E64: case Op::V_LDEXP_F64: case Op::V_FRACT_F64_E32:
-  case Op::V_FRACT_F64_E64: case Op::V_DIV_SCALE_F64: case Op::V_DIV_FMAS_F64_E64:
+  case Op::V_ADD_F16_E32:
+  case Op::V_ADD_F16_E64:
+  case Op::V_SUB_F16_E32:
+  case Op::V_SUB_F16_E64:
+  case Op::V_SUBREV_F16_E32:
+  case Op::V_SUBREV_F16_E64:
+  case Op::V_MUL_F16_E32:
+  case Op::V_MUL_F16_E64:
+  case Op::V_MAC_F16_E32:
+  case Op::V_MAC_F16_E64:
+  case Op::V_MAD_LEGACY_F16_E64:
+  case Op::V_MAD_F16:
+  case Op::V_MADMK_F16_E32:
+  case Op::V_MADAK_F16_E32:
+  case Op::V_FMA_F16:
+  case Op::V_FMA_LEGACY_F16_E64:
+  case Op::V_LDEXP_F16_E32:
+  case Op::V_LDEXP_F16_E64:
+  case Op::V_FRACT_F16_E32:
+  case Op::V_FRACT_F16_E64:
+  case Op::V_CVT_F16_F32_E32:
+  case Op::V_CVT_F16_F32_E64:
+  case Op::V_CVT_F16_U16_E32:
+  case Op::V_CVT_F16_U16_E64:
+  case Op::V_CVT_F16_I16_E32:
+  case Op::V_CVT_F16_I16_E64:
+  case Op::V_CVT_PK_F16_F32:
+  case Op::V_ADD_F64:
+  case Op::V_MUL_F64:
+  case Op::V_FMA_F64_E64:
+  case Op::V_FMAC_F64_E32:
+  case Op::V_FMAC_F64_E64:
+  case Op::V_LDEXP_F64:
+  case Op::V_FRACT_F64_E32:
+  case Op::V_FRACT_F64_E64:
+  case Op::V_DIV_SCALE_F64:
+  case Op::V_DIV_FMAS_F64_E64:
     return kHostDp;
-  case Op::V_RCP_F32_E32: case Op::V_RCP_F32_E64: case Op::V_RCP_IFLAG_F32_E32:
-  case Op::V_RCP_IFLAG_F32_E64: case Op::V_RSQ_F32_E32: case Op::V_RSQ_F32_E64:
-  case Op::V_SQRT_F32_E32: case Op::V_SQRT_F32_E64: case Op::V_EXP_F32_E32: case Op::V_EXP_F32_E64:
-  case Op::V_LOG_F32_E32: case Op::V_LOG_F32_E64: case Op::V_SIN_F32_E32: case Op::V_SIN_F32_E64:
-  case Op::V_COS_F32_E32: case Op::V_COS_F32_E64:
-  case Op::V_CVT_RPI_I32_F32_E32: case Op::V_CVT_RPI_I32_F32_E64:
-  case Op::V_CVT_PKNORM_I16_F32: case Op::V_CVT_PKNORM_U16_F32: case Op::V_CVT_PK_BF16_F32:
+  case Op::V_RCP_F32_E32:
+  case Op::V_RCP_F32_E64:
+  case Op::V_RCP_IFLAG_F32_E32:
+  case Op::V_RCP_IFLAG_F32_E64:
+  case Op::V_RSQ_F32_E32:
+  case Op::V_RSQ_F32_E64:
+  case Op::V_SQRT_F32_E32:
+  case Op::V_SQRT_F32_E64:
+  case Op::V_EXP_F32_E32:
+  case Op::V_EXP_F32_E64:
+  case Op::V_LOG_F32_E32:
+  case Op::V_LOG_F32_E64:
+  case Op::V_SIN_F32_E32:
+  case Op::V_SIN_F32_E64:
+  case Op::V_COS_F32_E32:
+  case Op::V_COS_F32_E64:
+  case Op::V_CVT_RPI_I32_F32_E32:
+  case Op::V_CVT_RPI_I32_F32_E64:
+  case Op::V_CVT_PKNORM_I16_F32:
+  case Op::V_CVT_PKNORM_U16_F32:
+  case Op::V_CVT_PK_BF16_F32:
     return kUnsupSp;
-  case Op::V_RCP_F16_E32: case Op::V_RCP_F16_E64: case Op::V_RSQ_F16_E32: case Op::V_RSQ_F16_E64:
-  case Op::V_SQRT_F16_E32: case Op::V_SQRT_F16_E64: case Op::V_EXP_F16_E32: case Op::V_EXP_F16_E64:
-  case Op::V_LOG_F16_E32: case Op::V_LOG_F16_E64: case Op::V_SIN_F16_E32: case Op::V_SIN_F16_E64:
-  case Op::V_COS_F16_E32: case Op::V_COS_F16_E64:
-  case Op::V_RCP_F64_E32: case Op::V_RCP_F64_E64: case Op::V_RSQ_F64_E32: case Op::V_RSQ_F64_E64:
-  case Op::V_SQRT_F64_E32: case Op::V_SQRT_F64_E64:
-  case Op::V_CVT_PKNORM_I16_F16: case Op::V_CVT_PKNORM_U16_F16:
-  case Op::V_CVT_NORM_I16_F16_E32: case Op::V_CVT_NORM_I16_F16_E64:
-  case Op::V_CVT_NORM_U16_F16_E32: case Op::V_CVT_NORM_U16_F16_E64:
+  case Op::V_RCP_F16_E32:
+  case Op::V_RCP_F16_E64:
+  case Op::V_RSQ_F16_E32:
+  case Op::V_RSQ_F16_E64:
+  case Op::V_SQRT_F16_E32:
+  case Op::V_SQRT_F16_E64:
+  case Op::V_EXP_F16_E32:
+  case Op::V_EXP_F16_E64:
+  case Op::V_LOG_F16_E32:
+  case Op::V_LOG_F16_E64:
+  case Op::V_SIN_F16_E32:
+  case Op::V_SIN_F16_E64:
+  case Op::V_COS_F16_E32:
+  case Op::V_COS_F16_E64:
+  case Op::V_RCP_F64_E32:
+  case Op::V_RCP_F64_E64:
+  case Op::V_RSQ_F64_E32:
+  case Op::V_RSQ_F64_E64:
+  case Op::V_SQRT_F64_E32:
+  case Op::V_SQRT_F64_E64:
+  case Op::V_CVT_PKNORM_I16_F16:
+  case Op::V_CVT_PKNORM_U16_F16:
+  case Op::V_CVT_NORM_I16_F16_E32:
+  case Op::V_CVT_NORM_I16_F16_E64:
+  case Op::V_CVT_NORM_U16_F16_E32:
+  case Op::V_CVT_NORM_U16_F16_E64:
     return kUnsupDp;
   default:
     return kNoRound;
@@ -818,9 +967,9 @@ const uint8_t *roundUseTable() {
   for (const char *suf : {"_e32", "_e64"})
     if (m.size() > 4 && m.compare(m.size() - 4, 4, suf) == 0)
       m.resize(m.size() - 4);
-  throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + m + " at pc " + hexAddr(x.c.instPc) + " (round mode " +
-                     fpmode::roundName(r) + " not modelled)");
+  throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " +
+                                                hexAddr(x.c.instPc) + " (round mode " +
+                                                fpmode::roundName(r) + " not modelled)");
 }
 
 } // namespace
@@ -842,8 +991,12 @@ bool execVectorModed(VX &x) {
   Round r = kNearestEven;
   if (rs != kNearestEven || rd != kNearestEven) {
     switch (roundUseTable()[unsigned(x.in.op)]) {
-    case kHostSp: r = rs; break;
-    case kHostDp: r = rd; break;
+    case kHostSp:
+      r = rs;
+      break;
+    case kHostDp:
+      r = rd;
+      break;
     case kUnsupSp:
       if (rs != kNearestEven)
         throwRoundUnsupported(x, rs);
@@ -852,7 +1005,8 @@ bool execVectorModed(VX &x) {
       if (rd != kNearestEven)
         throwRoundUnsupported(x, rd);
       break;
-    default: break;
+    default:
+      break;
     }
   }
   tRound = r;

@@ -32,24 +32,35 @@
 
 namespace asmevo::emu {
 
-
 using namespace memdetail;
 
 namespace {
 
 enum class Kind : uint8_t { Load, Store, Atomic, LoadFormat, StoreFormat, Nop };
 enum class Shape : uint8_t {
-  U8, I8, U16, I16, B32,                          // loads writing whole dwords (B32: n dwords)
-  U8D16, I8D16, U8D16Hi, I8D16Hi, B16D16, B16D16Hi, // loads writing one half
-  B8, B8Hi, B16, B16Hi,                           // sub-dword stores
+  U8,
+  I8,
+  U16,
+  I16,
+  B32, // loads writing whole dwords (B32: n dwords)
+  U8D16,
+  I8D16,
+  U8D16Hi,
+  I8D16Hi,
+  B16D16,
+  B16D16Hi, // loads writing one half
+  B8,
+  B8Hi,
+  B16,
+  B16Hi, // sub-dword stores
 };
 
 struct MemOp {
   Kind kind = Kind::Nop;
   Shape shape = Shape::B32;
-  uint8_t n = 1;        // dwords (B32) / format components
+  uint8_t n = 1; // dwords (B32) / format components
   Rmw rmw = Rmw::Add;
-  bool is64 = false;    // 64-bit atomic
+  bool is64 = false;               // 64-bit atomic
   bool d16 = false, d16Hi = false; // format ops
 };
 
@@ -76,63 +87,171 @@ MemOp fmt(Kind k, unsigned n, bool d16, bool hi = false) {
   return m;
 }
 
-#define ASMEVO_LS_CASES(P)                                                                   \
-  case Op::P##_LOAD_UBYTE: out = mk(Kind::Load, Shape::U8); return true;                     \
-  case Op::P##_LOAD_SBYTE: out = mk(Kind::Load, Shape::I8); return true;                     \
-  case Op::P##_LOAD_USHORT: out = mk(Kind::Load, Shape::U16); return true;                   \
-  case Op::P##_LOAD_SSHORT: out = mk(Kind::Load, Shape::I16); return true;                   \
-  case Op::P##_LOAD_DWORD: out = mk(Kind::Load, Shape::B32, 1); return true;                 \
-  case Op::P##_LOAD_DWORDX2: out = mk(Kind::Load, Shape::B32, 2); return true;               \
-  case Op::P##_LOAD_DWORDX3: out = mk(Kind::Load, Shape::B32, 3); return true;               \
-  case Op::P##_LOAD_DWORDX4: out = mk(Kind::Load, Shape::B32, 4); return true;               \
-  case Op::P##_LOAD_UBYTE_D16: out = mk(Kind::Load, Shape::U8D16); return true;              \
-  case Op::P##_LOAD_UBYTE_D16_HI: out = mk(Kind::Load, Shape::U8D16Hi); return true;         \
-  case Op::P##_LOAD_SBYTE_D16: out = mk(Kind::Load, Shape::I8D16); return true;              \
-  case Op::P##_LOAD_SBYTE_D16_HI: out = mk(Kind::Load, Shape::I8D16Hi); return true;         \
-  case Op::P##_LOAD_SHORT_D16: out = mk(Kind::Load, Shape::B16D16); return true;             \
-  case Op::P##_LOAD_SHORT_D16_HI: out = mk(Kind::Load, Shape::B16D16Hi); return true;        \
-  case Op::P##_STORE_BYTE: out = mk(Kind::Store, Shape::B8); return true;                    \
-  case Op::P##_STORE_BYTE_D16_HI: out = mk(Kind::Store, Shape::B8Hi); return true;           \
-  case Op::P##_STORE_SHORT: out = mk(Kind::Store, Shape::B16); return true;                  \
-  case Op::P##_STORE_SHORT_D16_HI: out = mk(Kind::Store, Shape::B16Hi); return true;         \
-  case Op::P##_STORE_DWORD: out = mk(Kind::Store, Shape::B32, 1); return true;               \
-  case Op::P##_STORE_DWORDX2: out = mk(Kind::Store, Shape::B32, 2); return true;             \
-  case Op::P##_STORE_DWORDX3: out = mk(Kind::Store, Shape::B32, 3); return true;             \
-  case Op::P##_STORE_DWORDX4: out = mk(Kind::Store, Shape::B32, 4); return true;
+#define ASMEVO_LS_CASES(P)                                                                         \
+  case Op::P##_LOAD_UBYTE:                                                                         \
+    out = mk(Kind::Load, Shape::U8);                                                               \
+    return true;                                                                                   \
+  case Op::P##_LOAD_SBYTE:                                                                         \
+    out = mk(Kind::Load, Shape::I8);                                                               \
+    return true;                                                                                   \
+  case Op::P##_LOAD_USHORT:                                                                        \
+    out = mk(Kind::Load, Shape::U16);                                                              \
+    return true;                                                                                   \
+  case Op::P##_LOAD_SSHORT:                                                                        \
+    out = mk(Kind::Load, Shape::I16);                                                              \
+    return true;                                                                                   \
+  case Op::P##_LOAD_DWORD:                                                                         \
+    out = mk(Kind::Load, Shape::B32, 1);                                                           \
+    return true;                                                                                   \
+  case Op::P##_LOAD_DWORDX2:                                                                       \
+    out = mk(Kind::Load, Shape::B32, 2);                                                           \
+    return true;                                                                                   \
+  case Op::P##_LOAD_DWORDX3:                                                                       \
+    out = mk(Kind::Load, Shape::B32, 3);                                                           \
+    return true;                                                                                   \
+  case Op::P##_LOAD_DWORDX4:                                                                       \
+    out = mk(Kind::Load, Shape::B32, 4);                                                           \
+    return true;                                                                                   \
+  case Op::P##_LOAD_UBYTE_D16:                                                                     \
+    out = mk(Kind::Load, Shape::U8D16);                                                            \
+    return true;                                                                                   \
+  case Op::P##_LOAD_UBYTE_D16_HI:                                                                  \
+    out = mk(Kind::Load, Shape::U8D16Hi);                                                          \
+    return true;                                                                                   \
+  case Op::P##_LOAD_SBYTE_D16:                                                                     \
+    out = mk(Kind::Load, Shape::I8D16);                                                            \
+    return true;                                                                                   \
+  case Op::P##_LOAD_SBYTE_D16_HI:                                                                  \
+    out = mk(Kind::Load, Shape::I8D16Hi);                                                          \
+    return true;                                                                                   \
+  case Op::P##_LOAD_SHORT_D16:                                                                     \
+    out = mk(Kind::Load, Shape::B16D16);                                                           \
+    return true;                                                                                   \
+  case Op::P##_LOAD_SHORT_D16_HI:                                                                  \
+    out = mk(Kind::Load, Shape::B16D16Hi);                                                         \
+    return true;                                                                                   \
+  case Op::P##_STORE_BYTE:                                                                         \
+    out = mk(Kind::Store, Shape::B8);                                                              \
+    return true;                                                                                   \
+  case Op::P##_STORE_BYTE_D16_HI:                                                                  \
+    out = mk(Kind::Store, Shape::B8Hi);                                                            \
+    return true;                                                                                   \
+  case Op::P##_STORE_SHORT:                                                                        \
+    out = mk(Kind::Store, Shape::B16);                                                             \
+    return true;                                                                                   \
+  case Op::P##_STORE_SHORT_D16_HI:                                                                 \
+    out = mk(Kind::Store, Shape::B16Hi);                                                           \
+    return true;                                                                                   \
+  case Op::P##_STORE_DWORD:                                                                        \
+    out = mk(Kind::Store, Shape::B32, 1);                                                          \
+    return true;                                                                                   \
+  case Op::P##_STORE_DWORDX2:                                                                      \
+    out = mk(Kind::Store, Shape::B32, 2);                                                          \
+    return true;                                                                                   \
+  case Op::P##_STORE_DWORDX3:                                                                      \
+    out = mk(Kind::Store, Shape::B32, 3);                                                          \
+    return true;                                                                                   \
+  case Op::P##_STORE_DWORDX4:                                                                      \
+    out = mk(Kind::Store, Shape::B32, 4);                                                          \
+    return true;
 
-#define ASMEVO_AT_CASES(P)                                                                   \
-  case Op::P##_ATOMIC_ADD: out = at(Rmw::Add, false); return true;                           \
-  case Op::P##_ATOMIC_SUB: out = at(Rmw::Sub, false); return true;                           \
-  case Op::P##_ATOMIC_SWAP: out = at(Rmw::Swap, false); return true;                         \
-  case Op::P##_ATOMIC_CMPSWAP: out = at(Rmw::CmpSwap, false); return true;                   \
-  case Op::P##_ATOMIC_SMIN: out = at(Rmw::SMin, false); return true;                         \
-  case Op::P##_ATOMIC_UMIN: out = at(Rmw::UMin, false); return true;                         \
-  case Op::P##_ATOMIC_SMAX: out = at(Rmw::SMax, false); return true;                         \
-  case Op::P##_ATOMIC_UMAX: out = at(Rmw::UMax, false); return true;                         \
-  case Op::P##_ATOMIC_AND: out = at(Rmw::And, false); return true;                           \
-  case Op::P##_ATOMIC_OR: out = at(Rmw::Or, false); return true;                             \
-  case Op::P##_ATOMIC_XOR: out = at(Rmw::Xor, false); return true;                           \
-  case Op::P##_ATOMIC_INC: out = at(Rmw::Inc, false); return true;                           \
-  case Op::P##_ATOMIC_DEC: out = at(Rmw::Dec, false); return true;                           \
-  case Op::P##_ATOMIC_ADD_F32: out = at(Rmw::AddF32, false); return true;                    \
-  case Op::P##_ATOMIC_PK_ADD_F16: out = at(Rmw::PkAddF16, false); return true;               \
-  case Op::P##_ATOMIC_PK_ADD_BF16: out = at(Rmw::PkAddBf16, false); return true;             \
-  case Op::P##_ATOMIC_ADD_X2: out = at(Rmw::Add, true); return true;                         \
-  case Op::P##_ATOMIC_SUB_X2: out = at(Rmw::Sub, true); return true;                         \
-  case Op::P##_ATOMIC_SWAP_X2: out = at(Rmw::Swap, true); return true;                       \
-  case Op::P##_ATOMIC_CMPSWAP_X2: out = at(Rmw::CmpSwap, true); return true;                 \
-  case Op::P##_ATOMIC_SMIN_X2: out = at(Rmw::SMin, true); return true;                       \
-  case Op::P##_ATOMIC_UMIN_X2: out = at(Rmw::UMin, true); return true;                       \
-  case Op::P##_ATOMIC_SMAX_X2: out = at(Rmw::SMax, true); return true;                       \
-  case Op::P##_ATOMIC_UMAX_X2: out = at(Rmw::UMax, true); return true;                       \
-  case Op::P##_ATOMIC_AND_X2: out = at(Rmw::And, true); return true;                         \
-  case Op::P##_ATOMIC_OR_X2: out = at(Rmw::Or, true); return true;                           \
-  case Op::P##_ATOMIC_XOR_X2: out = at(Rmw::Xor, true); return true;                         \
-  case Op::P##_ATOMIC_INC_X2: out = at(Rmw::Inc, true); return true;                         \
-  case Op::P##_ATOMIC_DEC_X2: out = at(Rmw::Dec, true); return true;                         \
-  case Op::P##_ATOMIC_ADD_F64: out = at(Rmw::AddF64, true); return true;                     \
-  case Op::P##_ATOMIC_MIN_F64: out = at(Rmw::MinF64, true); return true;                     \
-  case Op::P##_ATOMIC_MAX_F64: out = at(Rmw::MaxF64, true); return true;
+#define ASMEVO_AT_CASES(P)                                                                         \
+  case Op::P##_ATOMIC_ADD:                                                                         \
+    out = at(Rmw::Add, false);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SUB:                                                                         \
+    out = at(Rmw::Sub, false);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SWAP:                                                                        \
+    out = at(Rmw::Swap, false);                                                                    \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_CMPSWAP:                                                                     \
+    out = at(Rmw::CmpSwap, false);                                                                 \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SMIN:                                                                        \
+    out = at(Rmw::SMin, false);                                                                    \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_UMIN:                                                                        \
+    out = at(Rmw::UMin, false);                                                                    \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SMAX:                                                                        \
+    out = at(Rmw::SMax, false);                                                                    \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_UMAX:                                                                        \
+    out = at(Rmw::UMax, false);                                                                    \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_AND:                                                                         \
+    out = at(Rmw::And, false);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_OR:                                                                          \
+    out = at(Rmw::Or, false);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_XOR:                                                                         \
+    out = at(Rmw::Xor, false);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_INC:                                                                         \
+    out = at(Rmw::Inc, false);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_DEC:                                                                         \
+    out = at(Rmw::Dec, false);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_ADD_F32:                                                                     \
+    out = at(Rmw::AddF32, false);                                                                  \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_PK_ADD_F16:                                                                  \
+    out = at(Rmw::PkAddF16, false);                                                                \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_PK_ADD_BF16:                                                                 \
+    out = at(Rmw::PkAddBf16, false);                                                               \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_ADD_X2:                                                                      \
+    out = at(Rmw::Add, true);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SUB_X2:                                                                      \
+    out = at(Rmw::Sub, true);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SWAP_X2:                                                                     \
+    out = at(Rmw::Swap, true);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_CMPSWAP_X2:                                                                  \
+    out = at(Rmw::CmpSwap, true);                                                                  \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SMIN_X2:                                                                     \
+    out = at(Rmw::SMin, true);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_UMIN_X2:                                                                     \
+    out = at(Rmw::UMin, true);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_SMAX_X2:                                                                     \
+    out = at(Rmw::SMax, true);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_UMAX_X2:                                                                     \
+    out = at(Rmw::UMax, true);                                                                     \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_AND_X2:                                                                      \
+    out = at(Rmw::And, true);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_OR_X2:                                                                       \
+    out = at(Rmw::Or, true);                                                                       \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_XOR_X2:                                                                      \
+    out = at(Rmw::Xor, true);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_INC_X2:                                                                      \
+    out = at(Rmw::Inc, true);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_DEC_X2:                                                                      \
+    out = at(Rmw::Dec, true);                                                                      \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_ADD_F64:                                                                     \
+    out = at(Rmw::AddF64, true);                                                                   \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_MIN_F64:                                                                     \
+    out = at(Rmw::MinF64, true);                                                                   \
+    return true;                                                                                   \
+  case Op::P##_ATOMIC_MAX_F64:                                                                     \
+    out = at(Rmw::MaxF64, true);                                                                   \
+    return true;
 
 bool classify(Op op, MemOp &out) {
   switch (op) {
@@ -149,40 +268,108 @@ bool classify(Op op, MemOp &out) {
   case Op::BUFFER_INV:
     out = MemOp();
     return true;
-  case Op::BUFFER_LOAD_FORMAT_X: out = fmt(Kind::LoadFormat, 1, false); return true;
-  case Op::BUFFER_LOAD_FORMAT_XY: out = fmt(Kind::LoadFormat, 2, false); return true;
-  case Op::BUFFER_LOAD_FORMAT_XYZ: out = fmt(Kind::LoadFormat, 3, false); return true;
-  case Op::BUFFER_LOAD_FORMAT_XYZW: out = fmt(Kind::LoadFormat, 4, false); return true;
-  case Op::BUFFER_LOAD_FORMAT_D16_X: out = fmt(Kind::LoadFormat, 1, true); return true;
-  case Op::BUFFER_LOAD_FORMAT_D16_HI_X: out = fmt(Kind::LoadFormat, 1, true, true); return true;
-  case Op::BUFFER_LOAD_FORMAT_D16_XY: out = fmt(Kind::LoadFormat, 2, true); return true;
-  case Op::BUFFER_LOAD_FORMAT_D16_XYZ: out = fmt(Kind::LoadFormat, 3, true); return true;
-  case Op::BUFFER_LOAD_FORMAT_D16_XYZW: out = fmt(Kind::LoadFormat, 4, true); return true;
-  case Op::BUFFER_STORE_FORMAT_X: out = fmt(Kind::StoreFormat, 1, false); return true;
-  case Op::BUFFER_STORE_FORMAT_XY: out = fmt(Kind::StoreFormat, 2, false); return true;
-  case Op::BUFFER_STORE_FORMAT_XYZ: out = fmt(Kind::StoreFormat, 3, false); return true;
-  case Op::BUFFER_STORE_FORMAT_XYZW: out = fmt(Kind::StoreFormat, 4, false); return true;
-  case Op::BUFFER_STORE_FORMAT_D16_X: out = fmt(Kind::StoreFormat, 1, true); return true;
-  case Op::BUFFER_STORE_FORMAT_D16_HI_X: out = fmt(Kind::StoreFormat, 1, true, true); return true;
-  case Op::BUFFER_STORE_FORMAT_D16_XY: out = fmt(Kind::StoreFormat, 2, true); return true;
-  case Op::BUFFER_STORE_FORMAT_D16_XYZ: out = fmt(Kind::StoreFormat, 3, true); return true;
-  case Op::BUFFER_STORE_FORMAT_D16_XYZW: out = fmt(Kind::StoreFormat, 4, true); return true;
-  case Op::TBUFFER_LOAD_FORMAT_X: out = fmt(Kind::LoadFormat, 1, false); return true;
-  case Op::TBUFFER_LOAD_FORMAT_XY: out = fmt(Kind::LoadFormat, 2, false); return true;
-  case Op::TBUFFER_LOAD_FORMAT_XYZ: out = fmt(Kind::LoadFormat, 3, false); return true;
-  case Op::TBUFFER_LOAD_FORMAT_XYZW: out = fmt(Kind::LoadFormat, 4, false); return true;
-  case Op::TBUFFER_LOAD_FORMAT_D16_X: out = fmt(Kind::LoadFormat, 1, true); return true;
-  case Op::TBUFFER_LOAD_FORMAT_D16_XY: out = fmt(Kind::LoadFormat, 2, true); return true;
-  case Op::TBUFFER_LOAD_FORMAT_D16_XYZ: out = fmt(Kind::LoadFormat, 3, true); return true;
-  case Op::TBUFFER_LOAD_FORMAT_D16_XYZW: out = fmt(Kind::LoadFormat, 4, true); return true;
-  case Op::TBUFFER_STORE_FORMAT_X: out = fmt(Kind::StoreFormat, 1, false); return true;
-  case Op::TBUFFER_STORE_FORMAT_XY: out = fmt(Kind::StoreFormat, 2, false); return true;
-  case Op::TBUFFER_STORE_FORMAT_XYZ: out = fmt(Kind::StoreFormat, 3, false); return true;
-  case Op::TBUFFER_STORE_FORMAT_XYZW: out = fmt(Kind::StoreFormat, 4, false); return true;
-  case Op::TBUFFER_STORE_FORMAT_D16_X: out = fmt(Kind::StoreFormat, 1, true); return true;
-  case Op::TBUFFER_STORE_FORMAT_D16_XY: out = fmt(Kind::StoreFormat, 2, true); return true;
-  case Op::TBUFFER_STORE_FORMAT_D16_XYZ: out = fmt(Kind::StoreFormat, 3, true); return true;
-  case Op::TBUFFER_STORE_FORMAT_D16_XYZW: out = fmt(Kind::StoreFormat, 4, true); return true;
+  case Op::BUFFER_LOAD_FORMAT_X:
+    out = fmt(Kind::LoadFormat, 1, false);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_XY:
+    out = fmt(Kind::LoadFormat, 2, false);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_XYZ:
+    out = fmt(Kind::LoadFormat, 3, false);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_XYZW:
+    out = fmt(Kind::LoadFormat, 4, false);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_X:
+    out = fmt(Kind::LoadFormat, 1, true);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_HI_X:
+    out = fmt(Kind::LoadFormat, 1, true, true);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_XY:
+    out = fmt(Kind::LoadFormat, 2, true);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_XYZ:
+    out = fmt(Kind::LoadFormat, 3, true);
+    return true;
+  case Op::BUFFER_LOAD_FORMAT_D16_XYZW:
+    out = fmt(Kind::LoadFormat, 4, true);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_X:
+    out = fmt(Kind::StoreFormat, 1, false);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_XY:
+    out = fmt(Kind::StoreFormat, 2, false);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_XYZ:
+    out = fmt(Kind::StoreFormat, 3, false);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_XYZW:
+    out = fmt(Kind::StoreFormat, 4, false);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_D16_X:
+    out = fmt(Kind::StoreFormat, 1, true);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_D16_HI_X:
+    out = fmt(Kind::StoreFormat, 1, true, true);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_D16_XY:
+    out = fmt(Kind::StoreFormat, 2, true);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_D16_XYZ:
+    out = fmt(Kind::StoreFormat, 3, true);
+    return true;
+  case Op::BUFFER_STORE_FORMAT_D16_XYZW:
+    out = fmt(Kind::StoreFormat, 4, true);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_X:
+    out = fmt(Kind::LoadFormat, 1, false);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_XY:
+    out = fmt(Kind::LoadFormat, 2, false);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_XYZ:
+    out = fmt(Kind::LoadFormat, 3, false);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_XYZW:
+    out = fmt(Kind::LoadFormat, 4, false);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_X:
+    out = fmt(Kind::LoadFormat, 1, true);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_XY:
+    out = fmt(Kind::LoadFormat, 2, true);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_XYZ:
+    out = fmt(Kind::LoadFormat, 3, true);
+    return true;
+  case Op::TBUFFER_LOAD_FORMAT_D16_XYZW:
+    out = fmt(Kind::LoadFormat, 4, true);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_X:
+    out = fmt(Kind::StoreFormat, 1, false);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_XY:
+    out = fmt(Kind::StoreFormat, 2, false);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_XYZ:
+    out = fmt(Kind::StoreFormat, 3, false);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_XYZW:
+    out = fmt(Kind::StoreFormat, 4, false);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_X:
+    out = fmt(Kind::StoreFormat, 1, true);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_XY:
+    out = fmt(Kind::StoreFormat, 2, true);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_XYZ:
+    out = fmt(Kind::StoreFormat, 3, true);
+    return true;
+  case Op::TBUFFER_STORE_FORMAT_D16_XYZW:
+    out = fmt(Kind::StoreFormat, 4, true);
+    return true;
   default:
     return false;
   }
@@ -192,11 +379,21 @@ bool classify(Op op, MemOp &out) {
 
 unsigned shapeBytes(const MemOp &m) {
   switch (m.shape) {
-  case Shape::U8: case Shape::I8: case Shape::U8D16: case Shape::I8D16:
-  case Shape::U8D16Hi: case Shape::I8D16Hi: case Shape::B8: case Shape::B8Hi:
+  case Shape::U8:
+  case Shape::I8:
+  case Shape::U8D16:
+  case Shape::I8D16:
+  case Shape::U8D16Hi:
+  case Shape::I8D16Hi:
+  case Shape::B8:
+  case Shape::B8Hi:
     return 1;
-  case Shape::U16: case Shape::I16: case Shape::B16D16: case Shape::B16D16Hi:
-  case Shape::B16: case Shape::B16Hi:
+  case Shape::U16:
+  case Shape::I16:
+  case Shape::B16D16:
+  case Shape::B16D16Hi:
+  case Shape::B16:
+  case Shape::B16Hi:
     return 2;
   case Shape::B32:
     return 4u * m.n;
@@ -211,21 +408,42 @@ inline void writeLoad(WaveState &w, uint16_t dst, unsigned lane, Shape s, unsign
   uint32_t &d = w.vrow(r)[lane];
   uint16_t h = uint16_t(buf[0] | (unsigned(buf[1]) << 8));
   switch (s) {
-  case Shape::U8: d = buf[0]; break;
-  case Shape::I8: d = uint32_t(int32_t(int8_t(buf[0]))); break;
-  case Shape::U16: d = h; break;
-  case Shape::I16: d = uint32_t(int32_t(int16_t(h))); break;
+  case Shape::U8:
+    d = buf[0];
+    break;
+  case Shape::I8:
+    d = uint32_t(int32_t(int8_t(buf[0])));
+    break;
+  case Shape::U16:
+    d = h;
+    break;
+  case Shape::I16:
+    d = uint32_t(int32_t(int16_t(h)));
+    break;
   case Shape::B32:
     for (unsigned k = 0; k < n; ++k)
       w.vrow(r + k)[lane] = load32(buf + 4 * k);
     break;
-  case Shape::U8D16: d = (d & 0xffff0000u) | buf[0]; break;
-  case Shape::I8D16: d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(buf[0]))); break;
-  case Shape::U8D16Hi: d = (d & 0xffffu) | (uint32_t(buf[0]) << 16); break;
-  case Shape::I8D16Hi: d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(buf[0])))) << 16); break;
-  case Shape::B16D16: d = (d & 0xffff0000u) | h; break;
-  case Shape::B16D16Hi: d = (d & 0xffffu) | (uint32_t(h) << 16); break;
-  default: break;
+  case Shape::U8D16:
+    d = (d & 0xffff0000u) | buf[0];
+    break;
+  case Shape::I8D16:
+    d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(buf[0])));
+    break;
+  case Shape::U8D16Hi:
+    d = (d & 0xffffu) | (uint32_t(buf[0]) << 16);
+    break;
+  case Shape::I8D16Hi:
+    d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(buf[0])))) << 16);
+    break;
+  case Shape::B16D16:
+    d = (d & 0xffff0000u) | h;
+    break;
+  case Shape::B16D16Hi:
+    d = (d & 0xffffu) | (uint32_t(h) << 16);
+    break;
+  default:
+    break;
   }
 }
 
@@ -235,15 +453,26 @@ inline void readStore(const WaveState &w, uint16_t data, unsigned lane, Shape s,
   unsigned r = vectorIndex(data);
   uint32_t v = w.vrow(r)[lane];
   switch (s) {
-  case Shape::B8: buf[0] = uint8_t(v); break;
-  case Shape::B8Hi: buf[0] = uint8_t(v >> 16); break;
-  case Shape::B16: buf[0] = uint8_t(v); buf[1] = uint8_t(v >> 8); break;
-  case Shape::B16Hi: buf[0] = uint8_t(v >> 16); buf[1] = uint8_t(v >> 24); break;
+  case Shape::B8:
+    buf[0] = uint8_t(v);
+    break;
+  case Shape::B8Hi:
+    buf[0] = uint8_t(v >> 16);
+    break;
+  case Shape::B16:
+    buf[0] = uint8_t(v);
+    buf[1] = uint8_t(v >> 8);
+    break;
+  case Shape::B16Hi:
+    buf[0] = uint8_t(v >> 16);
+    buf[1] = uint8_t(v >> 24);
+    break;
   case Shape::B32:
     for (unsigned k = 0; k < n; ++k)
       store32(buf + 4 * k, w.vrow(r + k)[lane]);
     break;
-  default: break;
+  default:
+    break;
   }
 }
 
@@ -267,9 +496,8 @@ inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane
       w.vrowOf(in.dst)[lane] = old;
   } else {
     uint64_t src = w.vrow(d)[lane] | (uint64_t(w.vrow(d + 1)[lane]) << 32);
-    uint64_t cmp = m.rmw == Rmw::CmpSwap
-                       ? (w.vrow(d + 2)[lane] | (uint64_t(w.vrow(d + 3)[lane]) << 32))
-                       : 0;
+    uint64_t cmp =
+        m.rmw == Rmw::CmpSwap ? (w.vrow(d + 2)[lane] | (uint64_t(w.vrow(d + 3)[lane]) << 32)) : 0;
     uint64_t old;
     {
       std::lock_guard<std::mutex> g(c.mem.atomicLock(devAddr));
@@ -325,14 +553,16 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
       return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
     }
   };
-  if (enc != Enc::SCRATCH && !(enc == Enc::GLOBAL && in.saddr != kNoOperand) &&
-      (!vOff || !vHi))
+  if (enc != Enc::SCRATCH && !(enc == Enc::GLOBAL && in.saddr != kNoOperand) && (!vOff || !vHi))
     return false;
   auto access = [&](unsigned lane, uint64_t a, unsigned size) -> uint8_t * {
     switch (enc) {
-    case Enc::GLOBAL: return globalAccess(c, a, size, int(lane), what);
-    case Enc::SCRATCH: return privateAccess(c, a, size, int(lane), what);
-    default: return flatAccess(c, a, size, int(lane), what);
+    case Enc::GLOBAL:
+      return globalAccess(c, a, size, int(lane), what);
+    case Enc::SCRATCH:
+      return privateAccess(c, a, size, int(lane), what);
+    default:
+      return flatAccess(c, a, size, int(lane), what);
     }
   };
 
@@ -371,7 +601,7 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
 
 struct BufferRsrc {
   uint64_t base = 0;
-  uint32_t stride = 0;     // effective (18 bits with add_tid_enable)
+  uint32_t stride = 0; // effective (18 bits with add_tid_enable)
   uint32_t numRecords = 0;
   bool swizzle = false, addTid = false;
   uint8_t dstSel[4] = {4, 5, 6, 7};
@@ -436,24 +666,44 @@ struct BufferAddr {
 };
 
 // Data-format channel layout for the format instructions (0 comps: not supported).
-struct FmtInfo { uint8_t comps, bits; };
+struct FmtInfo {
+  uint8_t comps, bits;
+};
 FmtInfo formatInfo(unsigned dfmt) {
   switch (dfmt) {
-  case 1: return {1, 8};
-  case 2: return {1, 16};
-  case 3: return {2, 8};
-  case 4: return {1, 32};
-  case 5: return {2, 16};
-  case 10: return {4, 8};
-  case 11: return {2, 32};
-  case 12: return {4, 16};
-  case 13: return {3, 32};
-  case 14: return {4, 32};
-  default: return {0, 0};
+  case 1:
+    return {1, 8};
+  case 2:
+    return {1, 16};
+  case 3:
+    return {2, 8};
+  case 4:
+    return {1, 32};
+  case 5:
+    return {2, 16};
+  case 10:
+    return {4, 8};
+  case 11:
+    return {2, 32};
+  case 12:
+    return {4, 16};
+  case 13:
+    return {3, 32};
+  case 14:
+    return {4, 32};
+  default:
+    return {0, 0};
   }
 }
-enum : unsigned { NfUnorm = 0, NfSnorm = 1, NfUscaled = 2, NfSscaled = 3, NfUint = 4,
-                  NfSint = 5, NfFloat = 7 };
+enum : unsigned {
+  NfUnorm = 0,
+  NfSnorm = 1,
+  NfUscaled = 2,
+  NfSscaled = 3,
+  NfUint = 4,
+  NfSint = 5,
+  NfFloat = 7
+};
 bool isFloatish(unsigned nfmt) { return nfmt != NfUint && nfmt != NfSint; }
 
 // Channel bits -> the 32-bit value a non-d16 format load returns.
@@ -462,32 +712,50 @@ uint32_t decodeChannel(uint32_t raw, unsigned bits, unsigned nfmt) {
   raw &= mask;
   const int32_t sx = bits == 32 ? int32_t(raw) : int32_t(raw << (32 - bits)) >> (32 - bits);
   switch (nfmt) {
-  case NfUint: return raw;
-  case NfSint: return uint32_t(sx);
-  case NfFloat: return bits == 32 ? raw : f32ToBits(f16ToF32(uint16_t(raw)));
-  case NfUnorm: return f32ToBits(float(double(raw) / double(mask)));
+  case NfUint:
+    return raw;
+  case NfSint:
+    return uint32_t(sx);
+  case NfFloat:
+    return bits == 32 ? raw : f32ToBits(f16ToF32(uint16_t(raw)));
+  case NfUnorm:
+    return f32ToBits(float(double(raw) / double(mask)));
   case NfSnorm: {
     double v = double(sx) / double(mask >> 1);
     return f32ToBits(float(v < -1.0 ? -1.0 : v));
   }
-  case NfUscaled: return f32ToBits(float(raw));
-  case NfSscaled: return f32ToBits(float(sx));
+  case NfUscaled:
+    return f32ToBits(float(raw));
+  case NfSscaled:
+    return f32ToBits(float(sx));
   }
   return 0;
 }
 bool loadFormatSupported(unsigned bits, unsigned nfmt, bool d16) {
   switch (nfmt) {
-  case NfUint: case NfSint: return !(d16 && bits == 32);
-  case NfFloat: return bits >= 16;
-  case NfUnorm: case NfSnorm: case NfUscaled: case NfSscaled: return bits < 32;
-  default: return false;
+  case NfUint:
+  case NfSint:
+    return !(d16 && bits == 32);
+  case NfFloat:
+    return bits >= 16;
+  case NfUnorm:
+  case NfSnorm:
+  case NfUscaled:
+  case NfSscaled:
+    return bits < 32;
+  default:
+    return false;
   }
 }
 bool storeFormatSupported(unsigned bits, unsigned nfmt) {
   switch (nfmt) {
-  case NfUint: case NfSint: return true;
-  case NfFloat: return bits >= 16;
-  default: return false;
+  case NfUint:
+  case NfSint:
+    return true;
+  case NfFloat:
+    return bits >= 16;
+  default:
+    return false;
   }
 }
 
@@ -521,8 +789,7 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
     if (in.offen)
       vOff = w.vrow(in.idxen ? a + 1 : a);
   }
-  BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.offset) & 0xfffu,
-                r.addTid && !in.idxen};
+  BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.offset) & 0xfffu, r.addTid && !in.idxen};
 
   if (m.kind == Kind::Load || m.kind == Kind::Store) {
     const unsigned bytes = shapeBytes(m);

@@ -7,10 +7,26 @@
 
 namespace asmevo::emu {
 
-inline float bitsToF32(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
-inline uint32_t f32ToBits(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
-inline double bitsToF64(uint64_t b) { double d; std::memcpy(&d, &b, 8); return d; }
-inline uint64_t f64ToBits(double d) { uint64_t b; std::memcpy(&b, &d, 8); return b; }
+inline float bitsToF32(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+inline uint32_t f32ToBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+inline double bitsToF64(uint64_t b) {
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+inline uint64_t f64ToBits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, 8);
+  return b;
+}
 
 // IEEE binary16 -> binary32, exact (denormals, infinities and NaN payloads kept).
 float f16ToF32(uint16_t h);

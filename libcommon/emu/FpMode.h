@@ -51,8 +51,9 @@ class HostRounding {
 public:
   explicit HostRounding(Round r) : active_(r != kNearestEven) {
     if (active_)
-      std::fesetround(r == kTowardPosInf ? FE_UPWARD : r == kTowardNegInf ? FE_DOWNWARD
-                                                                           : FE_TOWARDZERO);
+      std::fesetround(r == kTowardPosInf   ? FE_UPWARD
+                      : r == kTowardNegInf ? FE_DOWNWARD
+                                           : FE_TOWARDZERO);
   }
   ~HostRounding() {
     if (active_)

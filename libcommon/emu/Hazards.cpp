@@ -77,8 +77,8 @@ const HazardRule kRules[RCount] = {
      "SALU writes M0, then S_MOVREL, an LDS add-TID instruction, or a buffer/global/scratch "
      "load to LDS reads it",
      kHzAll, "1", "ISA; LLVM checkReadM0Hazards"},
-    {"salu-m0-then-sendmsg-gds", "SALU writes M0, then S_SENDMSG, S_TTRACEDATA or a GDS op",
-     kHzAll, "1", "ISA; LLVM checkReadM0Hazards"},
+    {"salu-m0-then-sendmsg-gds", "SALU writes M0, then S_SENDMSG, S_TTRACEDATA or a GDS op", kHzAll,
+     "1", "ISA; LLVM checkReadM0Hazards"},
     {"setreg-then-getreg", "S_SETREG, then S_GETREG of the same hardware register", kHzAll, "2",
      "ISA; LLVM checkGetRegHazards"},
     {"setreg-then-setreg", "S_SETREG, then S_SETREG of the same hardware register", kHzAll, "2",
@@ -157,8 +157,8 @@ const HazardRule kRules[RCount] = {
      "a dot op (v_dot*) writes a VGPR, then a VALU or memory instruction reads it (0 when the "
      "same dot op reads it as its accumulator)",
      kHzAll, "3", "MAI dependency table; LLVM checkMAIVALUHazards"},
-    {"dot-then-write", "a dot op writes a VGPR, then a different VALU or a load writes it",
-     kHzAll, "3", "MAI dependency table; LLVM checkMAIVALUHazards"},
+    {"dot-then-write", "a dot op writes a VGPR, then a different VALU or a load writes it", kHzAll,
+     "3", "MAI dependency table; LLVM checkMAIVALUHazards"},
     {"valu-dgemm-then-mem",
      "VALU writes a VGPR, a DGEMM issues, then a VMEM/DS instruction reads that VGPR (gfx90a "
      "SQ bug)",
@@ -204,8 +204,8 @@ struct FactTable {
       OpFact &O = T[I];
       auto starts = [&](const char *S) { return N.rfind(S, 0) == 0; };
       auto has = [&](const char *S) { return N.find(S) != std::string::npos; };
-      static const char *Trans[] = {"V_EXP_", "V_LOG_", "V_RCP_", "V_RSQ_", "V_SQRT_",
-                                    "V_SIN_", "V_COS_"};
+      static const char *Trans[] = {"V_EXP_",  "V_LOG_", "V_RCP_", "V_RSQ_",
+                                    "V_SQRT_", "V_SIN_", "V_COS_"};
       for (const char *P : Trans)
         if (starts(P))
           O.F |= FTrans;
@@ -276,14 +276,14 @@ const OpFact &factOf(Op O) {
 
 // Entry kinds (Entry::Kind).
 enum EntryKind : uint32_t {
-  KValu = 1u << 0,    // a VALU op (not MFMA)
-  KMfma = 1u << 1,    // an MFMA / SMFMAC
+  KValu = 1u << 0, // a VALU op (not MFMA)
+  KMfma = 1u << 1, // an MFMA / SMFMAC
   KTrans = 1u << 2,
   KDot = 1u << 3,
   KDgemm = 1u << 4,
-  KXdl = 1u << 5,     // XDL MFMA on this target
-  KDstSel = 1u << 6,  // result at a shifted bit position (SDWA dst_sel, VOP3 op_sel[3])
-  KCmpx = 1u << 7,    // a VALU compare that writes EXEC
+  KXdl = 1u << 5,    // XDL MFMA on this target
+  KDstSel = 1u << 6, // result at a shifted bit position (SDWA dst_sel, VOP3 op_sel[3])
+  KCmpx = 1u << 7,   // a VALU compare that writes EXEC
   KSetreg = 1u << 8,
   KWideStore = 1u << 9,
   KSalu = 1u << 10,
@@ -293,9 +293,12 @@ enum EntryKind : uint32_t {
 
 uint8_t targetBit(Gfx G) {
   switch (G) {
-  case Gfx::Gfx90a: return kHzGfx90a;
-  case Gfx::Gfx950: return kHzGfx950;
-  default: return kHzGfx94x;
+  case Gfx::Gfx90a:
+    return kHzGfx90a;
+  case Gfx::Gfx950:
+    return kHzGfx950;
+  default:
+    return kHzGfx94x;
   }
 }
 
@@ -362,14 +365,22 @@ std::string hex(uint64_t V) {
 
 const char *hwregName(unsigned Id) {
   switch (Id) {
-  case 1: return "MODE";
-  case 2: return "STATUS";
-  case 3: return "TRAPSTS";
-  case 4: return "HW_ID";
-  case 5: return "GPR_ALLOC";
-  case 6: return "LDS_ALLOC";
-  case 7: return "IB_STS";
-  default: return nullptr;
+  case 1:
+    return "MODE";
+  case 2:
+    return "STATUS";
+  case 3:
+    return "TRAPSTS";
+  case 4:
+    return "HW_ID";
+  case 5:
+    return "GPR_ALLOC";
+  case 6:
+    return "LDS_ALLOC";
+  case 7:
+    return "IB_STS";
+  default:
+    return nullptr;
   }
 }
 
@@ -493,8 +504,7 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
       E.Kind |= KTrans;
     if (F.F & FDot)
       E.Kind |= KDot;
-    if ((In.form == VForm::Sdwa && In.dstSel != 6 && In.dst != kNoOperand &&
-         In.dst >= kVgprBase) ||
+    if ((In.form == VForm::Sdwa && In.dstSel != 6 && In.dst != kNoOperand && In.dst >= kVgprBase) ||
         (In.enc == Enc::VOP3 && (In.opsel & 8) && In.dst >= kVgprBase && In.dst != kNoOperand))
       E.Kind |= KDstSel;
     if (U.writes_(kExecLo) || U.writes_(kExecHi))
@@ -541,7 +551,8 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
 
   const Consumer C(In, U, Target);
   const bool G90a = Target == Gfx::Gfx90a, G94Plus = !G90a, G950 = Target == Gfx::Gfx950;
-  const bool LaneSelect = (CF.F & (FLaneRead | FWriteLane)) && In.op != Op::V_READFIRSTLANE_B32_E32 &&
+  const bool LaneSelect = (CF.F & (FLaneRead | FWriteLane)) &&
+                          In.op != Op::V_READFIRSTLANE_B32_E32 &&
                           In.op != Op::V_READFIRSTLANE_B32_E64 && In.src[1] < 128;
   const bool Dpp = In.form == VForm::Dpp;
   bool ZSrc = false;
@@ -562,8 +573,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
   Hit H;
   unsigned S = 0;
 
-  auto report = [&](RuleId R, const Entry &E, unsigned Need, std::string PW,
-                    std::string CW) {
+  auto report = [&](RuleId R, const Entry &E, unsigned Need, std::string PW, std::string CW) {
     H.Rule = R;
     H.Prod = &E;
     H.Since = S;
@@ -816,9 +826,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
             else if (K & KF64x4)
               Need = CXdl ? 0 : 4;
             else if (G94Plus)
-              Need = (CXdl && !PXdl) ? 0
-                     : PXdl          ? P + 1 + (CXdl ? G950 : (P != 2 && G950))
-                                     : P;
+              Need = (CXdl && !PXdl) ? 0 : PXdl ? P + 1 + (CXdl ? G950 : (P != 2 && G950)) : P;
             else
               Need = P == 2 ? (Dgemm ? 3 : 2) : P == 8 ? (Dgemm ? 9 : 8) : (Dgemm ? 17 : 16);
           } else {
@@ -874,13 +882,12 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
           }
         }
         // WAR: an XDL (gfx90a: non-DGEMM) MFMA read W as SrcC.
-        if (!(MfmaSeen & (1u << (16 + I))) && !PDgemm && (G90a || PXdl) &&
-            E.SrcC.overlaps(W)) {
+        if (!(MfmaSeen & (1u << (16 + I))) && !PDgemm && (G90a || PXdl) && E.SrcC.overlaps(W)) {
           MfmaSeen |= 1u << (16 + I);
           unsigned Need = P == 2 ? 1 : P == 4 ? 3 : P == 8 ? 7 : 15;
           if (S < Need) {
-            report(RMfmaSrcCThenWrite, E, Need, "reads " + regName(intersect(E.SrcC, W)) +
-                   " as SrcC", "writes it");
+            report(RMfmaSrcCThenWrite, E, Need,
+                   "reads " + regName(intersect(E.SrcC, W)) + " as SrcC", "writes it");
             break;
           }
         }

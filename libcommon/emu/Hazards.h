@@ -35,11 +35,11 @@ enum : uint8_t {
 
 // One wait-state rule.
 struct HazardRule {
-  const char *Name;    // stable, kebab-case ("valu-sgpr-then-vmem")
-  const char *Text;    // the ISA sentence it implements
-  uint8_t Targets;     // kHz* bits
-  const char *Waits;   // required wait states: a number, or how it depends on the MFMA
-  const char *Source;  // where the number comes from
+  const char *Name;   // stable, kebab-case ("valu-sgpr-then-vmem")
+  const char *Text;   // the ISA sentence it implements
+  uint8_t Targets;    // kHz* bits
+  const char *Waits;  // required wait states: a number, or how it depends on the MFMA
+  const char *Source; // where the number comes from
 };
 
 // Every rule of the table (for docs and tests), in a fixed order.
@@ -68,9 +68,9 @@ public:
     Inst In;
     uint64_t Pc = 0;
     RegRange Writes[RegUses::kMaxWrites];
-    RegRange SrcC;      // MFMA: the C matrix it reads
-    RegRange StoreData; // a VMEM store of more than 64 bits: its data registers
-    uint32_t Kind = 0;  // EntryKind bits (Hazards.cpp)
+    RegRange SrcC;       // MFMA: the C matrix it reads
+    RegRange StoreData;  // a VMEM store of more than 64 bits: its data registers
+    uint32_t Kind = 0;   // EntryKind bits (Hazards.cpp)
     uint32_t HwMask = 0; // s_setreg: the bits of the hardware register it writes
     IssueClass Cls = IssueClass::Sopp;
     uint8_t NumWrites = 0, Waits = 1, Passes = 0, HwReg = 0;

@@ -64,9 +64,23 @@ const char *opNameLower(Op op);
 
 // Encoding family. VOP3 covers VOP3a and VOP3b (sdst); VOP3P covers MFMA and packed math.
 enum class Enc : uint8_t {
-  SOP1, SOP2, SOPK, SOPC, SOPP, SMEM,
-  VOP1, VOP2, VOPC, VOP3, VOP3P,
-  DS, FLAT, GLOBAL, SCRATCH, MUBUF, MTBUF,
+  SOP1,
+  SOP2,
+  SOPK,
+  SOPC,
+  SOPP,
+  SMEM,
+  VOP1,
+  VOP2,
+  VOPC,
+  VOP3,
+  VOP3P,
+  DS,
+  FLAT,
+  GLOBAL,
+  SCRATCH,
+  MUBUF,
+  MTBUF,
 };
 
 // Sub-form of a VOP1/VOP2/VOPC instruction (src0 replaced by an extension dword).
@@ -84,10 +98,10 @@ inline unsigned vectorIndex(uint16_t c) { return c - kVgprBase; }
 
 struct Inst {
   Op op = Op::Count;
-  uint16_t opcode = 0;        // the encoding's opcode field (VOP3: the 10-bit VOP3 opcode)
+  uint16_t opcode = 0; // the encoding's opcode field (VOP3: the 10-bit VOP3 opcode)
   Enc enc = Enc::SOPP;
   VForm form = VForm::Plain;
-  uint8_t size = 4;           // bytes, literal and extension dwords included
+  uint8_t size = 4; // bytes, literal and extension dwords included
   bool hasLiteral = false;
   uint32_t literal = 0;
 
@@ -101,8 +115,8 @@ struct Inst {
 
   // VOP3 / VOP3P / SDWA / DPP modifiers. Bit i is for source i.
   uint8_t abs = 0, neg = 0, negHi = 0;
-  uint8_t opsel = 0;          // VOP3: bit 3 selects the destination half; VOP3P: op_sel
-  uint8_t opselHi = 0;        // VOP3P op_sel_hi (bits 0..2, bit 2 from opsel_hi2)
+  uint8_t opsel = 0;   // VOP3: bit 3 selects the destination half; VOP3P: op_sel
+  uint8_t opselHi = 0; // VOP3P op_sel_hi (bits 0..2, bit 2 from opsel_hi2)
   bool clamp = false;
   uint8_t omod = 0;
 
@@ -113,26 +127,26 @@ struct Inst {
 
   // SDWA (VForm::Sdwa). Selects: 0..3 byte, 4..5 word, 6 dword.
   uint8_t dstSel = 6, dstUnused = 0, srcSel[2] = {6, 6};
-  uint8_t sext = 0;           // bit i: source i sign-extends
+  uint8_t sext = 0; // bit i: source i sign-extends
 
   // MFMA (Enc::VOP3P with an MFMA op): broadcast controls.
   uint8_t cbsz = 0, abid = 0, blgp = 0;
 
   // Memory operands.
-  uint16_t addr = kNoOperand;    // DS addr, FLAT/GLOBAL/SCRATCH addr, MUBUF vaddr (VGPR code)
-  uint16_t data0 = kNoOperand;   // DS data0, VMEM store data (vector code, VGPR or AGPR)
-  uint16_t data1 = kNoOperand;   // DS data1
-  uint16_t saddr = kNoOperand;   // GLOBAL/SCRATCH saddr (SGPR code; kNoOperand when "off")
-  uint16_t sbase = kNoOperand;   // SMEM sbase (first SGPR), MUBUF/MTBUF srsrc (first SGPR)
-  uint16_t soffset = kNoOperand; // SMEM soffset (SGPR), MUBUF soffset (scalar source code)
-  int32_t offset = 0;            // SMEM/FLAT/MUBUF immediate offset (sign-extended where signed)
+  uint16_t addr = kNoOperand;       // DS addr, FLAT/GLOBAL/SCRATCH addr, MUBUF vaddr (VGPR code)
+  uint16_t data0 = kNoOperand;      // DS data0, VMEM store data (vector code, VGPR or AGPR)
+  uint16_t data1 = kNoOperand;      // DS data1
+  uint16_t saddr = kNoOperand;      // GLOBAL/SCRATCH saddr (SGPR code; kNoOperand when "off")
+  uint16_t sbase = kNoOperand;      // SMEM sbase (first SGPR), MUBUF/MTBUF srsrc (first SGPR)
+  uint16_t soffset = kNoOperand;    // SMEM soffset (SGPR), MUBUF soffset (scalar source code)
+  int32_t offset = 0;               // SMEM/FLAT/MUBUF immediate offset (sign-extended where signed)
   uint8_t offset0 = 0, offset1 = 0; // DS offsets
   bool gds = false;
   bool smemImm = false, smemSoffsetEn = false;
   bool glc = false, slc = false; // SMEM glc / MUBUF-FLAT sc0 (glc), sc1 (slc on gfx90a)
   bool nt = false, sc0 = false, sc1 = false;
   bool idxen = false, offen = false, lds = false, sve = false;
-  uint8_t dfmt = 0, nfmt = 0;    // MTBUF
+  uint8_t dfmt = 0, nfmt = 0; // MTBUF
 };
 
-}  // namespace asmevo::emu
+} // namespace asmevo::emu

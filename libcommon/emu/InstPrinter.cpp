@@ -38,7 +38,9 @@ std::string cacheBits(const Inst &In, bool G94) {
 }
 
 // SMEM immediate offsets are signed 21-bit values; LLVM prints negative ones as -0x...
-std::string smemOffset(int32_t V) { return V < 0 ? "-" + hex(uint64_t(-int64_t(V))) : hex(uint64_t(V)); }
+std::string smemOffset(int32_t V) {
+  return V < 0 ? "-" + hex(uint64_t(-int64_t(V))) : hex(uint64_t(V));
+}
 
 std::string tuple(const char *P, unsigned N, unsigned W) {
   if (W <= 1)
@@ -59,25 +61,44 @@ std::string reg(uint16_t C, unsigned W, NumType T = kI32) {
   if (C >= 108 && C <= 123)
     return W == 1 ? fmt("ttmp%u", C - 108) : fmt("ttmp[%u:%u]", C - 108, C - 108 + W - 1);
   switch (C) {
-  case 102: return W == 2 ? "flat_scratch" : "flat_scratch_lo";
-  case 103: return "flat_scratch_hi";
-  case 104: return W == 2 ? "xnack_mask" : "xnack_mask_lo";
-  case 105: return "xnack_mask_hi";
-  case 106: return W == 2 ? "vcc" : "vcc_lo";
-  case 107: return "vcc_hi";
-  case 124: return "m0";
-  case 126: return W == 2 ? "exec" : "exec_lo";
-  case 127: return "exec_hi";
-  case 235: return "src_shared_base";
-  case 236: return "src_shared_limit";
-  case 237: return "src_private_base";
-  case 238: return "src_private_limit";
-  case 239: return "src_pops_exiting_wave_id";
-  case 251: return "src_vccz";
-  case 252: return "src_execz";
-  case 253: return "src_scc";
-  case 254: return "src_lds_direct";
-  default: break;
+  case 102:
+    return W == 2 ? "flat_scratch" : "flat_scratch_lo";
+  case 103:
+    return "flat_scratch_hi";
+  case 104:
+    return W == 2 ? "xnack_mask" : "xnack_mask_lo";
+  case 105:
+    return "xnack_mask_hi";
+  case 106:
+    return W == 2 ? "vcc" : "vcc_lo";
+  case 107:
+    return "vcc_hi";
+  case 124:
+    return "m0";
+  case 126:
+    return W == 2 ? "exec" : "exec_lo";
+  case 127:
+    return "exec_hi";
+  case 235:
+    return "src_shared_base";
+  case 236:
+    return "src_shared_limit";
+  case 237:
+    return "src_private_base";
+  case 238:
+    return "src_private_limit";
+  case 239:
+    return "src_pops_exiting_wave_id";
+  case 251:
+    return "src_vccz";
+  case 252:
+    return "src_execz";
+  case 253:
+    return "src_scc";
+  case 254:
+    return "src_lds_direct";
+  default:
+    break;
   }
   if (C >= 128 && C <= 192)
     return fmt("%d", C - 128);
@@ -103,7 +124,8 @@ bool literalIsInlinable(uint32_t L, NumType T) {
     int16_t I = int16_t(H);
     if (I >= -16 && I <= 64)
       return true;
-    static const uint16_t F[] = {0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118};
+    static const uint16_t F[] = {0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000,
+                                 0xC000, 0x4400, 0xC400, 0x3118};
     for (uint16_t X : F)
       if (H == X)
         return true;
@@ -116,7 +138,8 @@ bool literalIsInlinable(uint32_t L, NumType T) {
     int16_t I = int16_t(H);
     if (I >= -16 && I <= 64)
       return true;
-    static const uint16_t F[] = {0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22};
+    static const uint16_t F[] = {0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000,
+                                 0xC000, 0x4080, 0xC080, 0x3E22};
     for (uint16_t X : F)
       if (H == X)
         return true;
@@ -195,7 +218,8 @@ std::string withMods(std::string S, bool Neg, bool Abs) {
 }
 
 const char *selName(unsigned S) {
-  static const char *const N[] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"};
+  static const char *const N[] = {"BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3",
+                                  "WORD_0", "WORD_1", "DWORD"};
   return S < 7 ? N[S] : "DWORD";
 }
 
@@ -209,15 +233,24 @@ std::string dppCtrl(unsigned C) {
   if (C >= 0x121 && C <= 0x12F)
     return fmt("row_ror:%u", C & 0xF);
   switch (C) {
-  case 0x130: return "wave_shl:1";
-  case 0x134: return "wave_rol:1";
-  case 0x138: return "wave_shr:1";
-  case 0x13C: return "wave_ror:1";
-  case 0x140: return "row_mirror";
-  case 0x141: return "row_half_mirror";
-  case 0x142: return "row_bcast:15";
-  case 0x143: return "row_bcast:31";
-  default: break;
+  case 0x130:
+    return "wave_shl:1";
+  case 0x134:
+    return "wave_rol:1";
+  case 0x138:
+    return "wave_shr:1";
+  case 0x13C:
+    return "wave_ror:1";
+  case 0x140:
+    return "row_mirror";
+  case 0x141:
+    return "row_half_mirror";
+  case 0x142:
+    return "row_bcast:15";
+  case 0x143:
+    return "row_bcast:31";
+  default:
+    break;
   }
   if (C >= 0x150 && C <= 0x15F)
     return fmt("row_newbcast:%u", C & 0xF);
@@ -236,10 +269,14 @@ std::string bitList(unsigned Bits, unsigned N) {
 
 std::string omodStr(unsigned O) {
   switch (O) {
-  case 1: return " mul:2";
-  case 2: return " mul:4";
-  case 3: return " div:2";
-  default: return "";
+  case 1:
+    return " mul:2";
+  case 2:
+    return " mul:4";
+  case 3:
+    return " div:2";
+  default:
+    return "";
   }
 }
 
@@ -266,20 +303,34 @@ std::string waitcnt(uint32_t V) {
 
 const char *hwregName(unsigned Id, Gfx G) {
   switch (Id) {
-  case 1: return "HW_REG_MODE";
-  case 2: return "HW_REG_STATUS";
-  case 3: return "HW_REG_TRAPSTS";
-  case 4: return "HW_REG_HW_ID";
-  case 5: return "HW_REG_GPR_ALLOC";
-  case 6: return "HW_REG_LDS_ALLOC";
-  case 7: return "HW_REG_IB_STS";
-  case 15: return "HW_REG_SH_MEM_BASES";
-  case 16: return "HW_REG_TBA_LO";
-  case 17: return "HW_REG_TBA_HI";
-  case 18: return "HW_REG_TMA_LO";
-  case 19: return "HW_REG_TMA_HI";
-  case 20: return isGfx94Plus(G) ? "HW_REG_XCC_ID" : nullptr;
-  default: return nullptr;
+  case 1:
+    return "HW_REG_MODE";
+  case 2:
+    return "HW_REG_STATUS";
+  case 3:
+    return "HW_REG_TRAPSTS";
+  case 4:
+    return "HW_REG_HW_ID";
+  case 5:
+    return "HW_REG_GPR_ALLOC";
+  case 6:
+    return "HW_REG_LDS_ALLOC";
+  case 7:
+    return "HW_REG_IB_STS";
+  case 15:
+    return "HW_REG_SH_MEM_BASES";
+  case 16:
+    return "HW_REG_TBA_LO";
+  case 17:
+    return "HW_REG_TBA_HI";
+  case 18:
+    return "HW_REG_TMA_LO";
+  case 19:
+    return "HW_REG_TMA_HI";
+  case 20:
+    return isGfx94Plus(G) ? "HW_REG_XCC_ID" : nullptr;
+  default:
+    return nullptr;
   }
 }
 
@@ -294,11 +345,22 @@ std::string hwreg(uint32_t V, Gfx G) {
 
 std::string sendmsg(uint32_t V) {
   unsigned Id = V & 0xF, OpId = (V >> 4) & 7, Stream = (V >> 8) & 3;
-  static const char *const Msg[] = {nullptr, "MSG_INTERRUPT", "MSG_GS", "MSG_GS_DONE",
-                                    "MSG_SAVEWAVE", "MSG_STALL_WAVE_GEN", "MSG_HALT_WAVES",
-                                    "MSG_ORDERED_PS_DONE", "MSG_EARLY_PRIM_DEALLOC",
-                                    "MSG_GS_ALLOC_REQ", "MSG_GET_DOORBELL", "MSG_GET_DDID",
-                                    nullptr, nullptr, nullptr, "MSG_SYSMSG"};
+  static const char *const Msg[] = {nullptr,
+                                    "MSG_INTERRUPT",
+                                    "MSG_GS",
+                                    "MSG_GS_DONE",
+                                    "MSG_SAVEWAVE",
+                                    "MSG_STALL_WAVE_GEN",
+                                    "MSG_HALT_WAVES",
+                                    "MSG_ORDERED_PS_DONE",
+                                    "MSG_EARLY_PRIM_DEALLOC",
+                                    "MSG_GS_ALLOC_REQ",
+                                    "MSG_GET_DOORBELL",
+                                    "MSG_GET_DDID",
+                                    nullptr,
+                                    nullptr,
+                                    nullptr,
+                                    "MSG_SYSMSG"};
   if (Msg[Id] && (Id == 2 || Id == 3)) {
     static const char *const GsOp[] = {"GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"};
     if (OpId < 4)
@@ -321,9 +383,8 @@ bool isCarryIn(Op O) {
          O == Op::V_SUBBREV_CO_U32_E32 || O == Op::V_CNDMASK_B32_E32;
 }
 bool isCarryOut(Op O) {
-  return O == Op::V_ADD_CO_U32_E32 || O == Op::V_SUB_CO_U32_E32 ||
-         O == Op::V_SUBREV_CO_U32_E32 || O == Op::V_ADDC_CO_U32_E32 ||
-         O == Op::V_SUBB_CO_U32_E32 || O == Op::V_SUBBREV_CO_U32_E32;
+  return O == Op::V_ADD_CO_U32_E32 || O == Op::V_SUB_CO_U32_E32 || O == Op::V_SUBREV_CO_U32_E32 ||
+         O == Op::V_ADDC_CO_U32_E32 || O == Op::V_SUBB_CO_U32_E32 || O == Op::V_SUBBREV_CO_U32_E32;
 }
 
 } // namespace
@@ -401,9 +462,13 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
   case Enc::SOPP: {
     uint32_t U = uint16_t(In.simm16);
     switch (O) {
-    case Op::S_WAITCNT: Ops.push_back(waitcnt(U)); break;
+    case Op::S_WAITCNT:
+      Ops.push_back(waitcnt(U));
+      break;
     case Op::S_SENDMSG:
-    case Op::S_SENDMSGHALT: Ops.push_back(sendmsg(U)); break;
+    case Op::S_SENDMSGHALT:
+      Ops.push_back(sendmsg(U));
+      break;
     case Op::S_BRANCH:
     case Op::S_CBRANCH_SCC0:
     case Op::S_CBRANCH_SCC1:
@@ -511,7 +576,8 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       Tail += omodStr(In.omod);
       if (!Vopc) {
         Tail += std::string(" dst_sel:") + selName(In.dstSel);
-        static const char *const U[] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PRESERVE"};
+        static const char *const U[] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE",
+                                        "UNUSED_PRESERVE"};
         Tail += std::string(" dst_unused:") + U[In.dstUnused & 3];
       }
       Tail += std::string(" src0_sel:") + selName(In.srcSel[0]);
@@ -530,8 +596,8 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       Ops.push_back(reg(In.sdst, 2));
     const bool Bitop3 = O == Op::V_BITOP3_B32 || O == Op::V_BITOP3_B16;
     unsigned NSrc = 0;
-    const bool Mac = In.dst != kNoOperand && In.src[2] == In.dst && In.opcode >= 256 && In.opcode < 320 &&
-                     W(4) == 0;
+    const bool Mac = In.dst != kNoOperand && In.src[2] == In.dst && In.opcode >= 256 &&
+                     In.opcode < 320 && W(4) == 0;
     for (int K = 0; K < 3; ++K) {
       if (In.src[K] == kNoOperand || (K == 2 && Mac))
         continue;
@@ -562,7 +628,8 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     const bool Mfma = I->flags & kMfma;
     const bool Mix = O == Op::V_MAD_MIX_F32 || O == Op::V_MAD_MIXLO_F16 || O == Op::V_MAD_MIXHI_F16;
     for (int K = 0; K < 3; ++K) {
-      if (In.src[K] == kNoOperand || (K == 2 && In.src[2] == In.dst && (O == Op::V_PK_FMAC_F16_E32 || O == Op::V_PK_FMAC_F16_E64)))
+      if (In.src[K] == kNoOperand || (K == 2 && In.src[2] == In.dst &&
+                                      (O == Op::V_PK_FMAC_F16_E32 || O == Op::V_PK_FMAC_F16_E64)))
         continue;
       ++NSrc;
       std::string X = src(In, In.src[K], W(2 + K), I->t[K]);
@@ -640,7 +707,8 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     if (In.data0 != kNoOperand)
       Ops.push_back(reg(In.data0, W(3)));
     if (In.enc != Enc::FLAT)
-      Ops.push_back(In.saddr == kNoOperand ? std::string("off") : reg(In.saddr, In.enc == Enc::GLOBAL ? 2 : 1));
+      Ops.push_back(In.saddr == kNoOperand ? std::string("off")
+                                           : reg(In.saddr, In.enc == Enc::GLOBAL ? 2 : 1));
     if (In.offset)
       Tail += fmt(" offset:%d", In.offset);
     Tail += cacheBits(In, G94);

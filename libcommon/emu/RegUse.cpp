@@ -38,12 +38,12 @@ struct FactTable {
           O.mem = kMemNone;
         else
           O.mem = kMemRead | kMemWrite | kMemAtomic;
-        O.readsM0 = has("ADDTID") || starts("DS_APPEND") || starts("DS_CONSUME") ||
-                    starts("DS_GWS");
-      } else if (starts("BUFFER_") || starts("TBUFFER_") || starts("GLOBAL_") ||
-                 starts("FLAT_") || starts("SCRATCH_") || starts("S_LOAD") ||
-                 starts("S_BUFFER_") || starts("S_STORE") || starts("S_SCRATCH_") ||
-                 starts("S_ATOMIC") || starts("S_BUFFER_ATOMIC")) {
+        O.readsM0 =
+            has("ADDTID") || starts("DS_APPEND") || starts("DS_CONSUME") || starts("DS_GWS");
+      } else if (starts("BUFFER_") || starts("TBUFFER_") || starts("GLOBAL_") || starts("FLAT_") ||
+                 starts("SCRATCH_") || starts("S_LOAD") || starts("S_BUFFER_") ||
+                 starts("S_STORE") || starts("S_SCRATCH_") || starts("S_ATOMIC") ||
+                 starts("S_BUFFER_ATOMIC")) {
         if (has("ATOMIC"))
           O.mem = kMemRead | kMemWrite | kMemAtomic;
         else if (has("LOAD"))
@@ -293,15 +293,24 @@ std::string regName(RegRange R) {
   if (C == kExecLo && N == 2)
     return "exec";
   switch (C) {
-  case kVccLo: return "vcc_lo";
-  case kVccHi: return "vcc_hi";
-  case kExecLo: return "exec_lo";
-  case kExecHi: return "exec_hi";
-  case kM0: return "m0";
-  case kFlatScratchLo: return N == 2 ? "flat_scratch" : "flat_scratch_lo";
-  case kFlatScratchHi: return "flat_scratch_hi";
-  case kSccCode: return "scc";
-  default: break;
+  case kVccLo:
+    return "vcc_lo";
+  case kVccHi:
+    return "vcc_hi";
+  case kExecLo:
+    return "exec_lo";
+  case kExecHi:
+    return "exec_hi";
+  case kM0:
+    return "m0";
+  case kFlatScratchLo:
+    return N == 2 ? "flat_scratch" : "flat_scratch_lo";
+  case kFlatScratchHi:
+    return "flat_scratch_hi";
+  case kSccCode:
+    return "scc";
+  default:
+    break;
   }
   if (C >= kTtmp0 && C < kTtmp0 + 16)
     return range("ttmp", C - kTtmp0);

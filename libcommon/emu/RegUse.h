@@ -32,14 +32,14 @@ struct RegRange {
 
 // The pipeline an instruction issues to, as the ISA's wait counters and hazard tables name them.
 enum class IssueClass : uint8_t {
-  Salu,    // SOP1/SOP2/SOPK/SOPC
-  Sopp,    // program control (s_nop, s_waitcnt, branches, s_barrier, ...)
-  Smem,    // scalar memory: lgkmcnt, returns out of order
-  Valu,    // VOP1/VOP2/VOPC/VOP3/VOP3P other than MFMA
-  Mfma,    // MFMA / SMFMAC (XDL and DGEMM)
-  Ds,      // LDS/GDS: lgkmcnt, in order
-  Vmem,    // MUBUF/MTBUF/GLOBAL/SCRATCH: vmcnt, in order
-  Flat,    // FLAT: vmcnt and (when it reaches LDS) lgkmcnt
+  Salu, // SOP1/SOP2/SOPK/SOPC
+  Sopp, // program control (s_nop, s_waitcnt, branches, s_barrier, ...)
+  Smem, // scalar memory: lgkmcnt, returns out of order
+  Valu, // VOP1/VOP2/VOPC/VOP3/VOP3P other than MFMA
+  Mfma, // MFMA / SMFMAC (XDL and DGEMM)
+  Ds,   // LDS/GDS: lgkmcnt, in order
+  Vmem, // MUBUF/MTBUF/GLOBAL/SCRATCH: vmcnt, in order
+  Flat, // FLAT: vmcnt and (when it reaches LDS) lgkmcnt
 };
 
 // How a memory instruction touches memory.
@@ -56,8 +56,8 @@ struct RegUses {
   RegRange writes[kMaxWrites];
   uint8_t numReads = 0, numWrites = 0;
   IssueClass cls = IssueClass::Sopp;
-  uint8_t mem = kMemNone;      // MemAccess bits (memory instructions only)
-  bool returnsData = false;    // a memory instruction whose result lands in `writes` later
+  uint8_t mem = kMemNone;   // MemAccess bits (memory instructions only)
+  bool returnsData = false; // a memory instruction whose result lands in `writes` later
   // The registers a pending store reads for its data (VMEM/FLAT/DS stores and atomics).
   RegRange storeData;
   // The highest numbered SGPR (s0..s101), arch VGPR and AGPR index read or written; -1 if none.

@@ -111,8 +111,7 @@ void StrictGroup::pruneStores() {
 
 // ---- StrictWave -----------------------------------------------------------------------------
 
-StrictWave::StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, bool XnackReplay,
-                       StrictReport &R)
+StrictWave::StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, bool XnackReplay, StrictReport &R)
     : G(G), Wave(Wave), R(R), Hazards(Target), XnackReplay(XnackReplay) {
   std::memset(RegOwner, 0, sizeof(RegOwner));
 }
@@ -141,8 +140,8 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
   CurOp = In.op;
   CurMem = U.mem;
   CurTouchedLds = false;
-  bool IsMem = U.cls == IssueClass::Smem || U.cls == IssueClass::Ds ||
-               U.cls == IssueClass::Vmem || U.cls == IssueClass::Flat;
+  bool IsMem = U.cls == IssueClass::Smem || U.cls == IssueClass::Ds || U.cls == IssueClass::Vmem ||
+               U.cls == IssueClass::Flat;
   if (IsMem) {
     CurSeq = NextSeq++;
     G.Ops[Wave].push_back(StrictGroup::OpRecord{Pc, In.op, StrictGroup::kPendingEpoch});
@@ -382,7 +381,8 @@ void StrictWave::ldsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
     return;
   if (CurMem & kMemWrite) {
     LdsWrites.push_back({uint32_t(Addr), Size, uint32_t(LdsOld.size())});
-    LdsOld.insert(LdsOld.end(), C.wg.lds.begin() + long(Addr), C.wg.lds.begin() + long(Addr + Size));
+    LdsOld.insert(LdsOld.end(), C.wg.lds.begin() + long(Addr),
+                  C.wg.lds.begin() + long(Addr + Size));
   }
   if (CurMem & kMemRead)
     ldsCheck(Addr, Size, false);
@@ -473,10 +473,10 @@ void StrictWave::globalTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
           continue;
         if (fresh("global-race", CurPc))
           report("global-race", CurPc,
-               describe(CurOp, CurPc) + " in wave " + std::to_string(Wave) +
-                   (Writes ? " writes" : " reads") + " global bytes " + hexRange(Addr, Size) +
-                   " that " + describe(O.Opc, O.Pc) + " in wave " + std::to_string(S.Wave) +
-                   " stored, with no s_barrier after that store completed");
+                 describe(CurOp, CurPc) + " in wave " + std::to_string(Wave) +
+                     (Writes ? " writes" : " reads") + " global bytes " + hexRange(Addr, Size) +
+                     " that " + describe(O.Opc, O.Pc) + " in wave " + std::to_string(S.Wave) +
+                     " stored, with no s_barrier after that store completed");
         goto Record;
       }
     }
@@ -507,9 +507,7 @@ void StrictWave::finish() {
   Repeats = 0;
 }
 
-void strictLdsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
-  C.strict->ldsTouch(C, Addr, Size);
-}
+void strictLdsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) { C.strict->ldsTouch(C, Addr, Size); }
 void strictGlobalTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
   C.strict->globalTouch(C, Addr, Size);
 }

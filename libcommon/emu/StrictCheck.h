@@ -12,8 +12,9 @@
 //    wave's access only when that access completed and then both waves passed an s_barrier.
 //    Conflicting unordered accesses are unsafe: to LDS ("lds-race": read of bytes another wave
 //    wrote, two writes, a write over bytes another wave read; atomics against atomics are
-//    fine; a write that leaves a byte's value unchanged is no write), and to global memory ("global-race": a load or store of bytes another wave of the
-//    workgroup stored). Stores are thereby visible to other waves only once complete.
+//    fine; a write that leaves a byte's value unchanged is no write), and to global memory
+//    ("global-race": a load or store of bytes another wave of the workgroup stored). Stores are
+//    thereby visible to other waves only once complete.
 //  - Wait states (Hazards.h): the ISA's required independent instructions / s_nop; the rule's
 //    name is the finding's rule.
 //  - Soft clauses under XNACK ("xnack-soft-clause"): consecutive memory instructions of one
@@ -48,7 +49,7 @@ struct WaitProfile {
 };
 
 struct StrictFinding {
-  std::string Rule;    // "pending-read", "lds-race", a hazard rule name, ...
+  std::string Rule; // "pending-read", "lds-race", a hazard rule name, ...
   uint64_t Pc = 0;
   std::string Message; // complete sentence naming pcs, registers, bytes
 };
@@ -112,10 +113,10 @@ private:
   unsigned Wave;
   StrictReport &R;
   HazardTracker Hazards;
-  std::vector<Pending> Outstanding;        // in issue order
-  uint32_t RegOwner[kAgprBase + 256];      // 1 + index into Outstanding's Seq space; 0: none
+  std::vector<Pending> Outstanding;   // in issue order
+  uint32_t RegOwner[kAgprBase + 256]; // 1 + index into Outstanding's Seq space; 0: none
   uint32_t NextSeq = 0;
-  uint32_t CurSeq = 0;                     // Seq of the memory instruction executing now
+  uint32_t CurSeq = 0; // Seq of the memory instruction executing now
   uint8_t CurMem = kMemNone;
   bool CurTouchedLds = false;
   uint64_t CurPc = 0;
@@ -162,7 +163,7 @@ private:
     unsigned Wave;
     uint32_t Seq;
     bool Atomic;
-    uint64_t Lo, Hi;                               // bounding range of its bytes
+    uint64_t Lo, Hi;                                  // bounding range of its bytes
     std::vector<std::pair<uint64_t, uint32_t>> Bytes; // (address, size) per lane
   };
   void pruneStores();

@@ -33,11 +33,10 @@ uint64_t inlineConstant(uint16_t code, OpType t) {
                                   0xc000, 0x4400, 0xc400, 0x3118};
   static const uint16_t bf16[9] = {0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000,
                                    0xc000, 0x4080, 0xc080, 0x3e22};
-  static const uint64_t f64[9] = {0x3fe0000000000000ull, 0xbfe0000000000000ull,
-                                  0x3ff0000000000000ull, 0xbff0000000000000ull,
-                                  0x4000000000000000ull, 0xc000000000000000ull,
-                                  0x4010000000000000ull, 0xc010000000000000ull,
-                                  0x3fc45f306dc9c882ull};
+  static const uint64_t f64[9] = {
+      0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
+      0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
+      0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull};
   unsigned i = code - 240;
   switch (t) {
   case OpType::F16:

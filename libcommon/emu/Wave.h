@@ -16,15 +16,25 @@ constexpr unsigned kWaveSize = 64;
 constexpr unsigned kNumVectorRegs = 512;
 
 enum ScalarCode : uint16_t {
-  kFlatScratchLo = 102, kFlatScratchHi = 103,
-  kXnackMaskLo = 104, kXnackMaskHi = 105,
-  kVccLo = 106, kVccHi = 107,
+  kFlatScratchLo = 102,
+  kFlatScratchHi = 103,
+  kXnackMaskLo = 104,
+  kXnackMaskHi = 105,
+  kVccLo = 106,
+  kVccHi = 107,
   kTtmp0 = 108,
   kM0 = 124,
-  kExecLo = 126, kExecHi = 127,
-  kSrcSharedBase = 235, kSrcSharedLimit = 236, kSrcPrivateBase = 237, kSrcPrivateLimit = 238,
+  kExecLo = 126,
+  kExecHi = 127,
+  kSrcSharedBase = 235,
+  kSrcSharedLimit = 236,
+  kSrcPrivateBase = 237,
+  kSrcPrivateLimit = 238,
   kSrcPopsExitingWaveId = 239,
-  kSrcVccz = 251, kSrcExecz = 252, kSrcScc = 253, kSrcLdsDirect = 254,
+  kSrcVccz = 251,
+  kSrcExecz = 252,
+  kSrcScc = 253,
+  kSrcLdsDirect = 254,
 };
 
 // How an operand is typed decides how an inline constant reads (1.0 is 0x3f800000 as F32,
@@ -32,25 +42,34 @@ enum ScalarCode : uint16_t {
 enum class OpType : uint8_t { B32, F32, B16, F16, BF16, B64, F64 };
 
 struct WaveState {
-  uint32_t s[128];                      // scalar register space by operand code
+  uint32_t s[128]; // scalar register space by operand code
   bool scc = false;
-  uint64_t pc = 0;                      // device address of the next instruction to fetch
-  uint32_t mode = 0;                    // HW_REG_MODE (rounding, denormals, IEEE, DX10 clamp)
+  uint64_t pc = 0;   // device address of the next instruction to fetch
+  uint32_t mode = 0; // HW_REG_MODE (rounding, denormals, IEEE, DX10 clamp)
   uint32_t trapsts = 0;
   uint32_t priority = 0;
   // Scheduling state.
-  bool done = false;                    // executed s_endpgm
-  bool atBarrier = false;               // waiting in s_barrier
-  unsigned waveInGroup = 0;             // wave index within its workgroup
-  uint64_t instCount = 0;               // instructions executed (a model count, not time)
+  bool done = false;        // executed s_endpgm
+  bool atBarrier = false;   // waiting in s_barrier
+  unsigned waveInGroup = 0; // wave index within its workgroup
+  uint64_t instCount = 0;   // instructions executed (a model count, not time)
   alignas(64) uint32_t v[kNumVectorRegs * kWaveSize];
 
-  WaveState() { std::memset(s, 0, sizeof(s)); std::memset(v, 0, sizeof(v)); }
+  WaveState() {
+    std::memset(s, 0, sizeof(s));
+    std::memset(v, 0, sizeof(v));
+  }
 
   uint64_t exec() const { return s[kExecLo] | (uint64_t(s[kExecHi]) << 32); }
-  void setExec(uint64_t m) { s[kExecLo] = uint32_t(m); s[kExecHi] = uint32_t(m >> 32); }
+  void setExec(uint64_t m) {
+    s[kExecLo] = uint32_t(m);
+    s[kExecHi] = uint32_t(m >> 32);
+  }
   uint64_t vcc() const { return s[kVccLo] | (uint64_t(s[kVccHi]) << 32); }
-  void setVcc(uint64_t m) { s[kVccLo] = uint32_t(m); s[kVccHi] = uint32_t(m >> 32); }
+  void setVcc(uint64_t m) {
+    s[kVccLo] = uint32_t(m);
+    s[kVccHi] = uint32_t(m >> 32);
+  }
 
   // Row of 64 lanes of unified vector register `index` (0..511).
   uint32_t *vrow(unsigned index) { return &v[index * kWaveSize]; }

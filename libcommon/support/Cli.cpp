@@ -10,9 +10,8 @@ Cli::Cli(std::string Tool, std::string Purpose, std::string PositionalHelp)
     : Tool(Tool), Opts(Tool, Tool + " - " + Purpose) {
   Opts.positional_help(PositionalHelp).show_positional_help();
   Opts.set_width(100);
-  Opts.add_options()("h,help", "Print this help and exit")(
-      "version", "Print the version and exit")("v,verbose", "Print progress on stderr")(
-      "q,quiet", "Print nothing but errors on stderr");
+  Opts.add_options()("h,help", "Print this help and exit")("version", "Print the version and exit")(
+      "v,verbose", "Print progress on stderr")("q,quiet", "Print nothing but errors on stderr");
 }
 
 void Cli::addJsonOption() {
@@ -22,8 +21,7 @@ void Cli::addJsonOption() {
 
 void Cli::addOutputOption(const std::string &Help) {
   HasOutput = true;
-  Opts.add_options()("o,output", Help, cxxopts::value<std::string>()->default_value("-"),
-                     "FILE");
+  Opts.add_options()("o,output", Help, cxxopts::value<std::string>()->default_value("-"), "FILE");
 }
 
 int Cli::usageError(const std::string &Msg) const {

@@ -19,8 +19,8 @@ public:
   static char ID;
   ToolError(std::string Message, std::string File = "", std::optional<uint64_t> Offset = {},
             std::optional<unsigned> Line = {}, ErrorKind Kind = ErrorKind::Input)
-      : Message(std::move(Message)), File(std::move(File)), Offset(Offset), Line(Line),
-        Kind(Kind) {}
+      : Message(std::move(Message)), File(std::move(File)), Offset(Offset), Line(Line), Kind(Kind) {
+  }
 
   void log(llvm::raw_ostream &OS) const override;
   std::error_code convertToErrorCode() const override;

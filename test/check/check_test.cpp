@@ -72,11 +72,11 @@ TEST(InputGen, FloatBoundaryValuesBySeed) {
   auto S1 = count(1), S2 = count(2), S3 = count(3);
   EXPECT_EQ(S1, (std::array<unsigned, 5>{0, 0, 0, 0, 0})); // plain values in [-1, 1)
   EXPECT_EQ(S2[0] + S2[1], 0u);
-  EXPECT_GT(S2[2], 100u);  // denormals
-  EXPECT_GT(S2[3], 100u);  // +-1024
-  EXPECT_GT(S2[4], 50u);   // -0.0
-  EXPECT_GT(S3[0], 30u);   // NaN from seed 3
-  EXPECT_GT(S3[1], 60u);   // +-Inf
+  EXPECT_GT(S2[2], 100u); // denormals
+  EXPECT_GT(S2[3], 100u); // +-1024
+  EXPECT_GT(S2[4], 50u);  // -0.0
+  EXPECT_GT(S3[0], 30u);  // NaN from seed 3
+  EXPECT_GT(S3[1], 60u);  // +-Inf
   EXPECT_LT(S3[0] + S3[1], 400u);
 }
 
@@ -218,8 +218,9 @@ TEST(Compare, GuardWritesAreFoundOnEitherSide) {
 // ---- spec parsing ----
 
 const char *kVaddSpec = R"({"kernel": "add_kernel", "grid": [3], "block": [256],
-  "args": [{"arg": "#0", "type": "f32"}, {"arg": "#1", "type": "f32"}, {"arg": "#2", "type": "f32"},
-           {"arg": "#3", "value": 3000}, {"arg": "#4", "value": "null"}, {"arg": "#5", "value": "null"}]})";
+  "args": [{"arg": "#0", "type": "f32"}, {"arg": "#1", "type": "f32"},
+    {"arg": "#2", "type": "f32"}, {"arg": "#3", "value": 3000}, {"arg": "#4", "value": "null"},
+    {"arg": "#5", "value": "null"}]})";
 
 std::string specError(const std::string &Text, const std::string &Obj = "") {
   auto S = parseLaunchSpec(Text, "s.json");
@@ -243,8 +244,9 @@ TEST(Spec, ParseErrorsAreExact) {
             "'s.json': \"grid\": expected an array of 1 to 3 positive integers");
   EXPECT_EQ(specError(R"({"grid": [1], "args": []})"),
             "'s.json': no \"block\": give the workgroup size, e.g. [256, 1, 1]");
-  EXPECT_EQ(specError(R"({"grid": [1], "block": [1], "args": [], "blok": 1})"),
-            "'s.json': unknown key 'blok' (kernel, grid, grid_items, block, dynamic_lds, args, comment)");
+  EXPECT_EQ(
+      specError(R"({"grid": [1], "block": [1], "args": [], "blok": 1})"),
+      "'s.json': unknown key 'blok' (kernel, grid, grid_items, block, dynamic_lds, args, comment)");
   EXPECT_EQ(specError(R"({"grid": [1], "block": [1], "args": [{"arg": "#0", "role": "output"}]})"),
             "'s.json': args[0]: \"role\" must be \"in\", \"out\" or \"inout\"");
   EXPECT_EQ(specError(R"({"grid": [1], "block": [1], "args": [{"arg": "#0", "range": [2, 1]}]})"),
@@ -275,8 +277,9 @@ TEST(Spec, ResolveErrorsAreExact) {
             "'s.json': args[1]: argument '#0' is already given by args[0]");
   EXPECT_EQ(with(R"({"arg": "#4", "value": "null"})", R"({"arg": "#4", "value": 5})"),
             "'s.json': args[4]: '#4' is a buffer: its \"value\" can only be \"null\"");
-  EXPECT_EQ(with(R"({"arg": "#3", "value": 3000})", R"({"arg": "#3", "elements": 3})"),
-            "'s.json': args[3]: '#3' is passed by value (by_value): give only \"value\" (and \"type\")");
+  EXPECT_EQ(
+      with(R"({"arg": "#3", "value": 3000})", R"({"arg": "#3", "elements": 3})"),
+      "'s.json': args[3]: '#3' is passed by value (by_value): give only \"value\" (and \"type\")");
   EXPECT_EQ(with(R"("kernel": "add_kernel")", R"("kernel": "sub_kernel")"),
             "'s.json': '" + K + "' has no kernel named 'sub_kernel' (kernels: add_kernel)");
 }
@@ -319,7 +322,11 @@ TEST_P(Inference, SizesAndRolesOfTheCorpusKernels) {
       {"softmax_fp32", {{324, Role::Out}, {324, Role::In}}},
       // rows 3, N 1000, stride 1008
       {"layernorm_fwd_fp16",
-       {{3016, Role::In}, {3016, Role::Out}, {1000, Role::In}, {1000, Role::In}, {3, Role::Out},
+       {{3016, Role::In},
+        {3016, Role::Out},
+        {1000, Role::In},
+        {1000, Role::In},
+        {3, Role::Out},
         {3, Role::Out}}},
       // M 80, N 48, K 48: A M*K, B K*N, C M*N
       {"matmul_fp16", {{3840, Role::In}, {2304, Role::In}, {3840, Role::Out}}},
@@ -327,10 +334,16 @@ TEST_P(Inference, SizesAndRolesOfTheCorpusKernels) {
       {"matmul_bf16", {{3840, Role::In}, {2304, Role::In}, {3840, Role::Out}}},
       // Z 1, H 2, N_CTX 100: stride_h 7168 + 99 rows * 64 + 64; Lse Z*H*N_CTX
       {"flash_attn_fwd_fp16",
-       {{13568, Role::In}, {13568, Role::In}, {13568, Role::In}, {13568, Role::Out},
+       {{13568, Role::In},
+        {13568, Role::In},
+        {13568, Role::In},
+        {13568, Role::Out},
         {200, Role::Out}}},
       {"flash_attn_fwd_causal_fp16",
-       {{13568, Role::In}, {13568, Role::In}, {13568, Role::In}, {13568, Role::Out},
+       {{13568, Role::In},
+        {13568, Role::In},
+        {13568, Role::In},
+        {13568, Role::Out},
         {200, Role::Out}}},
   };
   for (const Expect &E : Cases) {
@@ -376,18 +389,22 @@ TEST_P(Inference, FusedMoeWithIndexFiles) {
   put("sorted.bin", Sorted);
   put("experts.bin", BlockExpert);
   put("post.bin", Post);
-  std::string Spec = R"({"kernel": "fused_moe_kernel", "grid": [)" +
-                     std::to_string((EM / 32) * (N / 64)) + R"(], "block": [256], "dynamic_lds": 4096,
-    "args": [{"arg": "#0", "type": "f16"}, {"arg": "#1", "type": "f16"}, {"arg": "#2", "type": "f16"},
+  std::string Spec =
+      R"({"kernel": "fused_moe_kernel", "grid": [)" + std::to_string((EM / 32) * (N / 64)) +
+      R"(], "block": [256], "dynamic_lds": 4096,
+    "args": [{"arg": "#0", "type": "f16"}, {"arg": "#1", "type": "f16"},
+      {"arg": "#2", "type": "f16"},
       {"arg": "#3", "type": "f32", "range": [0, 1]},
-      {"arg": "#4", "type": "i32", "file": "sorted.bin"}, {"arg": "#5", "type": "i32", "file": "experts.bin"},
+      {"arg": "#4", "type": "i32", "file": "sorted.bin"},
+      {"arg": "#5", "type": "i32", "file": "experts.bin"},
       {"arg": "#6", "type": "i32", "file": "post.bin"},
-      {"arg": "#7", "value": )" + std::to_string(N) + R"(}, {"arg": "#8", "value": )" + std::to_string(K) +
-                     R"(}, {"arg": "#9", "value": )" + std::to_string(EM) + R"(}, {"arg": "#10", "value": )" +
-                     std::to_string(Valid) + R"(}, {"arg": "#11", "value": )" + std::to_string(K) +
-                     R"(}, {"arg": "#12", "value": )" + std::to_string(N * K) + R"(}, {"arg": "#13", "value": )" +
-                     std::to_string(K) + R"(}, {"arg": "#14", "value": )" + std::to_string(N) +
-                     R"(}, {"arg": "#15", "value": "null"}, {"arg": "#16", "value": "null"}]})";
+      {"arg": "#7", "value": )" +
+      std::to_string(N) + R"(}, {"arg": "#8", "value": )" + std::to_string(K) +
+      R"(}, {"arg": "#9", "value": )" + std::to_string(EM) + R"(}, {"arg": "#10", "value": )" +
+      std::to_string(Valid) + R"(}, {"arg": "#11", "value": )" + std::to_string(K) +
+      R"(}, {"arg": "#12", "value": )" + std::to_string(N * K) + R"(}, {"arg": "#13", "value": )" +
+      std::to_string(K) + R"(}, {"arg": "#14", "value": )" + std::to_string(N) +
+      R"(}, {"arg": "#15", "value": "null"}, {"arg": "#16", "value": "null"}]})";
   {
     std::ofstream(T->file("moe.json")) << Spec;
   }
@@ -398,10 +415,10 @@ TEST_P(Inference, FusedMoeWithIndexFiles) {
   ASSERT_FALSE(bool(resolveLaunchSpec(*S, (*KO)->C)));
   auto R = inferLaunch(*S, (*KO)->C);
   ASSERT_TRUE(bool(R)) << errText(R.takeError());
-  EXPECT_EQ(*S->Args[0].Elements, uint64_t(Tokens * K));      // A [tokens, K]
-  EXPECT_EQ(*S->Args[1].Elements, uint64_t(E * N * K));       // B [E, N, K]
-  EXPECT_EQ(*S->Args[2].Elements, uint64_t(Valid * N));       // C [tokens*top_k, N]
-  EXPECT_EQ(*S->Args[3].Elements, uint64_t(Valid));           // topk_weights
+  EXPECT_EQ(*S->Args[0].Elements, uint64_t(Tokens * K)); // A [tokens, K]
+  EXPECT_EQ(*S->Args[1].Elements, uint64_t(E * N * K));  // B [E, N, K]
+  EXPECT_EQ(*S->Args[2].Elements, uint64_t(Valid * N));  // C [tokens*top_k, N]
+  EXPECT_EQ(*S->Args[3].Elements, uint64_t(Valid));      // topk_weights
   EXPECT_EQ(S->Args[2].R, Role::Out);
   for (int I : {0, 1, 3, 4, 5, 6})
     EXPECT_EQ(S->Args[I].R, Role::In) << I;

@@ -32,12 +32,15 @@ const std::string kCorpus = std::string(ASMEVO_CORPUS_DIR) + "/clang";
 std::string object(const std::string &Arch, const std::string &Source) {
   return kCorpus + "/" + Arch + "/" + Source + ".hsaco";
 }
-std::string specPath(const std::string &Name) { return kSrc + "/test/check/specs/clang/" + Name + ".json"; }
+std::string specPath(const std::string &Name) {
+  return kSrc + "/test/check/specs/clang/" + Name + ".json";
+}
 
 std::string errText(llvm::Error E) {
   std::string S;
-  llvm::handleAllErrors(std::move(E), [&](const ToolError &T) { S = formatError(T); },
-                        [&](const llvm::ErrorInfoBase &B) { S = B.message(); });
+  llvm::handleAllErrors(
+      std::move(E), [&](const ToolError &T) { S = formatError(T); },
+      [&](const llvm::ErrorInfoBase &B) { S = B.message(); });
   return S;
 }
 
@@ -47,7 +50,7 @@ constexpr Role In = Role::In, Out = Role::Out, InOut = Role::InOut;
 uint64_t ceilDiv(uint64_t A, uint64_t B) { return (A + B - 1) / B; }
 
 struct Case {
-  std::string Spec;   // <source>-<kernel>
+  std::string Spec; // <source>-<kernel>
   Buffers Expect;
 };
 
@@ -280,9 +283,9 @@ TEST(ClangMutants, OneInstructionEditsAreDivergent) {
     ASSERT_EQ(sh("python3 '" + kSrc + "/test/mutants/mutate.py' '" + S + "' '" + M1 + "' '" +
                  M.Kernel + "' '" + M.Edit + "'"),
               0);
-    ASSERT_EQ(sh(std::string(ASMEVO_REBUILD) + " '" + M1 + "' -o '" + K1 + "' --abi-of '" + K0 +
-                 "' -q"),
-              0);
+    ASSERT_EQ(
+        sh(std::string(ASMEVO_REBUILD) + " '" + M1 + "' -o '" + K1 + "' --abi-of '" + K0 + "' -q"),
+        0);
     DiffOptions O;
     O.K0 = K0;
     O.K1 = K1;

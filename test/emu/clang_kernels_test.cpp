@@ -36,14 +36,26 @@ constexpr uint32_t kPoison = 0xffffffffu;
 
 // ---- independent number formats -------------------------------------------------------------
 
-float asF32(uint32_t B) { float F; std::memcpy(&F, &B, 4); return F; }
-uint32_t bitsF32(float F) { uint32_t B; std::memcpy(&B, &F, 4); return B; }
-double asF64(uint64_t B) { double D; std::memcpy(&D, &B, 8); return D; }
+float asF32(uint32_t B) {
+  float F;
+  std::memcpy(&F, &B, 4);
+  return F;
+}
+uint32_t bitsF32(float F) {
+  uint32_t B;
+  std::memcpy(&B, &F, 4);
+  return B;
+}
+double asF64(uint64_t B) {
+  double D;
+  std::memcpy(&D, &B, 8);
+  return D;
+}
 
 // IEEE binary16 value of H.
 double halfValue(uint16_t H) {
   int S = H >> 15, E = (H >> 10) & 31, M = H & 1023;
-  double V = E == 0 ? std::ldexp(double(M), -24)
+  double V = E == 0    ? std::ldexp(double(M), -24)
              : E == 31 ? (M ? NAN : INFINITY)
                        : std::ldexp(double(1024 + M), E - 25);
   return S ? -V : V;
@@ -134,20 +146,20 @@ bool hasKernel(const std::string &Dir, const std::string &File, const std::strin
   return (*O)->C.kernel(kernelSymbol(Path, Plain)) != nullptr;
 }
 
-#define OPEN(H, Dir, File, Name)                                                                 \
-  auto H##Ptr = openKernel(Dir, File, Name);                                                     \
-  ASSERT_TRUE(H##Ptr->ok()) << H##Ptr->Error;                                                    \
+#define OPEN(H, Dir, File, Name)                                                                   \
+  auto H##Ptr = openKernel(Dir, File, Name);                                                       \
+  ASSERT_TRUE(H##Ptr->ok()) << H##Ptr->Error;                                                      \
   Harness &H = *H##Ptr
 
-#define RUN_ITEMS(H, ...)                                                                        \
-  do {                                                                                           \
-    auto St_ = (H).runItems(__VA_ARGS__);                                                        \
-    ASSERT_TRUE(bool(St_)) << llvm::toString(St_.takeError());                                  \
+#define RUN_ITEMS(H, ...)                                                                          \
+  do {                                                                                             \
+    auto St_ = (H).runItems(__VA_ARGS__);                                                          \
+    ASSERT_TRUE(bool(St_)) << llvm::toString(St_.takeError());                                     \
   } while (0)
-#define RUN_GROUPS(H, ...)                                                                       \
-  do {                                                                                           \
-    auto St_ = (H).run(__VA_ARGS__);                                                             \
-    ASSERT_TRUE(bool(St_)) << llvm::toString(St_.takeError());                                  \
+#define RUN_GROUPS(H, ...)                                                                         \
+  do {                                                                                             \
+    auto St_ = (H).run(__VA_ARGS__);                                                               \
+    ASSERT_TRUE(bool(St_)) << llvm::toString(St_.takeError());                                     \
   } while (0)
 
 // A buffer of V's bytes followed by GuardBytes of poison.
@@ -179,11 +191,11 @@ template <typename F> void bothInterleavings(F &&Once) {
   }
   EXPECT_TRUE(S[0] == S[1]) << "results differ between the two wave interleavings";
 }
-#define BOTH_INTERLEAVINGS(...)                                                                  \
-  do {                                                                                           \
-    bothInterleavings(__VA_ARGS__);                                                              \
-    if (::testing::Test::HasFatalFailure())                                                      \
-      return;                                                                                    \
+#define BOTH_INTERLEAVINGS(...)                                                                    \
+  do {                                                                                             \
+    bothInterleavings(__VA_ARGS__);                                                                \
+    if (::testing::Test::HasFatalFailure())                                                        \
+      return;                                                                                      \
   } while (0)
 
 std::string trace(uint64_t Seed, const std::string &Shape) {
@@ -240,7 +252,12 @@ TEST_P(ClangKernels, AtomicsGlobalInt) {
                  PB = guarded(H, std::vector<uint32_t>{Bits0}, 4),
                  PL = guarded(H, std::vector<int32_t>{INT32_MIN}, 4),
                  P64 = guarded(H, std::vector<uint64_t>{Sum64_0}, 8);
-        H.arg(0, PI); H.arg(1, PS); H.arg(2, PM); H.arg(3, PB); H.arg(4, PL); H.arg(5, P64);
+        H.arg(0, PI);
+        H.arg(1, PS);
+        H.arg(2, PM);
+        H.arg(3, PB);
+        H.arg(4, PL);
+        H.arg(5, P64);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         uint32_t Sum = uint32_t(Sum0), Bits = Bits0;
         uint64_t Sum64 = Sum64_0;
@@ -262,18 +279,30 @@ TEST_P(ClangKernels, AtomicsGlobalInt) {
         EXPECT_EQ(G64[0], Sum64);
         EXPECT_NE(std::find(In.begin(), In.end(), int32_t(GL[0])), In.end())
             << "atomicExch result " << int32_t(GL[0]) << " is none of the inputs";
-        EXPECT_EQ(GS[1], kPoison); EXPECT_EQ(GM[2], kPoison); EXPECT_EQ(GB[1], kPoison);
-        EXPECT_EQ(GL[1], kPoison); EXPECT_EQ(G64[1], ~0ull);
-        snap(S, GS); snap(S, GM); snap(S, GB); snap(S, G64); // not `last`: any input may win
+        EXPECT_EQ(GS[1], kPoison);
+        EXPECT_EQ(GM[2], kPoison);
+        EXPECT_EQ(GB[1], kPoison);
+        EXPECT_EQ(GL[1], kPoison);
+        EXPECT_EQ(G64[1], ~0ull);
+        snap(S, GS);
+        snap(S, GM);
+        snap(S, GB);
+        snap(S, G64); // not `last`: any input may win
       });
     }
 }
 
 TEST_P(ClangKernels, AtomicsFloatAndCas) {
-  struct Shape { uint32_t N, B; bool Exact; };
+  struct Shape {
+    uint32_t N, B;
+    bool Exact;
+  };
   for (uint64_t Seed : testSeeds())
-    for (auto [N, B, Exact] : {Shape{64, 64, true}, {1000, 256, true}, {333, 128, true},
-                               {1024, 256, false}, {500, 64, false}}) {
+    for (auto [N, B, Exact] : {Shape{64, 64, true},
+                               {1000, 256, true},
+                               {333, 128, true},
+                               {1024, 256, false},
+                               {500, 64, false}}) {
       SCOPED_TRACE(trace(Seed, "items " + std::to_string(N) + " block " + std::to_string(B) +
                                    (Exact ? " exact inputs" : " random floats")));
       std::mt19937_64 R(Seed * 1000 + N);
@@ -288,7 +317,10 @@ TEST_P(ClangKernels, AtomicsFloatAndCas) {
         uint32_t Padded = roundUp(N, B);
         uint64_t PI = H.buffer(In), PF = guarded(H, std::vector<float>{0.0f}, 4),
                  PG = guarded(H, std::vector<int32_t>{0}, 4), PO = H.buffer(nullptr, Padded * 4);
-        H.arg(0, PI); H.arg(1, PF); H.arg(2, PG); H.arg(3, PO);
+        H.arg(0, PI);
+        H.arg(1, PF);
+        H.arg(2, PG);
+        H.arg(3, PO);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         auto GF = H.read<uint32_t>(PF, 2), GG = H.read<uint32_t>(PG, 2);
         auto Old = H.read<uint32_t>(PO, Padded);
@@ -339,7 +371,9 @@ TEST_P(ClangKernels, AtomicsLdsHistogram) {
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "atomics", "lds_histogram");
         uint64_t PI = H.buffer(In), PH = guarded(H, Hist0, 64);
-        H.arg(0, PI); H.arg(1, PH); H.arg(2, int32_t(N));
+        H.arg(0, PI);
+        H.arg(1, PH);
+        H.arg(2, int32_t(N));
         RUN_GROUPS(H, {Groups, 1, 1}, {256, 1, 1}, 0, WS); // the block is the 256 bins
         auto Got = H.read<uint32_t>(PH, 256 + 16);
         std::vector<uint32_t> Ref = Hist0;
@@ -368,7 +402,10 @@ TEST_P(ClangKernels, CallsDirect) {
         OPEN(H, dir(), "calls", "direct_call");
         uint32_t Padded = roundUp(N, B);
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, Padded * 4);
-        H.arg(0, PI); H.arg(1, PO); H.arg(2, A); H.arg(3, Bc);
+        H.arg(0, PI);
+        H.arg(1, PO);
+        H.arg(2, A);
+        H.arg(3, Bc);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Padded);
         // poly(x, a, b): r = 0; r = r*x + (a + i*b) for i = 0..3, evaluated here in long
@@ -403,15 +440,17 @@ TEST_P(ClangKernels, CallsIndirect) {
   for (uint64_t Seed : testSeeds())
     for (int Which : {0, 1, 2, 7})
       for (auto [N, B] : {std::pair{1000u, 256u}, {64u, 64u}}) {
-        SCOPED_TRACE(trace(Seed, "which " + std::to_string(Which) + " items " +
-                                     std::to_string(N) + " block " + std::to_string(B)));
+        SCOPED_TRACE(trace(Seed, "which " + std::to_string(Which) + " items " + std::to_string(N) +
+                                     " block " + std::to_string(B)));
         std::mt19937_64 R(Seed * 1000 + N + Which);
         auto In = randomFloats(R, N, -100, 100);
         BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
           OPEN(H, dir(), "calls", "indirect_call");
           uint32_t Padded = roundUp(N, B);
           uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, Padded * 4);
-          H.arg(0, PI); H.arg(1, PO); H.arg(2, int32_t(Which));
+          H.arg(0, PI);
+          H.arg(1, PO);
+          H.arg(2, int32_t(Which));
           RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
           auto Out = H.read<uint32_t>(PO, Padded);
           for (uint32_t I = 0; I < N; ++I) {
@@ -442,7 +481,8 @@ TEST_P(ClangKernels, DppShflSum) {
         OPEN(H, dir(), "dpp_reduce", "wave_sum_shfl");
         uint32_t Waves = N / 64;
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, (Waves + 4) * 4);
-        H.arg(0, PI); H.arg(1, PO);
+        H.arg(0, PI);
+        H.arg(1, PO);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Waves + 4);
         for (uint32_t W = 0; W < Waves; ++W) {
@@ -475,7 +515,8 @@ TEST_P(ClangKernels, DppRowSum) {
         OPEN(H, dir(), "dpp_reduce", "wave_sum_dpp");
         uint32_t Waves = N / 64;
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, (Waves + 4) * 4);
-        H.arg(0, PI); H.arg(1, PO);
+        H.arg(0, PI);
+        H.arg(1, PO);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Waves + 4);
         // quad_perm [1,0,3,2] and [2,3,0,1] give every lane its quad's sum; row_shr:4 into
@@ -507,7 +548,8 @@ TEST_P(ClangKernels, DppSwizzleSum) {
         OPEN(H, dir(), "dpp_reduce", "swizzle_sum");
         uint32_t Padded = roundUp(N, B);
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, Padded * 4 + 64);
-        H.arg(0, PI); H.arg(1, PO);
+        H.arg(0, PI);
+        H.arg(1, PO);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Padded + 16);
         // Bit-mask swizzles with and_mask 0x1f, xor_mask 1, 2, 4, 8, 16: a butterfly within
@@ -543,7 +585,11 @@ TEST_P(ClangKernels, Fp64) {
         OPEN(H, dir(), "fp64", "dp_kernel");
         uint32_t Len = std::max(G.N, G.Items) + 8;
         uint64_t PX = H.buffer(X), PY = H.buffer(Y), PO = H.buffer(nullptr, Len * 8);
-        H.arg(0, PX); H.arg(1, PY); H.arg(2, PO); H.arg(3, Alpha); H.arg(4, int32_t(G.N));
+        H.arg(0, PX);
+        H.arg(1, PY);
+        H.arg(2, PO);
+        H.arg(3, Alpha);
+        H.arg(4, int32_t(G.N));
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Out = H.read<uint64_t>(PO, Len);
         const long double U = 0x1p-52L; // each f64 operation within 1 ulp (2^-52 relative)
@@ -576,8 +622,8 @@ TEST_P(ClangKernels, GlobalsApplyTable) {
   // initial table. With several waves another wave's `lut[i & 7] = i` may land first: the
   // value read is then the initial one or any index j < n with j & 7 == the slot.
   for (uint64_t Seed : testSeeds())
-    for (const Guarded &G : {Guarded{5, 64, 64}, {50, 50, 64}, {64, 64, 64}, {300, 512, 256},
-                             {1000, 1000, 128}}) {
+    for (const Guarded &G :
+         {Guarded{5, 64, 64}, {50, 50, 64}, {64, 64, 64}, {300, 512, 256}, {1000, 1000, 128}}) {
       SCOPED_TRACE(trace(Seed, G.str()));
       bool OneWave = G.Items <= 64;
       std::mt19937_64 R(Seed * 1000 + G.N);
@@ -586,7 +632,9 @@ TEST_P(ClangKernels, GlobalsApplyTable) {
         OPEN(H, dir(), "globals", "apply_table");
         uint32_t Len = std::max(G.N, G.Items) + 8;
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, Len * 4);
-        H.arg(0, PI); H.arg(1, PO); H.arg(2, int32_t(G.N));
+        H.arg(0, PI);
+        H.arg(1, PO);
+        H.arg(2, int32_t(G.N));
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Len);
         uint32_t Ran = std::min(G.N, G.Items);
@@ -600,8 +648,8 @@ TEST_P(ClangKernels, GlobalsApplyTable) {
           bool Ok = false;
           for (int32_t L : Cand)
             Ok |= fusedOrNot(asF32(Out[I]), C, V, float(L));
-          ASSERT_TRUE(Ok) << "element " << I << ": " << asF32(Out[I]) << " for in " << V
-                          << " slot " << Slot;
+          ASSERT_TRUE(Ok) << "element " << I << ": " << asF32(Out[I]) << " for in " << V << " slot "
+                          << Slot;
         }
         for (uint32_t I = Ran; I < Len; ++I)
           ASSERT_EQ(Out[I], kPoison) << "element " << I << " was written";
@@ -635,10 +683,15 @@ TEST_P(ClangKernels, GlobalsApplyTable) {
 // ---- kernarg_preload.hip ----------------------------------------------------------------------
 
 TEST_P(ClangKernels, PreloadAxpy) {
-  struct Shape { Guarded G; int32_t Stride, Offset, Flags; };
+  struct Shape {
+    Guarded G;
+    int32_t Stride, Offset, Flags;
+  };
   for (uint64_t Seed : testSeeds())
-    for (const Shape &Sh : {Shape{{1000, 1024, 256}, 1, 0, 0}, {{1000, 1000, 256}, 1, 0, 1},
-                            {{700, 256, 64}, 3, 2, 1}, {{500, 300, 128}, 2, 5, 2},
+    for (const Shape &Sh : {Shape{{1000, 1024, 256}, 1, 0, 0},
+                            {{1000, 1000, 256}, 1, 0, 1},
+                            {{700, 256, 64}, 3, 2, 1},
+                            {{500, 300, 128}, 2, 5, 2},
                             {{64, 64, 64}, 1, 0, 3}}) {
       const Guarded &G = Sh.G;
       SCOPED_TRACE(trace(Seed, G.str() + " stride " + std::to_string(Sh.Stride) + " offset " +
@@ -652,10 +705,15 @@ TEST_P(ClangKernels, PreloadAxpy) {
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "kernarg_preload", "preload_axpy");
         // y is read only when flags & 1; otherwise it starts poisoned.
-        uint64_t PY = Acc ? guarded(H, Y0, 64) : H.buffer(nullptr, G.N * 4 + 64),
-                 PX = H.buffer(X);
-        H.arg(0, PY); H.arg(1, PX); H.arg(2, A); H.arg(3, B); H.arg(4, int32_t(G.N));
-        H.arg(5, Sh.Stride); H.arg(6, Sh.Offset); H.arg(7, Sh.Flags);
+        uint64_t PY = Acc ? guarded(H, Y0, 64) : H.buffer(nullptr, G.N * 4 + 64), PX = H.buffer(X);
+        H.arg(0, PY);
+        H.arg(1, PX);
+        H.arg(2, A);
+        H.arg(3, B);
+        H.arg(4, int32_t(G.N));
+        H.arg(5, Sh.Stride);
+        H.arg(6, Sh.Offset);
+        H.arg(7, Sh.Flags);
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Y = H.read<uint32_t>(PY, G.N + 16);
         std::vector<bool> Hit(G.N + 16);
@@ -691,7 +749,8 @@ TEST_P(ClangKernels, PreloadSmall) {
         OPEN(H, dir(), "kernarg_preload", "preload_small");
         uint32_t Padded = roundUp(N, B) + 16;
         uint64_t PO = H.buffer(nullptr, Padded * 4);
-        H.arg(0, PO); H.arg(1, V);
+        H.arg(0, PO);
+        H.arg(1, V);
         RUN_ITEMS(H, {N, 1, 1}, {B, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Padded);
         for (uint32_t I = 0; I < Padded; ++I)
@@ -713,7 +772,9 @@ void checkBlockSum(const std::string &Dir) {
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, Dir, "lds_reduce", "block_sum");
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, (Groups + 4) * 4);
-        H.arg(0, PI); H.arg(1, PO); H.arg(2, int32_t(N));
+        H.arg(0, PI);
+        H.arg(1, PO);
+        H.arg(2, int32_t(N));
         RUN_GROUPS(H, {Groups, 1, 1}, {256, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Groups + 4);
         for (uint32_t G = 0; G < Groups; ++G) {
@@ -747,7 +808,10 @@ void checkTranspose(const std::string &Dir) {
         BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
           OPEN(H, Dir, "lds_reduce", "transpose");
           uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, W * Hh * 4 + 64);
-          H.arg(0, PI); H.arg(1, PO); H.arg(2, int32_t(W)); H.arg(3, int32_t(Hh));
+          H.arg(0, PI);
+          H.arg(1, PO);
+          H.arg(2, int32_t(W));
+          H.arg(3, int32_t(Hh));
           if (Partial)
             RUN_ITEMS(H, {W, 8 * cdiv(Hh, 32), 1}, {32, 8, 1}, 0, WS);
           else
@@ -774,25 +838,33 @@ TEST_P(ClangVariants, LdsTranspose) { checkTranspose(dir()); }
 // ---- loop_branch.hip --------------------------------------------------------------------------
 
 TEST_P(ClangKernels, Collatz) {
-  struct Shape { uint32_t N, B; int32_t Rounds, Limit; };
+  struct Shape {
+    uint32_t N, B;
+    int32_t Rounds, Limit;
+  };
   for (uint64_t Seed : testSeeds())
-    for (const Shape &Sh : {Shape{64, 64, 3, 200}, {1000, 256, 4, 100}, {333, 128, 1, 50},
-                            {256, 256, 0, 10}}) {
-      SCOPED_TRACE(trace(Seed, "items " + std::to_string(Sh.N) + " block " +
-                                   std::to_string(Sh.B) + " rounds " + std::to_string(Sh.Rounds) +
-                                   " limit " + std::to_string(Sh.Limit)));
+    for (const Shape &Sh :
+         {Shape{64, 64, 3, 200}, {1000, 256, 4, 100}, {333, 128, 1, 50}, {256, 256, 0, 10}}) {
+      SCOPED_TRACE(trace(Seed, "items " + std::to_string(Sh.N) + " block " + std::to_string(Sh.B) +
+                                   " rounds " + std::to_string(Sh.Rounds) + " limit " +
+                                   std::to_string(Sh.Limit)));
       std::mt19937_64 R(Seed * 1000 + Sh.N);
       std::vector<uint32_t> In(Sh.N);
       for (auto &V : In) {
         uint64_t K = R() % 16;
-        V = K == 0 ? 0 : K == 1 ? 1 : K == 2 ? 0xfffffff0u + uint32_t(R() % 16) // wraps
-                                             : uint32_t(R() % 3000);
+        V = K == 0   ? 0
+            : K == 1 ? 1
+            : K == 2 ? 0xfffffff0u + uint32_t(R() % 16) // wraps
+                     : uint32_t(R() % 3000);
       }
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "loop_branch", "collatz");
         uint32_t Padded = roundUp(Sh.N, Sh.B) + 8;
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, Padded * 4);
-        H.arg(0, PI); H.arg(1, PO); H.arg(2, Sh.Rounds); H.arg(3, Sh.Limit);
+        H.arg(0, PI);
+        H.arg(1, PO);
+        H.arg(2, Sh.Rounds);
+        H.arg(3, Sh.Limit);
         RUN_ITEMS(H, {Sh.N, 1, 1}, {Sh.B, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Padded);
         for (uint32_t I = 0; I < Sh.N; ++I) {
@@ -840,11 +912,14 @@ struct MfmaRef {
 // Position of D[i][j]: register index within the lane's result vector, and the lane.
 void dPos(uint32_t M, bool F64, uint32_t I, uint32_t J, uint32_t &Reg, uint32_t &Lane) {
   if (F64) {
-    Reg = I / 4; Lane = 16 * (I % 4) + J;
+    Reg = I / 4;
+    Lane = 16 * (I % 4) + J;
   } else if (M == 32) {
-    Reg = 4 * (I / 8) + I % 4; Lane = 32 * ((I / 4) % 2) + J;
+    Reg = 4 * (I / 8) + I % 4;
+    Lane = 32 * ((I / 4) % 2) + J;
   } else {
-    Reg = I % 4; Lane = 16 * (I / 4) + J;
+    Reg = I % 4;
+    Lane = 16 * (I / 4) + J;
   }
 }
 // Check D (lane-major, Regs values per lane) against C (same layout) + sum over steps of A*B.
@@ -870,7 +945,9 @@ void checkMfma(const MfmaRef &Ref, const std::vector<CT> &C, const std::vector<C
     }
 }
 // Lane of A[i][k] (single block) and the element within the lane.
-uint32_t inLane(uint32_t M, uint32_t K, uint32_t I, uint32_t Kk) { return M * (Kk / (K * M / 64)) + I; }
+uint32_t inLane(uint32_t M, uint32_t K, uint32_t I, uint32_t Kk) {
+  return M * (Kk / (K * M / 64)) + I;
+}
 uint32_t inElem(uint32_t M, uint32_t K, uint32_t Kk) { return Kk % (K * M / 64); }
 
 template <typename T> std::vector<uint32_t> asWords(const std::vector<T> &V) {
@@ -879,11 +956,11 @@ template <typename T> std::vector<uint32_t> asWords(const std::vector<T> &V) {
   return W;
 }
 // A buffer with N floats of C, 64 bytes of poison after; checks the poison afterwards.
-#define CHECK_TAIL(H, Addr, Bytes)                                                               \
-  do {                                                                                           \
-    auto Tail_ = (H).read<uint32_t>((Addr) + (Bytes), 16);                                       \
-    for (uint32_t T_ = 0; T_ < 16; ++T_)                                                         \
-      ASSERT_EQ(Tail_[T_], kPoison) << "written past the output";                                \
+#define CHECK_TAIL(H, Addr, Bytes)                                                                 \
+  do {                                                                                             \
+    auto Tail_ = (H).read<uint32_t>((Addr) + (Bytes), 16);                                         \
+    for (uint32_t T_ = 0; T_ < 16; ++T_)                                                           \
+      ASSERT_EQ(Tail_[T_], kPoison) << "written past the output";                                  \
   } while (0)
 
 // Input ranges: [-1, 1] and [-8, 8] (C always in [-4, 4]).
@@ -895,13 +972,17 @@ TEST_P(ClangKernels, MfmaF16_32x32x8) {
       SCOPED_TRACE(trace(Seed, "scale " + std::to_string(Sc)));
       std::mt19937_64 R(Seed);
       std::vector<uint16_t> A(256 * 4), B(256 * 4);
-      for (auto &V : A) V = randomHalf(R, -Sc, Sc);
-      for (auto &V : B) V = randomHalf(R, -Sc, Sc);
+      for (auto &V : A)
+        V = randomHalf(R, -Sc, Sc);
+      for (auto &V : B)
+        V = randomHalf(R, -Sc, Sc);
       auto C = randomFloats(R, 64 * 16, -4, 4);
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "mfma", "mfma_f32_32x32x8f16");
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = guarded(H, C, 64);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PC);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PC);
         RUN_GROUPS(H, {1, 1, 1}, {64, 1, 1}, 0, WS);
         auto D = H.read<float>(PC, 64 * 16);
         CHECK_TAIL(H, PC, 64 * 16 * 4);
@@ -925,13 +1006,17 @@ TEST_P(ClangKernels, MfmaF16_16x16x16) {
       SCOPED_TRACE(trace(Seed, "scale " + std::to_string(Sc)));
       std::mt19937_64 R(Seed);
       std::vector<uint16_t> A(64 * 4), B(64 * 4);
-      for (auto &V : A) V = randomHalf(R, -Sc, Sc);
-      for (auto &V : B) V = randomHalf(R, -Sc, Sc);
+      for (auto &V : A)
+        V = randomHalf(R, -Sc, Sc);
+      for (auto &V : B)
+        V = randomHalf(R, -Sc, Sc);
       auto C = randomFloats(R, 64 * 4, -4, 4);
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "mfma", "mfma_f32_16x16x16f16");
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = guarded(H, C, 64);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PC);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PC);
         RUN_GROUPS(H, {1, 1, 1}, {64, 1, 1}, 0, WS);
         auto D = H.read<float>(PC, 64 * 4);
         CHECK_TAIL(H, PC, 64 * 4 * 4);
@@ -954,14 +1039,19 @@ TEST_P(ClangKernels, MfmaBf16) {
       SCOPED_TRACE(trace(Seed, "scale " + std::to_string(Sc)));
       std::mt19937_64 R(Seed);
       std::vector<uint16_t> A(64 * 4), B(64 * 4);
-      for (auto &V : A) V = randomBf16(R, -Sc, Sc);
-      for (auto &V : B) V = randomBf16(R, -Sc, Sc);
+      for (auto &V : A)
+        V = randomBf16(R, -Sc, Sc);
+      for (auto &V : B)
+        V = randomBf16(R, -Sc, Sc);
       auto C = randomFloats(R, 64 * 4, -4, 4), Dd = randomFloats(R, 64 * 16, -4, 4);
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "mfma", "mfma_bf16");
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = guarded(H, C, 64),
                  PD = guarded(H, Dd, 64);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PC); H.arg(3, PD);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PC);
+        H.arg(3, PD);
         RUN_GROUPS(H, {1, 1, 1}, {64, 1, 1}, 0, WS);
         auto Gc = H.read<float>(PC, 64 * 4), Gd = H.read<float>(PD, 64 * 16);
         CHECK_TAIL(H, PC, 64 * 4 * 4);
@@ -982,7 +1072,8 @@ TEST_P(ClangKernels, MfmaBf16) {
           if (::testing::Test::HasFatalFailure())
             return;
         }
-        snap(S, Gc); snap(S, Gd);
+        snap(S, Gc);
+        snap(S, Gd);
       });
     }
 }
@@ -994,13 +1085,18 @@ TEST_P(ClangKernels, MfmaF64) {
       std::mt19937_64 R(Seed);
       std::uniform_real_distribution<double> D(-Sc, Sc), DC(-4, 4);
       std::vector<double> A(64), B(64), C(64 * 4);
-      for (auto &V : A) V = D(R);
-      for (auto &V : B) V = D(R);
-      for (auto &V : C) V = DC(R);
+      for (auto &V : A)
+        V = D(R);
+      for (auto &V : B)
+        V = D(R);
+      for (auto &V : C)
+        V = DC(R);
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "mfma", "mfma_f64");
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = guarded(H, C, 64);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PC);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PC);
         RUN_GROUPS(H, {1, 1, 1}, {64, 1, 1}, 0, WS);
         auto Gd = H.read<double>(PC, 64 * 4);
         CHECK_TAIL(H, PC, 64 * 4 * 8);
@@ -1042,13 +1138,17 @@ TEST_P(ClangKernels, MfmaFp8) {
         }
       };
       std::vector<uint8_t> A(64 * 8), B(64 * 8);
-      for (auto &V : A) V = draw(true);
-      for (auto &V : B) V = draw(false);
+      for (auto &V : A)
+        V = draw(true);
+      for (auto &V : B)
+        V = draw(false);
       auto C = randomFloats(R, 128 * 4, -4, 4);
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "mfma", "mfma_fp8");
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = guarded(H, C, 64);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PC);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PC);
         RUN_GROUPS(H, {1, 1, 1}, {64, 1, 1}, 0, WS);
         auto D = H.read<float>(PC, 128 * 4);
         CHECK_TAIL(H, PC, 128 * 4 * 4);
@@ -1083,14 +1183,20 @@ TEST_P(ClangKernels, MfmaGfx950) {
       SCOPED_TRACE(trace(Seed, "scale " + std::to_string(Sc)));
       std::mt19937_64 R(Seed);
       std::vector<uint16_t> A(64 * 8), B(64 * 8), X(128 * 8);
-      for (auto &V : A) V = randomHalf(R, -Sc, Sc);
-      for (auto &V : B) V = randomHalf(R, -Sc, Sc);
-      for (auto &V : X) V = randomBf16(R, -Sc, Sc);
+      for (auto &V : A)
+        V = randomHalf(R, -Sc, Sc);
+      for (auto &V : B)
+        V = randomHalf(R, -Sc, Sc);
+      for (auto &V : X)
+        V = randomBf16(R, -Sc, Sc);
       auto C = randomFloats(R, 128 * 4, -4, 4);
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "mfma", "mfma_gfx950");
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PX = H.buffer(X), PC = guarded(H, C, 64);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PX); H.arg(3, PC);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PX);
+        H.arg(3, PC);
         RUN_GROUPS(H, {1, 1, 1}, {64, 1, 1}, 0, WS);
         auto D = H.read<float>(PC, 128 * 4);
         CHECK_TAIL(H, PC, 128 * 4 * 4);
@@ -1127,7 +1233,9 @@ TEST_P(ClangKernels, MultiFill) {
         OPEN(H, dir(), "multi_kernel", "fill");
         uint32_t Len = std::max(G.N, G.Items) + 8;
         uint64_t PO = H.buffer(nullptr, Len * 4);
-        H.arg(0, PO); H.arg(1, V); H.arg(2, int32_t(G.N));
+        H.arg(0, PO);
+        H.arg(1, V);
+        H.arg(2, int32_t(G.N));
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PO, Len);
         for (uint32_t I = 0; I < Len; ++I)
@@ -1150,7 +1258,10 @@ TEST_P(ClangKernels, MultiSaxpy) {
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "multi_kernel", "saxpy");
         uint64_t PX = H.buffer(X), PY = guarded(H, Y0, 64);
-        H.arg(0, A); H.arg(1, PX); H.arg(2, PY); H.arg(3, int32_t(G.N));
+        H.arg(0, A);
+        H.arg(1, PX);
+        H.arg(2, PY);
+        H.arg(3, int32_t(G.N));
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Y = H.read<uint32_t>(PY, G.N + 16);
         for (uint32_t I = 0; I < G.N; ++I) {
@@ -1169,10 +1280,15 @@ TEST_P(ClangKernels, MultiSaxpy) {
 }
 
 TEST_P(ClangKernels, MultiCopy3d) {
-  struct Shape { uint32_t Nx, Ny, Nz; std::array<uint32_t, 3> Block; };
+  struct Shape {
+    uint32_t Nx, Ny, Nz;
+    std::array<uint32_t, 3> Block;
+  };
   for (uint64_t Seed : testSeeds())
-    for (const Shape &Sh : {Shape{16, 8, 4, {16, 4, 4}}, {37, 11, 5, {8, 4, 2}},
-                            {5, 3, 19, {4, 2, 8}}, {70, 2, 3, {64, 1, 2}}})
+    for (const Shape &Sh : {Shape{16, 8, 4, {16, 4, 4}},
+                            {37, 11, 5, {8, 4, 2}},
+                            {5, 3, 19, {4, 2, 8}},
+                            {70, 2, 3, {64, 1, 2}}})
       for (bool Partial : {false, true}) {
         SCOPED_TRACE(trace(Seed, std::to_string(Sh.Nx) + "x" + std::to_string(Sh.Ny) + "x" +
                                      std::to_string(Sh.Nz) +
@@ -1186,13 +1302,17 @@ TEST_P(ClangKernels, MultiCopy3d) {
         BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
           OPEN(H, dir(), "multi_kernel", "copy3d");
           uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, In.size() * 4);
-          H.arg(0, PI); H.arg(1, PO); H.arg(2, int32_t(Sh.Nx)); H.arg(3, int32_t(Sh.Ny));
+          H.arg(0, PI);
+          H.arg(1, PO);
+          H.arg(2, int32_t(Sh.Nx));
+          H.arg(3, int32_t(Sh.Ny));
           H.arg(4, int32_t(Sh.Nz));
           if (Partial)
             RUN_ITEMS(H, {Sh.Nx, Sh.Ny, Sh.Nz}, Sh.Block, 0, WS);
           else
-            RUN_GROUPS(H, {cdiv(Sh.Nx, Sh.Block[0]), cdiv(Sh.Ny, Sh.Block[1]),
-                           cdiv(Sh.Nz, Sh.Block[2])}, Sh.Block, 0, WS);
+            RUN_GROUPS(
+                H, {cdiv(Sh.Nx, Sh.Block[0]), cdiv(Sh.Ny, Sh.Block[1]), cdiv(Sh.Nz, Sh.Block[2])},
+                Sh.Block, 0, WS);
           auto Out = H.read<uint32_t>(PO, In.size());
           for (uint32_t I = 0; I < In.size(); ++I)
             ASSERT_EQ(Out[I], I < Total ? In[I] : kPoison) << "element " << I;
@@ -1214,12 +1334,14 @@ TEST_P(ClangKernels, MultiReverseDynamicLds) {
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "multi_kernel", "reverse_dynamic_lds");
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, In.size() * 4 + 64);
-        H.arg(0, PI); H.arg(1, PO);
+        H.arg(0, PI);
+        H.arg(1, PO);
         RUN_GROUPS(H, {Groups, 1, 1}, {B, 1, 1}, B * 4, WS);
         auto Out = H.read<uint32_t>(PO, In.size() + 16);
         for (uint32_t G = 0; G < Groups; ++G)
           for (uint32_t T = 0; T < B; ++T)
-            ASSERT_EQ(Out[G * B + T], uint32_t(In[G * B + B - 1 - T])) << "group " << G << " t " << T;
+            ASSERT_EQ(Out[G * B + T], uint32_t(In[G * B + B - 1 - T]))
+                << "group " << G << " t " << T;
         for (uint32_t I = In.size(); I < In.size() + 16; ++I)
           ASSERT_EQ(Out[I], kPoison) << "element " << I << " was written";
         snap(S, Out);
@@ -1244,7 +1366,8 @@ void checkOclReduce(const std::string &Dir) {
         ASSERT_TRUE(K);
         ASSERT_EQ(H.Sig.explicitArgs().at(2)->ValueKind, "dynamic_shared_pointer");
         uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, (Groups + 4) * 4);
-        H.arg(0, PI); H.arg(1, PO);
+        H.arg(0, PI);
+        H.arg(1, PO);
         H.arg(2, uint32_t(roundUp(K->Kd.GroupSegmentFixedSize, 16)));
         RUN_GROUPS(H, {Groups, 1, 1}, {128, 1, 1}, 128 * 4, WS);
         auto Out = H.read<uint32_t>(PO, Groups + 4);
@@ -1274,7 +1397,10 @@ void checkOclVadd4(const std::string &Dir) {
         OPEN(H, Dir, "ocl_kernels", "ocl_vadd4");
         uint32_t Len = (std::max(G.N, G.Items) + 4) * 4;
         uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = H.buffer(nullptr, Len * 4);
-        H.arg(0, PA); H.arg(1, PB); H.arg(2, PC); H.arg(3, G.N);
+        H.arg(0, PA);
+        H.arg(1, PB);
+        H.arg(2, PC);
+        H.arg(3, G.N);
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Out = H.read<uint32_t>(PC, Len);
         uint32_t Ran = std::min(G.N, G.Items) * 4;
@@ -1298,16 +1424,21 @@ TEST_P(ClangKernels, PackedHalf2) {
       SCOPED_TRACE(trace(Seed, G.str()));
       std::mt19937_64 R(Seed * 1000 + G.N);
       std::vector<uint16_t> X(G.N * 2), Y(G.N * 2);
-      for (auto &V : X) V = randomHalf(R, -8, 8);
-      for (auto &V : Y) V = randomHalf(R, -8, 8);
+      for (auto &V : X)
+        V = randomHalf(R, -8, 8);
+      for (auto &V : Y)
+        V = randomHalf(R, -8, 8);
       uint16_t A[2] = {randomHalf(R, -4, 4), randomHalf(R, -4, 4)};
       uint16_t B[2] = {randomHalf(R, -4, 4), randomHalf(R, -4, 4)};
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "packed_math", "half2_ops");
         uint32_t Len = (2 * std::max(G.N, G.Items) + 4) * 2; // halves
         uint64_t PX = H.buffer(X), PY = H.buffer(Y), PO = H.buffer(nullptr, Len * 2);
-        H.arg(0, PX); H.arg(1, PY); H.arg(2, PO);
-        H.arg(3, uint32_t(A[0] | A[1] << 16)); H.arg(4, uint32_t(B[0] | B[1] << 16));
+        H.arg(0, PX);
+        H.arg(1, PY);
+        H.arg(2, PO);
+        H.arg(3, uint32_t(A[0] | A[1] << 16));
+        H.arg(4, uint32_t(B[0] | B[1] << 16));
         H.arg(5, int32_t(G.N));
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
         auto Out = H.read<uint16_t>(PO, Len);
@@ -1341,7 +1472,9 @@ TEST_P(ClangKernels, PackedFloat2) {
         OPEN(H, dir(), "packed_math", "float2_fma");
         uint32_t Len = (2 * std::max(G.N, G.Items) + 4) * 2; // floats
         uint64_t PX = H.buffer(X), PY = H.buffer(Y), PO = H.buffer(nullptr, Len * 4);
-        H.arg(0, PX); H.arg(1, PY); H.arg(2, PO);
+        H.arg(0, PX);
+        H.arg(1, PY);
+        H.arg(2, PO);
         H.arg(3, uint64_t(bitsF32(A[0])) | uint64_t(bitsF32(A[1])) << 32);
         H.arg(4, int32_t(G.N));
         RUN_ITEMS(H, {G.Items, 1, 1}, {G.Block, 1, 1}, 0, WS);
@@ -1366,10 +1499,12 @@ TEST_P(ClangKernels, PackedFloat2) {
 // writes hist[idx % 96] + hist[(idx * 7) % 96] with idx = out[t]. Block 0 reads its own slot
 // before writing it; a later block reads out[t] either before or after block 0 wrote it.
 TEST_P(ClangKernels, ScratchPrivateHistogram) {
-  struct Shape { uint32_t Items, B, N; };
+  struct Shape {
+    uint32_t Items, B, N;
+  };
   for (uint64_t Seed : testSeeds())
-    for (const Shape &Sh : {Shape{64, 64, 500}, {256, 256, 1000}, {200, 256, 700},
-                            {640, 128, 300}, {300, 128, 90}}) {
+    for (const Shape &Sh :
+         {Shape{64, 64, 500}, {256, 256, 1000}, {200, 256, 700}, {640, 128, 300}, {300, 128, 90}}) {
       SCOPED_TRACE(trace(Seed, "items " + std::to_string(Sh.Items) + " block " +
                                    std::to_string(Sh.B) + " n " + std::to_string(Sh.N)));
       std::mt19937_64 R(Seed * 1000 + Sh.Items + Sh.N);
@@ -1381,7 +1516,9 @@ TEST_P(ClangKernels, ScratchPrivateHistogram) {
       BOTH_INTERLEAVINGS([&](uint64_t WS, Snap &S) {
         OPEN(H, dir(), "scratch", "private_histogram");
         uint64_t PK = H.buffer(Keys), PO = H.buffer(Out0);
-        H.arg(0, PK); H.arg(1, PO); H.arg(2, int32_t(Sh.N));
+        H.arg(0, PK);
+        H.arg(1, PO);
+        H.arg(2, int32_t(Sh.N));
         RUN_ITEMS(H, {Sh.Items, 1, 1}, {Sh.B, 1, 1}, 0, WS);
         auto Out = H.read<int32_t>(PO, Out0.size());
         auto f = [&](uint32_t T, int32_t Idx) {

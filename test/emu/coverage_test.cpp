@@ -33,8 +33,8 @@ void expectCovered(const std::vector<std::string> &Objs, const std::set<std::str
   EXPECT_GE(R->Instructions, MinInstructions);
   for (const auto &[M, C] : R->Ops) {
     if (!C.implemented()) {
-      EXPECT_TRUE(Allowed.count(M)) << M << " (" << C.Count << "x, first at " << C.FirstSeen
-                                    << ") is not implemented";
+      EXPECT_TRUE(Allowed.count(M))
+          << M << " (" << C.Count << "x, first at " << C.FirstSeen << ") is not implemented";
     }
   }
   std::printf("coverage: %llu objects, %llu instructions, %llu/%zu mnemonics implemented\n",

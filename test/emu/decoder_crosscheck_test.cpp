@@ -94,8 +94,8 @@ void checkBytes(llvm::StringRef Bytes, const fs::path &P, Totals &T) {
         char A[32];
         std::snprintf(A, sizeof A, "0x%llx", (unsigned long long)D.Addr);
         std::string Msg = P.filename().string() + " (" + C->Target.Processor + ") " + A + " [" +
-                          hexBytes(D.Bytes) + "]\n    llvm: " + Theirs + "  (" + TheirMn +
-                          ", " + std::to_string(D.Size) + " bytes)\n    ours: " + Ours;
+                          hexBytes(D.Bytes) + "]\n    llvm: " + Theirs + "  (" + TheirMn + ", " +
+                          std::to_string(D.Size) + " bytes)\n    ours: " + Ours;
         if (Ok)
           Msg += "  (" + OurMn + ", " + std::to_string(In.size) + " bytes)";
         T.First.push_back(Msg);
@@ -135,7 +135,8 @@ TEST(DecoderCrossCheck, ExtraInputs) {
   std::string All = E;
   for (size_t Pos = 0; Pos <= All.size();) {
     size_t Comma = All.find(',', Pos);
-    std::string Spec = All.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
+    std::string Spec =
+        All.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
     Pos = Comma == std::string::npos ? All.size() + 1 : Comma + 1;
     if (Spec.empty())
       continue;
@@ -169,8 +170,8 @@ TEST(DecoderCrossCheck, CorpusAgreesWithLlvm) {
   for (auto &F : corpusFiles(Clang))
     Files.push_back(F);
   ASSERT_GT(NTriton, 0u) << "no Triton corpus objects";
-  ASSERT_GT(Files.size(), NTriton) << "clang corpus directory " << Clang
-                                   << " holds no code objects: run corpus.build-clang";
+  ASSERT_GT(Files.size(), NTriton)
+      << "clang corpus directory " << Clang << " holds no code objects: run corpus.build-clang";
   Totals T;
   if (const char *E = std::getenv("ASMEVO_DECODER_MISMATCHES"))
     T.MaxShown = std::strtoul(E, nullptr, 10);

@@ -79,8 +79,13 @@ TEST(Device, MemoryAndLaunch) {
   P.Block = {256, 1, 1};
   P.GridItems = {512, 1, 1};
   P.Kernarg.assign(Sig.KernargSize, 0);
-  auto put = [&](unsigned I, auto V) { std::memcpy(&P.Kernarg[Sig.explicitArgs()[I]->Offset], &V, sizeof(V)); };
-  put(0, PX); put(1, PY); put(2, PO); put(3, int32_t(2000));
+  auto put = [&](unsigned I, auto V) {
+    std::memcpy(&P.Kernarg[Sig.explicitArgs()[I]->Offset], &V, sizeof(V));
+  };
+  put(0, PX);
+  put(1, PY);
+  put(2, PO);
+  put(3, int32_t(2000));
   auto R = D->launch(**M, P);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_EQ(R->Workgroups, 2u);
@@ -108,8 +113,12 @@ TEST(DeviceMemory, FootprintTracking) {
   ASSERT_TRUE(H.ok()) << H.Error;
   uint64_t X = H.buffer(nullptr, 1 << 16), Y = H.buffer(nullptr, 1 << 16),
            O = H.buffer(nullptr, 1 << 16);
-  H.arg(0, X); H.arg(1, Y); H.arg(2, O); H.arg(3, int32_t(3000));
-  H.arg(4, uint64_t(0)); H.arg(5, uint64_t(0));
+  H.arg(0, X);
+  H.arg(1, Y);
+  H.arg(2, O);
+  H.arg(3, int32_t(3000));
+  H.arg(4, uint64_t(0));
+  H.arg(5, uint64_t(0));
   H.Mem.setTracking(true);
   ASSERT_TRUE(bool(H.run({3, 1, 1}, {256, 1, 1}, 0)));
   for (uint64_t B : {X, Y, O}) {

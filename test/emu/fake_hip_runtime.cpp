@@ -37,14 +37,14 @@ struct FakeEvent {
 
 struct State {
   std::vector<std::string> Calls;
-  std::map<std::string, int> Fail;  // call -> error it returns
+  std::map<std::string, int> Fail; // call -> error it returns
   int DeviceCount = 1;
   int CountError = 0;
   std::string Name = "Fake MI300X";
   std::string Arch = "gfx942:sramecc+:xnack-";
   float ElapsedMs = 1.25f;
   int Current = -1;
-  int Sticky = 0;                   // what hipGetLastError returns next
+  int Sticky = 0; // what hipGetLastError returns next
   std::map<uintptr_t, size_t> Allocs;
   std::set<FakeModule *> Modules;
   std::set<FakeFunction *> Functions;
@@ -144,18 +144,30 @@ FAKE_API size_t fakehip_last_kernarg(void *Dst, size_t Cap) {
 FAKE_API const char *hipGetErrorString(hipError_t E) {
   // ROCm 6's texts for the codes the tests use.
   switch (E) {
-  case 0: return "no error";
-  case 1: return "invalid argument";
-  case 2: return "out of memory";
-  case 3: return "initialization error";
-  case 98: return "invalid device function";
-  case 100: return "no ROCm-capable device is detected";
-  case 101: return "invalid device ordinal";
-  case 200: return "invalid device image";
-  case 500: return "named symbol not found";
-  case 700: return "an illegal memory access was encountered";
-  case 719: return "unspecified launch failure";
-  default: return "unknown error";
+  case 0:
+    return "no error";
+  case 1:
+    return "invalid argument";
+  case 2:
+    return "out of memory";
+  case 3:
+    return "initialization error";
+  case 98:
+    return "invalid device function";
+  case 100:
+    return "no ROCm-capable device is detected";
+  case 101:
+    return "invalid device ordinal";
+  case 200:
+    return "invalid device image";
+  case 500:
+    return "named symbol not found";
+  case 700:
+    return "an illegal memory access was encountered";
+  case 719:
+    return "unspecified launch failure";
+  default:
+    return "unknown error";
   }
 }
 
@@ -190,8 +202,7 @@ FAKE_API hipError_t hipSetDevice(int D) {
   return 0;
 }
 
-static hipError_t fillProps(const char *Call, void *Prop, int D, size_t ArchOffset,
-                            size_t Size) {
+static hipError_t fillProps(const char *Call, void *Prop, int D, size_t ArchOffset, size_t Size) {
   log(std::string(Call) + "(" + std::to_string(D) + ")");
   if (int E = failure(Call))
     return E;
@@ -260,7 +271,12 @@ FAKE_API hipError_t hipModuleLoadData(void **Module, const void *Image) {
   if (int E = failure("hipModuleLoadData"))
     return E;
   const uint8_t *B = static_cast<const uint8_t *>(Image);
-  if (!B || std::memcmp(B, "\x7f" "ELF", 4) != 0 || B[4] != 2)
+  if (!B ||
+      std::memcmp(B,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      B[4] != 2)
     return st().Sticky = 200;
   // The extent of an ELF64 image: its section headers end it (as the runtime computes it).
   uint64_t ShOff = rd<uint64_t>(B + 0x28);
@@ -307,12 +323,11 @@ FAKE_API hipError_t hipModuleLaunchKernel(void *Function, unsigned GX, unsigned 
                                           unsigned BX, unsigned BY, unsigned BZ, unsigned Shared,
                                           void *Stream, void **KernelParams, void **Extra) {
   auto *F = static_cast<FakeFunction *>(Function);
-  std::string L = "hipModuleLaunchKernel(" + (st().Functions.count(F) ? F->Name : "?") +
-                  ", grid " + std::to_string(GX) + "," + std::to_string(GY) + "," +
-                  std::to_string(GZ) + ", block " + std::to_string(BX) + "," +
-                  std::to_string(BY) + "," + std::to_string(BZ) + ", shared " +
-                  std::to_string(Shared) + ", stream " + hex(Stream) + ", params " +
-                  hex(KernelParams);
+  std::string L = "hipModuleLaunchKernel(" + (st().Functions.count(F) ? F->Name : "?") + ", grid " +
+                  std::to_string(GX) + "," + std::to_string(GY) + "," + std::to_string(GZ) +
+                  ", block " + std::to_string(BX) + "," + std::to_string(BY) + "," +
+                  std::to_string(BZ) + ", shared " + std::to_string(Shared) + ", stream " +
+                  hex(Stream) + ", params " + hex(KernelParams);
   st().Kernarg.clear();
   st().KernargSize = 0;
   if (Extra) {
@@ -350,8 +365,8 @@ FAKE_API hipError_t hipEventCreate(void **Event) {
 }
 
 FAKE_API hipError_t hipEventRecord(void *Event, void *Stream) {
-  log("hipEventRecord(event " + std::to_string(static_cast<FakeEvent *>(Event)->Id) +
-      ", stream " + hex(Stream) + ")");
+  log("hipEventRecord(event " + std::to_string(static_cast<FakeEvent *>(Event)->Id) + ", stream " +
+      hex(Stream) + ")");
   if (int E = failure("hipEventRecord"))
     return E;
   return 0;

@@ -2,9 +2,9 @@
 // executors. Expected bits are worked out by hand from IEEE 754 (see each comment), not from
 // the implementation. One test runs a real instruction sequence (llvm-mc-22 encodings for
 // gfx942) through the decoder and executeInst, with s_setreg changing the mode between ops.
+#include "MakeInst.h"
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
-#include "MakeInst.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
 
@@ -62,11 +62,12 @@ struct FpMode : ::testing::Test {
     return get(0);
   }
   // v[0:1] = op(v[2:3], v[4:5], v[6:7]) in MODE m.
-  uint64_t run64(uint32_t m, Op op, uint64_t a, uint64_t b = 0, uint64_t cc = 0, unsigned nsrc = 2) {
+  uint64_t run64(uint32_t m, Op op, uint64_t a, uint64_t b = 0, uint64_t cc = 0,
+                 unsigned nsrc = 2) {
     w->mode = m;
     set64(2, a), set64(4, b), set64(6, cc), set64(0, 0);
-    Inst in = mk(op, Enc::VOP3, V(0), V(2), nsrc > 1 ? V(4) : kNoOperand,
-                 nsrc > 2 ? V(6) : kNoOperand);
+    Inst in =
+        mk(op, Enc::VOP3, V(0), V(2), nsrc > 1 ? V(4) : kNoOperand, nsrc > 2 ? V(6) : kNoOperand);
     EXPECT_TRUE(execVector(c, in)) << opName(op);
     return get64(0);
   }
@@ -74,10 +75,10 @@ struct FpMode : ::testing::Test {
 
 // f32 constants.
 constexpr uint32_t kOneF = 0x3f800000, kNegOneF = 0xbf800000;
-constexpr uint32_t kTwoM24 = 0x33800000;      // 2^-24: half an ulp of 1.0
-constexpr uint32_t kMinNormF = 0x00800000;    // 2^-126
+constexpr uint32_t kTwoM24 = 0x33800000;   // 2^-24: half an ulp of 1.0
+constexpr uint32_t kMinNormF = 0x00800000; // 2^-126
 constexpr uint32_t kHalfF = 0x3f000000;
-constexpr uint32_t kDenF = 0x00400000;        // 2^-127, a denormal
+constexpr uint32_t kDenF = 0x00400000; // 2^-127, a denormal
 // f16 constants.
 constexpr uint32_t kOneH = 0x3c00, kTwoM11H = 0x1000, kMaxH = 0x7bff, kSixteenH = 0x4c00;
 // f64 constants.
@@ -89,32 +90,45 @@ constexpr uint64_t kOneD = 0x3ff0000000000000ull, kTwoM53D = 0x3ca0000000000000u
 // up, toward -inf and toward zero stay. Negated: toward -inf goes down to -(1 + 2^-23).
 TEST_F(FpMode, AddF32AllRoundModes) {
   EXPECT_EQ(run32(mode(rnd(0, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24), kOneF);
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24), 0x3f800001u);
-  EXPECT_EQ(run32(mode(rnd(kDown, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24), kOneF);
-  EXPECT_EQ(run32(mode(rnd(kZero, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24), kOneF);
-  EXPECT_EQ(run32(mode(rnd(kDown, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kNegOneF, 0xb3800000u),
-            0xbf800001u);
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kNegOneF, 0xb3800000u),
-            kNegOneF);
+  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24),
+            0x3f800001u);
+  EXPECT_EQ(run32(mode(rnd(kDown, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24),
+            kOneF);
+  EXPECT_EQ(run32(mode(rnd(kZero, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24),
+            kOneF);
+  EXPECT_EQ(
+      run32(mode(rnd(kDown, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kNegOneF, 0xb3800000u),
+      0xbf800001u);
+  EXPECT_EQ(
+      run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kNegOneF, 0xb3800000u),
+      kNegOneF);
   // The double/half field does not touch f32 ops.
-  EXPECT_EQ(run32(mode(rnd(0, kUp), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24), kOneF);
+  EXPECT_EQ(run32(mode(rnd(0, kUp), den(3, 3)), Op::V_ADD_F32_E32, Enc::VOP2, kOneF, kTwoM24),
+            kOneF);
 }
 
 // fma(1, 1, 2^-24) = 1 + 2^-24 exactly, then rounded once; mul (1 + 2^-23)^2 = 1 + 2^-22 +
 // 2^-46 rounds down to 1 + 2^-22 except toward +inf. Overflow toward zero gives the largest
 // finite value, toward +inf infinity.
 TEST_F(FpMode, FmaMulF32Directed) {
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_FMA_F32_E64, Enc::VOP3, kOneF, kOneF, kTwoM24, 3),
-            0x3f800001u);
-  EXPECT_EQ(run32(mode(rnd(0, 0), den(3, 3)), Op::V_FMA_F32_E64, Enc::VOP3, kOneF, kOneF, kTwoM24, 3), kOneF);
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x3f800001u, 0x3f800001u),
-            0x3f800003u);
-  EXPECT_EQ(run32(mode(rnd(kZero, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x3f800001u, 0x3f800001u),
-            0x3f800002u);
-  EXPECT_EQ(run32(mode(rnd(kZero, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x7f7fffffu, 0x40000000u),
-            0x7f7fffffu);
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x7f7fffffu, 0x40000000u),
-            0x7f800000u);
+  EXPECT_EQ(
+      run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_FMA_F32_E64, Enc::VOP3, kOneF, kOneF, kTwoM24, 3),
+      0x3f800001u);
+  EXPECT_EQ(
+      run32(mode(rnd(0, 0), den(3, 3)), Op::V_FMA_F32_E64, Enc::VOP3, kOneF, kOneF, kTwoM24, 3),
+      kOneF);
+  EXPECT_EQ(
+      run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x3f800001u, 0x3f800001u),
+      0x3f800003u);
+  EXPECT_EQ(
+      run32(mode(rnd(kZero, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x3f800001u, 0x3f800001u),
+      0x3f800002u);
+  EXPECT_EQ(
+      run32(mode(rnd(kZero, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x7f7fffffu, 0x40000000u),
+      0x7f7fffffu);
+  EXPECT_EQ(
+      run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x7f7fffffu, 0x40000000u),
+      0x7f800000u);
 }
 
 // Conversions that round: 2^24 + 1 to f32 (a tie: nearest even 2^24, toward +inf 2^24 + 2);
@@ -122,8 +136,9 @@ TEST_F(FpMode, FmaMulF32Directed) {
 TEST_F(FpMode, ConversionsF32Directed) {
   EXPECT_EQ(run32(mode(rnd(0, 0), den(3, 3)), Op::V_CVT_F32_I32_E32, Enc::VOP1, 16777217u, 0, 0, 1),
             0x4b800000u);
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_CVT_F32_I32_E32, Enc::VOP1, 16777217u, 0, 0, 1),
-            0x4b800001u);
+  EXPECT_EQ(
+      run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_CVT_F32_I32_E32, Enc::VOP1, 16777217u, 0, 0, 1),
+      0x4b800001u);
   w->mode = mode(rnd(kUp, 0), den(3, 3));
   set64(2, 0x3ff0000000400000ull); // 1 + 2^-30
   ASSERT_TRUE(execVector(c, mk(Op::V_CVT_F32_F64_E32, Enc::VOP1, V(0), V(2))));
@@ -136,22 +151,34 @@ TEST_F(FpMode, ConversionsF32Directed) {
 // f16: 1 + 2^-11 is a tie (nearest even 1.0, toward +inf 1 + 2^-10 = 0x3c01); 65504 + 16 =
 // 65520 is the overflow tie (nearest even: infinity; toward zero: 65504).
 TEST_F(FpMode, F16ArithmeticDirected) {
-  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kOneH, kTwoM11H) & 0xffff, kOneH);
-  EXPECT_EQ(run32(mode(rnd(0, kUp), den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kOneH, kTwoM11H) & 0xffff,
+  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kOneH, kTwoM11H) & 0xffff,
+            kOneH);
+  EXPECT_EQ(run32(mode(rnd(0, kUp), den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kOneH, kTwoM11H) &
+                0xffff,
             0x3c01u);
-  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kOneH, kTwoM11H) & 0xffff,
+  EXPECT_EQ(run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kOneH, kTwoM11H) &
+                0xffff,
             kOneH); // the single field does not touch f16
-  EXPECT_EQ(run32(mode(rnd(0, kDown), den(3, 3)), Op::V_SUB_F16_E32, Enc::VOP2, 0xbc00u, kTwoM11H) & 0xffff,
+  EXPECT_EQ(run32(mode(rnd(0, kDown), den(3, 3)), Op::V_SUB_F16_E32, Enc::VOP2, 0xbc00u, kTwoM11H) &
+                0xffff,
             0xbc01u);
-  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kMaxH, kSixteenH) & 0xffff, 0x7c00u);
-  EXPECT_EQ(run32(mode(rnd(0, kZero), den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kMaxH, kSixteenH) & 0xffff,
+  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kMaxH, kSixteenH) & 0xffff,
+            0x7c00u);
+  EXPECT_EQ(run32(mode(rnd(0, kZero), den(3, 3)), Op::V_ADD_F16_E32, Enc::VOP2, kMaxH, kSixteenH) &
+                0xffff,
             kMaxH);
   // fma(1, 1, 2^-11) under toward +inf; v_cvt_f16_f32 of 1 + 2^-20 under toward +inf.
-  EXPECT_EQ(run32(mode(rnd(0, kUp), den(3, 3)), Op::V_FMA_F16, Enc::VOP3, kOneH, kOneH, kTwoM11H, 3) & 0xffff,
-            0x3c01u);
-  EXPECT_EQ(run32(mode(rnd(0, kUp), den(3, 3)), Op::V_CVT_F16_F32_E32, Enc::VOP1, 0x3f800008u, 0, 0, 1) & 0xffff,
-            0x3c01u);
-  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_CVT_F16_F32_E32, Enc::VOP1, 0x3f800008u, 0, 0, 1) & 0xffff, kOneH);
+  EXPECT_EQ(
+      run32(mode(rnd(0, kUp), den(3, 3)), Op::V_FMA_F16, Enc::VOP3, kOneH, kOneH, kTwoM11H, 3) &
+          0xffff,
+      0x3c01u);
+  EXPECT_EQ(
+      run32(mode(rnd(0, kUp), den(3, 3)), Op::V_CVT_F16_F32_E32, Enc::VOP1, 0x3f800008u, 0, 0, 1) &
+          0xffff,
+      0x3c01u);
+  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_CVT_F16_F32_E32, Enc::VOP1, 0x3f800008u, 0, 0, 1) &
+                0xffff,
+            kOneH);
 }
 
 // f64: 1 + 2^-53 is a tie (nearest even 1.0; toward +inf 1 + 2^-52).
@@ -159,7 +186,8 @@ TEST_F(FpMode, F64Directed) {
   EXPECT_EQ(run64(mode(0, den(3, 3)), Op::V_ADD_F64, kOneD, kTwoM53D), kOneD);
   EXPECT_EQ(run64(mode(rnd(0, kUp), den(3, 3)), Op::V_ADD_F64, kOneD, kTwoM53D), kOneD + 1);
   EXPECT_EQ(run64(mode(rnd(kUp, 0), den(3, 3)), Op::V_ADD_F64, kOneD, kTwoM53D), kOneD);
-  EXPECT_EQ(run64(mode(rnd(0, kUp), den(3, 3)), Op::V_FMA_F64_E64, kOneD, kOneD, kTwoM53D, 3), kOneD + 1);
+  EXPECT_EQ(run64(mode(rnd(0, kUp), den(3, 3)), Op::V_FMA_F64_E64, kOneD, kOneD, kTwoM53D, 3),
+            kOneD + 1);
   // (1 + 2^-52)^2 = 1 + 2^-51 + 2^-104: toward -inf 1 + 2^-51, toward +inf one ulp more.
   EXPECT_EQ(run64(mode(rnd(0, kDown), den(3, 3)), Op::V_MUL_F64, kOneD + 1, kOneD + 1), kOneD + 2);
   EXPECT_EQ(run64(mode(rnd(0, kUp), den(3, 3)), Op::V_MUL_F64, kOneD + 1, kOneD + 1), kOneD + 3);
@@ -170,7 +198,8 @@ TEST_F(FpMode, F64Directed) {
 TEST_F(FpMode, DenormalsF32) {
   // Input flush: 2^-127 * 1.0 reads the denormal as +0; -2^-127 as -0.
   EXPECT_EQ(run32(mode(0, den(0, 3)), Op::V_MUL_F32_E32, Enc::VOP2, kDenF, kOneF), 0u);
-  EXPECT_EQ(run32(mode(0, den(0, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x80400000u, kOneF), 0x80000000u);
+  EXPECT_EQ(run32(mode(0, den(0, 3)), Op::V_MUL_F32_E32, Enc::VOP2, 0x80400000u, kOneF),
+            0x80000000u);
   EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_MUL_F32_E32, Enc::VOP2, kDenF, kOneF), kDenF);
   // Output flush only (inputs allowed): 2^-126 * 0.5 = 2^-127 is flushed; 2^-127 * 2 read
   // as a denormal gives 2^-126.
@@ -199,13 +228,15 @@ TEST_F(FpMode, DenormalsF16F64) {
   // f16 smallest denormal 2^-24 (0x0001): flushed as an input, or as a result of 2^-14 * 2^-10.
   EXPECT_EQ(run32(mode(0, den(3, 0)), Op::V_ADD_F16_E32, Enc::VOP2, 0x0001u, 0) & 0xffff, 0u);
   EXPECT_EQ(run32(mode(0, den(3, 1)), Op::V_MUL_F16_E32, Enc::VOP2, 0x0400u, 0x1400u) & 0xffff, 0u);
-  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_MUL_F16_E32, Enc::VOP2, 0x0400u, 0x1400u) & 0xffff, 0x0001u);
+  EXPECT_EQ(run32(mode(0, den(3, 3)), Op::V_MUL_F16_E32, Enc::VOP2, 0x0400u, 0x1400u) & 0xffff,
+            0x0001u);
   EXPECT_EQ(run32(mode(0, den(3, 0)), Op::V_ADD_F32_E32, Enc::VOP2, kDenF, 0), kDenF);
   // f64 smallest denormal: flushed to +0 as an input.
   EXPECT_EQ(run64(mode(0, den(3, 0)), Op::V_ADD_F64, 1, 0), 0u);
   EXPECT_EQ(run64(mode(0, den(3, 3)), Op::V_ADD_F64, 1, 0), 1u);
   // 2^-1022 * 0.5 = 2^-1023 (denormal): flushed as a result.
-  EXPECT_EQ(run64(mode(0, den(3, 1)), Op::V_MUL_F64, 0x0010000000000000ull, 0x3fe0000000000000ull), 0u);
+  EXPECT_EQ(run64(mode(0, den(3, 1)), Op::V_MUL_F64, 0x0010000000000000ull, 0x3fe0000000000000ull),
+            0u);
   EXPECT_EQ(run64(mode(0, den(3, 3)), Op::V_MUL_F64, 0x0010000000000000ull, 0x3fe0000000000000ull),
             0x0008000000000000ull);
 }
@@ -221,8 +252,10 @@ TEST_F(FpMode, IeeeMinMaxMed3) {
   EXPECT_EQ(run32(kDefault & ~kIeee, Op::V_MIN_F32_E32, Enc::VOP2, kOneF, sNaN), kOneF);
   EXPECT_EQ(run32(kDefault, Op::V_MAX_F32_E32, Enc::VOP2, qNaN, kOneF), kOneF);
   // med3 with a NaN is min3: IEEE=1 min(min(sNaN, 1), 2) = min(qNaN, 2) = 2; IEEE=0 gives 1.
-  EXPECT_EQ(run32(kDefault, Op::V_MED3_F32_E64, Enc::VOP3, sNaN, kOneF, 0x40000000u, 3), 0x40000000u);
-  EXPECT_EQ(run32(kDefault & ~kIeee, Op::V_MED3_F32_E64, Enc::VOP3, sNaN, kOneF, 0x40000000u, 3), kOneF);
+  EXPECT_EQ(run32(kDefault, Op::V_MED3_F32_E64, Enc::VOP3, sNaN, kOneF, 0x40000000u, 3),
+            0x40000000u);
+  EXPECT_EQ(run32(kDefault & ~kIeee, Op::V_MED3_F32_E64, Enc::VOP3, sNaN, kOneF, 0x40000000u, 3),
+            kOneF);
   // f16 and f64.
   EXPECT_EQ(run32(kDefault, Op::V_MAX_F16_E32, Enc::VOP2, 0x7c01u, kOneH) & 0xffff, 0x7e01u);
   EXPECT_EQ(run32(kDefault & ~kIeee, Op::V_MAX_F16_E32, Enc::VOP2, 0x7c01u, kOneH) & 0xffff, kOneH);
@@ -251,7 +284,9 @@ TEST_F(FpMode, TranscendentalUnderDirectedRoundStops) {
     FAIL() << "no error";
   } catch (const EmuError &e) {
     EXPECT_EQ(e.Kind, EmuErrorKind::Unsupported);
-    EXPECT_STREQ(e.what(), "unsupported instruction v_rcp_f32 at pc 0x1234 (round mode toward +inf not modelled)");
+    EXPECT_STREQ(
+        e.what(),
+        "unsupported instruction v_rcp_f32 at pc 0x1234 (round mode toward +inf not modelled)");
   }
   // The same op runs when only the other field is directed, and under flush modes.
   w->mode = mode(rnd(0, kUp), den(0, 0));
@@ -350,34 +385,49 @@ TEST_F(Seq, SetregChangesRoundAndDenormModes) {
   set64(8, kOneD), set64(10, kTwoM53D);
   set(14, kDenF), set(15, 0);
   runWords({
-      0x01, 0x18, 0x00, 0xba, 0x05, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 5
-      0x01, 0x05, 0x00, 0x02,                         // v_add_f32_e32 v0, v1, v2
-      0x04, 0x0b, 0x06, 0x3e,                         // v_add_f16_e32 v3, v4, v5
-      0x06, 0x00, 0x80, 0xd2, 0x08, 0x15, 0x02, 0x00, // v_add_f64 v[6:7], v[8:9], v[10:11]
-      0x01, 0x18, 0x00, 0xba, 0x00, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0
-      0x01, 0x05, 0x18, 0x02,                         // v_add_f32_e32 v12, v1, v2
-      0x01, 0x19, 0x00, 0xba, 0x00, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0
-      0x0e, 0x1f, 0x1a, 0x02,                         // v_add_f32_e32 v13, v14, v15
-      0x01, 0x45, 0x20, 0x7e,                         // v_rcp_f32_e32 v16, v1
+      0x01, 0x18, 0x00, 0xba,
+      0x05, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 5
+      0x01, 0x05, 0x00, 0x02, // v_add_f32_e32 v0, v1, v2
+      0x04, 0x0b, 0x06, 0x3e, // v_add_f16_e32 v3, v4, v5
+      0x06, 0x00, 0x80, 0xd2,
+      0x08, 0x15, 0x02, 0x00, // v_add_f64 v[6:7], v[8:9], v[10:11]
+      0x01, 0x18, 0x00, 0xba,
+      0x00, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0
+      0x01, 0x05, 0x18, 0x02, // v_add_f32_e32 v12, v1, v2
+      0x01, 0x19, 0x00, 0xba,
+      0x00, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0
+      0x0e, 0x1f, 0x1a, 0x02, // v_add_f32_e32 v13, v14, v15
+      0x01, 0x45, 0x20, 0x7e, // v_rcp_f32_e32 v16, v1
   });
-  EXPECT_EQ(get(0), 0x3f800001u);             // toward +inf
-  EXPECT_EQ(get(3) & 0xffff, 0x3c01u);        // toward +inf (double/half field)
-  EXPECT_EQ(get64(6), kOneD + 1);             // toward +inf
-  EXPECT_EQ(get(12), kOneF);                  // back to nearest even
-  EXPECT_EQ(get(13), 0u);                     // denormal input flushed
-  EXPECT_EQ(get(16), kOneF);                  // rcp(1) under nearest even with flushing
+  EXPECT_EQ(get(0), 0x3f800001u);      // toward +inf
+  EXPECT_EQ(get(3) & 0xffff, 0x3c01u); // toward +inf (double/half field)
+  EXPECT_EQ(get64(6), kOneD + 1);      // toward +inf
+  EXPECT_EQ(get(12), kOneF);           // back to nearest even
+  EXPECT_EQ(get(13), 0u);              // denormal input flushed
+  EXPECT_EQ(get(16), kOneF);           // rcp(1) under nearest even with flushing
   EXPECT_EQ(w->mode & 0xff, 0u);
   // Directed single round: v_rcp_f32 stops as unsupported.
   try {
     runWords({
-        0x01, 0x08, 0x00, 0xba, 0x01, 0x00, 0x00, 0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 1
-        0x01, 0x45, 0x22, 0x7e,                         // v_rcp_f32_e32 v17, v1
+        0x01,
+        0x08,
+        0x00,
+        0xba,
+        0x01,
+        0x00,
+        0x00,
+        0x00, // s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 1
+        0x01,
+        0x45,
+        0x22,
+        0x7e, // v_rcp_f32_e32 v17, v1
     });
     FAIL() << "no error";
   } catch (const EmuError &e) {
     EXPECT_EQ(e.Kind, EmuErrorKind::Unsupported);
-    EXPECT_STREQ(e.what(),
-                 "unsupported instruction v_rcp_f32 at pc 0x1008 (round mode toward +inf not modelled)");
+    EXPECT_STREQ(
+        e.what(),
+        "unsupported instruction v_rcp_f32 at pc 0x1008 (round mode toward +inf not modelled)");
   }
 }
 

@@ -45,9 +45,12 @@ namespace {
 
 const char *gfxProc(Gfx G) {
   switch (G) {
-  case Gfx::Gfx90a: return "gfx90a";
-  case Gfx::Gfx950: return "gfx950";
-  default: return "gfx942";
+  case Gfx::Gfx90a:
+    return "gfx90a";
+  case Gfx::Gfx950:
+    return "gfx950";
+  default:
+    return "gfx942";
   }
 }
 
@@ -175,17 +178,14 @@ const Case kCases[] = {
      "v_add_f32 v3, v1, v2\n v_mov_b32_dpp v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf",
      "v_add_f32 v3, v1, v2\n v_add_f32 v5, v1, v2\n v_add_f32 v6, v1, v2\n"
      " v_mov_b32_dpp v4, v3 row_shr:1 row_mask:0xf bank_mask:0xf"},
-    {"valu-mask-then-execz-vccz", A,
-     "v_cmp_eq_u32 vcc, v0, v1\n s_nop 3\n v_mov_b32 v2, src_vccz",
+    {"valu-mask-then-execz-vccz", A, "v_cmp_eq_u32 vcc, v0, v1\n s_nop 3\n v_mov_b32 v2, src_vccz",
      "v_cmp_eq_u32 vcc, v0, v1\n s_nop 4\n v_mov_b32 v2, src_vccz"},
-    {"valu-mask-then-execz-vccz", C,
-     "v_cmpx_eq_u32 vcc, v0, v1\n v_mov_b32 v2, src_execz",
+    {"valu-mask-then-execz-vccz", C, "v_cmpx_eq_u32 vcc, v0, v1\n v_mov_b32 v2, src_execz",
      "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 4\n v_mov_b32 v2, src_execz"},
     // ---- M0 ----
     {"salu-m0-then-movrel-lds", A, "s_mov_b32 m0, s1\n s_movrels_b32 s2, s3",
      "s_mov_b32 m0, s1\n s_nop 0\n s_movrels_b32 s2, s3"},
-    {"salu-m0-then-movrel-lds", C,
-     "s_mov_b32 m0, s1\n global_load_lds_dword v[2:3], off",
+    {"salu-m0-then-movrel-lds", C, "s_mov_b32 m0, s1\n global_load_lds_dword v[2:3], off",
      "s_mov_b32 m0, s1\n s_nop 0\n global_load_lds_dword v[2:3], off"},
     {"salu-m0-then-sendmsg-gds", E, "s_mov_b32 m0, 0\n s_sendmsg sendmsg(MSG_INTERRUPT)",
      "s_mov_b32 m0, 0\n s_nop 0\n s_sendmsg sendmsg(MSG_INTERRUPT)"},
@@ -193,19 +193,21 @@ const Case kCases[] = {
      "s_mov_b32 m0, 0\n s_nop 0\n s_ttracedata"},
     // ---- s_setreg ----
     {"setreg-then-getreg", A,
-     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 0\n s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, 4)",
-     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 1\n s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, 4)"},
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 0\n s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, "
+     "4)",
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 1\n s_getreg_b32 s1, hwreg(HW_REG_MODE, 0, "
+     "4)"},
     {"setreg-then-setreg", C,
      "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3",
-     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 1\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 3"},
+     "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s0\n s_nop 1\n s_setreg_imm32_b32 hwreg(HW_REG_MODE, "
+     "4, 2), 3"},
     {"setreg-vskip-then-vector", E,
      "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 0\n s_nop 0\n v_mov_b32 v0, v1",
      "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 28, 1), 0\n s_nop 1\n v_mov_b32 v0, v1"},
     {"setreg-vskip-then-vector", A, "",
      "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0\n v_mov_b32 v0, v1"},
     // ---- wide stores ----
-    {"wide-store-then-valu-write", A,
-     "global_store_dwordx4 v[0:1], v[2:5], off\n v_mov_b32 v3, 0",
+    {"wide-store-then-valu-write", A, "global_store_dwordx4 v[0:1], v[2:5], off\n v_mov_b32 v3, 0",
      "global_store_dwordx4 v[0:1], v[2:5], off\n s_nop 0\n v_mov_b32 v3, 0"},
     {"wide-store-then-valu-write", C,
      "buffer_store_dwordx3 v[2:4], v0, s[4:7], 0 offen\n s_nop 0\n v_mov_b32 v4, 0",
@@ -214,19 +216,15 @@ const Case kCases[] = {
      "buffer_store_dwordx4 v[2:5], v0, s[4:7], s8 offen\n v_mov_b32 v3, 0\n"
      " global_store_dwordx2 v[0:1], v[6:7], off\n v_mov_b32 v6, 0"},
     // ---- gfx940+ VALU forwarding ----
-    {"valu-sgpr-then-valu", C,
-     "v_cmp_gt_f32 vcc, v0, v1\n s_nop 0\n v_cndmask_b32 v2, v3, v4, vcc",
+    {"valu-sgpr-then-valu", C, "v_cmp_gt_f32 vcc, v0, v1\n s_nop 0\n v_cndmask_b32 v2, v3, v4, vcc",
      "v_cmp_gt_f32 vcc, v0, v1\n s_nop 1\n v_cndmask_b32 v2, v3, v4, vcc"},
-    {"valu-sgpr-then-valu", E,
-     "v_readfirstlane_b32 s4, v0\n v_add_u32 v1, s4, v1",
+    {"valu-sgpr-then-valu", E, "v_readfirstlane_b32 s4, v0\n v_add_u32 v1, s4, v1",
      "v_readfirstlane_b32 s4, v0\n s_nop 1\n v_add_u32 v1, s4, v1"},
-    {"valu-sgpr-then-valu", A, "",
-     "v_cmp_gt_f32 vcc, v0, v1\n v_cndmask_b32 v2, v3, v4, vcc"},
+    {"valu-sgpr-then-valu", A, "", "v_cmp_gt_f32 vcc, v0, v1\n v_cndmask_b32 v2, v3, v4, vcc"},
     {"valu-exec-then-lane-access", C,
      "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_readfirstlane_b32 s0, v2",
      "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_readfirstlane_b32 s0, v2"},
-    {"valu-exec-then-lane-access", A, "",
-     "v_cmpx_eq_u32 vcc, v0, v1\n v_readfirstlane_b32 s0, v2"},
+    {"valu-exec-then-lane-access", A, "", "v_cmpx_eq_u32 vcc, v0, v1\n v_readfirstlane_b32 s0, v2"},
     {"valu-vgpr-then-readlane", C, "v_add_u32 v1, v2, v3\n v_readfirstlane_b32 s0, v1",
      "v_add_u32 v1, v2, v3\n s_nop 0\n v_readfirstlane_b32 s0, v1"},
     {"valu-vgpr-then-readlane", A, "", "v_add_u32 v1, v2, v3\n v_readlane_b32 s0, v1, 5"},
@@ -240,11 +238,9 @@ const Case kCases[] = {
      "src1_sel:WORD_0\n v_add_f32 v4, v1, v5",
      "v_add_f16_sdwa v1, v2, v3 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_0 "
      "src1_sel:WORD_0\n s_nop 0\n v_add_f32 v4, v1, v5"},
-    {"dst-sel-then-valu", E,
-     "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n v_mov_b32 v1, 0",
+    {"dst-sel-then-valu", E, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n v_mov_b32 v1, 0",
      "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n s_nop 0\n v_mov_b32 v1, 0"},
-    {"vcmpx-then-permlane", E,
-     "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_permlane16_swap_b32 v2, v3",
+    {"vcmpx-then-permlane", E, "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_permlane16_swap_b32 v2, v3",
      "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_permlane16_swap_b32 v2, v3"},
     {"valu-vgpr-then-permlane", E, "v_mov_b32 v3, 0\n s_nop 0\n v_permlane32_swap_b32 v2, v3",
      "v_mov_b32 v3, 0\n s_nop 1\n v_permlane32_swap_b32 v2, v3"},
@@ -435,8 +431,8 @@ TEST(HazardTable, MessageNamesBothInstructions) {
 
 TEST(HazardTable, ResetForgetsHistory) {
   std::string Err;
-  auto Is = assemble(Gfx::Gfx942, "v_readfirstlane_b32 s4, v0\n global_load_dword v1, v2, s[4:5]",
-                     Err);
+  auto Is =
+      assemble(Gfx::Gfx942, "v_readfirstlane_b32 s4, v0\n global_load_dword v1, v2, s[4:5]", Err);
   ASSERT_EQ(Is.size(), 2u) << Err;
   HazardTracker T(Gfx::Gfx942);
   T.issued(Is[0].In, regUses(Is[0].In, Gfx::Gfx942), 0);
@@ -538,8 +534,8 @@ void scanObject(const fs::path &Path, Gfx G, std::vector<CorpusHit> &Hits, unsig
       InDead = Targets.count(D.Pc) ? false : (InDead || !FellThrough);
       Dead[I] = InDead; // padding after a jump (kernarg preload prologue, alignment)
       std::string M = D.In.enc == Enc::SOPP || D.In.enc == Enc::SOP1 ? mnemonic(D.In, G) : "";
-      FellThrough = !(M == "s_branch" || M == "s_setpc_b64" || M == "s_trap" ||
-                      M.rfind("s_endpgm", 0) == 0);
+      FellThrough =
+          !(M == "s_branch" || M == "s_setpc_b64" || M == "s_trap" || M.rfind("s_endpgm", 0) == 0);
     }
     // Scan [From, To), leaving out instruction Skip; the first hazard or "".
     auto scan = [&](size_t From, size_t To, size_t Skip, bool All) {
@@ -618,8 +614,8 @@ TEST(HazardCorpus, CompiledKernelsHaveNoViolation) {
   unsigned Kernels = 0, Insts = 0;
   for (const auto &[P, G] : Objects)
     scanObject(P, G, Hits, Kernels, Insts);
-  std::cout << "scanned " << Objects.size() << " code objects, " << Kernels << " kernels, "
-            << Insts << " instructions\n";
+  std::cout << "scanned " << Objects.size() << " code objects, " << Kernels << " kernels, " << Insts
+            << " instructions\n";
   for (const CorpusHit &H : Hits)
     ADD_FAILURE() << H.File << " " << H.Kernel << ": " << H.Why;
   std::cout << "s_nop explained by a rule: " << Nops.Explained << " of " << Nops.Total << "\n";

@@ -188,9 +188,9 @@ TEST_F(HipFake, OpenAndInfo) {
   EXPECT_EQ(D->info().Backend, "hip");
   EXPECT_EQ(D->info().Name, "Fake MI300X (gfx942:sramecc+:xnack-)");
   EXPECT_TRUE(D->info().Hardware);
-  EXPECT_EQ(F.callList(), (std::vector<std::string>{"hipGetDeviceCount()",
-                                                    "hipGetDevicePropertiesR0600(0)",
-                                                    "hipSetDevice(0)"}));
+  EXPECT_EQ(F.callList(),
+            (std::vector<std::string>{"hipGetDeviceCount()", "hipGetDevicePropertiesR0600(0)",
+                                      "hipSetDevice(0)"}));
 }
 
 // The ROCm 5 layout: no hipGetDevicePropertiesR0600, gcnArchName at offset 396.
@@ -305,12 +305,12 @@ TEST_F(HipFake, MemoryRoundTrip) {
   EXPECT_TRUE(F.called("hipMemcpy(" + hex(A + 100) + ", "));
   // Outside every allocation: refused before the runtime sees it.
   Failure O = failure(D->read(A + 4094, &R, 4));
-  EXPECT_EQ(O.Message, "device read of 4 bytes at " + hex(A + 4094) +
-                           " is outside every allocation");
+  EXPECT_EQ(O.Message,
+            "device read of 4 bytes at " + hex(A + 4094) + " is outside every allocation");
   EXPECT_EQ(O.Exit, 2);
   Failure OW = failure(D->write(A + 4096, &W, 4));
-  EXPECT_EQ(OW.Message, "device write of 4 bytes at " + hex(A + 4096) +
-                            " is outside every allocation");
+  EXPECT_EQ(OW.Message,
+            "device write of 4 bytes at " + hex(A + 4096) + " is outside every allocation");
   // allocAt: not possible with HIP.
   Failure At = failure(D->allocAt(0x7ffe40000000ull, 8192, "out"));
   EXPECT_EQ(At.Message,
@@ -374,10 +374,11 @@ TEST_F(HipFake, LaunchPassesGeometryLdsAndKernarg) {
   std::string Size = std::to_string(P.Kernarg.size());
   EXPECT_EQ(Launch,
             (std::vector<std::string>{
-                "hipGetLastError()", "hipModuleGetFunction(add_kernel)", "hipEventCreate()", "hipEventCreate()",
-                "hipEventRecord(event 1, stream (nil))",
+                "hipGetLastError()", "hipModuleGetFunction(add_kernel)", "hipEventCreate()",
+                "hipEventCreate()", "hipEventRecord(event 1, stream (nil))",
                 "hipModuleLaunchKernel(add_kernel, grid 2,1,1, block 256,1,1, shared 1024, "
-                "stream (nil), params (nil), extra {0x1, buf, 0x2, &" + Size + ", 0x3})",
+                "stream (nil), params (nil), extra {0x1, buf, 0x2, &" +
+                    Size + ", 0x3})",
                 "hipEventRecord(event 2, stream (nil))", "hipEventSynchronize(event 2)",
                 "hipEventElapsedTime(event 1, event 2)", "hipDeviceSynchronize()",
                 "hipGetLastError()", "hipEventDestroy(event 1)", "hipEventDestroy(event 2)"}));
@@ -446,8 +447,9 @@ TEST_F(HipFake, BadLaunchesRefused) {
   P = params(0, 0, 0, 0);
   P.Kernel = "no_such_kernel";
   Failure K = failure(D->launch(*M, P).takeError());
-  EXPECT_EQ(K.Message, "'" + Obj->C.Path + "': no kernel named 'no_such_kernel' (kernels: "
-                       "add_kernel)");
+  EXPECT_EQ(K.Message, "'" + Obj->C.Path +
+                           "': no kernel named 'no_such_kernel' (kernels: "
+                           "add_kernel)");
   EXPECT_EQ(K.Exit, 2);
   EXPECT_FALSE(F.called("hipModuleLaunchKernel"));
 }
@@ -466,55 +468,70 @@ TEST_F(HipFake, InjectedFailures) {
   std::vector<Case> Cases = {
       {"hipGetDeviceCount", 3, "open",
        "no AMD GPU found: hipGetDeviceCount returned initialization error "
-       "(hipErrorNotInitialized, 3)", 2},
+       "(hipErrorNotInitialized, 3)",
+       2},
       {"hipGetDevicePropertiesR0600", 1, "open",
        "hipGetDevicePropertiesR0600 failed: invalid argument (hipErrorInvalidValue, 1)", 3},
       {"hipSetDevice", 101, "open",
        "hipSetDevice failed: invalid device ordinal (hipErrorInvalidDevice, 101)", 3},
       {"hipMalloc", 2, "alloc",
        "hipMalloc failed for device allocation 'buf' of 64 bytes: out of memory "
-       "(hipErrorOutOfMemory, 2)", 3},
+       "(hipErrorOutOfMemory, 2)",
+       3},
       {"hipMemcpy", 2, "alloc",
        "hipMemcpy failed zeroing device allocation 'buf' of 64 bytes: out of memory "
-       "(hipErrorOutOfMemory, 2)", 3},
-      {"hipMemcpy", 1, "write", "hipMemcpy failed copying 64 bytes host to device at @: invalid "
-       "argument (hipErrorInvalidValue, 1)", 3},
-      {"hipMemcpy", 700, "read", "hipMemcpy failed copying 64 bytes device to host from @: an "
-       "illegal memory access was encountered (hipErrorIllegalAddress, 700)", 3},
-      {"hipFree", 17, "free",
-       "hipFree failed: unknown error (hipErrorInvalidDevicePointer, 17)", 3},
+       "(hipErrorOutOfMemory, 2)",
+       3},
+      {"hipMemcpy", 1, "write",
+       "hipMemcpy failed copying 64 bytes host to device at @: invalid "
+       "argument (hipErrorInvalidValue, 1)",
+       3},
+      {"hipMemcpy", 700, "read",
+       "hipMemcpy failed copying 64 bytes device to host from @: an "
+       "illegal memory access was encountered (hipErrorIllegalAddress, 700)",
+       3},
+      {"hipFree", 17, "free", "hipFree failed: unknown error (hipErrorInvalidDevicePointer, 17)",
+       3},
       {"hipModuleLoadData", 200, "load",
-       "'" + Path + "': hipModuleLoadData failed: invalid device image "
-       "(hipErrorInvalidImage, 200)", 3},
+       "'" + Path +
+           "': hipModuleLoadData failed: invalid device image "
+           "(hipErrorInvalidImage, 200)",
+       3},
       {"hipModuleLoadData", 209, "load",
        "'" + Path + "': hipModuleLoadData failed: unknown error (hipErrorNoBinaryForGpu, 209)", 3},
       {"hipModuleGetFunction", 500, "launch",
        "hipModuleGetFunction failed for kernel 'add_kernel': named symbol not found "
-       "(hipErrorNotFound, 500)", 2},
+       "(hipErrorNotFound, 500)",
+       2},
       {"hipEventCreate", 2, "launch",
        "hipEventCreate failed: out of memory (hipErrorOutOfMemory, 2)", 3},
       {"hipEventRecord", 400, "launch",
        "hipEventRecord failed: unknown error (hipErrorInvalidHandle, 400)", 3},
       {"hipModuleLaunchKernel", 1, "launch",
        "hipModuleLaunchKernel failed for kernel 'add_kernel': invalid argument "
-       "(hipErrorInvalidValue, 1)", 2},
+       "(hipErrorInvalidValue, 1)",
+       2},
       {"hipModuleLaunchKernel", 701, "launch",
        "hipModuleLaunchKernel failed for kernel 'add_kernel': unknown error "
-       "(hipErrorLaunchOutOfResources, 701)", 2},
+       "(hipErrorLaunchOutOfResources, 701)",
+       2},
       {"hipModuleLaunchKernel", 2, "launch",
        "hipModuleLaunchKernel failed for kernel 'add_kernel': out of memory "
-       "(hipErrorOutOfMemory, 2)", 3},
+       "(hipErrorOutOfMemory, 2)",
+       3},
       {"hipEventSynchronize", 700, "launch",
        "hipEventSynchronize failed" + After +
-           "an illegal memory access was encountered (hipErrorIllegalAddress, 700)", 3},
+           "an illegal memory access was encountered (hipErrorIllegalAddress, 700)",
+       3},
       {"hipEventElapsedTime", 1, "launch",
        "hipEventElapsedTime failed" + After + "invalid argument (hipErrorInvalidValue, 1)", 3},
       {"hipDeviceSynchronize", 719, "launch",
        "hipDeviceSynchronize failed" + After +
-           "unspecified launch failure (hipErrorLaunchFailure, 719)", 3},
+           "unspecified launch failure (hipErrorLaunchFailure, 719)",
+       3},
       {"hipGetLastError", 719, "launch",
-       "hipGetLastError failed" + After +
-           "unspecified launch failure (hipErrorLaunchFailure, 719)", 3},
+       "hipGetLastError failed" + After + "unspecified launch failure (hipErrorLaunchFailure, 719)",
+       3},
       // A code HIP's headers name but this backend does not: the number alone.
       {"hipModuleLoadData", 999, "load",
        "'" + Path + "': hipModuleLoadData failed: unknown error (999)", 3},
@@ -586,8 +603,7 @@ TEST(HipReal, DebianRuntimeWithoutGpu) {
   Failure Fl = failure(D.takeError());
   if (Fl.Message.rfind("the GPU", 0) == 0)
     GTEST_SKIP() << "an AMD GPU of another processor is here: " << Fl.Message;
-  EXPECT_EQ(Fl.Message.rfind("no AMD GPU found: hipGetDeviceCount returned ", 0), 0u)
-      << Fl.Message;
+  EXPECT_EQ(Fl.Message.rfind("no AMD GPU found: hipGetDeviceCount returned ", 0), 0u) << Fl.Message;
   EXPECT_EQ(Fl.Exit, 2);
   // auto falls back to the emulator.
   auto A = openDevice("auto", "gfx942");

@@ -58,7 +58,8 @@ std::string body(const std::string &Regs) {
   return R"(
 	s_lshl_b32 s23, s22, 8
 	v_mov_b32 v1, s23
-	.irp r, )" + Regs + R"(
+	.irp r, )" +
+         Regs + R"(
 	v_mov_b32 v2, s\r
 	global_store_dword v1, v2, s[20:21] offset:4*\r
 	.endr
@@ -94,7 +95,9 @@ dump:
 	s_add_u32 s22, s22, s16
 	s_lshl_b32 s22, s22, 1
 	s_add_u32 s22, s22, s15
-)" + body("0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,24,25,26,27,28,29,30,31,32,33,34,35,36,37") +
+)" +
+                  body("0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,24,25,26,27,28,29,30,31,"
+                       "32,33,34,35,36,37") +
                   R"(
 	.rodata
 	.p2align 6
@@ -202,7 +205,9 @@ std::string build(const TempDir &Dir, const std::string &Source, const char *Tar
 struct Geometry {
   std::array<uint32_t, 3> Items{7, 6, 3}, Block{4, 2, 2};
   uint32_t groups(unsigned D) const { return (Items[D] + Block[D] - 1) / Block[D]; }
-  uint32_t size(unsigned D, uint32_t Id) const { return std::min(Block[D], Items[D] - Id * Block[D]); }
+  uint32_t size(unsigned D, uint32_t Id) const {
+    return std::min(Block[D], Items[D] - Id * Block[D]);
+  }
 };
 
 // Checks both variants share: the AQL packet fields, hidden kernargs, workgroup ids, v0.
@@ -351,8 +356,12 @@ TEST(Launch, BuffersAtChosenAddressesAndFaults) {
   std::vector<float> Ones(1024, 1.0f), Twos(1024, 2.0f);
   llvm::cantFail(H.Mem.write(X, Ones.data(), 4096));
   llvm::cantFail(H.Mem.write(Y, Twos.data(), 4096));
-  H.arg(0, X); H.arg(1, Y); H.arg(2, O); H.arg(3, int32_t(1024));
-  H.arg(4, uint64_t(0)); H.arg(5, uint64_t(0));
+  H.arg(0, X);
+  H.arg(1, Y);
+  H.arg(2, O);
+  H.arg(3, int32_t(1024));
+  H.arg(4, uint64_t(0));
+  H.arg(5, uint64_t(0));
   auto R = H.run({1, 1, 1}, {256, 1, 1}, 0);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   auto Out = H.read<float>(O, 1024);

@@ -71,8 +71,8 @@ struct Env {
                bool swizzle = false, unsigned indexStride = 0, bool addTid = false,
                unsigned dfmt = 4, unsigned nfmt = 4, uint32_t dstSel = 0xfac /*x,y,z,w*/) {
     w.s[s] = uint32_t(base);
-    w.s[s + 1] = uint32_t((base >> 32) & 0xffff) | ((stride & 0x3fff) << 16) |
-                 (swizzle ? 0x80000000u : 0);
+    w.s[s + 1] =
+        uint32_t((base >> 32) & 0xffff) | ((stride & 0x3fff) << 16) | (swizzle ? 0x80000000u : 0);
     w.s[s + 2] = numRecords;
     w.s[s + 3] = (dstSel & 0xfff) | (nfmt << 12) | (dfmt << 15) | (indexStride << 21) |
                  (addTid ? (1u << 23) : 0);
@@ -349,8 +349,10 @@ TEST(Global, AtomicsReturnPreOpInLaneOrder) {
   EXPECT_EQ(uint64_t(e.v(10, 2)) | (uint64_t(e.v(11, 2)) << 32), uint64_t(-40));
   x2.op = Op::GLOBAL_ATOMIC_CMPSWAP_X2;
   e.w.setExec(1);
-  e.v(12, 0) = 7; e.v(13, 0) = 9;   // new value 0x900000007
-  e.v(14, 0) = 0; e.v(15, 0) = 0;   // compare 0
+  e.v(12, 0) = 7;
+  e.v(13, 0) = 9; // new value 0x900000007
+  e.v(14, 0) = 0;
+  e.v(15, 0) = 0; // compare 0
   x2.data0 = V(12);
   ASSERT_TRUE(e.vmem(x2));
   EXPECT_EQ(e.rd64(base + 8), 0x900000007ull);
@@ -434,8 +436,10 @@ TEST(Flat, GlobalAndLdsApertures) {
   e.w.setExec(3);
   // lane 0: global, lane 1: LDS through the shared aperture
   uint64_t a0 = base + 8, a1 = kSharedApertureBase + 16;
-  e.v(0, 0) = uint32_t(a0); e.v(1, 0) = uint32_t(a0 >> 32);
-  e.v(0, 1) = uint32_t(a1); e.v(1, 1) = uint32_t(a1 >> 32);
+  e.v(0, 0) = uint32_t(a0);
+  e.v(1, 0) = uint32_t(a0 >> 32);
+  e.v(0, 1) = uint32_t(a1);
+  e.v(1, 1) = uint32_t(a1 >> 32);
   Inst in;
   in.op = Op::FLAT_LOAD_DWORD;
   in.enc = Enc::FLAT;
@@ -580,7 +584,7 @@ TEST(Buffer, StructuredIdxenOffen) {
   uint64_t base = e.pattern(1024);
   e.setRsrc(8, base, 16, 4); // 4 records of 16 bytes
   for (unsigned l = 0; l < 64; ++l) {
-    e.v(0, l) = l % 8;      // index
+    e.v(0, l) = l % 8;       // index
     e.v(1, l) = 4 * (l / 8); // offset
   }
   Inst in = buffer(Op::BUFFER_LOAD_DWORD);
@@ -611,8 +615,10 @@ TEST(Buffer, SwizzledAddressing) {
   // stride 8, swizzle, index_stride 8 (field 0), element size 4, 64 records.
   e.setRsrc(8, base, 8, 64, true, 0);
   e.w.setExec(3);
-  e.v(0, 0) = 9; e.v(1, 0) = 4;  // idx 9 off 4: (1*8 + 4)*8 + 1*4 + 0 = 100
-  e.v(0, 1) = 3; e.v(1, 1) = 2;  // idx 3 off 2: (0 + 0)*8 + 3*4 + 2 = 14
+  e.v(0, 0) = 9;
+  e.v(1, 0) = 4; // idx 9 off 4: (1*8 + 4)*8 + 1*4 + 0 = 100
+  e.v(0, 1) = 3;
+  e.v(1, 1) = 2; // idx 3 off 2: (0 + 0)*8 + 3*4 + 2 = 14
   Inst in = buffer(Op::BUFFER_LOAD_DWORD);
   in.idxen = true;
   in.offen = true;
@@ -675,7 +681,10 @@ TEST(Buffer, AtomicsAndOutOfRangeAtomics) {
   e.wr32(base + 4, 10);
   e.wr32(base + 8, 77); // beyond num_records
   e.w.setExec(0xf);
-  e.v(0, 0) = 4; e.v(0, 1) = 4; e.v(0, 2) = 8; e.v(0, 3) = 4;
+  e.v(0, 0) = 4;
+  e.v(0, 1) = 4;
+  e.v(0, 2) = 8;
+  e.v(0, 3) = 4;
   e.fillV(1, 3);
   e.fillV(2, 0xdeadbeef);
   Inst in = buffer(Op::BUFFER_ATOMIC_ADD);
@@ -696,7 +705,8 @@ TEST(Buffer, AtomicsAndOutOfRangeAtomics) {
   e.wr64(base + 16, 5);
   e.w.setExec(1);
   e.v(0, 0) = 16;
-  e.v(4, 0) = 0; e.v(5, 0) = 1;
+  e.v(4, 0) = 0;
+  e.v(5, 0) = 1;
   Inst x2 = buffer(Op::BUFFER_ATOMIC_UMAX_X2);
   x2.offen = true;
   x2.addr = V(0);
@@ -762,7 +772,9 @@ TEST(Buffer, FormatLoadsAndStores) {
   e.setRsrc(8, out, 0, 64);
   e.w.setExec(1);
   e.v(0, 0) = 4;
-  e.v(8, 0) = 1; e.v(9, 0) = 2; e.v(10, 0) = 3;
+  e.v(8, 0) = 1;
+  e.v(9, 0) = 2;
+  e.v(10, 0) = 3;
   Inst ts = buffer(Op::TBUFFER_STORE_FORMAT_XYZ, Enc::MTBUF);
   ts.offen = true;
   ts.addr = V(0);
@@ -836,7 +848,11 @@ TEST(Lds, ReadWriteOffsetsAndExec) {
     EXPECT_EQ(err.Kind, EmuErrorKind::MemoryFault);
     EXPECT_NE(std::string(err.what()).find("(lane 9)"), std::string::npos);
   }
-  EXPECT_FALSE(e.lds([] { Inst g = dsInst(Op::DS_READ_B32); g.gds = true; return g; }()));
+  EXPECT_FALSE(e.lds([] {
+    Inst g = dsInst(Op::DS_READ_B32);
+    g.gds = true;
+    return g;
+  }()));
 }
 
 TEST(Lds, Read2Write2St64) {
@@ -961,8 +977,10 @@ TEST(Lds, AtomicsLaneOrder) {
 
   // cmpst: DATA0 = compare, DATA1 = new value.
   e.w.setExec(3);
-  e.v(3, 0) = run; e.v(4, 0) = 99;
-  e.v(3, 1) = run; e.v(4, 1) = 77;
+  e.v(3, 0) = run;
+  e.v(4, 0) = 99;
+  e.v(3, 1) = run;
+  e.v(4, 1) = 77;
   Inst cs = dsInst(Op::DS_CMPST_RTN_B32);
   cs.addr = V(0);
   cs.data0 = V(3);
@@ -987,7 +1005,8 @@ TEST(Lds, AtomicsLaneOrder) {
   EXPECT_EQ(m, 1u);
   a.op = Op::DS_MSKOR_B32;
   a.data1 = V(7);
-  e.v(6, 0) = 0x1; e.v(7, 0) = 0xf0;
+  e.v(6, 0) = 0x1;
+  e.v(7, 0) = 0xf0;
   ASSERT_TRUE(e.lds(a));
   std::memcpy(&m, &e.wg.lds[16], 4);
   EXPECT_EQ(m, 0xf0u);
@@ -1085,7 +1104,8 @@ TEST(Lds, Swizzle) {
   for (unsigned l = 0; l < 64; ++l)
     e.v(1, l) = l;
   Inst s = dsInst(Op::DS_SWIZZLE_B32);
-  s.addr = V(1); // the source is encoded in the ADDR field (llvm-mc: ds_swizzle_b32 v1, v5 -> addr 5)
+  s.addr =
+      V(1); // the source is encoded in the ADDR field (llvm-mc: ds_swizzle_b32 v1, v5 -> addr 5)
   s.dst = V(2);
   auto run = [&](unsigned off) {
     s.offset0 = uint8_t(off);

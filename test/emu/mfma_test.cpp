@@ -33,10 +33,15 @@ struct Shape {
 
 int bitsOf(T t) {
   switch (t) {
-  case T::F32: return 32;
-  case T::F16: case T::BF16: return 16;
-  case T::F64: return 64;
-  default: return 8;
+  case T::F32:
+    return 32;
+  case T::F16:
+  case T::BF16:
+    return 16;
+  case T::F64:
+    return 64;
+  default:
+    return 8;
   }
 }
 
@@ -72,8 +77,16 @@ struct Env {
 //   multi-block:  lane M*block + i, GPR floor(k*bits/32) bit (k*bits)%32
 //   single block: lane M*floor(k/kpl) + i, element k%kpl, kpl = K*M/64
 void inPos(const Shape &s, int i, int k, int blk, int &lane, int &e) {
-  if (s.a == T::F64 && s.M == 4) { lane = 4 * blk + 16 * k + i; e = 0; return; }
-  if (s.B > 1) { lane = s.M * blk + i; e = k; return; }
+  if (s.a == T::F64 && s.M == 4) {
+    lane = 4 * blk + 16 * k + i;
+    e = 0;
+    return;
+  }
+  if (s.B > 1) {
+    lane = s.M * blk + i;
+    e = k;
+    return;
+  }
   int kpl = s.K * s.M / 64;
   lane = s.M * (k / kpl) + i;
   e = k % kpl;
@@ -81,13 +94,25 @@ void inPos(const Shape &s, int i, int k, int blk, int &lane, int &e) {
 // Register offset and lane of C/D[i][j] of block blk (documented formulas).
 void outPos(const Shape &s, int i, int j, int blk, int &gpr, int &lane) {
   if (s.a == T::F64) {
-    if (s.M == 16) { gpr = 2 * (i / 4); lane = 16 * (i % 4) + j; }
-    else { gpr = 0; lane = 16 * (i % 4) + 4 * blk + j; }
+    if (s.M == 16) {
+      gpr = 2 * (i / 4);
+      lane = 16 * (i % 4) + j;
+    } else {
+      gpr = 0;
+      lane = 16 * (i % 4) + 4 * blk + j;
+    }
     return;
   }
-  if (s.M == 32) { gpr = 16 * blk + 4 * (i / 8) + (i % 4); lane = (32 * (i / 4)) % 64 + j; }
-  else if (s.M == 16) { gpr = 4 * blk + (i % 4); lane = 16 * (i / 4) + j; }
-  else { gpr = i; lane = 4 * blk + j; }
+  if (s.M == 32) {
+    gpr = 16 * blk + 4 * (i / 8) + (i % 4);
+    lane = (32 * (i / 4)) % 64 + j;
+  } else if (s.M == 16) {
+    gpr = 4 * blk + (i % 4);
+    lane = 16 * (i / 4) + j;
+  } else {
+    gpr = i;
+    lane = 4 * blk + j;
+  }
 }
 
 void putBits(WaveState &w, unsigned base, int lane, int e, int bits, uint64_t v) {
@@ -152,11 +177,16 @@ unsigned blgpSrcLane(unsigned blgp, unsigned L) {
   // Documented: 1: lanes 0-31 broadcast into 32-63; 2: 32-63 into 0-31; 3: rotate down by 16
   // (lane 16's data is used by lane 0); 4..7: lanes 16*(p-4)..+15 broadcast to all groups.
   switch (blgp) {
-  case 0: return L;
-  case 1: return L < 32 ? L : L - 32;
-  case 2: return L < 32 ? L + 32 : L;
-  case 3: return (L + 16) & 63;
-  default: return 16 * (blgp - 4) + (L & 15);
+  case 0:
+    return L;
+  case 1:
+    return L < 32 ? L : L - 32;
+  case 2:
+    return L < 32 ? L + 32 : L;
+  case 3:
+    return (L + 16) & 63;
+  default:
+    return 16 * (blgp - 4) + (L & 15);
   }
 }
 
@@ -197,12 +227,15 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
         uint64_t enc;
         if (isInt) {
           int32_t x = int32_t(R() % 200001) - 100000;
-          v = x; enc = uint32_t(x);
+          v = x;
+          enc = uint32_t(x);
         } else if (isF64) {
-          v = std::uniform_real_distribution<double>(-4, 4)(R); enc = f64ToBits(v);
+          v = std::uniform_real_distribution<double>(-4, 4)(R);
+          enc = f64ToBits(v);
         } else {
           float f = std::uniform_real_distribution<float>(-4, 4)(R);
-          v = f; enc = f32ToBits(f);
+          v = f;
+          enc = f32ToBits(f);
         }
         C[(blk * M + i) * M + j] = v;
         putBits(w, cBase + gpr, lane, 0, isF64 ? 64 : 32, enc);
@@ -225,7 +258,8 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < M; ++j) {
         double ref = C[(blk * M + i) * M + j], mag = std::fabs(ref);
-        if (f64Neg && (m.blgp & 4)) ref = -ref;
+        if (f64Neg && (m.blgp & 4))
+          ref = -ref;
         int aBlk = blk;
         if (m.cbsz) {
           int g = 1 << m.cbsz;
@@ -239,8 +273,10 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
             inPos(s, j, k, blk, lane, e);
             b = bAt.at({int(blgpSrcLane(m.blgp, unsigned(lane))), e});
           }
-          if (f64Neg && (m.blgp & 1)) a = -a;
-          if (f64Neg && (m.blgp & 2)) b = -b;
+          if (f64Neg && (m.blgp & 1))
+            a = -a;
+          if (f64Neg && (m.blgp & 2))
+            b = -b;
           ref += a * b;
           mag += std::fabs(a * b);
         }
@@ -368,7 +404,7 @@ TEST(Mfma, BlgpLanePatterns) {
     m.blgp = blgp;
     runShape(shape(Op::V_MFMA_F32_32X32X1_2B_F32), 50 + blgp, m);
     runShape(shape(Op::V_MFMA_F32_4X4X4_16B_F16), 60 + blgp, m);
-    runShape(shape(Op::V_MFMA_F32_32X32X2_F32), 70 + blgp, m); // documented on CDNA3 too
+    runShape(shape(Op::V_MFMA_F32_32X32X2_F32), 70 + blgp, m);  // documented on CDNA3 too
     runShape(shape(Op::V_MFMA_F32_16X16X16_F16), 80 + blgp, m); // gfx90a: documented
   }
 }
@@ -412,8 +448,10 @@ TEST(Mfma, SpotLayout16x16x4F64) {
   Env env(Gfx::Gfx90a);
   WaveState &w = *env.w;
   // A[7][2]: lane 16*2+7 = 39. B[2][3]: lane 16*2+3 = 35.
-  w.vrow(0)[39] = uint32_t(f64ToBits(1.5)); w.vrow(1)[39] = uint32_t(f64ToBits(1.5) >> 32);
-  w.vrow(2)[35] = uint32_t(f64ToBits(-2.0)); w.vrow(3)[35] = uint32_t(f64ToBits(-2.0) >> 32);
+  w.vrow(0)[39] = uint32_t(f64ToBits(1.5));
+  w.vrow(1)[39] = uint32_t(f64ToBits(1.5) >> 32);
+  w.vrow(2)[35] = uint32_t(f64ToBits(-2.0));
+  w.vrow(3)[35] = uint32_t(f64ToBits(-2.0) >> 32);
   Inst in;
   in.op = Op::V_MFMA_F64_16X16X4_F64;
   in.enc = Enc::VOP3P;
@@ -425,8 +463,8 @@ TEST(Mfma, SpotLayout16x16x4F64) {
   // D[7][3]: GPR pair [2*floor(7/4)+1 : 2*floor(7/4)] = [3:2], lane 16*(7%4)+3 = 51.
   for (unsigned p = 0; p < 4; ++p)
     for (unsigned l = 0; l < 64; ++l) {
-      double v = bitsToF64(w.vrow(256 + 8 + 2 * p)[l] |
-                           (uint64_t(w.vrow(256 + 8 + 2 * p + 1)[l]) << 32));
+      double v =
+          bitsToF64(w.vrow(256 + 8 + 2 * p)[l] | (uint64_t(w.vrow(256 + 8 + 2 * p + 1)[l]) << 32));
       EXPECT_EQ(v, (p == 1 && l == 51) ? -2.0 : 1.0) << p << " " << l;
     }
 }
@@ -435,8 +473,10 @@ TEST(Mfma, SpotLayout4x4x4F64Blocks) {
   Env env(Gfx::Gfx90a);
   WaveState &w = *env.w;
   // Block 2: A[1][3] at lane 4*2 + 16*3 + 1 = 57; B[3][2] at lane 4*2 + 16*3 + 2 = 58.
-  w.vrow(0)[57] = uint32_t(f64ToBits(3.0)); w.vrow(1)[57] = uint32_t(f64ToBits(3.0) >> 32);
-  w.vrow(2)[58] = uint32_t(f64ToBits(5.0)); w.vrow(3)[58] = uint32_t(f64ToBits(5.0) >> 32);
+  w.vrow(0)[57] = uint32_t(f64ToBits(3.0));
+  w.vrow(1)[57] = uint32_t(f64ToBits(3.0) >> 32);
+  w.vrow(2)[58] = uint32_t(f64ToBits(5.0));
+  w.vrow(3)[58] = uint32_t(f64ToBits(5.0) >> 32);
   Inst in;
   in.op = Op::V_MFMA_F64_4X4X4_4B_F64;
   in.enc = Enc::VOP3P;
@@ -463,8 +503,10 @@ TEST(Mfma, InlineConstantC) {
   in.src[2] = 128 + 7; // inline 7
   in.dst = kAgprBase + 0;
   for (unsigned l = 0; l < 64; ++l) {
-    w.vrow(0)[l] = 0x01010101; w.vrow(1)[l] = 0x01010101; // A = 1
-    w.vrow(2)[l] = 0xffffffff; w.vrow(3)[l] = 0xffffffff; // B = -1
+    w.vrow(0)[l] = 0x01010101;
+    w.vrow(1)[l] = 0x01010101; // A = 1
+    w.vrow(2)[l] = 0xffffffff;
+    w.vrow(3)[l] = 0xffffffff; // B = -1
   }
   ASSERT_TRUE(execMfma(env.c, in));
   for (unsigned r = 0; r < 4; ++r)
@@ -476,7 +518,10 @@ TEST(Mfma, UnsupportedIsReported) {
   Env env(Gfx::Gfx942);
   Inst in;
   in.enc = Enc::VOP3P;
-  in.src[0] = kVgprBase; in.src[1] = kVgprBase + 4; in.src[2] = kAgprBase; in.dst = kAgprBase;
+  in.src[0] = kVgprBase;
+  in.src[1] = kVgprBase + 4;
+  in.src[2] = kAgprBase;
+  in.dst = kAgprBase;
   in.op = Op::V_SMFMAC_F32_16X16X32_F16;
   EXPECT_FALSE(execMfma(env.c, in));
   in.op = Op::V_MFMA_F32_32X32X64_F8F6F4;

@@ -134,7 +134,7 @@ TEST(Packed, Int16Ops) {
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(e.get(5), pk(0x8000, 0x7fff)); // saturates
 
-  e.set(6, pk(4, 17));          // shift amounts (low 4 bits: 4, 1)
+  e.set(6, pk(4, 17)); // shift amounts (low 4 bits: 4, 1)
   e.set(7, pk(0x0001, 0x8001));
   in = vop3p(Op::V_PK_LSHLREV_B16, V(8), V(6), V(7));
   ASSERT_TRUE(execPacked(e.c, in));
@@ -195,9 +195,12 @@ TEST(Packed, Int16Ops) {
 
 TEST(Packed, PackedF32) {
   Env e(Gfx::Gfx90a);
-  e.set(0, f32ToBits(1.5f)); e.set(1, f32ToBits(2.0f));
-  e.set(2, f32ToBits(2.0f)); e.set(3, f32ToBits(-1.0f));
-  e.set(4, f32ToBits(0.25f)); e.set(5, f32ToBits(10.0f));
+  e.set(0, f32ToBits(1.5f));
+  e.set(1, f32ToBits(2.0f));
+  e.set(2, f32ToBits(2.0f));
+  e.set(3, f32ToBits(-1.0f));
+  e.set(4, f32ToBits(0.25f));
+  e.set(5, f32ToBits(10.0f));
   Inst in = vop3p(Op::V_PK_FMA_F32, V(6), V(0), V(2), V(4));
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 3.25f);
@@ -205,10 +208,11 @@ TEST(Packed, PackedF32) {
   in.opsel = 1;   // lo: src0 dword 1
   in.opselHi = 6; // hi: src0 dword 0, src1/src2 dword 1
   ASSERT_TRUE(execPacked(e.c, in));
-  EXPECT_EQ(bitsToF32(e.get(6)), 4.25f);  // 2*2 + 0.25
-  EXPECT_EQ(bitsToF32(e.get(7)), 8.5f);   // 1.5*-1 + 10
+  EXPECT_EQ(bitsToF32(e.get(6)), 4.25f); // 2*2 + 0.25
+  EXPECT_EQ(bitsToF32(e.get(7)), 8.5f);  // 1.5*-1 + 10
   in = vop3p(Op::V_PK_FMA_F32, V(6), V(0), V(2), V(4));
-  in.neg = 1; in.negHi = 4;
+  in.neg = 1;
+  in.negHi = 4;
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(bitsToF32(e.get(6)), -2.75f); // -1.5*2 + 0.25
   EXPECT_EQ(bitsToF32(e.get(7)), -12.0f); // 2*-1 - 10
@@ -220,7 +224,8 @@ TEST(Packed, PackedF32) {
   EXPECT_EQ(bitsToF32(e.get(6)), 2.5f);
   EXPECT_EQ(bitsToF32(e.get(7)), 3.0f);
   // SGPR pair source, clamp.
-  e.w->s[4] = f32ToBits(0.5f); e.w->s[5] = f32ToBits(-3.0f);
+  e.w->s[4] = f32ToBits(0.5f);
+  e.w->s[5] = f32ToBits(-3.0f);
   in = vop3p(Op::V_PK_MUL_F32, V(6), V(0), 4);
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 0.75f);
@@ -231,7 +236,10 @@ TEST(Packed, PackedF32) {
   EXPECT_EQ(bitsToF32(e.get(7)), 0.0f);
 
   // v_pk_mov_b32 v[8:9], v[10:11], v[12:13] op_sel:[1,0] -> {v11, v12}
-  e.set(10, 0xa0); e.set(11, 0xa1); e.set(12, 0xb0); e.set(13, 0xb1);
+  e.set(10, 0xa0);
+  e.set(11, 0xa1);
+  e.set(12, 0xb0);
+  e.set(13, 0xb1);
   in = vop3p(Op::V_PK_MOV_B32, V(8), V(10), V(12));
   in.opsel = 1;
   ASSERT_TRUE(execPacked(e.c, in));
@@ -253,10 +261,10 @@ TEST(Packed, FmaMix) {
   in.opselHi = 3;
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 0.75f); // 1*0.5 + 0.25
-  in.opsel = 3; // both f16 sources from the high half
+  in.opsel = 3;                          // both f16 sources from the high half
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(bitsToF32(e.get(3)), -5.75f); // 2*-3 + 0.25
-  in.negHi = 2; // abs(src1)
+  in.negHi = 2;                           // abs(src1)
   ASSERT_TRUE(execPacked(e.c, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 6.25f);
   in.neg = 1; // -src0

@@ -21,7 +21,8 @@ namespace {
 // set by the WAVE0 / WAVE1 macros and undone by ALL.
 std::string kernelSource(const std::string &Body, const std::string &Target) {
   return R"(
-	.amdgcn_target "amdgcn-amd-amdhsa--)" + Target + R"("
+	.amdgcn_target "amdgcn-amd-amdhsa--)" +
+         Target + R"("
 	.amdhsa_code_object_version 5
 	.macro WAVE0
 	v_cmp_gt_u32 vcc, 64, v0
@@ -43,7 +44,8 @@ k:
 	v_lshlrev_b32 v1, 2, v0
 	v_and_b32 v4, 0xff, v1
 	s_waitcnt lgkmcnt(0)
-)" + Body + R"(
+)" + Body +
+         R"(
 	s_endpgm
 	.rodata
 	.p2align 6
@@ -70,7 +72,8 @@ amdhsa.kernels:
     .symbol: k.kd
     .vgpr_count: 16
     .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--)" + Target + R"(
+amdhsa.target: amdgcn-amd-amdhsa--)" +
+         Target + R"(
 amdhsa.version: [1, 2]
 ...
 	.end_amdgpu_metadata
@@ -236,8 +239,8 @@ const std::string kWave0WritesLds = "\tWAVE0\n\tds_write_b32 v4, v0\n\tALL\n";
 const std::string kWave1ReadsLds = "\tWAVE1\n\tds_read_b32 v5, v4\n\ts_waitcnt lgkmcnt(0)\n\tALL\n";
 
 TEST(Strict, LdsWriteThenBarrierThenReadIsOrdered) {
-  EXPECT_CLEAN(runStrict(kWave0WritesLds + "\ts_waitcnt lgkmcnt(0)\n\ts_barrier\n" +
-                         kWave1ReadsLds));
+  EXPECT_CLEAN(
+      runStrict(kWave0WritesLds + "\ts_waitcnt lgkmcnt(0)\n\ts_barrier\n" + kWave1ReadsLds));
 }
 
 TEST(Strict, LdsReadWithoutBarrierIsARace) {
@@ -274,10 +277,9 @@ const std::string kWave1LoadsGlobal =
     "\tWAVE1\n\tglobal_load_dword v5, v4, s[2:3]\n\ts_waitcnt vmcnt(0)\n\tALL\n";
 
 TEST(Strict, GlobalStoreVisibleToOtherWavesOnlyOnceComplete) {
-  EXPECT_CLEAN(runStrict(kWave0StoresGlobal + "\ts_waitcnt vmcnt(0)\n\ts_barrier\n" +
-                         kWave1LoadsGlobal));
-  EXPECT_RULE(runStrict(kWave0StoresGlobal + "\ts_barrier\n" + kWave1LoadsGlobal),
-              "global-race");
+  EXPECT_CLEAN(
+      runStrict(kWave0StoresGlobal + "\ts_waitcnt vmcnt(0)\n\ts_barrier\n" + kWave1LoadsGlobal));
+  EXPECT_RULE(runStrict(kWave0StoresGlobal + "\ts_barrier\n" + kWave1LoadsGlobal), "global-race");
   // With no barrier at all, the race is seen when the store runs first (a load followed by
   // another wave's store is not checked on global memory): some interleavings show it, and
   // the code never counts as clean.
@@ -293,9 +295,8 @@ TEST(Strict, GlobalStoreVisibleToOtherWavesOnlyOnceComplete) {
 TEST(Strict, VariedSchedulesStillFindTheRaceAndKeepCleanCodeClean) {
   for (uint64_t Seed = 1; Seed <= 8; ++Seed) {
     EXPECT_RULE(runStrict(kWave0WritesLds + kWave1ReadsLds, Seed, true), "lds-race");
-    EXPECT_CLEAN(runStrict(kWave0WritesLds + "\ts_waitcnt lgkmcnt(0)\n\ts_barrier\n" +
-                               kWave1ReadsLds,
-                           Seed, true));
+    EXPECT_CLEAN(runStrict(
+        kWave0WritesLds + "\ts_waitcnt lgkmcnt(0)\n\ts_barrier\n" + kWave1ReadsLds, Seed, true));
   }
 }
 
@@ -317,10 +318,12 @@ TEST(Strict, ALoadOverwritingAnAddressInItsClauseIsAnXnackHazard) {
   auto R = runStrict(Clause + Wait);
   EXPECT_RULE(R, "xnack-soft-clause");
   EXPECT_NE(R.all().find("global_load_dword at pc 0x"), std::string::npos) << R.all();
-  EXPECT_NE(R.all().find(" writes v1 that global_load_dword at pc 0x"), std::string::npos) << R.all();
+  EXPECT_NE(R.all().find(" writes v1 that global_load_dword at pc 0x"), std::string::npos)
+      << R.all();
   // Broken by a non-memory instruction, the clauses are single loads.
   EXPECT_CLEAN(runStrict("\tglobal_load_dword v2, v1, s[2:3]\n\ts_nop 0\n"
-                         "\tglobal_load_dword v1, v1, s[2:3] offset:4\n" + Wait));
+                         "\tglobal_load_dword v1, v1, s[2:3] offset:4\n" +
+                         Wait));
   // Code built for xnack off never replays.
   EXPECT_CLEAN(runStrict(Clause + Wait, 1, false, true, "gfx942:xnack-"));
 }
@@ -328,8 +331,8 @@ TEST(Strict, ALoadOverwritingAnAddressInItsClauseIsAnXnackHazard) {
 // The checks are off unless asked for: the same unsafe kernel runs without findings.
 TEST(Strict, OffByDefault) {
   EXPECT_FALSE(LaunchConfig().Strict);
-  auto R = runStrict("\tglobal_load_dword v2, v1, s[2:3]\n\tv_add_u32 v3, v2, v2\n", 1, false,
-                     false);
+  auto R =
+      runStrict("\tglobal_load_dword v2, v1, s[2:3]\n\tv_add_u32 v3, v2, v2\n", 1, false, false);
   ASSERT_EQ(R.Error, "");
   EXPECT_TRUE(R.Stats.Findings.empty());
   EXPECT_TRUE(R.Stats.Waits.empty());

@@ -40,22 +40,22 @@ double ulpBf16(double X) {
 // no public document we have states; the emulator refuses it rather than guess. These runs
 // must stop with exactly that error (and start passing the day it is implemented).
 constexpr const char *kGfx950Gap = "unsupported instruction ds_read_b64_tr_b16";
-#define RUN_OR_KNOWN_GAP(Arch, H, ...)                                                           \
-  do {                                                                                           \
-    auto Stats = (H).run(__VA_ARGS__);                                                           \
-    if ((Arch) == "gfx950") {                                                                    \
-      ASSERT_FALSE(bool(Stats)) << "gfx950 ran: remove the known gap";                           \
-      std::string Msg = llvm::toString(Stats.takeError());                                      \
-      ASSERT_NE(Msg.find(kGfx950Gap), std::string::npos) << Msg;                                 \
-      return;                                                                                    \
-    }                                                                                            \
-    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                              \
+#define RUN_OR_KNOWN_GAP(Arch, H, ...)                                                             \
+  do {                                                                                             \
+    auto Stats = (H).run(__VA_ARGS__);                                                             \
+    if ((Arch) == "gfx950") {                                                                      \
+      ASSERT_FALSE(bool(Stats)) << "gfx950 ran: remove the known gap";                             \
+      std::string Msg = llvm::toString(Stats.takeError());                                         \
+      ASSERT_NE(Msg.find(kGfx950Gap), std::string::npos) << Msg;                                   \
+      return;                                                                                      \
+    }                                                                                              \
+    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                                 \
   } while (0)
 
-#define RUN_OR_FAIL(H, ...)                                                                      \
-  do {                                                                                           \
-    auto Stats = (H).run(__VA_ARGS__);                                                           \
-    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                              \
+#define RUN_OR_FAIL(H, ...)                                                                        \
+  do {                                                                                             \
+    auto Stats = (H).run(__VA_ARGS__);                                                             \
+    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                                 \
   } while (0)
 
 TEST_P(Triton, VectorAdd) {
@@ -68,8 +68,12 @@ TEST_P(Triton, VectorAdd) {
       auto X = randomFloats(R, N, -100, 100), Y = randomFloats(R, N, -100, 100);
       uint32_t Padded = roundUp(N, 1024);
       uint64_t PX = H.buffer(X), PY = H.buffer(Y), PO = H.buffer(nullptr, Padded * 4);
-      H.arg(0, PX); H.arg(1, PY); H.arg(2, PO); H.arg(3, int32_t(N));
-      H.arg(4, uint64_t(0)); H.arg(5, uint64_t(0));
+      H.arg(0, PX);
+      H.arg(1, PY);
+      H.arg(2, PO);
+      H.arg(3, int32_t(N));
+      H.arg(4, uint64_t(0));
+      H.arg(5, uint64_t(0));
       RUN_OR_FAIL(H, {cdiv(N, 1024), 1, 1}, kBlock, 0, Seed);
       auto Out = H.read<uint32_t>(PO, Padded);
       for (uint32_t I = 0; I < N; ++I)
@@ -90,8 +94,13 @@ TEST_P(Triton, Softmax) {
       uint32_t InStride = roundUp(Cols + 5, 16), OutStride = roundUp(Cols, 16);
       auto In = randomFloats(R, Rows * InStride, -8, 8);
       uint64_t PI = H.buffer(In), PO = H.buffer(nullptr, Rows * OutStride * 4);
-      H.arg(0, PO); H.arg(1, PI); H.arg(2, int32_t(InStride)); H.arg(3, int32_t(OutStride));
-      H.arg(4, int32_t(Cols)); H.arg(5, uint64_t(0)); H.arg(6, uint64_t(0));
+      H.arg(0, PO);
+      H.arg(1, PI);
+      H.arg(2, int32_t(InStride));
+      H.arg(3, int32_t(OutStride));
+      H.arg(4, int32_t(Cols));
+      H.arg(5, uint64_t(0));
+      H.arg(6, uint64_t(0));
       RUN_OR_FAIL(H, {Rows, 1, 1}, kBlock, 16, Seed);
       auto Out = H.read<uint32_t>(PO, Rows * OutStride);
       for (uint32_t Rw = 0; Rw < Rows; ++Rw) {
@@ -127,9 +136,17 @@ TEST_P(Triton, LayerNorm) {
       float Eps = 1e-5f;
       uint64_t PX = H.buffer(X), PY = H.buffer(nullptr, Rows * Stride * 2), PW = H.buffer(W),
                PB = H.buffer(B), PM = H.buffer(nullptr, Rows * 4), PR = H.buffer(nullptr, Rows * 4);
-      H.arg(0, PX); H.arg(1, PY); H.arg(2, PW); H.arg(3, PB); H.arg(4, PM); H.arg(5, PR);
-      H.arg(6, int32_t(Stride)); H.arg(7, int32_t(N)); H.arg(8, Eps);
-      H.arg(9, uint64_t(0)); H.arg(10, uint64_t(0));
+      H.arg(0, PX);
+      H.arg(1, PY);
+      H.arg(2, PW);
+      H.arg(3, PB);
+      H.arg(4, PM);
+      H.arg(5, PR);
+      H.arg(6, int32_t(Stride));
+      H.arg(7, int32_t(N));
+      H.arg(8, Eps);
+      H.arg(9, uint64_t(0));
+      H.arg(10, uint64_t(0));
       RUN_OR_FAIL(H, {Rows, 1, 1}, kBlock, 16, Seed);
       auto Y = H.read<uint16_t>(PY, Rows * Stride);
       auto Mean = H.read<float>(PM, Rows), Rstd = H.read<float>(PR, Rows);
@@ -161,8 +178,8 @@ TEST_P(Triton, LayerNorm) {
 
 void checkMatmul(const std::string &Arch, const std::string &Name, bool Bf16, uint32_t Lds) {
   for (uint64_t Seed : testSeeds())
-    for (auto [M, N, K] : {std::array<uint32_t, 3>{64, 64, 32}, {80, 48, 48}, {128, 192, 96},
-                           {16, 16, 16}}) {
+    for (auto [M, N, K] :
+         {std::array<uint32_t, 3>{64, 64, 32}, {80, 48, 48}, {128, 192, 96}, {16, 16, 16}}) {
       SCOPED_TRACE("seed " + std::to_string(Seed) + " M,N,K " + std::to_string(M) + "," +
                    std::to_string(N) + "," + std::to_string(K));
       Harness H(tritonObject(Arch, Name));
@@ -172,9 +189,17 @@ void checkMatmul(const std::string &Arch, const std::string &Name, bool Bf16, ui
       auto A = Bf16 ? toBf16(Af) : toF16(Af), B = Bf16 ? toBf16(Bf) : toF16(Bf);
       auto val = [&](uint16_t X) { return double(Bf16 ? bf16ToF32(X) : f16ToF32(X)); };
       uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = H.buffer(nullptr, M * N * 2);
-      H.arg(0, PA); H.arg(1, PB); H.arg(2, PC); H.arg(3, int32_t(M)); H.arg(4, int32_t(N));
-      H.arg(5, int32_t(K)); H.arg(6, int32_t(K)); H.arg(7, int32_t(N)); H.arg(8, int32_t(N));
-      H.arg(9, uint64_t(0)); H.arg(10, uint64_t(0));
+      H.arg(0, PA);
+      H.arg(1, PB);
+      H.arg(2, PC);
+      H.arg(3, int32_t(M));
+      H.arg(4, int32_t(N));
+      H.arg(5, int32_t(K));
+      H.arg(6, int32_t(K));
+      H.arg(7, int32_t(N));
+      H.arg(8, int32_t(N));
+      H.arg(9, uint64_t(0));
+      H.arg(10, uint64_t(0));
       RUN_OR_KNOWN_GAP(Arch, H, {cdiv(M, 64) * cdiv(N, 64), 1, 1}, kBlock, Lds, Seed);
       auto C = H.read<uint16_t>(PC, M * N);
       for (uint32_t I = 0; I < M; ++I)
@@ -232,10 +257,22 @@ TEST_P(Triton, FusedMoe) {
       uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = H.buffer(nullptr, Valid * N * 2),
                PW = H.buffer(Wt), PS = H.buffer(Sorted), PE = H.buffer(BlockExpert),
                PP = H.buffer(PostPadded);
-      H.arg(0, PA); H.arg(1, PB); H.arg(2, PC); H.arg(3, PW); H.arg(4, PS); H.arg(5, PE);
-      H.arg(6, PP); H.arg(7, int32_t(N)); H.arg(8, int32_t(K)); H.arg(9, int32_t(EM));
-      H.arg(10, int32_t(Valid)); H.arg(11, int32_t(K)); H.arg(12, int32_t(N * K));
-      H.arg(13, int32_t(K)); H.arg(14, int32_t(N)); H.arg(15, uint64_t(0));
+      H.arg(0, PA);
+      H.arg(1, PB);
+      H.arg(2, PC);
+      H.arg(3, PW);
+      H.arg(4, PS);
+      H.arg(5, PE);
+      H.arg(6, PP);
+      H.arg(7, int32_t(N));
+      H.arg(8, int32_t(K));
+      H.arg(9, int32_t(EM));
+      H.arg(10, int32_t(Valid));
+      H.arg(11, int32_t(K));
+      H.arg(12, int32_t(N * K));
+      H.arg(13, int32_t(K));
+      H.arg(14, int32_t(N));
+      H.arg(15, uint64_t(0));
       H.arg(16, uint64_t(0));
       RUN_OR_FAIL(H, {cdiv(EM, BlockM) * cdiv(N, 64), 1, 1}, kBlock, 4096, Seed);
       auto C = H.read<uint16_t>(PC, Valid * N);
@@ -271,9 +308,18 @@ void checkAttention(const std::string &Arch, const std::string &Name, bool Causa
       float Scale = 0.125f;
       uint64_t PQ = H.buffer(Q), PK = H.buffer(Kt), PV = H.buffer(V),
                PO = H.buffer(nullptr, Elems * 2), PL = H.buffer(nullptr, Z * Hh * Ctx * 4);
-      H.arg(0, PQ); H.arg(1, PK); H.arg(2, PV); H.arg(3, PO); H.arg(4, PL); H.arg(5, Scale);
-      H.arg(6, int32_t(StrideZ)); H.arg(7, int32_t(StrideH)); H.arg(8, int32_t(StrideM));
-      H.arg(9, int32_t(Hh)); H.arg(10, int32_t(Ctx)); H.arg(11, uint64_t(0));
+      H.arg(0, PQ);
+      H.arg(1, PK);
+      H.arg(2, PV);
+      H.arg(3, PO);
+      H.arg(4, PL);
+      H.arg(5, Scale);
+      H.arg(6, int32_t(StrideZ));
+      H.arg(7, int32_t(StrideH));
+      H.arg(8, int32_t(StrideM));
+      H.arg(9, int32_t(Hh));
+      H.arg(10, int32_t(Ctx));
+      H.arg(11, uint64_t(0));
       H.arg(12, uint64_t(0));
       RUN_OR_KNOWN_GAP(Arch, H, {cdiv(Ctx, 64), Z * Hh, 1}, kBlock, 8192, Seed);
       auto Out = H.read<uint16_t>(PO, Elems);
@@ -316,9 +362,7 @@ void checkAttention(const std::string &Arch, const std::string &Name, bool Causa
 }
 
 TEST_P(Triton, FlashAttention) { checkAttention(arch(), "flash_attn_fwd_fp16", false); }
-TEST_P(Triton, FlashAttentionCausal) {
-  checkAttention(arch(), "flash_attn_fwd_causal_fp16", true);
-}
+TEST_P(Triton, FlashAttentionCausal) { checkAttention(arch(), "flash_attn_fwd_causal_fp16", true); }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, Triton, ::testing::Values("gfx90a", "gfx942", "gfx950"),
                          [](const auto &I) { return std::string(I.param); });

@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
-#include <chrono>
-#include <cstdio>
 
 using namespace asmevo::emu;
 using asmevo::emu::test::mk;
@@ -275,7 +275,8 @@ TEST_F(Vec, Med3MinMax3) {
   }
 }
 
-// ---- float ---------------------------------------------------------------------------------------
+// ---- float
+// ---------------------------------------------------------------------------------------
 
 TEST_F(Vec, F32BasicAndModifiers) {
   EXPECT_EQ(f32op(Op::V_ADD_F32_E32, Enc::VOP2, 1.5f, 2.25f), 3.75f);
@@ -407,7 +408,7 @@ TEST_F(Vec, Conversions) {
 }
 
 TEST_F(Vec, F16Arith) {
-  fill(1, [](unsigned) { return 0x3c00u; });        // 1.0
+  fill(1, [](unsigned) { return 0x3c00u; });                 // 1.0
   fill(2, [](unsigned) { return 0x1400u | 0x5555u << 16; }); // 2^-10 in low half
   run(mk(Op::V_ADD_F16_E32, Enc::VOP2, V(0), V(1), V(2)));
   EXPECT_EQ(row(0)[0], 0x3c01u);
@@ -469,16 +470,26 @@ TEST_F(Vec, F32DivisionSequence) {
   float num[64], den[64];
   for (unsigned l = 0; l < 64; ++l) {
     num[l] = u(rng), den[l] = u(rng);
-    if (l == 0) num[l] = 1.0f, den[l] = 3.0f;
-    if (l == 1) num[l] = 0.0f, den[l] = 5.0f;
-    if (l == 2) num[l] = 7.0f, den[l] = 0.0f;
-    if (l == 3) num[l] = 1e-30f, den[l] = 1e8f;   // denormal quotient (VCC path)
-    if (l == 4) num[l] = 3e38f, den[l] = 2.0f;    // exponent difference >= 96 (VCC path)
-    if (l == 5) num[l] = 1e-40f, den[l] = 3.0f;   // denormal numerator
-    if (l == 6) num[l] = 3e38f, den[l] = 0.5f;    // overflow
-    if (l == 7) num[l] = 1.0f, den[l] = 1e-40f;   // denormal denominator
-    if (l == 8) num[l] = 0x1.8p-140f, den[l] = 0x1.1p3f;
-    if (l == 9) num[l] = -INFINITY, den[l] = 2.0f;
+    if (l == 0)
+      num[l] = 1.0f, den[l] = 3.0f;
+    if (l == 1)
+      num[l] = 0.0f, den[l] = 5.0f;
+    if (l == 2)
+      num[l] = 7.0f, den[l] = 0.0f;
+    if (l == 3)
+      num[l] = 1e-30f, den[l] = 1e8f; // denormal quotient (VCC path)
+    if (l == 4)
+      num[l] = 3e38f, den[l] = 2.0f; // exponent difference >= 96 (VCC path)
+    if (l == 5)
+      num[l] = 1e-40f, den[l] = 3.0f; // denormal numerator
+    if (l == 6)
+      num[l] = 3e38f, den[l] = 0.5f; // overflow
+    if (l == 7)
+      num[l] = 1.0f, den[l] = 1e-40f; // denormal denominator
+    if (l == 8)
+      num[l] = 0x1.8p-140f, den[l] = 0x1.1p3f;
+    if (l == 9)
+      num[l] = -INFINITY, den[l] = 2.0f;
     row(0)[l] = fb(num[l]), row(1)[l] = fb(den[l]);
   }
   auto op3 = [&](Op op, unsigned d, uint16_t a, uint16_t b, uint16_t cc, uint8_t neg = 0) {
@@ -491,12 +502,12 @@ TEST_F(Vec, F32DivisionSequence) {
   op3(Op::V_DIV_SCALE_F32, 2, V(1), V(1), V(0));
   op3(Op::V_DIV_SCALE_F32, 3, V(0), V(1), V(0));
   run(mk(Op::V_RCP_F32_E32, Enc::VOP1, V(4), V(2)));
-  op3(Op::V_FMA_F32_E64, 5, V(2), V(4), kOne, 1);      // e = -d*r + 1
-  op3(Op::V_FMA_F32_E64, 4, V(5), V(4), V(4));         // r = e*r + r
-  op3(Op::V_MUL_F32_E64, 6, V(3), V(4), kNoOperand);   // q = n*r
-  op3(Op::V_FMA_F32_E64, 7, V(2), V(6), V(3), 1);      // rem = -d*q + n
-  op3(Op::V_FMA_F32_E64, 6, V(7), V(4), V(6));         // q = rem*r + q
-  op3(Op::V_FMA_F32_E64, 7, V(2), V(6), V(3), 1);      // rem = -d*q + n
+  op3(Op::V_FMA_F32_E64, 5, V(2), V(4), kOne, 1);    // e = -d*r + 1
+  op3(Op::V_FMA_F32_E64, 4, V(5), V(4), V(4));       // r = e*r + r
+  op3(Op::V_MUL_F32_E64, 6, V(3), V(4), kNoOperand); // q = n*r
+  op3(Op::V_FMA_F32_E64, 7, V(2), V(6), V(3), 1);    // rem = -d*q + n
+  op3(Op::V_FMA_F32_E64, 6, V(7), V(4), V(6));       // q = rem*r + q
+  op3(Op::V_FMA_F32_E64, 7, V(2), V(6), V(3), 1);    // rem = -d*q + n
   op3(Op::V_DIV_FMAS_F32_E64, 8, V(7), V(4), V(6));
   op3(Op::V_DIV_FIXUP_F32_E64, 9, V(8), V(1), V(0));
   for (unsigned l = 0; l < 64; ++l) {
@@ -511,13 +522,20 @@ TEST_F(Vec, F64DivisionSequence) {
   double num[64], den[64];
   for (unsigned l = 0; l < 64; ++l) {
     num[l] = u(rng), den[l] = u(rng) * 1e-50;
-    if (l == 0) num[l] = 1.0, den[l] = 3.0;
-    if (l == 1) num[l] = -0.0, den[l] = 5.0;
-    if (l == 2) num[l] = 7.0, den[l] = -0.0;
-    if (l == 3) num[l] = 1e-300, den[l] = 1e10;  // denormal quotient
-    if (l == 4) num[l] = 1e308, den[l] = 3.0;
-    if (l == 5) num[l] = 1e308, den[l] = 0.25;   // overflow
-    if (l == 6) num[l] = 5e-320, den[l] = 7.0;   // denormal numerator
+    if (l == 0)
+      num[l] = 1.0, den[l] = 3.0;
+    if (l == 1)
+      num[l] = -0.0, den[l] = 5.0;
+    if (l == 2)
+      num[l] = 7.0, den[l] = -0.0;
+    if (l == 3)
+      num[l] = 1e-300, den[l] = 1e10; // denormal quotient
+    if (l == 4)
+      num[l] = 1e308, den[l] = 3.0;
+    if (l == 5)
+      num[l] = 1e308, den[l] = 0.25; // overflow
+    if (l == 6)
+      num[l] = 5e-320, den[l] = 7.0; // denormal numerator
     writeVector64(*w, V(0), l, f64ToBits(num[l]));
     writeVector64(*w, V(2), l, f64ToBits(den[l]));
   }
@@ -527,14 +545,14 @@ TEST_F(Vec, F64DivisionSequence) {
     in.sdst = kVccLo;
     run(in);
   };
-  op3(Op::V_DIV_SCALE_F64, 4, V(2), V(2), V(0));   // d'
+  op3(Op::V_DIV_SCALE_F64, 4, V(2), V(2), V(0)); // d'
   run(mk(Op::V_RCP_F64_E32, Enc::VOP1, V(6), V(4)));
-  op3(Op::V_FMA_F64_E64, 8, V(4), V(6), kOne, 1);  // e = 1 - d*r
-  op3(Op::V_FMA_F64_E64, 6, V(6), V(8), V(6));     // r += r*e
+  op3(Op::V_FMA_F64_E64, 8, V(4), V(6), kOne, 1); // e = 1 - d*r
+  op3(Op::V_FMA_F64_E64, 6, V(6), V(8), V(6));    // r += r*e
   op3(Op::V_FMA_F64_E64, 8, V(4), V(6), kOne, 1);
   op3(Op::V_FMA_F64_E64, 6, V(6), V(8), V(6));
-  op3(Op::V_DIV_SCALE_F64, 10, V(0), V(2), V(0));  // n', vcc
-  op3(Op::V_MUL_F64, 12, V(10), V(6), kNoOperand); // q
+  op3(Op::V_DIV_SCALE_F64, 10, V(0), V(2), V(0));    // n', vcc
+  op3(Op::V_MUL_F64, 12, V(10), V(6), kNoOperand);   // q
   op3(Op::V_FMA_F64_E64, 14, V(4), V(12), V(10), 1); // rem
   op3(Op::V_DIV_FMAS_F64_E64, 16, V(14), V(6), V(12));
   op3(Op::V_DIV_FIXUP_F64_E64, 18, V(16), V(2), V(0));
@@ -545,7 +563,9 @@ TEST_F(Vec, F64DivisionSequence) {
 }
 
 TEST_F(Vec, DivFixupSpecials) {
-  auto fix = [&](float q, float d, float n) { return f32op(Op::V_DIV_FIXUP_F32_E64, Enc::VOP3, q, d, n, 3); };
+  auto fix = [&](float q, float d, float n) {
+    return f32op(Op::V_DIV_FIXUP_F32_E64, Enc::VOP3, q, d, n, 3);
+  };
   EXPECT_EQ(fb(fix(1.0f, 0.0f, 0.0f)), 0xffc00000u);
   EXPECT_EQ(fix(1.0f, -0.0f, 3.0f), -INFINITY);
   EXPECT_EQ(fix(1.0f, INFINITY, 3.0f), 0.0f);
@@ -553,7 +573,8 @@ TEST_F(Vec, DivFixupSpecials) {
   EXPECT_TRUE(std::isnan(fix(1.0f, 2.0f, NAN)));
 }
 
-// ---- VOPC ----------------------------------------------------------------------------------------
+// ---- VOPC
+// ----------------------------------------------------------------------------------------
 
 TEST_F(Vec, CompareAndCmpx) {
   fill(1, [](unsigned l) { return l; });
@@ -626,7 +647,8 @@ TEST_F(Vec, Compare64) {
   EXPECT_EQ(w->s[8] | (uint64_t(w->s[9]) << 32), 0x3ffull);
 }
 
-// ---- DPP / SDWA ----------------------------------------------------------------------------------
+// ---- DPP / SDWA
+// ----------------------------------------------------------------------------------
 
 TEST_F(Vec, DppPatterns) {
   fill(1, [](unsigned l) { return 100 + l; });
@@ -711,8 +733,8 @@ TEST_F(Vec, SdwaSelects) {
   in.dstUnused = 2; // preserve
   run(in);
   EXPECT_EQ(row(0)[0], 0xaabbff83u); // -125 = 0xff83
-  in.dstSel = 1;   // byte 1
-  in.dstUnused = 1; // sext
+  in.dstSel = 1;                     // byte 1
+  in.dstUnused = 1;                  // sext
   run(in);
   EXPECT_EQ(row(0)[0], 0xffff8300u);
   in.dstUnused = 0; // pad

@@ -11,7 +11,9 @@ namespace {
 // The first 64 bytes of an AMDGPU ELF header (gfx90a), enough for the container scan.
 std::string fakeElf(uint32_t Mach) {
   std::string E(64, '\0');
-  E.replace(0, 4, "\x7f" "ELF");
+  E.replace(0, 4,
+            "\x7f"
+            "ELF");
   E[4] = 2; // 64-bit
   E[5] = 1; // little endian
   E[7] = 64;

@@ -91,9 +91,9 @@ TEST(KernelDescriptor, InexpressibleBitsAreNamed) {
 
 TEST(KernelDescriptor, AssemblerModelRejectsWhatLlvmRejects) {
   TargetId T = target("gfx942", 0x54c);
-  auto R = kdFromDirectives({{".amdhsa_next_free_vgpr", 8}, {".amdhsa_next_free_sgpr", 104},
-                             {".amdhsa_accum_offset", 8}},
-                            T);
+  auto R = kdFromDirectives(
+      {{".amdhsa_next_free_vgpr", 8}, {".amdhsa_next_free_sgpr", 104}, {".amdhsa_accum_offset", 8}},
+      T);
   ASSERT_FALSE(bool(R));
   EXPECT_EQ(llvm::toString(R.takeError()), ".amdhsa_next_free_sgpr 104 is out of range");
   auto R2 = kdFromDirectives({{".amdhsa_next_free_vgpr", 8}, {".amdhsa_next_free_sgpr", 8}}, T);

@@ -15,8 +15,9 @@ int main(int argc, char **argv) {
   C.options().add_options("positional")("inputs", "The code object (a file or a file:// URI)",
                                         cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
-      "window", "The window: KERNEL:START-END or KERNEL:START+LENGTH, byte offsets from the "
-                "kernel or function symbol (0x... or decimal), END exclusive",
+      "window",
+      "The window: KERNEL:START-END or KERNEL:START+LENGTH, byte offsets from the "
+      "kernel or function symbol (0x... or decimal), END exclusive",
       cxxopts::value<std::string>(), "WINDOW")(
       "with", "Assembly snippet (instructions, local labels, comments) to put in the window",
       cxxopts::value<std::string>(), "EDIT.s")(

@@ -16,10 +16,11 @@ int main(int argc, char **argv) {
                                      "and compare with the input; exit 1 if any kernel differs")(
       "list", "Print the URI of every code object inside the inputs, one per line")(
       "arch", "Only code objects for this processor (e.g. gfx90a) from a container",
-      cxxopts::value<std::string>(), "GFX")(
-      "keep-going", "With --check: report unreadable inputs and go on with the others")(
-      "against", "With --check: compare INPUT with FILE, an object already rebuilt (e.g. by the "
-                 "stock llvm-mc and ld.lld), instead of rebuilding it in-process",
+      cxxopts::value<std::string>(),
+      "GFX")("keep-going", "With --check: report unreadable inputs and go on with the others")(
+      "against",
+      "With --check: compare INPUT with FILE, an object already rebuilt (e.g. by the "
+      "stock llvm-mc and ld.lld), instead of rebuilding it in-process",
       cxxopts::value<std::string>(), "FILE");
   C.options().parse_positional({"inputs"});
   if (int Code = C.parse(argc, argv); Code >= 0)

@@ -88,7 +88,8 @@ int main(int argc, char **argv) {
   if (R.count("infer")) {
     if (In.size() != 1)
       return C.usageError("--infer takes exactly one code object (K0)");
-    DiffResult Res = runInferOnly(In[0], R["spec"].as<std::string>(), Kernel, C.common().Output, IO);
+    DiffResult Res =
+        runInferOnly(In[0], R["spec"].as<std::string>(), Kernel, C.common().Output, IO);
     if (Json && Res.Verdict == "ok" && C.common().Output != "-") {
       llvm::outs() << Res.Json.dump(2) << "\n";
       return Res.Exit;
@@ -112,7 +113,8 @@ int main(int argc, char **argv) {
     size_t Pos = 0;
     while (true) {
       size_t Comma = S.find(',', Pos);
-      std::string Part = S.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
+      std::string Part =
+          S.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
       char *End = nullptr;
       errno = 0;
       unsigned long long V = std::strtoull(Part.c_str(), &End, 10);

@@ -8,8 +8,9 @@ using namespace asmevo;
 using namespace asmevo::device;
 
 int main(int argc, char **argv) {
-  Cli C("kernel-run", "run one kernel of an AMDGPU code object on the CPU emulator (or an AMD "
-                      "GPU) with given arguments and buffers",
+  Cli C("kernel-run",
+        "run one kernel of an AMDGPU code object on the CPU emulator (or an AMD "
+        "GPU) with given arguments and buffers",
         "K.hsaco --block X[,Y,Z] --grid X[,Y,Z] --arg [NAME=]VALUE... [--out NAME=FILE]...");
   C.addJsonOption();
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
