@@ -27,7 +27,6 @@ public:
   std::optional<uint64_t> directive(llvm::StringRef Kernel, llvm::StringRef Directive) const;
   // Set a directive of a kernel's block (added at the end of the block if absent).
   void setDirective(llvm::StringRef Kernel, llvm::StringRef Directive, uint64_t Value);
-  bool hasMetadataBlock() const { return MetaBegin != 0; }
   // Replace the lines between `.amdgpu_metadata` and `.end_amdgpu_metadata`.
   void setMetadataYaml(llvm::StringRef Yaml);
 

@@ -7,8 +7,6 @@
 #include "asm/Disassembler.h"
 #include "asm/McTarget.h"
 #include "asm/ResourceScan.h"
-#include "codeobj/Input.h"
-#include "support/Cli.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 
@@ -35,7 +33,6 @@ std::error_code PatchRefusal::convertToErrorCode() const { return llvm::inconver
 
 namespace {
 
-const char *Tool = "hsaco-patch";
 constexpr uint32_t SNop0 = 0xbf800000; // s_nop 0
 
 std::string hex(uint64_t V) { return "0x" + llvm::utohexstr(V); }
@@ -519,72 +516,6 @@ llvm::Expected<std::string> extractWindow(const CodeObject &C, const PatchWindow
     return fileError(C.Path, L.FileOff,
                      "window " + L.Name + " does not reassemble to the same bytes");
   return Text;
-}
-
-namespace {
-
-// Refusals exit 1 ("refused"), everything else as every tool reports errors.
-int report(llvm::Error E) {
-  bool Refused = false;
-  E = llvm::handleErrors(std::move(E), [&](const PatchRefusal &R) {
-    llvm::errs() << Tool << ": refused: " << formatError(ToolError(R.Message, R.File, R.Offset))
-                 << "\n";
-    Refused = true;
-  });
-  if (E)
-    return reportError(Tool, std::move(E));
-  return Refused ? ExitNegative : ExitOk;
-}
-
-} // namespace
-
-int runHsacoPatch(const PatchConfig &Cfg) {
-  auto Objs = loadCodeObjects(Cfg.Input, "");
-  if (!Objs)
-    return report(Objs.takeError());
-  if (Objs->size() != 1) {
-    llvm::errs() << Tool << ": error: '" << Cfg.Input << "': " << Objs->size()
-                 << " code objects inside; choose one with a URI from hsaco-recover --list\n";
-    return ExitInput;
-  }
-  const auto &O = Objs->front();
-  if (Cfg.InPlace && (O.Name != Cfg.Input || O.Bytes.size() != O.File->getBufferSize())) {
-    llvm::errs() << Tool << ": error: '" << O.Name
-                 << "': --in-place needs a code-object file, not a container or URI\n";
-    return ExitInput;
-  }
-  auto C = CodeObject::read(O.Bytes, O.Name);
-  if (!C)
-    return report(C.takeError());
-
-  if (Cfg.Extract) {
-    auto T = extractWindow(*C, Cfg.Window, sha256Hex(O.Bytes));
-    if (!T)
-      return report(T.takeError());
-    if (auto E = writeFileAtomic(Cfg.Output, *T))
-      return report(std::move(E));
-    return ExitOk;
-  }
-
-  auto Snip = readFile(Cfg.With);
-  if (!Snip)
-    return report(Snip.takeError());
-  auto R = patchWindow(*C, Cfg.Window, (*Snip)->getBuffer(), Cfg.With);
-  if (!R)
-    return report(R.takeError());
-  if (Cfg.Verbose)
-    llvm::errs() << Tool << ": " << O.Name << ": window " << Cfg.WindowSpec << " (" << hex(R->Addr)
-                 << "-" << hex(R->Addr + R->WindowSize) << ", " << R->WindowSize
-                 << " bytes): replacement " << R->ReplacementSize << " bytes, " << R->Nops
-                 << " s_nop 0 of padding\n";
-  std::string Dest = Cfg.InPlace ? Cfg.Input : Cfg.Output;
-  llvm::sys::fs::file_status St;
-  bool KeepMode = Cfg.InPlace && !llvm::sys::fs::status(Dest, St);
-  if (auto E = writeFileAtomic(Dest, R->Bytes))
-    return report(std::move(E));
-  if (KeepMode) // the atomic write made a new file: give it the old one's permissions
-    (void)llvm::sys::fs::setPermissions(Dest, St.permissions());
-  return ExitOk;
 }
 
 } // namespace asmevo

@@ -18,8 +18,8 @@ namespace asmevo {
 // Version of the extracted-window format (first line: "; asmevo-patch-window v1").
 constexpr unsigned PatchWindowVersion = 1;
 
-// A negative verdict: the patch (or the extraction) is refused. The tool exits 1 with
-// "<tool>: refused: '<file>'[@0xOFFSET]: <reason>" and writes nothing.
+// A negative verdict: the patch (or the extraction) is refused (outcome "refused", exit 1:
+// "<tool>: refused: '<file>'[@0xOFFSET]: <reason>", nothing written).
 class PatchRefusal : public llvm::ErrorInfo<PatchRefusal> {
 public:
   static char ID;
@@ -57,18 +57,5 @@ llvm::Expected<PatchResult> patchWindow(const CodeObject &C, const PatchWindow &
 // same bytes (branches inside the window as local labels). SourceHash goes into the header.
 llvm::Expected<std::string> extractWindow(const CodeObject &C, const PatchWindow &W,
                                           llvm::StringRef SourceHash);
-
-// What `hsaco-patch` does, as a library function.
-struct PatchConfig {
-  std::string Input;
-  PatchWindow Window;
-  std::string WindowSpec; // as given, for messages
-  std::string With;       // the snippet file; empty with Extract
-  std::string Output = "-";
-  bool InPlace = false, Extract = false, Verbose = false, Quiet = false;
-};
-
-// Returns the exit code (0 ok, 1 refused, 2 bad input).
-int runHsacoPatch(const PatchConfig &Config);
 
 } // namespace asmevo

@@ -1,13 +1,15 @@
 #include "check/Compare.h"
 
-#include "check/InputGen.h"
 #include "emu/Float.h"
+#include "launch/InputGen.h"
 
 #include <cmath>
 #include <cstring>
 #include <sstream>
 
 namespace asmevo::check {
+
+using namespace asmevo::launch;
 
 double elementValue(ElemType T, const uint8_t *P) {
   switch (T) {

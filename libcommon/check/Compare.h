@@ -4,7 +4,7 @@
 // "bytes" buffers byte-exact.
 #pragma once
 
-#include "check/LaunchSpec.h"
+#include "launch/LaunchSpec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +13,8 @@
 #include <string>
 
 namespace asmevo::check {
+
+using launch::ElemType;
 
 struct BufferMetrics {
   uint64_t Elements = 0;

@@ -2,50 +2,35 @@
 
 #include "asm/AbiCheck.h"
 #include "check/Compare.h"
-#include "check/InputGen.h"
 #include "codeobj/Input.h"
 #include "device/Device.h"
+#include "launch/InputGen.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
-#include <regex>
 #include <set>
 
 namespace asmevo::check {
 
+using namespace asmevo::launch;
+
 namespace {
 
 struct Failure {
-  int Exit;
-  std::string Verdict, Line;
+  Outcome O;
+  std::string Line;
 };
 
-// The message and kind of an error.
-std::pair<std::string, ErrorKind> unpack(llvm::Error E) {
-  std::string Msg;
-  ErrorKind Kind = ErrorKind::Input;
-  llvm::handleAllErrors(
-      std::move(E),
-      [&](const ToolError &T) {
-        Msg = formatError(T);
-        Kind = T.Kind;
-      },
-      [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
-  return {Msg, Kind};
-}
-
-DiffResult errorResult(llvm::Error E) {
-  auto [Msg, Kind] = unpack(std::move(E));
-  DiffResult R;
-  R.Exit = Kind == ErrorKind::Runtime ? 3 : 2;
-  R.Verdict = Kind == ErrorKind::Runtime ? "runtime_error" : "error";
-  R.Line = Kind == ErrorKind::Runtime ? "runtime_error: K0: " + Msg : Msg;
-  R.Json = {{"verdict", R.Verdict}, {"error", Msg}};
+// An error before or while K0 runs: input_error, or runtime_error ("runtime_error: K0: ...").
+Report errorResult(llvm::Error E) {
+  Report R;
+  R.fail(std::move(E));
+  if (R.Result == Outcome::RuntimeError)
+    R.Message = "runtime_error: K0: " + R.Message;
   return R;
 }
 
@@ -70,15 +55,17 @@ struct RunOut {
   uint64_t WaveInstructions = 0;           // emu: what the dispatch executed
   double Seconds = 0;
   bool Checked = false; // the strict checks ran
-  std::vector<device::SyncFinding> Findings;
+  std::vector<device::UnsafeFinding> Findings;
   uint64_t FindingsTotal = 0;
 };
 
-// A finding's kind: its message without pcs, wave numbers, addresses and registers.
-std::string findingKind(const std::string &Message) {
-  static const std::regex Noise(
-      " at pc 0x[0-9a-f]+| in wave [0-9]+| (bytes?) 0x[0-9a-f.x]+| [vsa]\\[?[0-9:]+\\]?");
-  return std::regex_replace(Message, Noise, "");
+// A finding's kind: its rule and the instructions involved (not where: pcs, waves, bytes and
+// registers differ between K0 and K1 for the same behaviour).
+std::string findingKind(const nlohmann::json &F) {
+  std::string K = F["rule"].get<std::string>();
+  for (const auto &I : F["instructions"])
+    K += " " + I.get<std::string>();
+  return K;
 }
 
 // How a run is scheduled and checked.
@@ -159,404 +146,466 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   return R;
 }
 
-} // namespace
+// One differential check, in named steps. A step returns false when the report is final.
+class DiffRun {
+public:
+  explicit DiffRun(const DiffOptions &O) : O(O) {}
 
-DiffResult runDiffCheck(const DiffOptions &O) {
-  auto K0 = openCodeObject(O.K0);
-  if (!K0)
-    return errorResult(K0.takeError());
-  auto K1 = openCodeObject(O.K1);
-  if (!K1)
-    return errorResult(K1.takeError());
+  Report run() {
+    if (open() && staticChecks() && infer() && openDevice() && planOutputs() && runSeeds())
+      conclude();
+    return std::move(R);
+  }
+
+private:
+  const DiffOptions &O;
+  std::unique_ptr<OpenCodeObject> K0, K1;
+  LaunchSpec S;
+  Report R;
+  std::unique_ptr<device::Device> Dev;
+  std::unique_ptr<device::Module> Mod0, Mod1;
+  std::vector<size_t> Outputs;         // buffers compared (indices into S.Args)
+  std::vector<nlohmann::json> BufJson; // per buffer, its per-seed metrics
+  nlohmann::json Findings = nlohmann::json::array();
+  std::optional<Failure> First; // the first failure seen: the verdict
+  unsigned NOut = 0;            // output (not input-only) buffers
+  bool K0Wrote = false;         // some output byte differs from its initial contents on some seed
+  bool Strict = false;
+  unsigned Schedules = 1;
+  // Findings, one per rule and instruction offset, with where they were first seen.
+  std::vector<nlohmann::json> K0Unsafe, K1Unsafe;
+
+  nlohmann::json &body() { return R.Body; }
+  // An error: the report keeps its inputs and what it has so far.
+  bool fail(llvm::Error E) {
+    Report Err = errorResult(std::move(E));
+    R.Result = Err.Result;
+    R.Message = std::move(Err.Message);
+    return false;
+  }
+  // An input error that keeps what the report has so far.
+  bool inputError(const std::string &Line) {
+    R.Result = Outcome::InputError;
+    R.Message = Line;
+    return false;
+  }
+  bool checksNothing(const std::string &Why) {
+    return inputError("this launch checks nothing: " + Why);
+  }
+
+  bool open();
+  bool staticChecks();
+  bool infer();
+  bool openDevice();
+  bool planOutputs();
+  bool runSeeds();
+  bool runSeed(uint64_t Seed, bool Reload);
+  bool dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init);
+  bool runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
+             const std::vector<std::vector<uint8_t>> &Init, uint64_t K1Limit);
+  void compareOutputs(uint64_t Seed, unsigned Sched, const RunOut &R0, const RunOut &R1,
+                      const std::vector<std::vector<uint8_t>> &Init);
+  void noteFinding(std::vector<nlohmann::json> &List, const device::UnsafeFinding &F, uint64_t Seed,
+                   unsigned Sched);
+  void judgeUnsafe();
+  void conclude();
+};
+
+// K0, K1 and the spec bound to K0.
+bool DiffRun::open() {
+  auto L0 = openCodeObject(O.K0);
+  if (!L0)
+    return fail(L0.takeError());
+  K0 = std::move(*L0);
+  auto L1 = openCodeObject(O.K1);
+  if (!L1)
+    return fail(L1.takeError());
+  K1 = std::move(*L1);
   auto Spec = readLaunchSpec(O.Spec);
   if (!Spec)
-    return errorResult(Spec.takeError());
-  LaunchSpec &S = *Spec;
-  if (llvm::Error E = resolveLaunchSpec(S, (*K0)->C, O.Kernel))
-    return errorResult(std::move(E));
+    return fail(Spec.takeError());
+  S = std::move(*Spec);
+  if (llvm::Error E = resolveLaunchSpec(S, K0->C, O.Kernel))
+    return fail(std::move(E));
+  R.Inputs = {reportInput("k0", O.K0, K0->C.Bytes), reportInput("k1", O.K1, K1->C.Bytes),
+              reportInput("spec", O.Spec, S.Text)};
+  R.Seeds = O.Seeds;
+  body()["kernel"] = S.Kernel;
+  body()["theta"] = O.Theta;
+  body()["tau"] = O.Tau;
+  return true;
+}
 
-  DiffResult R;
-  nlohmann::json &J = R.Json;
-  J["tool"] = "kernel-diffcheck";
-  J["kernel"] = S.Kernel;
-  J["k0"] = O.K0;
-  J["k1"] = O.K1;
-  J["seeds"] = O.Seeds;
-  J["theta"] = O.Theta;
-  J["tau"] = O.Tau;
-  J["llvm"] = LLVM_VERSION_STRING;
-
-  // 1. The static ABI check.
-  auto V = checkFrozenAbi((*K0)->C, (*K1)->C);
+// The frozen ABI; then registers, LDS and scratch against what the descriptor allocates and the
+// hardware launches (K1 only where K0 does not already have the same finding: then it is K0's).
+bool DiffRun::staticChecks() {
+  auto V = checkFrozenAbi(K0->C, K1->C);
   if (!V.empty()) {
-    R.Exit = 1;
-    R.Verdict = "abi_invalid";
-    R.Line = "abi_invalid: " + (V[0].Kernel.empty() ? "" : "kernel " + V[0].Kernel + ": ") +
-             V[0].Field + ": " + V[0].Detail;
+    R.Result = Outcome::AbiInvalid;
+    R.Message = "abi_invalid: " + (V[0].Kernel.empty() ? "" : "kernel " + V[0].Kernel + ": ") +
+                V[0].Field + ": " + V[0].Detail;
     for (size_t I = 1; I < V.size(); ++I)
-      R.Details.push_back("also " + V[I].text());
-    J["verdict"] = R.Verdict;
-    J["abi_violations"] = violationsJson(V);
-    return R;
+      R.Notes.push_back("also " + V[I].text());
+    body()["abi_violations"] = violationsJson(V);
+    return false;
   }
+  auto V0 = staticViolations(K0->C);
+  if (!V0)
+    return fail(V0.takeError());
+  auto V1 = staticViolations(K1->C);
+  if (!V1)
+    return fail(V1.takeError());
+  std::vector<AbiViolation> Inherited;
+  std::vector<AbiViolation> New = violationsNotInK0(*V1, *V0, &Inherited);
+  for (const AbiViolation &Y : Inherited)
+    R.Notes.push_back("K0 does this too (not refused): " + Y.what());
+  if (New.empty())
+    return true;
+  R.Result = Outcome::AbiInvalid;
+  R.Message = New[0].text();
+  for (size_t I = 1; I < New.size(); ++I)
+    R.Notes.push_back("also " + New[I].text());
+  body()["abi_violations"] = violationsJson(New);
+  return false;
+}
 
-  // 1b. Registers, LDS and scratch against what the descriptor allocates and the hardware
-  // launches (K1 only where K0 does not already have the same finding: then it is K0's).
-  {
-    auto V0 = staticViolations((*K0)->C);
-    if (!V0)
-      return errorResult(V0.takeError());
-    auto V1 = staticViolations((*K1)->C);
-    if (!V1)
-      return errorResult(V1.takeError());
-    std::vector<AbiViolation> Inherited;
-    std::vector<AbiViolation> New = violationsNotInK0(*V1, *V0, &Inherited);
-    for (const AbiViolation &Y : Inherited)
-      R.Details.push_back("K0 does this too (not refused): " + Y.what());
-    if (!New.empty()) {
-      R.Exit = 1;
-      R.Verdict = "abi_invalid";
-      R.Line = New[0].text();
-      for (size_t I = 1; I < New.size(); ++I)
-        R.Details.push_back("also " + New[I].text());
-      J["verdict"] = R.Verdict;
-      J["abi_violations"] = violationsJson(New);
-      return R;
-    }
-  }
-
-  // 2. Launch inference (on the emulator).
+// Launch inference completes the spec (on the emulator).
+bool DiffRun::infer() {
   InferOptions IO = O.Infer;
   IO.TimeoutSeconds = O.TimeoutSeconds;
   if (O.Progress && S.needsInference())
     O.Progress("launch inference: running K0 on the emulator");
-  auto Inf = inferLaunch(S, (*K0)->C, IO);
+  auto Inf = inferLaunch(S, K0->C, IO);
   if (!Inf)
-    return errorResult(Inf.takeError());
+    return fail(Inf.takeError());
   for (const std::string &L : Inf->Lines)
-    R.Details.push_back("spec: " + L);
-  J["inferred"] = Inf->Json;
-  J["spec"] = S.toJson();
+    R.Notes.push_back("spec: " + L);
+  body()["inferred"] = Inf->Json;
+  body()["spec"] = S.toJson();
+  return true;
+}
 
-  // 3. The device.
-  auto Dev = device::openDevice(O.Backend, (*K0)->C.Target.Processor);
-  if (!Dev)
-    return errorResult(Dev.takeError());
-  const device::DeviceInfo &DI = (*Dev)->info();
-  J["backend"] = DI.Backend;
-  J["device"] = DI.Name;
-  auto M0 = (*Dev)->load((*K0)->C);
+// The backend, and K0 and K1 loaded on it (K1 failing to load is K1's runtime_error).
+bool DiffRun::openDevice() {
+  auto D = device::openDevice(O.Backend, K0->C.Target.Processor);
+  if (!D)
+    return fail(D.takeError());
+  Dev = std::move(*D);
+  const device::DeviceInfo &DI = Dev->info();
+  R.Backend = DI.Backend;
+  body()["device"] = DI.Name;
+  auto M0 = Dev->load(K0->C);
   if (!M0)
-    return errorResult(M0.takeError());
-  auto M1 = (*Dev)->load((*K1)->C);
+    return fail(M0.takeError());
+  Mod0 = std::move(*M0);
+  auto M1 = Dev->load(K1->C);
   if (!M1) {
-    auto [Msg, Kind] = unpack(M1.takeError());
-    R.Exit = 3;
-    R.Verdict = "runtime_error";
-    R.Line = "runtime_error: K1: " + Msg;
-    J["verdict"] = R.Verdict;
-    J["error"] = R.Line;
-    return R;
+    R.Result = Outcome::RuntimeError;
+    R.Message = "runtime_error: K1: " + errorOutcome(M1.takeError()).Message;
+    return false;
   }
+  Mod1 = std::move(*M1);
+  // The strict checks run on the emulator only: hardware cannot report what its timing hid.
+  Strict = O.Strict && !DI.Hardware;
+  Schedules = std::max(1u, O.Schedules);
+  body()["strict"] = Strict;
+  body()["schedules"] = Schedules;
+  return true;
+}
 
-  std::vector<size_t> Outputs;
+// The buffers compared; a launch with no output buffer checks nothing.
+bool DiffRun::planOutputs() {
   for (size_t I = 0; I < S.Args.size(); ++I)
     if (S.Args[I].Buffer && !S.Args[I].Null)
       Outputs.push_back(I);
-  std::vector<nlohmann::json> BufJson(S.Args.size());
+  BufJson.resize(S.Args.size());
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
     BufJson[I] = {
         {"arg", A.Arg},          {"label", A.Label},        {"type", elemTypeName(A.Type)},
         {"role", roleName(A.R)}, {"elements", *A.Elements}, {"seeds", nlohmann::json::array()}};
+    NOut += A.R != Role::In;
   }
-  nlohmann::json Findings = nlohmann::json::array();
-  std::optional<Failure> First;
-  unsigned NOut = 0;
-  for (size_t I : Outputs)
-    NOut += S.Args[I].R != Role::In;
-  auto checksNothing = [&](const std::string &Why) {
-    DiffResult E;
-    E.Exit = 2;
-    E.Verdict = "error";
-    E.Line = "this launch checks nothing: " + Why;
-    E.Json = J;
-    E.Json["verdict"] = E.Verdict;
-    E.Json["error"] = E.Line;
-    return E;
-  };
   if (NOut == 0)
     return checksNothing("kernel " + S.Kernel +
                          " has no output buffer in this spec (every "
                          "buffer is an input), so any K1 would agree with K0");
-  bool K0Wrote = false; // some output byte differs from its initial contents on some seed
+  return true;
+}
 
+bool DiffRun::runSeeds() {
+  bool Reload = false;
+  for (uint64_t Seed : O.Seeds) {
+    if (!runSeed(Seed, Reload))
+      return false;
+    Reload = true;
+  }
+  return true;
+}
+
+void DiffRun::noteFinding(std::vector<nlohmann::json> &List, const device::UnsafeFinding &F,
+                          uint64_t Seed, unsigned Sched) {
+  for (const nlohmann::json &E : List)
+    if (E["rule"] == F.Rule && E["offset"] == F.Offset)
+      return;
+  List.push_back({{"rule", F.Rule},
+                  {"kernel", S.Kernel},
+                  {"offset", F.Offset},
+                  {"instructions", F.Instructions},
+                  {"message", F.Message},
+                  {"seed", Seed},
+                  {"schedule", Sched}});
+}
+
+bool DiffRun::dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init) {
+  std::string Dir = O.DumpDir + "/seed" + std::to_string(Seed);
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
+    return fail(makeError("--dump-inputs: cannot create '" + Dir + "': " + EC.message()));
+  for (size_t I : Outputs)
+    if (llvm::Error E = writeFileAtomic(
+            Dir + "/" + fileLabel(unsigned(I), S.Args[I].Label) + ".in.bin",
+            llvm::StringRef(reinterpret_cast<const char *>(Init[I].data()), Init[I].size())))
+      return fail(std::move(E));
+  return true;
+}
+
+// One seed: fresh inputs, K0 once, K1 under every schedule.
+bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   // Each seed starts from the code objects' module-scope data as loaded (a kernel that writes
   // its globals must not see the previous seed's values), so both are loaded again per seed.
-  std::unique_ptr<device::Module> Mod0 = std::move(*M0), Mod1 = std::move(*M1);
-  // The strict checks run on the emulator only: hardware cannot report what its timing hid.
-  const bool Strict = O.Strict && !DI.Hardware;
-  const unsigned Schedules = std::max(1u, O.Schedules);
-  J["strict"] = Strict;
-  J["schedules"] = Schedules;
-  // Findings, one per rule and instruction offset, with where they were first seen.
-  std::vector<nlohmann::json> K0Unsafe, K1Unsafe;
-  auto noteFinding = [](std::vector<nlohmann::json> &List, const device::SyncFinding &F,
-                        uint64_t Seed, unsigned Sched) {
-    for (const nlohmann::json &E : List)
-      if (E["rule"] == F.Rule && E["offset"] == F.Offset)
-        return;
-    List.push_back({{"rule", F.Rule},
-                    {"offset", F.Offset},
-                    {"message", F.Message},
-                    {"seed", Seed},
-                    {"schedule", Sched}});
-  };
-  bool FirstSeed = true;
-  for (uint64_t Seed : O.Seeds) {
-    if (!FirstSeed) {
-      auto L0 = (*Dev)->load((*K0)->C);
-      if (!L0)
-        return errorResult(L0.takeError());
-      auto L1 = (*Dev)->load((*K1)->C);
-      if (!L1)
-        return errorResult(L1.takeError());
-      Mod0 = std::move(*L0);
-      Mod1 = std::move(*L1);
-    }
-    FirstSeed = false;
-    std::vector<std::vector<uint8_t>> Init(S.Args.size());
-    for (size_t I : Outputs) {
-      auto C = initialContents(S.Args[I], Seed);
-      if (!C)
-        return errorResult(C.takeError());
-      Init[I] = std::move(*C);
-    }
-    if (!O.DumpDir.empty()) {
-      std::string Dir = O.DumpDir + "/seed" + std::to_string(Seed);
-      if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
-        return errorResult(
-            makeError("--dump-inputs: cannot create '" + Dir + "': " + EC.message()));
-      for (size_t I : Outputs)
-        if (llvm::Error E = writeFileAtomic(
-                Dir + "/" + fileLabel(unsigned(I), S.Args[I].Label) + ".in.bin",
-                llvm::StringRef(reinterpret_cast<const char *>(Init[I].data()), Init[I].size())))
-          return errorResult(std::move(E));
-    }
-    auto R0 = runOne(**Dev, *Mod0, S, Init, RunMode{Seed, false, Strict, 0, O.TimeoutSeconds},
-                     O.Threads, "K0");
-    if (!R0) {
-      auto [Msg, Kind] = unpack(R0.takeError());
-      DiffResult E;
-      E.Exit = Kind == ErrorKind::Runtime ? 3 : 2;
-      E.Verdict = Kind == ErrorKind::Runtime ? "runtime_error" : "error";
-      E.Line = Kind == ErrorKind::Runtime
-                   ? "runtime_error: K0: " + Msg + " (seed " + std::to_string(Seed) + ")"
-                   : "K0 cannot take the launch the spec gives: " + Msg;
-      E.Json = J;
-      E.Json["verdict"] = E.Verdict;
-      E.Json["error"] = E.Line;
-      return E;
-    }
-    for (size_t I : Outputs) {
-      const ArgSpec &A = S.Args[I];
-      if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I))) {
-        DiffResult E;
-        E.Exit = 2;
-        E.Verdict = "error";
-        E.Line = "K0 writes outside buffer '" + A.Label + "' (" + std::to_string(*A.Elements) +
-                 " " + elemTypeName(A.Type) + " elements) on seed " + std::to_string(Seed) + ": " +
-                 G->text() + ": the spec gives it too few elements";
-        E.Json = J;
-        E.Json["verdict"] = E.Verdict;
-        E.Json["error"] = E.Line;
-        return E;
-      }
-    }
-    for (const device::SyncFinding &F : R0->Findings)
-      noteFinding(K0Unsafe, F, Seed, 1);
-    for (size_t I : Outputs)
-      if (S.Args[I].R != Role::In && !Init[I].empty() &&
-          std::memcmp(R0->Alloc[I].data() + kGuardBytes, Init[I].data(), Init[I].size()) != 0)
-        K0Wrote = true;
-    // K1's bound: a multiple of what K0 executed on this launch (emu), or the user's.
-    uint64_t K1Limit = O.MaxInstructions
-                           ? O.MaxInstructions
-                           : R0->WaveInstructions * uint64_t(std::max(1u, O.InstructionFactor));
-    if (O.Progress)
-      O.Progress("seed " + std::to_string(Seed) + ": K0 ran " +
-                 std::to_string(R0->WaveInstructions) + " wave-instructions in " +
-                 llvm::formatv("{0:f3}", R0->Seconds).str() + " s" +
-                 (K1Limit ? "; K1 may run " + std::to_string(K1Limit) : std::string()));
-    for (unsigned Sched = 1; Sched <= Schedules; ++Sched) {
-      if (Sched > 1) {
-        auto L1 = (*Dev)->load((*K1)->C);
-        if (!L1)
-          return errorResult(L1.takeError());
-        Mod1 = std::move(*L1);
-      }
-      // Schedule 1 is the default interleaving; the others are seeded, varied ones.
-      RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
-                 O.TimeoutSeconds};
-      auto R1 = runOne(**Dev, *Mod1, S, Init, M1, O.Threads, "K1");
-      if (!R1) {
-        std::string Msg;
-        llvm::handleAllErrors(
-            R1.takeError(),
-            [&](const LimitError &L) {
-              if (L.Which == LimitError::Seconds)
-                Msg = "K1 ran longer than " + secondsText(O.TimeoutSeconds) +
-                      " s (--timeout): endless loop? (" + L.Message + ")";
-              else if (O.MaxInstructions)
-                Msg = "K1 ran more than " + std::to_string(K1Limit) +
-                      " wave-instructions (--max-instructions): endless loop?";
-              else
-                Msg = "K1 ran " + std::to_string(O.InstructionFactor) +
-                      "x K0's instructions: endless loop? (stopped past " +
-                      std::to_string(K1Limit) + " wave-instructions; K0 ran " +
-                      std::to_string(R0->WaveInstructions) + ")";
-            },
-            [&](const ToolError &T) { Msg = formatError(T); },
-            [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
-        R.Exit = 3;
-        R.Verdict = "runtime_error";
-        R.Line = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
-                 (Schedules > 1 ? ", schedule " + std::to_string(Sched) : "") + ")";
-        J["verdict"] = R.Verdict;
-        J["error"] = R.Line;
-        return R;
-      }
-      if (O.Progress)
-        O.Progress("seed " + std::to_string(Seed) +
-                   (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
-                   ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
-                   llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
-      for (const device::SyncFinding &F : R1->Findings)
-        noteFinding(K1Unsafe, F, Seed, Sched);
-      for (size_t I : Outputs) {
-        const ArgSpec &A = S.Args[I];
-        uint64_t DataBytes = Init[I].size();
-        const uint8_t *D0 = R0->Alloc[I].data() + kGuardBytes,
-                      *D1 = R1->Alloc[I].data() + kGuardBytes;
-        std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on seed " +
-                           std::to_string(Seed) +
-                           (Schedules > 1 ? " schedule " + std::to_string(Sched) : "") + ": ";
-        nlohmann::json SJ = {{"seed", Seed}};
-        if (Schedules > 1)
-          SJ["schedule"] = Sched;
-        if (!O.DumpDir.empty()) {
-          std::string Base =
-              O.DumpDir + "/seed" + std::to_string(Seed) + "/" + fileLabel(unsigned(I), A.Label);
-          llvm::consumeError(writeFileAtomic(
-              Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
-          llvm::consumeError(writeFileAtomic(
-              Base + ".k1.bin", llvm::StringRef(reinterpret_cast<const char *>(D1), DataBytes)));
-        }
-        if (auto G = checkGuards(R1->Alloc[I].data(), DataBytes, unsigned(I))) {
-          SJ["guard"] = G->text();
-          Findings.push_back({{"seed", Seed},
-                              {"arg", A.Arg},
-                              {"kind", "guard_write"},
-                              {"kernel", "K1"},
-                              {"detail", G->text()}});
-          if (!First)
-            First = Failure{1, "divergent", "divergent: " + Head + G->text()};
-        }
-        if (A.R == Role::In) {
-          bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
-          if (K0Changed)
-            Findings.push_back({{"seed", Seed},
-                                {"arg", A.Arg},
-                                {"kind", "input_written"},
-                                {"kernel", "K0"},
-                                {"detail", "K0 changes this input buffer"}});
-          BufferMetrics M = compareBuffers(ElemType::Bytes, D0, D1, DataBytes, O.Theta, O.Tau);
-          SJ["input_unchanged_as_k0"] = M.ok();
-          if (!M.ok()) {
-            Findings.push_back({{"seed", Seed},
-                                {"arg", A.Arg},
-                                {"kind", "input_changed"},
-                                {"kernel", "K1"},
-                                {"detail", M.Failure},
-                                {"byte", M.FirstDiff}});
-            if (!First)
-              First = Failure{1, "divergent",
-                              "divergent: " + Head + "input buffer changed: " + M.Failure +
-                                  " at byte " + std::to_string(M.FirstDiff) + " (K0 " + M.K0Value +
-                                  ", K1 " + M.K1Value + ")"};
-          }
-        } else {
-          BufferMetrics M = compareBuffers(A.Type, D0, D1, *A.Elements, O.Theta, O.Tau);
-          SJ.update(M.toJson());
-          if (!M.ok() && !First)
-            First = Failure{1, "divergent",
-                            "divergent: " + Head + M.Failure + " at index " +
-                                std::to_string(M.FirstDiff) + " (K0 " + M.K0Value + ", K1 " +
-                                M.K1Value + ")"};
-        }
-        BufJson[I]["seeds"].push_back(SJ);
-      }
-    } // schedules
+  if (Reload) {
+    auto L0 = Dev->load(K0->C);
+    if (!L0)
+      return fail(L0.takeError());
+    auto L1 = Dev->load(K1->C);
+    if (!L1)
+      return fail(L1.takeError());
+    Mod0 = std::move(*L0);
+    Mod1 = std::move(*L1);
   }
+  std::vector<std::vector<uint8_t>> Init(S.Args.size());
+  for (size_t I : Outputs) {
+    auto C = initialContents(S.Args[I], Seed);
+    if (!C)
+      return fail(C.takeError());
+    Init[I] = std::move(*C);
+  }
+  if (!O.DumpDir.empty() && !dumpInputs(Seed, Init))
+    return false;
+  auto R0 = runOne(*Dev, *Mod0, S, Init, RunMode{Seed, false, Strict, 0, O.TimeoutSeconds},
+                   O.Threads, "K0");
+  if (!R0) {
+    ErrorOutcome EO = errorOutcome(R0.takeError());
+    R.Result = EO.O;
+    R.Message = EO.O == Outcome::RuntimeError
+                    ? "runtime_error: K0: " + EO.Message + " (seed " + std::to_string(Seed) + ")"
+                    : "K0 cannot take the launch the spec gives: " + EO.Message;
+    return false;
+  }
+  for (size_t I : Outputs) {
+    const ArgSpec &A = S.Args[I];
+    if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I)))
+      return inputError("K0 writes outside buffer '" + A.Label + "' (" +
+                        std::to_string(*A.Elements) + " " + elemTypeName(A.Type) +
+                        " elements) on seed " + std::to_string(Seed) + ": " + G->text() +
+                        ": the spec gives it too few elements");
+  }
+  for (const device::UnsafeFinding &F : R0->Findings)
+    noteFinding(K0Unsafe, F, Seed, 1);
+  for (size_t I : Outputs)
+    if (S.Args[I].R != Role::In && !Init[I].empty() &&
+        std::memcmp(R0->Alloc[I].data() + kGuardBytes, Init[I].data(), Init[I].size()) != 0)
+      K0Wrote = true;
+  // K1's bound: a multiple of what K0 executed on this launch (emu), or the user's.
+  uint64_t K1Limit = O.MaxInstructions
+                         ? O.MaxInstructions
+                         : R0->WaveInstructions * uint64_t(std::max(1u, O.InstructionFactor));
+  if (O.Progress)
+    O.Progress("seed " + std::to_string(Seed) + ": K0 ran " + std::to_string(R0->WaveInstructions) +
+               " wave-instructions in " + llvm::formatv("{0:f3}", R0->Seconds).str() + " s" +
+               (K1Limit ? "; K1 may run " + std::to_string(K1Limit) : std::string()));
+  for (unsigned Sched = 1; Sched <= Schedules; ++Sched)
+    if (!runK1(Seed, Sched, *R0, Init, K1Limit))
+      return false;
+  return true;
+}
 
+// K1 under one schedule (1: the default interleaving; the others seeded, varied ones).
+bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
+                    const std::vector<std::vector<uint8_t>> &Init, uint64_t K1Limit) {
+  if (Sched > 1) {
+    auto L1 = Dev->load(K1->C);
+    if (!L1)
+      return fail(L1.takeError());
+    Mod1 = std::move(*L1);
+  }
+  RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
+             O.TimeoutSeconds};
+  auto R1 = runOne(*Dev, *Mod1, S, Init, M1, O.Threads, "K1");
+  if (!R1) {
+    std::string Msg;
+    llvm::handleAllErrors(
+        R1.takeError(),
+        [&](const LimitError &L) {
+          if (L.Which == LimitError::Seconds)
+            Msg = "K1 ran longer than " + secondsText(O.TimeoutSeconds) +
+                  " s (--timeout): endless loop? (" + L.Message + ")";
+          else if (O.MaxInstructions)
+            Msg = "K1 ran more than " + std::to_string(K1Limit) +
+                  " wave-instructions (--max-instructions): endless loop?";
+          else
+            Msg = "K1 ran " + std::to_string(O.InstructionFactor) +
+                  "x K0's instructions: endless loop? (stopped past " + std::to_string(K1Limit) +
+                  " wave-instructions; K0 ran " + std::to_string(R0.WaveInstructions) + ")";
+        },
+        [&](const ToolError &T) { Msg = formatError(T); },
+        [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
+    R.Result = Outcome::RuntimeError;
+    R.Message = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
+                (Schedules > 1 ? ", schedule " + std::to_string(Sched) : "") + ")";
+    return false;
+  }
+  if (O.Progress)
+    O.Progress("seed " + std::to_string(Seed) +
+               (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
+               ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
+               llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
+  for (const device::UnsafeFinding &F : R1->Findings)
+    noteFinding(K1Unsafe, F, Seed, Sched);
+  compareOutputs(Seed, Sched, R0, *R1, Init);
+  return true;
+}
+
+// Eq. 1 on every output buffer, byte equality on inputs, the guards around each.
+void DiffRun::compareOutputs(uint64_t Seed, unsigned Sched, const RunOut &R0, const RunOut &R1,
+                             const std::vector<std::vector<uint8_t>> &Init) {
+  for (size_t I : Outputs) {
+    const ArgSpec &A = S.Args[I];
+    uint64_t DataBytes = Init[I].size();
+    const uint8_t *D0 = R0.Alloc[I].data() + kGuardBytes, *D1 = R1.Alloc[I].data() + kGuardBytes;
+    std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on seed " +
+                       std::to_string(Seed) +
+                       (Schedules > 1 ? " schedule " + std::to_string(Sched) : "") + ": ";
+    nlohmann::json SJ = {{"seed", Seed}};
+    if (Schedules > 1)
+      SJ["schedule"] = Sched;
+    if (!O.DumpDir.empty()) {
+      std::string Base =
+          O.DumpDir + "/seed" + std::to_string(Seed) + "/" + fileLabel(unsigned(I), A.Label);
+      llvm::consumeError(writeFileAtomic(
+          Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
+      llvm::consumeError(writeFileAtomic(
+          Base + ".k1.bin", llvm::StringRef(reinterpret_cast<const char *>(D1), DataBytes)));
+    }
+    if (auto G = checkGuards(R1.Alloc[I].data(), DataBytes, unsigned(I))) {
+      SJ["guard"] = G->text();
+      Findings.push_back({{"seed", Seed},
+                          {"arg", A.Arg},
+                          {"kind", "guard_write"},
+                          {"kernel", "K1"},
+                          {"detail", G->text()}});
+      if (!First)
+        First = Failure{Outcome::Divergent, "divergent: " + Head + G->text()};
+    }
+    if (A.R == Role::In) {
+      bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
+      if (K0Changed)
+        Findings.push_back({{"seed", Seed},
+                            {"arg", A.Arg},
+                            {"kind", "input_written"},
+                            {"kernel", "K0"},
+                            {"detail", "K0 changes this input buffer"}});
+      BufferMetrics M = compareBuffers(ElemType::Bytes, D0, D1, DataBytes, O.Theta, O.Tau);
+      SJ["input_unchanged_as_k0"] = M.ok();
+      if (!M.ok()) {
+        Findings.push_back({{"seed", Seed},
+                            {"arg", A.Arg},
+                            {"kind", "input_changed"},
+                            {"kernel", "K1"},
+                            {"detail", M.Failure},
+                            {"byte", M.FirstDiff}});
+        if (!First)
+          First = Failure{Outcome::Divergent, "divergent: " + Head +
+                                                  "input buffer changed: " + M.Failure +
+                                                  " at byte " + std::to_string(M.FirstDiff) +
+                                                  " (K0 " + M.K0Value + ", K1 " + M.K1Value + ")"};
+      }
+    } else {
+      BufferMetrics M = compareBuffers(A.Type, D0, D1, *A.Elements, O.Theta, O.Tau);
+      SJ.update(M.toJson());
+      if (!M.ok() && !First)
+        First = Failure{Outcome::Divergent, "divergent: " + Head + M.Failure + " at index " +
+                                                std::to_string(M.FirstDiff) + " (K0 " + M.K0Value +
+                                                ", K1 " + M.K1Value + ")"};
+    }
+    BufJson[I]["seeds"].push_back(SJ);
+  }
+}
+
+std::string offsetText(const nlohmann::json &E) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "+0x%llx", (unsigned long long)E["offset"].get<uint64_t>());
+  return std::string(Buf);
+}
+
+// When K0 itself is unsafe, K1's findings of the same kind (same rule and instructions,
+// whatever the pcs, waves, bytes and registers) are K0's behaviour, not K1's: only new kinds
+// count against K1.
+void DiffRun::judgeUnsafe() {
+  for (const nlohmann::json &E : K0Unsafe)
+    R.Notes.push_back("K0 itself is unsafe under the strict checks (outputs compared only): "
+                      "kernel" +
+                      offsetText(E) + ": " + E["message"].get<std::string>());
+  std::set<std::string> K0Kinds;
+  for (const nlohmann::json &E : K0Unsafe)
+    K0Kinds.insert(findingKind(E));
+  std::vector<nlohmann::json> NewUnsafe;
+  for (const nlohmann::json &E : K1Unsafe)
+    if (!K0Kinds.count(findingKind(E)))
+      NewUnsafe.push_back(E);
+  if (!K0Unsafe.empty())
+    body()["unsafe_new_kinds"] = NewUnsafe;
+  if (First || NewUnsafe.empty()) {
+    for (const nlohmann::json &E : NewUnsafe)
+      R.Notes.push_back("also unsafe: " + S.Kernel + offsetText(E) + ": " +
+                        E["message"].get<std::string>());
+    return;
+  }
+  K1Unsafe = NewUnsafe;
+  const nlohmann::json &E = K1Unsafe.front();
+  First = Failure{Outcome::Unsafe,
+                  "unsafe: " + S.Kernel + offsetText(E) + ": " + E["message"].get<std::string>() +
+                      " (seed " + std::to_string(E["seed"].get<uint64_t>()) +
+                      (Schedules > 1 ? ", schedule " + std::to_string(E["schedule"].get<unsigned>())
+                                     : std::string()) +
+                      ")"};
+  for (size_t I = 1; I < K1Unsafe.size(); ++I)
+    R.Notes.push_back("also unsafe: " + S.Kernel + offsetText(K1Unsafe[I]) + ": " +
+                      K1Unsafe[I]["message"].get<std::string>());
+}
+
+// The verdict and one summary line per buffer.
+void DiffRun::conclude() {
   nlohmann::json Buffers = nlohmann::json::array();
   for (size_t I : Outputs)
     Buffers.push_back(BufJson[I]);
-  J["buffers"] = Buffers;
-  J["findings"] = Findings;
-  J["unsafe"] = K1Unsafe;
-  J["k0_unsafe"] = K0Unsafe;
-  auto offsetText = [](const nlohmann::json &E) {
-    char Buf[32];
-    std::snprintf(Buf, sizeof Buf, "+0x%llx", (unsigned long long)E["offset"].get<uint64_t>());
-    return std::string(Buf);
-  };
-  for (const nlohmann::json &E : K0Unsafe)
-    R.Details.push_back("K0 itself is unsafe under the strict checks (outputs compared only): "
-                        "kernel" +
-                        offsetText(E) + ": " + E["message"].get<std::string>());
-  // When K0 itself is unsafe, K1's findings of the same kind (same rule and instructions,
-  // whatever the pcs, waves, bytes and registers) are K0's behaviour, not K1's: only new kinds
-  // count against K1.
-  std::set<std::string> K0Kinds;
-  for (const nlohmann::json &E : K0Unsafe)
-    K0Kinds.insert(findingKind(E["message"].get<std::string>()));
-  std::vector<nlohmann::json> NewUnsafe;
-  for (const nlohmann::json &E : K1Unsafe)
-    if (!K0Kinds.count(findingKind(E["message"].get<std::string>())))
-      NewUnsafe.push_back(E);
-  if (!K0Unsafe.empty())
-    J["unsafe_new_kinds"] = NewUnsafe;
-  if (!First && !NewUnsafe.empty()) {
-    K1Unsafe = NewUnsafe;
-    const nlohmann::json &E = K1Unsafe.front();
-    First =
-        Failure{1, "unsafe",
-                "unsafe: " + S.Kernel + offsetText(E) + ": " + E["message"].get<std::string>() +
-                    " (seed " + std::to_string(E["seed"].get<uint64_t>()) +
-                    (Schedules > 1 ? ", schedule " + std::to_string(E["schedule"].get<unsigned>())
-                                   : std::string()) +
-                    ")"};
-    for (size_t I = 1; I < K1Unsafe.size(); ++I)
-      R.Details.push_back("also unsafe: " + S.Kernel + offsetText(K1Unsafe[I]) + ": " +
-                          K1Unsafe[I]["message"].get<std::string>());
-  } else {
-    for (const nlohmann::json &E : NewUnsafe)
-      R.Details.push_back("also unsafe: " + S.Kernel + offsetText(E) + ": " +
-                          E["message"].get<std::string>());
-  }
+  body()["buffers"] = Buffers;
+  body()["findings"] = Findings;
+  body()["unsafe"] = K1Unsafe;
+  body()["k0_unsafe"] = K0Unsafe;
+  judgeUnsafe();
+  const device::DeviceInfo &DI = Dev->info();
   if (First) {
-    R.Exit = First->Exit;
-    R.Verdict = First->Verdict;
-    R.Line = First->Line;
+    R.Result = First->O;
+    R.Message = First->Line;
   } else if (!K0Wrote) {
-    return checksNothing("K0 writes no byte of its output buffers on seeds " + seedList(O.Seeds) +
-                         " (is a size argument 0 or negative, or an output's \"elements\" 0?), "
-                         "so any K1 that also writes nothing would agree with it");
+    checksNothing("K0 writes no byte of its output buffers on seeds " + seedList(O.Seeds) +
+                  " (is a size argument 0 or negative, or an output's \"elements\" 0?), "
+                  "so any K1 that also writes nothing would agree with it");
+    return;
   } else {
-    R.Exit = 0;
-    R.Verdict = "ok";
-    R.Line =
+    R.Result = Outcome::Ok;
+    R.Message =
         "ok: " + S.Kernel + ", " + std::to_string(NOut) + " output buffer" +
         (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) +
         (Schedules > 1 ? " x " + std::to_string(Schedules) + " schedules" : "") +
@@ -579,16 +628,16 @@ DiffResult runDiffCheck(const DiffOptions &O) {
       std::snprintf(Buf, sizeof Buf, ": min cosine %.9g, max |diff| %.6g", MinCos, MaxD);
       L += Buf;
     }
-    R.Details.push_back(L);
+    R.Notes.push_back(L);
   }
-  J["verdict"] = R.Verdict;
-  if (R.Verdict != "ok")
-    J["message"] = R.Line;
-  return R;
 }
 
-DiffResult runInferOnly(const std::string &K0Path, const std::string &SpecPath,
-                        const std::string &Kernel, const std::string &Out, const InferOptions &IO) {
+} // namespace
+
+Report runDiffCheck(const DiffOptions &O) { return DiffRun(O).run(); }
+
+Report runInferOnly(const std::string &K0Path, const std::string &SpecPath,
+                    const std::string &Kernel, const std::string &Out, const InferOptions &IO) {
   auto K0 = openCodeObject(K0Path);
   if (!K0)
     return errorResult(K0.takeError());
@@ -600,17 +649,18 @@ DiffResult runInferOnly(const std::string &K0Path, const std::string &SpecPath,
   auto Inf = inferLaunch(*Spec, (*K0)->C, IO);
   if (!Inf)
     return errorResult(Inf.takeError());
+  Spec->K0Sha256 = sha256Hex((*K0)->C.Bytes);
   if (llvm::Error E = writeFileAtomic(Out, Spec->toJson().dump(2) + "\n"))
     return errorResult(std::move(E));
-  DiffResult R;
-  R.Verdict = "ok";
-  R.Line = "inferred: " + Spec->Kernel + ", " + std::to_string(Inf->Json.size()) +
-           " buffers completed in " + std::to_string(Inf->Runs) + " emulator runs of K0" +
-           (Out == "-" ? "" : "; wrote " + Out);
+  Report R;
+  R.Inputs = {reportInput("k0", K0Path, (*K0)->C.Bytes), reportInput("spec", SpecPath, Spec->Text)};
+  R.Backend = "emu";
+  R.Message = "inferred: " + Spec->Kernel + ", " + std::to_string(Inf->Json.size()) +
+              " buffers completed in " + std::to_string(Inf->Runs) + " emulator runs of K0" +
+              (Out == "-" ? "" : "; wrote " + Out);
   for (const std::string &L : Inf->Lines)
-    R.Details.push_back("spec: " + L);
-  R.Json = {{"tool", "kernel-diffcheck"},
-            {"kernel", Spec->Kernel},
+    R.Notes.push_back("spec: " + L);
+  R.Body = {{"kernel", Spec->Kernel},
             {"inferred", Inf->Json},
             {"runs", Inf->Runs},
             {"spec", Spec->toJson()}};

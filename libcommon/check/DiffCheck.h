@@ -5,6 +5,7 @@
 #pragma once
 
 #include "check/LaunchInference.h"
+#include "support/Report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,18 +40,13 @@ struct DiffOptions {
   std::function<void(const std::string &)> Progress;
 };
 
-struct DiffResult {
-  int Exit = 0;        // 0 ok, 1 divergent/unsafe/abi_invalid, 2 bad input, 3 runtime_error
-  std::string Verdict; // ok, divergent, unsafe, abi_invalid, runtime_error, error
-  std::string Line;    // the verdict line without the tool prefix, or the error message
-  std::vector<std::string> Details;
-  nlohmann::json Json;
-};
-
-DiffResult runDiffCheck(const DiffOptions &O);
+// The check's report (support/Report.h; the caller names the tool): outcome ok, abi_invalid,
+// divergent, unsafe, input_error or runtime_error; Message the verdict line ("divergent:
+// buffer 'out' ..."); Notes the details; Body the buffers, findings and inferred spec.
+Report runDiffCheck(const DiffOptions &O);
 
 // --infer: complete the spec for K0 and write it to Out ("-": stdout) atomically.
-DiffResult runInferOnly(const std::string &K0, const std::string &Spec, const std::string &Kernel,
-                        const std::string &Out, const InferOptions &IO);
+Report runInferOnly(const std::string &K0, const std::string &Spec, const std::string &Kernel,
+                    const std::string &Out, const InferOptions &IO);
 
 } // namespace asmevo::check

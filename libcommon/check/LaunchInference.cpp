@@ -1,12 +1,15 @@
 #include "check/LaunchInference.h"
 
-#include "check/InputGen.h"
-#include "emu/Emulator.h"
+#include "device/Device.h"
+#include "launch/InputGen.h"
 #include "support/Error.h"
 
 #include <cstring>
+#include <memory>
 
 namespace asmevo::check {
+
+using namespace asmevo::launch;
 
 namespace {
 
@@ -38,8 +41,12 @@ struct Buf {
   // Initial contents: variants 0 and 1 random, 2 and 3 every element the type's highest and
   // lowest value (role probes only). Non-probe: the data; probe: a tile.
   std::vector<uint8_t> Init[4];
-  uint8_t *Host = nullptr;
-  uint64_t MaxHi = 0; // probe: highest touched data byte + 1 over all runs
+  // The allocation's bytes on the host (written before a run, read after it); a probe's only
+  // as far as a run touched it, so the rest is never initialised.
+  std::unique_ptr<uint8_t[]> Image;
+  uint64_t ImageSize = 0;
+  uint8_t *Host = nullptr; // Image.get()
+  uint64_t MaxHi = 0;      // probe: highest touched data byte + 1 over all runs
   bool Written = false;
   std::vector<uint8_t> InitA, FinalA; // run A snapshot of the data region
 };
@@ -91,20 +98,52 @@ std::vector<uint8_t> repeated(const std::vector<uint8_t> &E, uint64_t Bytes) {
   return R;
 }
 
-} // namespace
+// One inference, in named steps: place the buffers, run A and B (extents, written buffers),
+// find the roles of written buffers, complete the spec.
+class Inference {
+public:
+  Inference(LaunchSpec &S, const CodeObject &K0, device::Device &Dev, const InferOptions &O)
+      : S(S), K0(K0), Dev(Dev), O(O) {
+    Rep.Json = nlohmann::json::array();
+  }
 
-llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
-                                            const InferOptions &O) {
+  llvm::Expected<InferenceReport> run() {
+    if (llvm::Error E = placeBuffers())
+      return std::move(E);
+    if (llvm::Error E = runAB())
+      return std::move(E);
+    if (llvm::Error E = findRoles())
+      return std::move(E);
+    if (llvm::Error E = complete())
+      return std::move(E);
+    return std::move(Rep);
+  }
+
+private:
+  LaunchSpec &S;
+  const CodeObject &K0;
+  device::Device &Dev;
+  const InferOptions &O;
   InferenceReport Rep;
-  Rep.Json = nlohmann::json::array();
-  if (!S.needsInference())
-    return Rep;
-  emu::DeviceMemory Mem;
-  auto Emu = emu::Emulator::load(K0, Mem);
-  if (!Emu)
-    return Emu.takeError();
-
   std::vector<Buf> Bufs;
+  device::LaunchParams L;
+  uint64_t RunAInstructions = 0;
+  std::vector<bool> InOut;
+
+  llvm::Error placeBuffers();
+  llvm::Error fill(Buf &B, int V);
+  llvm::Error runOnce(const std::vector<int> &Var, bool Extreme = false);
+  llvm::Error checkFootprints(const device::LaunchResult &St);
+  uint64_t dataLen(const Buf &B) const { return B.Probe ? B.MaxHi : B.Cap; }
+  bool changed(const Buf &B, int V) const;
+  llvm::Error runAB();
+  llvm::Error findRoles();
+  llvm::Error complete();
+};
+
+// Every buffer the spec leaves open, in its own allocation: a large probe (elements unknown)
+// or the given size between guards; its four initial variants; the launch they make.
+llvm::Error Inference::placeBuffers() {
   std::vector<uint64_t> Addr(S.Args.size(), 0);
   for (unsigned I = 0; I < S.Args.size(); ++I) {
     ArgSpec &A = S.Args[I];
@@ -152,21 +191,18 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
       for (int V = 2; V < 4; ++V)
         B.Init[V] = repeated(extremeElement(A.Type, V == 2), B.Cap);
     }
-    B.Base = Mem.allocate(Size, 4096, "inference buffer " + A.Label);
-    if (!B.Base)
+    auto Base = Dev.alloc(Size, "inference buffer " + A.Label);
+    if (!Base)
       return makeError("launch inference: no room for a " + std::to_string(Size) +
                        "-byte buffer for '" + A.Label + "'");
-    B.Host = Mem.translate(B.Base, Size);
+    B.Base = *Base;
+    B.Image.reset(new uint8_t[Size]);
+    B.ImageSize = Size;
+    B.Host = B.Image.get();
     Addr[I] = B.Base + B.DataOff;
     Bufs.push_back(std::move(B));
   }
 
-  // K0's module image (its globals) as loaded: every run starts from it, so that a kernel that
-  // writes module globals sees the same state in each run (not the previous run's writes).
-  const emu::Allocation *Image = Mem.find((*Emu)->loadBase());
-  std::vector<uint8_t> ImageInit(Image->Bytes.get(), Image->Bytes.get() + Image->Size);
-
-  emu::LaunchConfig L;
   L.Kernel = S.Kernel;
   L.GridItems = S.gridItems();
   L.Block = S.Block;
@@ -175,76 +211,109 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
   L.Threads = O.Threads;
   L.Seed = 1;
   L.TimeoutSeconds = O.TimeoutSeconds;
+  L.TrackFootprint = true;
+  return llvm::Error::success();
+}
 
-  auto fill = [&](Buf &B, int V) {
-    if (B.Probe) {
-      for (uint64_t Off = 0; Off < B.Cap; Off += kTileBytes)
-        std::memcpy(B.Host + B.DataOff + Off, B.Init[V].data(),
-                    std::min<uint64_t>(kTileBytes, B.Cap - Off));
-    } else {
-      fillCanary(B.Host, kGuardBytes, B.Arg);
-      if (B.Cap)
-        std::memcpy(B.Host + B.DataOff, B.Init[V].data(), B.Cap);
-      fillCanary(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg);
-    }
-  };
-  uint64_t RunAInstructions = 0;
-  // Extreme: a role probe with a type-extreme fill; K0 may loop on such values, so its run is
-  // bounded by a multiple of run A's instruction count, and its failure is only reported.
-  auto run = [&](const std::vector<int> &Var, bool Extreme = false) -> llvm::Error {
-    for (size_t K = 0; K < Bufs.size(); ++K)
-      fill(Bufs[K], Var[K]);
-    std::memcpy(Image->Bytes.get(), ImageInit.data(), ImageInit.size());
-    Mem.resetTouched();
-    Mem.setTracking(true);
-    emu::LaunchConfig LR = L;
-    if (Extreme)
-      LR.MaxInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
-    auto St = (*Emu)->run(LR);
-    Mem.setTracking(false);
-    ++Rep.Runs;
-    if (!St)
-      return prefixed(St.takeError(), "K0 stopped during launch inference: ");
-    if (!RunAInstructions)
-      RunAInstructions = St->WaveInstructions;
-    for (Buf &B : Bufs) {
-      const ArgSpec &A = S.Args[B.Arg];
-      const emu::Allocation *Al = Mem.find(B.Base);
-      uint64_t Lo = Al->TouchLo, Hi = Al->TouchHi;
-      if (B.Probe) {
-        if (Lo <= Hi && Lo < kProbeLead)
-          return makeError("launch inference: K0 accesses '" + A.Label + "' at byte offset -" +
-                           std::to_string(kProbeLead - Lo) +
-                           " (below the pointer): give its \"elements\" and \"file\"");
-        if (Lo <= Hi)
-          B.MaxHi = std::max(B.MaxHi, Hi - kProbeLead);
-      } else {
-        if (auto G = firstCanaryDiff(B.Host, kGuardBytes, B.Arg); G >= 0)
-          return makeError("launch inference: K0 writes before buffer '" + A.Label +
-                           "' (byte offset " + std::to_string(G - int64_t(kGuardBytes)) +
-                           "): the spec gives it too little room");
-        if (auto G = firstCanaryDiff(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg); G >= 0)
-          return makeError("launch inference: K0 writes past the end of buffer '" + A.Label +
-                           "' (" + std::to_string(*A.Elements) + " " + elemTypeName(A.Type) +
-                           " elements; byte offset " + std::to_string(B.Cap + G) +
-                           "): the spec gives it too few elements");
-      }
-    }
+// Buffer B's initial contents, variant V, on the device: a probe is its tile repeated over the
+// whole probe; a given size is its data between two guards.
+llvm::Error Inference::fill(Buf &B, int V) {
+  if (B.Probe) {
+    for (uint64_t Off = 0; Off < B.Cap; Off += kTileBytes)
+      if (llvm::Error E = Dev.write(B.Base + B.DataOff + Off, B.Init[V].data(),
+                                    std::min<uint64_t>(kTileBytes, B.Cap - Off)))
+        return E;
     return llvm::Error::success();
-  };
-  auto dataLen = [&](const Buf &B) { return B.Probe ? B.MaxHi : B.Cap; };
-  auto changed = [&](const Buf &B, int V) {
-    uint64_t N = dataLen(B);
-    for (uint64_t Off = 0; Off < N; ++Off)
-      if (B.Host[B.DataOff + Off] != initialByte(B, V, Off))
-        return true;
-    return false;
-  };
+  }
+  fillCanary(B.Host, kGuardBytes, B.Arg);
+  if (B.Cap)
+    std::memcpy(B.Host + B.DataOff, B.Init[V].data(), B.Cap);
+  fillCanary(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg);
+  return Dev.write(B.Base, B.Host, B.ImageSize);
+}
 
-  // Run A and B: extents, written buffers.
+bool Inference::changed(const Buf &B, int V) const {
+  uint64_t N = dataLen(B);
+  for (uint64_t Off = 0; Off < N; ++Off)
+    if (B.Host[B.DataOff + Off] != initialByte(B, V, Off))
+      return true;
+  return false;
+}
+
+// One run of K0 with buffer K in its variant Var[K]. Extreme: a role probe with a type-extreme
+// fill; K0 may loop on such values, so its run is bounded by a multiple of run A's instruction
+// count, and its failure is only reported.
+llvm::Error Inference::runOnce(const std::vector<int> &Var, bool Extreme) {
+  for (size_t K = 0; K < Bufs.size(); ++K)
+    if (llvm::Error E = fill(Bufs[K], Var[K]))
+      return E;
+  // Every run loads K0 afresh: a kernel that writes its module globals sees the same state
+  // in each run (not the previous run's writes).
+  auto Mod = Dev.load(K0);
+  if (!Mod)
+    return Mod.takeError();
+  device::LaunchParams LR = L;
+  if (Extreme)
+    LR.MaxInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
+  auto St = Dev.launch(**Mod, LR);
+  ++Rep.Runs;
+  if (!St)
+    return prefixed(St.takeError(), "K0 stopped during launch inference: ");
+  if (!RunAInstructions)
+    RunAInstructions = St->WaveInstructions;
+  // Given sizes whole (their guards are checked); probes only as far as any run touched them.
+  for (Buf &B : Bufs)
+    if (!B.Probe)
+      if (llvm::Error E = Dev.read(B.Base, B.Host, B.ImageSize))
+        return E;
+  if (llvm::Error E = checkFootprints(*St))
+    return E;
+  for (Buf &B : Bufs)
+    if (B.Probe && B.MaxHi)
+      if (llvm::Error E = Dev.read(B.Base + B.DataOff, B.Host + B.DataOff, B.MaxHi))
+        return E;
+  return llvm::Error::success();
+}
+
+// Probes: the highest byte touched, and no access below the pointer; given sizes: the guards.
+llvm::Error Inference::checkFootprints(const device::LaunchResult &St) {
+  auto footprint = [&](uint64_t Base) {
+    for (const device::Footprint &F : St.Footprints)
+      if (F.Base == Base)
+        return F;
+    return device::Footprint{Base, false, 0, 0};
+  };
+  for (Buf &B : Bufs) {
+    const ArgSpec &A = S.Args[B.Arg];
+    device::Footprint F = footprint(B.Base);
+    uint64_t Lo = F.Lo, Hi = F.Hi;
+    if (B.Probe) {
+      if (F.Touched && Lo < kProbeLead)
+        return makeError("launch inference: K0 accesses '" + A.Label + "' at byte offset -" +
+                         std::to_string(kProbeLead - Lo) +
+                         " (below the pointer): give its \"elements\" and \"file\"");
+      if (F.Touched)
+        B.MaxHi = std::max(B.MaxHi, Hi - kProbeLead);
+    } else {
+      if (auto G = firstCanaryDiff(B.Host, kGuardBytes, B.Arg); G >= 0)
+        return makeError("launch inference: K0 writes before buffer '" + A.Label +
+                         "' (byte offset " + std::to_string(G - int64_t(kGuardBytes)) +
+                         "): the spec gives it too little room");
+      if (auto G = firstCanaryDiff(B.Host + B.DataOff + B.Cap, kGuardBytes, B.Arg); G >= 0)
+        return makeError("launch inference: K0 writes past the end of buffer '" + A.Label + "' (" +
+                         std::to_string(*A.Elements) + " " + elemTypeName(A.Type) +
+                         " elements; byte offset " + std::to_string(B.Cap + G) +
+                         "): the spec gives it too few elements");
+    }
+  }
+  return llvm::Error::success();
+}
+
+// Run A and B: extents, written buffers.
+llvm::Error Inference::runAB() {
   std::vector<int> VarA(Bufs.size(), 0), VarB(Bufs.size(), 1);
-  if (llvm::Error E = run(VarA))
-    return std::move(E);
+  if (llvm::Error E = runOnce(VarA))
+    return E;
   for (Buf &B : Bufs) {
     B.Written = changed(B, 0);
     uint64_t N = dataLen(B);
@@ -253,13 +322,17 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
     for (uint64_t Off = 0; Off < N; ++Off)
       B.InitA[Off] = initialByte(B, 0, Off);
   }
-  if (llvm::Error E = run(VarB))
-    return std::move(E);
+  if (llvm::Error E = runOnce(VarB))
+    return E;
   for (Buf &B : Bufs)
     B.Written = B.Written || changed(B, 1);
 
-  // Roles of written buffers: does changing only their initial contents change the outputs?
-  std::vector<bool> InOut(Bufs.size(), false);
+  return llvm::Error::success();
+}
+
+// Roles of written buffers: does changing only their initial contents change the outputs?
+llvm::Error Inference::findRoles() {
+  InOut.assign(Bufs.size(), false);
   for (size_t X = 0; X < Bufs.size(); ++X) {
     Buf &BX = Bufs[X];
     if (!BX.RoleWanted || !BX.Written)
@@ -273,9 +346,9 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
     for (int V = 1; V < 4 && !InOut[X]; ++V) {
       std::vector<int> VarC(Bufs.size(), 0);
       VarC[X] = V;
-      if (llvm::Error E = run(VarC, V >= 2)) {
+      if (llvm::Error E = runOnce(VarC, V >= 2)) {
         if (V == 1)
-          return std::move(E);
+          return E;
         llvm::consumeError(std::move(E)); // K0 cannot take extreme values here: no evidence
         continue;
       }
@@ -296,6 +369,11 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
     }
   }
 
+  return llvm::Error::success();
+}
+
+// The spec completed, with one line and one JSON entry per buffer.
+llvm::Error Inference::complete() {
   for (size_t K = 0; K < Bufs.size(); ++K) {
     const Buf &B = Bufs[K];
     ArgSpec &A = S.Args[B.Arg];
@@ -327,7 +405,30 @@ llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
       Line += "; K0 does not access it";
     Rep.Lines.push_back(Line);
   }
-  return Rep;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
+                                            device::Device &Dev, const InferOptions &O) {
+  if (!S.needsInference())
+    return InferenceReport{{}, nlohmann::json::array(), 0};
+  if (!Dev.info().TracksFootprint)
+    return makeError("launch inference needs a backend that records which bytes a kernel "
+                     "touches (emu), not " +
+                     Dev.info().Backend + ": give every buffer's \"elements\" and \"role\"");
+  return Inference(S, K0, Dev, O).run();
+}
+
+llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
+                                            const InferOptions &O) {
+  if (!S.needsInference())
+    return InferenceReport{{}, nlohmann::json::array(), 0};
+  auto Dev = device::openDevice("emu", K0.Target.Processor);
+  if (!Dev)
+    return Dev.takeError();
+  return inferLaunch(S, K0, **Dev, O);
 }
 
 } // namespace asmevo::check

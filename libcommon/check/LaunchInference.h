@@ -1,5 +1,6 @@
 // Launch inference: complete a launch spec's buffers (element counts and roles) by running K0
-// on the emulator with footprint tracking.
+// on a device that records footprints (DeviceInfo::TracksFootprint: the emu backend; hip says
+// it cannot).
 //
 // Elements: each buffer without "elements" is placed 1 MiB into a large allocation (64 MiB of
 // data after it by default), filled with random values of its type; after the run its touched
@@ -16,7 +17,8 @@
 // race (through memory or atomics) can make a buffer look "inout".
 #pragma once
 
-#include "check/LaunchSpec.h"
+#include "device/Device.h"
+#include "launch/LaunchSpec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +26,8 @@
 #include <vector>
 
 namespace asmevo::check {
+
+using launch::LaunchSpec;
 
 struct InferOptions {
   uint64_t ProbeBytes = 64ull << 20;
@@ -40,6 +44,9 @@ struct InferenceReport {
 
 // Completes S (resolved against K0) in place. Errors: input kind for what the spec must fix
 // (negative offsets, K0 writing outside a given buffer), runtime kind when K0 stops.
+llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
+                                            device::Device &Dev, const InferOptions &O = {});
+// The same on a fresh emu device for K0's processor.
 llvm::Expected<InferenceReport> inferLaunch(LaunchSpec &S, const CodeObject &K0,
                                             const InferOptions &O = {});
 

@@ -22,9 +22,8 @@ struct KernelArg {
   uint32_t Offset = 0;
   uint32_t Size = 0;
   bool isHidden() const { return ValueKind.rfind("hidden_", 0) == 0; }
-  bool isPointer() const {
-    return ValueKind == "global_buffer" || ValueKind == "dynamic_shared_pointer";
-  }
+  // A pointer to global memory that a launch passes a buffer for.
+  bool isGlobalBuffer() const { return ValueKind == "global_buffer"; }
 };
 
 struct KernelSignature {

@@ -28,7 +28,6 @@ struct TargetId {
   std::string mattr() const;
 
   // Processor facts.
-  bool isGfx9() const { return Major == 9; }
   bool hasGfx90aInsts() const;            // gfx90a, gfx940+, gfx950: unified VGPR/AGPR file
   bool hasArchitectedFlatScratch() const; // gfx940+
   bool hasKernargPreload() const;         // gfx90a, gfx940+

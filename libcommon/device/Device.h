@@ -21,6 +21,8 @@ struct DeviceInfo {
   std::string Backend;   // "emu" or "hip"
   std::string Name;      // "CPU emulator (gfx942, wave64)", or the GPU's name
   bool Hardware = false; // false: times are emulation (host) times, never GPU times
+  // The backend can record which bytes a launch touched (LaunchParams::TrackFootprint): emu.
+  bool TracksFootprint = false;
 };
 
 struct LaunchParams {
@@ -37,12 +39,22 @@ struct LaunchParams {
                                              // the launch fails with a LimitError
   bool VarySchedule = false;                 // emu: seeded, varied wave interleaving
   bool Strict = false;                       // emu: the strict checks (emu/StrictCheck.h)
+  bool TrackFootprint = false; // record every allocation's touched bytes (DeviceInfo says who can)
 };
 
-// A strict-check finding: code that is correct only by luck of hardware timing.
-struct SyncFinding {
+// The bytes one launch touched (read or wrote) in one allocation made with alloc.
+struct Footprint {
+  uint64_t Base = 0;       // the allocation, as alloc returned it
+  bool Touched = false;    // any byte
+  uint64_t Lo = 0, Hi = 0; // offsets from Base: the lowest touched byte, one past the highest
+};
+
+// A strict-check finding: code that is correct only by luck of hardware timing. Its kind is
+// (Rule, Instructions); where it is, (kernel, Offset). Nothing compares Message.
+struct UnsafeFinding {
   std::string Rule;    // "pending-read", "lds-race", "global-race", a wait-state rule, ...
   uint64_t Offset = 0; // of the instruction, from the kernel's entry
+  std::vector<std::string> Instructions; // mnemonics: the one at Offset, then the earlier one
   std::string Message;
 };
 
@@ -58,10 +70,11 @@ struct LaunchResult {
   uint64_t Workgroups = 0, Waves = 0;
   uint64_t WaveInstructions = 0, LaneInstructions = 0; // emu only (0 on hardware)
   unsigned HostThreads = 0;
-  bool Checked = false;              // the strict checks ran (emu with Strict)
-  std::vector<SyncFinding> Findings; // the first findings (one per rule and instruction)
-  uint64_t FindingsTotal = 0;        // every occurrence
-  std::vector<WaitStat> Waits;       // by offset
+  bool Checked = false;                // the strict checks ran (emu with Strict)
+  std::vector<UnsafeFinding> Findings; // the first findings (one per rule and instruction)
+  uint64_t FindingsTotal = 0;          // every occurrence
+  std::vector<WaitStat> Waits;         // by offset
+  std::vector<Footprint> Footprints;   // with TrackFootprint: one per live allocation
 };
 
 // A code object loaded on a device.

@@ -4,6 +4,8 @@
 #include "emu/Emulator.h"
 #include "support/Error.h"
 
+#include <algorithm>
+
 namespace asmevo::device {
 
 Module::~Module() = default;
@@ -27,6 +29,7 @@ public:
     Info.Backend = "emu";
     Info.Name = "CPU emulator (" + Processor + ", wave64)";
     Info.Hardware = false;
+    Info.TracksFootprint = true;
   }
   const DeviceInfo &info() const override { return Info; }
 
@@ -35,12 +38,16 @@ public:
     if (!A)
       return makeError("no room for device allocation '" + Name + "' of " + std::to_string(Size) +
                        " bytes");
+    Allocated.push_back(A);
     return A;
   }
   llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) override {
     return Mem.map(Addr, Size, Name);
   }
-  llvm::Error free(uint64_t Addr) override { return Mem.unmap(Addr); }
+  llvm::Error free(uint64_t Addr) override {
+    Allocated.erase(std::remove(Allocated.begin(), Allocated.end(), Addr), Allocated.end());
+    return Mem.unmap(Addr);
+  }
   llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size) override {
     return Mem.write(Addr, Src, Size);
   }
@@ -67,7 +74,12 @@ public:
     L.TimeoutSeconds = P.TimeoutSeconds;
     L.VarySchedule = P.VarySchedule;
     L.Strict = P.Strict;
+    if (P.TrackFootprint) {
+      Mem.resetTouched();
+      Mem.setTracking(true);
+    }
     auto S = static_cast<EmuModule &>(M).emulator().run(L);
+    Mem.setTracking(false);
     if (!S)
       return S.takeError();
     LaunchResult R;
@@ -78,17 +90,24 @@ public:
     R.LaneInstructions = S->LaneInstructions;
     R.HostThreads = S->Threads;
     R.Checked = P.Strict;
-    for (const emu::StrictFinding &F : S->Findings)
-      R.Findings.push_back(SyncFinding{F.Rule, F.Pc - S->EntryPc, F.Message});
+    for (const emu::UnsafeFinding &F : S->Findings)
+      R.Findings.push_back(UnsafeFinding{F.Rule, F.Pc - S->EntryPc, F.Instructions, F.Message});
     R.FindingsTotal = S->FindingsTotal;
     for (const auto &[Pc, W] : S->Waits)
       R.Waits.push_back(WaitStat{Pc - S->EntryPc, W.Executions, W.MaxVm, W.MaxLgkm});
+    if (P.TrackFootprint)
+      for (uint64_t A : Allocated)
+        if (const emu::Allocation *Al = Mem.find(A)) {
+          uint64_t Lo = Al->TouchLo, Hi = Al->TouchHi;
+          R.Footprints.push_back(Footprint{A, Lo <= Hi, Lo <= Hi ? Lo : 0, Lo <= Hi ? Hi : 0});
+        }
     return R;
   }
 
 private:
   DeviceInfo Info;
   emu::DeviceMemory Mem;
+  std::vector<uint64_t> Allocated; // by alloc, still live
 };
 
 } // namespace

@@ -2,8 +2,8 @@
 // with dlopen and never linked, so that every tool builds and runs without ROCm.
 //
 // UNTESTED ON A GPU. No AMD GPU was available where this was written: the backend has been
-// exercised only against a fake runtime (test/emu/fake_hip_runtime.cpp, which checks every call
-// and argument it receives) and against Debian's libamdhip64 5.2 on a machine without a GPU
+// exercised only against a fake runtime (test/unit/device/fake_hip_runtime.cpp, which checks every
+// call and argument it receives) and against Debian's libamdhip64 5.2 on a machine without a GPU
 // (which must fail cleanly with "no AMD GPU found"). Nothing here has launched a kernel on
 // hardware.
 //
@@ -319,6 +319,9 @@ public:
   }
 
   llvm::Expected<LaunchResult> launch(Module &Mod, const LaunchParams &P) override {
+    if (P.TrackFootprint)
+      return makeError("the hip backend cannot record which bytes a kernel touches (launch "
+                       "inference runs on the emu backend)");
     auto &M = static_cast<HipModule &>(Mod);
     const CodeObject &Code = M.codeObject();
     const KernelInfo *K = Code.kernel(P.Kernel);

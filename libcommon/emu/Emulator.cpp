@@ -63,7 +63,15 @@ struct AqlPacket {
 };
 static_assert(sizeof(AqlPacket) == 64, "AQL packet layout");
 
-struct Dispatch {
+void putLe(std::vector<uint8_t> &B, uint32_t Off, uint32_t Size, uint64_t V) {
+  for (uint32_t I = 0; I < Size && Off + I < B.size(); ++I)
+    B[Off + I] = uint8_t(V >> (8 * I));
+}
+
+} // namespace
+
+// One dispatch as run() plans it (Emulator.h: the steps of run()).
+struct Emulator::Dispatch {
   const KernelInfo *Kernel = nullptr;
   LaunchConfig L;
   uint64_t Entry = 0; // first pc of each wave
@@ -74,14 +82,11 @@ struct Dispatch {
   uint32_t GroupSegment = 0; // LDS bytes per workgroup
   RegisterAllocation Alloc;  // registers the descriptor allocates
   std::array<uint32_t, 3> NumGroups{1, 1, 1};
+  uint64_t TotalGroups = 0;
+  std::vector<uint8_t> Kernarg; // the segment as the kernel sees it (hidden arguments filled)
+  std::vector<uint64_t> Temp;   // device memory of the dispatch, unmapped after it
+  KdBits bits() const { return KdBits(Kernel->Kd); }
 };
-
-void putLe(std::vector<uint8_t> &B, uint32_t Off, uint32_t Size, uint64_t V) {
-  for (uint32_t I = 0; I < Size && Off + I < B.size(); ++I)
-    B[Off + I] = uint8_t(V >> (8 * I));
-}
-
-} // namespace
 
 llvm::Expected<std::unique_ptr<Emulator>> Emulator::load(const CodeObject &Code,
                                                          DeviceMemory &Mem) {
@@ -283,7 +288,10 @@ struct ThreadStats {
 
 } // namespace
 
-llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
+// The launch checked against the kernel, the target and the hardware's limits, and the
+// dispatch planned: workgroups, registers, LDS, kernarg segment, scratch.
+llvm::Error Emulator::planDispatch(Dispatch &D) const {
+  const LaunchConfig &LIn = D.L;
   const KernelInfo *K = Code.kernel(LIn.Kernel);
   if (!K) {
     std::string Names;
@@ -296,9 +304,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   if (Bits.wave32())
     return makeError("'" + Code.Path + "': kernel '" + K->Name +
                      "' is wave32; the emulator runs wave64");
-  Dispatch D;
   D.Kernel = K;
-  D.L = LIn;
   const LaunchConfig &L = D.L;
   uint64_t BlockItems = 1;
   for (unsigned I = 0; I < 3; ++I) {
@@ -355,7 +361,8 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   auto Sig = kernelSignature(Code, *K);
   if (!Sig)
     return Sig.takeError();
-  std::vector<uint8_t> Kernarg = L.Kernarg;
+  std::vector<uint8_t> &Kernarg = D.Kernarg;
+  Kernarg = L.Kernarg;
   if (auto Conflict = kernargSizeConflict(*K))
     return makeError("'" + Code.Path + "': kernel '" + K->Name + "': the kernarg sizes disagree: " +
                      *Conflict + "; which one a runtime uses decides what the kernel reads");
@@ -375,30 +382,29 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   if (D.PerLane >= (1u << 18))
     return makeError("a private segment of " + std::to_string(D.PerLane) +
                      " bytes per lane exceeds the 18-bit stride of the scratch descriptor");
+  D.TotalGroups = uint64_t(D.NumGroups[0]) * D.NumGroups[1] * D.NumGroups[2];
+  return llvm::Error::success();
+}
 
-  unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
-  uint64_t TotalGroups = uint64_t(D.NumGroups[0]) * D.NumGroups[1] * D.NumGroups[2];
-  Threads = unsigned(std::min<uint64_t>(Threads, TotalGroups));
-
-  // Device-side dispatch objects.
-  std::vector<uint64_t> Temp;
-  auto Cleanup = [&] {
-    for (uint64_t A : Temp)
-      llvm::consumeError(Mem.unmap(A));
-  };
-  D.KernargAddr = Mem.allocate(Kernarg.size(), 256, "kernarg segment of " + K->Name);
+// The dispatch's objects in device memory (kernarg segment with the hidden arguments, AQL
+// packet, queue, scratch for Threads host threads) and its entry point.
+llvm::Error Emulator::placeDispatch(Dispatch &D, unsigned Threads) {
+  const LaunchConfig &L = D.L;
+  std::vector<uint8_t> &Kernarg = D.Kernarg;
+  auto Sig = kernelSignature(Code, *D.Kernel);
+  if (!Sig)
+    return Sig.takeError();
+  D.KernargAddr = Mem.allocate(Kernarg.size(), 256, "kernarg segment of " + D.Kernel->Name);
   D.PacketAddr = Mem.allocate(64, 64, "AQL dispatch packet");
   D.QueueAddr = Mem.allocate(256, 64, "queue (amd_queue_t, zero-filled)");
-  Temp = {D.KernargAddr, D.PacketAddr, D.QueueAddr};
+  D.Temp = {D.KernargAddr, D.PacketAddr, D.QueueAddr};
   if (D.PerLane) {
     uint64_t Bytes = uint64_t(D.PerLane) * kWaveSize * D.MaxWavesPerGroup * Threads;
     D.ScratchBase = Mem.allocate(Bytes, 0x10000, "scratch");
-    Temp.push_back(D.ScratchBase);
+    D.Temp.push_back(D.ScratchBase);
   }
-  if (!D.KernargAddr || !D.PacketAddr || !D.QueueAddr || (D.PerLane && !D.ScratchBase)) {
-    Cleanup();
+  if (!D.KernargAddr || !D.PacketAddr || !D.QueueAddr || (D.PerLane && !D.ScratchBase))
     return makeError("the device address space has no room for the dispatch");
-  }
   AqlPacket P{};
   P.Header = 2; // HSA_PACKET_TYPE_KERNEL_DISPATCH
   P.Setup = uint16_t(L.GridItems[2] > 1 ? 3 : L.GridItems[1] > 1 ? 2 : 1);
@@ -408,7 +414,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   }
   P.PrivateSegmentSize = D.PerLane;
   P.GroupSegmentSize = D.GroupSegment;
-  P.KernelObject = Base + Code.Symbols[K->DescSymbol].Value;
+  P.KernelObject = Base + Code.Symbols[D.Kernel->DescSymbol].Value;
   P.KernargAddress = D.KernargAddr;
   if (L.FillHidden) {
     for (const KernelArg &A : Sig->Args) {
@@ -447,18 +453,134 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
         putLe(Kernarg, A.Offset, A.Size, V);
     }
   }
-  if (llvm::Error Err = Mem.write(D.KernargAddr, Kernarg.data(), Kernarg.size())) {
-    Cleanup();
-    return std::move(Err);
-  }
-  if (llvm::Error Err = Mem.write(D.PacketAddr, &P, sizeof(P))) {
-    Cleanup();
-    return std::move(Err);
-  }
-  D.Entry = Base + K->EntryAddr;
-  bool Preload = K->Kd.kernargPreloadLength() > 0;
+  if (llvm::Error Err = Mem.write(D.KernargAddr, Kernarg.data(), Kernarg.size()))
+    return Err;
+  if (llvm::Error Err = Mem.write(D.PacketAddr, &P, sizeof(P)))
+    return Err;
+  D.Entry = Base + D.Kernel->EntryAddr;
+  bool Preload = D.Kernel->Kd.kernargPreloadLength() > 0;
   if (Preload)
     D.Entry += 256; // firmware that preloads kernargs starts past the compatibility prologue
+  return llvm::Error::success();
+}
+
+// One wave's registers at dispatch: zeroed allocation, EXEC for its lanes, user and system
+// SGPRs in the documented order, flat scratch, work-item ids in v0. Throws a RegisterFault when
+// the dispatch needs more SGPRs than the descriptor allocates.
+void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T,
+                        const uint32_t Id[3], const uint32_t Size[3], uint32_t Items) const {
+  const KernelInfo *K = D.Kernel;
+  const std::vector<uint8_t> &Kernarg = D.Kernarg;
+  KdBits Bits = D.bits();
+  std::memset(W.s, 0, sizeof(W.s));
+  // Registers start at zero (hardware leaves them undefined). Only the registers the
+  // descriptor allocates are cleared: code that touches others is invalid (hsaco-rebuild
+  // refuses it) and clearing all 512 rows would dominate short kernels.
+  std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
+  if (D.Alloc.Agprs)
+    std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Alloc.Agprs);
+  W.scc = false;
+  W.done = W.atBarrier = false;
+  W.instCount = 0;
+  W.trapsts = 0;
+  W.priority = 0;
+  W.waveInGroup = Wv;
+  W.mode = Bits.mode();
+  W.pc = D.Entry;
+  unsigned Lanes = std::min<unsigned>(kWaveSize, Items - Wv * kWaveSize);
+  W.setExec(Lanes == 64 ? ~0ull : ((1ull << Lanes) - 1));
+  uint64_t WaveScratch =
+      D.ScratchBase + (uint64_t(T) * D.MaxWavesPerGroup + Wv) * kWaveSize * D.PerLane;
+  // User SGPRs, in the documented order.
+  unsigned S = 0;
+  if (Bits.sgprPrivateSegmentBuffer()) {
+    // V#: base, stride = private bytes per lane, add_tid_enable, no swizzle: lane L's
+    // private byte A is at base + soffset + L * stride + A (see Exec.cpp).
+    W.s[S++] = uint32_t(D.ScratchBase);
+    // With ADD_TID_ENABLE (word 3 bit 23), DATA_FORMAT (word 3 bits 18:15) holds stride
+    // bits 17:14, so it must carry the stride's high bits and nothing else.
+    W.s[S++] = (uint32_t(D.ScratchBase >> 32) & 0xffff) | ((D.PerLane & 0x3fff) << 16);
+    W.s[S++] = 0xffffffffu;
+    W.s[S++] = (1u << 23) | (((D.PerLane >> 14) & 0xf) << 15);
+  }
+  if (Bits.sgprDispatchPtr()) {
+    W.s[S++] = uint32_t(D.PacketAddr);
+    W.s[S++] = uint32_t(D.PacketAddr >> 32);
+  }
+  if (Bits.sgprQueuePtr()) {
+    W.s[S++] = uint32_t(D.QueueAddr);
+    W.s[S++] = uint32_t(D.QueueAddr >> 32);
+  }
+  if (Bits.sgprKernargPtr()) {
+    W.s[S++] = uint32_t(D.KernargAddr);
+    W.s[S++] = uint32_t(D.KernargAddr >> 32);
+  }
+  if (Bits.sgprDispatchId()) {
+    W.s[S++] = 1;
+    W.s[S++] = 0;
+  }
+  if (Bits.sgprFlatScratchInit()) {
+    W.s[S++] = uint32_t(D.ScratchBase);
+    W.s[S++] = uint32_t(D.ScratchBase >> 32);
+  }
+  if (Bits.sgprPrivateSegmentSize())
+    W.s[S++] = D.PerLane;
+  unsigned PreN = K->Kd.kernargPreloadLength(), PreOff = K->Kd.kernargPreloadOffset();
+  for (unsigned I = 0; I < PreN; ++I) {
+    uint32_t V = 0;
+    if ((PreOff + I) * 4 + 4 <= Kernarg.size())
+      std::memcpy(&V, &Kernarg[(PreOff + I) * 4], 4);
+    W.s[S++] = V;
+  }
+  // System SGPRs start after the descriptor's user SGPR count.
+  S = std::max(S, K->Kd.userSgprCount());
+  for (unsigned Dm = 0; Dm < 3; ++Dm)
+    if (Bits.wgId(Dm))
+      W.s[S++] = Id[Dm];
+  if (Bits.wgInfo())
+    W.s[S++] = 0;
+  bool Architected = isGfx94Plus(Target);
+  if (Bits.privateSegment() && !Architected)
+    W.s[S++] = uint32_t(WaveScratch - D.ScratchBase);
+  if (S > D.Alloc.NumberedSgprs)
+    throw EmuError(EmuErrorKind::RegisterFault,
+                   "the dispatch sets s0-s" + std::to_string(S - 1) +
+                       " (user and system SGPRs); the kernel's descriptor allocates s0-s" +
+                       std::to_string(int(D.Alloc.NumberedSgprs) - 1));
+  if (Architected && D.PerLane) {
+    W.s[kFlatScratchLo] = uint32_t(WaveScratch);
+    W.s[kFlatScratchHi] = uint32_t(WaveScratch >> 32);
+  }
+  // Work-item ids: packed into v0 (x 9:0, y 19:10, z 29:20) on gfx90a and later.
+  uint32_t *V0 = W.vrow(0);
+  unsigned Dims = Bits.workItemIdDims();
+  for (unsigned Ln = 0; Ln < Lanes; ++Ln) {
+    uint32_t Flat = Wv * kWaveSize + Ln;
+    uint32_t X = Flat % Size[0], Y = (Flat / Size[0]) % Size[1], Z = Flat / (Size[0] * Size[1]);
+    V0[Ln] = X | (Dims > 1 ? Y << 10 : 0) | (Dims > 2 ? Z << 20 : 0);
+  }
+}
+
+llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
+  Dispatch D;
+  D.L = LIn;
+  if (llvm::Error E = planDispatch(D))
+    return std::move(E);
+  const LaunchConfig &L = D.L;
+  const KernelInfo *K = D.Kernel;
+  KdBits Bits = D.bits();
+  unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
+  uint64_t TotalGroups = D.TotalGroups;
+  Threads = unsigned(std::min<uint64_t>(Threads, TotalGroups));
+
+  auto Cleanup = [&] {
+    for (uint64_t A : D.Temp)
+      llvm::consumeError(Mem.unmap(A));
+  };
+  if (llvm::Error E = placeDispatch(D, Threads)) {
+    Cleanup();
+    return std::move(E);
+  }
 
   std::atomic<uint64_t> NextGroup{0};
   std::atomic<bool> Abort{false};
@@ -514,94 +636,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
         }
         for (unsigned Wv = 0; Wv < NW; ++Wv) {
           WaveState &W = *Waves[Wv];
-          std::memset(W.s, 0, sizeof(W.s));
-          // Registers start at zero (hardware leaves them undefined). Only the registers the
-          // descriptor allocates are cleared: code that touches others is invalid (hsaco-rebuild
-          // refuses it) and clearing all 512 rows would dominate short kernels.
-          std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
-          if (D.Alloc.Agprs)
-            std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Alloc.Agprs);
-          W.scc = false;
-          W.done = W.atBarrier = false;
-          W.instCount = 0;
-          W.trapsts = 0;
-          W.priority = 0;
-          W.waveInGroup = Wv;
-          W.mode = Bits.mode();
-          W.pc = D.Entry;
-          unsigned Lanes = std::min<unsigned>(kWaveSize, Items - Wv * kWaveSize);
-          W.setExec(Lanes == 64 ? ~0ull : ((1ull << Lanes) - 1));
+          initWave(D, W, Wv, T, Id, Size, Items);
           uint64_t WaveScratch =
               D.ScratchBase + (uint64_t(T) * D.MaxWavesPerGroup + Wv) * kWaveSize * D.PerLane;
-          // User SGPRs, in the documented order.
-          unsigned S = 0;
-          if (Bits.sgprPrivateSegmentBuffer()) {
-            // V#: base, stride = private bytes per lane, add_tid_enable, no swizzle: lane L's
-            // private byte A is at base + soffset + L * stride + A (see Exec.cpp).
-            W.s[S++] = uint32_t(D.ScratchBase);
-            // With ADD_TID_ENABLE (word 3 bit 23), DATA_FORMAT (word 3 bits 18:15) holds stride
-            // bits 17:14, so it must carry the stride's high bits and nothing else.
-            W.s[S++] = (uint32_t(D.ScratchBase >> 32) & 0xffff) | ((D.PerLane & 0x3fff) << 16);
-            W.s[S++] = 0xffffffffu;
-            W.s[S++] = (1u << 23) | (((D.PerLane >> 14) & 0xf) << 15);
-          }
-          if (Bits.sgprDispatchPtr()) {
-            W.s[S++] = uint32_t(D.PacketAddr);
-            W.s[S++] = uint32_t(D.PacketAddr >> 32);
-          }
-          if (Bits.sgprQueuePtr()) {
-            W.s[S++] = uint32_t(D.QueueAddr);
-            W.s[S++] = uint32_t(D.QueueAddr >> 32);
-          }
-          if (Bits.sgprKernargPtr()) {
-            W.s[S++] = uint32_t(D.KernargAddr);
-            W.s[S++] = uint32_t(D.KernargAddr >> 32);
-          }
-          if (Bits.sgprDispatchId()) {
-            W.s[S++] = 1;
-            W.s[S++] = 0;
-          }
-          if (Bits.sgprFlatScratchInit()) {
-            W.s[S++] = uint32_t(D.ScratchBase);
-            W.s[S++] = uint32_t(D.ScratchBase >> 32);
-          }
-          if (Bits.sgprPrivateSegmentSize())
-            W.s[S++] = D.PerLane;
-          unsigned PreN = K->Kd.kernargPreloadLength(), PreOff = K->Kd.kernargPreloadOffset();
-          for (unsigned I = 0; I < PreN; ++I) {
-            uint32_t V = 0;
-            if ((PreOff + I) * 4 + 4 <= Kernarg.size())
-              std::memcpy(&V, &Kernarg[(PreOff + I) * 4], 4);
-            W.s[S++] = V;
-          }
-          // System SGPRs start after the descriptor's user SGPR count.
-          S = std::max(S, K->Kd.userSgprCount());
-          for (unsigned Dm = 0; Dm < 3; ++Dm)
-            if (Bits.wgId(Dm))
-              W.s[S++] = Id[Dm];
-          if (Bits.wgInfo())
-            W.s[S++] = 0;
-          bool Architected = isGfx94Plus(Target);
-          if (Bits.privateSegment() && !Architected)
-            W.s[S++] = uint32_t(WaveScratch - D.ScratchBase);
-          if (S > D.Alloc.NumberedSgprs)
-            throw EmuError(EmuErrorKind::RegisterFault,
-                           "the dispatch sets s0-s" + std::to_string(S - 1) +
-                               " (user and system SGPRs); the kernel's descriptor allocates s0-s" +
-                               std::to_string(int(D.Alloc.NumberedSgprs) - 1));
-          if (Architected && D.PerLane) {
-            W.s[kFlatScratchLo] = uint32_t(WaveScratch);
-            W.s[kFlatScratchHi] = uint32_t(WaveScratch >> 32);
-          }
-          // Work-item ids: packed into v0 (x 9:0, y 19:10, z 29:20) on gfx90a and later.
-          uint32_t *V0 = W.vrow(0);
-          unsigned Dims = Bits.workItemIdDims();
-          for (unsigned Ln = 0; Ln < Lanes; ++Ln) {
-            uint32_t Flat = Wv * kWaveSize + Ln;
-            uint32_t X = Flat % Size[0], Y = (Flat / Size[0]) % Size[1],
-                     Z = Flat / (Size[0] * Size[1]);
-            V0[Ln] = X | (Dims > 1 ? Y << 10 : 0) | (Dims > 2 ? Z << 20 : 0);
-          }
           Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane, nullptr,
                                 Mem.tracking(), L.Strict ? SW[Wv].get() : nullptr,
                                 uint16_t(D.Alloc.NumberedSgprs), uint16_t(D.Alloc.ArchVgprs),

@@ -59,7 +59,7 @@ struct RunStats {
   unsigned Threads = 0;
   // Strict checks (when on): the first findings, their total count, and what each s_waitcnt
   // saw (by pc).
-  std::vector<StrictFinding> Findings;
+  std::vector<UnsafeFinding> Findings;
   uint64_t FindingsTotal = 0;
   std::map<uint64_t, WaitProfile> Waits;
   uint64_t EntryPc = 0; // the kernel's entry (its descriptor's code address)
@@ -93,6 +93,13 @@ private:
   Emulator(const CodeObject &Code, DeviceMemory &Mem, Gfx Target)
       : Code(Code), Mem(Mem), Target(Target) {}
   llvm::Error loadImage();
+  // The steps of run(): check the launch and plan the dispatch; place its objects in device
+  // memory; set up one wave's registers (Emulator.cpp).
+  struct Dispatch;
+  llvm::Error planDispatch(Dispatch &D) const;
+  llvm::Error placeDispatch(Dispatch &D, unsigned Threads);
+  void initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T, const uint32_t Id[3],
+                const uint32_t Size[3], uint32_t Items) const;
 
   const CodeObject &Code;
   DeviceMemory &Mem;

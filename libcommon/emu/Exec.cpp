@@ -24,22 +24,6 @@ bool parseGfx(const char *p, Gfx &out) {
   return false;
 }
 
-const char *gfxName(Gfx g) {
-  switch (g) {
-  case Gfx::Gfx90a:
-    return "gfx90a";
-  case Gfx::Gfx940:
-    return "gfx940";
-  case Gfx::Gfx941:
-    return "gfx941";
-  case Gfx::Gfx942:
-    return "gfx942";
-  case Gfx::Gfx950:
-    return "gfx950";
-  }
-  return "?";
-}
-
 bool executeInst(ExecCtx &c, const Inst &in) {
   switch (in.enc) {
   case Enc::SOP1:

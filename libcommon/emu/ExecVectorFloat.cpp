@@ -20,11 +20,8 @@ namespace {
 
 // ---- classification ---------------------------------------------------------------------------
 inline bool nan32(u32 b) { return (b & 0x7fffffffu) > 0x7f800000u; }
-inline bool snan32(u32 b) { return nan32(b) && !(b & 0x400000u); }
 inline bool nan16(u32 b) { return (b & 0x7fffu) > 0x7c00u; }
-inline bool snan16(u32 b) { return nan16(b) && !(b & 0x200u); }
 inline bool nan64(u64 b) { return (b & ~(1ull << 63)) > 0x7ff0000000000000ull; }
-inline bool snan64(u64 b) { return nan64(b) && !(b & (1ull << 51)); }
 
 // Traits for the shared min/max/med3/class/div_fixup code.
 struct T32 {

@@ -539,7 +539,7 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
 }
 
 bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::string &Why,
-                          const char **Rule) const {
+                          const char **Rule, std::string *Producer) const {
   if (!Count)
     return true;
   const OpFact &CF = factOf(In.op);
@@ -916,6 +916,8 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
     return true;
   if (Rule)
     *Rule = kRules[H.Rule].Name;
+  if (Producer)
+    *Producer = opNameLower(H.Prod->In.op);
   Why = std::string("wait-state hazard ") + kRules[H.Rule].Name + ": " +
         mnemonic(H.Prod->In, Target) + " at pc " + hex(H.Prod->Pc) + " " + H.ProdWhat + "; " +
         mnemonic(In, Target) + " at pc " + hex(Pc) + " " + H.ConsWhat + " after " +

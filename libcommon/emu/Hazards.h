@@ -53,9 +53,10 @@ public:
   // Check In (about to issue at Pc, uses U) against the wave's recent history. Returns false
   // and sets Why when a rule is violated: "wait-state hazard <rule-name>: <producer mnemonic> at
   // pc 0x... writes v3; <consumer mnemonic> at pc 0x... reads it after 1 wait state, needs 2".
-  // Rule, when given, receives the violated rule's name (hazardRules()[i].Name).
+  // Rule, when given, receives the violated rule's name (hazardRules()[i].Name); Producer the
+  // producer's mnemonic.
   bool check(const Inst &In, const RegUses &U, uint64_t Pc, std::string &Why,
-             const char **Rule = nullptr) const;
+             const char **Rule = nullptr, std::string *Producer = nullptr) const;
 
   // Record In as issued (s_nop N = N+1 wait states, every other instruction 1).
   void issued(const Inst &In, const RegUses &U, uint64_t Pc);

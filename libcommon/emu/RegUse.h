@@ -64,12 +64,6 @@ struct RegUses {
   // The run checks them against the registers the kernel's descriptor allocates.
   int16_t maxSgpr = -1, maxVgpr = -1, maxAgpr = -1;
 
-  bool reads_(uint16_t c) const {
-    for (unsigned i = 0; i < numReads; ++i)
-      if (reads[i].contains(c))
-        return true;
-    return false;
-  }
   bool writes_(uint16_t c) const {
     for (unsigned i = 0; i < numWrites; ++i)
       if (writes[i].contains(c))

@@ -33,14 +33,15 @@ std::string hexRange(uint64_t Lo, uint64_t Size) {
 
 // ---- StrictReport ---------------------------------------------------------------------------
 
-void StrictReport::add(const std::string &Rule, uint64_t Pc, std::string Message) {
+void StrictReport::add(const std::string &Rule, uint64_t Pc, std::vector<std::string> Instructions,
+                       std::string Message) {
   std::lock_guard<std::mutex> G(Lock);
   ++Total;
-  for (const StrictFinding &F : Findings)
+  for (const UnsafeFinding &F : Findings)
     if (F.Rule == Rule && F.Pc == Pc)
       return;
   if (Findings.size() < kMaxFindings)
-    Findings.push_back(StrictFinding{Rule, Pc, std::move(Message)});
+    Findings.push_back(UnsafeFinding{Rule, Pc, std::move(Instructions), std::move(Message)});
 }
 
 void StrictReport::mergeWaits(const std::map<uint64_t, WaitProfile> &W) {
@@ -58,11 +59,11 @@ void StrictReport::addRepeats(uint64_t N) {
   Total += N;
 }
 
-std::vector<StrictFinding> StrictReport::findings() const {
+std::vector<UnsafeFinding> StrictReport::findings() const {
   std::lock_guard<std::mutex> G(Lock);
-  std::vector<StrictFinding> F = Findings;
+  std::vector<UnsafeFinding> F = Findings;
   std::sort(F.begin(), F.end(),
-            [](const StrictFinding &A, const StrictFinding &B) { return A.Pc < B.Pc; });
+            [](const UnsafeFinding &A, const UnsafeFinding &B) { return A.Pc < B.Pc; });
   return F;
 }
 
@@ -130,8 +131,11 @@ bool StrictWave::fresh(const char *Rule, uint64_t Pc) {
   return true;
 }
 
-void StrictWave::report(const char *Rule, uint64_t Pc, std::string Message) {
-  R.add(Rule, Pc, std::string(Rule) + ": " + Message);
+void StrictWave::report(const char *Rule, uint64_t Pc, Op Other, std::string Message) {
+  std::vector<std::string> Insts{opNameLower(CurOp)};
+  if (Other != Op::Count)
+    Insts.push_back(opNameLower(Other));
+  R.add(Rule, Pc, std::move(Insts), std::string(Rule) + ": " + Message);
 }
 
 void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc) {
@@ -148,10 +152,10 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
   }
   if (XnackReplay)
     clauseCheck(In, U, Pc);
-  std::string Why;
+  std::string Why, Producer;
   const char *Rule = nullptr;
-  if (!Hazards.check(In, U, Pc, Why, &Rule) && fresh(Rule, Pc))
-    R.add(Rule, Pc, Why); // the rule's name is the finding's rule
+  if (!Hazards.check(In, U, Pc, Why, &Rule, &Producer) && fresh(Rule, Pc))
+    R.add(Rule, Pc, {opNameLower(In.op), Producer}, Why); // the rule's name is the finding's rule
   if (Outstanding.empty())
     return;
   for (unsigned I = 0; I < U.numReads; ++I) {
@@ -169,7 +173,7 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
     std::string Need = P->OutOfOrder ? std::string("lgkmcnt(0)")
                                      : std::string(P->InVm ? "vmcnt" : "lgkmcnt") + "(" +
                                            std::to_string(Younger) + ")";
-    report("pending-read", Pc,
+    report("pending-read", Pc, P->Opc,
            describe(In.op, Pc) + " reads " + regName(RegRange{Code, 1}) + " before " +
                describe(P->Opc, P->Pc) + " has returned it (needs s_waitcnt " + Need + " first)");
     return;
@@ -184,7 +188,7 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
                                            (!P->InVm && U.cls == IssueClass::Ds));
     if (InOrderAfter || !fresh("pending-overwrite", Pc))
       continue;
-    report("pending-overwrite", Pc,
+    report("pending-overwrite", Pc, P->Opc,
            describe(In.op, Pc) + " writes " + regName(RegRange{Code, 1}) + " while " +
                describe(P->Opc, P->Pc) + " has not yet returned into it");
     return;
@@ -232,7 +236,7 @@ void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
                      (Reader == Writer ? std::string("it reads itself")
                                        : describe(Reader->Opc, Reader->Pc) + " reads")
                : std::string("a store joins a clause that writes registers");
-    report("xnack-soft-clause", Pc,
+    report("xnack-soft-clause", Pc, Writer ? Writer->Opc : Op::Count,
            describe(In.op, Pc) + " joins a soft clause of " + std::to_string(Clause.size()) +
                " memory instructions in which " + What +
                ": an XNACK replay would use the new value (break the clause, e.g. s_nop 0)");
@@ -423,7 +427,7 @@ void StrictWave::ldsCheck(uint64_t Addr, unsigned Size, bool Write) {
     if (Kind && fresh("lds-race", CurPc)) {
       const StrictGroup::OpRecord &O = G.Ops[accessWave(Other)][accessSeq(Other)];
       bool OtherWrote = Other == Wr;
-      report("lds-race", CurPc,
+      report("lds-race", CurPc, O.Opc,
              describe(CurOp, CurPc) + " in wave " + std::to_string(Wave) + " " + Kind +
                  " LDS byte " + hexRange(B, 1).substr(0, hexRange(B, 1).find('.')) + " that " +
                  describe(O.Opc, O.Pc) + " in wave " + std::to_string(accessWave(Other)) +
@@ -472,7 +476,7 @@ void StrictWave::globalTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
         if (End <= A || Addr >= A + N)
           continue;
         if (fresh("global-race", CurPc))
-          report("global-race", CurPc,
+          report("global-race", CurPc, O.Opc,
                  describe(CurOp, CurPc) + " in wave " + std::to_string(Wave) +
                      (Writes ? " writes" : " reads") + " global bytes " + hexRange(Addr, Size) +
                      " that " + describe(O.Opc, O.Pc) + " in wave " + std::to_string(S.Wave) +

@@ -48,9 +48,15 @@ struct WaitProfile {
   unsigned MaxVm = 0, MaxLgkm = 0; // most operations outstanding when it executed
 };
 
-struct StrictFinding {
+// Code that is correct only by luck of hardware timing. Rule and Instructions are its structured
+// kind (the same kind at other pcs, in other waves, on other bytes or registers is the same
+// kind); Message is for people.
+struct UnsafeFinding {
   std::string Rule; // "pending-read", "lds-race", a hazard rule name, ...
   uint64_t Pc = 0;
+  // Mnemonics of the instructions involved: the one at Pc, then the earlier one it conflicts
+  // with (the load, the producer, the other wave's access), when there is one.
+  std::vector<std::string> Instructions;
   std::string Message; // complete sentence naming pcs, registers, bytes
 };
 
@@ -58,16 +64,17 @@ struct StrictFinding {
 class StrictReport {
 public:
   static constexpr size_t kMaxFindings = 64;
-  void add(const std::string &Rule, uint64_t Pc, std::string Message);
+  void add(const std::string &Rule, uint64_t Pc, std::vector<std::string> Instructions,
+           std::string Message);
   void addRepeats(uint64_t N);
   void mergeWaits(const std::map<uint64_t, WaitProfile> &W);
-  std::vector<StrictFinding> findings() const;
+  std::vector<UnsafeFinding> findings() const;
   uint64_t total() const;
   std::map<uint64_t, WaitProfile> waits() const;
 
 private:
   mutable std::mutex Lock;
-  std::vector<StrictFinding> Findings;
+  std::vector<UnsafeFinding> Findings;
   uint64_t Total = 0;
   std::map<uint64_t, WaitProfile> Waits;
 };
@@ -106,7 +113,9 @@ private:
   void limitOutstanding();
   // True the first time this wave meets Rule at Pc (later ones are only counted).
   bool fresh(const char *Rule, uint64_t Pc);
-  void report(const char *Rule, uint64_t Pc, std::string Message);
+  // A finding of Rule at Pc, by the instruction being executed, against Other (the earlier
+  // instruction it conflicts with; Op::Count when none).
+  void report(const char *Rule, uint64_t Pc, Op Other, std::string Message);
   std::string describe(Op O, uint64_t Pc) const;
 
   StrictGroup &G;

@@ -126,10 +126,4 @@ const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t cod
   return tmp;
 }
 
-uint64_t readSrc64(const WaveState &w, const Inst &in, uint16_t code, OpType t, unsigned lane) {
-  if (code >= kVgprBase)
-    return readVector64(w, code, lane);
-  return readScalar64(w, in, code, t);
-}
-
 } // namespace asmevo::emu

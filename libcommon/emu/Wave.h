@@ -95,8 +95,6 @@ void writeScalar64(WaveState &w, uint16_t code, uint64_t value);
 // `tmp` filled with the broadcast scalar value. Never null.
 const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
                                 uint32_t *tmp);
-// One lane of a 64-bit source (register pair for vector codes; scalar/inline/literal else).
-uint64_t readSrc64(const WaveState &w, const Inst &in, uint16_t code, OpType t, unsigned lane);
 // Write a 64-bit value to lane `lane` of the vector register pair at `code`.
 inline void writeVector64(WaveState &w, uint16_t code, unsigned lane, uint64_t value) {
   unsigned r = vectorIndex(code);

@@ -1,19 +1,46 @@
 // The command-line layer every tool shares: common options (-o, -v, -q, --json, --help,
-// --version), parsing with cxxopts, and the exit-code convention of STYLE.md.
+// --version), the option groups several tools share (device, launch), parsing with cxxopts,
+// and rendering: errors on stderr, the report envelope (support/Report.h) on stdout. This is the
+// one part of libcommon that prints; it is what a tool's main calls.
 #pragma once
+
+#include "support/Outcome.h"
+#include "support/Report.h"
+
+#include "llvm/Support/Error.h"
 
 #include <cxxopts.hpp>
 
+#include <array>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace asmevo {
 
-// Exit codes, the same in every tool.
+// Exit codes, the same in every tool (support/Outcome.h maps every outcome to one).
 enum ExitCode : int {
   ExitOk = 0,       // success
   ExitNegative = 1, // a check said no (round trip differs, divergent, slower)
   ExitInput = 2,    // usage, input or I/O error
   ExitRuntime = 3,  // device/runtime error
+};
+
+// The device group: --backend, --threads, --timeout.
+struct DeviceOptions {
+  std::string Backend = "emu";
+  unsigned Threads = 0;      // host threads of the emulator (0: all cores)
+  double TimeoutSeconds = 0; // host seconds of emulation per run (0: none)
+};
+
+// The launch group: --kernel, and with geometry --grid/--grid-items/--block/--dynamic-lds.
+struct LaunchOptions {
+  std::string Kernel;
+  std::array<uint32_t, 3> Grid{0, 0, 0};      // workgroups (0: not given)
+  std::array<uint32_t, 3> GridItems{0, 0, 0}; // work-items (0: not given)
+  std::array<uint32_t, 3> Block{0, 0, 0};     // (0: not given)
+  uint32_t DynamicLds = 0;
 };
 
 struct CommonOptions {
@@ -34,16 +61,39 @@ public:
   // Adds -o/--output with a tool-specific description.
   void addOutputOption(const std::string &Help);
 
+  // The shared option groups. BackendHelp completes "Execution backend: ...".
+  void addDeviceOptions(const std::string &BackendHelp, const std::string &TimeoutHelp);
+  void addLaunchOptions(bool Geometry);
+
   // Parse argv. Returns -1 when the tool should continue, otherwise the exit code to return
   // (after --help, --version or a usage error, which is reported on stderr).
   int parse(int Argc, const char *const *Argv);
+
+  // The groups' values, after parse (usage errors are reported; -1 means go on).
+  int deviceOptions(DeviceOptions &D) const;
+  int launchOptions(LaunchOptions &L) const;
 
   const cxxopts::ParseResult &result() const { return Result; }
   const CommonOptions &common() const { return Common; }
   const std::string &tool() const { return Tool; }
 
-  // Report a usage error ("<tool>: error: <msg>" + hint) and return ExitInput.
+  // Report a usage error ("<tool>: error: <msg>" + hint; with --json also the envelope with
+  // outcome input_error on stdout) and return ExitInput.
   int usageError(const std::string &Msg) const;
+
+  // A report for this tool, to fill in.
+  Report report() const;
+  // Report an error: "<tool>: error: <message>" on stderr and, with --json, R's envelope with
+  // the error's outcome on stdout. Returns the exit code (2 or 3).
+  int fail(Report &R, llvm::Error E) const;
+  // The same for an error that is already a message.
+  int fail(Report &R, Outcome O, const std::string &Message) const;
+  // Print R's envelope as JSON on stdout and return R's exit code.
+  int printJson(const Report &R) const;
+  // "<tool>: <line>" on stderr, with -v; empty (no progress) without.
+  std::function<void(const std::string &)> progress() const;
+  // "<tool>: note: <line>" on stderr, unless -q.
+  void note(const std::string &Line) const;
 
 private:
   std::string Tool;
@@ -52,7 +102,17 @@ private:
   CommonOptions Common;
   bool HasJson = false;
   bool HasOutput = false;
+  bool HasDevice = false, HasLaunch = false, HasGeometry = false;
 };
+
+// Parse "X[,Y[,Z]]" into three positive numbers (What names the option in the error).
+llvm::Expected<std::array<uint32_t, 3>> parseDims(const std::string &Text, const std::string &What);
+// Parse "N[,N...]" into non-negative integers (What names the option in the error).
+llvm::Expected<std::vector<uint64_t>> parseSeedList(const std::string &Text,
+                                                    const std::string &What);
+
+// Print an error as "<tool>: error: ..." on stderr and return its exit code (2 or 3).
+int reportError(llvm::StringRef Tool, llvm::Error E);
 
 // "<tool> (AsmEvo) 0.1.0, LLVM 22.1.8"
 std::string versionString(const std::string &Tool);

@@ -81,19 +81,4 @@ std::string formatError(const ToolError &E) {
   return S;
 }
 
-int reportError(llvm::StringRef Tool, llvm::Error E) {
-  int Code = 2;
-  llvm::handleAllErrors(
-      std::move(E),
-      [&](const ToolError &T) {
-        llvm::errs() << Tool << ": error: " << formatError(T) << "\n";
-        if (T.Kind == ErrorKind::Runtime)
-          Code = 3;
-      },
-      [&](const llvm::ErrorInfoBase &B) {
-        llvm::errs() << Tool << ": error: " << B.message() << "\n";
-      });
-  return Code;
-}
-
 } // namespace asmevo

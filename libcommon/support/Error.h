@@ -65,7 +65,4 @@ llvm::Error withFile(llvm::Error E, llvm::StringRef File);
 // Format "'<file>'[@0xOFFSET|:line]: <reason>" (without the "tool: error: " prefix).
 std::string formatError(const ToolError &E);
 
-// Print an error as "<tool>: error: ..." on stderr and return its exit code (2 or 3).
-int reportError(llvm::StringRef Tool, llvm::Error E);
-
 } // namespace asmevo

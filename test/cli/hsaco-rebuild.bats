@@ -18,10 +18,9 @@ insert_in_body() {
 @test "an unchanged recovered file rebuilds to the original, with one assembly" {
   for k in gfx90a/matmul_fp16 gfx942/flash_attn_fwd_fp16 gfx950/layernorm_fwd_fp16; do
     hsaco-recover "$TRITON/$k.hsaco" -o k.s
-    run hsaco-rebuild k.s -o k.hsaco --abi-of "$TRITON/$k.hsaco" --json
-    assert_success
-    echo "$output" | grep -q '"assemblies": 1'
-    echo "$output" | grep -q '"outcome": "ok"'
+    run --separate-stderr hsaco-rebuild k.s -o k.hsaco --abi-of "$TRITON/$k.hsaco" --json
+    assert_report hsaco-rebuild ok 0
+    python3 -c 'import json; j = json.load(open("report.json")); assert j["body"]["assemblies"] == 1, j'
     hsaco-recover --check -q --against k.hsaco "$TRITON/$k.hsaco"
   done
 }

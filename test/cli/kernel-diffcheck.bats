@@ -4,7 +4,7 @@
 load test_helper
 
 
-spec() { echo "$ASMEVO_SOURCE_DIR/test/check/specs/$1.json"; }
+spec() { echo "$ASMEVO_SOURCE_DIR/test/specs/$1.json"; }
 
 # recover K0 into k.s (vector add, gfx942).
 recover_vadd() {
@@ -17,7 +17,7 @@ recover_vadd() {
 
 @test "every Triton kernel of gfx942 and gfx90a checked against itself is ok" {
   for arch in gfx942 gfx90a; do
-    for s in "$ASMEVO_SOURCE_DIR"/test/check/specs/*.json; do
+    for s in "$ASMEVO_SOURCE_DIR"/test/specs/*.json; do
       n=$(basename "$s" .json)
       run kernel-diffcheck "$TRITON/$arch/$n.hsaco" "$TRITON/$arch/$n.hsaco" --spec "$s" -q
       [ "$status" -eq 0 ] || fail "$arch $n: $output"
@@ -34,12 +34,14 @@ recover_vadd() {
   run kernel-diffcheck "$TRITON/gfx942/vector_add_fp32.hsaco" k1.hsaco --spec "$(spec vector_add_fp32)"
   assert_failure 1
   assert_line --index 0 --regexp "^kernel-diffcheck: divergent: buffer '#2' \(f32\) on seed 1: max_abs_diff [0-9.e+-]+ > tau 0.001 at index [0-9]+ \(K0 [-0-9.e+]+, K1 [-0-9.e+]+\)$"
-  run kernel-diffcheck "$TRITON/gfx942/vector_add_fp32.hsaco" k1.hsaco --spec "$(spec vector_add_fp32)" --json
-  assert_failure 1
-  echo "$output" | python3 -c '
+  run --separate-stderr kernel-diffcheck "$TRITON/gfx942/vector_add_fp32.hsaco" k1.hsaco --spec "$(spec vector_add_fp32)" --json
+  assert_report kernel-diffcheck divergent 1
+  python3 -c '
 import json, sys
-j = json.load(sys.stdin)
-assert j["verdict"] == "divergent" and j["backend"] == "emu", j["verdict"]
+e = json.load(open("report.json"))
+j = e["body"]
+assert e["backend"] == "emu" and e["seeds"] == [1, 2, 3], e
+assert [i["role"] for i in e["inputs"]] == ["k0", "k1", "spec"], e["inputs"]
 b = [x for x in j["buffers"] if x["arg"] == "#2"][0]
 s = b["seeds"][0]
 assert s["ok"] is False and s["cosine"] < 0.9999 and s["first_diff"]["index"] >= 0, s
@@ -72,12 +74,12 @@ assert j["spec"]["args"][0]["elements"] == 3000'
   [ -n "$n" ]
   sed "${n}d" k.s > k1.s
   hsaco-rebuild k1.s -o k1.hsaco --abi-of "$k0"
-  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16)" -q --schedules 3 --json
+  run --separate-stderr kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16)" -q --schedules 3 --json
+  assert_report kernel-diffcheck unsafe 1
   assert_failure 1
   echo "$output" | python3 -c '
 import json, sys
-j = json.load(sys.stdin)
-assert j["verdict"] == "unsafe", j["verdict"]
+j = json.load(open("report.json"))["body"]
 assert j["strict"] is True and j["schedules"] == 3
 assert j["unsafe"][0]["rule"] == "lds-race", j["unsafe"][0]
 assert j["k0_unsafe"] == []

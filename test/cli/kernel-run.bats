@@ -36,11 +36,11 @@ PY
 
 @test "vector add on gfx90a with named and typed arguments, JSON summary" {
   make_inputs 1024
-  run kernel-run "$TRITON/gfx90a/vector_add_fp32.hsaco" --block 256 --grid-items 1024 \
+  run --separate-stderr kernel-run "$TRITON/gfx90a/vector_add_fp32.hsaco" --block 256 --grid-items 1024 \
     --arg '#0=@x.bin' --arg '#1=@y.bin' --arg '#2=zeros:4096' --arg '#3=i32:1024' \
     --arg '#4=null' --arg '#5=null' --out '#2=out.bin' --json
-  assert_success
-  echo "$output" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["backend"]=="emu" and j["workgroups"]==4 and j["waves"]==16, j'
+  assert_report kernel-run ok 0
+  python3 -c 'import json; e=json.load(open("report.json")); j=e["body"]; assert e["backend"]=="emu" and j["workgroups"]==4 and j["waves"]==16, e'
   run python3 -c 'import struct; o=struct.unpack("<1024f", open("out.bin","rb").read()); print(all(o[i]==1000.0-i*0.5 for i in range(1024)))'
   assert_output "True"
 }
@@ -67,10 +67,10 @@ PY
   run kernel-run "$TRITON/gfx942/vector_add_fp32.hsaco" --block 256 --grid 1 \
     --arg @x.bin --arg @y.bin --arg zeros:64 --arg 1.5x --arg null --arg null
   assert_failure 2
-  assert_output "kernel-run: error: argument '#3': '1.5x': not a number"
+  assert_output "kernel-run: error: argument '#3': '1.5x' is not a number"
   run kernel-run "$TRITON/gfx942/vector_add_fp32.hsaco" --block 256 --grid 1 --kernel nope
   assert_failure 2
-  assert_output "kernel-run: error: '$TRITON/gfx942/vector_add_fp32.hsaco': no kernel named 'nope'"
+  assert_output "kernel-run: error: '$TRITON/gfx942/vector_add_fp32.hsaco' has no kernel named 'nope' (kernels: add_kernel)"
 }
 
 @test "an unimplemented instruction stops the run with its mnemonic and pc (exit 3)" {

@@ -1,5 +1,7 @@
 # Bats helper: every test runs in its own temporary directory with the build's tools first on
 # PATH. ASMEVO_TOOLS (build/tools), ASMEVO_LLVM_BINDIR and ASMEVO_SOURCE_DIR come from CTest.
+bats_require_minimum_version 1.5.0 # run --separate-stderr
+
 setup() {
   load '/usr/lib/bats/bats-support/load'
   load '/usr/lib/bats/bats-assert/load'
@@ -113,4 +115,15 @@ handwritten() {
   vgpr208) sed '0,/\.amdhsa_next_free_vgpr 64/s//.amdhsa_next_free_vgpr 208/; 0,/\.amdhsa_accum_offset 64/s//.amdhsa_accum_offset 204/' "$f" ;;
   kernarg) sed '0,/\.amdhsa_kernarg_size 24/s//.amdhsa_kernarg_size 4294967280/' "$f" ;;
   esac
+}
+
+# assert_report TOOL OUTCOME EXIT: $output (the last `run`, with stderr apart: run it as
+# `run --separate-stderr`) is one report envelope that share/asmevo/report.schema.json accepts,
+# from TOOL, with that outcome and exit code; and the command exited with EXIT.
+assert_report() {
+  [ "$status" -eq "$3" ] || fail "exit status $status, expected $3 (stderr: $stderr)"
+  printf '%s' "$output" > report.json
+  python3 "$BATS_TEST_DIRNAME/validate_report.py" \
+    "$ASMEVO_SOURCE_DIR/share/asmevo/report.schema.json" report.json "$1" "$2" "$3" ||
+    fail "not a valid $1 report with outcome $2: $(cat report.json | head -c 400)"
 }

@@ -28,7 +28,8 @@ if [ "$what" = gate ] || [ "$what" = all ]; then
     "$recover" --check --json --keep-going "${objs[@]}" > "$work/gate-$arch.json" 2> "$work/gate-$arch.err"
     python3 - "$work/gate-$arch.json" "$arch" <<'EOF'
 import json, sys, collections
-j = json.load(open(sys.argv[1]))
+e = json.load(open(sys.argv[1]))
+j = dict(e["body"], **{"pass": e["outcome"] == "ok"})
 zero = sum(1 for r in j["results"] for i in r["items"]
            if i["kind"] in ("kernel", "function") and i.get("bytes", 0) == 0)
 fails = collections.Counter()
@@ -53,13 +54,13 @@ if [ "$what" = rebuild ] || [ "$what" = all ]; then
     if ! "$recover" "$f" -o "$d/k.s" -q 2> "$d/err"; then
       echo "RECOVER $f $(head -1 "$d/err")"
     elif ! "$rebuild" "$d/k.s" -o "$d/k1.co" --abi-of "$f" --json > "$d/rep" 2> "$d/err"; then
-      echo "REBUILD $f $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["violations"])' "$d/rep" 2>/dev/null || head -1 "$d/err")"
+      echo "REBUILD $f $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["body"]["violations"])' "$d/rep" 2>/dev/null || head -1 "$d/err")"
     elif ! "$recover" --check -q --against "$d/k1.co" "$f" > "$d/gate" 2>&1; then
       echo "DIFFER $f $(grep -m1 FAIL "$d/gate")"
-    elif python3 -c 'import json,sys; sys.exit(1 if json.load(open(sys.argv[1]))["changes"] else 0)' "$d/rep"; then
+    elif python3 -c 'import json,sys; sys.exit(1 if json.load(open(sys.argv[1]))["body"]["changes"] else 0)' "$d/rep"; then
       echo "SAME $f"
     else
-      echo "CHANGED $f $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["changes"])' "$d/rep")"
+      echo "CHANGED $f $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["body"]["changes"])' "$d/rep")"
     fi
     rm -rf "$d"
   }
@@ -80,7 +81,7 @@ if [ "$what" = coverage ] || [ "$what" = all ]; then
     "$run" --coverage --json "${objs[@]}" > "$work/coverage-$arch.json" 2> "$work/coverage-$arch.err"
     python3 - "$work/coverage-$arch.json" "$arch" <<'EOF'
 import json, sys
-j = json.load(open(sys.argv[1]))
+j = json.load(open(sys.argv[1]))["body"]
 print(f"{sys.argv[2]} coverage: {j['objects_fully_covered']}/{j['objects']} objects fully covered, "
       f"{j['implemented_instructions']}/{j['instructions']} instruction instances implemented")
 missing = sorted(((o['objects'], o['count'] - o['implemented'], o['mnemonic']) for o in j['ops']

@@ -11,7 +11,10 @@ if [[ -z "$cf" ]]; then
   exit 2
 fi
 cd "$src" || exit 2
-mapfile -t files < <(git ls-files -- '*.cpp' '*.h' '*.c' '*.hpp')
+files=()
+while IFS= read -r f; do
+  [[ -f $f ]] && files+=("$f") # tracked and present (not deleted in the work tree)
+done < <(git ls-files -- '*.cpp' '*.h' '*.c' '*.hpp')
 if ((${#files[@]} == 0)); then
   echo "check-format: error: no C++ sources tracked under $src" >&2
   exit 2

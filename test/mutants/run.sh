@@ -16,18 +16,21 @@ diffcheck=$tools/kernel-diffcheck/kernel-diffcheck
 declare -A class_total class_caught
 fails=0
 checked_k0=""
-verdict_of() { # K0 K1 SPEC -> prints the verdict (or "error:<rc>")
+verdict_of() { # K0 K1 SPEC -> prints the report's outcome (or "error:<rc>:<stderr>")
   local out rc
   out=$("$diffcheck" "$1" "$2" --spec "$3" --json 2>"$work/stderr")
   rc=$?
   local v
-  v=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"])' 2>/dev/null)
+  v=$(printf '%s' "$out" | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["outcome"]
+print("" if o == "input_error" else o)' 2>/dev/null)
   if [ -z "$v" ]; then echo "error:$rc:$(head -c 300 "$work/stderr")"; else echo "$v"; fi
 }
 while IFS=$'\t' read -r arch object kernel spec class edit expect why; do
   case "$arch" in ''|'#'*|arch) continue ;; esac
   k0=$src/test/corpus/triton/$arch/$object.hsaco
-  specf=$src/test/check/specs/$spec
+  specf=$src/test/specs/$spec
   base=$work/$arch-$object
   if [ ! -f "$base.s" ]; then
     "$recover" "$k0" -o "$base.s" -q || { echo "FAIL recover $k0"; fails=$((fails+1)); continue; }

@@ -3,8 +3,8 @@
 luck of timing, and accept synchronisation edits that change nothing?
 
 For every kernel of the Triton corpus (test/corpus/triton/<arch>/<name>.hsaco with a spec
-test/check/specs/<name>.json) and of the compiled clang corpus (<corpus>/clang/<arch>/<source>.hsaco
-with a spec test/check/specs/clang/<source>-<kernel>.json), K0 is recovered (hsaco-recover) and
+test/specs/<name>.json) and of the compiled clang corpus (<corpus>/clang/<arch>/<source>.hsaco
+with a spec test/specs/clang/<source>-<kernel>.json), K0 is recovered (hsaco-recover) and
 mutants of these kinds are made from the kernel's body (the kernel's own label to its .size,
 after the kernarg-preload prologue), one edit each, rebuilt with hsaco-rebuild --abi-of K0 and
 checked with kernel-diffcheck K0 K1 --spec:
@@ -352,10 +352,16 @@ def run(cmd, timeout=600, **kw):
 
 
 def verdict_of(r):
+    """The outcome of kernel-diffcheck's report envelope, and its body with the outcome as
+    "verdict" and the envelope's message; an input error (or no report) as "error:RC:message"."""
     try:
-        return json.loads(r.stdout)["verdict"], json.loads(r.stdout)
+        e = json.loads(r.stdout)
+        j = dict(e["body"], verdict=e["outcome"], message=e["message"])
     except Exception:
         return "error:%d:%s" % (r.returncode, (r.stderr or r.stdout).strip()[:300]), None
+    if e["outcome"] == "input_error":
+        return "error:%d:%s" % (r.returncode, e["message"][:300]), None
+    return e["outcome"], j
 
 
 def kernel_run_args(spec, dump_seed_dir):
@@ -499,13 +505,13 @@ class Kernel:
 
 def find_kernels(corpus, filters):
     ks = []
-    for spec in sorted(glob.glob(os.path.join(SRC, "test/check/specs/*.json"))):
+    for spec in sorted(glob.glob(os.path.join(SRC, "test/specs/*.json"))):
         stem = os.path.basename(spec)[:-5]
         for arch in ("gfx90a", "gfx942", "gfx950"):
             h = os.path.join(SRC, "test/corpus/triton", arch, stem + ".hsaco")
             if os.path.exists(h):
                 ks.append(Kernel("%s/%s" % (arch, stem), arch, h, spec))
-    for spec in sorted(glob.glob(os.path.join(SRC, "test/check/specs/clang/*.json"))):
+    for spec in sorted(glob.glob(os.path.join(SRC, "test/specs/clang/*.json"))):
         stem = os.path.basename(spec)[:-5]
         source = stem.split("-", 1)[0]
         for arch in ("gfx90a", "gfx942"):  # the archs the clang specs are checked on

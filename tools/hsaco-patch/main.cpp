@@ -1,6 +1,5 @@
 // hsaco-patch: replace a window of a kernel's instructions in place, or print it as a snippet.
-#include "asm/Patch.h"
-#include "support/Cli.h"
+#include "HsacoPatch.h"
 
 #include "llvm/Support/Error.h"
 
@@ -12,6 +11,7 @@ int main(int argc, char **argv) {
         "K.hsaco");
   C.addOutputOption("Write the patched code object (with --extract: the snippet) to FILE; "
                     "'-' is stdout");
+  C.addJsonOption();
   C.options().add_options("positional")("inputs", "The code object (a file or a file:// URI)",
                                         cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
@@ -47,8 +47,6 @@ int main(int argc, char **argv) {
   Cfg.InPlace = R.count("in-place") > 0;
   bool HasOutput = R.count("output") > 0;
   Cfg.Output = C.common().Output;
-  Cfg.Verbose = C.common().Verbose;
-  Cfg.Quiet = C.common().Quiet;
   if (R.count("with"))
     Cfg.With = R["with"].as<std::string>();
   if (Cfg.Extract) {
@@ -56,7 +54,9 @@ int main(int argc, char **argv) {
       return C.usageError("--extract and --with cannot be combined");
     if (Cfg.InPlace)
       return C.usageError("--extract and --in-place cannot be combined");
-    return runHsacoPatch(Cfg);
+    if (C.common().Json && Cfg.Output == "-")
+      return C.usageError("--json needs -o FILE for the snippet (the report goes to stdout)");
+    return runHsacoPatch(C, Cfg);
   }
   if (Cfg.With.empty())
     return C.usageError("give --with EDIT.s (or --extract)");
@@ -64,5 +64,7 @@ int main(int argc, char **argv) {
     return C.usageError("--in-place and -o cannot be combined");
   if (!Cfg.InPlace && !HasOutput)
     return C.usageError("give -o FILE (or -o - for stdout) or --in-place");
-  return runHsacoPatch(Cfg);
+  if (C.common().Json && !Cfg.InPlace && Cfg.Output == "-")
+    return C.usageError("--json needs -o FILE or --in-place (the report goes to stdout)");
+  return runHsacoPatch(C, Cfg);
 }

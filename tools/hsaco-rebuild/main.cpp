@@ -1,6 +1,5 @@
 // hsaco-rebuild: edited AMDGPU assembly -> an ABI-preserving drop-in code object.
-#include "asm/RebuildDriver.h"
-#include "support/Cli.h"
+#include "HsacoRebuild.h"
 
 using namespace asmevo;
 
@@ -29,9 +28,6 @@ int main(int argc, char **argv) {
   if (R.count("inputs"))
     In = R["inputs"].as<std::vector<std::string>>();
   RebuildConfig Cfg;
-  Cfg.Json = C.common().Json;
-  Cfg.Verbose = C.common().Verbose;
-  Cfg.Quiet = C.common().Quiet;
   Cfg.CheckAbi = R.count("check-abi") > 0;
   Cfg.ShrinkResources = R.count("shrink-resources") > 0;
   if (R.count("abi-of"))
@@ -40,7 +36,7 @@ int main(int argc, char **argv) {
     if (In.empty())
       return C.usageError("--resources needs code objects");
     Cfg.ResourcesOf = In;
-    return runHsacoRebuild(Cfg);
+    return runHsacoRebuild(C, Cfg);
   }
   if (Cfg.CheckAbi) {
     if (In.size() != 2)
@@ -54,6 +50,8 @@ int main(int argc, char **argv) {
       return C.usageError("no output file (-o)");
     Cfg.Input = In[0];
     Cfg.Output = C.common().Output;
+    if (C.common().Json && Cfg.Output == "-")
+      return C.usageError("--json needs -o FILE for the code object (the report goes to stdout)");
   }
-  return runHsacoRebuild(Cfg);
+  return runHsacoRebuild(C, Cfg);
 }

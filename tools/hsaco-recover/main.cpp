@@ -1,6 +1,5 @@
 // hsaco-recover: AMDGPU code object -> reassemblable assembly, with the round-trip gate.
-#include "asm/RecoverDriver.h"
-#include "support/Cli.h"
+#include "HsacoRecover.h"
 
 using namespace asmevo;
 
@@ -32,9 +31,6 @@ int main(int argc, char **argv) {
   if (Cfg.Inputs.empty())
     return C.usageError("no input file");
   Cfg.Output = C.common().Output;
-  Cfg.Json = C.common().Json;
-  Cfg.Verbose = C.common().Verbose;
-  Cfg.Quiet = C.common().Quiet;
   Cfg.Check = R.count("check") > 0;
   Cfg.List = R.count("list") > 0;
   Cfg.KeepGoing = R.count("keep-going") > 0;
@@ -46,5 +42,8 @@ int main(int argc, char **argv) {
     return C.usageError("--against needs --check");
   if (Cfg.Check && Cfg.List)
     return C.usageError("--check and --list cannot be combined");
-  return runHsacoRecover(Cfg);
+  if (!Cfg.Check && !Cfg.List && C.common().Json && Cfg.Output == "-")
+    return C.usageError("--json with recovery needs -o FILE for the assembly (the report goes "
+                        "to stdout)");
+  return runHsacoRecover(C, Cfg);
 }

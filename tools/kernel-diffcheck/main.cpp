@@ -1,36 +1,9 @@
 // kernel-diffcheck: differential equivalence of a candidate code object K1 against the original
 // K0 on synthetic inputs (tier 1), or (--infer) launch inference alone.
-#include "check/DiffCheck.h"
-#include "support/Cli.h"
-#include "support/Error.h"
-
-#include "llvm/Support/raw_ostream.h"
-
-#include <cerrno>
-#include <cstdlib>
+#include "KernelDiffcheck.h"
 
 using namespace asmevo;
 using namespace asmevo::check;
-
-static int finish(const DiffResult &R, bool Json, bool Quiet, bool InferMode) {
-  const char *Tool = "kernel-diffcheck";
-  if (R.Verdict == "error") {
-    if (Json && !InferMode)
-      llvm::outs() << R.Json.dump(2) << "\n";
-    llvm::errs() << Tool << ": error: " << R.Line << "\n";
-    return R.Exit;
-  }
-  if (Json) {
-    llvm::outs() << R.Json.dump(2) << "\n";
-    return R.Exit;
-  }
-  llvm::raw_ostream &OS = InferMode ? llvm::errs() : llvm::outs();
-  OS << Tool << ": " << R.Line << "\n";
-  if (!Quiet)
-    for (const std::string &D : R.Details)
-      OS << "  " << D << "\n";
-  return R.Exit;
-}
 
 int main(int argc, char **argv) {
   Cli C("kernel-diffcheck",
@@ -41,15 +14,12 @@ int main(int argc, char **argv) {
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
       "spec", "Launch spec (JSON): grid, block, dynamic LDS and every explicit argument",
-      cxxopts::value<std::string>(),
-      "FILE")("kernel", "Kernel symbol (overrides the spec's \"kernel\")",
-              cxxopts::value<std::string>(), "NAME")(
+      cxxopts::value<std::string>(), "FILE")(
       "seeds", "Input seeds, comma-separated (default 1,2,3)", cxxopts::value<std::string>(),
       "N[,N...]")("theta", "Minimum cosine similarity of float outputs (default 0.9999)",
-                  cxxopts::value<double>(), "X")(
-      "tau", "Maximum absolute difference of float outputs (default 1e-3)",
-      cxxopts::value<double>(), "X")("backend", "Execution backend: emu, hip or auto (default emu)",
-                                     cxxopts::value<std::string>(), "NAME")(
+                  cxxopts::value<double>(),
+                  "X")("tau", "Maximum absolute difference of float outputs (default 1e-3)",
+                       cxxopts::value<double>(), "X")(
       "dump-inputs", "Write every seed's buffer contents (inputs, K0 and K1 results) under DIR",
       cxxopts::value<std::string>(),
       "DIR")("infer", "Only complete the spec by launch inference on K0 and write it (-o)")(
@@ -58,14 +28,16 @@ int main(int argc, char **argv) {
       "then seeded varied ones",
       cxxopts::value<unsigned>(), "N")(
       "no-strict", "Compare outputs only: no strict checks (pending loads, wait states, races)")(
-      "threads", "Host threads of the emulator (default: all cores)", cxxopts::value<unsigned>(),
-      "N")("max-instructions",
-           "K1 may execute at most N wave-instructions per run (emu; default: 64 "
-           "times what K0 executed on the same launch); past it K1 is a "
-           "runtime_error",
-           cxxopts::value<uint64_t>(), "N")(
-      "timeout", "Stop any run of K0 or K1 after SECONDS of emulation (emu; default: none)",
-      cxxopts::value<double>(), "SECONDS");
+      "max-instructions",
+      "K1 may execute at most N wave-instructions per run (emu; default: 64 "
+      "times what K0 executed on the same launch); past it K1 is a "
+      "runtime_error",
+      cxxopts::value<uint64_t>(), "N");
+  C.addLaunchOptions(/*Geometry=*/false);
+  C.addDeviceOptions("emu (the CPU emulator; the default), hip (an AMD GPU through the HIP "
+                     "runtime) or auto (hip when an AMD GPU of K0's processor is usable, else "
+                     "emu)",
+                     "Stop any run of K0 or K1 after SECONDS of emulation (emu; default: none)");
   C.options().parse_positional({"input"});
   if (int Code = C.parse(argc, argv); Code >= 0)
     return Code;
@@ -75,26 +47,22 @@ int main(int argc, char **argv) {
     In = R["input"].as<std::vector<std::string>>();
   if (!R.count("spec"))
     return C.usageError("--spec is required");
+  DeviceOptions Dev;
+  if (int Code = C.deviceOptions(Dev); Code >= 0)
+    return Code;
+  LaunchOptions Launch;
+  if (int Code = C.launchOptions(Launch); Code >= 0)
+    return Code;
   InferOptions IO;
-  if (R.count("threads"))
-    IO.Threads = R["threads"].as<unsigned>();
-  if (R.count("timeout")) {
-    IO.TimeoutSeconds = R["timeout"].as<double>();
-    if (!(IO.TimeoutSeconds > 0))
-      return C.usageError("--timeout must be a positive number of seconds");
-  }
-  std::string Kernel = R.count("kernel") ? R["kernel"].as<std::string>() : "";
-  bool Json = C.common().Json, Quiet = C.common().Quiet;
+  IO.Threads = Dev.Threads;
+  IO.TimeoutSeconds = Dev.TimeoutSeconds;
+  const std::string &Kernel = Launch.Kernel;
   if (R.count("infer")) {
     if (In.size() != 1)
       return C.usageError("--infer takes exactly one code object (K0)");
-    DiffResult Res =
-        runInferOnly(In[0], R["spec"].as<std::string>(), Kernel, C.common().Output, IO);
-    if (Json && Res.Verdict == "ok" && C.common().Output != "-") {
-      llvm::outs() << Res.Json.dump(2) << "\n";
-      return Res.Exit;
-    }
-    return finish(Res, false, Quiet, true);
+    if (C.common().Json && C.common().Output == "-")
+      return C.usageError("--infer --json needs -o FILE for the spec (the report goes to stdout)");
+    return runInfer(C, In[0], R["spec"].as<std::string>(), Kernel, IO);
   }
   if (In.size() != 2)
     return C.usageError("give two code objects: K0 (the original) and K1 (the candidate)");
@@ -108,23 +76,10 @@ int main(int argc, char **argv) {
   O.Infer = IO;
   O.Threads = IO.Threads;
   if (R.count("seeds")) {
-    O.Seeds.clear();
-    std::string S = R["seeds"].as<std::string>();
-    size_t Pos = 0;
-    while (true) {
-      size_t Comma = S.find(',', Pos);
-      std::string Part =
-          S.substr(Pos, Comma == std::string::npos ? std::string::npos : Comma - Pos);
-      char *End = nullptr;
-      errno = 0;
-      unsigned long long V = std::strtoull(Part.c_str(), &End, 10);
-      if (Part.empty() || !End || *End || errno || Part[0] == '-')
-        return C.usageError("--seeds '" + S + "': expected comma-separated non-negative integers");
-      O.Seeds.push_back(V);
-      if (Comma == std::string::npos)
-        break;
-      Pos = Comma + 1;
-    }
+    auto S = parseSeedList(R["seeds"].as<std::string>(), "--seeds");
+    if (!S)
+      return C.usageError(llvm::toString(S.takeError()));
+    O.Seeds = *S;
   }
   if (R.count("theta"))
     O.Theta = R["theta"].as<double>();
@@ -134,8 +89,7 @@ int main(int argc, char **argv) {
     return C.usageError("--theta must be between -1 and 1");
   if (!(O.Tau >= 0))
     return C.usageError("--tau must be a non-negative number");
-  if (R.count("backend"))
-    O.Backend = R["backend"].as<std::string>();
+  O.Backend = Dev.Backend;
   if (R.count("schedules")) {
     O.Schedules = R["schedules"].as<unsigned>();
     if (O.Schedules < 1 || O.Schedules > 64)
@@ -148,11 +102,8 @@ int main(int argc, char **argv) {
       return C.usageError("--max-instructions must be at least 1");
   }
   O.TimeoutSeconds = IO.TimeoutSeconds;
-  if (C.common().Verbose)
-    O.Progress = [](const std::string &Line) {
-      llvm::errs() << "kernel-diffcheck: " << Line << "\n";
-    };
+  O.Progress = C.progress();
   if (R.count("dump-inputs"))
     O.DumpDir = R["dump-inputs"].as<std::string>();
-  return finish(runDiffCheck(O), Json, Quiet, false);
+  return runKernelDiffcheck(C, O);
 }

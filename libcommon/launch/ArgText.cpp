@@ -1,0 +1,145 @@
+#include "launch/ArgText.h"
+
+#include "launch/ArgBinding.h"
+#include "launch/ScalarValue.h"
+#include "support/Error.h"
+#include "support/FileIO.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+namespace asmevo::launch {
+
+namespace {
+bool parseU64(const std::string &S, uint64_t &V) {
+  if (S.empty() || S[0] == '-')
+    return false;
+  errno = 0;
+  char *End = nullptr;
+  V = std::strtoull(S.c_str(), &End, 0);
+  return errno == 0 && End && *End == 0;
+}
+
+// "[TYPE:]NUMBER" or "hex:BYTES" into the argument's bytes.
+llvm::Expected<std::vector<uint8_t>> encodeText(const std::string &Text, uint32_t Size) {
+  std::string Type, Num = Text;
+  auto Colon = Text.find(':');
+  if (Colon != std::string::npos && Text.rfind("hex:", 0) != 0) {
+    Type = Text.substr(0, Colon);
+    Num = Text.substr(Colon + 1);
+  }
+  return encodeScalar(nlohmann::json(Num), Type, Size);
+}
+} // namespace
+
+llvm::Expected<ArgText> parseArgText(const std::string &Text) {
+  ArgText A;
+  auto Eq = Text.find('=');
+  if (Eq == std::string::npos) {
+    A.Value = Text;
+  } else {
+    A.Name = Text.substr(0, Eq);
+    A.Value = Text.substr(Eq + 1);
+  }
+  if (A.Value.empty())
+    return makeError("--arg '" + Text + "': empty value");
+  return A;
+}
+
+const BufferArg *BoundArgs::buffer(const KernelSignature &Sig, const std::string &Name) const {
+  const KernelArg *A = Sig.find(Name);
+  for (const BufferArg &B : Buffers)
+    if (A && B.Arg == A)
+      return &B;
+  return nullptr;
+}
+
+llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::string &Kernel,
+                                       const std::vector<ArgText> &Args) {
+  BoundArgs R;
+  R.Kernarg.assign(Sig.KernargSize, 0);
+  auto Explicit = Sig.explicitArgs();
+  std::vector<bool> Assigned(Explicit.size(), false);
+  size_t NextPositional = 0;
+  for (const ArgText &S : Args) {
+    int Idx;
+    if (S.Name.empty()) {
+      while (NextPositional < Explicit.size() && Assigned[NextPositional])
+        ++NextPositional;
+      if (NextPositional >= Explicit.size())
+        return makeError("more --arg values than kernel '" + Kernel + "' has explicit arguments (" +
+                         std::to_string(Explicit.size()) + ")");
+      Idx = int(NextPositional);
+    } else if ((Idx = findExplicitArg(Explicit, S.Name)) < 0) {
+      return makeError("kernel '" + Kernel + "' has no argument '" + S.Name + "'");
+    }
+    const KernelArg *A = Explicit[Idx];
+    std::string Label = argLabel(Explicit, size_t(Idx));
+    if (Assigned[Idx])
+      return makeError("argument '" + Label + "' is given twice");
+    Assigned[Idx] = true;
+    if (!A->isGlobalBuffer()) {
+      auto B = encodeText(S.Value, A->Size);
+      if (!B)
+        return makeError("argument '" + Label + "': " + llvm::toString(B.takeError()));
+      std::memcpy(&R.Kernarg[A->Offset], B->data(), B->size());
+      continue;
+    }
+    uint64_t Addr = 0;
+    if (S.Value == "null")
+      continue;
+    if (S.Value.rfind("addr:", 0) == 0 && parseU64(S.Value.substr(5), Addr)) {
+      for (unsigned I = 0; I < 8 && I < A->Size; ++I)
+        R.Kernarg[A->Offset + I] = uint8_t(Addr >> (8 * I));
+      continue;
+    }
+    BufferArg Buf;
+    Buf.Arg = A;
+    Buf.Label = Label;
+    if (S.Value[0] == '@') {
+      auto F = readFile(S.Value.substr(1));
+      if (!F)
+        return F.takeError();
+      Buf.Contents = (*F)->getBuffer().str();
+      Buf.Size = Buf.Contents.size();
+      if (Buf.Size == 0)
+        return makeError("argument '" + Label + "': file '" + S.Value.substr(1) + "' is empty");
+    } else if (S.Value.rfind("zeros:", 0) == 0) {
+      if (!parseU64(S.Value.substr(6), Buf.Size) || Buf.Size == 0)
+        return makeError("argument '" + Label + "': '" + S.Value +
+                         "': zeros: needs a positive byte count");
+    } else {
+      return makeError("argument '" + Label +
+                       "' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '" +
+                       S.Value + "'");
+    }
+    R.Buffers.push_back(std::move(Buf));
+  }
+  for (size_t I = 0; I < Explicit.size(); ++I)
+    if (!Assigned[I]) {
+      std::string L = argLabel(Explicit, I);
+      return makeError("argument '" + L + "' (" + Explicit[I]->ValueKind + ", offset " +
+                       std::to_string(Explicit[I]->Offset) + ") has no value: add --arg " + L +
+                       "=...");
+    }
+  return R;
+}
+
+llvm::Error placeBuffers(device::Device &Dev, BoundArgs &B) {
+  for (BufferArg &Buf : B.Buffers) {
+    auto Addr = Dev.alloc(Buf.Size, "argument " + Buf.Label);
+    if (!Addr)
+      return Addr.takeError();
+    Buf.Address = *Addr;
+    if (!Buf.Contents.empty())
+      if (llvm::Error E = Dev.write(*Addr, Buf.Contents.data(), Buf.Contents.size()))
+        return E;
+    for (unsigned I = 0; I < 8 && I < Buf.Arg->Size; ++I)
+      B.Kernarg[Buf.Arg->Offset + I] = uint8_t(*Addr >> (8 * I));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace asmevo::launch

@@ -1,0 +1,224 @@
+#include "launch/InputGen.h"
+
+#include "emu/Float.h"
+#include "support/FileIO.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace asmevo::launch {
+
+uint64_t argSeed(uint64_t Seed, unsigned Index) {
+  Rng R(Seed * 0x100000001b3ull ^ (uint64_t(Index) + 1) * 0xd6e8feb86659fd93ull);
+  return R.next();
+}
+
+unsigned boundaryLevel(uint64_t Seed) { return Seed <= 1 ? 0 : Seed == 2 ? 1 : 2; }
+
+namespace {
+
+void storeFloat(ElemType T, double V, uint8_t *P) {
+  switch (T) {
+  case ElemType::F64:
+    std::memcpy(P, &V, 8);
+    break;
+  case ElemType::F32: {
+    float F = float(V);
+    std::memcpy(P, &F, 4);
+    break;
+  }
+  case ElemType::F16: {
+    uint16_t H = emu::f32ToF16(float(V));
+    std::memcpy(P, &H, 2);
+    break;
+  }
+  default: {
+    uint16_t H = emu::f32ToBf16(float(V));
+    std::memcpy(P, &H, 2);
+    break;
+  }
+  }
+}
+
+// Finite boundary values of a float type.
+double floatBoundary(ElemType T, uint64_t K) {
+  double MinDen, MaxDen, MinNorm;
+  switch (T) {
+  case ElemType::F16:
+    MinDen = 0x1p-24;
+    MinNorm = 0x1p-14;
+    break;
+  case ElemType::BF16:
+    MinDen = 0x1p-133;
+    MinNorm = 0x1p-126;
+    break;
+  case ElemType::F32:
+    MinDen = 0x1p-149;
+    MinNorm = 0x1p-126;
+    break;
+  default:
+    MinDen = std::numeric_limits<double>::denorm_min();
+    MinNorm = 0x1p-1022;
+    break;
+  }
+  MaxDen = MinNorm - MinDen;
+  static const double Sign[] = {1, -1};
+  switch (K % 8) {
+  case 0:
+    return 0.0;
+  case 1:
+    return -0.0;
+  case 2:
+    return MinDen * Sign[(K / 8) & 1];
+  case 3:
+    return MaxDen * Sign[(K / 8) & 1];
+  case 4:
+    return MinNorm * Sign[(K / 8) & 1];
+  case 5:
+    return 1.0;
+  case 6:
+    return -1.0;
+  default:
+    return 1024.0 * Sign[(K / 8) & 1];
+  }
+}
+
+} // namespace
+
+std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_t Seed,
+                                    unsigned Boundaries) {
+  ElemType T = A.Type;
+  unsigned ES = elemSize(T);
+  std::vector<uint8_t> Out(Elements * ES);
+  Rng R(argSeed(Seed, A.Index));
+  if (A.Range)
+    Boundaries = 0;
+  if (T == ElemType::Bytes) {
+    for (uint64_t I = 0; I < Elements; ++I)
+      Out[I] = uint8_t(R.next() >> 56);
+    return Out;
+  }
+  if (isFloatType(T)) {
+    double Lo = A.Range ? A.Range->first : -1.0, Hi = A.Range ? A.Range->second : 1.0;
+    for (uint64_t I = 0; I < Elements; ++I) {
+      uint64_t X = R.next();
+      double V = Lo + (Hi - Lo) * (double(X >> 11) * 0x1.0p-53);
+      unsigned Pick = unsigned(X & 1023);
+      if (Boundaries >= 1 && Pick < 8)
+        V = floatBoundary(T, R.next());
+      else if (Boundaries >= 2 && Pick == 8) {
+        uint64_t K = R.next() % 3;
+        V = K == 0   ? std::numeric_limits<double>::quiet_NaN()
+            : K == 1 ? std::numeric_limits<double>::infinity()
+                     : -std::numeric_limits<double>::infinity();
+      }
+      storeFloat(T, V, &Out[I * ES]);
+    }
+    return Out;
+  }
+  bool Signed = isSignedType(T);
+  unsigned Bits = 8 * ES;
+  int64_t Min =
+      Signed ? (Bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (Bits - 1))) : 0;
+  uint64_t Max = Signed ? (Bits == 64 ? uint64_t(std::numeric_limits<int64_t>::max())
+                                      : (uint64_t(1) << (Bits - 1)) - 1)
+                        : (Bits == 64 ? ~0ull : (uint64_t(1) << Bits) - 1);
+  int64_t Lo, Hi;
+  if (A.Range) {
+    Lo = int64_t(std::ceil(A.Range->first));
+    Hi = int64_t(std::floor(A.Range->second));
+    if (Hi < Lo)
+      Hi = Lo;
+  } else {
+    Lo = Signed ? -8 : 0;
+    Hi = Signed ? 8 : 16;
+  }
+  uint64_t Span = uint64_t(Hi - Lo) + 1;
+  for (uint64_t I = 0; I < Elements; ++I) {
+    uint64_t X = R.next();
+    uint64_t V = uint64_t(Lo) + (Span ? (X >> 8) % Span : (X >> 8));
+    if (Boundaries >= 1 && (X & 127) == 0) {
+      static const int Which[] = {0, 1, 2, 3, 4};
+      switch (Which[R.next() % 5]) {
+      case 0:
+        V = 0;
+        break;
+      case 1:
+        V = 1;
+        break;
+      case 2:
+        V = Signed ? ~0ull : 0;
+        break;
+      case 3:
+        V = uint64_t(Min);
+        break;
+      default:
+        V = Max;
+        break;
+      }
+    }
+    std::memcpy(&Out[I * ES], &V, ES); // little-endian truncation
+  }
+  return Out;
+}
+
+void fillPoison(ElemType T, uint8_t *P, uint64_t Bytes) {
+  uint64_t Pat;
+  unsigned N;
+  switch (T) {
+  case ElemType::F32:
+    Pat = 0x7fc0deadull;
+    N = 4;
+    break;
+  case ElemType::F16:
+    Pat = 0x7deaull;
+    N = 2;
+    break;
+  case ElemType::BF16:
+    Pat = 0x7fdeull;
+    N = 2;
+    break;
+  case ElemType::F64:
+    Pat = 0x7ff8dead7ff8deadull;
+    N = 8;
+    break;
+  default:
+    std::memset(P, 0xff, Bytes);
+    return;
+  }
+  for (uint64_t I = 0; I + N <= Bytes; I += N)
+    std::memcpy(P + I, &Pat, N);
+}
+
+void fillCanary(uint8_t *P, uint64_t Bytes, unsigned Salt) {
+  for (uint64_t I = 0; I < Bytes; ++I)
+    P[I] = canaryByte(I, Salt);
+}
+
+int64_t firstCanaryDiff(const uint8_t *P, uint64_t Bytes, unsigned Salt) {
+  for (uint64_t I = 0; I < Bytes; ++I)
+    if (P[I] != canaryByte(I, Salt))
+      return int64_t(I);
+  return -1;
+}
+
+llvm::Expected<std::vector<uint8_t>> initialContents(const ArgSpec &A, uint64_t Seed) {
+  uint64_t N = A.Elements.value_or(0);
+  if (!A.FilePath.empty()) {
+    auto F = readFile(A.FilePath);
+    if (!F)
+      return F.takeError();
+    return std::vector<uint8_t>((*F)->getBufferStart(), (*F)->getBufferEnd());
+  }
+  std::vector<uint8_t> Out(N * elemSize(A.Type), 0);
+  if (A.Fill == "zero")
+    return Out;
+  if (A.R == Role::Out && A.Fill != "random") {
+    fillPoison(A.Type, Out.data(), Out.size());
+    return Out;
+  }
+  return generateValues(A, N, Seed, boundaryLevel(Seed));
+}
+
+} // namespace asmevo::launch

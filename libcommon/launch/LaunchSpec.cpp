@@ -1,0 +1,380 @@
+#include "launch/LaunchSpec.h"
+
+#include "launch/ArgBinding.h"
+#include "launch/LaunchGeometry.h"
+#include "launch/ScalarValue.h"
+#include "support/Error.h"
+#include "support/FileIO.h"
+
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace asmevo::launch {
+
+namespace {
+
+bool parseDimsJson(const nlohmann::json &J, std::array<uint32_t, 3> &D) {
+  if (!J.is_array() || J.empty() || J.size() > 3)
+    return false;
+  D = {1, 1, 1};
+  for (size_t I = 0; I < J.size(); ++I) {
+    if (!J[I].is_number_integer() && !J[I].is_number_unsigned())
+      return false;
+    int64_t V = J[I].get<int64_t>();
+    if (V < 1 || V > 0xffffffffll)
+      return false;
+    D[I] = uint32_t(V);
+  }
+  return true;
+}
+
+} // namespace
+
+const char *roleName(Role R) {
+  switch (R) {
+  case Role::In:
+    return "in";
+  case Role::Out:
+    return "out";
+  case Role::InOut:
+    return "inout";
+  default:
+    return "";
+  }
+}
+
+std::array<uint32_t, 3> LaunchSpec::gridItems() const {
+  return GridItems; // checked and computed by parseLaunchSpec (launchGridItems)
+}
+
+std::vector<uint8_t> LaunchSpec::kernarg(const std::vector<uint64_t> &Addr) const {
+  std::vector<uint8_t> K(Sig.KernargSize, 0);
+  for (size_t I = 0; I < Args.size(); ++I) {
+    const ArgSpec &A = Args[I];
+    if (A.Buffer) {
+      uint64_t P = A.Null || I >= Addr.size() ? 0 : Addr[I];
+      std::memcpy(&K[A.Offset], &P, std::min<uint32_t>(A.Size, 8));
+    } else {
+      std::memcpy(&K[A.Offset], A.ValueBytes.data(), A.ValueBytes.size());
+    }
+  }
+  return K;
+}
+
+bool LaunchSpec::needsInference() const {
+  for (const ArgSpec &A : Args)
+    if (A.Buffer && !A.Null && (!A.Elements || A.R == Role::Unset))
+      return true;
+  return false;
+}
+
+nlohmann::json LaunchSpec::toJson() const {
+  nlohmann::json J = nlohmann::json::object();
+  J["format"] = kLaunchSpecFormat;
+  J["format_version"] = kLaunchSpecFormatVersion;
+  if (!K0Sha256.empty())
+    J["k0_sha256"] = K0Sha256;
+  J["kernel"] = Kernel;
+  if (HasGridItems)
+    J["grid_items"] = GridItems;
+  else
+    J["grid"] = Grid;
+  J["block"] = Block;
+  J["dynamic_lds"] = DynamicLds;
+  nlohmann::json Args_ = nlohmann::json::array();
+  for (const ArgSpec &A : Args) {
+    nlohmann::json E = nlohmann::json::object();
+    E["arg"] = A.Arg;
+    if (!A.Buffer) {
+      if (!A.ScalarType.empty())
+        E["type"] = A.ScalarType;
+      E["value"] = A.Value;
+    } else if (A.Null) {
+      E["value"] = "null";
+    } else {
+      E["type"] = elemTypeName(A.Type);
+      if (A.Elements)
+        E["elements"] = *A.Elements;
+      if (A.R != Role::Unset)
+        E["role"] = roleName(A.R);
+      if (A.Range)
+        E["range"] = {A.Range->first, A.Range->second};
+      if (!A.File.empty())
+        E["file"] = A.File;
+      if (!A.Fill.empty())
+        E["fill"] = A.Fill;
+    }
+    Args_.push_back(E);
+  }
+  J["args"] = Args_;
+  return J;
+}
+
+llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::string &Path) {
+  auto err = [&](const std::string &Msg) { return withFile(makeError(Msg), Path); };
+  nlohmann::json J;
+  try {
+    J = nlohmann::json::parse(Text.begin(), Text.end());
+  } catch (const nlohmann::json::exception &E) {
+    std::string W = E.what();
+    auto P = W.find("] ");
+    return err("not valid JSON: " + (P == std::string::npos ? W : W.substr(P + 2)));
+  }
+  if (!J.is_object())
+    return err("a launch spec is a JSON object");
+  LaunchSpec S;
+  S.Text = Text.str();
+  S.Path = Path;
+  S.Dir = Path.empty() ? "." : llvm::sys::path::parent_path(Path).str();
+  if (S.Dir.empty())
+    S.Dir = ".";
+  static const std::set<std::string> TopKeys = {
+      "format",     "format_version", "k0_sha256",   "kernel", "grid",
+      "grid_items", "block",          "dynamic_lds", "args",   "comment"};
+  for (auto It = J.begin(); It != J.end(); ++It)
+    if (!TopKeys.count(It.key()))
+      return err("unknown key '" + It.key() +
+                 "' (format, format_version, k0_sha256, kernel, grid, grid_items, block, "
+                 "dynamic_lds, args, comment)");
+  if (J.contains("format") && J["format"] != kLaunchSpecFormat)
+    return err("\"format\" is " + J["format"].dump() + ", not \"" + kLaunchSpecFormat +
+               "\": not a launch spec");
+  if (J.contains("format_version") &&
+      (!J["format_version"].is_number_integer() ||
+       J["format_version"].get<int64_t>() != kLaunchSpecFormatVersion))
+    return err("\"format_version\" is " + J["format_version"].dump() + "; this tool reads " +
+               std::to_string(kLaunchSpecFormatVersion));
+  if (J.contains("k0_sha256")) {
+    const auto &H = J["k0_sha256"];
+    if (!H.is_string() || H.get<std::string>().size() != 64 ||
+        H.get<std::string>().find_first_not_of("0123456789abcdef") != std::string::npos)
+      return err("\"k0_sha256\" must be 64 lower-case hex digits");
+    S.K0Sha256 = H.get<std::string>();
+  }
+  if (J.contains("kernel")) {
+    if (!J["kernel"].is_string())
+      return err("\"kernel\" must be a string");
+    S.Kernel = J["kernel"].get<std::string>();
+  }
+  S.HasGrid = J.contains("grid");
+  S.HasGridItems = J.contains("grid_items");
+  if (S.HasGrid && S.HasGridItems)
+    return err("give \"grid\" or \"grid_items\", not both");
+  if (!S.HasGrid && !S.HasGridItems)
+    return err("no grid: give \"grid\" (workgroups) or \"grid_items\" (work-items)");
+  const char *GridKey = S.HasGrid ? "grid" : "grid_items";
+  if (!parseDimsJson(J[GridKey], S.HasGrid ? S.Grid : S.GridItems))
+    return err(std::string("\"") + GridKey + "\": expected an array of 1 to 3 positive integers");
+  if (!J.contains("block"))
+    return err("no \"block\": give the workgroup size, e.g. [256, 1, 1]");
+  if (!parseDimsJson(J["block"], S.Block))
+    return err("\"block\": expected an array of 1 to 3 positive integers");
+  {
+    const auto &G = S.HasGrid ? S.Grid : S.GridItems;
+    auto Items = launchGridItems({G[0], G[1], G[2]}, S.HasGrid, S.Block);
+    if (!Items)
+      return err(llvm::toString(Items.takeError()));
+    S.GridItems = *Items;
+  }
+  if (J.contains("dynamic_lds")) {
+    const auto &L = J["dynamic_lds"];
+    if (!L.is_number_integer() || L.get<int64_t>() < 0 || L.get<int64_t>() > 0xffffffffll)
+      return err("\"dynamic_lds\": expected a byte count");
+    S.DynamicLds = uint32_t(L.get<int64_t>());
+  }
+  if (!J.contains("args") || !J["args"].is_array())
+    return err("\"args\" must be an array with one entry per explicit kernel argument");
+  static const std::set<std::string> ArgKeys = {"arg",  "type", "elements", "role",   "range",
+                                                "file", "fill", "value",    "comment"};
+  unsigned N = 0;
+  for (const auto &E : J["args"]) {
+    std::string Where = "args[" + std::to_string(N) + "]: ";
+    if (!E.is_object())
+      return err(Where + "expected an object");
+    for (auto It = E.begin(); It != E.end(); ++It)
+      if (!ArgKeys.count(It.key()))
+        return err(Where + "unknown key '" + It.key() +
+                   "' (arg, type, elements, role, range, file, fill, value, comment)");
+    if (!E.contains("arg") || !E["arg"].is_string() || E["arg"].get<std::string>().empty())
+      return err(Where + "\"arg\" is missing (a metadata name or #N)");
+    ArgSpec A;
+    A.Entry = N;
+    A.Arg = E["arg"].get<std::string>();
+    if (E.contains("type")) {
+      if (!E["type"].is_string() || !parseElemType(E["type"].get<std::string>(), A.Type))
+        return err(Where + "unknown type " + E["type"].dump() + " (" + kTypeList + ")");
+      A.TypeGiven = true;
+      A.ScalarType = E["type"].get<std::string>();
+    }
+    if (E.contains("elements")) {
+      const auto &X = E["elements"];
+      if (!(X.is_number_integer() || X.is_number_unsigned()) || X.get<int64_t>() < 0)
+        return err(Where + "\"elements\" must be a non-negative integer");
+      A.Elements = X.get<uint64_t>();
+    }
+    if (E.contains("role")) {
+      std::string R = E["role"].is_string() ? E["role"].get<std::string>() : "";
+      if (R == "in")
+        A.R = Role::In;
+      else if (R == "out")
+        A.R = Role::Out;
+      else if (R == "inout")
+        A.R = Role::InOut;
+      else
+        return err(Where + "\"role\" must be \"in\", \"out\" or \"inout\"");
+    }
+    if (E.contains("range")) {
+      const auto &X = E["range"];
+      if (!X.is_array() || X.size() != 2 || !X[0].is_number() || !X[1].is_number() ||
+          X[0].get<double>() > X[1].get<double>())
+        return err(Where + "\"range\" must be [lo, hi] with lo <= hi");
+      A.Range = std::pair{X[0].get<double>(), X[1].get<double>()};
+    }
+    if (E.contains("file")) {
+      if (!E["file"].is_string() || E["file"].get<std::string>().empty())
+        return err(Where + "\"file\" must be a path");
+      A.File = E["file"].get<std::string>();
+      A.FilePath = llvm::sys::path::is_absolute(A.File) ? A.File : S.Dir + "/" + A.File;
+    }
+    if (E.contains("fill")) {
+      std::string F = E["fill"].is_string() ? E["fill"].get<std::string>() : "";
+      if (F != "zero" && F != "random")
+        return err(Where + "\"fill\" must be \"zero\" or \"random\"");
+      A.Fill = F;
+    }
+    if (!A.File.empty() && !A.Fill.empty())
+      return err(Where + "give \"file\" or \"fill\", not both");
+    if (E.contains("value"))
+      A.Value = E["value"];
+    S.Args.push_back(std::move(A));
+    ++N;
+  }
+  return S;
+}
+
+llvm::Expected<LaunchSpec> readLaunchSpec(const std::string &Path) {
+  auto F = readFile(Path);
+  if (!F)
+    return F.takeError();
+  return parseLaunchSpec((*F)->getBuffer(), Path);
+}
+
+llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
+                              const std::string &KernelOverride) {
+  auto err = [&](const std::string &Msg) { return withFile(makeError(Msg), S.Path); };
+  if (!S.K0Sha256.empty()) {
+    std::string Have = sha256Hex(CO.Bytes);
+    if (Have != S.K0Sha256)
+      return err("written for the K0 with SHA-256 " + S.K0Sha256 + ", not for '" + CO.Path +
+                 "' (SHA-256 " + Have + "): infer a spec for this K0, or remove \"k0_sha256\"");
+  }
+  std::string Want = KernelOverride.empty() ? S.Kernel : KernelOverride;
+  auto KOr = chooseKernel(CO, Want, "\"kernel\" or --kernel");
+  if (!KOr)
+    return withFile(KOr.takeError(), S.Path);
+  const KernelInfo *K = *KOr;
+  S.Kernel = K->Name;
+  auto Sig = kernelSignature(CO, *K);
+  if (!Sig)
+    return Sig.takeError();
+  S.Sig = *Sig;
+  auto Explicit = S.Sig.explicitArgs();
+  std::vector<int> Owner(Explicit.size(), -1);
+  for (ArgSpec &A : S.Args) {
+    std::string Where = "args[" + std::to_string(A.Entry) + "]: ";
+    int Idx = findExplicitArg(Explicit, A.Arg);
+    if (Idx < 0)
+      return err(Where + "kernel '" + S.Kernel + "' has no argument '" + A.Arg + "' (it has " +
+                 std::to_string(Explicit.size()) + " explicit arguments, #0 to #" +
+                 std::to_string(Explicit.size() ? Explicit.size() - 1 : 0) + ")");
+    if (Owner[Idx] >= 0)
+      return err(Where + "argument '" + A.Arg + "' is already given by args[" +
+                 std::to_string(Owner[Idx]) + "]");
+    Owner[Idx] = int(A.Entry);
+    const KernelArg &M = *Explicit[Idx];
+    A.Index = unsigned(Idx);
+    A.Label = M.Name.empty() ? "#" + std::to_string(Idx) : M.Name;
+    A.ValueKind = M.ValueKind;
+    A.Offset = M.Offset;
+    A.Size = M.Size;
+    A.Buffer = M.isGlobalBuffer();
+    if (A.Buffer) {
+      if (!A.Value.is_null()) {
+        bool IsNull = (A.Value.is_string() && A.Value.get<std::string>() == "null") ||
+                      (A.Value.is_number_integer() && A.Value.get<int64_t>() == 0);
+        if (!IsNull)
+          return err(Where + "'" + A.Arg + "' is a buffer: its \"value\" can only be \"null\"");
+        A.Null = true;
+        continue;
+      }
+      if (!A.TypeGiven) {
+        auto T = typeFromTypeName(M.TypeName);
+        if (!T)
+          return err(Where + "buffer argument '" + A.Arg + "' needs \"type\" (" + kTypeList + ")");
+        A.Type = *T;
+      }
+      if (!A.FilePath.empty()) {
+        auto F = readFile(A.FilePath);
+        if (!F)
+          return F.takeError();
+        uint64_t Bytes = (*F)->getBufferSize();
+        unsigned ES = elemSize(A.Type);
+        if (Bytes % ES)
+          return err(Where + "file '" + A.File + "' has " + std::to_string(Bytes) +
+                     " bytes, not a whole number of " + elemTypeName(A.Type) + " elements");
+        if (A.Elements && *A.Elements != Bytes / ES)
+          return err(Where + "file '" + A.File + "' holds " + std::to_string(Bytes / ES) +
+                     " elements; \"elements\" says " + std::to_string(*A.Elements));
+        A.Elements = Bytes / ES;
+      }
+    } else {
+      if (A.Elements || A.R != Role::Unset || A.Range || !A.File.empty() || !A.Fill.empty())
+        return err(Where + "'" + A.Arg + "' is passed by value (" + M.ValueKind +
+                   "): give only \"value\" (and \"type\")");
+      if (A.Value.is_null())
+        return err(Where + "by-value argument '" + A.Arg + "' needs \"value\"");
+      auto B = encodeScalar(A.Value, A.TypeGiven ? A.ScalarType : "", M.Size);
+      if (!B)
+        return err(Where + "\"value\" " + llvm::toString(B.takeError()));
+      A.ValueBytes = std::move(*B);
+    }
+  }
+  for (size_t I = 0; I < Explicit.size(); ++I)
+    if (Owner[I] < 0) {
+      const KernelArg &M = *Explicit[I];
+      std::string L = "#" + std::to_string(I);
+      return err("argument " + L + (M.Name.empty() ? "" : " ('" + M.Name + "')") + " (" +
+                 M.ValueKind + ", offset " + std::to_string(M.Offset) + ", " +
+                 std::to_string(M.Size) + " bytes) is not in the spec: add {\"arg\": \"" + L +
+                 "\", ...}");
+    }
+  std::sort(S.Args.begin(), S.Args.end(),
+            [](const ArgSpec &A, const ArgSpec &B) { return A.Index < B.Index; });
+  // Sizes are bounded before anything is allocated (each buffer is generated, copied and
+  // compared several times over).
+  uint64_t Total = 0;
+  for (const ArgSpec &A : S.Args) {
+    if (!A.Buffer || A.Null || !A.Elements)
+      continue;
+    unsigned ES = elemSize(A.Type);
+    std::string Name = A.Label == A.Arg ? "'" + A.Arg + "'" : "'" + A.Label + "' (" + A.Arg + ")";
+    if (*A.Elements > kMaxSpecBytes / ES)
+      return err("argument " + Name + ": " + std::to_string(*A.Elements) + " " +
+                 elemTypeName(A.Type) + " elements are more than the " +
+                 std::to_string(kMaxSpecBytes >> 30) + " GiB a launch spec's buffers may hold");
+    Total += *A.Elements * ES;
+    if (Total > kMaxSpecBytes)
+      return err("argument " + Name + ": the buffers up to it hold " + std::to_string(Total) +
+                 " bytes, more than the " + std::to_string(kMaxSpecBytes >> 30) +
+                 " GiB a launch spec's buffers may hold");
+  }
+  return llvm::Error::success();
+}
+
+} // namespace asmevo::launch

@@ -1,0 +1,163 @@
+// launch/: the one scalar encoder, the one binder, kernel-run's --arg text and the launch
+// spec's format, version and K0 hash; values checked byte by byte, errors by exact message.
+#include "codeobj/Input.h"
+#include "launch/ArgBinding.h"
+#include "launch/ArgText.h"
+#include "launch/LaunchSpec.h"
+#include "launch/ScalarValue.h"
+#include "support/FileIO.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace asmevo;
+using namespace asmevo::launch;
+
+namespace {
+
+std::string triton(const char *Arch, const char *Name) {
+  return std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton/" + Arch + "/" + Name + ".hsaco";
+}
+
+std::vector<uint8_t> bytes(std::initializer_list<int> L) {
+  std::vector<uint8_t> B;
+  for (int X : L)
+    B.push_back(uint8_t(X));
+  return B;
+}
+
+std::string encodeError(const nlohmann::json &V, const std::string &Type, uint32_t Size) {
+  auto B = encodeScalar(V, Type, Size);
+  if (B)
+    return "(encoded)";
+  return llvm::toString(B.takeError());
+}
+
+TEST(ScalarValue, NumbersTextAndHexEncodeExactly) {
+  EXPECT_EQ(llvm::cantFail(encodeScalar(3000, "", 4)), bytes({0xb8, 0x0b, 0, 0}));
+  EXPECT_EQ(llvm::cantFail(encodeScalar("-1", "", 2)), bytes({0xff, 0xff}));
+  EXPECT_EQ(llvm::cantFail(encodeScalar("0x10", "u64", 8)), bytes({0x10, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(llvm::cantFail(encodeScalar("1.5", "", 4)), bytes({0, 0, 0xc0, 0x3f}));
+  EXPECT_EQ(llvm::cantFail(encodeScalar(1.0, "f16", 2)), bytes({0x00, 0x3c}));
+  EXPECT_EQ(llvm::cantFail(encodeScalar(1.0, "bf16", 2)), bytes({0x80, 0x3f}));
+  EXPECT_EQ(llvm::cantFail(encodeScalar("hex:0a0b0c0d", "", 4)), bytes({10, 11, 12, 13}));
+  auto NaN = llvm::cantFail(encodeScalar("NaN", "", 4));
+  uint32_t Bits;
+  std::memcpy(&Bits, NaN.data(), 4);
+  EXPECT_EQ(Bits & 0x7f800000u, 0x7f800000u);
+  EXPECT_NE(Bits & 0x007fffffu, 0u);
+}
+
+TEST(ScalarValue, ErrorsSayWhatIsWrongWithTheValue) {
+  EXPECT_EQ(encodeError(3000000000ll, "i32", 4), "3000000000 does not fit in i32");
+  EXPECT_EQ(encodeError(1.5, "i32", 4), "1.5 is not an integer (type i32)");
+  EXPECT_EQ(encodeError("1.5x", "", 4), "'1.5x' is not a number");
+  EXPECT_EQ(encodeError("hex:0a", "", 4), "hex: needs exactly 8 hex digits");
+  EXPECT_EQ(encodeError(nlohmann::json::array(), "", 4), "must be a number or a string");
+  EXPECT_EQ(encodeError(1, "i64", 4), "type i64 has 8 bytes; the argument has 4");
+  EXPECT_EQ(encodeError(1, "f8", 1),
+            "unknown type 'f8' (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64)");
+  EXPECT_EQ(encodeError(-1, "u32", 4), "-1 does not fit in u32");
+}
+
+TEST(ArgBinding, KernelsAndArgumentReferences) {
+  auto O = openCodeObject(triton("gfx942", "vector_add_fp32"));
+  ASSERT_TRUE(bool(O)) << llvm::toString(O.takeError());
+  const CodeObject &C = (*O)->C;
+  EXPECT_EQ(llvm::cantFail(chooseKernel(C, "", "--kernel"))->Name, "add_kernel");
+  EXPECT_EQ(llvm::cantFail(chooseKernel(C, "add_kernel", "--kernel"))->Name, "add_kernel");
+  auto Bad = chooseKernel(C, "sub", "--kernel");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError()),
+            "'" + triton("gfx942", "vector_add_fp32") +
+                "' has no kernel named 'sub' (kernels: add_kernel)");
+  auto Sig = llvm::cantFail(kernelSignature(C, C.Kernels[0]));
+  auto Ex = Sig.explicitArgs();
+  ASSERT_EQ(Ex.size(), 6u);
+  EXPECT_EQ(findExplicitArg(Ex, "#3"), 3);
+  EXPECT_EQ(findExplicitArg(Ex, "#6"), -1);
+  EXPECT_EQ(findExplicitArg(Ex, "#"), -1);
+  EXPECT_EQ(findExplicitArg(Ex, "#1x"), -1);
+  EXPECT_EQ(findExplicitArg(Ex, Ex[2]->Name), Ex[2]->Name.empty() ? -1 : 2);
+  EXPECT_EQ(argLabel(Ex, 3), Ex[3]->Name.empty() ? "#3" : Ex[3]->Name);
+}
+
+TEST(ArgText, BindsInOrderAndByNameAndRefusesWhatDoesNotFit) {
+  auto O = openCodeObject(triton("gfx942", "vector_add_fp32"));
+  ASSERT_TRUE(bool(O));
+  const CodeObject &C = (*O)->C;
+  auto Sig = llvm::cantFail(kernelSignature(C, C.Kernels[0]));
+  auto texts = [](std::initializer_list<const char *> L) {
+    std::vector<ArgText> V;
+    for (const char *T : L)
+      V.push_back(llvm::cantFail(parseArgText(T)));
+    return V;
+  };
+  auto B = bindArgTexts(
+      Sig, "add_kernel",
+      texts({"zeros:64", "zeros:64", "#2=zeros:128", "i32:16", "null", "addr:0x1000"}));
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  ASSERT_EQ(B->Buffers.size(), 3u);
+  EXPECT_EQ(B->Buffers[2].Size, 128u);
+  auto Ex = Sig.explicitArgs();
+  int32_t N;
+  std::memcpy(&N, &B->Kernarg[Ex[3]->Offset], 4);
+  EXPECT_EQ(N, 16);
+  uint64_t A;
+  std::memcpy(&A, &B->Kernarg[Ex[5]->Offset], 8);
+  EXPECT_EQ(A, 0x1000u);
+  auto err = [&](std::initializer_list<const char *> L) {
+    auto R = bindArgTexts(Sig, "add_kernel", texts(L));
+    return R ? std::string("(bound)") : llvm::toString(R.takeError());
+  };
+  EXPECT_EQ(err({"#0=null", "#0=null"}), "argument '#0' is given twice");
+  EXPECT_EQ(err({"null", "null", "null", "1", "null"}),
+            "argument '#5' (global_buffer, offset 40) has no value: add --arg #5=...");
+  EXPECT_EQ(err({"null", "null", "null", "1", "null", "null", "null"}),
+            "more --arg values than kernel 'add_kernel' has explicit arguments (6)");
+  EXPECT_EQ(err({"5", "null", "null", "1", "null", "null"}),
+            "argument '#0' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '5'");
+  EXPECT_EQ(err({"null", "null", "null", "1.5x", "null", "null"}),
+            "argument '#3': '1.5x' is not a number");
+  EXPECT_EQ(err({"#9=1"}), "kernel 'add_kernel' has no argument '#9'");
+  auto Empty = parseArgText("n=");
+  ASSERT_FALSE(bool(Empty));
+  EXPECT_EQ(llvm::toString(Empty.takeError()), "--arg 'n=': empty value");
+}
+
+TEST(LaunchSpec, FormatVersionAndTheK0ItWasWrittenFor) {
+  std::string K = triton("gfx942", "vector_add_fp32");
+  auto O = openCodeObject(K);
+  ASSERT_TRUE(bool(O));
+  std::string Hash = sha256Hex((*O)->C.Bytes);
+  const std::string Args = R"("grid": [3], "block": [256], "args": [{"arg": "#0", "type": "f32"},
+    {"arg": "#1", "type": "f32"}, {"arg": "#2", "type": "f32"}, {"arg": "#3", "value": 3000},
+    {"arg": "#4", "value": "null"}, {"arg": "#5", "value": "null"}])";
+  auto resolve = [&](const std::string &Head) {
+    auto S = parseLaunchSpec("{" + Head + Args + "}", "s.json");
+    if (!S)
+      return llvm::toString(S.takeError());
+    if (llvm::Error E = resolveLaunchSpec(*S, (*O)->C))
+      return llvm::toString(std::move(E));
+    return S->toJson().dump();
+  };
+  std::string Ok = resolve(R"("format": "asmevo-launch-spec", "format_version": 1, )"
+                           R"("k0_sha256": ")" +
+                           Hash + "\", ");
+  EXPECT_NE(Ok.find("\"format\":\"asmevo-launch-spec\""), std::string::npos) << Ok;
+  EXPECT_NE(Ok.find("\"format_version\":1"), std::string::npos) << Ok;
+  EXPECT_NE(Ok.find("\"k0_sha256\":\"" + Hash + "\""), std::string::npos) << Ok;
+  EXPECT_EQ(resolve(R"("format": "other", )"),
+            "'s.json': \"format\" is \"other\", not \"asmevo-launch-spec\": not a launch spec");
+  EXPECT_EQ(resolve(R"("format_version": 2, )"),
+            "'s.json': \"format_version\" is 2; this tool reads 1");
+  EXPECT_EQ(resolve(R"("k0_sha256": "abc", )"),
+            "'s.json': \"k0_sha256\" must be 64 lower-case hex digits");
+  std::string Other(64, '0');
+  EXPECT_EQ(resolve(R"("k0_sha256": ")" + Other + "\", "),
+            "'s.json': written for the K0 with SHA-256 " + Other + ", not for '" + K +
+                "' (SHA-256 " + Hash + "): infer a spec for this K0, or remove \"k0_sha256\"");
+}
+
+} // namespace

@@ -1,0 +1,36 @@
+#include "KernelDiffcheck.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace asmevo {
+
+namespace {
+
+// Text: "<tool>: error: <message>" for an input error, else "<tool>: <verdict line>" and the
+// details (stdout; stderr for --infer, whose stdout may be the spec). JSON: the envelope.
+int finish(const Cli &C, Report R, bool InferMode) {
+  R.Tool = C.tool();
+  if (R.Result == Outcome::InputError)
+    return C.fail(R, R.Result, R.Message);
+  if (C.common().Json)
+    return C.printJson(R);
+  llvm::raw_ostream &OS = InferMode ? llvm::errs() : llvm::outs();
+  OS << C.tool() << ": " << R.Message << "\n";
+  if (!C.common().Quiet)
+    for (const std::string &D : R.Notes)
+      OS << "  " << D << "\n";
+  return R.exitCode();
+}
+
+} // namespace
+
+int runKernelDiffcheck(const Cli &C, const check::DiffOptions &O) {
+  return finish(C, check::runDiffCheck(O), false);
+}
+
+int runInfer(const Cli &C, const std::string &K0, const std::string &Spec,
+             const std::string &Kernel, const check::InferOptions &IO) {
+  return finish(C, check::runInferOnly(K0, Spec, Kernel, C.common().Output, IO), true);
+}
+
+} // namespace asmevo
