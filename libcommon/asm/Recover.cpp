@@ -187,19 +187,51 @@ struct FuncRange {
   std::vector<PcRelRef> Refs;
 };
 
-} // namespace
+// One recovery, in named steps: collect the symbols, decode the functions, place the labels,
+// print the header, each section (code: function by function; data: symbols, descriptors,
+// relocations, bytes), the symbols with no section, the metadata.
+class Recovery {
+public:
+  Recovery(const CodeObject &C, McTarget &M) : C(C), M(M), P{C, R, "", {}, {}} {}
 
-llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringRef SourceName,
-                                              llvm::StringRef SourceHash) {
-  auto MOr = McTarget::get(C.Target);
-  if (!MOr)
-    return MOr.takeError();
-  McTarget &M = **MOr;
+  RecoverResult run(llvm::StringRef SourceName, llvm::StringRef SourceHash) {
+    collectSymbols();
+    decodeFunctions();
+    placeLabels();
+    printHeader(SourceName, SourceHash);
+    printSections();
+    printSymbolsWithoutSection();
+    printMetadata();
+    R.Asm = std::move(P.Out);
+    return std::move(R);
+  }
+
+private:
+  const CodeObject &C;
+  McTarget &M;
   RecoverResult R;
-  Printer P{C, R, "", {}, {}};
-
-  // Symbols by section and address.
+  Printer P;
   std::map<unsigned, std::multimap<uint64_t, unsigned>> SymsBySection;
+  std::map<unsigned, std::vector<FuncRange>> Code; // section index -> ranges
+  unsigned LabelNo = 0, FuncNo = 0;
+
+  void collectSymbols();
+  void decodeFunctions();
+  bool codeLabel(uint64_t A);
+  void placeLabels();
+  void printHeader(llvm::StringRef SourceName, llvm::StringRef SourceHash);
+  void printSections();
+  void printCodeSection(const ElfSection *S);
+  void printFunction(const ElfSection *S, FuncRange &F, std::vector<FuncRange> &Fs, uint64_t &Cur);
+  void printInstructions(FuncRange &F);
+  void printDataSection(const ElfSection *S);
+  void printDescriptor(const ElfSection *S, const KernelInfo &K, uint64_t A);
+  void printSymbolsWithoutSection();
+  void printMetadata();
+};
+
+// Symbols by section and address; descriptors; kernels whose visibility comes late.
+void Recovery::collectSymbols() {
   for (unsigned I = 0; I < C.Symbols.size(); ++I) {
     const auto &S = C.Symbols[I];
     if (S.Name.empty() || S.Type == STT_SECTION || S.Type == STT_FILE ||
@@ -215,42 +247,47 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
     if (Desc.Visibility == STV_DEFAULT && Code.Visibility != STV_DEFAULT)
       P.DeferVisibility.insert(Code.Name);
   }
+}
 
-  // 1. Decode the code of every executable section, function by function.
-  std::map<unsigned, std::vector<FuncRange>> Code; // section index -> ranges
+// The code of every executable section, function by function.
+void Recovery::decodeFunctions() {
   for (const FunctionExtent &E : C.Functions) {
     FuncRange FR{&E, {}, {}};
     FR.Insns = decodeRange(M, C.code(E), E.Begin);
     FR.Refs = findPcRelativeRefs(M, FR.Insns);
     Code[E.Section].push_back(std::move(FR));
   }
+}
 
-  // 2. Labels: branch targets and PC-relative targets.
-  unsigned LabelNo = 0;
-  auto CodeLabel = [&](uint64_t A) -> bool {
-    // A must be an instruction boundary.
-    for (auto &[SI, Fs] : Code)
-      for (auto &F : Fs)
-        if (A >= F.Ext->Begin && A <= F.Ext->End) {
-          if (A == F.Ext->Begin) {
-            P.Labels.emplace(A, asmSymbolName(F.Ext->Name));
+// A label at code address A, which must be an instruction boundary (or a function's end).
+bool Recovery::codeLabel(uint64_t A) {
+  // A must be an instruction boundary.
+  for (auto &[SI, Fs] : Code)
+    for (auto &F : Fs)
+      if (A >= F.Ext->Begin && A <= F.Ext->End) {
+        if (A == F.Ext->Begin) {
+          P.Labels.emplace(A, asmSymbolName(F.Ext->Name));
+          return true;
+        }
+        for (auto &I : F.Insns)
+          if (I.Addr == A || A == F.Ext->End) {
+            if (!P.Labels.count(A))
+              P.Labels.emplace(A, ".LBB" + std::to_string(LabelNo++));
             return true;
           }
-          for (auto &I : F.Insns)
-            if (I.Addr == A || A == F.Ext->End) {
-              if (!P.Labels.count(A))
-                P.Labels.emplace(A, ".LBB" + std::to_string(LabelNo++));
-              return true;
-            }
-          return false;
-        }
-    return false;
-  };
+        return false;
+      }
+  return false;
+}
+
+// Labels: branch targets and PC-relative targets (kept numeric, with a note, where no label
+// can be).
+void Recovery::placeLabels() {
   for (auto &[SI, Fs] : Code)
     for (auto &F : Fs) {
       P.Labels.emplace(F.Ext->Begin, asmSymbolName(F.Ext->Name));
       for (auto &I : F.Insns)
-        if (I.BranchTarget && !CodeLabel(*I.BranchTarget)) {
+        if (I.BranchTarget && !codeLabel(*I.BranchTarget)) {
           R.Notes.push_back("branch at 0x" + llvm::utohexstr(I.Addr) + " targets 0x" +
                             llvm::utohexstr(*I.BranchTarget) +
                             ", not an instruction boundary: kept numeric");
@@ -264,7 +301,7 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
         const ElfSection *TS = C.sectionAt(T);
         bool Ok = false;
         if (TS && TS->isExec()) {
-          Ok = CodeLabel(T);
+          Ok = codeLabel(T);
         } else if (TS || [&] {
                      for (const auto &S : C.Sections) // one past the end of a section
                        if (S.isAlloc() && S.Size && T == S.Addr + S.Size)
@@ -295,8 +332,9 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
           ++It;
         }
       }
+}
 
-  // 3. Header.
+void Recovery::printHeader(llvm::StringRef SourceName, llvm::StringRef SourceHash) {
   P.line("; asmevo-recovered-asm v" + llvm::Twine(RecoveredAsmVersion));
   P.line("; source: " + SourceName);
   P.line("; sha256: " + SourceHash);
@@ -306,8 +344,10 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
   P.line("; reassemble: " + stockReassembleCommand(C.Target, "K.s", "K.hsaco"));
   P.line("\t.amdgcn_target \"" + C.Target.str() + "\"");
   P.line("\t.amdhsa_code_object_version " + llvm::Twine(C.Target.CodeObjectVersion));
+}
 
-  // 4. Sections in address order.
+// Sections in address order, executable ones first.
+void Recovery::printSections() {
   std::vector<const ElfSection *> Alloc;
   for (const auto &S : C.Sections)
     if (S.isAlloc() && !isLinkerSection(S))
@@ -318,269 +358,293 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
   std::stable_partition(Alloc.begin(), Alloc.end(),
                         [](const ElfSection *S) { return S->isExec(); });
 
-  unsigned FuncNo = 0;
   for (const ElfSection *S : Alloc) {
     P.line("");
     P.Out += sectionDirective(*S);
     P.line("\t.p2align\t" + llvm::Twine(log2Align(S->AddrAlign)));
-    if (S->isExec() && !S->isNoBits()) {
-      uint64_t Cur = S->Addr;
-      auto &Fs = Code[S->Index];
-      for (auto &F : Fs) {
-        // Gap before the function: alignment padding or unnamed bytes.
-        llvm::StringRef Gap = C.bytesAt(Cur, F.Ext->Begin - Cur);
-        bool IsKernel = F.Ext->IsKernel;
-        unsigned K = std::min<unsigned>(llvm::countr_zero(F.Ext->Begin | (uint64_t(1) << 63)),
-                                        log2Align(S->AddrAlign));
-        bool NopGap = Gap.size() % 4 == 0;
-        for (size_t I = 0; NopGap && I < Gap.size(); I += 4)
-          NopGap = le::read32le(Gap.data() + I) == SNop0;
-        if (NopGap && Gap.size() < (uint64_t(1) << K) && (IsKernel ? K >= 8 : true)) {
-          if (K >= 2)
-            P.line("\t.p2align\t" + llvm::Twine(K));
-        } else {
-          P.rawBytes(Gap, true);
-          if (IsKernel && K >= 8)
-            P.line("\t.p2align\t8");
-        }
-        // Symbols at the function start (aliases included).
-        auto Range = SymsBySection[S->Index].equal_range(F.Ext->Begin);
-        for (auto It = Range.first; It != Range.second; ++It) {
-          const auto &Sym = C.Symbols[It->second];
-          P.symbolAttrs(Sym, Sym.Type == STT_FUNC ? "@function" : nullptr);
-        }
-        for (auto It = Range.first; It != Range.second; ++It)
-          P.line(asmSymbolName(C.Symbols[It->second].Name) + ":");
-        ++R.Functions;
-        // Instructions.
-        // PC-relative literals are written relative to a label after their s_getpc_b64, as
-        // "sym@rel32@lo+(.+4-.LpcN)" (the literal is 4 bytes into the instruction), so that
-        // code inserted between the s_getpc_b64 and the add keeps the target right.
-        std::map<size_t, std::pair<unsigned, std::string>> Subst; // insn index -> operand, text
-        std::map<size_t, std::string> PcLabels;                   // s_getpc_b64 index -> label
-        for (const auto &Ref : F.Refs) {
-          std::string L = P.labelFor(Ref.Target);
-          auto [It, New] = PcLabels.emplace(Ref.GetPc, "");
-          if (New)
-            It->second = ".Lpc" + std::to_string(P.PcLabelNo++);
-          std::string Rel = "+(.+4-" + It->second + ")";
-          Subst[Ref.Add] = {Ref.AddLitOperand, L + "@rel32@lo" + Rel};
-          Subst[Ref.Addc] = {Ref.AddcLitOperand, L + "@rel32@hi" + Rel};
-          ++R.PcRelRefs;
-        }
-        // Kernarg preload (gfx90a/gfx940+): newer firmware enters 256 bytes after the entry,
-        // skipping the compatibility prologue, so the body must stay exactly there.
-        std::optional<uint64_t> PreloadBody;
-        if (IsKernel && C.Target.hasKernargPreload())
-          for (const auto &K : C.Kernels)
-            if (K.EntryAddr == F.Ext->Begin && K.Kd.kernargPreloadLength() > 0)
-              PreloadBody = F.Ext->Begin + 256;
-        bool AfterEnd = false;
-        for (size_t Idx = 0; Idx < F.Insns.size(); ++Idx) {
-          const auto &I = F.Insns[Idx];
-          if (PreloadBody && I.Addr == *PreloadBody) {
-            std::string N = asmSymbolName(F.Ext->Name);
-            P.line("\t; end of the kernarg-preload compatibility prologue");
-            P.line("\t.if (. - " + N + ") != 256");
-            P.line("\t.error \"kernarg preload: the kernel body must start 256 bytes after " +
-                   llvm::StringRef(N).trim('"') + "\"");
-            P.line("\t.endif");
-          }
-          std::string L = I.Addr != F.Ext->Begin ? P.labelFor(I.Addr) : "";
-          if (!L.empty()) {
-            P.line(L + ":");
-            AfterEnd = false;
-          }
-          uint32_t W0 = I.Bytes.size() >= 4 ? le::read32le(I.Bytes.data()) : 0;
-          if (!I.Valid || (AfterEnd && I.Size == 4 && W0 == 0)) {
-            if (I.Bytes.size() == 4)
-              P.line("\t.long\t0x" + llvm::utohexstr(W0, false, 8) +
-                     (I.Valid ? "" : "\t; does not decode"));
-            else
-              P.rawBytes(I.Bytes, false);
-            continue;
-          }
-          std::string Text = printInsn(M, I);
-          if (!reencodesExactly(M, I)) {
-            // Lossy text: keep the original words, fixed-size and opaque to editing.
-            std::string Words = "\t.long\t";
-            for (size_t W = 0; W + 4 <= I.Bytes.size(); W += 4)
-              Words +=
-                  (W ? ", 0x" : "0x") + llvm::utohexstr(le::read32le(I.Bytes.data() + W), false, 8);
-            P.line(Words + "\t; " + Text + " (raw: LLVM does not encode this text to these bytes)");
-            ++R.RawInstructions;
-            if (I.BranchTarget || Subst.count(Idx))
-              R.Notes.push_back("raw instruction at 0x" + llvm::utohexstr(I.Addr) +
-                                " has a PC-relative operand: kept numeric");
-            auto PL = PcLabels.find(Idx);
-            if (PL != PcLabels.end())
-              P.line(PL->second + ":");
-            if (I.Terminates)
-              AfterEnd = true;
-            continue;
-          }
-          ++R.Instructions;
-          if (I.BranchTarget) {
-            std::string BL = P.labelFor(*I.BranchTarget);
-            size_t Sp = Text.rfind(' ');
-            if (Sp != std::string::npos && !BL.empty()) {
-              Text = Text.substr(0, Sp + 1) + BL;
-              ++R.Branches;
-            }
-          }
-          auto SI = Subst.find(Idx);
-          if (SI != Subst.end())
-            Text = Printer::replaceOperand(Text, SI->second.first, SI->second.second);
-          P.line("\t" + Text);
-          auto PL = PcLabels.find(Idx);
-          if (PL != PcLabels.end())
-            P.line(PL->second + ":");
-          if (I.Terminates)
-            AfterEnd = true;
-        }
-        // Labels at the very end of the function (branch to end).
-        std::string EndLabel = ".Lfunc_end" + std::to_string(FuncNo++);
-        std::string AtEnd = P.labelFor(F.Ext->End);
-        bool EndIsNextFunc = false;
-        for (auto &G : Fs)
-          if (G.Ext->Begin == F.Ext->End)
-            EndIsNextFunc = true;
-        if (!AtEnd.empty() && !EndIsNextFunc && AtEnd.rfind(".LBB", 0) == 0)
-          P.line(AtEnd + ":");
-        P.line(EndLabel + ":");
-        if (F.Ext->SizeFromSymbol)
-          P.line("\t.size\t" + asmSymbolName(F.Ext->Name) + ", " + EndLabel + "-" +
-                 asmSymbolName(F.Ext->Name));
-        Cur = F.Ext->End;
-      }
-      P.rawBytes(C.bytesAt(Cur, S->Addr + S->Size - Cur), true);
+    if (S->isExec() && !S->isNoBits())
+      printCodeSection(S);
+    else
+      printDataSection(S);
+  }
+}
+
+void Recovery::printCodeSection(const ElfSection *S) {
+  uint64_t Cur = S->Addr;
+  auto &Fs = Code[S->Index];
+  for (auto &F : Fs)
+    printFunction(S, F, Fs, Cur);
+  P.rawBytes(C.bytesAt(Cur, S->Addr + S->Size - Cur), true);
+}
+
+// The gap before F, its symbols, its instructions, its end label and size; Cur moves past it.
+void Recovery::printFunction(const ElfSection *S, FuncRange &F, std::vector<FuncRange> &Fs,
+                             uint64_t &Cur) {
+  // Gap before the function: alignment padding or unnamed bytes.
+  llvm::StringRef Gap = C.bytesAt(Cur, F.Ext->Begin - Cur);
+  bool IsKernel = F.Ext->IsKernel;
+  unsigned K = std::min<unsigned>(llvm::countr_zero(F.Ext->Begin | (uint64_t(1) << 63)),
+                                  log2Align(S->AddrAlign));
+  bool NopGap = Gap.size() % 4 == 0;
+  for (size_t I = 0; NopGap && I < Gap.size(); I += 4)
+    NopGap = le::read32le(Gap.data() + I) == SNop0;
+  if (NopGap && Gap.size() < (uint64_t(1) << K) && (IsKernel ? K >= 8 : true)) {
+    if (K >= 2)
+      P.line("\t.p2align\t" + llvm::Twine(K));
+  } else {
+    P.rawBytes(Gap, true);
+    if (IsKernel && K >= 8)
+      P.line("\t.p2align\t8");
+  }
+  // Symbols at the function start (aliases included).
+  auto Range = SymsBySection[S->Index].equal_range(F.Ext->Begin);
+  for (auto It = Range.first; It != Range.second; ++It) {
+    const auto &Sym = C.Symbols[It->second];
+    P.symbolAttrs(Sym, Sym.Type == STT_FUNC ? "@function" : nullptr);
+  }
+  for (auto It = Range.first; It != Range.second; ++It)
+    P.line(asmSymbolName(C.Symbols[It->second].Name) + ":");
+  ++R.Functions;
+  printInstructions(F);
+  // Labels at the very end of the function (branch to end).
+  std::string EndLabel = ".Lfunc_end" + std::to_string(FuncNo++);
+  std::string AtEnd = P.labelFor(F.Ext->End);
+  bool EndIsNextFunc = false;
+  for (auto &G : Fs)
+    if (G.Ext->Begin == F.Ext->End)
+      EndIsNextFunc = true;
+  if (!AtEnd.empty() && !EndIsNextFunc && AtEnd.rfind(".LBB", 0) == 0)
+    P.line(AtEnd + ":");
+  P.line(EndLabel + ":");
+  if (F.Ext->SizeFromSymbol)
+    P.line("\t.size\t" + asmSymbolName(F.Ext->Name) + ", " + EndLabel + "-" +
+           asmSymbolName(F.Ext->Name));
+  Cur = F.Ext->End;
+}
+
+// F's instructions: labels, PC-relative operands as label expressions, branches to labels,
+// the kernarg-preload boundary, and raw words where LLVM's text would not give the bytes back.
+void Recovery::printInstructions(FuncRange &F) {
+  // PC-relative literals are written relative to a label after their s_getpc_b64, as
+  // "sym@rel32@lo+(.+4-.LpcN)" (the literal is 4 bytes into the instruction), so that
+  // code inserted between the s_getpc_b64 and the add keeps the target right.
+  std::map<size_t, std::pair<unsigned, std::string>> Subst; // insn index -> operand, text
+  std::map<size_t, std::string> PcLabels;                   // s_getpc_b64 index -> label
+  for (const auto &Ref : F.Refs) {
+    std::string L = P.labelFor(Ref.Target);
+    auto [It, New] = PcLabels.emplace(Ref.GetPc, "");
+    if (New)
+      It->second = ".Lpc" + std::to_string(P.PcLabelNo++);
+    std::string Rel = "+(.+4-" + It->second + ")";
+    Subst[Ref.Add] = {Ref.AddLitOperand, L + "@rel32@lo" + Rel};
+    Subst[Ref.Addc] = {Ref.AddcLitOperand, L + "@rel32@hi" + Rel};
+    ++R.PcRelRefs;
+  }
+  // Kernarg preload (gfx90a/gfx940+): newer firmware enters 256 bytes after the entry,
+  // skipping the compatibility prologue, so the body must stay exactly there.
+  std::optional<uint64_t> PreloadBody;
+  if (F.Ext->IsKernel && C.Target.hasKernargPreload())
+    for (const auto &K : C.Kernels)
+      if (K.EntryAddr == F.Ext->Begin && K.Kd.kernargPreloadLength() > 0)
+        PreloadBody = F.Ext->Begin + 256;
+  bool AfterEnd = false;
+  for (size_t Idx = 0; Idx < F.Insns.size(); ++Idx) {
+    const auto &I = F.Insns[Idx];
+    if (PreloadBody && I.Addr == *PreloadBody) {
+      std::string N = asmSymbolName(F.Ext->Name);
+      P.line("\t; end of the kernarg-preload compatibility prologue");
+      P.line("\t.if (. - " + N + ") != 256");
+      P.line("\t.error \"kernarg preload: the kernel body must start 256 bytes after " +
+             llvm::StringRef(N).trim('"') + "\"");
+      P.line("\t.endif");
+    }
+    std::string L = I.Addr != F.Ext->Begin ? P.labelFor(I.Addr) : "";
+    if (!L.empty()) {
+      P.line(L + ":");
+      AfterEnd = false;
+    }
+    uint32_t W0 = I.Bytes.size() >= 4 ? le::read32le(I.Bytes.data()) : 0;
+    if (!I.Valid || (AfterEnd && I.Size == 4 && W0 == 0)) {
+      if (I.Bytes.size() == 4)
+        P.line("\t.long\t0x" + llvm::utohexstr(W0, false, 8) +
+               (I.Valid ? "" : "\t; does not decode"));
+      else
+        P.rawBytes(I.Bytes, false);
       continue;
     }
-
-    // Data section: symbols, descriptors, labels, bytes.
-    std::set<uint64_t> Points;
-    for (auto &[A, I] : SymsBySection[S->Index])
-      Points.insert(A);
-    for (uint64_t A : P.KdAddrs)
-      if (S->contains(A))
-        Points.insert(A);
-    for (auto &[A, L] : P.Labels)
-      if (S->contains(A) || A == S->Addr + S->Size)
-        Points.insert(A);
-    std::map<uint64_t, const DynamicReloc *> Relocs;
-    for (const auto &DR : C.DynRelocs)
-      if (S->contains(DR.Offset))
-        Relocs[DR.Offset] = &DR;
-    uint64_t Cur = S->Addr;
-    auto EmitBytes = [&](uint64_t To) {
-      while (Cur < To) {
-        auto RI = Relocs.lower_bound(Cur);
-        uint64_t Stop = RI == Relocs.end() ? To : std::min(To, RI->first);
-        if (Stop > Cur) {
-          if (S->isNoBits())
-            P.line("\t.zero\t" + llvm::Twine(Stop - Cur));
-          else
-            P.rawBytes(C.bytesAt(Cur, Stop - Cur), false);
-          Cur = Stop;
-          continue;
-        }
-        const DynamicReloc *DR = RI->second;
-        std::string Expr;
-        if (DR->Type == R_AMDGPU_RELATIVE64) {
-          std::string L = P.labelFor(uint64_t(DR->Addend));
-          Expr = L.empty() ? "" : L;
-        } else if (DR->Type == R_AMDGPU_ABS64 && !DR->Symbol.empty()) {
-          Expr = asmSymbolName(DR->Symbol) +
-                 (DR->Addend ? (DR->Addend > 0 ? "+" : "") + std::to_string(DR->Addend) : "");
-        }
-        if (Expr.empty()) {
-          R.Notes.push_back("dynamic relocation type " + std::to_string(DR->Type) + " at 0x" +
-                            llvm::utohexstr(DR->Offset) + " kept as bytes");
-          P.rawBytes(C.bytesAt(Cur, 8), false);
-        } else {
-          P.line("\t.quad\t" + Expr);
-        }
-        Cur += 8;
-      }
-    };
-    for (uint64_t A : Points) {
-      if (A < Cur)
-        continue;
-      bool IsKd = P.KdAddrs.count(A) > 0;
-      if (IsKd) {
-        // The assembler aligns descriptors to 64 bytes with zeros itself.
-        llvm::StringRef Gap = C.bytesAt(Cur, A - Cur);
-        bool Zero =
-            A % 64 == 0 && A - Cur < 64 && Gap.find_first_not_of('\0') == llvm::StringRef::npos;
-        if (!Zero)
-          EmitBytes(A);
-        Cur = A;
-      } else {
-        EmitBytes(A);
-      }
-      // Symbols and labels at A.
-      auto Range = SymsBySection[S->Index].equal_range(A);
-      const KernelInfo *Kernel = nullptr;
-      for (const auto &K : C.Kernels)
-        if (C.Symbols[K.DescSymbol].Value == A)
-          Kernel = &K;
-      bool LabelDone = false;
-      for (auto It = Range.first; It != Range.second; ++It) {
-        const auto &Sym = C.Symbols[It->second];
-        if (Kernel && It->second == Kernel->DescSymbol)
-          continue; // defined by .amdhsa_kernel
-        const char *Type = Sym.Type == STT_OBJECT ? "@object"
-                           : Sym.Type == STT_FUNC ? "@function"
-                                                  : nullptr;
-        P.symbolAttrs(Sym, Type);
-        if (Sym.Size)
-          P.line("\t.size\t" + asmSymbolName(Sym.Name) + ", " + llvm::Twine(Sym.Size));
-        P.line(asmSymbolName(Sym.Name) + ":");
-        if (P.labelFor(A) == asmSymbolName(Sym.Name))
-          LabelDone = true;
-      }
-      std::string L = P.labelFor(A);
-      if (!L.empty() && !LabelDone && L.rfind(".L", 0) == 0)
-        P.line(L + ":");
-      if (Kernel) {
-        const auto &KdSym = C.Symbols[Kernel->DescSymbol];
-        KdDirectiveSet D = kdToDirectives(Kernel->Kd, C.Target);
-        if (D.Inexpressible.empty() && S->Name == ".rodata") {
-          P.line("\t.amdhsa_kernel " + asmSymbolName(Kernel->Name));
-          for (const auto &[Name, Val] : D.Directives)
-            P.line("\t\t" + Name + " " + llvm::Twine(Val));
-          P.line("\t.end_amdhsa_kernel");
-          P.Out += sectionDirective(*S);
-          const auto &Code = C.Symbols[Kernel->CodeSymbol];
-          if (P.DeferVisibility.count(Code.Name))
-            P.visibility(Code);
-          else if (KdSym.Visibility != Code.Visibility)
-            P.visibility(KdSym);
-          if (KdSym.Binding != Code.Binding)
-            P.line(std::string(KdSym.Binding == STB_GLOBAL ? "\t.globl\t" : "\t.weak\t") +
-                   asmSymbolName(KdSym.Name));
-        } else {
-          ++R.RawDescriptors;
-          R.Notes.push_back("descriptor " + KdSym.Name + " emitted as bytes: " +
-                            (D.Inexpressible.empty() ? "not in .rodata" : D.Inexpressible));
-          P.line("\t.p2align\t6");
-          P.symbolAttrs(KdSym, "@object");
-          if (P.DeferVisibility.count(C.Symbols[Kernel->CodeSymbol].Name))
-            P.visibility(C.Symbols[Kernel->CodeSymbol]);
-          P.line("\t.size\t" + asmSymbolName(KdSym.Name) + ", 64");
-          P.line(asmSymbolName(KdSym.Name) + ":");
-          auto B = C.bytesAt(A, 64);
-          P.rawBytes(B.substr(0, KdEntryOffsetBegin), false);
-          P.line("\t.quad\t" + asmSymbolName(Kernel->Name) + "-" + asmSymbolName(KdSym.Name));
-          P.rawBytes(B.substr(KdEntryOffsetEnd), false);
-        }
-        Cur = A + 64;
+    std::string Text = printInsn(M, I);
+    if (!reencodesExactly(M, I)) {
+      // Lossy text: keep the original words, fixed-size and opaque to editing.
+      std::string Words = "\t.long\t";
+      for (size_t W = 0; W + 4 <= I.Bytes.size(); W += 4)
+        Words += (W ? ", 0x" : "0x") + llvm::utohexstr(le::read32le(I.Bytes.data() + W), false, 8);
+      P.line(Words + "\t; " + Text + " (raw: LLVM does not encode this text to these bytes)");
+      ++R.RawInstructions;
+      if (I.BranchTarget || Subst.count(Idx))
+        R.Notes.push_back("raw instruction at 0x" + llvm::utohexstr(I.Addr) +
+                          " has a PC-relative operand: kept numeric");
+      auto PL = PcLabels.find(Idx);
+      if (PL != PcLabels.end())
+        P.line(PL->second + ":");
+      if (I.Terminates)
+        AfterEnd = true;
+      continue;
+    }
+    ++R.Instructions;
+    if (I.BranchTarget) {
+      std::string BL = P.labelFor(*I.BranchTarget);
+      size_t Sp = Text.rfind(' ');
+      if (Sp != std::string::npos && !BL.empty()) {
+        Text = Text.substr(0, Sp + 1) + BL;
+        ++R.Branches;
       }
     }
-    EmitBytes(S->Addr + S->Size);
+    auto SI = Subst.find(Idx);
+    if (SI != Subst.end())
+      Text = Printer::replaceOperand(Text, SI->second.first, SI->second.second);
+    P.line("\t" + Text);
+    auto PL = PcLabels.find(Idx);
+    if (PL != PcLabels.end())
+      P.line(PL->second + ":");
+    if (I.Terminates)
+      AfterEnd = true;
   }
+}
 
-  // 5. Undefined symbols the object exports (LDS variables of older compilers), LDS variables
+// A data section: symbols, descriptors (as .amdhsa_kernel blocks where they can be), labels,
+// dynamic relocations, bytes.
+void Recovery::printDataSection(const ElfSection *S) {
+  std::set<uint64_t> Points;
+  for (auto &[A, I] : SymsBySection[S->Index])
+    Points.insert(A);
+  for (uint64_t A : P.KdAddrs)
+    if (S->contains(A))
+      Points.insert(A);
+  for (auto &[A, L] : P.Labels)
+    if (S->contains(A) || A == S->Addr + S->Size)
+      Points.insert(A);
+  std::map<uint64_t, const DynamicReloc *> Relocs;
+  for (const auto &DR : C.DynRelocs)
+    if (S->contains(DR.Offset))
+      Relocs[DR.Offset] = &DR;
+  uint64_t Cur = S->Addr;
+  auto EmitBytes = [&](uint64_t To) {
+    while (Cur < To) {
+      auto RI = Relocs.lower_bound(Cur);
+      uint64_t Stop = RI == Relocs.end() ? To : std::min(To, RI->first);
+      if (Stop > Cur) {
+        if (S->isNoBits())
+          P.line("\t.zero\t" + llvm::Twine(Stop - Cur));
+        else
+          P.rawBytes(C.bytesAt(Cur, Stop - Cur), false);
+        Cur = Stop;
+        continue;
+      }
+      const DynamicReloc *DR = RI->second;
+      std::string Expr;
+      if (DR->Type == R_AMDGPU_RELATIVE64) {
+        std::string L = P.labelFor(uint64_t(DR->Addend));
+        Expr = L.empty() ? "" : L;
+      } else if (DR->Type == R_AMDGPU_ABS64 && !DR->Symbol.empty()) {
+        Expr = asmSymbolName(DR->Symbol) +
+               (DR->Addend ? (DR->Addend > 0 ? "+" : "") + std::to_string(DR->Addend) : "");
+      }
+      if (Expr.empty()) {
+        R.Notes.push_back("dynamic relocation type " + std::to_string(DR->Type) + " at 0x" +
+                          llvm::utohexstr(DR->Offset) + " kept as bytes");
+        P.rawBytes(C.bytesAt(Cur, 8), false);
+      } else {
+        P.line("\t.quad\t" + Expr);
+      }
+      Cur += 8;
+    }
+  };
+  for (uint64_t A : Points) {
+    if (A < Cur)
+      continue;
+    bool IsKd = P.KdAddrs.count(A) > 0;
+    if (IsKd) {
+      // The assembler aligns descriptors to 64 bytes with zeros itself.
+      llvm::StringRef Gap = C.bytesAt(Cur, A - Cur);
+      bool Zero =
+          A % 64 == 0 && A - Cur < 64 && Gap.find_first_not_of('\0') == llvm::StringRef::npos;
+      if (!Zero)
+        EmitBytes(A);
+      Cur = A;
+    } else {
+      EmitBytes(A);
+    }
+    // Symbols and labels at A.
+    auto Range = SymsBySection[S->Index].equal_range(A);
+    const KernelInfo *Kernel = nullptr;
+    for (const auto &K : C.Kernels)
+      if (C.Symbols[K.DescSymbol].Value == A)
+        Kernel = &K;
+    bool LabelDone = false;
+    for (auto It = Range.first; It != Range.second; ++It) {
+      const auto &Sym = C.Symbols[It->second];
+      if (Kernel && It->second == Kernel->DescSymbol)
+        continue; // defined by .amdhsa_kernel
+      const char *Type = Sym.Type == STT_OBJECT ? "@object"
+                         : Sym.Type == STT_FUNC ? "@function"
+                                                : nullptr;
+      P.symbolAttrs(Sym, Type);
+      if (Sym.Size)
+        P.line("\t.size\t" + asmSymbolName(Sym.Name) + ", " + llvm::Twine(Sym.Size));
+      P.line(asmSymbolName(Sym.Name) + ":");
+      if (P.labelFor(A) == asmSymbolName(Sym.Name))
+        LabelDone = true;
+    }
+    std::string L = P.labelFor(A);
+    if (!L.empty() && !LabelDone && L.rfind(".L", 0) == 0)
+      P.line(L + ":");
+    if (Kernel) {
+      printDescriptor(S, *Kernel, A);
+      Cur = A + 64;
+    }
+  }
+  EmitBytes(S->Addr + S->Size);
+}
+
+// Kernel K's descriptor at A: an .amdhsa_kernel block where its fields have directives and it is
+// in .rodata, else its 64 bytes with the entry offset as an expression.
+void Recovery::printDescriptor(const ElfSection *S, const KernelInfo &K, uint64_t A) {
+  const auto &KdSym = C.Symbols[K.DescSymbol];
+  KdDirectiveSet D = kdToDirectives(K.Kd, C.Target);
+  if (D.Inexpressible.empty() && S->Name == ".rodata") {
+    P.line("\t.amdhsa_kernel " + asmSymbolName(K.Name));
+    for (const auto &[Name, Val] : D.Directives)
+      P.line("\t\t" + Name + " " + llvm::Twine(Val));
+    P.line("\t.end_amdhsa_kernel");
+    P.Out += sectionDirective(*S);
+    const auto &Code = C.Symbols[K.CodeSymbol];
+    if (P.DeferVisibility.count(Code.Name))
+      P.visibility(Code);
+    else if (KdSym.Visibility != Code.Visibility)
+      P.visibility(KdSym);
+    if (KdSym.Binding != Code.Binding)
+      P.line(std::string(KdSym.Binding == STB_GLOBAL ? "\t.globl\t" : "\t.weak\t") +
+             asmSymbolName(KdSym.Name));
+  } else {
+    ++R.RawDescriptors;
+    R.Notes.push_back("descriptor " + KdSym.Name + " emitted as bytes: " +
+                      (D.Inexpressible.empty() ? "not in .rodata" : D.Inexpressible));
+    P.line("\t.p2align\t6");
+    P.symbolAttrs(KdSym, "@object");
+    if (P.DeferVisibility.count(C.Symbols[K.CodeSymbol].Name))
+      P.visibility(C.Symbols[K.CodeSymbol]);
+    P.line("\t.size\t" + asmSymbolName(KdSym.Name) + ", 64");
+    P.line(asmSymbolName(KdSym.Name) + ":");
+    auto B = C.bytesAt(A, 64);
+    P.rawBytes(B.substr(0, KdEntryOffsetBegin), false);
+    P.line("\t.quad\t" + asmSymbolName(K.Name) + "-" + asmSymbolName(KdSym.Name));
+    P.rawBytes(B.substr(KdEntryOffsetEnd), false);
+  }
+}
+
+// Symbols with no section: undefined ones the object exports, LDS variables, absolute ones.
+void Recovery::printSymbolsWithoutSection() {
+  // Undefined symbols the object exports (LDS variables of older compilers), LDS variables
   // of older code objects (exported with section index SHN_AMDGPU_LDS,
   // value = alignment), and absolute symbols (e.g. LLVM's resource-usage symbols).
   for (const auto &S : C.Symbols)
@@ -610,14 +674,23 @@ llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringR
                       (R.RawInstructions == 1 ? "" : "s") +
                       " written as raw words: LLVM's assembler would not give their bytes back "
                       "from the disassembly");
+}
 
-  // 6. Metadata.
+void Recovery::printMetadata() {
   P.line("");
   P.line("\t.amdgpu_metadata");
   P.Out += C.Meta->toYaml();
   P.line("\t.end_amdgpu_metadata");
-  R.Asm = std::move(P.Out);
-  return R;
+}
+
+} // namespace
+
+llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringRef SourceName,
+                                              llvm::StringRef SourceHash) {
+  auto MOr = McTarget::get(C.Target);
+  if (!MOr)
+    return MOr.takeError();
+  return Recovery(C, **MOr).run(SourceName, SourceHash);
 }
 
 } // namespace asmevo
