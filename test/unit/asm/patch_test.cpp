@@ -4,7 +4,7 @@
 // replacement, a branch into the window, a split s_getpc_b64 computation, more registers, a
 // relocation) and input error (window not on instruction boundaries, past the end, unknown
 // function, bad snippet) with its exact message and offset.
-#include "asm/Assembler.h"
+#include "asm/AsmFixture.h"
 #include "asm/Patch.h"
 #include "codeobj/CodeObject.h"
 #include "codeobj/TargetId.h"
@@ -21,111 +21,9 @@ using namespace asmevo;
 
 namespace {
 
-const char *kFixture = R"(
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_load_dwordx2 s[2:3], s[0:1], 0x0
-	s_load_dword s8, s[0:1], 0x8
-	v_lshlrev_b32 v1, 2, v0
-	s_waitcnt lgkmcnt(0)
-	v_cmp_gt_u32 vcc, s8, v0
-	s_and_saveexec_b64 s[10:11], vcc
-	s_cbranch_execz .Ldone
-	global_load_dword v2, v1, s[2:3]
-	s_waitcnt vmcnt(0)
-	v_add_u32_e32 v2, 1, v2
-	global_store_dword v1, v2, s[2:3]
-.Ldone:
-	s_getpc_b64 s[4:5]
-	s_add_u32 s4, s4, f@rel32@lo+4
-	s_addc_u32 s5, s5, f@rel32@hi+12
-	s_swappc_b64 s[30:31], s[4:5]
-	s_getpc_b64 s[6:7]
-	s_add_u32 s6, s6, table@rel32@lo+4
-	s_addc_u32 s7, s7, table@rel32@hi+12
-	s_load_dword s9, s[6:7], 0x0
-	s_endpgm
-.Lk_end:
-	.size k, .Lk_end-k
-
-	.p2align 2
-	.type f,@function
-f:
-	v_mov_b32 v40, 0
-	s_setpc_b64 s[30:31]
-.Lf_end:
-	.size f, .Lf_end-f
-
-	.rodata
-	.p2align 4
-	.type table,@object
-table:
-	.long 1, 2, 3, 4
-	.size table, 16
-
-	.p2align 6
-	.amdhsa_kernel k
-	.amdhsa_user_sgpr_kernarg_segment_ptr 1
-	.amdhsa_kernarg_size 16
-	.amdhsa_next_free_vgpr 48
-	.amdhsa_next_free_sgpr 32
-	.amdhsa_accum_offset 48
-	.end_amdhsa_kernel
-
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-      - { .address_space: global, .name: buf, .offset: 0, .size: 8, .value_kind: global_buffer }
-      - { .name: n, .offset: 8, .size: 4, .value_kind: by_value }
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 16
-    .max_flat_workgroup_size: 256
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 38
-    .symbol: k.kd
-    .vgpr_count: 41
-    .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--gfx942
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-)";
-
-struct Built {
-  std::string Bytes;
-  CodeObject C;
-};
-
-// Assemble and link Source for gfx942 and read the result (named Name).
-std::unique_ptr<Built> build(llvm::StringRef Source, llvm::StringRef Name) {
-  auto T = parseTargetId("amdgcn-amd-amdhsa--gfx942", 5);
-  if (!T) {
-    ADD_FAILURE() << llvm::toString(T.takeError());
-    return nullptr;
-  }
-  auto Obj = assembleAndLink(Source, Name, *T);
-  if (!Obj) {
-    ADD_FAILURE() << llvm::toString(Obj.takeError());
-    return nullptr;
-  }
-  auto B = std::make_unique<Built>();
-  B->Bytes = std::move(*Obj);
-  auto C = CodeObject::read(B->Bytes, Name);
-  if (!C) {
-    ADD_FAILURE() << llvm::toString(C.takeError());
-    return nullptr;
-  }
-  B->C = std::move(*C);
-  return B;
-}
+using asmevo::test::build;
+using asmevo::test::Built;
+using asmevo::test::kFixture;
 
 std::string hex(uint64_t V) { return "0x" + llvm::utohexstr(V); }
 
