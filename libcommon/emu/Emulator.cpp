@@ -88,6 +88,15 @@ struct Emulator::Dispatch {
   KdBits bits() const { return KdBits(Kernel->Kd); }
 };
 
+// The dispatch-wide limits, shared by the host threads: instructions executed so far, and which
+// limit stopped the run (1: instructions, 2: time).
+struct Emulator::DispatchLimits {
+  bool Limited = false;
+  std::atomic<uint64_t> Executed{0};
+  std::atomic<int> Hit{0};
+  std::chrono::steady_clock::time_point Deadline;
+};
+
 llvm::Expected<std::unique_ptr<Emulator>> Emulator::load(const CodeObject &Code,
                                                          DeviceMemory &Mem) {
   Gfx G;
@@ -561,6 +570,70 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   }
 }
 
+// One workgroup's waves run to their end: rounds over the waves in a seeded order, barriers
+// released when every wave that has not ended waits at one; the dispatch-wide limits checked
+// after every quantum. Throws EmuError (a deadlock, a limit, or what an instruction raised).
+void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
+                             std::vector<std::unique_ptr<WaveState>> &Waves,
+                             std::vector<ExecCtx> &Ctx, unsigned NW, DispatchLimits &Lim,
+                             uint64_t &LaneInsts) {
+  // splitmix64 seeded by (seed, workgroup): the order depends on nothing else.
+  uint64_t RngState = L.Seed * 0x9e3779b97f4a7c15ull + G;
+  auto Next = [&RngState] {
+    uint64_t Z = (RngState += 0x9e3779b97f4a7c15ull);
+    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
+    return Z ^ (Z >> 31);
+  };
+  unsigned Order[16];
+  for (unsigned I = 0; I < NW; ++I)
+    Order[I] = I;
+  for (;;) {
+    for (unsigned I = NW; I > 1; --I) // Fisher-Yates
+      std::swap(Order[I - 1], Order[Next() % I]);
+    bool AnyRan = false;
+    for (unsigned OI = 0; OI < NW; ++OI) {
+      unsigned I = Order[OI];
+      WaveState &W = *Waves[I];
+      if (W.done || W.atBarrier)
+        continue;
+      uint64_t Before = W.instCount;
+      unsigned Quantum = NW == 1          ? (Lim.Limited ? 1u << 14 : ~0u)
+                         : L.VarySchedule ? 1 + unsigned(Next() % 96)
+                                          : 256;
+      if (L.Strict)
+        runWave<true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
+      else
+        runWave<false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
+      AnyRan |= W.instCount != Before;
+      if (Lim.Limited) {
+        uint64_t Total = Lim.Executed.fetch_add(W.instCount - Before) + (W.instCount - Before);
+        if (L.MaxInstructions && Total > L.MaxInstructions) {
+          Lim.Hit = 1;
+          throw EmuError(EmuErrorKind::Timeout, "instruction limit");
+        }
+        if (L.TimeoutSeconds > 0 && std::chrono::steady_clock::now() > Lim.Deadline) {
+          Lim.Hit = 2;
+          throw EmuError(EmuErrorKind::Timeout, "timeout");
+        }
+      }
+    }
+    unsigned Done = 0, AtBarrier = 0;
+    for (unsigned I = 0; I < NW; ++I) {
+      Done += Waves[I]->done;
+      AtBarrier += Waves[I]->atBarrier;
+    }
+    if (Done == NW)
+      break;
+    if (Done + AtBarrier == NW) {
+      for (unsigned I = 0; I < NW; ++I)
+        Waves[I]->atBarrier = false;
+    } else if (!AnyRan) {
+      throw EmuError(EmuErrorKind::Deadlock, "the workgroup's waves stopped making progress");
+    }
+  }
+}
+
 llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   Dispatch D;
   D.L = LIn;
@@ -568,7 +641,6 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     return std::move(E);
   const LaunchConfig &L = D.L;
   const KernelInfo *K = D.Kernel;
-  KdBits Bits = D.bits();
   unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
   uint64_t TotalGroups = D.TotalGroups;
   Threads = unsigned(std::min<uint64_t>(Threads, TotalGroups));
@@ -584,13 +656,11 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
 
   std::atomic<uint64_t> NextGroup{0};
   std::atomic<bool> Abort{false};
-  // The dispatch-wide limits: instructions executed so far, and which limit stopped the run.
-  const bool Limited = L.MaxInstructions > 0 || L.TimeoutSeconds > 0;
-  std::atomic<uint64_t> Executed{0};
-  std::atomic<int> LimitHit{0};
-  auto Deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(L.TimeoutSeconds));
+  DispatchLimits Lim;
+  Lim.Limited = L.MaxInstructions > 0 || L.TimeoutSeconds > 0;
+  Lim.Deadline = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(L.TimeoutSeconds));
   std::mutex ErrLock;
   std::optional<std::pair<uint64_t, EmuError>> FirstError;
   std::vector<ThreadStats> TS(Threads);
@@ -644,63 +714,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
                                 uint16_t(D.Alloc.NumberedSgprs), uint16_t(D.Alloc.ArchVgprs),
                                 uint16_t(D.Alloc.Agprs)});
         }
-        // Schedule: rounds over the waves in a seeded order; barriers release when every wave
-        // that has not ended waits at one.
-        // splitmix64 seeded by (seed, workgroup): the order depends on nothing else.
-        uint64_t RngState = L.Seed * 0x9e3779b97f4a7c15ull + G;
-        auto Next = [&RngState] {
-          uint64_t Z = (RngState += 0x9e3779b97f4a7c15ull);
-          Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
-          Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
-          return Z ^ (Z >> 31);
-        };
-        unsigned Order[16];
-        for (unsigned I = 0; I < NW; ++I)
-          Order[I] = I;
-        for (;;) {
-          for (unsigned I = NW; I > 1; --I) // Fisher-Yates
-            std::swap(Order[I - 1], Order[Next() % I]);
-          bool AnyRan = false;
-          for (unsigned OI = 0; OI < NW; ++OI) {
-            unsigned I = Order[OI];
-            WaveState &W = *Waves[I];
-            if (W.done || W.atBarrier)
-              continue;
-            uint64_t Before = W.instCount;
-            unsigned Quantum = NW == 1          ? (Limited ? 1u << 14 : ~0u)
-                               : L.VarySchedule ? 1 + unsigned(Next() % 96)
-                                                : 256;
-            if (L.Strict)
-              runWave<true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, St.LaneInsts);
-            else
-              runWave<false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, St.LaneInsts);
-            AnyRan |= W.instCount != Before;
-            if (Limited) {
-              uint64_t Total = Executed.fetch_add(W.instCount - Before) + (W.instCount - Before);
-              if (L.MaxInstructions && Total > L.MaxInstructions) {
-                LimitHit = 1;
-                throw EmuError(EmuErrorKind::Timeout, "instruction limit");
-              }
-              if (L.TimeoutSeconds > 0 && std::chrono::steady_clock::now() > Deadline) {
-                LimitHit = 2;
-                throw EmuError(EmuErrorKind::Timeout, "timeout");
-              }
-            }
-          }
-          unsigned Done = 0, AtBarrier = 0;
-          for (unsigned I = 0; I < NW; ++I) {
-            Done += Waves[I]->done;
-            AtBarrier += Waves[I]->atBarrier;
-          }
-          if (Done == NW)
-            break;
-          if (Done + AtBarrier == NW) {
-            for (unsigned I = 0; I < NW; ++I)
-              Waves[I]->atBarrier = false;
-          } else if (!AnyRan) {
-            throw EmuError(EmuErrorKind::Deadlock, "the workgroup's waves stopped making progress");
-          }
-        }
+        scheduleGroup(L, G, Waves, Ctx, NW, Lim, St.LaneInsts);
         for (unsigned I = 0; I < NW; ++I)
           St.Insts += Waves[I]->instCount;
         if (L.Strict)
@@ -742,16 +756,16 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     R.Waits = Report.waits();
   }
   Cleanup();
-  if (int Hit = LimitHit.load()) {
+  if (int Hit = Lim.Hit.load()) {
     if (Hit == 1)
       return llvm::make_error<LimitError>(
-          LimitError::Instructions, double(L.MaxInstructions), double(Executed.load()),
-          "the dispatch stopped after " + std::to_string(Executed.load()) +
+          LimitError::Instructions, double(L.MaxInstructions), double(Lim.Executed.load()),
+          "the dispatch stopped after " + std::to_string(Lim.Executed.load()) +
               " wave-instructions, past its limit of " + std::to_string(L.MaxInstructions));
     return llvm::make_error<LimitError>(
         LimitError::Seconds, L.TimeoutSeconds, R.Seconds,
         "the dispatch stopped after " + secondsText(L.TimeoutSeconds) +
-            " s of emulation (its time limit), " + std::to_string(Executed.load()) +
+            " s of emulation (its time limit), " + std::to_string(Lim.Executed.load()) +
             " wave-instructions executed");
   }
   if (FirstError) {

@@ -100,6 +100,10 @@ private:
   llvm::Error placeDispatch(Dispatch &D, unsigned Threads);
   void initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T, const uint32_t Id[3],
                 const uint32_t Size[3], uint32_t Items) const;
+  struct DispatchLimits;
+  void scheduleGroup(const LaunchConfig &L, uint64_t G,
+                     std::vector<std::unique_ptr<WaveState>> &Waves, std::vector<ExecCtx> &Ctx,
+                     unsigned NW, DispatchLimits &Lim, uint64_t &LaneInsts);
 
   const CodeObject &Code;
   DeviceMemory &Mem;
