@@ -2,6 +2,7 @@
 
 #include "support/Error.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace asmevo::launch {
@@ -34,6 +35,13 @@ int findExplicitArg(const std::vector<const KernelArg *> &Explicit, const std::s
     if (!Ref.empty() && Explicit[I]->Name == Ref)
       return int(I);
   return -1;
+}
+
+uint32_t explicitArgsEnd(const KernelSignature &Sig) {
+  uint32_t End = 0;
+  for (const KernelArg *A : Sig.explicitArgs())
+    End = std::max(End, A->Offset + A->Size);
+  return End;
 }
 
 std::string argLabel(const std::vector<const KernelArg *> &Explicit, size_t I) {

@@ -26,4 +26,9 @@ int findExplicitArg(const std::vector<const KernelArg *> &Explicit, const std::s
 // How messages name explicit argument I: its metadata name, else "#I".
 std::string argLabel(const std::vector<const KernelArg *> &Explicit, size_t I);
 
+// The bytes of the kernarg segment the explicit arguments take (the end of the last one): what
+// a launch binds. Backends pad it to the kernel's segment and fill the hidden arguments, after
+// checking the segment's size, so a declared size no dispatch could take allocates nothing here.
+uint32_t explicitArgsEnd(const KernelSignature &Sig);
+
 } // namespace asmevo::launch

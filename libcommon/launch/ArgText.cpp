@@ -59,7 +59,7 @@ const BufferArg *BoundArgs::buffer(const KernelSignature &Sig, const std::string
 llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::string &Kernel,
                                        const std::vector<ArgText> &Args) {
   BoundArgs R;
-  R.Kernarg.assign(Sig.KernargSize, 0);
+  R.Kernarg.assign(explicitArgsEnd(Sig), 0);
   auto Explicit = Sig.explicitArgs();
   std::vector<bool> Assigned(Explicit.size(), false);
   size_t NextPositional = 0;

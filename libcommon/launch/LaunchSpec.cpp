@@ -54,7 +54,7 @@ std::array<uint32_t, 3> LaunchSpec::gridItems() const {
 }
 
 std::vector<uint8_t> LaunchSpec::kernarg(const std::vector<uint64_t> &Addr) const {
-  std::vector<uint8_t> K(Sig.KernargSize, 0);
+  std::vector<uint8_t> K(explicitArgsEnd(Sig), 0);
   for (size_t I = 0; I < Args.size(); ++I) {
     const ArgSpec &A = Args[I];
     if (A.Buffer) {
