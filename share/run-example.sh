@@ -13,10 +13,10 @@ out=$build/examples
 mkdir -p "$out"
 for f in "$src"/test/corpus/triton/gfx*/*.hsaco; do
   arch=$(basename "$(dirname "$f")")
-  "$build/tools/hsaco-recover/hsaco-recover" "$f" -o "$out/$arch-$(basename "$f" .hsaco).s" -q
+  "$build/bin/hsaco-recover" "$f" -o "$out/$arch-$(basename "$f" .hsaco).s" -q
 done
 echo "recovered assembly: $out"
-"$build/tools/hsaco-recover/hsaco-recover" --check "$src"/test/corpus/triton/gfx*/*.hsaco
+"$build/bin/hsaco-recover" --check "$src"/test/corpus/triton/gfx*/*.hsaco
 # The emulator: the gfx942 Triton vector add over 3000 elements (a masked tail), checked here.
 ninja -C "$build" kernel-run
 cd "$out"
@@ -26,7 +26,7 @@ n = 3000
 open("x.bin", "wb").write(struct.pack("<%df" % n, *[i * 0.25 for i in range(n)]))
 open("y.bin", "wb").write(struct.pack("<%df" % n, *[7.0 - i for i in range(n)]))
 PY
-"$build/tools/kernel-run/kernel-run" "$src/test/corpus/triton/gfx942/vector_add_fp32.hsaco" \
+"$build/bin/kernel-run" "$src/test/corpus/triton/gfx942/vector_add_fp32.hsaco" \
   --block 256 --grid 3 --arg @x.bin --arg @y.bin --arg zeros:12288 --arg 3000 \
   --arg null --arg null --out '#2=out.bin'
 python3 - <<'PY'

@@ -16,7 +16,7 @@ if [ $# -ne 1 ]; then
   echo "usage: $0 BUILD_DIR" >&2
   exit 2
 fi
-Tool="$1/tools/hsaco-recover/hsaco-recover"
+Tool="$1/bin/hsaco-recover"
 if [ ! -x "$Tool" ]; then
   echo "fuzz_replay: no hsaco-recover at $Tool (build the project first)" >&2
   exit 2

@@ -1,14 +1,14 @@
 # Bats helper: every test runs in its own temporary directory with the build's tools first on
-# PATH. ASMEVO_TOOLS (build/tools), ASMEVO_LLVM_BINDIR and ASMEVO_SOURCE_DIR come from CTest.
+# PATH. ASMEVO_TOOLS (build/bin), ASMEVO_LLVM_BINDIR and ASMEVO_SOURCE_DIR come from CTest.
 bats_require_minimum_version 1.5.0 # run --separate-stderr
 
 setup() {
   load '/usr/lib/bats/bats-support/load'
   load '/usr/lib/bats/bats-assert/load'
   : "${ASMEVO_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
-  : "${ASMEVO_TOOLS:=$ASMEVO_SOURCE_DIR/build/tools}"
+  : "${ASMEVO_TOOLS:=$ASMEVO_SOURCE_DIR/build/bin}"
   : "${ASMEVO_LLVM_BINDIR:=/usr/lib/llvm-22/bin}"
-  for t in "$ASMEVO_TOOLS"/*/; do PATH="$t:$PATH"; done
+  PATH="$ASMEVO_TOOLS:$PATH"
   export PATH
   TMP=$(mktemp -d)
   cd "$TMP"

@@ -10,9 +10,9 @@
 # - coverage: kernel-run --coverage per arch, counted per instruction instance.
 set -uo pipefail
 tools=$1 hsa=$2 work=$3 what=${4:-all}
-recover=$tools/hsaco-recover/hsaco-recover
-rebuild=$tools/hsaco-rebuild/hsaco-rebuild
-run=$tools/kernel-run/kernel-run
+recover=$tools/hsaco-recover
+rebuild=$tools/hsaco-rebuild
+run=$tools/kernel-run
 mkdir -p "$work"
 archs=(gfx942 gfx950)
 jobs=${ASMEVO_JOBS:-$(nproc)}

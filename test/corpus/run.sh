@@ -19,7 +19,7 @@
 set -euo pipefail
 kind=$1 tools=$2 corpus=$3 llvm_bindir=$4
 here=$(cd "$(dirname "$0")" && pwd)
-recover=$tools/hsaco-recover/hsaco-recover
+recover=$tools/hsaco-recover
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -30,7 +30,7 @@ summary() { # parse "total: N code objects, P/K kernels pass"
 # Compiled code: every kernel's descriptor and metadata are exactly LLVM's counts for its code
 # (hsaco-rebuild --resources -q prints only kernels that are not, then the summary).
 resources_exact() {
-  "$tools/hsaco-rebuild/hsaco-rebuild" --resources -q "$@" > "$work/res"
+  "$tools/hsaco-rebuild" --resources -q "$@" > "$work/res"
   if grep -v '^resources: ' "$work/res" | grep -q .; then
     echo "FAIL: declared resources not LLVM's counts:"; head -20 "$work/res"; exit 1
   fi
@@ -113,7 +113,7 @@ debian)
   for ((i = 0; i < ${#gfx9[@]}; i += ${ASMEVO_REBUILD_STRIDE:-10})); do
     u=${gfx9[$i]}
     "$recover" "$u" -o "$work/k.s" -q
-    "$tools/hsaco-rebuild/hsaco-rebuild" "$work/k.s" -o "$work/k.hsaco" --abi-of "$u" -q
+    "$tools/hsaco-rebuild" "$work/k.s" -o "$work/k.hsaco" --abi-of "$u" -q
     "$recover" --check -q --against "$work/k.hsaco" "$u" || { echo "FAIL rebuild of $u"; exit 1; }
     n=$((n + 1))
   done
@@ -122,7 +122,7 @@ debian)
   [ "$rc" -le 2 ]
   ;;
 rebuild)
-  rebuild=$tools/hsaco-rebuild/hsaco-rebuild
+  rebuild=$tools/hsaco-rebuild
   n=0
   for f in "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco; do
     "$recover" "$f" -o "$work/k.s" -q
@@ -134,7 +134,7 @@ rebuild)
   resources_exact "$corpus"/clang/gfx*/*.hsaco "$here"/triton/gfx*/*.hsaco
   ;;
 edits)
-  rebuild=$tools/hsaco-rebuild/hsaco-rebuild
+  rebuild=$tools/hsaco-rebuild
   objects=0 kernels=0 refused=0
   extra=()
   if [ "${ASMEVO_EDITS_DEBIAN:-0}" -gt 0 ]; then # the long run: Debian objects too

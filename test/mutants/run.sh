@@ -10,9 +10,9 @@ src=$(cd "$here/../.." && pwd)
 tools=$1
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"
-recover=$tools/hsaco-recover/hsaco-recover
-rebuild=$tools/hsaco-rebuild/hsaco-rebuild
-diffcheck=$tools/kernel-diffcheck/kernel-diffcheck
+recover=$tools/hsaco-recover
+rebuild=$tools/hsaco-rebuild
+diffcheck=$tools/kernel-diffcheck
 declare -A class_total class_caught
 fails=0
 checked_k0=""

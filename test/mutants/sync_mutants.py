@@ -724,10 +724,10 @@ def tool_features(tools):
 def cmd_run(a):
     t0 = time.time()
     tools = {
-        "recover": os.path.join(a.tools, "hsaco-recover/hsaco-recover"),
-        "rebuild": os.path.join(a.tools, "hsaco-rebuild/hsaco-rebuild"),
-        "diffcheck": os.path.join(a.tools, "kernel-diffcheck/kernel-diffcheck"),
-        "run": os.path.join(a.tools, "kernel-run/kernel-run"),
+        "recover": os.path.join(a.tools, "hsaco-recover"),
+        "rebuild": os.path.join(a.tools, "hsaco-rebuild"),
+        "diffcheck": os.path.join(a.tools, "kernel-diffcheck"),
+        "run": os.path.join(a.tools, "kernel-run"),
         "objdump": a.objdump,
         "check_opts": [],
         "unprofiled": a.unprofiled,
