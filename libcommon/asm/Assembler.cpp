@@ -1,6 +1,7 @@
 // The in-process assembler: LLVM's MC layer driven the way llvm-mc drives it.
 #include "asm/Assembler.h"
 #include "asm/McTarget.h"
+#include "asm/MetadataYaml.h"
 #include "support/Error.h"
 
 #include "llvm/MC/MCAsmBackend.h"
@@ -21,6 +22,9 @@ llvm::Expected<std::string> assembleObject(llvm::StringRef Source, llvm::StringR
   if (!MOr)
     return MOr.takeError();
   McTarget &M = **MOr;
+  // LLVM's metadata parser would print a YAML error itself, numbered from the block's start.
+  if (llvm::Error E = checkMetadataYaml(Source, SourceName))
+    return std::move(E);
 
   llvm::SourceMgr SrcMgr;
   // The lexer needs a NUL after the text: a file mapped at a page boundary has none.

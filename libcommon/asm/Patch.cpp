@@ -9,6 +9,7 @@
 #include "asm/ResourceScan.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Plural.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
@@ -467,7 +468,8 @@ llvm::Expected<std::string> extractWindow(const CodeObject &C, const PatchWindow
        << "; sha256: " << SourceHash << "\n"
        << "; target: " << C.Target.str() << "\n"
        << "; window: " << L.Name << " (" << hex(L.Addr) << "-" << hex(L.End) << ", "
-       << (L.End - L.Addr) << " bytes, " << (L.Last - L.First) << " instructions)\n";
+       << countOf(L.End - L.Addr, "byte") << ", " << countOf(L.Last - L.First, "instruction")
+       << ")\n";
     for (size_t K = L.First; K < L.Last; ++K) {
       auto LI = Labels.find(F.Insns[K].Addr);
       if (LI != Labels.end())

@@ -40,13 +40,23 @@ std::string asmSymbolName(llvm::StringRef Name) {
   return Q + "\"";
 }
 
+std::string stockLlvmBinDir() { return ASMEVO_LLVM_BINDIR; }
+
 std::string stockReassembleCommand(const TargetId &T, llvm::StringRef In, llvm::StringRef Out) {
-  std::string Cmd = "llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=" + T.Processor;
+  std::string Bin = stockLlvmBinDir();
+  std::string Cmd = Bin + "/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=" + T.Processor;
   if (!T.mattr().empty())
     Cmd += " -mattr=" + T.mattr();
-  Cmd += " -filetype=obj " + In.str() + " -o " + Out.str() + ".o && ld.lld -shared " + Out.str() +
-         ".o -o " + Out.str();
+  Cmd += " -filetype=obj " + In.str() + " -o " + Out.str() + ".o && " + Bin + "/ld.lld -shared " +
+         Out.str() + ".o -o " + Out.str();
   return Cmd;
+}
+
+std::string rebuiltObjectName(llvm::StringRef AsmName) {
+  llvm::StringRef Stem = AsmName;
+  if (Stem.ends_with(".s"))
+    Stem = Stem.drop_back(2);
+  return Stem.str() + ".rebuilt.hsaco";
 }
 
 namespace {
@@ -194,11 +204,12 @@ class Recovery {
 public:
   Recovery(const CodeObject &C, McTarget &M) : C(C), M(M), P{C, R, "", {}, {}} {}
 
-  RecoverResult run(llvm::StringRef SourceName, llvm::StringRef SourceHash) {
+  RecoverResult run(llvm::StringRef SourceName, llvm::StringRef SourceHash,
+                    llvm::StringRef AsmName) {
     collectSymbols();
     decodeFunctions();
     placeLabels();
-    printHeader(SourceName, SourceHash);
+    printHeader(SourceName, SourceHash, AsmName);
     printSections();
     printSymbolsWithoutSection();
     printMetadata();
@@ -219,7 +230,7 @@ private:
   void decodeFunctions();
   bool codeLabel(uint64_t A);
   void placeLabels();
-  void printHeader(llvm::StringRef SourceName, llvm::StringRef SourceHash);
+  void printHeader(llvm::StringRef SourceName, llvm::StringRef SourceHash, llvm::StringRef AsmName);
   void printSections();
   void printCodeSection(const ElfSection *S);
   void printFunction(const ElfSection *S, FuncRange &F, std::vector<FuncRange> &Fs, uint64_t &Cur);
@@ -334,14 +345,15 @@ void Recovery::placeLabels() {
       }
 }
 
-void Recovery::printHeader(llvm::StringRef SourceName, llvm::StringRef SourceHash) {
+void Recovery::printHeader(llvm::StringRef SourceName, llvm::StringRef SourceHash,
+                           llvm::StringRef AsmName) {
   P.line("; asmevo-recovered-asm v" + llvm::Twine(RecoveredAsmVersion));
   P.line("; source: " + SourceName);
   P.line("; sha256: " + SourceHash);
   P.line("; target: " + C.Target.str() + " (code object v" +
          llvm::Twine(C.Target.CodeObjectVersion) + ", e_flags 0x" +
          llvm::utohexstr(C.Target.EFlags) + ")");
-  P.line("; reassemble: " + stockReassembleCommand(C.Target, "K.s", "K.hsaco"));
+  P.line("; reassemble: " + stockReassembleCommand(C.Target, AsmName, rebuiltObjectName(AsmName)));
   P.line("\t.amdgcn_target \"" + C.Target.str() + "\"");
   P.line("\t.amdhsa_code_object_version " + llvm::Twine(C.Target.CodeObjectVersion));
 }
@@ -686,11 +698,11 @@ void Recovery::printMetadata() {
 } // namespace
 
 llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringRef SourceName,
-                                              llvm::StringRef SourceHash) {
+                                              llvm::StringRef SourceHash, llvm::StringRef AsmName) {
   auto MOr = McTarget::get(C.Target);
   if (!MOr)
     return MOr.takeError();
-  return Recovery(C, **MOr).run(SourceName, SourceHash);
+  return Recovery(C, **MOr).run(SourceName, SourceHash, AsmName);
 }
 
 } // namespace asmevo

@@ -26,12 +26,19 @@ struct RecoverResult {
   unsigned RawInstructions = 0;
 };
 
-// SourceName and SourceHash go into the self-describing header.
+// SourceName and SourceHash go into the self-describing header, with the stock reassembly
+// command for the file named AsmName (the -o name; "K.s" when it goes to stdout).
 llvm::Expected<RecoverResult> recoverAssembly(const CodeObject &C, llvm::StringRef SourceName,
-                                              llvm::StringRef SourceHash);
+                                              llvm::StringRef SourceHash,
+                                              llvm::StringRef AsmName = "K.s");
 
-// The command lines that reassemble a recovered file with the stock LLVM tools.
+// The directory of the LLVM tools this suite was built with ("/usr/lib/llvm-22/bin").
+std::string stockLlvmBinDir();
+// The command lines that reassemble a recovered file In into Out with the stock LLVM tools of
+// that directory (llvm-mc, ld.lld).
 std::string stockReassembleCommand(const TargetId &T, llvm::StringRef In, llvm::StringRef Out);
+// Where that command writes for AsmName: "K.s" -> "K.rebuilt.hsaco", never the source's name.
+std::string rebuiltObjectName(llvm::StringRef AsmName);
 
 // Quote a symbol name for the assembler if it is not a plain identifier.
 std::string asmSymbolName(llvm::StringRef Name);

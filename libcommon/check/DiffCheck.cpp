@@ -1,12 +1,15 @@
 #include "check/DiffCheck.h"
 
 #include "asm/AbiCheck.h"
+#include "check/BufferOverrun.h"
 #include "check/Compare.h"
 #include "codeobj/Input.h"
 #include "device/Device.h"
 #include "launch/InputGen.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Interrupt.h"
+#include "support/Plural.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -57,6 +60,9 @@ struct RunOut {
   bool Checked = false; // the strict checks ran
   std::vector<device::UnsafeFinding> Findings;
   uint64_t FindingsTotal = 0;
+  // With footprint tracking, per buffer (like Alloc): the lowest and one past the highest byte
+  // offset touched in its allocation (guards included); nullopt when untouched or not tracked.
+  std::vector<std::optional<std::pair<uint64_t, uint64_t>>> Touched;
 };
 
 // A finding's kind: its rule and the instructions involved (not where: pcs, waves, bytes and
@@ -75,13 +81,25 @@ struct RunMode {
   bool Strict = false;
   uint64_t MaxInstructions = 0; // 0: no limit
   double TimeoutSeconds = 0;
+  bool Footprint = false; // record what each buffer's allocation had touched (K0, emu)
 };
+
+// The data of each buffer placed for a run, for blameBufferOverrun.
+std::vector<BufferExtent> extents(const LaunchSpec &S, const std::vector<uint64_t> &Addr,
+                                  const std::vector<std::vector<uint8_t>> &Init) {
+  std::vector<BufferExtent> X;
+  for (size_t I = 0; I < S.Args.size(); ++I)
+    if (Addr[I])
+      X.push_back({&S.Args[I], Addr[I], Addr[I] + Init[I].size()});
+  return X;
+}
 
 llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const LaunchSpec &S,
                               const std::vector<std::vector<uint8_t>> &Init, RunMode Mode,
                               unsigned Threads, const char *Who) {
   RunOut R;
   R.Alloc.resize(S.Args.size());
+  R.Touched.resize(S.Args.size());
   std::vector<uint64_t> Addr(S.Args.size(), 0), Bases;
   auto freeAll = [&] {
     for (uint64_t B : Bases)
@@ -123,11 +141,17 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
     P.MaxInstructions = Mode.MaxInstructions;
     P.TimeoutSeconds = Mode.TimeoutSeconds;
   }
+  P.TrackFootprint = Mode.Footprint && Dev.info().TracksFootprint;
   auto St = Dev.launch(Mod, P);
   if (!St) {
     freeAll();
-    return St.takeError();
+    return std::string(Who) == "K0" ? blameBufferOverrun(St.takeError(), extents(S, Addr, Init))
+                                    : St.takeError();
   }
+  for (const device::Footprint &F : St->Footprints)
+    for (size_t I = 0; I < S.Args.size(); ++I)
+      if (Addr[I] && F.Base == Addr[I] - kGuardBytes && F.Touched)
+        R.Touched[I] = std::pair(F.Lo, F.Hi);
   R.Checked = St->Checked;
   R.WaveInstructions = St->WaveInstructions;
   R.Seconds = St->Seconds;
@@ -392,23 +416,37 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   }
   if (!O.DumpDir.empty() && !dumpInputs(Seed, Init))
     return false;
-  auto R0 = runOne(*Dev, *Mod0, S, Init, RunMode{Seed, false, Strict, 0, O.TimeoutSeconds},
-                   O.Threads, "K0");
+  auto R0 = runOne(*Dev, *Mod0, S, Init,
+                   RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true}, O.Threads,
+                   "K0");
   if (!R0) {
     ErrorOutcome EO = errorOutcome(R0.takeError());
     R.Result = EO.O;
+    if (EO.O == Outcome::Interrupted) {
+      R.Message = "stopped during K0's run on seed " + std::to_string(Seed) + ": " + EO.Message;
+      return false;
+    }
     R.Message = EO.O == Outcome::RuntimeError
                     ? "runtime_error: K0: " + EO.Message + " (seed " + std::to_string(Seed) + ")"
-                    : "K0 cannot take the launch the spec gives: " + EO.Message;
+                    : EO.Message + " (seed " + std::to_string(Seed) + ")";
     return false;
   }
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
     if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I)))
-      return inputError("K0 writes outside buffer '" + A.Label + "' (" +
-                        std::to_string(*A.Elements) + " " + elemTypeName(A.Type) +
-                        " elements) on seed " + std::to_string(Seed) + ": " + G->text() +
+      return inputError("K0 writes outside buffer '" + A.Label + "' (" + elementsText(A) +
+                        ") on seed " + std::to_string(Seed) + ": " + G->text() +
                         ": the spec gives it too few elements");
+    // A read of the guards faults nowhere and compares equal in K0 and K1: only the footprint
+    // shows that K0 needs more of the buffer than the spec gives.
+    if (const auto &T = R0->Touched[I];
+        T && (T->first < kGuardBytes || T->second > kGuardBytes + Init[I].size()))
+      return inputError("K0 reads past '" + A.Label + "' (" + elementsText(A) +
+                        "): it touches bytes " +
+                        std::to_string(int64_t(T->first) - int64_t(kGuardBytes)) + " to " +
+                        std::to_string(int64_t(T->second) - int64_t(kGuardBytes)) +
+                        " of a buffer of " + std::to_string(Init[I].size()) + " bytes on seed " +
+                        std::to_string(Seed) + ": the spec gives it too few elements");
   }
   for (const device::UnsafeFinding &F : R0->Findings)
     noteFinding(K0Unsafe, F, Seed, 1);
@@ -442,6 +480,12 @@ bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
   RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
              O.TimeoutSeconds};
   auto R1 = runOne(*Dev, *Mod1, S, Init, M1, O.Threads, "K1");
+  if (!R1 && interrupted()) {
+    R.Result = Outcome::Interrupted;
+    R.Message = "stopped during K1's run on seed " + std::to_string(Seed) + ": " +
+                errorOutcome(R1.takeError()).Message;
+    return false;
+  }
   if (!R1) {
     std::string Msg;
     llvm::handleAllErrors(
@@ -655,8 +699,8 @@ Report runInferOnly(const std::string &K0Path, const std::string &SpecPath,
   Report R;
   R.Inputs = {reportInput("k0", K0Path, (*K0)->C.Bytes), reportInput("spec", SpecPath, Spec->Text)};
   R.Backend = "emu";
-  R.Message = "inferred: " + Spec->Kernel + ", " + std::to_string(Inf->Json.size()) +
-              " buffers completed in " + std::to_string(Inf->Runs) + " emulator runs of K0" +
+  R.Message = "inferred: " + Spec->Kernel + ", " + countOf(Inf->Json.size(), "buffer") +
+              " completed in " + countOf(Inf->Runs, "emulator run") + " of K0" +
               (Out == "-" ? "" : "; wrote " + Out);
   for (const std::string &L : Inf->Lines)
     R.Notes.push_back("spec: " + L);

@@ -1,5 +1,6 @@
 #include "check/LaunchInference.h"
 
+#include "check/BufferOverrun.h"
 #include "device/Device.h"
 #include "launch/InputGen.h"
 #include "support/Error.h"
@@ -29,6 +30,8 @@ llvm::Error prefixed(llvm::Error E, const std::string &Prefix) {
       [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
   if (Kind == ErrorKind::Runtime)
     return runtimeError(Prefix + Msg);
+  if (Kind == ErrorKind::Interrupted)
+    return interruptedError(Prefix + Msg);
   return makeError(Prefix + Msg);
 }
 
@@ -257,8 +260,14 @@ llvm::Error Inference::runOnce(const std::vector<int> &Var, bool Extreme) {
     LR.MaxInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
   auto St = Dev.launch(**Mod, LR);
   ++Rep.Runs;
-  if (!St)
-    return prefixed(St.takeError(), "K0 stopped during launch inference: ");
+  if (!St) {
+    // Past a buffer whose size the spec gives: the spec's mistake (input_error).
+    std::vector<BufferExtent> Given;
+    for (const Buf &B : Bufs)
+      if (!B.Probe)
+        Given.push_back({&S.Args[B.Arg], B.Base + B.DataOff, B.Base + B.DataOff + B.Cap});
+    return prefixed(blameBufferOverrun(St.takeError(), Given), "during launch inference: ");
+  }
   if (!RunAInstructions)
     RunAInstructions = St->WaveInstructions;
   // Given sizes whole (their guards are checked); probes only as far as any run touched them.

@@ -97,7 +97,8 @@ struct Reader {
 
 } // namespace
 
-llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringRef Path) {
+llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringRef Path,
+                                            bool AnyProcessor) {
   CodeObject C;
   C.Path = Path.str();
   C.Bytes = Bytes;
@@ -121,7 +122,7 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
                          llvm::Twine(unsigned(uint8_t(Bytes[EI_OSABI]))) + ", expected 64)");
   C.EType = R.u16(16);
   uint32_t EFlags = R.u32(48);
-  auto T = decodeTargetId(uint8_t(Bytes[EI_ABIVERSION]), EFlags);
+  auto T = decodeTargetId(uint8_t(Bytes[EI_ABIVERSION]), EFlags, AnyProcessor);
   if (!T)
     return fileError(Path, 48, llvm::toString(T.takeError()));
   C.Target = *T;
@@ -210,9 +211,10 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
       DynSym = &S;
   }
   std::vector<ElfSymbol> Dyn;
-  if (DynSym)
+  if (DynSym) {
     if (auto E = ReadSymtab(*DynSym, Dyn))
       return std::move(E);
+  }
   if (SymTab) {
     C.HasSymtab = true;
     if (auto E = ReadSymtab(*SymTab, C.Symbols))
@@ -277,6 +279,26 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
   if (!C.Meta)
     return fileError(Path, 0, "no AMDGPU metadata note (NT_AMDGPU_METADATA)");
 
+  // What the loader sees must hold on its own, also where .symtab is right: an exported
+  // function or object lies inside its section (checked after the note, whose absence is the
+  // plainer message for an object that lost sections).
+  for (size_t J = 0; DynSym && J < Dyn.size(); ++J) {
+    const ElfSymbol &D = Dyn[J];
+    if ((D.Type != STT_FUNC && D.Type != STT_OBJECT) || D.Size == 0 ||
+        D.SectionIndex == SHN_UNDEF || D.SectionIndex >= C.Sections.size())
+      continue;
+    const ElfSection &Sec = C.Sections[D.SectionIndex];
+    if (!Sec.isAlloc() || D.Value < Sec.Addr || D.Value - Sec.Addr > Sec.Size ||
+        D.Size > Sec.Addr + Sec.Size - D.Value)
+      return fileError(Path, DynSym->Offset + J * 24 + 8,
+                       llvm::StringRef(D.Name).ends_with(".kd")
+                           ? "kernel descriptor " + D.Name + " is not inside a data section"
+                           : "symbol " + D.Name + " of " + DynSym->Name + " (" +
+                                 std::to_string(D.Size) + " bytes at 0x" +
+                                 llvm::utohexstr(D.Value) + ") extends past the end of " +
+                                 Sec.Name);
+  }
+
   // Kernels: every "<name>.kd" object symbol with a matching code symbol.
   std::map<std::string, unsigned> ByName;
   for (unsigned I = 0; I < C.Symbols.size(); ++I)
@@ -292,6 +314,10 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
     if (!Sec || Sec->isNoBits() || S.Value + KernelDescriptorSize > Sec->Addr + Sec->Size)
       return fileError(Path, SymFileOff,
                        "kernel descriptor " + S.Name + " is not inside a data section");
+    if (S.Size > Sec->Addr + Sec->Size - S.Value)
+      return fileError(Path, SymFileOff,
+                       "kernel descriptor " + S.Name + " (" + llvm::Twine(S.Size) +
+                           " bytes) extends past the end of " + Sec->Name);
     KernelInfo K;
     K.Name = llvm::StringRef(S.Name).drop_back(3).str();
     K.DescSymbol = I;
@@ -302,7 +328,7 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
     K.Kd = KernelDescriptor::decode(llvm::arrayRefFromStringRef(KdBytes));
     K.EntryAddr = S.Value + K.Kd.KernelCodeEntryByteOffset;
     Text = C.sectionAt(K.EntryAddr);
-    if (!Text || !Text->isExec())
+    if (!Text || !Text->isExec() || Text->isNoBits())
       return fileError(Path, SymFileOff + KdEntryOffsetBegin,
                        "kernel descriptor " + S.Name + " points outside .text (entry 0x" +
                            llvm::utohexstr(K.EntryAddr) + ")");
@@ -316,7 +342,34 @@ llvm::Expected<CodeObject> CodeObject::read(llvm::StringRef Bytes, llvm::StringR
                        "kernel descriptor " + S.Name + " entry 0x" + llvm::utohexstr(K.EntryAddr) +
                            " is not the address of " + K.Name);
     K.Meta = C.Meta->kernelBySymbol(S.Name);
+    if (!K.Meta)
+      return fileError(Path, SymFileOff,
+                       "kernel descriptor " + S.Name +
+                           " has no entry in the metadata (amdhsa.kernels with .symbol " + S.Name +
+                           ")");
+    // The sizes every consumer of the metadata reads must be numbers (the ABI requires them).
+    for (const char *Key :
+         {".kernarg_segment_size", ".group_segment_fixed_size", ".private_segment_fixed_size",
+          ".kernarg_segment_align", ".wavefront_size", ".max_flat_workgroup_size"})
+      if (const msgpack::object *V = Metadata::get(*K.Meta, Key);
+          V && !Metadata::getUInt(*K.Meta, Key))
+        return fileError(Path, C.MetaNoteOffset,
+                         "metadata of kernel " + K.Name + ": " + Key + " is " +
+                             metadataValueString(*V) + ", not an unsigned integer");
     C.Kernels.push_back(std::move(K));
+  }
+  // And every kernel the metadata lists has its descriptor.
+  for (const msgpack::object *M : C.Meta->kernels()) {
+    auto Sym = Metadata::getString(*M, ".symbol");
+    bool Found = false;
+    for (const KernelInfo &K : C.Kernels)
+      Found |= Sym && C.Symbols[K.DescSymbol].Name == *Sym;
+    if (!Found)
+      return fileError(Path, 0,
+                       "the metadata lists kernel " +
+                           Metadata::getString(*M, ".name").value_or("(no .name)") +
+                           " with .symbol " + Sym.value_or("(none)") +
+                           ", which is no kernel descriptor of the object");
   }
   std::sort(C.Kernels.begin(), C.Kernels.end(), [&](const KernelInfo &A, const KernelInfo &B) {
     return C.Symbols[A.DescSymbol].Value < C.Symbols[B.DescSymbol].Value;

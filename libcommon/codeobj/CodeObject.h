@@ -60,7 +60,9 @@ struct KernelInfo {
 class CodeObject {
 public:
   // Parse and validate. Path is used in error messages only; Bytes must outlive the object.
-  static llvm::Expected<CodeObject> read(llvm::StringRef Bytes, llvm::StringRef Path);
+  // AnyProcessor: a well-formed object for a processor outside gfx9 is accepted (listing).
+  static llvm::Expected<CodeObject> read(llvm::StringRef Bytes, llvm::StringRef Path,
+                                         bool AnyProcessor = false);
 
   std::string Path;
   llvm::StringRef Bytes;

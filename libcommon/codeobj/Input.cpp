@@ -4,6 +4,10 @@
 #include "support/Error.h"
 #include "support/FileIO.h"
 
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+
 namespace asmevo {
 
 llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Spec,
@@ -31,21 +35,24 @@ llvm::Expected<std::vector<LoadedCodeObject>> loadCodeObjects(llvm::StringRef Sp
   auto Found = findCodeObjects(All, Path);
   if (!Found)
     return Found.takeError();
-  if (Found->size() == 1 && Found->front().Offset == 0 && Found->front().Size == All.size()) {
-    Out.push_back({Path, File, All});
-    return Out;
-  }
   if (Found->empty())
     return fileError(Path, 0,
                      "no AMDGPU code object found (not an AMDGPU ELF file, and no "
                      "offload bundle or embedded code object inside)");
-  for (const auto &E : *Found)
+  bool Whole =
+      Found->size() == 1 && Found->front().Offset == 0 && Found->front().Size == All.size();
+  std::set<std::string> Seen;
+  for (const auto &E : *Found) {
+    Seen.insert(E.Processor);
     if (Arch.empty() || E.Processor == Arch)
-      Out.push_back({E.uri(Path), File, All.substr(E.Offset, E.Size)});
-  if (Out.empty())
+      Out.push_back({Whole ? Path : E.uri(Path), File, All.substr(E.Offset, E.Size)});
+  }
+  if (Out.empty()) // --arch filters a plain code object as it filters a container
     return fileError(Path, 0,
-                     "no code object for " + Arch + " among " + llvm::Twine(Found->size()) +
-                         " embedded code objects");
+                     Whole ? "a code object for " + Found->front().Processor + ", not " + Arch.str()
+                           : "no code object for " + Arch.str() + " among " +
+                                 std::to_string(Found->size()) + " embedded code objects (" +
+                                 llvm::join(Seen, ", ") + ")");
   return Out;
 }
 

@@ -3,6 +3,7 @@
 // (register granules, which kernel-descriptor fields exist).
 #pragma once
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -40,8 +41,10 @@ struct TargetId {
 };
 
 // Decode e_ident[EI_ABIVERSION] and e_flags. Fails for code object versions before 4 and for
-// processors that are not gfx9 CDNA/GCN (the only ones recovery supports).
-llvm::Expected<TargetId> decodeTargetId(uint8_t AbiVersion, uint32_t EFlags);
+// processors that are not gfx9 CDNA/GCN (the only ones recovery supports), unless AnyProcessor
+// (a known processor of another family is then accepted, for listing).
+llvm::Expected<TargetId> decodeTargetId(uint8_t AbiVersion, uint32_t EFlags,
+                                        bool AnyProcessor = false);
 
 // Parse a target id as written by `.amdgcn_target` ("amdgcn-amd-amdhsa--gfx942:xnack-") for a
 // code object version; e_flags are derived as LLVM sets them.
@@ -49,5 +52,12 @@ llvm::Expected<TargetId> parseTargetId(llvm::StringRef Id, unsigned CodeObjectVe
 
 // Processor name for an EF_AMDGPU_MACH value, or "" if unknown.
 std::string processorForMach(unsigned Mach);
+
+// Whether Name is an AMDGPU processor of the ELF e_flags table ("gfx942", "gfx9-4-generic").
+bool isKnownProcessor(llvm::StringRef Name);
+// Every known processor name, space-separated, in order.
+std::string knownProcessors();
+// An error for a processor name given by the user in Option ("--arch") that is not known.
+llvm::Error checkProcessorName(llvm::StringRef Name, llvm::StringRef Option);
 
 } // namespace asmevo

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct LaunchParams {
   bool VarySchedule = false;                 // emu: seeded, varied wave interleaving
   bool Strict = false;                       // emu: the strict checks (emu/StrictCheck.h)
   bool TrackFootprint = false; // record every allocation's touched bytes (DeviceInfo says who can)
+  // emu: called after each workgroup with (done, total), from the emulator's threads (a
+  // progress line); hip ignores it.
+  std::function<void(uint64_t, uint64_t)> OnWorkgroupDone;
 };
 
 // The bytes one launch touched (read or wrote) in one allocation made with alloc.

@@ -74,6 +74,7 @@ public:
     L.TimeoutSeconds = P.TimeoutSeconds;
     L.VarySchedule = P.VarySchedule;
     L.Strict = P.Strict;
+    L.OnWorkgroupDone = P.OnWorkgroupDone;
     if (P.TrackFootprint) {
       Mem.resetTouched();
       Mem.setTracking(true);

@@ -69,15 +69,16 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
     if (!Objs)
       return Objs.takeError();
     for (const LoadedCodeObject &L : *Objs) {
-      // Objects for other processors (gfx10+, gfx8, ...) are skipped, named, before the
-      // reader (which only reads gfx9) would refuse them.
-      if (L.Bytes.size() >= 64) {
+      // A well-formed AMDGPU ELF for a known processor the emulator does not run (gfx10+,
+      // gfx8, ...) is skipped, named, before the reader (which reads gfx9 only) would refuse it;
+      // anything else goes to the reader, whose error every tool gives (exit 2).
+      if (L.Bytes.size() >= 64 && looksLikeAmdgpuElf(L.Bytes)) {
         uint32_t EFlags;
         std::memcpy(&EFlags, L.Bytes.data() + 48, 4);
         Gfx G;
         std::string P = processorForMach(EFlags & 0xff);
-        if (!parseGfx(P.c_str(), G)) {
-          R.Skipped.push_back(L.Name + " (" + (P.empty() ? "unknown processor" : P) + ")");
+        if (!P.empty() && !parseGfx(P.c_str(), G)) {
+          R.Skipped.push_back(L.Name + " (" + P + ")");
           continue;
         }
       }

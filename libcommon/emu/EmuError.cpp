@@ -40,7 +40,10 @@ void throwMemoryFault(const char *What, uint64_t Addr, unsigned Size, int Lane, 
   if (Lane >= 0)
     m += " (lane " + std::to_string(Lane) + ")";
   m += " at pc " + hexAddr(Pc) + ": " + Why;
-  throw EmuError(EmuErrorKind::MemoryFault, m);
+  EmuError E(EmuErrorKind::MemoryFault, m, Pc);
+  E.FaultAddr = Addr;
+  E.FaultInstruction = What;
+  throw E;
 }
 
 } // namespace asmevo::emu

@@ -26,6 +26,9 @@ public:
       : std::runtime_error(Message), Kind(Kind), Pc(Pc) {}
   EmuErrorKind Kind;
   uint64_t Pc; // the instruction's address when the message does not name its function (0: none)
+  // MemoryFault: the faulting address and the instruction's mnemonic.
+  uint64_t FaultAddr = 0;
+  std::string FaultInstruction;
 };
 
 // "0x7f0000011a20": how addresses and pcs appear in every emulator message.

@@ -4,6 +4,7 @@
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
 #include "support/Error.h"
+#include "support/Interrupt.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 
@@ -598,9 +599,8 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
       if (W.done || W.atBarrier)
         continue;
       uint64_t Before = W.instCount;
-      unsigned Quantum = NW == 1          ? (Lim.Limited ? 1u << 14 : ~0u)
-                         : L.VarySchedule ? 1 + unsigned(Next() % 96)
-                                          : 256;
+      // One wave alone still returns here now and then: limits and Ctrl-C are checked.
+      unsigned Quantum = NW == 1 ? 1u << 14 : L.VarySchedule ? 1 + unsigned(Next() % 96) : 256;
       if (L.Strict)
         runWave<true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       else
@@ -616,6 +616,10 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
           Lim.Hit = 2;
           throw EmuError(EmuErrorKind::Timeout, "timeout");
         }
+      }
+      if (interrupted()) {
+        Lim.Hit = 3;
+        throw EmuError(EmuErrorKind::Timeout, "interrupted");
       }
     }
     unsigned Done = 0, AtBarrier = 0;
@@ -656,6 +660,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
 
   std::atomic<uint64_t> NextGroup{0};
   std::atomic<bool> Abort{false};
+  std::atomic<uint64_t> GroupsDone{0};
   DispatchLimits Lim;
   Lim.Limited = L.MaxInstructions > 0 || L.TimeoutSeconds > 0;
   Lim.Deadline = std::chrono::steady_clock::now() +
@@ -722,6 +727,8 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             S->finish();
         St.Waves += NW;
         ++St.Groups;
+        if (L.OnWorkgroupDone)
+          L.OnWorkgroupDone(GroupsDone.fetch_add(1) + 1, TotalGroups);
       } catch (const EmuError &Err) {
         std::lock_guard<std::mutex> Lk(ErrLock);
         if (!FirstError || G < FirstError->first)
@@ -757,6 +764,10 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   }
   Cleanup();
   if (int Hit = Lim.Hit.load()) {
+    if (Hit == 3)
+      return interruptedError("the dispatch of kernel " + K->Name + " was stopped after " +
+                              std::to_string(GroupsDone.load()) + " of " +
+                              std::to_string(TotalGroups) + " workgroups");
     if (Hit == 1)
       return llvm::make_error<LimitError>(
           LimitError::Instructions, double(L.MaxInstructions), double(Lim.Executed.load()),
@@ -775,8 +786,12 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
                         std::to_string(G / (uint64_t(D.NumGroups[0]) * D.NumGroups[1]));
     // "... at pc 0x... (k+0x4, workgroup 0,0,0)" where the pc is known, else the kernel's name.
     std::string Func = FirstError->second.Pc ? where(FirstError->second.Pc) : "";
-    return runtimeError(std::string(FirstError->second.what()) + " (" +
-                        (Func.empty() ? "kernel " + K->Name : Func) + ", " + Group + ")");
+    std::string Msg = std::string(FirstError->second.what()) + " (" +
+                      (Func.empty() ? "kernel " + K->Name : Func) + ", " + Group + ")";
+    if (FirstError->second.Kind == EmuErrorKind::MemoryFault)
+      return llvm::make_error<MemoryFaultError>(Msg, FirstError->second.FaultAddr,
+                                                FirstError->second.FaultInstruction);
+    return runtimeError(Msg);
   }
   return R;
 }

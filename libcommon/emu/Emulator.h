@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -47,6 +48,9 @@ struct LaunchConfig {
   // the run stops with a LimitError (support/Error.h) saying how far it got.
   uint64_t MaxInstructions = 0;
   double TimeoutSeconds = 0;
+  // Called from the worker threads after each workgroup with (done, total): for a progress
+  // line. It must be cheap and thread-safe.
+  std::function<void(uint64_t, uint64_t)> OnWorkgroupDone;
 };
 
 // Counts of what ran. Emulated work is a model: no timing here is hardware time.

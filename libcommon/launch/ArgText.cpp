@@ -1,6 +1,7 @@
 #include "launch/ArgText.h"
 
 #include "launch/ArgBinding.h"
+#include "launch/LaunchSpec.h"
 #include "launch/ScalarValue.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
@@ -43,6 +44,8 @@ llvm::Expected<ArgText> parseArgText(const std::string &Text) {
     A.Name = Text.substr(0, Eq);
     A.Value = Text.substr(Eq + 1);
   }
+  if (Eq == 0)
+    return makeError("--arg '" + Text + "': empty name before '=' (give NAME=VALUE or VALUE)");
   if (A.Value.empty())
     return makeError("--arg '" + Text + "': empty value");
   return A;
@@ -63,6 +66,7 @@ llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::st
   auto Explicit = Sig.explicitArgs();
   std::vector<bool> Assigned(Explicit.size(), false);
   size_t NextPositional = 0;
+  uint64_t Total = 0; // bytes of all buffers
   for (const ArgText &S : Args) {
     int Idx;
     if (S.Name.empty()) {
@@ -99,9 +103,11 @@ llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::st
     Buf.Arg = A;
     Buf.Label = Label;
     if (S.Value[0] == '@') {
+      if (S.Value.size() == 1)
+        return makeError("argument '" + Label + "': '@' needs a file name (@FILE)");
       auto F = readFile(S.Value.substr(1));
       if (!F)
-        return F.takeError();
+        return makeError("argument '" + Label + "': " + llvm::toString(F.takeError()));
       Buf.Contents = (*F)->getBuffer().str();
       Buf.Size = Buf.Contents.size();
       if (Buf.Size == 0)
@@ -110,11 +116,18 @@ llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::st
       if (!parseU64(S.Value.substr(6), Buf.Size) || Buf.Size == 0)
         return makeError("argument '" + Label + "': '" + S.Value +
                          "': zeros: needs a positive byte count");
+      if (Buf.Size > kMaxSpecBytes)
+        return makeError("argument '" + Label + "': '" + S.Value + "': more than the " +
+                         std::to_string(kMaxSpecBytes >> 30) + " GiB a buffer may hold");
     } else {
       return makeError("argument '" + Label +
                        "' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '" +
                        S.Value + "'");
     }
+    Total += Buf.Size;
+    if (Total > kMaxSpecBytes)
+      return makeError("argument '" + Label + "': the buffers together are more than the " +
+                       std::to_string(kMaxSpecBytes >> 30) + " GiB a launch may hold");
     R.Buffers.push_back(std::move(Buf));
   }
   for (size_t I = 0; I < Explicit.size(); ++I)

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -86,13 +87,27 @@ llvm::Expected<std::vector<uint8_t>> encodeScalar(const nlohmann::json &V, std::
     return bad("type " + Type + " has " + std::to_string(elemSize(T)) +
                " bytes; the argument has " + std::to_string(Size));
   if (isFloatType(T)) {
+    // A finite number that rounds to infinity in its type is a mistake, not an infinity: say so
+    // ("inf" is written as such).
+    auto TooBig = [&](double Got) {
+      char Buf[64];
+      std::snprintf(Buf, sizeof Buf, "%g", D);
+      return bad(std::string(Buf) + " does not fit " + Type + " (it would become " +
+                 (Got > 0 ? "+inf" : "-inf") + "; write \"inf\" for an infinity)");
+    };
     if (T == ElemType::F64) {
       std::memcpy(B.data(), &D, 8);
     } else if (T == ElemType::F32) {
       float F = float(D);
+      if (std::isfinite(D) && std::isinf(F))
+        return TooBig(F);
       std::memcpy(B.data(), &F, 4);
     } else {
-      uint16_t H = T == ElemType::F16 ? emu::f32ToF16(float(D)) : emu::f32ToBf16(float(D));
+      float F = float(D);
+      uint16_t H = T == ElemType::F16 ? emu::f32ToF16(F) : emu::f32ToBf16(F);
+      float Back = T == ElemType::F16 ? emu::f16ToF32(H) : emu::bf16ToF32(H);
+      if (std::isfinite(D) && std::isinf(Back))
+        return TooBig(Back);
       std::memcpy(B.data(), &H, 2);
     }
     return B;

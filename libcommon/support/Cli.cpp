@@ -2,6 +2,8 @@
 #include "support/Cli.h"
 
 #include "support/Error.h"
+#include "support/Interrupt.h"
+#include "support/OutputPath.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
@@ -9,8 +11,75 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 namespace asmevo {
+
+namespace {
+
+// The name between cxxopts' quotes (‘name’), or "" if there is none.
+std::string betweenQuotes(const std::string &Msg, size_t From = 0) {
+  const std::string L = "\xe2\x80\x98", R = "\xe2\x80\x99"; // U+2018, U+2019
+  size_t A = Msg.find(L, From);
+  if (A == std::string::npos)
+    return "";
+  size_t B = Msg.find(R, A + L.size());
+  return B == std::string::npos ? "" : Msg.substr(A + L.size(), B - A - L.size());
+}
+
+std::string dashed(const std::string &Name) {
+  if (!Name.empty() && Name[0] == '-')
+    return Name;
+  return (Name.size() == 1 ? "-" : "--") + Name;
+}
+
+// The option whose value Arg was on the command line ("--threads x" or "--threads=x").
+std::string optionOfValue(int Argc, const char *const *Argv, const std::string &Arg) {
+  for (int I = 1; I < Argc; ++I) {
+    std::string A = Argv[I];
+    size_t Eq = A.find('=');
+    if (A.rfind("--", 0) == 0 && Eq != std::string::npos && A.substr(Eq + 1) == Arg)
+      return A.substr(0, Eq);
+    if (A == Arg && I > 1 && Argv[I - 1][0] == '-')
+      return Argv[I - 1];
+  }
+  return "";
+}
+
+} // namespace
+
+// cxxopts' messages in the suite's own words and quotes ("unknown option '--foo'").
+std::string usageMessage(const cxxopts::exceptions::exception &E, int Argc,
+                         const char *const *Argv) {
+  std::string Msg = E.what(), Name = betweenQuotes(Msg);
+  if (dynamic_cast<const cxxopts::exceptions::no_such_option *>(&E))
+    return "unknown option '" + dashed(Name) + "'";
+  if (dynamic_cast<const cxxopts::exceptions::missing_argument *>(&E) ||
+      dynamic_cast<const cxxopts::exceptions::option_requires_argument *>(&E))
+    return "option '" + dashed(Name) + "' needs a value";
+  if (dynamic_cast<const cxxopts::exceptions::gratuitous_argument_for_option *>(&E))
+    return "option '" + dashed(Name) + "' takes no value (got '" +
+           betweenQuotes(Msg, Msg.find(Name) + Name.size()) + "')";
+  if (dynamic_cast<const cxxopts::exceptions::incorrect_argument_type *>(&E)) {
+    std::string Opt = optionOfValue(Argc, Argv, Name);
+    return (Opt.empty() ? "" : "option '" + Opt + "': ") + "'" + Name + "' is not a valid value";
+  }
+  if (dynamic_cast<const cxxopts::exceptions::invalid_option_syntax *>(&E))
+    return "'" + Name + "' is not a valid option";
+  // Anything else: the same words with plain quotes and a lower-case start.
+  std::string Out;
+  for (size_t I = 0; I < Msg.size();) {
+    if (Msg.compare(I, 3, "\xe2\x80\x98") == 0 || Msg.compare(I, 3, "\xe2\x80\x99") == 0) {
+      Out += '\'';
+      I += 3;
+    } else {
+      Out += Msg[I++];
+    }
+  }
+  if (!Out.empty() && Out[0] >= 'A' && Out[0] <= 'Z')
+    Out[0] = char(Out[0] - 'A' + 'a');
+  return Out;
+}
 
 namespace {
 bool parseU64(const std::string &S, uint64_t &V) {
@@ -37,9 +106,12 @@ void Cli::addJsonOption() {
                              "share/asmevo/report.schema.json)");
 }
 
-void Cli::addOutputOption(const std::string &Help) {
+void Cli::addOutputOption(const std::string &Help, bool DefaultStdout) {
   HasOutput = true;
-  Opts.add_options()("o,output", Help, cxxopts::value<std::string>()->default_value("-"), "FILE");
+  if (DefaultStdout)
+    Opts.add_options()("o,output", Help, cxxopts::value<std::string>()->default_value("-"), "FILE");
+  else
+    Opts.add_options()("o,output", Help, cxxopts::value<std::string>(), "FILE");
 }
 
 void Cli::addDeviceOptions(const std::string &BackendHelp, const std::string &TimeoutHelp) {
@@ -86,7 +158,8 @@ int Cli::fail(Report &R, llvm::Error E) const {
 int Cli::fail(Report &R, Outcome O, const std::string &Message) const {
   R.Result = O;
   R.Message = Message;
-  llvm::errs() << Tool << ": error: " << Message << "\n";
+  llvm::errs() << Tool << (O == Outcome::Interrupted ? ": interrupted: " : ": error: ") << Message
+               << "\n";
   if (Common.Json)
     printJson(R);
   return R.exitCode();
@@ -100,6 +173,16 @@ std::function<void(const std::string &)> Cli::progress() const {
     llvm::errs() << T << ": " << Line << "\n";
     llvm::errs().flush();
   };
+}
+
+bool Cli::progressLineWanted() const { return !Common.Quiet && ::isatty(2); }
+
+int Cli::checkOutput(const std::string &Output, const std::vector<std::string> &Inputs) const {
+  if (llvm::Error E = asmevo::checkOutput(Output, Inputs)) {
+    Report R = report();
+    return fail(R, std::move(E));
+  }
+  return -1;
 }
 
 void Cli::note(const std::string &Line) const {
@@ -127,7 +210,7 @@ int Cli::parse(int Argc, const char *const *Argv) {
   try {
     Result = Opts.parse(Argc, Argv);
   } catch (const cxxopts::exceptions::exception &E) {
-    return usageError(E.what());
+    return usageError(usageMessage(E, Argc, Argv));
   }
   if (Result.count("help")) {
     llvm::outs() << Opts.help({""}) << "\n";
@@ -141,8 +224,9 @@ int Cli::parse(int Argc, const char *const *Argv) {
   Common.Quiet = Result.count("quiet") > 0;
   if (HasJson)
     Common.Json = Result.count("json") > 0;
-  if (HasOutput)
+  if (HasOutput && Result.count("output"))
     Common.Output = Result["output"].as<std::string>();
+  catchInterrupts();
   return -1;
 }
 

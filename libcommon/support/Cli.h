@@ -58,8 +58,9 @@ public:
   cxxopts::Options &options() { return Opts; }
   // Adds --json (only for tools that report).
   void addJsonOption();
-  // Adds -o/--output with a tool-specific description.
-  void addOutputOption(const std::string &Help);
+  // Adds -o/--output with a tool-specific description; DefaultStdout: without -o the output
+  // goes to stdout (and --help says "default: -"), else -o is the tool's to require.
+  void addOutputOption(const std::string &Help, bool DefaultStdout = true);
 
   // The shared option groups. BackendHelp completes "Execution backend: ...".
   void addDeviceOptions(const std::string &BackendHelp, const std::string &TimeoutHelp);
@@ -92,6 +93,12 @@ public:
   int printJson(const Report &R) const;
   // "<tool>: <line>" on stderr, with -v; empty (no progress) without.
   std::function<void(const std::string &)> progress() const;
+  // Whether a long run should show a progress line (support/ProgressLine.h): stderr is a
+  // terminal and there is no -q.
+  bool progressLineWanted() const;
+  // Refuse Output (-o, --out, ...) before any work when it cannot be written or is one of
+  // Inputs (support/OutputPath.h): reports the error and returns its exit code; -1: go on.
+  int checkOutput(const std::string &Output, const std::vector<std::string> &Inputs) const;
   // "<tool>: note: <line>" on stderr, unless -q.
   void note(const std::string &Line) const;
 
@@ -110,6 +117,11 @@ llvm::Expected<std::array<uint32_t, 3>> parseDims(const std::string &Text, const
 // Parse "N[,N...]" into non-negative integers (What names the option in the error).
 llvm::Expected<std::vector<uint64_t>> parseSeedList(const std::string &Text,
                                                     const std::string &What);
+
+// A cxxopts parse error in the suite's words: "unknown option '--foo'", "option '--grid' needs
+// a value", "option '--threads': 'x' is not a valid value ...".
+std::string usageMessage(const cxxopts::exceptions::exception &E, int Argc,
+                         const char *const *Argv);
 
 // Print an error as "<tool>: error: ..." on stderr and return its exit code (2 or 3).
 int reportError(llvm::StringRef Tool, llvm::Error E);

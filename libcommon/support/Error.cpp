@@ -10,6 +10,7 @@ namespace asmevo {
 
 char ToolError::ID = 0;
 char LimitError::ID = 0;
+char MemoryFaultError::ID = 0;
 
 std::string secondsText(double Seconds) {
   char Buf[32];
@@ -36,6 +37,11 @@ llvm::Error lineError(llvm::StringRef File, unsigned Line, const llvm::Twine &Me
 llvm::Error runtimeError(const llvm::Twine &Message) {
   return llvm::make_error<ToolError>(Message.str(), "", std::nullopt, std::nullopt,
                                      ErrorKind::Runtime);
+}
+
+llvm::Error interruptedError(const llvm::Twine &Message) {
+  return llvm::make_error<ToolError>(Message.str(), "", std::nullopt, std::nullopt,
+                                     ErrorKind::Interrupted);
 }
 
 llvm::Error withFile(llvm::Error E, llvm::StringRef File) {

@@ -12,7 +12,7 @@ namespace asmevo {
 
 // What kind of failure this is decides the exit code (see STYLE.md): input/usage/I/O errors exit
 // 2, device/runtime errors exit 3.
-enum class ErrorKind { Input, Runtime };
+enum class ErrorKind { Input, Runtime, Interrupted };
 
 class ToolError : public llvm::ErrorInfo<ToolError> {
 public:
@@ -47,6 +47,20 @@ public:
   double Limit, Reached;
 };
 
+// A memory access outside every allocation (the emulator's "memory fault: ..."): a runtime
+// error (exit 3) that keeps the address and the instruction, so that a caller that knows the
+// allocations can say whose end it ran past ("K0 reads past '#0'").
+class MemoryFaultError : public llvm::ErrorInfo<MemoryFaultError, ToolError> {
+public:
+  static char ID;
+  MemoryFaultError(std::string Message, uint64_t Address, std::string Instruction)
+      : llvm::ErrorInfo<MemoryFaultError, ToolError>(std::move(Message), "", std::nullopt,
+                                                     std::nullopt, ErrorKind::Runtime),
+        Address(Address), Instruction(std::move(Instruction)) {}
+  uint64_t Address;
+  std::string Instruction; // the mnemonic ("global_load_dword")
+};
+
 // A number of seconds as a person writes it in an option ("0.5", "30", "1e-05").
 std::string secondsText(double Seconds);
 
@@ -58,6 +72,8 @@ llvm::Error fileError(llvm::StringRef File, uint64_t Offset, const llvm::Twine &
 llvm::Error lineError(llvm::StringRef File, unsigned Line, const llvm::Twine &Message);
 // A device/runtime error (exit 3).
 llvm::Error runtimeError(const llvm::Twine &Message);
+// A run stopped because the user asked (support/Interrupt.h; outcome interrupted).
+llvm::Error interruptedError(const llvm::Twine &Message);
 
 // Attach a file name to an error that has none (any llvm error is converted to a ToolError).
 llvm::Error withFile(llvm::Error E, llvm::StringRef File);

@@ -1,6 +1,7 @@
 #include "support/Outcome.h"
 
 #include "support/Error.h"
+#include "support/Interrupt.h"
 
 namespace asmevo {
 
@@ -21,12 +22,13 @@ constexpr OutcomeInfo kOutcomes[] = {
     {Outcome::NotCovered, "not_covered", 1},
     {Outcome::InputError, "input_error", 2},
     {Outcome::RuntimeError, "runtime_error", 3},
+    {Outcome::Interrupted, "interrupted", 130},
 };
 const OutcomeInfo &info(Outcome O) { return kOutcomes[unsigned(O)]; }
 } // namespace
 
 const char *outcomeName(Outcome O) { return info(O).Name; }
-int exitCode(Outcome O) { return info(O).Exit; }
+int exitCode(Outcome O) { return O == Outcome::Interrupted ? interruptExitCode() : info(O).Exit; }
 bool isCheckFailure(Outcome O) { return info(O).Exit == 1; }
 
 std::optional<Outcome> parseOutcome(const std::string &N) {
@@ -42,7 +44,9 @@ ErrorOutcome errorOutcome(llvm::Error E) {
       std::move(E),
       [&](const ToolError &T) {
         R.Message = formatError(T);
-        R.O = T.Kind == ErrorKind::Runtime ? Outcome::RuntimeError : Outcome::InputError;
+        R.O = T.Kind == ErrorKind::Runtime       ? Outcome::RuntimeError
+              : T.Kind == ErrorKind::Interrupted ? Outcome::Interrupted
+                                                 : Outcome::InputError;
       },
       [&](const llvm::ErrorInfoBase &B) { R.Message = B.message(); });
   return R;

@@ -13,6 +13,8 @@
 //   input_error           2   usage, input or I/O error (the input names what is wrong)
 //   runtime_error         3   the device or emulator failed (fault, trap, unsupported
 //                             instruction, a run past its limits)
+//   interrupted         130   stopped by SIGINT (Ctrl-C) or SIGTERM (143) before it finished;
+//                             the report says what was done
 #pragma once
 
 #include "llvm/Support/Error.h"
@@ -33,11 +35,12 @@ enum class Outcome {
   NotCovered,
   InputError,
   RuntimeError,
+  Interrupted,
 };
 
 // "ok", "divergent", ... as in the table above.
 const char *outcomeName(Outcome O);
-// 0, 1, 2 or 3 as in the table above.
+// 0, 1, 2, 3 or 128 + the signal as in the table above.
 int exitCode(Outcome O);
 // The outcome named N, if N is one.
 std::optional<Outcome> parseOutcome(const std::string &N);

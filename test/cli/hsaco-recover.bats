@@ -177,7 +177,7 @@ $TRITON/gfx90a/softmax_fp32.hsaco: 1/1 kernels pass"
   run hsaco-recover --check -q --keep-going zero.bin "$TRITON/gfx90a/vector_add_fp32.hsaco"
   assert_failure 2
   assert_line "hsaco-recover: error: 'zero.bin'@0x0: no AMDGPU code object found (not an AMDGPU ELF file, and no offload bundle or embedded code object inside)"
-  assert_line "total: 1 code objects, 1/1 kernels pass, 1 inputs unreadable"
+  assert_line "total: 1 unreadable input, 1 code object, 1/1 kernels pass"
 }
 
 @test "--list prints one URI per code object, and URIs are inputs" {

@@ -51,7 +51,7 @@ PY
   run kernel-run "$TRITON/gfx942/vector_add_fp32.hsaco" --block 256 --grid 4 \
     --arg @small.bin --arg @y.bin --arg zeros:16384 --arg 4096 --arg null --arg null --out '#2=out.bin'
   assert_failure 3
-  assert_output --regexp "kernel-run: error: memory fault: .* of 4 bytes at 0x[0-9a-f]+ \(lane [0-9]+\) at pc 0x[0-9a-f]+: (outside every allocation|runs past the end of its allocation) \(kernel add_kernel, workgroup 0,0,0\)"
+  assert_output --regexp "kernel-run: error: memory fault: .* of 4 bytes at 0x[0-9a-f]+ \(lane [0-9]+\) at pc 0x[0-9a-f]+: (outside every allocation|runs past the end of its allocation) \(add_kernel\+0x[0-9a-f]+, workgroup 0,0,0\)"
   [ ! -e out.bin ]
 }
 
@@ -183,8 +183,8 @@ make_in() { head -c 512 /dev/zero > in.bin; }
   run kernel-run --coverage hw.hsaco
   assert_failure 1
   assert_line --regexp "^implemented +1  buffer_load_dword$"
-  assert_line --regexp "^MISSING +1  buffer_load_dword lds   \(1 not implemented in 1 objects; first: hw.hsaco: hw_lds\+0x[0-9a-f]+: buffer_load_dword v1, s\[4:7\], 0 offen lds\)$"
-  assert_line --regexp "^kernel-run: 1 code objects \(0 fully covered\), 2 functions, [0-9]+ instructions \(0 undecodable words\); [0-9]+/[0-9]+ mnemonics and [0-9]+/[0-9]+ instructions implemented$"
+  assert_line --regexp "^MISSING +1  buffer_load_dword lds   \(1 not implemented in 1 object; first: hw.hsaco: hw_lds\+0x[0-9a-f]+: buffer_load_dword v1, s\[4:7\], 0 offen lds\)$"
+  assert_line --regexp "^kernel-run: 1 code object \(0 fully covered\), 2 functions, [0-9]+ instructions \(0 undecodable words\); [0-9]+/[0-9]+ mnemonics and [0-9]+/[0-9]+ instructions implemented$"
   # An object for a processor the emulator does not run is named as skipped, exit 1.
   printf '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx1100"\n\t.text\n\ts_endpgm\n' > o.s
   "$ASMEVO_LLVM_BINDIR/llvm-mc" -triple=amdgcn-amd-amdhsa -mcpu=gfx1100 -filetype=obj o.s -o o.o

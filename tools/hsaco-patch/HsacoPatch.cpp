@@ -3,6 +3,7 @@
 #include "codeobj/Input.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Plural.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -39,8 +40,8 @@ int runHsacoPatch(const Cli &C, const PatchConfig &Cfg) {
     return fail(C, Rep, Objs.takeError());
   if (Objs->size() != 1)
     return C.fail(Rep, Outcome::InputError,
-                  "'" + Cfg.Input + "': " + std::to_string(Objs->size()) +
-                      " code objects inside; choose one with a URI from hsaco-recover --list");
+                  "'" + Cfg.Input + "': " + countOf(Objs->size(), "code object") +
+                      " inside; choose one with a URI from hsaco-recover --list");
   const auto &O = Objs->front();
   if (Cfg.InPlace && (O.Name != Cfg.Input || O.Bytes.size() != O.File->getBufferSize()))
     return C.fail(Rep, Outcome::InputError,

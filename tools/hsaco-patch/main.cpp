@@ -8,9 +8,11 @@ using namespace asmevo;
 int main(int argc, char **argv) {
   Cli C("hsaco-patch",
         "replace a window of a kernel's instructions in place, padding with s_nop, or refuse",
-        "K.hsaco");
-  C.addOutputOption("Write the patched code object (with --extract: the snippet) to FILE; "
-                    "'-' is stdout");
+        "K.hsaco --window W --extract [-o W.s] | K.hsaco --window W --with EDIT.s (-o K1.hsaco "
+        "| --in-place)");
+  C.addOutputOption("Write the patched code object (with --extract: the snippet, default "
+                    "stdout) to FILE; '-' is stdout",
+                    /*DefaultStdout=*/false);
   C.addJsonOption();
   C.options().add_options("positional")("inputs", "The code object (a file or a file:// URI)",
                                         cxxopts::value<std::vector<std::string>>());
@@ -56,15 +58,26 @@ int main(int argc, char **argv) {
       return C.usageError("--extract and --in-place cannot be combined");
     if (C.common().Json && Cfg.Output == "-")
       return C.usageError("--json needs -o FILE for the snippet (the report goes to stdout)");
+    if (int Code = C.checkOutput(Cfg.Output, {Cfg.Input}); Code >= 0)
+      return Code;
     return runHsacoPatch(C, Cfg);
   }
   if (Cfg.With.empty())
     return C.usageError("give --with EDIT.s (or --extract)");
+  if (Cfg.InPlace && llvm::StringRef(Cfg.Input).starts_with("file://"))
+    return C.usageError("--in-place writes a code-object file, not a URI ('" + Cfg.Input +
+                        "'): give the file's path, or -o FILE");
   if (Cfg.InPlace && HasOutput)
     return C.usageError("--in-place and -o cannot be combined");
   if (!Cfg.InPlace && !HasOutput)
     return C.usageError("give -o FILE (or -o - for stdout) or --in-place");
   if (C.common().Json && !Cfg.InPlace && Cfg.Output == "-")
     return C.usageError("--json needs -o FILE or --in-place (the report goes to stdout)");
+  // In place is the one documented way to write over the input; -o never is.
+  if (int Code = C.checkOutput(Cfg.InPlace ? Cfg.Input : Cfg.Output,
+                               Cfg.InPlace ? std::vector<std::string>{Cfg.With}
+                                           : std::vector<std::string>{Cfg.Input, Cfg.With});
+      Code >= 0)
+    return Code;
   return runHsacoPatch(C, Cfg);
 }

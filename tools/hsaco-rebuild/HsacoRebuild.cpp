@@ -7,6 +7,7 @@
 #include "codeobj/Input.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Plural.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -156,7 +157,7 @@ int printResources(const Cli &C, const RebuildConfig &Cfg) {
     }
   }
   Rep.Result = Exceed == 0 ? Outcome::Ok : Outcome::AbiInvalid;
-  Rep.Message = std::to_string(Kernels) + " kernels, " + std::to_string(Exact) +
+  Rep.Message = countOf(Kernels, "kernel") + ", " + std::to_string(Exact) +
                 " declared exactly as LLVM counts their code, " + std::to_string(Exceed) +
                 " using registers their descriptor does not allocate";
   if (C.common().Json) {
@@ -214,9 +215,21 @@ int runHsacoRebuild(const Cli &C, const RebuildConfig &Cfg) {
   Rep.Inputs.push_back(reportInput("assembly", Cfg.Input, (*Text)->getBuffer()));
   RebuildOptions Opts;
   Opts.ShrinkResources = Cfg.ShrinkResources;
+  auto Progress = C.progress();
+  if (Progress)
+    Progress("assembling and linking " + Cfg.Input + " (" +
+             countOf((*Text)->getBufferSize(), "byte") + ") in-process" +
+             (K0 ? "; ABI of " + Cfg.AbiOf + " (" + countOf(K0->C.Kernels.size(), "kernel") + ")"
+                 : std::string()));
   auto R = rebuildFromAssembly((*Text)->getBuffer(), Cfg.Input, K0 ? &K0->C : nullptr, Opts);
   if (!R)
     return C.fail(Rep, withFile(R.takeError(), Cfg.Input));
+  if (Progress)
+    Progress(Cfg.Input + ": " + countOf(R->Occupancies.size(), "kernel") + ", object of " +
+             countOf(R->Object.size(), "byte") + ", assembled " +
+             (R->Assemblies == 1 ? std::string("once") : std::to_string(R->Assemblies) + " times") +
+             " (" + countOf(R->Changes.size(), "register count change") + "), " +
+             countOf(R->Violations.size(), "ABI violation"));
   if (R->Violations.empty()) {
     // Written before the report, so that an ok report means the object is there.
     if (auto E = writeFileAtomic(Cfg.Output, R->Object))

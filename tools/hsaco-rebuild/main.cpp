@@ -7,8 +7,10 @@ int main(int argc, char **argv) {
   Cli C("hsaco-rebuild",
         "assemble and link edited AMDGPU assembly into a code object, keeping the original's "
         "declared resources and ABI",
-        "K.s -o K'.hsaco | --check-abi K0.hsaco K1.hsaco");
-  C.addOutputOption("Write the code object to FILE (required for a rebuild; '-' is stdout)");
+        "K.s -o K1.hsaco [--abi-of K0.hsaco] | --check-abi K0.hsaco K1.hsaco | --resources "
+        "K.hsaco...");
+  C.addOutputOption("Write the code object to FILE (required for a rebuild; '-' is stdout)",
+                    /*DefaultStdout=*/false);
   C.addJsonOption();
   C.options().add_options("positional")("inputs", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
@@ -35,12 +37,16 @@ int main(int argc, char **argv) {
   if (R.count("resources")) {
     if (In.empty())
       return C.usageError("--resources needs code objects");
+    if (R.count("output"))
+      return C.usageError("-o is for a rebuild, not --resources");
     Cfg.ResourcesOf = In;
     return runHsacoRebuild(C, Cfg);
   }
   if (Cfg.CheckAbi) {
     if (In.size() != 2)
       return C.usageError("--check-abi takes two code objects: K0 and K1");
+    if (R.count("output"))
+      return C.usageError("-o is for a rebuild, not --check-abi");
     Cfg.AbiOf = In[0];
     Cfg.Input = In[1];
   } else {
@@ -52,6 +58,11 @@ int main(int argc, char **argv) {
     Cfg.Output = C.common().Output;
     if (C.common().Json && Cfg.Output == "-")
       return C.usageError("--json needs -o FILE for the code object (the report goes to stdout)");
+    std::vector<std::string> Reads{Cfg.Input};
+    if (!Cfg.AbiOf.empty())
+      Reads.push_back(Cfg.AbiOf);
+    if (int Code = C.checkOutput(Cfg.Output, Reads); Code >= 0)
+      return Code;
   }
   return runHsacoRebuild(C, Cfg);
 }

@@ -1,6 +1,8 @@
 // hsaco-recover: AMDGPU code object -> reassemblable assembly, with the round-trip gate.
 #include "HsacoRecover.h"
 
+#include "codeobj/TargetId.h"
+
 using namespace asmevo;
 
 int main(int argc, char **argv) {
@@ -13,10 +15,11 @@ int main(int argc, char **argv) {
                                         cxxopts::value<std::vector<std::string>>());
   C.options().add_options()("check", "Run the round-trip gate: reassemble and relink in-process "
                                      "and compare with the input; exit 1 if any kernel differs")(
-      "list", "Print the URI of every code object inside the inputs, one per line")(
-      "arch", "Only code objects for this processor (e.g. gfx90a) from a container",
-      cxxopts::value<std::string>(),
-      "GFX")("keep-going", "With --check: report unreadable inputs and go on with the others")(
+      "list", "Print the URI of every code object inside the inputs, one per line, each read "
+              "and validated as recovery would")(
+      "arch", "Only code objects for this processor (e.g. gfx90a); an input with none is an error",
+      cxxopts::value<std::string>(), "GFX")(
+      "keep-going", "With --check or --list: report unreadable inputs and go on with the others")(
       "against",
       "With --check: compare INPUT with FILE, an object already rebuilt (e.g. by the "
       "stock llvm-mc and ld.lld), instead of rebuilding it in-process",
@@ -34,16 +37,28 @@ int main(int argc, char **argv) {
   Cfg.Check = R.count("check") > 0;
   Cfg.List = R.count("list") > 0;
   Cfg.KeepGoing = R.count("keep-going") > 0;
-  if (R.count("arch"))
+  if (R.count("arch")) {
     Cfg.Arch = R["arch"].as<std::string>();
+    if (auto E = checkProcessorName(Cfg.Arch, "--arch"))
+      return C.usageError(llvm::toString(std::move(E)));
+  }
   if (R.count("against"))
     Cfg.Against = R["against"].as<std::string>();
   if (!Cfg.Against.empty() && !Cfg.Check)
     return C.usageError("--against needs --check");
   if (Cfg.Check && Cfg.List)
     return C.usageError("--check and --list cannot be combined");
+  if ((Cfg.Check || Cfg.List) && C.common().Json && Cfg.Output != "-")
+    return C.usageError("--json writes the report on stdout; -o is for the text report");
   if (!Cfg.Check && !Cfg.List && C.common().Json && Cfg.Output == "-")
     return C.usageError("--json with recovery needs -o FILE for the assembly (the report goes "
                         "to stdout)");
+  if (Cfg.KeepGoing && !Cfg.Check && !Cfg.List)
+    return C.usageError("--keep-going needs --check or --list");
+  std::vector<std::string> Reads = Cfg.Inputs;
+  if (!Cfg.Against.empty())
+    Reads.push_back(Cfg.Against);
+  if (int Code = C.checkOutput(Cfg.Output, Reads); Code >= 0)
+    return Code;
   return runHsacoRecover(C, Cfg);
 }

@@ -10,7 +10,8 @@ int main(int argc, char **argv) {
         "check a candidate AMDGPU kernel K1 against the original K0 on synthetic inputs",
         "K0.hsaco K1.hsaco --spec SPEC.json | K0.hsaco --infer --spec PARTIAL.json -o FULL.json");
   C.addJsonOption();
-  C.addOutputOption("With --infer: where to write the completed spec");
+  C.addOutputOption("With --infer: where to write the completed spec (it may be the partial "
+                    "spec itself)");
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
       "spec", "Launch spec (JSON): grid, block, dynamic LDS and every explicit argument",
@@ -62,6 +63,9 @@ int main(int argc, char **argv) {
       return C.usageError("--infer takes exactly one code object (K0)");
     if (C.common().Json && C.common().Output == "-")
       return C.usageError("--infer --json needs -o FILE for the spec (the report goes to stdout)");
+    // Over the partial spec is the documented idiom (-o SPEC completes it in place); over K0 not.
+    if (int Code = C.checkOutput(C.common().Output, {In[0]}); Code >= 0)
+      return Code;
     return runInfer(C, In[0], R["spec"].as<std::string>(), Kernel, IO);
   }
   if (In.size() != 2)

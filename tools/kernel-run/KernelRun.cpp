@@ -9,6 +9,8 @@
 #include "launch/LaunchGeometry.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Plural.h"
+#include "support/ProgressLine.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 
 namespace asmevo {
 
@@ -88,16 +92,17 @@ int runCoverage(const Cli &C, const std::vector<std::string> &Inputs) {
                                        : "MISSING      ")
                    << llvm::format("%8llu  ", (unsigned long long)C.Count) << M;
       if (!C.implemented())
-        llvm::outs() << "   (" << (C.Count - C.Implemented) << " not implemented in " << C.Objects
-                     << " objects; first: " << C.FirstMissing << ")";
+        llvm::outs() << "   (" << (C.Count - C.Implemented) << " not implemented in "
+                     << countOf(C.Objects, "object") << "; first: " << C.FirstMissing << ")";
       llvm::outs() << "\n";
     }
-    llvm::outs() << Tool << ": " << R->Objects << " code objects (" << R->ObjectsFullyCovered
-                 << " fully covered), " << R->Functions << " functions, " << R->Instructions
-                 << " instructions (" << R->Undecodable << " undecodable words); "
-                 << R->implementedOps() << "/" << R->Ops.size() << " mnemonics and "
-                 << R->implementedInstructions() << "/" << R->Instructions
-                 << " instructions implemented\n";
+    llvm::outs() << Tool << ": " << countOf(R->Objects, "code object") << " ("
+                 << R->ObjectsFullyCovered << " fully covered), "
+                 << countOf(R->Functions, "function") << ", "
+                 << countOf(R->Instructions, "instruction") << " ("
+                 << countOf(R->Undecodable, "undecodable word") << "); " << R->implementedOps()
+                 << "/" << R->Ops.size() << " mnemonics and " << R->implementedInstructions() << "/"
+                 << R->Instructions << " instructions implemented\n";
     for (const std::string &S : R->Skipped)
       llvm::errs() << Tool << ": skipped " << S << ": the emulator runs gfx90a, gfx940-gfx942 "
                    << "and gfx950\n";
@@ -191,10 +196,30 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
   L.TimeoutSeconds = Cfg.Device.TimeoutSeconds;
   L.Strict = Cfg.Strict;
   L.VarySchedule = Cfg.VarySchedule;
-  if (auto P = C.progress())
-    P("launching " + K->Name + " on " + DI.Backend + " (" + DI.Name + "), grid " +
-      dims(L.GridItems) + " work-items, block " + dims(L.Block));
+  auto Progress = C.progress();
+  if (Progress)
+    Progress("launching " + K->Name + " on " + DI.Backend + " (" + DI.Name + "), grid " +
+             dims(L.GridItems) + " work-items, block " + dims(L.Block));
+  // A long emulated grid shows signs of life: a progress line on a terminal, and with -v a line
+  // at every tenth of the workgroups once the run has taken a second.
+  ProgressLine Line(Tool, C.progressLineWanted() && !DI.Hardware);
+  std::atomic<unsigned> TenthsShown{0};
+  auto Start = std::chrono::steady_clock::now();
+  if (!DI.Hardware && (Line.enabled() || Progress))
+    L.OnWorkgroupDone = [&](uint64_t Done, uint64_t Total) {
+      Line.update(progressCount(Done, Total, "workgroups"));
+      if (!Progress || Total < 10)
+        return;
+      unsigned Tenth = unsigned(Done * 10 / Total), Shown = TenthsShown.load();
+      if (Tenth > Shown && Tenth < 10 &&
+          std::chrono::steady_clock::now() - Start > std::chrono::seconds(1) &&
+          TenthsShown.compare_exchange_strong(Shown, Tenth)) {
+        Line.clear();
+        Progress(progressCount(Done, Total, "workgroups") + " done");
+      }
+    };
   auto Stats = Dev.launch(**Mod, L);
+  Line.clear();
   if (!Stats)
     return C.fail(Rep, Stats.takeError());
   if (!Cfg.SyncProfile.empty()) {
@@ -257,15 +282,15 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
     llvm::errs() << Tool << ": backend " << DI.Backend << ", " << DI.Name << ", kernel " << K->Name
                  << ", grid " << dims(L.GridItems) << " work-items, block " << dims(L.Block)
                  << ", seed " << L.Seed << "\n"
-                 << Tool << ": " << Stats->Workgroups << " workgroups, " << Stats->Waves
-                 << " waves, ";
+                 << Tool << ": " << countOf(Stats->Workgroups, "workgroup") << ", "
+                 << countOf(Stats->Waves, "wave") << ", ";
     if (DI.Hardware)
       llvm::errs() << llvm::format("%.6f", Stats->Seconds) << " s GPU time (HIP events)\n";
     else
-      llvm::errs() << Stats->WaveInstructions << " wave instructions, " << Stats->LaneInstructions
-                   << " lane instructions, " << llvm::format("%.3f", Stats->Seconds)
-                   << " s host time on " << Stats->HostThreads
-                   << " threads (emulated, not GPU time)\n";
+      llvm::errs() << countOf(Stats->WaveInstructions, "wave instruction") << ", "
+                   << countOf(Stats->LaneInstructions, "lane instruction") << ", "
+                   << llvm::format("%.3f", Stats->Seconds) << " s host time on "
+                   << countOf(Stats->HostThreads, "thread") << " (emulated, not GPU time)\n";
   }
   if (Unsafe) {
     for (const UnsafeFinding &F : Stats->Findings)

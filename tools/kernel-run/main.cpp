@@ -2,13 +2,17 @@
 // HIP runtime) with given arguments and buffers, and write the buffers it changed to files.
 #include "KernelRun.h"
 
+#include "launch/ArgText.h"
+#include "support/OutputPath.h"
+
 using namespace asmevo;
 
 int main(int argc, char **argv) {
   Cli C("kernel-run",
         "run one kernel of an AMDGPU code object on the CPU emulator (or an AMD "
         "GPU) with given arguments and buffers",
-        "K.hsaco --block X[,Y,Z] --grid X[,Y,Z] --arg [NAME=]VALUE... [--out NAME=FILE]...");
+        "K.hsaco --block X[,Y,Z] --grid X[,Y,Z] --arg [NAME=]VALUE... [--out NAME=FILE]... | "
+        "--coverage K.hsaco...");
   C.addJsonOption();
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.addLaunchOptions(/*Geometry=*/true);
@@ -78,5 +82,24 @@ int main(int argc, char **argv) {
     if (Cfg.MaxInstructions == 0)
       return C.usageError("--max-instructions must be at least 1");
   }
+  // Outputs: no two the same file, none an input (the code object, an @FILE argument).
+  std::vector<std::string> Reads{Cfg.CodeObject};
+  for (const std::string &A : Cfg.Args) {
+    auto T = launch::parseArgText(A);
+    if (!T)
+      llvm::consumeError(T.takeError()); // reported, with its argument, by the run
+    else if (llvm::StringRef(T->Value).starts_with("@"))
+      Reads.push_back(T->Value.substr(1));
+  }
+  std::vector<std::pair<std::string, std::string>> Writes;
+  for (const auto &[Name, File] : Cfg.Outputs)
+    Writes.push_back({"--out '" + Name + "=" + File + "'", File});
+  if (!Cfg.SyncProfile.empty())
+    Writes.push_back({"--sync-profile '" + Cfg.SyncProfile + "'", Cfg.SyncProfile});
+  if (llvm::Error E = checkDistinctOutputs(Writes))
+    return C.usageError(llvm::toString(std::move(E)));
+  for (const auto &W : Writes)
+    if (int Code = C.checkOutput(W.second, Reads); Code >= 0)
+      return Code;
   return runKernelRun(C, Cfg);
 }

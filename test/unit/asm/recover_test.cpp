@@ -45,10 +45,14 @@ TEST(Recover, HeaderNamesFormatSourceHashAndTarget) {
                         "; source: fixture.hsaco\n"
                         "; sha256: 0123abcd\n"
                         "; target: amdgcn-amd-amdhsa--gfx942 (code object v5, e_flags 0x54C)\n"
-                        "; reassemble: llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 "
-                        "-filetype=obj K.s -o K.hsaco.o && ld.lld -shared K.hsaco.o -o K.hsaco\n"
-                        "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n"
-                        "\t.amdhsa_code_object_version 5\n",
+                        "; reassemble: " +
+                            stockLlvmBinDir() +
+                            "/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 "
+                            "-filetype=obj K.s -o K.rebuilt.hsaco.o && " +
+                            stockLlvmBinDir() +
+                            "/ld.lld -shared K.rebuilt.hsaco.o -o K.rebuilt.hsaco\n"
+                            "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n"
+                            "\t.amdhsa_code_object_version 5\n",
                         0),
             0u)
       << R.Asm;
@@ -191,12 +195,25 @@ TEST(Recover, StockReassembleCommandCarriesTheFeatures) {
   auto Any = parseTargetId("amdgcn-amd-amdhsa--gfx942", 5);
   auto Off = parseTargetId("amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", 5);
   ASSERT_TRUE(Any && Off);
+  // The exact LLVM the suite was built with, not whatever llvm-mc is first on PATH (Debian 12's
+  // is LLVM 14, which rejects gfx942).
+  const std::string Bin = stockLlvmBinDir();
+  EXPECT_TRUE(llvm::StringRef(Bin).starts_with("/usr/lib/llvm-")) << Bin;
   EXPECT_EQ(stockReassembleCommand(*Any, "in.s", "out"),
-            "llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj in.s -o out.o && "
-            "ld.lld -shared out.o -o out");
+            Bin +
+                "/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx942 -filetype=obj in.s -o out.o && " +
+                Bin + "/ld.lld -shared out.o -o out");
   EXPECT_EQ(stockReassembleCommand(*Off, "in.s", "out"),
-            "llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -mattr=-xnack,+sramecc -filetype=obj "
-            "in.s -o out.o && ld.lld -shared out.o -o out");
+            Bin +
+                "/llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx90a -mattr=-xnack,+sramecc "
+                "-filetype=obj in.s -o out.o && " +
+                Bin + "/ld.lld -shared out.o -o out");
+}
+
+TEST(Recover, TheHeaderReassemblesBesideTheSourceNeverOverIt) {
+  EXPECT_EQ(rebuiltObjectName("K.s"), "K.rebuilt.hsaco");
+  EXPECT_EQ(rebuiltObjectName("/tmp/x/vector_add.s"), "/tmp/x/vector_add.rebuilt.hsaco");
+  EXPECT_EQ(rebuiltObjectName("k.asm"), "k.asm.rebuilt.hsaco");
 }
 
 TEST(Recover, TritonObjectReassemblesToTheSameKernelCode) {

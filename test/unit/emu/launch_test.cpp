@@ -376,7 +376,7 @@ TEST(Launch, BuffersAtChosenAddressesAndFaults) {
   EXPECT_TRUE(std::regex_match(
       Msg, std::regex("memory fault: buffer_load_dword of 4 bytes at 0x7ffe00001[0-9a-f]{3} "
                       "\\(lane [0-9]+\\) at pc 0x[0-9a-f]+: outside every allocation "
-                      "\\(kernel add_kernel, workgroup 1,0,0\\)")))
+                      "\\(add_kernel\\+0x[0-9a-f]+, workgroup 1,0,0\\)")))
       << Msg;
 }
 
