@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The main job on the bundled examples: install what is needed, build, then recover every
-# bundled Triton code object (gfx90a, gfx942, gfx950), run the round-trip gate on it, then run
-# the gfx942 vector add on the emulator and check its output.
-#   bash share/run-example.sh [BUILD_DIR]
+# The main job on the bundled examples: install what is needed, build every tool into
+# BUILD_DIR/bin, then recover every bundled Triton code object (gfx90a, gfx942, gfx950), run the
+# round-trip gate on it, then run the gfx942 vector add on the emulator and check its output.
+#   bash share/run-example.sh [BUILD_DIR]     (BUILD_DIR defaults to build/ in the repository)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build}
 bash "$src/test/setup-debian.sh"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-ninja -C "$build" hsaco-recover
+tools=(hsaco-recover hsaco-rebuild hsaco-patch kernel-run kernel-diffcheck)
+ninja -C "$build" "${tools[@]}"
 out=$build/examples
 mkdir -p "$out"
 for f in "$src"/test/corpus/triton/gfx*/*.hsaco; do
@@ -18,7 +19,6 @@ done
 echo "recovered assembly: $out"
 "$build/bin/hsaco-recover" --check "$src"/test/corpus/triton/gfx*/*.hsaco
 # The emulator: the gfx942 Triton vector add over 3000 elements (a masked tail), checked here.
-ninja -C "$build" kernel-run
 cd "$out"
 python3 - <<'PY'
 import struct
@@ -36,3 +36,9 @@ bad = [i for i in range(3000) if out[i] != i * 0.25 + 7.0 - i] + [i for i in ran
 print("vector add on the emulator: %d of 3000 elements checked, %d wrong" % (3000, len(bad)))
 raise SystemExit(1 if bad else 0)
 PY
+# Where the tools are (README.md: "Running the tools").
+for t in "${tools[@]}"; do
+  "$build/bin/$t" --version
+done
+echo "the tools are in $build/bin; put them on PATH with:"
+echo "  export PATH=\"$build/bin:\$PATH\""

@@ -21,9 +21,13 @@ teardown() {
 }
 
 # Every long option of TOOL --help is in its man page, and every option the man page names is
-# in --help.
+# in --help; and the man page has a FILES and an EXAMPLES section.
 assert_help_matches_man() {
-  local tool=$1 man="$ASMEVO_SOURCE_DIR/man/man1/$1.1" opt
+  local tool=$1 man="$ASMEVO_SOURCE_DIR/man/man1/$1.1" opt section
+  [ -f "$man" ] || fail "no man page $man"
+  for section in FILES EXAMPLES; do
+    grep -Eq "^\.SH +\"?$section\"? *$" "$man" || fail "man page lacks a .SH $section section"
+  done
   run "$tool" --help
   assert_success
   for opt in $(echo "$output" | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
