@@ -123,35 +123,23 @@ MD
   assert_output --partial "README.md:25: block 6 (README.md:25, section 'Files') has an exit marker and 2 commands"
 }
 
+# refused SED MESSAGE [--partial]: the small README edited by SED is refused (exit 2) before
+# anything runs in work/, with MESSAGE.
+refused() {
+  small_readme | sed "$1" > README.md
+  run blocks README.md work
+  assert_failure 2
+  if [ "${3:-}" = --partial ]; then assert_output --partial "$2"; else assert_output "$2"; fi
+}
+
 @test "a third skip, a set-up command without its skip, a data block without a file are refused before anything runs" {
   mkdir work
-  small_readme | sed 's/^    echo one > a.txt$/<!-- readme-test: skip -->\n&/' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output "README.md:12: block 3 (README.md:12, section 'Files') is skipped, but only the set-up commands (bash share/run-example.sh; bash test/run-all.sh) may be"
-  small_readme | sed '0,/^<!-- readme-test: skip -->$/s///' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output "README.md:4: block 1 (README.md:4, section 'T') runs the set-up command 'bash share/run-example.sh' without a skip marker"
-  small_readme | sed 's/^<!-- readme-test: file b.json -->$//' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output "README.md:17: block 4 (README.md:17, section 'Files') is a \`\`\`json block with no file marker: it would go unchecked"
-  small_readme | sed 's/^{"b": 1}$/{"b": 1/' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output --partial "README.md:17: block 4 (README.md:17, section 'Files') is not JSON: "
-  small_readme | sed 's/readme-test: file b.json/readme-test: maybe/' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output "README.md:15: unknown marker 'maybe' (skip, exit N or file NAME)"
-  small_readme | sed 's/^<!-- readme-test: exit 3 -->$/& (it fails)/' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output "README.md:24: not a marker line: '<!-- readme-test: exit 3 --> (it fails)'"
-  small_readme | sed 's/^    bash -c .exit 3.$/Text./' > README.md
-  run blocks README.md work
-  assert_failure 2
-  assert_output "README.md:24: the marker 'exit 3' is not right before a block"
+  refused 's/^    echo one > a.txt$/<!-- readme-test: skip -->\n&/' "README.md:12: block 3 (README.md:12, section 'Files') is skipped, but only the set-up commands (bash share/run-example.sh; bash test/run-all.sh) may be"
+  refused '0,/^<!-- readme-test: skip -->$/s///' "README.md:4: block 1 (README.md:4, section 'T') runs the set-up command 'bash share/run-example.sh' without a skip marker"
+  refused 's/^<!-- readme-test: file b.json -->$//' "README.md:17: block 4 (README.md:17, section 'Files') is a \`\`\`json block with no file marker: it would go unchecked"
+  refused 's/^{"b": 1}$/{"b": 1/' "README.md:17: block 4 (README.md:17, section 'Files') is not JSON: " --partial
+  refused 's/readme-test: file b.json/readme-test: maybe/' "README.md:15: unknown marker 'maybe' (skip, exit N or file NAME)"
+  refused 's/^<!-- readme-test: exit 3 -->$/& (it fails)/' "README.md:24: not a marker line: '<!-- readme-test: exit 3 --> (it fails)'"
+  refused 's/^    bash -c .exit 3.$/Text./' "README.md:24: the marker 'exit 3' is not right before a block"
   [ -z "$(ls work)" ]
 }

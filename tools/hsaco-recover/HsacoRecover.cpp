@@ -17,6 +17,19 @@ namespace asmevo {
 
 namespace {
 
+// An input --keep-going could not read: its error on stderr now, an entry of Failed (the
+// report's failed_inputs), and the first one's error is the run's outcome.
+void failedInput(const Cli &C, Report &Rep, nlohmann::json &Failed, llvm::Error E,
+                 const std::string &Name) {
+  ErrorOutcome EO = errorOutcome(std::move(E));
+  llvm::errs() << C.tool() << ": error: " << EO.Message << "\n";
+  Failed.push_back({{"input", Name}, {"error", EO.Message}});
+  if (Rep.Result == Outcome::Ok) {
+    Rep.Result = EO.O;
+    Rep.Message = EO.Message;
+  }
+}
+
 // One line per code object inside the inputs, each read as recovery would read it: a listed
 // object is one the other modes accept (or, with --keep-going, the failures are named).
 int listInputs(const Cli &C, const RecoverConfig &Cfg) {
@@ -24,13 +37,7 @@ int listInputs(const Cli &C, const RecoverConfig &Cfg) {
   std::string Out;
   nlohmann::json Uris = nlohmann::json::array(), Failed = nlohmann::json::array();
   auto bad = [&](llvm::Error E, const std::string &Name) {
-    ErrorOutcome EO = errorOutcome(std::move(E));
-    llvm::errs() << C.tool() << ": error: " << EO.Message << "\n";
-    Failed.push_back({{"input", Name}, {"error", EO.Message}});
-    if (Rep.Result == Outcome::Ok) {
-      Rep.Result = EO.O;
-      Rep.Message = EO.Message;
-    }
+    failedInput(C, Rep, Failed, std::move(E), Name);
   };
   for (const auto &In : Cfg.Inputs) {
     auto Objs = loadCodeObjects(In, Cfg.Arch);
@@ -103,14 +110,8 @@ int checkInputs(const Cli &C, const RecoverConfig &Cfg) {
   ProgressLine Line(C.tool(), C.progressLineWanted());
   // An unreadable input ends the run, or with --keep-going is one more failed input.
   auto bad = [&](llvm::Error E, const std::string &Name) {
-    ErrorOutcome EO = errorOutcome(std::move(E));
     Line.clear();
-    llvm::errs() << C.tool() << ": error: " << EO.Message << "\n";
-    Failed.push_back({{"input", Name}, {"error", EO.Message}});
-    if (Rep.Result == Outcome::Ok) {
-      Rep.Result = EO.O;
-      Rep.Message = EO.Message;
-    }
+    failedInput(C, Rep, Failed, std::move(E), Name);
   };
   size_t InputNo = 0;
   bool Stopped = false;
