@@ -6,6 +6,7 @@
 #include "codeobj/Input.h"
 #include "device/Device.h"
 #include "launch/InputGen.h"
+#include "launch/PlacedLaunch.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 #include "support/Interrupt.h"
@@ -100,39 +101,12 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   RunOut R;
   R.Alloc.resize(S.Args.size());
   R.Touched.resize(S.Args.size());
-  std::vector<uint64_t> Addr(S.Args.size(), 0), Bases;
-  auto freeAll = [&] {
-    for (uint64_t B : Bases)
-      llvm::consumeError(Dev.free(B));
-  };
-  for (size_t I = 0; I < S.Args.size(); ++I) {
-    const ArgSpec &A = S.Args[I];
-    if (!A.Buffer || A.Null)
-      continue;
-    uint64_t Data = Init[I].size(), Size = 2 * kGuardBytes + Data;
-    auto Base = Dev.alloc(Size, std::string(Who) + " buffer " + A.Label);
-    if (!Base) {
-      freeAll();
-      return Base.takeError();
-    }
-    Bases.push_back(*Base);
-    std::vector<uint8_t> Img(Size);
-    fillCanary(Img.data(), kGuardBytes, unsigned(I));
-    if (Data)
-      std::memcpy(Img.data() + kGuardBytes, Init[I].data(), Data);
-    fillCanary(Img.data() + kGuardBytes + Data, kGuardBytes, unsigned(I));
-    if (llvm::Error E = Dev.write(*Base, Img.data(), Size)) {
-      freeAll();
-      return std::move(E);
-    }
-    Addr[I] = *Base + kGuardBytes;
-  }
-  device::LaunchParams P;
-  P.Kernel = S.Kernel;
-  P.GridItems = S.gridItems();
-  P.Block = S.Block;
-  P.DynamicLds = S.DynamicLds;
-  P.Kernarg = S.kernarg(Addr);
+  auto Placed = placeLaunch(Dev, S, Init, Who);
+  if (!Placed)
+    return Placed.takeError();
+  const std::vector<uint64_t> &Addr = Placed->Addr;
+  auto freeAll = [&] { freeLaunch(Dev, *Placed); };
+  device::LaunchParams &P = Placed->Params;
   P.Seed = Mode.Seed;
   P.VarySchedule = Mode.Vary;
   P.Strict = Mode.Strict;

@@ -1,9 +1,17 @@
 // Choosing a backend of the device interface by name.
 #include "device/Device.h"
+#include "device/Trace.h"
 
 #include "support/Error.h"
 
 namespace asmevo::device {
+
+TraceSink::~TraceSink() = default;
+
+llvm::Error Device::flushCaches(uint64_t) {
+  return makeError("the " + info().Backend +
+                   " backend has no caches to flush (--flush-cache needs a GPU: --backend hip)");
+}
 
 llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
                                                    const std::string &Processor) {

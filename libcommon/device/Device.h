@@ -18,12 +18,20 @@
 
 namespace asmevo::device {
 
+class TraceSink;
+
 struct DeviceInfo {
   std::string Backend;   // "emu" or "hip"
   std::string Name;      // "CPU emulator (gfx942, wave64)", or the GPU's name
   bool Hardware = false; // false: times are emulation (host) times, never GPU times
   // The backend can record which bytes a launch touched (LaunchParams::TrackFootprint): emu.
   bool TracksFootprint = false;
+  // The backend can record each wave's executed instructions and memory addresses
+  // (LaunchParams::Trace, Trace.h): emu. This is how a timing model sees a launch.
+  bool Traces = false;
+  // Where readable (hip): the GPU's processor ("gfx942") and its peak shader clock (0 unknown).
+  std::string Arch;
+  double ClockMHz = 0;
 };
 
 struct LaunchParams {
@@ -44,6 +52,8 @@ struct LaunchParams {
   // emu: called after each workgroup with (done, total), from the emulator's threads (a
   // progress line); hip ignores it.
   std::function<void(uint64_t, uint64_t)> OnWorkgroupDone;
+  // emu: record the workgroups the sink wants, wave by wave (Trace.h); hip: refused.
+  TraceSink *Trace = nullptr;
 };
 
 // The bytes one launch touched (read or wrote) in one allocation made with alloc.
@@ -106,6 +116,11 @@ public:
   // Launch and wait. Runtime failures (unsupported instruction, fault, trap) are runtime
   // errors (exit 3); a launch the kernel cannot take is an input error (exit 2).
   virtual llvm::Expected<LaunchResult> launch(Module &M, const LaunchParams &P) = 0;
+
+  // Evict the device's caches before a timed launch, by writing Bytes (more than its L2 and
+  // Infinity Cache hold) to a buffer of the device's own. Only a hardware backend has caches
+  // to evict: emu returns an input error.
+  virtual llvm::Error flushCaches(uint64_t Bytes);
 };
 
 // The emulator backend, for code objects of Processor ("gfx942", ...).

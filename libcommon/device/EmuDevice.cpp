@@ -1,5 +1,6 @@
 // The `emu` backend of the device interface: DeviceMemory + Emulator.
 #include "device/Device.h"
+#include "device/Trace.h"
 
 #include "emu/Emulator.h"
 #include "support/Error.h"
@@ -30,6 +31,7 @@ public:
     Info.Name = "CPU emulator (" + Processor + ", wave64)";
     Info.Hardware = false;
     Info.TracksFootprint = true;
+    Info.Traces = true;
   }
   const DeviceInfo &info() const override { return Info; }
 
@@ -75,6 +77,10 @@ public:
     L.VarySchedule = P.VarySchedule;
     L.Strict = P.Strict;
     L.OnWorkgroupDone = P.OnWorkgroupDone;
+    if (TraceSink *T = P.Trace) {
+      L.TraceWanted = [T](uint64_t G) { return T->wants(G); };
+      L.TraceDone = [T](emu::WorkgroupTrace &&W) { T->take(std::move(W)); };
+    }
     if (P.TrackFootprint) {
       Mem.resetTouched();
       Mem.setTracking(true);

@@ -13,16 +13,29 @@
 //                       typedef enum hipError_t {hipSuccess = 0, ...}  (an int-sized enum)
 //   driver_types.h:     hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2
 //
-// hipDeviceProp_t differs between ROCm versions; the backend reads only `name` and
+//   hip_runtime_api.h:  hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
+//                       (5.2; ROCm/HIP at rocm-6.0.0 and rocm-6.2.0: the same declaration)
+//
+// hipDeviceProp_t differs between ROCm versions; the backend reads only `name`, `clockRate` and
 // `gcnArchName` from a zeroed buffer larger than either layout:
-//   ROCm 5 (hipGetDeviceProperties, the R0000 layout): char name[256] at 0, ..., int gcnArch;
-//     char gcnArchName[256] -- offsetof(hipDeviceProp_t, gcnArchName) == 396, sizeof == 792
-//     (measured by compiling offsetof against /usr/include/hip/hip_runtime_api.h 5.2.21153).
+//   ROCm 5 (hipGetDeviceProperties, the R0000 layout): char name[256] at 0, size_t
+//     totalGlobalMem, size_t sharedMemPerBlock, int regsPerBlock, warpSize, maxThreadsPerBlock,
+//     maxThreadsDim[3], maxGridSize[3]; int clockRate (kHz); ...; int gcnArch;
+//     char gcnArchName[256] -- offsetof(hipDeviceProp_t, clockRate) == 308,
+//     offsetof(hipDeviceProp_t, gcnArchName) == 396, sizeof == 792 (measured by compiling
+//     offsetof against /usr/include/hip/hip_runtime_api.h 5.2.21153).
 //   ROCm 6 (hipGetDevicePropertiesR0600; in ROCm >= 6 `hipGetDeviceProperties` is a macro for
 //     it, while the unversioned symbol keeps the R0000 layout): char name[256]; hipUUID uuid;
-//     char luid[8]; ... int reserved[63]; int hipReserved[32]; char gcnArchName[256] --
-//     offset 1160, sizeof 1472 (the ROCm 6 struct's fields in order, measured the same way on
-//     x86-64 Linux).
+//     char luid[8]; unsigned luidDeviceNodeMask; size_t totalGlobalMem, sharedMemPerBlock;
+//     int regsPerBlock, warpSize; size_t memPitch; int maxThreadsPerBlock, maxThreadsDim[3],
+//     maxGridSize[3]; int clockRate (kHz); ... int reserved[63]; int hipReserved[32];
+//     char gcnArchName[256] -- clockRate at 348, gcnArchName at 1160, sizeof 1472 (the struct
+//     of ROCm/HIP's include/hip/hip_runtime_api.h at tags rocm-6.0.0, rocm-6.1.0 and
+//     rocm-6.2.x, compiled with offsetof on x86-64 Linux: the same three figures in each).
+//   clockRate is the peak shader clock ("Max clock frequency of the multiProcessors in khz");
+//   the backend reports it in MHz, and 0 when it reads as non-positive or above 10 GHz (a
+//   layout it does not know). hipDeviceGetAttribute(hipDeviceAttributeClockRate) would do too
+//   (the enum value is 5 in 5.2 and in rocm-6.0.0..6.2.x), but the properties are read anyway.
 #pragma once
 
 #include <cstddef>
@@ -66,11 +79,13 @@ inline void *const HIP_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void *>(1)
 inline void *const HIP_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void *>(2);
 inline void *const HIP_LAUNCH_PARAM_END = reinterpret_cast<void *>(3);
 
-// hipDeviceProp_t: where the two fields the backend reads lie (see above).
+// hipDeviceProp_t: where the fields the backend reads lie (see above).
 constexpr size_t kPropNameOffset = 0;
 constexpr size_t kPropArchOffsetR0000 = 396;
 constexpr size_t kPropArchOffsetR0600 = 1160;
-constexpr size_t kPropStringSize = 256;   // both fields are char[256]
+constexpr size_t kPropClockRateOffsetR0000 = 308; // int, kHz
+constexpr size_t kPropClockRateOffsetR0600 = 348;
+constexpr size_t kPropStringSize = 256;   // name and gcnArchName are char[256]
 constexpr size_t kPropBufferSize = 16384; // > sizeof in every layout (792, 1472)
 
 // The entry points, as resolved from the loaded library.
@@ -81,6 +96,7 @@ struct HipApi {
   hipError_t (*Malloc)(void **Ptr, size_t Size);
   hipError_t (*Free)(void *Ptr);
   hipError_t (*Memcpy)(void *Dst, const void *Src, size_t Size, int Kind);
+  hipError_t (*Memset)(void *Dst, int Value, size_t Size);
   hipError_t (*ModuleLoadData)(hipModule_t *Module, const void *Image);
   hipError_t (*ModuleUnload)(hipModule_t Module);
   hipError_t (*ModuleGetFunction)(hipFunction_t *Function, hipModule_t Module, const char *Name);

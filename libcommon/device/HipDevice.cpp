@@ -11,8 +11,9 @@
 //   - Library: $ASMEVO_HIP_LIBRARY if set (only that), else libamdhip64.so, .so.6, .so.5. The
 //     library is never dlclose'd (the runtime keeps threads and atexit handlers).
 //   - Properties: hipGetDevicePropertiesR0600 when the library exports it (ROCm >= 6), else
-//     hipGetDeviceProperties (ROCm 5, R0000 layout); only `name` and `gcnArchName` are read,
-//     from a zeroed buffer larger than either layout, at the offset of the chosen layout.
+//     hipGetDeviceProperties (ROCm 5, R0000 layout); only `name`, `clockRate` and `gcnArchName`
+//     are read, from a zeroed buffer larger than either layout, at the offsets of the chosen
+//     layout. DeviceInfo::Arch is gcnArchName's processor, ClockMHz clockRate / 1000.
 //   - Device: the first device whose gcnArchName's processor (before ':') equals the code
 //     object's processor; otherwise an input error naming both.
 //   - Launch: hipModuleLaunchKernel with the grid in workgroups (GridItems / Block; HIP's module
@@ -35,6 +36,11 @@
 //   - Timing: hipEventRecord around the launch on the null stream, hipEventSynchronize on the
 //     stop event, hipEventElapsedTime: LaunchResult::Seconds is GPU time. Then
 //     hipDeviceSynchronize and hipGetLastError catch faults of the kernel.
+//   - Cache flush (flushCaches, before kernel-time's timed launches): hipMemset over a device
+//     buffer of the asked size, then hipDeviceSynchronize. The buffer is allocated on the first
+//     flush (again, larger, when a later one asks for more), kept for the device's life and
+//     freed with it; it is none of the caller's allocations (read/write/free refuse it). Each
+//     flush writes another byte value, so no flush finds the previous one's data in place.
 //   - Errors: every failing call is reported as "<call> failed: <hipGetErrorString text>
 //     (<hipError name>, <code>)" -- a runtime error (exit 3), except a launch that cannot be
 //     made: hipModuleGetFunction failing, or hipModuleLaunchKernel refusing the launch
@@ -185,6 +191,7 @@ llvm::Expected<std::shared_ptr<HipApi>> loadRuntime() {
   get(Api->Malloc, "hipMalloc");
   get(Api->Free, "hipFree");
   get(Api->Memcpy, "hipMemcpy");
+  get(Api->Memset, "hipMemset");
   get(Api->ModuleLoadData, "hipModuleLoadData");
   get(Api->ModuleUnload, "hipModuleUnload");
   get(Api->ModuleGetFunction, "hipModuleGetFunction");
@@ -234,15 +241,20 @@ struct EventPair {
 
 class HipDevice : public Device {
 public:
-  HipDevice(std::shared_ptr<HipApi> Api, const std::string &Name, const std::string &Arch)
+  HipDevice(std::shared_ptr<HipApi> Api, const std::string &Name, const std::string &Arch,
+            double ClockMHz)
       : Api(std::move(Api)) {
     Info.Backend = "hip";
     Info.Name = Name + " (" + Arch + ")";
     Info.Hardware = true;
+    Info.Arch = processorOf(Arch);
+    Info.ClockMHz = ClockMHz;
   }
   ~HipDevice() override {
     for (const auto &[Addr, Size] : Allocs)
       Api->Free(reinterpret_cast<void *>(Addr));
+    if (FlushBuf)
+      Api->Free(FlushBuf);
   }
   const DeviceInfo &info() const override { return Info; }
 
@@ -309,6 +321,35 @@ public:
     return llvm::Error::success();
   }
 
+  llvm::Error flushCaches(uint64_t Bytes) override {
+    if (Bytes == 0)
+      return llvm::Error::success();
+    const std::string Size = std::to_string(Bytes) + " bytes";
+    if (Bytes > FlushSize) {
+      if (FlushBuf) {
+        void *Old = FlushBuf;
+        FlushBuf = nullptr;
+        FlushSize = 0;
+        if (hipError_t E = Api->Free(Old))
+          return callError(*Api, "hipFree", E, " releasing the cache-flush buffer");
+      }
+      void *P = nullptr;
+      if (hipError_t E = Api->Malloc(&P, Bytes))
+        return callError(*Api, "hipMalloc", E, " for the cache-flush buffer of " + Size);
+      if (!P)
+        return runtimeError("hipMalloc returned a null pointer for the cache-flush buffer of " +
+                            Size);
+      FlushBuf = P;
+      FlushSize = Bytes;
+    }
+    int Value = int(++Flushes & 0xff);
+    if (hipError_t E = Api->Memset(FlushBuf, Value, Bytes))
+      return callError(*Api, "hipMemset", E, " flushing the caches (" + Size + ")");
+    if (hipError_t E = Api->DeviceSynchronize())
+      return callError(*Api, "hipDeviceSynchronize", E, " after flushing the caches");
+    return llvm::Error::success();
+  }
+
   llvm::Expected<std::unique_ptr<Module>> load(const CodeObject &Code) override {
     hipModule_t M = nullptr;
     // hipModuleLoadData takes the image without a size: the runtime reads the ELF's extent
@@ -322,6 +363,9 @@ public:
     if (P.TrackFootprint)
       return makeError("the hip backend cannot record which bytes a kernel touches (launch "
                        "inference runs on the emu backend)");
+    if (P.Trace)
+      return makeError("the hip backend cannot trace a launch instruction by instruction (the "
+                       "timing model runs on the emu backend)");
     auto &M = static_cast<HipModule &>(Mod);
     const CodeObject &Code = M.codeObject();
     const KernelInfo *K = Code.kernel(P.Kernel);
@@ -424,6 +468,9 @@ private:
   std::shared_ptr<HipApi> Api;
   DeviceInfo Info;
   std::map<uint64_t, uint64_t> Allocs; // base -> size
+  void *FlushBuf = nullptr;            // the cache-flush buffer (flushCaches), FlushSize bytes
+  uint64_t FlushSize = 0;
+  uint64_t Flushes = 0;
 };
 
 } // namespace
@@ -450,6 +497,13 @@ llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Process
     };
     std::string Name = field(kPropNameOffset);
     std::string Arch = field(Api->PropsR0600 ? kPropArchOffsetR0600 : kPropArchOffsetR0000);
+    int32_t ClockKHz = 0;
+    std::memcpy(&ClockKHz,
+                Prop.get() +
+                    (Api->PropsR0600 ? kPropClockRateOffsetR0600 : kPropClockRateOffsetR0000),
+                sizeof ClockKHz);
+    // Above 10 GHz is no GPU's clock: a layout this backend does not know. Unknown, then.
+    double ClockMHz = ClockKHz > 0 && ClockKHz < 10000000 ? ClockKHz / 1000.0 : 0;
     if (Arch.rfind("gfx", 0) != 0)
       return runtimeError(
           std::string("cannot read the architecture of GPU ") + std::to_string(D) + " from " +
@@ -458,7 +512,7 @@ llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Process
     if (processorOf(Arch) == Processor) {
       if (hipError_t E2 = Api->SetDevice(D))
         return callError(*Api, "hipSetDevice", E2);
-      return std::make_unique<HipDevice>(Api, Name, Arch);
+      return std::make_unique<HipDevice>(Api, Name, Arch, ClockMHz);
     }
     if (std::find(Archs.begin(), Archs.end(), processorOf(Arch)) == Archs.end())
       Archs.push_back(processorOf(Arch));

@@ -282,7 +282,14 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       LaneInsts += unsigned(__builtin_popcountll(W.exec()));
     if (Strict)
       C.strict->before(C, In, *U, Pc);
+    uint32_t First = 0;
+    if (C.trace) {
+      First = uint32_t(C.trace->Accesses.size());
+      C.trace->Steps.push_back(TraceStep{int64_t(Pc - C.trace->EntryPc), First, 0});
+    }
     bool Ok = executeInst(C, In);
+    if (C.trace)
+      C.trace->Steps.back().Count = uint32_t(C.trace->Accesses.size()) - First;
     if (!Ok)
       throw EmuError(
           EmuErrorKind::Unsupported,
@@ -703,6 +710,17 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           Waves.push_back(std::make_unique<WaveState>());
         std::vector<ExecCtx> Ctx;
         Ctx.reserve(NW);
+        const bool Traced = L.TraceWanted && L.TraceWanted(G);
+        WorkgroupTrace Trace;
+        if (Traced) {
+          Trace.Group = G;
+          Trace.Id = {Id[0], Id[1], Id[2]};
+          Trace.Waves.resize(NW);
+          for (unsigned Wv = 0; Wv < NW; ++Wv) {
+            Trace.Waves[Wv].Wave = Wv;
+            Trace.Waves[Wv].EntryPc = Base + K->EntryAddr;
+          }
+        }
         if (L.Strict) {
           SG.reset(NW, WG.lds.size());
           SW.clear();
@@ -717,7 +735,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           Ctx.push_back(ExecCtx{W, WG, Mem, Target, 0, WaveScratch, D.PerLane, nullptr,
                                 Mem.tracking(), L.Strict ? SW[Wv].get() : nullptr,
                                 uint16_t(D.Alloc.NumberedSgprs), uint16_t(D.Alloc.ArchVgprs),
-                                uint16_t(D.Alloc.Agprs)});
+                                uint16_t(D.Alloc.Agprs), Traced ? &Trace.Waves[Wv] : nullptr});
         }
         scheduleGroup(L, G, Waves, Ctx, NW, Lim, St.LaneInsts);
         for (unsigned I = 0; I < NW; ++I)
@@ -727,6 +745,8 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             S->finish();
         St.Waves += NW;
         ++St.Groups;
+        if (Traced)
+          L.TraceDone(std::move(Trace));
         if (L.OnWorkgroupDone)
           L.OnWorkgroupDone(GroupsDone.fetch_add(1) + 1, TotalGroups);
       } catch (const EmuError &Err) {

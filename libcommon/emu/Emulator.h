@@ -12,6 +12,7 @@
 #include "emu/Inst.h"
 #include "emu/RegUse.h"
 #include "emu/StrictCheck.h"
+#include "emu/Trace.h"
 
 #include "llvm/Support/Error.h"
 
@@ -51,6 +52,11 @@ struct LaunchConfig {
   // Called from the worker threads after each workgroup with (done, total): for a progress
   // line. It must be cheap and thread-safe.
   std::function<void(uint64_t, uint64_t)> OnWorkgroupDone;
+  // Tracing (Trace.h): TraceWanted(linear group id) says which workgroups to record; each
+  // recorded one goes to TraceDone when its waves have ended. Both are called from the worker
+  // threads and must be thread-safe. Tracing does not change what the dispatch computes.
+  std::function<bool(uint64_t)> TraceWanted;
+  std::function<void(WorkgroupTrace &&)> TraceDone;
 };
 
 // Counts of what ran. Emulated work is a model: no timing here is hardware time.

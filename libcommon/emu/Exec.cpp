@@ -71,6 +71,8 @@ uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const cha
                          "-byte LDS allocation");
   if (c.strict)
     strictLdsTouch(c, addr, size);
+  if (c.trace)
+    traceAccess(c, addr, size, lane, TraceSpace::Lds);
   return c.wg.lds.data() + addr;
 }
 

@@ -7,6 +7,7 @@
 
 #include "emu/DeviceMemory.h"
 #include "emu/Inst.h"
+#include "emu/Trace.h"
 #include "emu/Wave.h"
 
 #include <cstdint>
@@ -47,7 +48,16 @@ struct ExecCtx {
   // access beyond them is a register fault (RegUse.h has each instruction's maxima; indexed
   // accesses such as s_movrel check their computed register).
   uint16_t numSgprs = 102, numVgprs = 256, numAgprs = 256;
+  // A traced dispatch (LaunchConfig::TraceWanted): this wave's record, else null.
+  WaveTrace *trace = nullptr;
 };
+
+// Record one memory access of the current instruction in the wave's trace.
+inline void traceAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, TraceSpace space) {
+  c.trace->Accesses.push_back(
+      TraceAccess{addr, uint16_t(size), uint8_t(lane < 0 ? 0 : lane),
+                  lane < 0 && space == TraceSpace::Vector ? TraceSpace::Scalar : space});
+}
 
 // The strict checks' memory hooks (StrictCheck.cpp): every LDS byte range and every global
 // (non-private) byte range the current instruction touches.
@@ -60,6 +70,8 @@ uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, co
 // The same without the strict checks' hook (private memory: no other wave can reach it).
 inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t addr, unsigned size, int lane,
                                       const char *what) {
+  if (c.trace)
+    traceAccess(c, addr, size, lane, TraceSpace::Vector);
   const Allocation *a = c.lastAlloc;
   if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base)) {
     if (c.track)

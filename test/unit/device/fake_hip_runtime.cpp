@@ -1,14 +1,15 @@
 // A FAKE HIP runtime for the tests of the `hip` device backend (hip_device_test.cpp): a shared
 // library with the entry points HipDevice.cpp resolves, loaded through ASMEVO_HIP_LIBRARY. It
-// reports one device, "Fake MI300X" with gcnArchName "gfx942:sramecc+:xnack-", fakes device
-// memory with host malloc, checks what it is given the way ROCm's runtime does (the `extra`
-// layout, memcpy kinds, an ELF image), records every call with its arguments, and fails a chosen
-// call with a chosen hipError_t on request. Control functions (fakehip_*) are found by the test
-// with dlsym. Nothing here runs a kernel.
+// reports one device, "Fake MI300X" with gcnArchName "gfx942:sramecc+:xnack-" and a 2100 MHz
+// clockRate, fakes device memory with host malloc, checks what it is given the way ROCm's
+// runtime does (the `extra` layout, memcpy kinds, an ELF image), records every call with its
+// arguments (and every launch's kernarg buffer), returns a chosen sequence of elapsed times, and
+// fails a chosen call with a chosen hipError_t on request (from its Nth call on, if asked).
+// Control functions (fakehip_*) are found by the tests with dlsym. Nothing here runs a kernel.
 //
 // Built twice: libfakehip.so exports hipGetDevicePropertiesR0600 and fills the ROCm 6 layout
-// (gcnArchName at 1160); with FAKE_HIP_R0000, libfakehip5.so exports only
-// hipGetDeviceProperties and fills the ROCm 5 layout (gcnArchName at 396).
+// (clockRate at 348, gcnArchName at 1160); with FAKE_HIP_R0000, libfakehip5.so exports only
+// hipGetDeviceProperties and fills the ROCm 5 layout (clockRate at 308, gcnArchName at 396).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -35,14 +36,23 @@ struct FakeEvent {
   int Id;
 };
 
+// An injected failure: the call succeeds Skip more times, then returns Err.
+struct Injected {
+  int Err = 0;
+  int Skip = 0;
+};
+
 struct State {
   std::vector<std::string> Calls;
-  std::map<std::string, int> Fail; // call -> error it returns
+  std::map<std::string, Injected> Fail; // call -> the error it returns
   int DeviceCount = 1;
   int CountError = 0;
   std::string Name = "Fake MI300X";
   std::string Arch = "gfx942:sramecc+:xnack-";
+  int ClockRateKHz = 2100000;
   float ElapsedMs = 1.25f;
+  std::vector<float> ElapsedSeq; // returned by successive hipEventElapsedTime, then ElapsedMs
+  size_t ElapsedNext = 0;
   int Current = -1;
   int Sticky = 0; // what hipGetLastError returns next
   std::map<uintptr_t, size_t> Allocs;
@@ -54,6 +64,7 @@ struct State {
   std::vector<uint8_t> Image;
   std::vector<uint8_t> Kernarg;
   size_t KernargSize = 0;
+  std::vector<std::vector<uint8_t>> Kernargs; // every launch's, in order
 };
 
 State &st() {
@@ -66,10 +77,14 @@ void log(const std::string &S) { st().Calls.push_back(S); }
 // The injected failure of a call, if any (also the sticky error hipGetLastError reports).
 int failure(const char *Call) {
   auto It = st().Fail.find(Call);
-  if (It == st().Fail.end() || It->second == 0)
+  if (It == st().Fail.end() || It->second.Err == 0)
     return 0;
-  st().Sticky = It->second;
-  return It->second;
+  if (It->second.Skip > 0) {
+    --It->second.Skip;
+    return 0;
+  }
+  st().Sticky = It->second.Err;
+  return It->second.Err;
 }
 
 std::string hex(const void *P) {
@@ -108,13 +123,24 @@ FAKE_API void fakehip_reset() {
   S = State();
 }
 // Make every later call of `Call` ("hipMalloc", ...) return Err (0: succeed again).
-FAKE_API void fakehip_fail(const char *Call, int Err) { st().Fail[Call] = Err; }
+FAKE_API void fakehip_fail(const char *Call, int Err) { st().Fail[Call] = {Err, 0}; }
+// The same from the call's (Skip+1)th call on: the next Skip calls still succeed.
+FAKE_API void fakehip_fail_after(const char *Call, int Err, int Skip) {
+  st().Fail[Call] = {Err, Skip};
+}
 FAKE_API void fakehip_set_devices(int Count, int CountError) {
   st().DeviceCount = Count;
   st().CountError = CountError;
 }
 FAKE_API void fakehip_set_arch(const char *Arch) { st().Arch = Arch; }
 FAKE_API void fakehip_set_elapsed_ms(float Ms) { st().ElapsedMs = Ms; }
+// Successive hipEventElapsedTime calls return Ms[0], Ms[1], ..., then the set_elapsed_ms value.
+FAKE_API void fakehip_set_elapsed_sequence(const float *Ms, int Count) {
+  st().ElapsedSeq.assign(Ms, Ms + Count);
+  st().ElapsedNext = 0;
+}
+// hipDeviceProp_t::clockRate, in kHz.
+FAKE_API void fakehip_set_clock_rate(int KHz) { st().ClockRateKHz = KHz; }
 // Every call so far, one a line: "hipSetDevice(0)", "hipModuleLaunchKernel(...)", ...
 FAKE_API const char *fakehip_calls() {
   static std::string Out;
@@ -137,6 +163,13 @@ FAKE_API size_t fakehip_last_image(const void **Ptr, void *Dst, size_t Cap) {
 FAKE_API size_t fakehip_last_kernarg(void *Dst, size_t Cap) {
   std::memcpy(Dst, st().Kernarg.data(), std::min(Cap, st().Kernarg.size()));
   return st().KernargSize;
+}
+// Every launch's kernarg buffer: how many launches passed one, and launch I's copied to Dst.
+FAKE_API int fakehip_kernarg_count() { return int(st().Kernargs.size()); }
+FAKE_API size_t fakehip_kernarg(int I, void *Dst, size_t Cap) {
+  const std::vector<uint8_t> &K = st().Kernargs.at(size_t(I));
+  std::memcpy(Dst, K.data(), std::min(Cap, K.size()));
+  return K.size();
 }
 
 // ---- the HIP runtime API -------------------------------------------------------------------
@@ -202,7 +235,8 @@ FAKE_API hipError_t hipSetDevice(int D) {
   return 0;
 }
 
-static hipError_t fillProps(const char *Call, void *Prop, int D, size_t ArchOffset, size_t Size) {
+static hipError_t fillProps(const char *Call, void *Prop, int D, size_t ArchOffset,
+                            size_t ClockOffset, size_t Size) {
   log(std::string(Call) + "(" + std::to_string(D) + ")");
   if (int E = failure(Call))
     return E;
@@ -215,16 +249,17 @@ static hipError_t fillProps(const char *Call, void *Prop, int D, size_t ArchOffs
   std::strncpy(P, st().Name.c_str(), 255);
   std::memset(P + ArchOffset, 0, 256);
   std::strncpy(P + ArchOffset, st().Arch.c_str(), 255);
+  std::memcpy(P + ClockOffset, &st().ClockRateKHz, sizeof(int));
   return 0;
 }
 
 #ifdef FAKE_HIP_R0000
 FAKE_API hipError_t hipGetDeviceProperties(void *Prop, int D) {
-  return fillProps("hipGetDeviceProperties", Prop, D, 396, 792);
+  return fillProps("hipGetDeviceProperties", Prop, D, 396, 308, 792);
 }
 #else
 FAKE_API hipError_t hipGetDevicePropertiesR0600(void *Prop, int D) {
-  return fillProps("hipGetDevicePropertiesR0600", Prop, D, 1160, 1472);
+  return fillProps("hipGetDevicePropertiesR0600", Prop, D, 1160, 348, 1472);
 }
 #endif
 
@@ -261,6 +296,16 @@ FAKE_API hipError_t hipMemcpy(void *Dst, const void *Src, size_t Size, int Kind)
       (Kind != 1 && Kind != 2))
     return st().Sticky = 1;
   std::memcpy(Dst, Src, Size);
+  return 0;
+}
+
+FAKE_API hipError_t hipMemset(void *Dst, int Value, size_t Size) {
+  log("hipMemset(" + hex(Dst) + ", " + std::to_string(Value) + ", " + std::to_string(Size) + ")");
+  if (int E = failure("hipMemset"))
+    return E;
+  if (!isAlloc(Dst, Size))
+    return st().Sticky = 1;
+  std::memset(Dst, Value, Size);
   return 0;
 }
 
@@ -342,6 +387,7 @@ FAKE_API hipError_t hipModuleLaunchKernel(void *Function, unsigned GX, unsigned 
     st().KernargSize = *static_cast<size_t *>(Extra[3]);
     const uint8_t *B = static_cast<const uint8_t *>(Extra[1]);
     st().Kernarg.assign(B, B + st().KernargSize);
+    st().Kernargs.push_back(st().Kernarg);
   }
   log(L + ")");
   if (int E = failure("hipModuleLaunchKernel"))
@@ -384,7 +430,8 @@ FAKE_API hipError_t hipEventElapsedTime(float *Ms, void *Start, void *Stop) {
       ", event " + std::to_string(static_cast<FakeEvent *>(Stop)->Id) + ")");
   if (int E = failure("hipEventElapsedTime"))
     return E;
-  *Ms = st().ElapsedMs;
+  State &S = st();
+  *Ms = S.ElapsedNext < S.ElapsedSeq.size() ? S.ElapsedSeq[S.ElapsedNext++] : S.ElapsedMs;
   return 0;
 }
 

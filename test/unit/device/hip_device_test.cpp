@@ -81,15 +81,20 @@ private:
 struct Fake {
   void (*reset)();
   void (*fail)(const char *, int);
+  void (*failAfter)(const char *, int, int);
   void (*setDevices)(int, int);
   void (*setArch)(const char *);
   void (*setElapsedMs)(float);
+  void (*setElapsedSequence)(const float *, int);
+  void (*setClockRate)(int);
   const char *(*calls)();
   int (*liveAllocations)();
   int (*liveModules)();
   int (*liveEvents)();
   size_t (*lastImage)(const void **, void *, size_t);
   size_t (*lastKernarg)(void *, size_t);
+  int (*kernargCount)();
+  size_t (*kernarg)(int, void *, size_t);
 
   explicit Fake(const char *Path) {
     void *H = dlopen(Path, RTLD_NOW | RTLD_LOCAL);
@@ -106,15 +111,20 @@ struct Fake {
     };
     get(reset, "fakehip_reset");
     get(fail, "fakehip_fail");
+    get(failAfter, "fakehip_fail_after");
     get(setDevices, "fakehip_set_devices");
     get(setArch, "fakehip_set_arch");
     get(setElapsedMs, "fakehip_set_elapsed_ms");
+    get(setElapsedSequence, "fakehip_set_elapsed_sequence");
+    get(setClockRate, "fakehip_set_clock_rate");
     get(calls, "fakehip_calls");
     get(liveAllocations, "fakehip_live_allocations");
     get(liveModules, "fakehip_live_modules");
     get(liveEvents, "fakehip_live_events");
     get(lastImage, "fakehip_last_image");
     get(lastKernarg, "fakehip_last_kernarg");
+    get(kernargCount, "fakehip_kernarg_count");
+    get(kernarg, "fakehip_kernarg");
   }
   std::vector<std::string> callList() const {
     std::vector<std::string> L;
@@ -188,6 +198,8 @@ TEST_F(HipFake, OpenAndInfo) {
   EXPECT_EQ(D->info().Backend, "hip");
   EXPECT_EQ(D->info().Name, "Fake MI300X (gfx942:sramecc+:xnack-)");
   EXPECT_TRUE(D->info().Hardware);
+  EXPECT_EQ(D->info().Arch, "gfx942");
+  EXPECT_DOUBLE_EQ(D->info().ClockMHz, 2100); // clockRate 2100000 kHz
   EXPECT_EQ(F.callList(),
             (std::vector<std::string>{"hipGetDeviceCount()", "hipGetDevicePropertiesR0600(0)",
                                       "hipSetDevice(0)"}));
@@ -201,12 +213,28 @@ TEST_F(HipFake, OpenRocm5PropertiesLayout) {
   auto D = openDevice("hip", "gfx942");
   ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
   EXPECT_EQ((*D)->info().Name, "Fake MI300X (gfx942:sramecc+:xnack-)");
+  EXPECT_EQ((*D)->info().Arch, "gfx942");
+  EXPECT_DOUBLE_EQ((*D)->info().ClockMHz, 2100); // clockRate at 308, not 348
   EXPECT_TRUE(F5.called("hipGetDeviceProperties(0)"));
   F5.setArch("gfx90a:sramecc-:xnack+");
+  F5.setClockRate(1700000);
   auto D2 = openDevice("hip", "gfx90a");
   ASSERT_TRUE(bool(D2)) << llvm::toString(D2.takeError());
   EXPECT_EQ((*D2)->info().Name, "Fake MI300X (gfx90a:sramecc-:xnack+)");
+  EXPECT_EQ((*D2)->info().Arch, "gfx90a");
+  EXPECT_DOUBLE_EQ((*D2)->info().ClockMHz, 1700);
   F5.reset();
+}
+
+// A clockRate that is not a clock (0, negative, above 10 GHz: another layout) reads as unknown.
+TEST_F(HipFake, ClockUnknown) {
+  for (int KHz : {0, -1, 1515870810, 1801000}) {
+    SCOPED_TRACE(KHz);
+    F.setClockRate(KHz);
+    auto D = open();
+    ASSERT_TRUE(D);
+    EXPECT_DOUBLE_EQ(D->info().ClockMHz, KHz == 1801000 ? 1801 : 0);
+  }
 }
 
 TEST_F(HipFake, ArchMismatchRefused) {
@@ -454,12 +482,125 @@ TEST_F(HipFake, BadLaunchesRefused) {
   EXPECT_FALSE(F.called("hipModuleLaunchKernel"));
 }
 
+// The pointer a "hipMemset(PTR, VALUE, SIZE)" line names.
+std::string memsetTarget(const std::string &Line) { return Line.substr(10, Line.find(',') - 10); }
+
+// flushCaches: one buffer, allocated on the first flush and reused, a new value written each
+// time, then a device-wide wait; a larger flush replaces the buffer; the device frees it.
+TEST_F(HipFake, FlushCaches) {
+  auto D = open();
+  ASSERT_TRUE(D);
+  auto Before = F.callList().size();
+  ASSERT_FALSE(bool(D->flushCaches(0))); // nothing to do
+  EXPECT_EQ(F.callList().size(), Before);
+  ASSERT_FALSE(bool(D->flushCaches(4096)));
+  ASSERT_FALSE(bool(D->flushCaches(4096)));
+  ASSERT_FALSE(bool(D->flushCaches(1000))); // a smaller flush reuses the buffer
+  std::vector<std::string> Calls = F.callList();
+  std::vector<std::string> Got(Calls.begin() + Before, Calls.end());
+  ASSERT_EQ(Got.size(), 7u);
+  std::string P = memsetTarget(Got[1]);
+  EXPECT_EQ(Got, (std::vector<std::string>{
+                     "hipMalloc(4096)", "hipMemset(" + P + ", 1, 4096)", "hipDeviceSynchronize()",
+                     "hipMemset(" + P + ", 2, 4096)", "hipDeviceSynchronize()",
+                     "hipMemset(" + P + ", 3, 1000)", "hipDeviceSynchronize()"}));
+  EXPECT_EQ(F.liveAllocations(), 1);
+  // Not one of the caller's allocations.
+  uint64_t A = std::strtoull(P.c_str(), nullptr, 16);
+  EXPECT_EQ(failure(D->free(A)).Message, "no device allocation starts at " + P);
+  uint8_t B = 0;
+  EXPECT_EQ(failure(D->read(A, &B, 1)).Exit, 2);
+  // Larger: the buffer is replaced.
+  Before = F.callList().size();
+  ASSERT_FALSE(bool(D->flushCaches(8192)));
+  Calls = F.callList();
+  Got.assign(Calls.begin() + Before, Calls.end());
+  ASSERT_EQ(Got.size(), 4u);
+  std::string Q = memsetTarget(Got[2]);
+  EXPECT_EQ(Got,
+            (std::vector<std::string>{"hipFree(" + P + ")", "hipMalloc(8192)",
+                                      "hipMemset(" + Q + ", 4, 8192)", "hipDeviceSynchronize()"}));
+  EXPECT_EQ(F.liveAllocations(), 1);
+  D.reset();
+  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_TRUE(F.called("hipFree(" + Q + ")"));
+}
+
+TEST_F(HipFake, FlushCachesFailures) {
+  auto D = open();
+  ASSERT_TRUE(D);
+  F.fail("hipMalloc", 2);
+  Failure M = failure(D->flushCaches(4096));
+  EXPECT_EQ(M.Message, "hipMalloc failed for the cache-flush buffer of 4096 bytes: out of memory "
+                       "(hipErrorOutOfMemory, 2)");
+  EXPECT_EQ(M.Exit, 3);
+  EXPECT_FALSE(F.called("hipMemset"));
+  F.fail("hipMalloc", 0);
+  F.fail("hipMemset", 1);
+  Failure S = failure(D->flushCaches(4096));
+  EXPECT_EQ(S.Message, "hipMemset failed flushing the caches (4096 bytes): invalid argument "
+                       "(hipErrorInvalidValue, 1)");
+  EXPECT_EQ(S.Exit, 3);
+  EXPECT_EQ(F.liveAllocations(), 1); // allocated (after the failed hipMalloc) and kept
+  F.fail("hipMemset", 0);
+  F.fail("hipDeviceSynchronize", 719);
+  Failure W = failure(D->flushCaches(4096));
+  EXPECT_EQ(W.Message, "hipDeviceSynchronize failed after flushing the caches: unspecified "
+                       "launch failure (hipErrorLaunchFailure, 719)");
+  EXPECT_EQ(W.Exit, 3);
+  F.fail("hipDeviceSynchronize", 0);
+  ASSERT_FALSE(bool(D->flushCaches(4096)));
+  // One buffer for all of it.
+  int Mallocs = 0;
+  for (const std::string &C : F.callList())
+    Mallocs += C.rfind("hipMalloc(", 0) == 0;
+  EXPECT_EQ(Mallocs, 2); // the failed one and the one kept
+  F.fail("hipFree", 17);
+  Failure R = failure(D->flushCaches(8192));
+  EXPECT_EQ(R.Message, "hipFree failed releasing the cache-flush buffer: unknown error "
+                       "(hipErrorInvalidDevicePointer, 17)");
+  F.fail("hipFree", 0);
+  // The emulator has no caches to flush.
+  auto Emu = createEmuDevice("gfx942");
+  Failure E = failure(Emu->flushCaches(4096));
+  EXPECT_EQ(E.Message, "the emu backend has no caches to flush (--flush-cache needs a GPU: "
+                       "--backend hip)");
+  EXPECT_EQ(E.Exit, 2);
+}
+
+// The fake's elapsed-time sequence, its Nth-call failures and its record of every kernarg.
+TEST_F(HipFake, ElapsedSequenceAndKernargs) {
+  auto D = open();
+  ASSERT_TRUE(D);
+  auto M = llvm::cantFail(D->load(Obj->C));
+  const float Ms[] = {1.5f, 3.0f};
+  F.setElapsedSequence(Ms, 2);
+  std::vector<double> Secs;
+  for (int32_t N = 1; N <= 3; ++N) {
+    auto R = D->launch(*M, params(0x1000, 0x2000, 0x3000, N));
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    Secs.push_back(R->Seconds);
+  }
+  EXPECT_EQ(Secs, (std::vector<double>{1.5 / 1000, 3.0 / 1000, double(1.25f) / 1000}));
+  ASSERT_EQ(F.kernargCount(), 3);
+  for (int I = 0; I < 3; ++I) {
+    LaunchParams P = params(0x1000, 0x2000, 0x3000, I + 1);
+    std::vector<uint8_t> K(P.Kernarg.size());
+    EXPECT_EQ(F.kernarg(I, K.data(), K.size()), P.Kernarg.size());
+    EXPECT_EQ(K, P.Kernarg);
+  }
+  F.failAfter("hipModuleLaunchKernel", 2, 1); // the second launch from now fails
+  EXPECT_TRUE(bool(D->launch(*M, params(0, 0, 0, 1))));
+  EXPECT_EQ(failure(D->launch(*M, params(0, 0, 0, 1)).takeError()).Exit, 3);
+  EXPECT_EQ(failure(D->launch(*M, params(0, 0, 0, 1)).takeError()).Exit, 3);
+}
+
 // Every HIP call's failure: its message and its exit code.
 TEST_F(HipFake, InjectedFailures) {
   struct Case {
     const char *Call;
     int Err;
-    const char *Step; // open, alloc, write, read, free, load, launch
+    const char *Step; // open, alloc, write, read, free, flush, load, launch
     std::string Message;
     int Exit;
   };
@@ -477,6 +618,10 @@ TEST_F(HipFake, InjectedFailures) {
       {"hipMalloc", 2, "alloc",
        "hipMalloc failed for device allocation 'buf' of 64 bytes: out of memory "
        "(hipErrorOutOfMemory, 2)",
+       3},
+      {"hipMemset", 1, "flush",
+       "hipMemset failed flushing the caches (64 bytes): invalid argument "
+       "(hipErrorInvalidValue, 1)",
        3},
       {"hipMemcpy", 2, "alloc",
        "hipMemcpy failed zeroing device allocation 'buf' of 64 bytes: out of memory "
@@ -569,6 +714,8 @@ TEST_F(HipFake, InjectedFailures) {
       E = D->read(Buf, Bytes, 64);
     } else if (Step == "free") {
       E = D->free(Buf);
+    } else if (Step == "flush") {
+      E = D->flushCaches(64);
     } else if (Step == "load") {
       auto L = D->load(Obj->C);
       E = L ? llvm::Error::success() : L.takeError();
