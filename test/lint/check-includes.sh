@@ -3,6 +3,8 @@
 # library may use (the arrows of libcommon/CMakeLists.txt):
 #   support <- codeobj <- asm
 #   codeobj <- emu <- device <- launch <- check (check also uses asm)
+#   launch <- timing (timing also uses asm; it never includes emu: the model sees a launch only
+#   through the device interface)
 # and only asm includes LLVM's MC layer, its targets and lld (llvm/MC/, llvm/Target/, lld/).
 #   bash test/lint/check-includes.sh [SOURCE_DIR]
 # Exit 0 clean, 1 with every offending "file:line: folder may not include header" listed.
@@ -16,6 +18,7 @@ declare -A allowed=(
   [device]="support codeobj emu device"
   [launch]="support codeobj emu device launch"
   [check]="support codeobj asm emu device launch check"
+  [timing]="support codeobj asm device launch timing"
 )
 lib=$src/libcommon
 if [[ ! -d $lib ]]; then

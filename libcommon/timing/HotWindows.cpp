@@ -1,0 +1,90 @@
+#include "timing/HotWindows.h"
+
+#include <algorithm>
+
+namespace asmevo::timing {
+
+double totalCycles(const Breakdown &B) {
+  return B.Issue + B.Dependency + B.UnitBusy + B.WaitVm + B.WaitLgkm + B.WaitExp + B.Barrier +
+         B.Arbitration;
+}
+
+static void addInto(Breakdown &A, const Breakdown &B) {
+  A.Issue += B.Issue;
+  A.Dependency += B.Dependency;
+  A.UnitBusy += B.UnitBusy;
+  A.WaitVm += B.WaitVm;
+  A.WaitLgkm += B.WaitLgkm;
+  A.WaitExp += B.WaitExp;
+  A.LdsConflict += B.LdsConflict;
+  A.Barrier += B.Barrier;
+  A.Arbitration += B.Arbitration;
+}
+
+std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigned Max) {
+  std::vector<HotWindow> W;
+  double All = 0;
+  for (const InstProfile &I : Insts)
+    All += totalCycles(I.Cycles);
+  for (size_t K = 0; K < Insts.size(); ++K) {
+    const InstProfile &I = Insts[K];
+    bool Continues = !W.empty() && W.back().End == I.Offset &&
+                     W.back().Executions / std::max(1u, W.back().Instructions) == I.Executions;
+    if (!Continues) {
+      W.push_back(HotWindow{});
+      W.back().Begin = I.Offset;
+    }
+    HotWindow &H = W.back();
+    H.End = I.Offset + int64_t(I.Size);
+    ++H.Instructions;
+    H.Executions += I.Executions;
+    addInto(H.Cycles, I.Cycles);
+  }
+  for (HotWindow &H : W) {
+    H.Executions /= std::max(1u, H.Instructions);
+    double T = totalCycles(H.Cycles);
+    H.Share = All > 0 ? T / All : 0;
+    // What it waits on: every counter that holds it for at least a tenth of its time.
+    std::vector<std::pair<double, std::string>> Waits = {{H.Cycles.WaitVm, "vmcnt"},
+                                                         {H.Cycles.WaitLgkm, "lgkmcnt"},
+                                                         {H.Cycles.WaitExp, "expcnt"},
+                                                         {H.Cycles.Barrier, "barrier"}};
+    std::sort(Waits.begin(), Waits.end(), [](auto &A, auto &B) { return A.first > B.first; });
+    for (auto &[C, Name] : Waits)
+      if (T > 0 && C >= 0.1 * T)
+        H.WaitsOn.push_back(Name);
+  }
+  std::stable_sort(W.begin(), W.end(), [](const HotWindow &A, const HotWindow &B) {
+    return totalCycles(A.Cycles) > totalCycles(B.Cycles);
+  });
+  if (W.size() > Max)
+    W.resize(Max);
+  return W;
+}
+
+nlohmann::json breakdownJson(const Breakdown &B) {
+  return {{"issue", B.Issue},       {"dependency", B.Dependency},   {"unit_busy", B.UnitBusy},
+          {"wait_vmcnt", B.WaitVm}, {"wait_lgkmcnt", B.WaitLgkm},   {"wait_expcnt", B.WaitExp},
+          {"barrier", B.Barrier},   {"arbitration", B.Arbitration}, {"lds_conflict", B.LdsConflict},
+          {"total", totalCycles(B)}};
+}
+
+nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> &Insts) {
+  nlohmann::json Code = nlohmann::json::array();
+  for (const InstProfile &I : Insts)
+    if (I.Offset >= W.Begin && I.Offset < W.End)
+      Code.push_back({{"offset", I.Offset},
+                      {"text", I.Text},
+                      {"executions", I.Executions},
+                      {"cycles", totalCycles(I.Cycles)}});
+  return {{"begin", W.Begin},
+          {"end", W.End},
+          {"instructions", W.Instructions},
+          {"executions", W.Executions},
+          {"share", W.Share},
+          {"waits_on", W.WaitsOn},
+          {"cycles", breakdownJson(W.Cycles)},
+          {"code", Code}};
+}
+
+} // namespace asmevo::timing

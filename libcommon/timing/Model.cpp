@@ -1,0 +1,813 @@
+// The modeled backend (Model.h). The method, in the order of modelLaunch:
+//  1. Occupancy from the descriptor (registers), the launch (LDS, workgroup size) and the
+//     target's figures: workgroups resident per CU.
+//  2. Sampling: workgroups are dealt to CUs round-robin (group g to CU g mod CUs, so CU c feeds
+//     from L2 instance c mod l2_instances, as MI300X deals workgroups to XCDs). All workgroups
+//     are simulated when there are at most MaxSimulatedGroups; else the workgroups of a sample of
+//     CUs spread over the device, each CU's whole share (or, if one CU's share alone is too
+//     many, its first MaxSimulatedGroups, and its time is scaled by share / simulated). The
+//     device-wide bandwidths (L2 per instance, Infinity Cache, HBM) are scaled to the sampled
+//     CUs' share of the CUs in use.
+//  3. The launch runs on the device (all workgroups, computing what it computes) and the
+//     sampled workgroups are traced (device/Trace.h).
+//  4. The traces are replayed in one clock-by-clock simulation of the sampled CUs (idle stretches
+//     skipped): each clock one SIMD of each CU may issue, at most one instruction per wave and one
+//     per type (VALU incl. MFMA, SALU/SMEM, VMEM, LDS, branch); units stay busy for their
+//     instruction's cycles (VALU and MFMA from LLVM's model, vector memory by bytes moved through
+//     L1, LDS by bank-conflict passes); memory completion times come from the caches the real
+//     addresses go through; s_waitcnt waits for them; s_nop, s_sleep, s_barrier and taken
+//     branches hold the wave. CDNA has no register interlocks for VALU/MFMA results (the code's
+//     own s_nops are the wait states), so none are modeled.
+#include "timing/Model.h"
+
+#include "asm/SchedInfo.h"
+#include "codeobj/TargetLimits.h"
+#include "device/Trace.h"
+#include "support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace asmevo::timing {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// A set-associative cache of line addresses with LRU replacement.
+class Cache {
+public:
+  Cache() = default;
+  Cache(uint64_t Bytes, uint64_t LineBytes, unsigned Ways)
+      : Line(LineBytes), Ways(std::max(1u, Ways)) {
+    Sets = std::max<uint64_t>(1, Bytes / LineBytes / this->Ways);
+    Tags.assign(Sets * this->Ways, ~0ull);
+    Stamp.assign(Sets * this->Ways, 0);
+  }
+  bool enabled() const { return !Tags.empty(); }
+  // Look the line holding Addr up; on a miss, fill it. True on a hit.
+  bool access(uint64_t Addr) {
+    uint64_t L = Addr / Line, S = L % Sets;
+    uint64_t *T = &Tags[S * Ways];
+    uint64_t *St = &Stamp[S * Ways];
+    ++Clock;
+    unsigned Victim = 0;
+    for (unsigned W = 0; W < Ways; ++W) {
+      if (T[W] == L) {
+        St[W] = Clock;
+        return true;
+      }
+      if (St[W] < St[Victim])
+        Victim = W;
+    }
+    T[Victim] = L;
+    St[Victim] = Clock;
+    return false;
+  }
+
+private:
+  uint64_t Line = 64, Sets = 1;
+  unsigned Ways = 1;
+  uint64_t Clock = 0;
+  std::vector<uint64_t> Tags, Stamp;
+};
+
+// A bandwidth: requests are served in arrival order at Rate bytes per clock.
+struct Server {
+  double Rate = 1, Free = 0;
+  // When a request of Bytes arriving at T starts being served.
+  double start(double T, double Bytes) {
+    double S = std::max(T, Free);
+    Free = S + Bytes / Rate;
+    return S;
+  }
+};
+
+enum class Reason : uint8_t {
+  Issue,
+  Dependency,
+  UnitBusy,
+  WaitVm,
+  WaitLgkm,
+  WaitExp,
+  Barrier,
+  Arbitration
+};
+
+void add(Breakdown &B, Reason R, double C) {
+  switch (R) {
+  case Reason::Issue:
+    B.Issue += C;
+    break;
+  case Reason::Dependency:
+    B.Dependency += C;
+    break;
+  case Reason::UnitBusy:
+    B.UnitBusy += C;
+    break;
+  case Reason::WaitVm:
+    B.WaitVm += C;
+    break;
+  case Reason::WaitLgkm:
+    B.WaitLgkm += C;
+    break;
+  case Reason::WaitExp:
+    B.WaitExp += C;
+    break;
+  case Reason::Barrier:
+    B.Barrier += C;
+    break;
+  case Reason::Arbitration:
+    B.Arbitration += C;
+    break;
+  }
+}
+
+// The issue categories: one instruction of each per SIMD per issue cycle.
+enum Category : unsigned {
+  CatValu = 1,
+  CatScalar = 2,
+  CatVmem = 4,
+  CatLds = 8,
+  CatBranch = 16,
+  CatNone = 0
+};
+unsigned category(InstUnit U) {
+  switch (U) {
+  case InstUnit::Valu:
+  case InstUnit::Mfma:
+    return CatValu;
+  case InstUnit::Salu:
+  case InstUnit::Smem:
+    return CatScalar;
+  case InstUnit::Vmem:
+  case InstUnit::Export:
+    return CatVmem;
+  case InstUnit::Lds:
+    return CatLds;
+  case InstUnit::Branch:
+    return CatBranch;
+  case InstUnit::Internal:
+    return CatNone;
+  }
+  return CatNone;
+}
+
+struct Group;
+
+struct SimWave {
+  const device::WaveTrace *T = nullptr;
+  Group *G = nullptr;
+  unsigned Simd = 0;
+  size_t Step = 0;
+  const InstCost *Cur = nullptr;
+  double ReadyAt = 0; // s_nop, s_sleep, taken branch, barrier release, dispatch
+  double LastAcc = 0; // cycles before this are accounted
+  bool AtBarrier = false, Ended = false;
+  std::deque<double> Vm, Exp; // completion times, in order
+  std::vector<double> Lgkm;   // completion times (SMEM returns out of order)
+  double LastLds = 0;         // LDS returns in order
+  double LastDone = 0;        // the latest completion of anything it issued
+};
+
+struct Group {
+  uint64_t Id = 0;
+  unsigned Alive = 0, Arrived = 0;
+  std::vector<SimWave *> Waves;
+};
+
+struct Cu {
+  unsigned Index = 0, L2 = 0;
+  std::vector<uint64_t> Queue; // groups still to dispatch, in order
+  size_t NextGroup = 0;
+  uint64_t Share = 0; // its groups in the whole grid (Queue may hold only the first ones)
+  unsigned Resident = 0;
+  std::vector<std::vector<SimWave *>> Simd; // resident waves per SIMD, oldest first
+  std::vector<double> ValuFree, XdlFree, SaluFree, BranchFree, LdsFree;
+  double TaFree = 0, SmemFree = 0;
+  Cache L1, Scalar;
+  double Done = 0; // when its last wave ended and its last access completed
+  bool Finished = false;
+};
+
+class Sink : public device::TraceSink {
+public:
+  std::function<bool(uint64_t)> Want;
+  std::mutex Lock;
+  std::map<uint64_t, device::WorkgroupTrace> Groups;
+  bool wants(uint64_t G) const override { return Want(G); }
+  void take(device::WorkgroupTrace &&T) override {
+    std::lock_guard<std::mutex> L(Lock);
+    uint64_t G = T.Group;
+    Groups.emplace(G, std::move(T));
+  }
+};
+
+class Simulation {
+public:
+  Simulation(const TargetParams &P, SchedInfo &Sched, uint64_t EntryAddr, bool Profile)
+      : P(P), Sched(Sched), EntryAddr(EntryAddr), Profile(Profile) {}
+
+  const TargetParams &P;
+  SchedInfo &Sched;
+  uint64_t EntryAddr;
+  bool Profile;
+
+  unsigned Simds = 4, GroupsPerCu = 1;
+  std::vector<Cu> Cus;
+  std::vector<Cache> L2;
+  std::vector<Server> L2Bw;
+  Cache Mall;
+  Server MallBw, HbmBw;
+  std::map<uint64_t, device::WorkgroupTrace> *Traces = nullptr;
+  std::vector<std::unique_ptr<Group>> GroupStore;
+  std::vector<std::unique_ptr<SimWave>> WaveStore;
+  std::unordered_map<int64_t, const InstCost *> Costs;
+  std::unordered_map<int64_t, InstProfile> Prof;
+  Breakdown Total;
+  double MinWake = kNever;
+  std::string Error;
+  std::vector<SimWave *> Scratch;
+
+  const InstCost *costAt(int64_t Off) {
+    auto It = Costs.find(Off);
+    if (It != Costs.end())
+      return It->second;
+    auto C = Sched.cost(uint64_t(int64_t(EntryAddr) + Off));
+    const InstCost *R = nullptr;
+    if (C)
+      R = *C;
+    else if (Error.empty())
+      Error = llvm::toString(C.takeError());
+    else
+      llvm::consumeError(C.takeError());
+    Costs.emplace(Off, R);
+    return R;
+  }
+
+  void account(SimWave &W, double T, Reason R) {
+    double C = T - W.LastAcc;
+    if (C <= 0)
+      return;
+    add(Total, R, C);
+    if (Profile && W.Cur)
+      add(Prof[W.T->Steps[W.Step].Offset].Cycles, R, C);
+    W.LastAcc = T;
+  }
+
+  void dispatch(Cu &C, double T) {
+    while (C.Resident < GroupsPerCu && C.NextGroup < C.Queue.size()) {
+      uint64_t Id = C.Queue[C.NextGroup++];
+      auto It = Traces->find(Id);
+      if (It == Traces->end())
+        continue; // the emulator ran it but did not hand it over: nothing to replay
+      auto G = std::make_unique<Group>();
+      G->Id = Id;
+      for (const device::WaveTrace &WT : It->second.Waves) {
+        auto W = std::make_unique<SimWave>();
+        W->T = &WT;
+        W->G = G.get();
+        // The SIMD with the fewest resident waves takes the next wave.
+        unsigned Best = 0;
+        for (unsigned S = 1; S < Simds; ++S)
+          if (C.Simd[S].size() < C.Simd[Best].size())
+            Best = S;
+        W->Simd = Best;
+        W->ReadyAt = T;
+        W->LastAcc = T;
+        W->Cur = WT.Steps.empty() ? nullptr : costAt(WT.Steps[0].Offset);
+        if (!W->Cur) {
+          W->Ended = true;
+          continue;
+        }
+        C.Simd[Best].push_back(W.get());
+        G->Waves.push_back(W.get());
+        ++G->Alive;
+        WaveStore.push_back(std::move(W));
+      }
+      if (G->Alive == 0)
+        continue;
+      ++C.Resident;
+      GroupStore.push_back(std::move(G));
+    }
+  }
+
+  // When all of Q's completions but N have happened (Q in order); 0 if already so.
+  static double waitInOrder(std::deque<double> &Q, int N, double T) {
+    while (!Q.empty() && Q.front() <= T)
+      Q.pop_front();
+    if (int(Q.size()) <= N)
+      return 0;
+    return Q[Q.size() - N - 1];
+  }
+  static double waitAnyOrder(std::vector<double> &Q, int N, double T) {
+    Q.erase(std::remove_if(Q.begin(), Q.end(), [T](double X) { return X <= T; }), Q.end());
+    if (int(Q.size()) <= N)
+      return 0;
+    std::vector<double> S = Q;
+    std::nth_element(S.begin(), S.begin() + (S.size() - N - 1), S.end());
+    return S[S.size() - N - 1];
+  }
+
+  // Why W cannot issue its instruction at T, and until when (kNever: until another wave acts);
+  // Reason::Issue when it can.
+  Reason blocked(Cu &C, SimWave &W, double T, double &Until) {
+    const InstCost &I = *W.Cur;
+    Until = kNever;
+    if (W.AtBarrier)
+      return Reason::Barrier;
+    if (W.ReadyAt > T) {
+      Until = W.ReadyAt;
+      return Reason::Dependency;
+    }
+    if (I.WaitVm >= 0)
+      if (double U = waitInOrder(W.Vm, I.WaitVm, T); U > T) {
+        Until = U;
+        return Reason::WaitVm;
+      }
+    if (I.WaitLgkm >= 0)
+      if (double U = waitAnyOrder(W.Lgkm, I.WaitLgkm, T); U > T) {
+        Until = U;
+        return Reason::WaitLgkm;
+      }
+    if (I.WaitExp >= 0)
+      if (double U = waitInOrder(W.Exp, I.WaitExp, T); U > T) {
+        Until = U;
+        return Reason::WaitExp;
+      }
+    double Free = 0;
+    switch (I.Unit) {
+    case InstUnit::Valu:
+      Free = C.ValuFree[W.Simd];
+      break;
+    case InstUnit::Mfma:
+      Free = C.XdlFree[W.Simd];
+      break;
+    case InstUnit::Salu:
+      Free = C.SaluFree[W.Simd];
+      break;
+    case InstUnit::Branch:
+      Free = C.BranchFree[W.Simd];
+      break;
+    case InstUnit::Vmem:
+    case InstUnit::Export:
+      Free = C.TaFree;
+      break;
+    case InstUnit::Lds:
+      Free = C.LdsFree[W.Simd / 2];
+      break;
+    case InstUnit::Smem:
+      Free = C.SmemFree;
+      break;
+    case InstUnit::Internal:
+      break;
+    }
+    if (Free > T) {
+      Until = Free;
+      return Reason::UnitBusy;
+    }
+    return Reason::Issue;
+  }
+
+  // The distinct lines of the step's accesses in Space.
+  static void lines(const device::WaveTrace &WT, const device::TraceStep &S,
+                    device::TraceSpace Space, uint64_t Line, std::vector<uint64_t> &Out) {
+    Out.clear();
+    for (uint32_t K = S.First; K < S.First + S.Count; ++K) {
+      const device::TraceAccess &A = WT.Accesses[K];
+      if (A.Space != Space)
+        continue;
+      for (uint64_t L = A.Addr / Line; L <= (A.Addr + std::max<uint16_t>(A.Size, 1) - 1) / Line;
+           ++L)
+        Out.push_back(L * Line);
+    }
+    std::sort(Out.begin(), Out.end());
+    Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  }
+
+  // Completion time of a vector memory access of one line issued to the L1 at T.
+  double vectorLine(Cu &C, uint64_t Addr, double T, bool Store) {
+    double LineBytes = P["l1_line_bytes"];
+    if (!Store && C.L1.access(Addr))
+      return T + P["l1_latency_clk"];
+    unsigned Inst = C.L2;
+    double S = L2Bw[Inst].start(T, LineBytes);
+    bool L2Hit = L2[Inst].access(Addr);
+    if (Store) {
+      if (!L2Hit) // written back to memory eventually: it takes HBM bandwidth
+        HbmBw.start(T, LineBytes);
+      return S + P["l2_latency_clk"];
+    }
+    if (L2Hit)
+      return S + P["l2_latency_clk"];
+    if (Mall.enabled()) {
+      double M = MallBw.start(S, LineBytes);
+      if (Mall.access(Addr))
+        return M + P["mall_latency_clk"];
+    }
+    return HbmBw.start(S, LineBytes) + P["hbm_latency_clk"];
+  }
+
+  // LDS cycles of one DS instruction: its lanes in chunks of a port's bytes per clock, each
+  // chunk taking as many clocks as the most distinct dwords any bank holds (same dword:
+  // broadcast).
+  double ldsCycles(const device::WaveTrace &WT, const device::TraceStep &S, double &Conflict) {
+    unsigned Banks = unsigned(P["lds_banks"]);
+    double PortBytes = std::max(4.0, P["lds_bytes_per_clk"] / 2);
+    std::vector<std::pair<unsigned, uint64_t>> Dw; // (lane, dword address)
+    for (uint32_t K = S.First; K < S.First + S.Count; ++K) {
+      const device::TraceAccess &A = WT.Accesses[K];
+      if (A.Space != device::TraceSpace::Lds)
+        continue;
+      for (uint64_t D = A.Addr / 4; D <= (A.Addr + std::max<uint16_t>(A.Size, 1) - 1) / 4; ++D)
+        Dw.push_back({A.Lane, D});
+    }
+    if (Dw.empty()) {
+      Conflict = 0;
+      return 1;
+    }
+    std::stable_sort(Dw.begin(), Dw.end(),
+                     [](const auto &A, const auto &B) { return A.first < B.first; });
+    size_t PerChunk = std::max<size_t>(1, size_t(PortBytes / 4));
+    double Cycles = 0, Ideal = 0;
+    std::vector<std::vector<uint64_t>> ByBank(Banks);
+    for (size_t B = 0; B < Dw.size(); B += PerChunk) {
+      for (auto &V : ByBank)
+        V.clear();
+      size_t E = std::min(Dw.size(), B + PerChunk);
+      for (size_t K = B; K < E; ++K)
+        ByBank[Dw[K].second % Banks].push_back(Dw[K].second);
+      size_t Worst = 1;
+      for (auto &V : ByBank) {
+        std::sort(V.begin(), V.end());
+        Worst = std::max<size_t>(Worst, size_t(std::unique(V.begin(), V.end()) - V.begin()));
+      }
+      Cycles += double(Worst);
+      Ideal += 1;
+    }
+    Conflict = Cycles - Ideal;
+    return Cycles;
+  }
+
+  void issue(Cu &C, SimWave &W, double T) {
+    const device::TraceStep &S = W.T->Steps[W.Step];
+    const InstCost &I = *W.Cur;
+    account(W, T, Reason::Issue);
+    if (Profile)
+      ++Prof[S.Offset].Executions;
+    double Quad = 4;
+    double Next = T + 1;
+    std::vector<uint64_t> Ls;
+    switch (I.Unit) {
+    case InstUnit::Valu:
+      C.ValuFree[W.Simd] = T + Quad * I.BusyQuads;
+      break;
+    case InstUnit::Mfma:
+      C.XdlFree[W.Simd] = T + Quad * I.BusyQuads;
+      C.ValuFree[W.Simd] = std::max(C.ValuFree[W.Simd], T + Quad);
+      break;
+    case InstUnit::Salu:
+      C.SaluFree[W.Simd] = T + Quad * I.BusyQuads;
+      break;
+    case InstUnit::Branch:
+      C.BranchFree[W.Simd] = T + Quad;
+      break;
+    case InstUnit::Vmem:
+    case InstUnit::Export: {
+      double LineBytes = P["l1_line_bytes"];
+      lines(*W.T, S, device::TraceSpace::Vector, uint64_t(LineBytes), Ls);
+      double PerLine = LineBytes / P["l1_bytes_per_clk"];
+      C.TaFree = T + std::max(Quad, double(Ls.size()) * PerLine);
+      double Done = T + Quad;
+      for (size_t K = 0; K < Ls.size(); ++K)
+        Done = std::max(Done, vectorLine(C, Ls[K], T + double(K) * PerLine, I.Store));
+      if (I.LdsDirect) // the data then goes through the LDS port
+        C.LdsFree[W.Simd / 2] = std::max(C.LdsFree[W.Simd / 2], Done);
+      if (I.Vm) {
+        Done = std::max(Done, W.Vm.empty() ? 0 : W.Vm.back());
+        W.Vm.push_back(Done);
+      }
+      if (I.Exp)
+        W.Exp.push_back(std::max(Done, W.Exp.empty() ? 0 : W.Exp.back()));
+      if (I.Lgkm) // FLAT counts on both
+        W.Lgkm.push_back(Done);
+      W.LastDone = std::max(W.LastDone, Done);
+      break;
+    }
+    case InstUnit::Lds: {
+      double Conflict = 0;
+      double Cyc = ldsCycles(*W.T, S, Conflict);
+      double Start = std::max(T, C.LdsFree[W.Simd / 2]);
+      C.LdsFree[W.Simd / 2] = Start + Cyc;
+      Total.LdsConflict += Conflict;
+      if (Profile)
+        Prof[S.Offset].Cycles.LdsConflict += Conflict;
+      double Done = std::max(Start + Cyc + P["lds_latency_clk"], W.LastLds);
+      W.LastLds = Done;
+      W.Lgkm.push_back(Done);
+      W.LastDone = std::max(W.LastDone, Done);
+      break;
+    }
+    case InstUnit::Smem: {
+      C.SmemFree = T + Quad;
+      double LineBytes = P["scalar_cache_line_bytes"];
+      lines(*W.T, S, device::TraceSpace::Scalar, uint64_t(LineBytes), Ls);
+      double Done = T + P["scalar_cache_latency_clk"];
+      for (uint64_t L : Ls)
+        if (I.Store || !C.Scalar.access(L))
+          Done = std::max(Done, T + P["scalar_miss_latency_clk"]);
+      if (I.Lgkm)
+        W.Lgkm.push_back(Done);
+      W.LastDone = std::max(W.LastDone, Done);
+      break;
+    }
+    case InstUnit::Internal:
+      if (I.NopStates)
+        Next = T + Quad * I.NopStates;
+      if (I.SleepClk)
+        Next = T + double(I.SleepClk);
+      break;
+    }
+    // Where the wave goes next: a taken branch restarts the fetch.
+    size_t NextStep = W.Step + 1;
+    if (I.Unit == InstUnit::Branch && NextStep < W.T->Steps.size() &&
+        W.T->Steps[NextStep].Offset != S.Offset + int64_t(I.Size))
+      Next = std::max(Next, T + P["branch_taken_clk"]);
+    W.ReadyAt = Next;
+    if (I.Barrier) {
+      W.AtBarrier = true;
+      ++W.G->Arrived;
+      release(*W.G, T);
+    }
+    W.Step = NextStep;
+    if (I.EndPgm || W.Step >= W.T->Steps.size()) {
+      end(C, W, T);
+      return;
+    }
+    W.Cur = costAt(W.T->Steps[W.Step].Offset);
+    if (!W.Cur)
+      end(C, W, T);
+  }
+
+  void release(Group &G, double T) {
+    if (G.Arrived < G.Alive || G.Arrived == 0)
+      return;
+    double R = T + P["barrier_latency_clk"];
+    for (SimWave *W : G.Waves)
+      if (!W->Ended && W->AtBarrier) {
+        W->AtBarrier = false;
+        W->ReadyAt = std::max(W->ReadyAt, R);
+      }
+    G.Arrived = 0;
+  }
+
+  void end(Cu &C, SimWave &W, double T) {
+    W.Ended = true;
+    C.Done = std::max({C.Done, T + 1, W.LastDone});
+    auto &Q = C.Simd[W.Simd];
+    Q.erase(std::find(Q.begin(), Q.end(), &W));
+    Group &G = *W.G;
+    if (--G.Alive == 0) {
+      --C.Resident;
+      dispatch(C, T + 1);
+    } else {
+      release(G, T);
+    }
+  }
+
+  // One issue cycle of CU C at T; whether anything issued.
+  bool cycle(Cu &C, double T, unsigned SimdIx) {
+    auto &Q = C.Simd[SimdIx];
+    unsigned Used = 0;
+    bool Any = false;
+    // A copy: issuing may end a wave and change the queue.
+    Scratch.assign(Q.begin(), Q.end());
+    for (SimWave *W : Scratch) {
+      if (W->Ended)
+        continue;
+      double Until = kNever;
+      Reason R = blocked(C, *W, T, Until);
+      if (R == Reason::Issue) {
+        unsigned Cat = category(W->Cur->Unit);
+        if (Cat && (Used & Cat)) {
+          account(*W, T, Reason::Arbitration);
+          MinWake = std::min(MinWake, T + 1);
+          continue;
+        }
+        Used |= Cat;
+        issue(C, *W, T);
+        Any = true;
+      } else {
+        account(*W, T, R);
+        MinWake = std::min(MinWake, Until);
+      }
+    }
+    return Any;
+  }
+
+  // Run every CU to its end; the last CU's end (scaled where a CU's share was truncated).
+  double run() {
+    for (Cu &C : Cus)
+      dispatch(C, 0);
+    double T = 0;
+    unsigned Idle = 0;
+    for (;;) {
+      bool Alive = false, Any = false;
+      unsigned SimdIx = unsigned(uint64_t(T) % Simds);
+      for (Cu &C : Cus) {
+        if (C.Resident == 0)
+          continue;
+        Alive = true;
+        Any |= cycle(C, T, SimdIx);
+      }
+      if (!Alive || !Error.empty())
+        break;
+      if (Any) {
+        Idle = 0;
+        MinWake = kNever;
+        T += 1;
+        continue;
+      }
+      if (++Idle < Simds) {
+        T += 1;
+        continue;
+      }
+      // A whole round of SIMDs with nothing issued: skip to the first wave that can move.
+      Idle = 0;
+      double W = MinWake;
+      MinWake = kNever;
+      if (W == kNever) {
+        Error = "the model's waves stopped making progress (a barrier no wave can release)";
+        break;
+      }
+      T = std::max(T + 1, std::floor(W));
+    }
+    // Writes still queued for HBM drain before the launch ends.
+    double End = HbmBw.Free;
+    for (Cu &C : Cus) {
+      double D = C.Done;
+      if (C.Queue.size() < C.Share && !C.Queue.empty())
+        D *= double(C.Share) / double(C.Queue.size());
+      End = std::max(End, D);
+    }
+    return End;
+  }
+};
+
+} // namespace
+
+llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
+                                        const device::LaunchParams &PIn, const TargetParams &TP,
+                                        const ModelOptions &O) {
+  if (!Dev.info().Traces)
+    return makeError("the " + Dev.info().Backend +
+                     " backend cannot trace a launch (the timing model runs on the emu backend)");
+  const CodeObject &Code = M.codeObject();
+  const KernelInfo *K = Code.kernel(PIn.Kernel);
+  if (!K)
+    return makeError("'" + Code.Path + "': no kernel named '" + PIn.Kernel + "'");
+  if (Code.Target.Processor != TP.Target)
+    return makeError("'" + Code.Path + "' is for " + Code.Target.Processor +
+                     ", the timing parameters '" + TP.Path + "' are for " + TP.Target);
+
+  ModelResult R;
+  R.Target = TP.Target;
+  R.Device = TP.Device;
+
+  // 1. Occupancy with the target's figures.
+  TargetLimits L = targetLimits(Code.Target);
+  L.SimdsPerCu = unsigned(TP["simds_per_cu"]);
+  L.MaxWavesPerSimd = unsigned(TP["wave_slots_per_simd"]);
+  L.VgprsPerSimdLane = unsigned(TP["vgprs_per_simd_lane"]);
+  L.VgprAllocGranule = unsigned(TP["vgpr_granule"]);
+  L.LdsBytes = uint32_t(TP["lds_bytes_per_cu"]);
+  RegisterAllocation A = registerAllocation(K->Kd, Code.Target, true, true);
+  uint64_t Lds = uint64_t(K->Kd.GroupSegmentFixedSize) + PIn.DynamicLds;
+  unsigned Items = PIn.Block[0] * PIn.Block[1] * PIn.Block[2];
+  Occupancy Occ = occupancy(L, A.UnifiedVgprs, A.Sgprs, Lds, Items);
+  unsigned WavesPerGroup = std::max(1u, (Items + 63) / 64);
+  uint64_t ByWaves = uint64_t(Occ.WavesPerSimd) * L.SimdsPerCu / WavesPerGroup;
+  uint64_t ByLds = Lds ? L.LdsBytes / std::max<uint64_t>(Lds, 1) : ~0ull;
+  uint64_t PerCu =
+      std::max<uint64_t>(1, std::min({ByWaves, ByLds, uint64_t(L.MaxWorkgroupsPerCu)}));
+  R.WavesPerGroup = WavesPerGroup;
+  R.GroupsPerCu = unsigned(PerCu);
+  R.WavesPerSimd = Occ.WavesPerSimd;
+  R.OccupancyLimit = Occ.Limiter;
+
+  // 2. Sampling.
+  uint64_t Groups = 1;
+  for (unsigned D = 0; D < 3; ++D)
+    Groups *= (uint64_t(PIn.GridItems[D]) + PIn.Block[D] - 1) / std::max(1u, PIn.Block[D]);
+  R.Groups = Groups;
+  uint64_t NumCus = uint64_t(TP.computeUnits());
+  uint64_t Used = std::min(NumCus, Groups);
+  uint64_t Share = (Groups + NumCus - 1) / NumCus; // most groups any CU gets
+  uint64_t Max = std::max<uint64_t>(1, O.MaxSimulatedGroups);
+  std::vector<unsigned> Sampled;
+  uint64_t Take = Share; // groups simulated per sampled CU
+  if (Groups <= Max) {
+    for (uint64_t C = 0; C < Used; ++C)
+      Sampled.push_back(unsigned(C));
+  } else {
+    uint64_t S = std::max<uint64_t>(1, Max / Share);
+    S = std::min(S, Used);
+    for (uint64_t I = 0; I < S; ++I)
+      Sampled.push_back(unsigned(I * Used / S));
+    if (Share > Max)
+      Take = Max;
+  }
+  std::vector<int> SampleIndex(NumCus, -1);
+  for (size_t I = 0; I < Sampled.size(); ++I)
+    SampleIndex[Sampled[I]] = int(I);
+  Sink Traces;
+  Traces.Want = [&](uint64_t G) { return SampleIndex[G % NumCus] >= 0 && G / NumCus < Take; };
+
+  // 3. The launch.
+  device::LaunchParams P = PIn;
+  P.Trace = &Traces;
+  auto LR = Dev.launch(M, P);
+  if (!LR)
+    return LR.takeError();
+  R.Launch = *LR;
+
+  // 4. The simulation.
+  auto Sched = SchedInfo::create(Code);
+  if (!Sched)
+    return Sched.takeError();
+  Simulation Sim(TP, **Sched, K->EntryAddr, O.Profile);
+  Sim.Traces = &Traces.Groups;
+  Sim.Simds = L.SimdsPerCu;
+  Sim.GroupsPerCu = unsigned(PerCu);
+  unsigned L2N = std::max(1u, unsigned(TP["l2_instances"]));
+  std::vector<unsigned> SimPerL2(L2N, 0), UsedPerL2(L2N, 0);
+  for (uint64_t C = 0; C < Used; ++C)
+    ++UsedPerL2[C % L2N];
+  for (unsigned C : Sampled)
+    ++SimPerL2[C % L2N];
+  for (unsigned I = 0; I < L2N; ++I) {
+    Sim.L2.emplace_back(uint64_t(TP["l2_bytes"]), uint64_t(TP["l2_line_bytes"]),
+                        unsigned(TP["l2_ways"]));
+    Server S;
+    S.Rate = TP["l2_bytes_per_clk"] * (UsedPerL2[I] ? double(SimPerL2[I]) / UsedPerL2[I] : 1.0);
+    S.Rate = std::max(S.Rate, 1e-9);
+    Sim.L2Bw.push_back(S);
+  }
+  double Frac = double(Sampled.size()) / double(std::max<uint64_t>(1, Used));
+  if (TP["mall_bytes"] > 0) {
+    Sim.Mall = Cache(uint64_t(TP["mall_bytes"]), uint64_t(TP["l2_line_bytes"]), 16);
+    Sim.MallBw.Rate = TP["mall_bytes_per_clk"] * Frac;
+  }
+  Sim.HbmBw.Rate = TP["hbm_bytes_per_clk"] * Frac;
+  for (unsigned CI : Sampled) {
+    Cu C;
+    C.Index = CI;
+    C.L2 = CI % L2N;
+    for (uint64_t G = CI, N = 0; G < Groups; G += NumCus, ++N) {
+      ++C.Share;
+      if (N < Take)
+        C.Queue.push_back(G);
+    }
+    C.Simd.resize(Sim.Simds);
+    C.ValuFree.assign(Sim.Simds, 0);
+    C.XdlFree.assign(Sim.Simds, 0);
+    C.SaluFree.assign(Sim.Simds, 0);
+    C.BranchFree.assign(Sim.Simds, 0);
+    C.LdsFree.assign((Sim.Simds + 1) / 2, 0);
+    C.L1 = Cache(uint64_t(TP["l1_bytes"]), uint64_t(TP["l1_line_bytes"]), unsigned(TP["l1_ways"]));
+    C.Scalar =
+        Cache(uint64_t(TP["scalar_cache_bytes"]), uint64_t(TP["scalar_cache_line_bytes"]), 4);
+    Sim.Cus.push_back(std::move(C));
+  }
+  double End = Sim.run();
+  if (!Sim.Error.empty())
+    return runtimeError("timing model: " + Sim.Error);
+  R.SimulatedCus = unsigned(Sampled.size());
+  R.UsedCus = unsigned(Used);
+  for (const Cu &C : Sim.Cus)
+    R.SimulatedGroups += C.Queue.size();
+  R.Cycles = End + TP["launch_overhead_clk"];
+  R.Microseconds = R.Cycles / TP.clockMHz();
+  R.Total = Sim.Total;
+  if (O.Profile) {
+    for (auto &[Off, IP] : Sim.Prof) {
+      IP.Offset = Off;
+      auto It = Sim.Costs.find(Off);
+      if (It != Sim.Costs.end() && It->second) {
+        IP.Text = It->second->Text;
+        IP.Size = It->second->Size;
+      }
+      R.Insts.push_back(IP);
+    }
+    std::sort(R.Insts.begin(), R.Insts.end(),
+              [](const InstProfile &A, const InstProfile &B) { return A.Offset < B.Offset; });
+  }
+  return R;
+}
+
+} // namespace asmevo::timing

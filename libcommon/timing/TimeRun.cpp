@@ -1,0 +1,328 @@
+#include "timing/TimeRun.h"
+
+#include "codeobj/Input.h"
+#include "codeobj/TargetLimits.h"
+#include "device/Device.h"
+#include "launch/InputGen.h"
+#include "launch/LaunchSpec.h"
+#include "launch/PlacedLaunch.h"
+#include "support/Error.h"
+#include "support/FileIO.h"
+#include "timing/HotWindows.h"
+#include "timing/Measure.h"
+#include "timing/Model.h"
+#include "timing/TargetParams.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace asmevo::timing {
+
+namespace {
+
+std::string fixed(double V, int Digits) {
+  char B[64];
+  std::snprintf(B, sizeof B, "%.*f", Digits, V);
+  return B;
+}
+
+std::string percent(double Part, double Whole) {
+  return Whole > 0 ? fixed(100.0 * Part / Whole, 1) + "%" : "0%";
+}
+
+class TimeRunner {
+public:
+  explicit TimeRunner(const TimeOptions &O) : O(O) {}
+
+  Report run() {
+    if (open() && openDevice())
+      Dev->info().Hardware ? measured() : modeled();
+    return std::move(R);
+  }
+
+private:
+  const TimeOptions &O;
+  Report R;
+  std::vector<std::unique_ptr<OpenCodeObject>> Ks; // K0, then K1
+  std::vector<std::string> Roles;
+  launch::LaunchSpec S;
+  std::unique_ptr<device::Device> Dev;
+
+  bool fail(llvm::Error E) {
+    R.fail(std::move(E));
+    return false;
+  }
+  nlohmann::json &body() { return R.Body; }
+  void progress(const std::string &Line) {
+    if (O.Progress)
+      O.Progress(Line);
+  }
+
+  bool open() {
+    std::vector<std::string> Paths{O.K0};
+    if (!O.K1.empty())
+      Paths.push_back(O.K1);
+    for (size_t I = 0; I < Paths.size(); ++I) {
+      auto L = openCodeObject(Paths[I]);
+      if (!L)
+        return fail(L.takeError());
+      Ks.push_back(std::move(*L));
+      Roles.push_back(I == 0 ? "K0" : "K1");
+      R.Inputs.push_back(reportInput(I == 0 ? "k0" : "k1", Paths[I], Ks.back()->C.Bytes));
+    }
+    auto Spec = launch::readLaunchSpec(O.Spec);
+    if (!Spec)
+      return fail(Spec.takeError());
+    S = std::move(*Spec);
+    if (llvm::Error E = launch::resolveLaunchSpec(S, Ks[0]->C, O.Kernel))
+      return fail(std::move(E));
+    R.Inputs.push_back(reportInput("spec", O.Spec, S.Text));
+    if (S.needsInference())
+      return fail(makeError("'" + O.Spec +
+                            "' leaves buffer sizes or roles open; complete it first with "
+                            "kernel-diffcheck --infer K0 --spec " +
+                            O.Spec + " -o FULL.json"));
+    for (size_t I = 1; I < Ks.size(); ++I) {
+      const CodeObject &C = Ks[I]->C;
+      if (C.Target.Processor != Ks[0]->C.Target.Processor)
+        return fail(makeError("'" + O.K1 + "' is for " + C.Target.Processor + ", K0 for " +
+                              Ks[0]->C.Target.Processor));
+      if (!C.kernel(S.Kernel))
+        return fail(makeError("'" + O.K1 + "': no kernel named '" + S.Kernel + "' (K0's)"));
+    }
+    R.Seeds = {O.Seed};
+    body()["kernel"] = S.Kernel;
+    body()["target"] = Ks[0]->C.Target.Processor;
+    return true;
+  }
+
+  bool openDevice() {
+    auto D = device::openDevice(O.Backend, Ks[0]->C.Target.Processor);
+    if (!D)
+      return fail(D.takeError());
+    Dev = std::move(*D);
+    R.Backend = Dev->info().Backend;
+    body()["device"] = Dev->info().Name;
+    return true;
+  }
+
+  // The model: each kernel on the same inputs (seed O.Seed), traced and simulated.
+  void modeled() {
+    body()["kind"] = "modeled";
+    body()["label"] = "modeled, not measured";
+    if (O.FlushBytes)
+      if (llvm::Error E = Dev->flushCaches(O.FlushBytes))
+        return (void)fail(std::move(E));
+    auto TP = O.ParamsFile.empty() ? loadTargetParams(Ks[0]->C.Target.Processor)
+                                   : readTargetParams(O.ParamsFile);
+    if (!TP)
+      return (void)fail(TP.takeError());
+    auto Bytes = readFile(TP->Path);
+    if (!Bytes)
+      return (void)fail(Bytes.takeError());
+    R.Inputs.push_back(reportInput("params", TP->Path, (*Bytes)->getBuffer()));
+    body()["params"] = TP->Path;
+    body()["model_device"] = TP->Device;
+    std::vector<std::vector<uint8_t>> Init(S.Args.size());
+    for (size_t I = 0; I < S.Args.size(); ++I) {
+      if (!S.Args[I].Buffer || S.Args[I].Null)
+        continue;
+      auto C = launch::initialContents(S.Args[I], O.Seed);
+      if (!C)
+        return (void)fail(C.takeError());
+      Init[I] = std::move(*C);
+    }
+    std::vector<ModelResult> Results;
+    nlohmann::json Kernels = nlohmann::json::array();
+    for (size_t K = 0; K < Ks.size(); ++K) {
+      progress("modeling " + Roles[K] + " ...");
+      auto M = Dev->load(Ks[K]->C);
+      if (!M)
+        return (void)fail(M.takeError());
+      auto P = launch::placeLaunch(*Dev, S, Init, Roles[K]);
+      if (!P)
+        return (void)fail(P.takeError());
+      P->Params.Seed = 1;
+      P->Params.Threads = O.Threads;
+      P->Params.TimeoutSeconds = O.TimeoutSeconds;
+      ModelOptions MO;
+      MO.MaxSimulatedGroups = O.MaxSimulatedGroups;
+      MO.Profile = O.Profile;
+      MO.Threads = O.Threads;
+      auto MR = modelLaunch(*Dev, **M, P->Params, *TP, MO);
+      launch::freeLaunch(*Dev, *P);
+      if (!MR) {
+        R.fail(MR.takeError());
+        R.Message = Roles[K] + ": " + R.Message;
+        return;
+      }
+      Kernels.push_back(kernelJson(Roles[K], *MR));
+      Results.push_back(std::move(*MR));
+    }
+    body()["kernels"] = Kernels;
+    const ModelResult &M0 = Results[0];
+    R.Message = Roles[0] + " " + fixed(M0.Microseconds, 3) + " us (" + fixed(M0.Cycles, 0) +
+                " cycles at " + fixed(M0.Cycles / M0.Microseconds, 0) + " MHz) on " + M0.Device +
+                ", modeled, not measured";
+    if (Results.size() == 2) {
+      double Ratio = Results[1].Cycles / M0.Cycles;
+      body()["ratio"] = {{"value", Ratio},
+                         {"low", Ratio},
+                         {"high", Ratio},
+                         {"basis", "modeled cycles of K1 / K0"},
+                         {"interval", "a point: the model is deterministic (spread 0)"}};
+      R.Message += "; K1 " + fixed(Results[1].Microseconds, 3) +
+                   " us, t(K1)/t(K0) = " + fixed(Ratio, 4) +
+                   " (modeled; spread 0: the model is deterministic)";
+    }
+    for (size_t K = 0; K < Results.size(); ++K)
+      notes(Roles[K], Results[K]);
+  }
+
+  nlohmann::json kernelJson(const std::string &Role, const ModelResult &M) {
+    nlohmann::json J = {
+        {"role", Role},
+        {"cycles", M.Cycles},
+        {"microseconds", M.Microseconds},
+        {"spread", 0},
+        {"occupancy",
+         {{"waves_per_simd", M.WavesPerSimd},
+          {"workgroups_per_cu", M.GroupsPerCu},
+          {"waves_per_workgroup", M.WavesPerGroup},
+          {"limited_by", M.OccupancyLimit}}},
+        {"sampling",
+         {{"workgroups", M.Groups},
+          {"simulated_workgroups", M.SimulatedGroups},
+          {"cus_used", M.UsedCus},
+          {"cus_simulated", M.SimulatedCus}}},
+        {"wave_cycles", breakdownJson(M.Total)},
+        {"emulated",
+         {{"wave_instructions", M.Launch.WaveInstructions}, {"host_seconds", M.Launch.Seconds}}}};
+    if (O.Profile) {
+      nlohmann::json Insts = nlohmann::json::array();
+      for (const InstProfile &I : M.Insts)
+        Insts.push_back({{"offset", I.Offset},
+                         {"text", I.Text},
+                         {"executions", I.Executions},
+                         {"cycles", breakdownJson(I.Cycles)}});
+      J["instructions"] = Insts;
+      nlohmann::json Ws = nlohmann::json::array();
+      for (const HotWindow &W : hotWindows(M.Insts, O.MaxWindows))
+        Ws.push_back(hotWindowJson(W, M.Insts));
+      J["hot_windows"] = Ws;
+    }
+    return J;
+  }
+
+  void notes(const std::string &Role, const ModelResult &M) {
+    const Breakdown &B = M.Total;
+    double T = totalCycles(B);
+    R.Notes.push_back(
+        Role + ": " + std::to_string(M.WavesPerSimd) + " waves/SIMD (limited by " +
+        M.OccupancyLimit + "), " + std::to_string(M.GroupsPerCu) + " workgroups/CU; simulated " +
+        std::to_string(M.SimulatedGroups) + " of " + std::to_string(M.Groups) + " workgroups on " +
+        std::to_string(M.SimulatedCus) + " of " + std::to_string(M.UsedCus) + " CUs in use");
+    R.Notes.push_back(Role + ": wave-cycles: issue " + percent(B.Issue, T) + ", s_nop/latency " +
+                      percent(B.Dependency, T) + ", unit busy " + percent(B.UnitBusy, T) +
+                      ", vmcnt " + percent(B.WaitVm, T) + ", lgkmcnt " + percent(B.WaitLgkm, T) +
+                      ", barrier " + percent(B.Barrier, T) + ", arbitration " +
+                      percent(B.Arbitration, T) + "; LDS bank conflicts " +
+                      fixed(B.LdsConflict, 0) + " cycles");
+    if (O.Profile)
+      for (const HotWindow &W : hotWindows(M.Insts, std::min(O.MaxWindows, 5u)))
+        R.Notes.push_back(Role + ": hot window +0x" + hex(W.Begin) + "..+0x" + hex(W.End) + " (" +
+                          std::to_string(W.Instructions) + " instructions, " + percent(W.Share, 1) +
+                          " of wave-cycles" +
+                          (W.WaitsOn.empty() ? "" : ", waits on " + join(W.WaitsOn)) + ")");
+  }
+
+  static std::string hex(int64_t V) {
+    char B[32];
+    std::snprintf(B, sizeof B, "%llx", static_cast<unsigned long long>(V));
+    return B;
+  }
+  static std::string join(const std::vector<std::string> &V) {
+    std::string S;
+    for (const std::string &X : V)
+      S += (S.empty() ? "" : ", ") + X;
+    return S;
+  }
+
+  // A GPU: repeated event-timed launches (Measure.h).
+  void measured();
+};
+
+void TimeRunner::measured() {
+  body()["kind"] = "measured";
+  body()["label"] = "measured on " + Dev->info().Name;
+  std::vector<std::unique_ptr<device::Module>> Mods;
+  std::vector<MeasuredKernel> MK;
+  for (size_t K = 0; K < Ks.size(); ++K) {
+    auto M = Dev->load(Ks[K]->C);
+    if (!M)
+      return (void)fail(M.takeError());
+    Mods.push_back(std::move(*M));
+    MK.push_back(MeasuredKernel{Roles[K], Mods.back().get()});
+  }
+  MeasureOptions MO;
+  MO.Warmup = O.Warmup;
+  MO.Reps = O.Reps;
+  MO.Rotate = O.Rotate;
+  MO.FlushBytes = O.FlushBytes;
+  MO.Seed = O.Seed;
+  progress("timing " + std::to_string(O.Reps) + " rounds ...");
+  auto MR = measureLaunches(*Dev, MK, S, MO);
+  if (!MR)
+    return (void)fail(MR.takeError());
+  body()["arch"] = MR->Arch;
+  body()["clock_mhz"] = MR->ClockMHz;
+  body()["protocol"] = {{"warmup", O.Warmup},
+                        {"reps", O.Reps},
+                        {"rotate", O.Rotate},
+                        {"flush_bytes", O.FlushBytes},
+                        {"interleaved", Ks.size() == 2}};
+  nlohmann::json Kernels = nlohmann::json::array();
+  for (const KernelTiming &T : MR->Kernels) {
+    const SampleStats &St = T.Stats;
+    Kernels.push_back({{"role", T.Role},
+                       {"microseconds", St.Median * 1e6},
+                       {"median_us", St.Median * 1e6},
+                       {"mean_us", St.Mean * 1e6},
+                       {"min_us", St.Min * 1e6},
+                       {"p10_us", St.P10 * 1e6},
+                       {"p90_us", St.P90 * 1e6},
+                       {"cv", St.Cv},
+                       {"samples_us", [&] {
+                          nlohmann::json A = nlohmann::json::array();
+                          for (double X : T.Seconds)
+                            A.push_back(X * 1e6);
+                          return A;
+                        }()}});
+    R.Notes.push_back(T.Role + ": median " + fixed(St.Median * 1e6, 3) + " us, mean " +
+                      fixed(St.Mean * 1e6, 3) + ", min " + fixed(St.Min * 1e6, 3) + ", p10 " +
+                      fixed(St.P10 * 1e6, 3) + ", p90 " + fixed(St.P90 * 1e6, 3) + ", cv " +
+                      fixed(St.Cv, 4) + " over " + std::to_string(St.Count) + " launches");
+  }
+  body()["kernels"] = Kernels;
+  const SampleStats &S0 = MR->Kernels[0].Stats;
+  R.Message =
+      "K0 " + fixed(S0.Median * 1e6, 3) + " us median on " + Dev->info().Name + ", measured";
+  if (MR->Ratio) {
+    const RatioInterval &Q = *MR->Ratio;
+    body()["ratio"] = {
+        {"value", Q.Ratio},
+        {"low", Q.Lo},
+        {"high", Q.Hi},
+        {"level", Q.Level},
+        {"basis", "median of K1 / median of K0, interleaved rounds"},
+        {"interval", "bootstrap over rounds, " + std::to_string(Q.Resamples) + " resamples"}};
+    R.Message += "; t(K1)/t(K0) = " + fixed(Q.Ratio, 4) + " [" + fixed(Q.Lo, 4) + ", " +
+                 fixed(Q.Hi, 4) + "] (" + fixed(100 * Q.Level, 0) + "% bootstrap interval)";
+  }
+}
+
+} // namespace
+
+Report runKernelTime(const TimeOptions &O) { return TimeRunner(O).run(); }
+
+} // namespace asmevo::timing

@@ -1,0 +1,38 @@
+// kernel-time's run as a library call: time K0 (and K1) launched from a launch spec, on the
+// timing model (backend emu: "modeled, not measured") or on a GPU (backend hip: event-timed,
+// "measured"), and return the report (support/Report.h) as a value. The two kinds of figure
+// never mix: a report is one or the other, and says which in its body ("kind").
+#pragma once
+
+#include "support/Report.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace asmevo::timing {
+
+struct TimeOptions {
+  std::string K0, K1; // K1 empty: time K0 alone
+  std::string Spec, Kernel;
+  std::string Backend = "emu"; // emu (the model), hip (a GPU) or auto
+  std::string ParamsFile;      // the model's parameter file ("": the target's shipped one)
+  uint64_t Seed = 1;           // the inputs' seed (the first of the rotation on hip)
+  unsigned Threads = 0;        // emu: host threads
+  double TimeoutSeconds = 0;   // emu: host seconds per emulated launch (0: none)
+  // The model.
+  uint64_t MaxSimulatedGroups = 256;
+  bool Profile = false;     // per-instruction figures and hot windows
+  unsigned MaxWindows = 10; // hot windows listed
+  // Measured (hip).
+  unsigned Warmup = 10, Reps = 100, Rotate = 4;
+  uint64_t FlushBytes = 0; // 0: no cache flush between timed launches
+  std::function<void(const std::string &)> Progress;
+};
+
+// Outcome ok with the times; input_error (a spec that does not fit the kernel, a missing or bad
+// parameter file, --backend hip with no GPU, ...); runtime_error (an emulated launch that
+// stops: an unsupported instruction, named with kernel+offset).
+Report runKernelTime(const TimeOptions &O);
+
+} // namespace asmevo::timing

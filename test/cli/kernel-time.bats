@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# kernel-time: the modeled backend labels every figure "modeled, not measured", is
+# deterministic, and moves the right way for edits whose effect is known (each edit also passes
+# kernel-diffcheck); bad input fails with the suite's exit codes and exact messages.
+load test_helper
+
+
+# vector add (gfx942): K0, its recovered text k.s and a complete spec va.json (n = 3000).
+vadd() {
+  VADD=$TRITON/gfx942/vector_add_fp32.hsaco
+  hsaco-recover "$VADD" -o k.s
+  kernel-diffcheck --infer "$VADD" --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" \
+    -o va.json 2>/dev/null
+}
+
+# cycles ROLE_INDEX: the modeled cycles of kernel I in report.json.
+cycles() {
+  python3 -c 'import json,sys; print(json.load(open("report.json"))["body"]["kernels"][int(sys.argv[1])]["cycles"])' "$1"
+}
+
+# time_pair K0 K1 SPEC: kernel-time --json of the pair into report.json; asserts ok.
+time_pair() {
+  run --separate-stderr kernel-time "$1" "$2" --spec "$3" --json
+  assert_report kernel-time ok 0
+}
+
+# rebuild_checked S: k1.hsaco from S with K0's ABI, and kernel-diffcheck says it is ok.
+rebuild_checked() {
+  hsaco-rebuild "$1" -o k1.hsaco --abi-of "$VADD"
+  run kernel-diffcheck "$VADD" k1.hsaco --spec va.json
+  assert_success
+}
+
+@test "kernel-time --help matches its man page" {
+  assert_help_matches_man kernel-time
+}
+
+@test "the model labels its figures, and the same inputs give the same number" {
+  vadd
+  run kernel-time "$VADD" --spec va.json
+  assert_success
+  assert_line --index 0 --regexp '^kernel-time: K0 [0-9.]+ us \([0-9]+ cycles at 2100 MHz\) on AMD Instinct MI300X, modeled, not measured$'
+  first=${lines[0]}
+  run kernel-time "$VADD" --spec va.json --threads 1
+  [ "${lines[0]}" = "$first" ]
+  run --separate-stderr kernel-time "$VADD" --spec va.json --json --profile
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+b = d["body"]
+assert d["backend"] == "emu", d["backend"]
+assert b["kind"] == "modeled" and b["label"] == "modeled, not measured", b
+k = b["kernels"][0]
+assert k["spread"] == 0 and k["cycles"] > 0, k
+assert k["sampling"] == {"workgroups": 3, "simulated_workgroups": 3, "cus_used": 3, "cus_simulated": 3}, k["sampling"]
+# every wave-cycle is accounted for under one reason
+wc = k["wave_cycles"]
+parts = sum(wc[x] for x in ("issue", "dependency", "unit_busy", "wait_vmcnt", "wait_lgkmcnt", "wait_expcnt", "barrier", "arbitration"))
+assert abs(parts - wc["total"]) < 1e-6, wc
+# the profile: every executed instruction, and windows over them
+assert sum(1 for i in k["instructions"] if i["text"].startswith("buffer_load_dword")) == 8
+w = k["hot_windows"][0]
+assert "vmcnt" in w["waits_on"] and w["share"] > 0.5, w
+PY
+}
+
+@test "K0 against itself: ratio 1, a point interval, said to be deterministic" {
+  vadd
+  run kernel-time "$VADD" "$VADD" --spec va.json
+  assert_success
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 1\.0000 \(modeled; spread 0: the model is deterministic\)$'
+}
+
+@test "modeled time rises for added s_nops" {
+  vadd
+  sed 's/^\tbuffer_load_dword v4, v0/\ts_nop 7\n\ts_nop 7\n\ts_nop 7\n&/' k.s > k1.s
+  rebuild_checked k1.s
+  time_pair "$VADD" k1.hsaco va.json
+  [ "$(cycles 1 | cut -d. -f1)" -gt "$(cycles 0 | cut -d. -f1)" ]
+}
+
+@test "modeled time rises when each load waits for the one before (no overlap), falls back when relaxed" {
+  vadd
+  sed 's/^\t\(buffer_load_dword .*\)$/\t\1\n\ts_waitcnt vmcnt(0)/' k.s > k1.s
+  rebuild_checked k1.s
+  time_pair "$VADD" k1.hsaco va.json
+  [ "$(cycles 1 | cut -d. -f1)" -gt "$(cycles 0 | cut -d. -f1)" ]
+  cp k1.hsaco serial.hsaco
+  grep -v '"k0_sha256"' va.json > any.json
+  time_pair serial.hsaco "$VADD" any.json
+  [ "$(cycles 1 | cut -d. -f1)" -lt "$(cycles 0 | cut -d. -f1)" ]
+}
+
+@test "modeled time falls when four dword loads become one dwordx4 load" {
+  vadd
+  python3 - <<'PY'
+s = open("k.s").read()
+loads = "".join("\tbuffer_load_dword v%d, v%d, s[%s], 0 offen\n" % (d, d % 4, r)
+                for r, base in (("12:15", 4), ("4:7", 8)) for d in range(base, base + 4))
+loads = "".join("\tbuffer_load_dword v%d, v%d, s[%s], 0 offen\n" % (base + i, i, r)
+                for r, base in (("12:15", 4), ("4:7", 8)) for i in range(4))
+assert loads in s, "the eight loads"
+s = s.replace(loads, "\tbuffer_load_dwordx4 v[4:7], v0, s[12:15], 0 offen\n"
+                     "\tbuffer_load_dwordx4 v[8:11], v0, s[4:7], 0 offen\n")
+for n in (3, 2, 1):
+    s = s.replace("\ts_waitcnt vmcnt(%d)\n" % n, "\ts_waitcnt vmcnt(0)\n", 1)
+open("k1.s", "w").write(s)
+PY
+  rebuild_checked k1.s
+  time_pair "$VADD" k1.hsaco va.json
+  [ "$(cycles 1 | cut -d. -f1)" -lt "$(cycles 0 | cut -d. -f1)" ]
+}
+
+@test "modeled time falls when a redundant instruction is removed" {
+  vadd
+  sed 's/^\tv_or_b32_e32 v1, 1, v0$/&\n&\n&/' k.s > k0.s
+  hsaco-rebuild k0.s -o k0.hsaco --abi-of "$VADD"
+  run kernel-diffcheck "$VADD" k0.hsaco --spec va.json
+  assert_success
+  grep -v '"k0_sha256"' va.json > any.json
+  time_pair k0.hsaco "$VADD" any.json
+  [ "$(cycles 1 | cut -d. -f1)" -lt "$(cycles 0 | cut -d. -f1)" ]
+}
+
+@test "modeled time rises for VGPR use past an occupancy boundary (a grid that fills the GPU)" {
+  vadd
+  python3 - <<'PY'
+import json
+d = json.load(open("va.json"))
+d["grid"] = [4096, 1, 1]
+for a in d["args"]:
+    if "elements" in a:
+        a["elements"] = 4194304
+    if a["arg"] == "#3":
+        a["value"] = 4194304
+json.dump(d, open("big.json", "w"))
+PY
+  sed 's/\.amdhsa_next_free_vgpr [0-9]*/.amdhsa_next_free_vgpr 256/; s/\.amdhsa_accum_offset [0-9]*/.amdhsa_accum_offset 256/' k.s > k1.s
+  rebuild_checked k1.s
+  time_pair "$VADD" k1.hsaco big.json
+  python3 - <<'PY'
+import json
+k0, k1 = json.load(open("report.json"))["body"]["kernels"]
+assert k0["occupancy"]["waves_per_simd"] == 8 and k1["occupancy"]["waves_per_simd"] == 2, (k0, k1)
+assert k1["cycles"] > k0["cycles"], (k0["cycles"], k1["cycles"])
+assert k0["sampling"]["cus_simulated"] < k0["sampling"]["cus_used"] == 304, k0["sampling"]
+PY
+}
+
+@test "bad input: a spec for another kernel, a bad parameter file, no GPU, an incomplete spec" {
+  vadd
+  run kernel-time "$VADD" --spec va.json --kernel nosuch
+  assert_failure 2
+  assert_output --partial "no kernel named 'nosuch'"
+  python3 -c 'import json; d=json.load(open("'"$ASMEVO_SOURCE_DIR"'/share/asmevo/timing/gfx942.json")); del d["figures"]["l2_bytes"]; json.dump(d, open("p.json","w"))'
+  run kernel-time "$VADD" --spec va.json --params p.json
+  assert_failure 2
+  assert_output "kernel-time: error: 'p.json': figure 'l2_bytes' is missing"
+  run kernel-time "$VADD" --spec va.json --params "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx90a.json"
+  assert_failure 2
+  assert_output --partial "is for gfx942, the timing parameters"
+  ASMEVO_HIP_LIBRARY=/nonexistent/libamdhip64.so run kernel-time "$VADD" --spec va.json --backend hip
+  assert_failure 2
+  assert_output --partial "no ROCm runtime found"
+  run kernel-time "$VADD" --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json"
+  assert_failure 2
+  assert_output --partial "leaves buffer sizes or roles open; complete it first with kernel-diffcheck --infer"
+  run kernel-time "$VADD" --spec va.json --flush-cache
+  assert_failure 2
+  assert_output --partial "has no caches to flush"
+}
+
+@test "an instruction the emulator stops on is a runtime error naming kernel+offset (exit 3)" {
+  vadd
+  sed '0,/^\tv_add_f32_e32 v4, v4, v8$/s//\ts_setvskip s0, 0\n&/' k.s > k1.s
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$VADD"
+  run kernel-time "$VADD" k1.hsaco --spec va.json
+  assert_failure 3
+  assert_output --regexp "^kernel-time: error: K1: unsupported instruction s_setvskip .* at pc 0x[0-9a-f]+ \(add_kernel\+0x[0-9a-f]+, workgroup 0,0,0\)$"
+}

@@ -1,0 +1,110 @@
+// kernel-time: the time of a kernel, or of a pair K0/K1 and their ratio, launched from a launch
+// spec: modeled on the CPU emulator's timing model (emu: "modeled, not measured"), or measured
+// with HIP events on an AMD GPU (hip). The two kinds of figure never mix.
+#include "support/Cli.h"
+#include "timing/TimeRun.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace asmevo;
+
+int main(int argc, char **argv) {
+  Cli C("kernel-time",
+        "time an AMDGPU kernel (or K0 against K1): modeled on the emulator, or measured on a GPU",
+        "K0.hsaco [K1.hsaco] --spec SPEC.json");
+  C.addJsonOption();
+  C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
+  C.options().add_options()(
+      "spec",
+      "Launch spec (JSON, as kernel-diffcheck reads it; every buffer's size and role "
+      "given)",
+      cxxopts::value<std::string>(),
+      "FILE")("seed", "Seed of the inputs (default 1; on hip the first of the rotation)",
+              cxxopts::value<uint64_t>(), "N")(
+      "params", "emu: the model's parameter file (default: share/asmevo/timing/<processor>.json)",
+      cxxopts::value<std::string>(),
+      "FILE")("profile", "emu: per-instruction modeled cycles and the ranked hot windows")(
+      "windows", "emu: hot windows listed with --profile (default 10)", cxxopts::value<unsigned>(),
+      "N")("max-groups",
+           "emu: simulate at most N workgroups (default 256): beyond, a sample of the CUs",
+           cxxopts::value<uint64_t>(),
+           "N")("warmup", "hip: untimed launches of each kernel first (default 10)",
+                cxxopts::value<unsigned>(), "N")(
+      "reps", "hip: timed launches of each kernel (default 100)", cxxopts::value<unsigned>(), "N")(
+      "rotate", "hip: input sets used in turn, per kernel (default 4)", cxxopts::value<unsigned>(),
+      "N")("flush-cache",
+           "hip: write BYTES (default 512 MiB: more than MI300X's L2 and Infinity Cache) to a "
+           "buffer of the device before every timed launch",
+           cxxopts::value<uint64_t>()->implicit_value("536870912"), "BYTES");
+  C.addLaunchOptions(/*Geometry=*/false);
+  C.addDeviceOptions("emu (the timing model on the CPU emulator: modeled, not measured; the "
+                     "default), hip (an AMD GPU through the HIP runtime: measured) or auto (hip "
+                     "when an AMD GPU of K0's processor is usable, else emu)",
+                     "Stop an emulated launch after SECONDS (emu; default: none)");
+  C.options().parse_positional({"input"});
+  if (int Code = C.parse(argc, argv); Code >= 0)
+    return Code;
+  const auto &R = C.result();
+  std::vector<std::string> In;
+  if (R.count("input"))
+    In = R["input"].as<std::vector<std::string>>();
+  if (In.empty() || In.size() > 2)
+    return C.usageError("give one code object (K0) or two (K0 and K1)");
+  if (!R.count("spec"))
+    return C.usageError("--spec is required");
+  DeviceOptions Dev;
+  if (int Code = C.deviceOptions(Dev); Code >= 0)
+    return Code;
+  LaunchOptions Launch;
+  if (int Code = C.launchOptions(Launch); Code >= 0)
+    return Code;
+  timing::TimeOptions O;
+  O.K0 = In[0];
+  if (In.size() == 2)
+    O.K1 = In[1];
+  O.Spec = R["spec"].as<std::string>();
+  O.Kernel = Launch.Kernel;
+  O.Backend = Dev.Backend;
+  O.Threads = Dev.Threads;
+  O.TimeoutSeconds = Dev.TimeoutSeconds;
+  if (R.count("seed"))
+    O.Seed = R["seed"].as<uint64_t>();
+  if (R.count("params"))
+    O.ParamsFile = R["params"].as<std::string>();
+  O.Profile = R.count("profile") > 0;
+  if (R.count("windows"))
+    O.MaxWindows = R["windows"].as<unsigned>();
+  if (R.count("max-groups")) {
+    O.MaxSimulatedGroups = R["max-groups"].as<uint64_t>();
+    if (O.MaxSimulatedGroups == 0)
+      return C.usageError("--max-groups must be at least 1");
+  }
+  if (R.count("warmup"))
+    O.Warmup = R["warmup"].as<unsigned>();
+  if (R.count("reps")) {
+    O.Reps = R["reps"].as<unsigned>();
+    if (O.Reps == 0)
+      return C.usageError("--reps must be at least 1");
+  }
+  if (R.count("rotate")) {
+    O.Rotate = R["rotate"].as<unsigned>();
+    if (O.Rotate == 0)
+      return C.usageError("--rotate must be at least 1");
+  }
+  if (R.count("flush-cache"))
+    O.FlushBytes = R["flush-cache"].as<uint64_t>();
+  O.Progress = C.progress();
+
+  Report Rep = timing::runKernelTime(O);
+  Rep.Tool = C.tool();
+  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError ||
+      Rep.Result == Outcome::Interrupted)
+    return C.fail(Rep, Rep.Result, Rep.Message);
+  if (C.common().Json)
+    return C.printJson(Rep);
+  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
+  if (!C.common().Quiet)
+    for (const std::string &N : Rep.Notes)
+      llvm::outs() << "  " << N << "\n";
+  return Rep.exitCode();
+}
