@@ -64,11 +64,54 @@ unsigned printedModifier(const std::string &Text, const std::string &Name, unsig
   return Default;
 }
 
+// The 32-bit registers a printed operand names: "v4", "v[4:7]", "s[2:3]", "a0", "vcc",
+// "exec" (vcc_lo/exec_lo count as vcc/exec).
+void operandRegisters(const std::string &Op, std::vector<std::string> &Out) {
+  static const std::regex Range("\\b([vsa])\\[([0-9]+):([0-9]+)\\]");
+  static const std::regex Single("\\b([vsa])([0-9]+)\\b");
+  static const std::regex Special("\\b(vcc|exec|scc|m0)(_lo|_hi)?\\b");
+  for (std::sregex_iterator I(Op.begin(), Op.end(), Range), E; I != E; ++I)
+    for (unsigned R = std::stoul((*I)[2].str()), Hi = std::stoul((*I)[3].str()); R <= Hi; ++R)
+      Out.push_back((*I)[1].str() + std::to_string(R));
+  std::string Rest = std::regex_replace(Op, Range, " ");
+  for (std::sregex_iterator I(Rest.begin(), Rest.end(), Single), E; I != E; ++I)
+    Out.push_back((*I)[1].str() + (*I)[2].str());
+  for (std::sregex_iterator I(Rest.begin(), Rest.end(), Special), E; I != E; ++I)
+    Out.push_back((*I)[1].str());
+}
+
+void registers(const McTarget &M, const DecodedInsn &D, InstCost &C) {
+  const llvm::MCInstrDesc &Desc = M.MII->get(D.Inst.getOpcode());
+  std::string Ops = C.Text.size() > C.Mnemonic.size() ? C.Text.substr(C.Mnemonic.size()) : "";
+  // Operands are separated by ", "; modifiers ("offen", "offset:16") follow with spaces.
+  std::vector<std::string> List;
+  size_t Start = 0;
+  for (size_t Comma; (Comma = Ops.find(',', Start)) != std::string::npos; Start = Comma + 1)
+    List.push_back(Ops.substr(Start, Comma - Start));
+  List.push_back(Ops.substr(Start));
+  for (size_t I = 0; I < List.size(); ++I)
+    operandRegisters(List[I], I < Desc.getNumDefs() ? C.Writes : C.Reads);
+  auto Implicit = [&](llvm::ArrayRef<llvm::MCPhysReg> Regs, std::vector<std::string> &Out) {
+    for (llvm::MCPhysReg R : Regs) {
+      std::string N = llvm::StringRef(M.MRI->getName(R)).lower();
+      if (N == "exec" || N == "vcc" || N == "scc" || N == "m0")
+        Out.push_back(N);
+    }
+  };
+  Implicit(Desc.implicit_uses(), C.Reads);
+  Implicit(Desc.implicit_defs(), C.Writes);
+  for (auto *V : {&C.Reads, &C.Writes}) {
+    std::sort(V->begin(), V->end());
+    V->erase(std::unique(V->begin(), V->end()), V->end());
+  }
+}
+
 InstCost costOf(const McTarget &M, const DecodedInsn &D) {
   InstCost C;
   C.Size = D.Size;
   C.Mnemonic = D.Mnemonic;
   C.Text = printInsn(M, D);
+  registers(M, D, C);
   const std::string &Mn = C.Mnemonic;
 
   // LLVM's scheduling model: latency, and the unit resource with its release cycle.
@@ -171,6 +214,12 @@ InstCost costOf(const McTarget &M, const DecodedInsn &D) {
   } else {
     C.Unit = InstUnit::Valu;
   }
+  // A VALU instruction holds its SIMD's VALU for its latency: LLVM's SI models give the
+  // quarter-rate ones (transcendentals, 32-bit integer multiplies, f64 where not full rate)
+  // latency 4 but release the VALU after 1, which would issue four in the time the hardware
+  // takes for one.
+  if (C.Unit == InstUnit::Valu)
+    C.BusyQuads = std::max(C.BusyQuads, C.LatencyQuads);
   // The internal ones take an issue slot and no unit time.
   if (C.Unit == InstUnit::Internal) {
     C.LatencyQuads = 1;

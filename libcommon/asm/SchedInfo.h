@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace asmevo {
 
@@ -39,7 +40,8 @@ struct InstCost {
   unsigned Size = 4;
   InstUnit Unit = InstUnit::Internal;
   unsigned LatencyQuads = 1; // MCSchedModel::computeInstrLatency
-  unsigned BusyQuads = 1;    // ReleaseAtCycles on its unit's resource (MFMA: passes)
+  unsigned BusyQuads = 1;    // ReleaseAtCycle on its unit's resource (MFMA: passes); on the
+                             // VALU at least the latency (quarter-rate ops hold it 4 quads)
   bool FromLlvm = false;     // the two above came from LLVM's model (false: the defaults)
   bool Fp8Patched = false;   // gfx950 f8f6f4 with an FP8/BF8 operand: passes doubled
   // Wait counters it increments (GFX9: vector memory loads and stores vmcnt; DS, SMEM and
@@ -52,6 +54,10 @@ struct InstCost {
   unsigned SleepClk = 0;  // s_sleep N: 64 * N clocks
   bool Barrier = false, EndPgm = false;
   bool LdsDirect = false; // a vector memory load that writes LDS (buffer_load ... lds)
+  // The 32-bit registers it reads and writes, by name ("v4", "s2", "a0", "vcc", "exec",
+  // "scc", "m0"): its printed operands (the instruction's first NumDefs ones are written) and
+  // the implicit ones LLVM's instruction description lists.
+  std::vector<std::string> Reads, Writes;
 };
 
 // The costs of every instruction of Code's functions, by virtual address, decoded once. Code

@@ -36,6 +36,7 @@ const std::vector<std::string> kFigureNames = {
     "mall_bytes_per_clk",
     "hbm_latency_clk",
     "hbm_bytes_per_clk",
+    "hbm_efficiency",
     "barrier_latency_clk",
     "branch_taken_clk",
     "launch_overhead_clk",

@@ -1,6 +1,9 @@
 #include "timing/HotWindows.h"
 
 #include <algorithm>
+#include <cctype>
+#include <set>
+#include <tuple>
 
 namespace asmevo::timing {
 
@@ -19,6 +22,21 @@ static void addInto(Breakdown &A, const Breakdown &B) {
   A.LdsConflict += B.LdsConflict;
   A.Barrier += B.Barrier;
   A.Arbitration += B.Arbitration;
+}
+
+// Registers in the order a person reads them: s, v, a by number, then the special ones.
+static std::vector<std::string> sortedRegisters(const std::set<std::string> &Set) {
+  std::vector<std::string> V(Set.begin(), Set.end());
+  auto Key = [](const std::string &R) {
+    int Kind = R[0] == 's' && std::isdigit(static_cast<unsigned char>(R[1]))   ? 0
+               : R[0] == 'v' && std::isdigit(static_cast<unsigned char>(R[1])) ? 1
+               : R[0] == 'a' && std::isdigit(static_cast<unsigned char>(R[1])) ? 2
+                                                                               : 3;
+    long N = Kind < 3 ? std::stol(R.substr(1)) : 0;
+    return std::make_tuple(Kind, N, R);
+  };
+  std::sort(V.begin(), V.end(), [&](auto &A, auto &B) { return Key(A) < Key(B); });
+  return V;
 }
 
 std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigned Max) {
@@ -41,6 +59,23 @@ std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigne
     addInto(H.Cycles, I.Cycles);
   }
   for (HotWindow &H : W) {
+    std::set<std::string> Written, In, Out, ReadOutside;
+    for (const InstProfile &I : Insts) {
+      bool Inside = I.Offset >= H.Begin && I.Offset < H.End;
+      if (!Inside) {
+        ReadOutside.insert(I.Reads.begin(), I.Reads.end());
+        continue;
+      }
+      for (const std::string &R : I.Reads)
+        if (!Written.count(R))
+          In.insert(R);
+      Written.insert(I.Writes.begin(), I.Writes.end());
+    }
+    for (const std::string &R : Written)
+      if (ReadOutside.count(R) || In.count(R)) // read elsewhere, or by its next iteration
+        Out.insert(R);
+    H.LiveIn = sortedRegisters(In);
+    H.LiveOut = sortedRegisters(Out);
     H.Executions /= std::max(1u, H.Instructions);
     double T = totalCycles(H.Cycles);
     H.Share = All > 0 ? T / All : 0;
@@ -69,7 +104,8 @@ nlohmann::json breakdownJson(const Breakdown &B) {
           {"total", totalCycles(B)}};
 }
 
-nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> &Insts) {
+nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> &Insts,
+                             unsigned VgprHeadroom) {
   nlohmann::json Code = nlohmann::json::array();
   for (const InstProfile &I : Insts)
     if (I.Offset >= W.Begin && I.Offset < W.End)
@@ -83,6 +119,9 @@ nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> 
           {"executions", W.Executions},
           {"share", W.Share},
           {"waits_on", W.WaitsOn},
+          {"live_in", W.LiveIn},
+          {"live_out", W.LiveOut},
+          {"vgpr_headroom", VgprHeadroom},
           {"cycles", breakdownJson(W.Cycles)},
           {"code", Code}};
 }

@@ -20,6 +20,9 @@ struct HotWindow {
   Breakdown Cycles;                 // summed over its instructions
   double Share = 0;                 // of all wave-cycles
   std::vector<std::string> WaitsOn; // "vmcnt", "lgkmcnt", "expcnt", "barrier": what it waits on
+  // Registers it reads before writing them (live in), and registers it writes that an executed
+  // instruction outside it reads (live out: conservative, as any path may reach that read).
+  std::vector<std::string> LiveIn, LiveOut;
 };
 
 double totalCycles(const Breakdown &B);
@@ -28,6 +31,8 @@ double totalCycles(const Breakdown &B);
 std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigned Max);
 
 nlohmann::json breakdownJson(const Breakdown &B);
-nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> &Insts);
+// VgprHeadroom: the kernel's (ModelResult::VgprHeadroom), which every window shares.
+nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> &Insts,
+                             unsigned VgprHeadroom);
 
 } // namespace asmevo::timing

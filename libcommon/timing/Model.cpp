@@ -166,8 +166,10 @@ struct SimWave {
   unsigned Simd = 0;
   size_t Step = 0;
   const InstCost *Cur = nullptr;
-  double ReadyAt = 0; // s_nop, s_sleep, taken branch, barrier release, dispatch
-  double LastAcc = 0; // cycles before this are accounted
+  double ReadyAt = 0;                // s_nop, s_sleep, taken branch, barrier release, dispatch
+  double LastAcc = 0;                // cycles before this are accounted
+  Reason Last = Reason::Arbitration; // why it did not issue when last examined
+  Reason Hold = Reason::Dependency;  // what ReadyAt waits for (barrier release or the rest)
   bool AtBarrier = false, Ended = false;
   std::deque<double> Vm, Exp; // completion times, in order
   std::vector<double> Lgkm;   // completion times (SMEM returns out of order)
@@ -323,7 +325,7 @@ public:
       return Reason::Barrier;
     if (W.ReadyAt > T) {
       Until = W.ReadyAt;
-      return Reason::Dependency;
+      return W.Hold;
     }
     if (I.WaitVm >= 0)
       if (double U = waitInOrder(W.Vm, I.WaitVm, T); U > T) {
@@ -457,7 +459,11 @@ public:
   void issue(Cu &C, SimWave &W, double T) {
     const device::TraceStep &S = W.T->Steps[W.Step];
     const InstCost &I = *W.Cur;
-    account(W, T, Reason::Issue);
+    // The time since its last examination is the reason it then had; the issue slot itself
+    // (one per wave every Simds clocks) is Issue.
+    account(W, T, W.Last);
+    W.LastAcc = T;
+    account(W, T + Simds, Reason::Issue);
     if (Profile)
       ++Prof[S.Offset].Executions;
     double Quad = 4;
@@ -539,6 +545,7 @@ public:
         W.T->Steps[NextStep].Offset != S.Offset + int64_t(I.Size))
       Next = std::max(Next, T + P["branch_taken_clk"]);
     W.ReadyAt = Next;
+    W.Hold = Reason::Dependency;
     if (I.Barrier) {
       W.AtBarrier = true;
       ++W.G->Arrived;
@@ -562,13 +569,15 @@ public:
       if (!W->Ended && W->AtBarrier) {
         W->AtBarrier = false;
         W->ReadyAt = std::max(W->ReadyAt, R);
+        W->Hold = Reason::Barrier;
       }
     G.Arrived = 0;
   }
 
   void end(Cu &C, SimWave &W, double T) {
     W.Ended = true;
-    C.Done = std::max({C.Done, T + 1, W.LastDone});
+    // It ends with its last issue slot, or when its last access completes.
+    C.Done = std::max({C.Done, T + Simds, W.LastDone});
     auto &Q = C.Simd[W.Simd];
     Q.erase(std::find(Q.begin(), Q.end(), &W));
     Group &G = *W.G;
@@ -596,6 +605,7 @@ public:
         unsigned Cat = category(W->Cur->Unit);
         if (Cat && (Used & Cat)) {
           account(*W, T, Reason::Arbitration);
+          W->Last = Reason::Arbitration;
           MinWake = std::min(MinWake, T + 1);
           continue;
         }
@@ -604,6 +614,7 @@ public:
         Any = true;
       } else {
         account(*W, T, R);
+        W->Last = R;
         MinWake = std::min(MinWake, Until);
       }
     }
@@ -699,6 +710,12 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   R.GroupsPerCu = unsigned(PerCu);
   R.WavesPerSimd = Occ.WavesPerSimd;
   R.OccupancyLimit = Occ.Limiter;
+  unsigned Granule = std::max(1u, L.VgprAllocGranule);
+  R.Vgprs = (std::max(1u, A.UnifiedVgprs) + Granule - 1) / Granule * Granule;
+  if (Occ.WavesPerSimd) {
+    unsigned Fit = std::min(L.VgprsPerSimdLane / Occ.WavesPerSimd, 512u) / Granule * Granule;
+    R.VgprHeadroom = Fit > R.Vgprs ? Fit - R.Vgprs : 0;
+  }
 
   // 2. Sampling.
   uint64_t Groups = 1;
@@ -731,6 +748,8 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   // 3. The launch.
   device::LaunchParams P = PIn;
   P.Trace = &Traces;
+  if (O.Threads)
+    P.Threads = O.Threads;
   auto LR = Dev.launch(M, P);
   if (!LR)
     return LR.takeError();
@@ -763,7 +782,7 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
     Sim.Mall = Cache(uint64_t(TP["mall_bytes"]), uint64_t(TP["l2_line_bytes"]), 16);
     Sim.MallBw.Rate = TP["mall_bytes_per_clk"] * Frac;
   }
-  Sim.HbmBw.Rate = TP["hbm_bytes_per_clk"] * Frac;
+  Sim.HbmBw.Rate = TP["hbm_bytes_per_clk"] * TP["hbm_efficiency"] * Frac;
   for (unsigned CI : Sampled) {
     Cu C;
     C.Index = CI;
@@ -801,6 +820,8 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
       if (It != Sim.Costs.end() && It->second) {
         IP.Text = It->second->Text;
         IP.Size = It->second->Size;
+        IP.Reads = It->second->Reads;
+        IP.Writes = It->second->Writes;
       }
       R.Insts.push_back(IP);
     }

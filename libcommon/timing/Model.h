@@ -51,6 +51,7 @@ struct InstProfile {
   std::string Text;        // its assembly, as LLVM prints it
   uint64_t Executions = 0; // summed over the simulated waves
   Breakdown Cycles;        // the cycles waves spent before issuing it, and issuing it
+  std::vector<std::string> Reads, Writes; // its 32-bit registers (asm/SchedInfo.h)
 };
 
 struct ModelResult {
@@ -59,7 +60,10 @@ struct ModelResult {
   double Microseconds = 0;    // Cycles / clock
   // Occupancy: what the descriptor and the workgroup size allow on one CU.
   unsigned WavesPerGroup = 0, GroupsPerCu = 0, WavesPerSimd = 0;
-  std::string OccupancyLimit; // "vgprs", "sgprs", "lds", "wave slots", "workgroups"
+  std::string OccupancyLimit; // "VGPRs", "SGPRs", "LDS", "wave slots", "workgroups per CU"
+  // VGPRs (arch + acc) a wave has, and how many more it could use before its waves per SIMD
+  // drop (the VGPR file per SIMD lane shared by WavesPerSimd waves, in allocation granules).
+  unsigned Vgprs = 0, VgprHeadroom = 0;
   uint64_t Groups = 0, SimulatedGroups = 0;
   unsigned SimulatedCus = 0, UsedCus = 0; // CUs simulated, CUs the grid occupies
   Breakdown Total;

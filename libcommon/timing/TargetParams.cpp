@@ -48,6 +48,7 @@ const std::set<std::string> kPositive = {"compute_units",
                                          "l2_ways",
                                          "l2_bytes_per_clk",
                                          "hbm_bytes_per_clk",
+                                         "hbm_efficiency",
                                          "scalar_cache_bytes",
                                          "scalar_cache_line_bytes"};
 
@@ -142,6 +143,8 @@ llvm::Expected<TargetParams> readTargetParams(const std::string &Path) {
       return figureError(Path, Name, "must not be negative");
     if (V == 0 && kPositive.count(Name))
       return figureError(Path, Name, "must be more than 0");
+    if (Name == "hbm_efficiency" && V > 1)
+      return figureError(Path, Name, "must be at most 1 (a fraction of the peak)");
     if (!F.contains("unit") || !F["unit"].is_string())
       return figureError(Path, Name, "has no unit");
     if (!F.contains("source") || !F["source"].is_string() || F["source"].get<std::string>().empty())

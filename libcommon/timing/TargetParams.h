@@ -52,7 +52,8 @@ struct TargetParams {
 //   l2_bytes_per_clk (per instance),
 //   mall_bytes (Infinity Cache, whole device; 0 when the target has none), mall_latency_clk,
 //   mall_bytes_per_clk (whole device),
-//   hbm_latency_clk, hbm_bytes_per_clk (whole device: bandwidth / clock),
+//   hbm_latency_clk, hbm_bytes_per_clk (whole device: peak bandwidth / clock),
+//   hbm_efficiency (the fraction of the peak a streaming kernel sustains, 0 < x <= 1),
 //   barrier_latency_clk (s_barrier release after the last wave arrives),
 //   branch_taken_clk (extra cycles of a taken branch: the instruction fetch restarts),
 //   launch_overhead_clk (dispatch of the first wave, and the end of the last, per launch)

@@ -8,6 +8,8 @@
 #include "launch/PlacedLaunch.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "timing/Annotate.h"
+#include "timing/AttImport.h"
 #include "timing/HotWindows.h"
 #include "timing/Measure.h"
 #include "timing/Model.h"
@@ -35,6 +37,10 @@ public:
   explicit TimeRunner(const TimeOptions &O) : O(O) {}
 
   Report run() {
+    if (!O.AttDir.empty()) {
+      imported();
+      return std::move(R);
+    }
     if (open() && openDevice())
       Dev->info().Hardware ? measured() : modeled();
     return std::move(R);
@@ -147,7 +153,7 @@ private:
       P->Params.TimeoutSeconds = O.TimeoutSeconds;
       ModelOptions MO;
       MO.MaxSimulatedGroups = O.MaxSimulatedGroups;
-      MO.Profile = O.Profile;
+      MO.Profile = O.Profile || !O.AnnotatePath.empty();
       MO.Threads = O.Threads;
       auto MR = modelLaunch(*Dev, **M, P->Params, *TP, MO);
       launch::freeLaunch(*Dev, *P);
@@ -155,6 +161,14 @@ private:
         R.fail(MR.takeError());
         R.Message = Roles[K] + ": " + R.Message;
         return;
+      }
+      if (K == 0 && !O.AnnotatePath.empty()) {
+        auto A = annotatedAssembly(Ks[0]->C, O.K0, O.AnnotatePath, S.Kernel, MR->Insts);
+        if (!A)
+          return (void)fail(A.takeError());
+        if (llvm::Error E = writeFileAtomic(O.AnnotatePath, *A))
+          return (void)fail(std::move(E));
+        body()["annotated"] = O.AnnotatePath;
       }
       Kernels.push_back(kernelJson(Roles[K], *MR));
       Results.push_back(std::move(*MR));
@@ -189,7 +203,9 @@ private:
          {{"waves_per_simd", M.WavesPerSimd},
           {"workgroups_per_cu", M.GroupsPerCu},
           {"waves_per_workgroup", M.WavesPerGroup},
-          {"limited_by", M.OccupancyLimit}}},
+          {"limited_by", M.OccupancyLimit},
+          {"vgprs", M.Vgprs},
+          {"vgpr_headroom", M.VgprHeadroom}}},
         {"sampling",
          {{"workgroups", M.Groups},
           {"simulated_workgroups", M.SimulatedGroups},
@@ -208,7 +224,7 @@ private:
       J["instructions"] = Insts;
       nlohmann::json Ws = nlohmann::json::array();
       for (const HotWindow &W : hotWindows(M.Insts, O.MaxWindows))
-        Ws.push_back(hotWindowJson(W, M.Insts));
+        Ws.push_back(hotWindowJson(W, M.Insts, M.VgprHeadroom));
       J["hot_windows"] = Ws;
     }
     return J;
@@ -250,11 +266,59 @@ private:
 
   // A GPU: repeated event-timed launches (Measure.h).
   void measured();
+
+  // A thread trace recorded on a GPU: K0's profile and hot windows (AttImport.h).
+  void imported() {
+    auto L = openCodeObject(O.K0);
+    if (!L)
+      return (void)fail(L.takeError());
+    const CodeObject &C = (*L)->C;
+    R.Inputs.push_back(reportInput("k0", O.K0, C.Bytes));
+    std::string Kernel = O.Kernel;
+    if (Kernel.empty() && C.Kernels.size() == 1)
+      Kernel = C.Kernels[0].Name;
+    if (Kernel.empty())
+      return (void)fail(makeError("'" + O.K0 + "' has several kernels: name one (--kernel)"));
+    auto P = importAttStats(O.AttDir, C, Kernel);
+    if (!P)
+      return (void)fail(P.takeError());
+    auto Bytes = readFile(P->File);
+    if (!Bytes)
+      return (void)fail(Bytes.takeError());
+    R.Inputs.push_back(reportInput("att", P->File, (*Bytes)->getBuffer()));
+    body()["kind"] = "measured";
+    body()["label"] = "measured: rocprofv3 thread trace, imported";
+    body()["kernel"] = Kernel;
+    body()["target"] = C.Target.Processor;
+    body()["codeobj"] = P->Codeobj;
+    nlohmann::json Insts = nlohmann::json::array();
+    for (const InstProfile &I : P->Insts)
+      Insts.push_back({{"offset", I.Offset},
+                       {"text", I.Text},
+                       {"executions", I.Executions},
+                       {"cycles", breakdownJson(I.Cycles)}});
+    nlohmann::json Ws = nlohmann::json::array();
+    std::vector<HotWindow> Hot = hotWindows(P->Insts, O.MaxWindows);
+    for (const HotWindow &W : Hot)
+      Ws.push_back(hotWindowJson(W, P->Insts, 0));
+    body()["kernels"] =
+        nlohmann::json::array({{{"role", "K0"}, {"instructions", Insts}, {"hot_windows", Ws}}});
+    R.Message = "K0 '" + Kernel + "': " + std::to_string(P->Insts.size()) +
+                " instructions profiled from " + std::to_string(P->Rows) +
+                " thread-trace rows (measured, rocprofv3, imported)";
+    for (size_t I = 0; I < Hot.size() && I < 5; ++I)
+      R.Notes.push_back("K0: hot window +0x" + hex(Hot[I].Begin) + "..+0x" + hex(Hot[I].End) +
+                        " (" + std::to_string(Hot[I].Instructions) + " instructions, " +
+                        percent(Hot[I].Share, 1) + " of traced cycles)");
+  }
 };
 
 void TimeRunner::measured() {
   body()["kind"] = "measured";
   body()["label"] = "measured on " + Dev->info().Name;
+  if (O.Profile || !O.AnnotatePath.empty())
+    return (void)fail(makeError("on a GPU the hot windows come from a thread trace: record one "
+                                "with rocprofv3 --att -d DIR and import it with --att DIR"));
   std::vector<std::unique_ptr<device::Module>> Mods;
   std::vector<MeasuredKernel> MK;
   for (size_t K = 0; K < Ks.size(); ++K) {

@@ -23,10 +23,14 @@ struct TimeOptions {
   // The model.
   uint64_t MaxSimulatedGroups = 256;
   bool Profile = false;     // per-instruction figures and hot windows
+  std::string AnnotatePath; // write K0's recovered .s with modeled figures per line here
   unsigned MaxWindows = 10; // hot windows listed
   // Measured (hip).
   unsigned Warmup = 10, Reps = 100, Rotate = 4;
   uint64_t FlushBytes = 0; // 0: no cache flush between timed launches
+  // Import mode: K0's hot windows from a rocprofv3 thread trace under this directory
+  // (AttImport.h); nothing runs and no spec is needed.
+  std::string AttDir;
   std::function<void(const std::string &)> Progress;
 };
 

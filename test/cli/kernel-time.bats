@@ -92,6 +92,23 @@ PY
   [ "$(cycles 1 | cut -d. -f1)" -lt "$(cycles 0 | cut -d. -f1)" ]
 }
 
+@test "modeled time rises for a serial dependency chain (each load's address depends on the one before)" {
+  vadd
+  python3 - <<'PY'
+s = open("k.s").read()
+for prev, reg in (("v4", "v1"), ("v5", "v2"), ("v6", "v3")):
+    load = "\tbuffer_load_dword v%d, %s, s[12:15], 0 offen\n" % (int(prev[1:]) + 1, reg)
+    assert load in s, load
+    # reg + prev * 0: the same address, known only once the previous load has returned
+    s = s.replace(load, "\ts_waitcnt vmcnt(0)\n\tv_mul_lo_u32 v12, %s, 0\n"
+                        "\tv_add_u32_e32 %s, %s, v12\n" % (prev, reg, reg) + load)
+open("k1.s", "w").write(s)
+PY
+  rebuild_checked k1.s
+  time_pair "$VADD" k1.hsaco va.json
+  [ "$(cycles 1 | cut -d. -f1)" -gt "$(cycles 0 | cut -d. -f1)" ]
+}
+
 @test "modeled time falls when four dword loads become one dwordx4 load" {
   vadd
   python3 - <<'PY'
@@ -124,26 +141,37 @@ PY
 }
 
 @test "modeled time rises for VGPR use past an occupancy boundary (a grid that fills the GPU)" {
-  vadd
+  # A Triton GEMM, 2048 x 2048 x 256 in 1024 workgroups: 8 resident per CU with its 56 VGPRs,
+  # 2 with 256 (2 waves per SIMD), so fewer workgroups hide each other's loads and barriers.
+  # (A streaming kernel would not do: its loads saturate HBM even at 2 waves per SIMD.)
+  MM=$TRITON/gfx942/matmul_fp16.hsaco
+  kernel-diffcheck --infer "$MM" --spec "$ASMEVO_SOURCE_DIR/test/specs/matmul_fp16.json" -o mm.json 2>/dev/null
   python3 - <<'PY'
 import json
-d = json.load(open("va.json"))
-d["grid"] = [4096, 1, 1]
+d = json.load(open("mm.json"))
+M, N, K = 2048, 2048, 256
+d["grid"] = [(M // 64) * (N // 64), 1, 1]
+values = {"#3": M, "#4": N, "#5": K, "#6": K, "#7": N, "#8": N}
+elements = {"#0": M * K, "#1": K * N, "#2": M * N}
 for a in d["args"]:
-    if "elements" in a:
-        a["elements"] = 4194304
-    if a["arg"] == "#3":
-        a["value"] = 4194304
+    if a["arg"] in values:
+        a["value"] = values[a["arg"]]
+    if a["arg"] in elements:
+        a["elements"] = elements[a["arg"]]
 json.dump(d, open("big.json", "w"))
 PY
-  sed 's/\.amdhsa_next_free_vgpr [0-9]*/.amdhsa_next_free_vgpr 256/; s/\.amdhsa_accum_offset [0-9]*/.amdhsa_accum_offset 256/' k.s > k1.s
-  rebuild_checked k1.s
-  time_pair "$VADD" k1.hsaco big.json
+  hsaco-recover "$MM" -o mm.s
+  sed 's/\.amdhsa_next_free_vgpr [0-9]*/.amdhsa_next_free_vgpr 256/' mm.s > mm1.s
+  hsaco-rebuild mm1.s -o mm1.hsaco --abi-of "$MM"
+  run kernel-diffcheck "$MM" mm1.hsaco --spec mm.json
+  assert_success
+  time_pair "$MM" mm1.hsaco big.json
   python3 - <<'PY'
 import json
 k0, k1 = json.load(open("report.json"))["body"]["kernels"]
 assert k0["occupancy"]["waves_per_simd"] == 8 and k1["occupancy"]["waves_per_simd"] == 2, (k0, k1)
-assert k1["cycles"] > k0["cycles"], (k0["cycles"], k1["cycles"])
+assert k0["occupancy"]["vgpr_headroom"] == 8 and k1["occupancy"]["vgpr_headroom"] == 0, (k0, k1)
+assert k1["cycles"] > 1.1 * k0["cycles"], (k0["cycles"], k1["cycles"])
 assert k0["sampling"]["cus_simulated"] < k0["sampling"]["cus_used"] == 304, k0["sampling"]
 PY
 }
@@ -178,4 +206,61 @@ PY
   run kernel-time "$VADD" k1.hsaco --spec va.json
   assert_failure 3
   assert_output --regexp "^kernel-time: error: K1: unsupported instruction s_setvskip .* at pc 0x[0-9a-f]+ \(add_kernel\+0x[0-9a-f]+, workgroup 0,0,0\)$"
+}
+
+@test "--att imports a rocprofv3 thread trace: K0's hot windows, measured, nothing run" {
+  vadd
+  kernel-time "$VADD" --spec va.json --profile --json > prof.json
+  entry=$("$ASMEVO_LLVM_BINDIR/llvm-nm" "$VADD" | awk '$3 == "add_kernel" {print $1}')
+  mkdir att
+  # Columns in another order than rocprofv3 writes them, quoted text, and a second code object
+  # (load id 7) whose rows are not this kernel's.
+  python3 - "$entry" <<'PY'
+import json, sys
+entry = int(sys.argv[1], 16)
+ins = json.load(open("prof.json"))["body"]["kernels"][0]["instructions"]
+with open("att/stats_ui_output_agent_1_dispatch_3.csv", "w") as f:
+    f.write("Idle,Codeobj,Instruction,Vaddr,Hitcount,Latency,Stall,Source\n")
+    for i in ins:
+        lat = 900 if i["text"] == "s_waitcnt vmcnt(0)" else 8
+        f.write('1,2,"%s",%d,4,%d,2,\n' % (i["text"].replace('"', '""'), entry + i["offset"], lat))
+    f.write('0,7,"s_nop 0",256,1,4,0,\n')
+PY
+  run kernel-time "$VADD" --att att
+  assert_success
+  n=$(python3 -c 'import json; print(len(json.load(open("prof.json"))["body"]["kernels"][0]["instructions"]))')
+  assert_line --index 0 "kernel-time: K0 'add_kernel': $n instructions profiled from $n thread-trace rows (measured, rocprofv3, imported)"
+  run --separate-stderr kernel-time "$VADD" --att att --json
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+b = json.load(open("report.json"))["body"]
+assert b["kind"] == "measured" and b["codeobj"] == "2", b
+w = b["kernels"][0]["hot_windows"][0]
+assert any(c["text"] == "s_waitcnt vmcnt(0)" for c in w["code"]), w
+assert w["cycles"]["issue"] >= 898 and w["executions"] == 4, w
+PY
+  mkdir empty
+  run kernel-time "$VADD" --att empty
+  assert_failure 2
+  assert_output "kernel-time: error: 'empty': no rocprofv3 thread-trace statistics (stats_*.csv) in it"
+  sed -i '1s/,Stall//' att/stats_ui_output_agent_1_dispatch_3.csv
+  run kernel-time "$VADD" --att att
+  assert_failure 2
+  assert_output "kernel-time: error: 'att/stats_ui_output_agent_1_dispatch_3.csv':1: no column 'Stall' in the header"
+}
+
+@test "--annotate writes K0's recovered .s with modeled figures on every executed line; it rebuilds the same" {
+  vadd
+  run kernel-time "$VADD" --spec va.json --annotate a.s
+  assert_success
+  n=$(kernel-time "$VADD" --spec va.json --profile --json |
+      python3 -c 'import json,sys; print(len(json.load(sys.stdin)["body"]["kernels"][0]["instructions"]))')
+  [ "$(grep -c ' ; modeled: [0-9]* executions, [0-9]* wave-cycles' a.s)" -eq "$n" ]
+  grep -q '^	s_waitcnt vmcnt(3) ; modeled: 12 executions, [0-9]* wave-cycles ([0-9]*% vmcnt)$' a.s
+  hsaco-rebuild a.s -o a.hsaco
+  hsaco-rebuild k.s -o plain.hsaco
+  cmp a.hsaco plain.hsaco
+  run kernel-time "$VADD" --spec va.json --annotate "$VADD"
+  assert_failure 2
 }

@@ -106,6 +106,22 @@ assert b["implemented_instructions"] < b["instructions"], b
 assert any(o["implemented"] < o["count"] for o in b["ops"]), b'
 }
 
+@test "kernel-time: ok (modeled), input_error, runtime_error" {
+  vadd_inputs
+  kernel-diffcheck "$VADD" --infer --spec "$(spec vector_add_fp32)" -o full.json -q
+  run --separate-stderr kernel-time "$VADD" --spec full.json --json
+  assert_report kernel-time ok 0
+  run --separate-stderr kernel-time "$VADD" --spec "$(spec vector_add_fp32)" --json
+  assert_report kernel-time input_error 2
+  run --separate-stderr kernel-time "$VADD" --spec full.json --backend hip --json
+  assert_report kernel-time input_error 2
+  printf '.Lspin:\n\ts_branch .Lspin\n' > loop.s
+  hsaco-patch "$VADD" --window add_kernel:0x100-0x108 --with loop.s -o loop.hsaco
+  grep -v '"k0_sha256"' full.json > any.json
+  run --separate-stderr kernel-time loop.hsaco --spec any.json --timeout 1 --json
+  assert_report kernel-time runtime_error 3
+}
+
 @test "kernel-diffcheck: ok, divergent, abi_invalid, input_error, runtime_error; --infer ok" {
   vadd_inputs
   run --separate-stderr kernel-diffcheck "$VADD" "$VADD" --spec "$(spec vector_add_fp32)" --json

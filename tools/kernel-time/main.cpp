@@ -24,12 +24,20 @@ int main(int argc, char **argv) {
       "params", "emu: the model's parameter file (default: share/asmevo/timing/<processor>.json)",
       cxxopts::value<std::string>(),
       "FILE")("profile", "emu: per-instruction modeled cycles and the ranked hot windows")(
-      "windows", "emu: hot windows listed with --profile (default 10)", cxxopts::value<unsigned>(),
-      "N")("max-groups",
-           "emu: simulate at most N workgroups (default 256): beyond, a sample of the CUs",
-           cxxopts::value<uint64_t>(),
-           "N")("warmup", "hip: untimed launches of each kernel first (default 10)",
-                cxxopts::value<unsigned>(), "N")(
+      "annotate",
+      "emu: write K0's recovered assembly to FILE with each instruction's modeled figures as a "
+      "comment (it reassembles to the same code)",
+      cxxopts::value<std::string>(),
+      "FILE")("att",
+              "Import K0's hot windows from a rocprofv3 thread trace (the stats_*.csv under DIR, "
+              "recorded on a GPU with rocprofv3 --att); runs nothing, needs no spec",
+              cxxopts::value<std::string>(),
+              "DIR")("windows", "emu: hot windows listed with --profile (default 10)",
+                     cxxopts::value<unsigned>(), "N")(
+      "max-groups", "emu: simulate at most N workgroups (default 256): beyond, a sample of the CUs",
+      cxxopts::value<uint64_t>(),
+      "N")("warmup", "hip: untimed launches of each kernel first (default 10)",
+           cxxopts::value<unsigned>(), "N")(
       "reps", "hip: timed launches of each kernel (default 100)", cxxopts::value<unsigned>(), "N")(
       "rotate", "hip: input sets used in turn, per kernel (default 4)", cxxopts::value<unsigned>(),
       "N")("flush-cache",
@@ -50,8 +58,12 @@ int main(int argc, char **argv) {
     In = R["input"].as<std::vector<std::string>>();
   if (In.empty() || In.size() > 2)
     return C.usageError("give one code object (K0) or two (K0 and K1)");
-  if (!R.count("spec"))
+  if (R.count("att")) {
+    if (In.size() != 1)
+      return C.usageError("--att profiles one code object (K0)");
+  } else if (!R.count("spec")) {
     return C.usageError("--spec is required");
+  }
   DeviceOptions Dev;
   if (int Code = C.deviceOptions(Dev); Code >= 0)
     return Code;
@@ -62,7 +74,18 @@ int main(int argc, char **argv) {
   O.K0 = In[0];
   if (In.size() == 2)
     O.K1 = In[1];
-  O.Spec = R["spec"].as<std::string>();
+  if (R.count("spec"))
+    O.Spec = R["spec"].as<std::string>();
+  if (R.count("att"))
+    O.AttDir = R["att"].as<std::string>();
+  if (R.count("annotate")) {
+    O.AnnotatePath = R["annotate"].as<std::string>();
+    std::vector<std::string> Reads = In;
+    if (!O.Spec.empty())
+      Reads.push_back(O.Spec);
+    if (int Code = C.checkOutput(O.AnnotatePath, Reads); Code >= 0)
+      return Code;
+  }
   O.Kernel = Launch.Kernel;
   O.Backend = Dev.Backend;
   O.Threads = Dev.Threads;

@@ -1,0 +1,170 @@
+// SchedInfo: instruction costs from LLVM's AMDGPU scheduling model (figures checked with
+// llvm-mca / MCSchedModel, LLVM 22: /work/shared notes "LLVM's own AMDGPU performance model"),
+// the gfx950 FP8 patch, and the facts read from the instructions themselves.
+#include "asm/AsmFixture.h"
+#include "asm/SchedInfo.h"
+
+#include <gtest/gtest.h>
+
+using namespace asmevo;
+
+namespace {
+
+std::string kernel(const std::string &Target, const std::string &Body) {
+  return "\t.amdgcn_target \"amdgcn-amd-amdhsa--" + Target + R"("
+	.amdhsa_code_object_version 5
+	.text
+	.globl k
+	.p2align 8
+	.type k,@function
+k:
+)" + Body +
+         R"(
+	s_endpgm
+.Lk_end:
+	.size k, .Lk_end-k
+	.rodata
+	.p2align 6
+	.amdhsa_kernel k
+	.amdhsa_next_free_vgpr 64
+	.amdhsa_next_free_sgpr 16
+	.amdhsa_accum_offset 32
+	.end_amdhsa_kernel
+	.amdgpu_metadata
+---
+amdhsa.kernels:
+  - .args: []
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 0
+    .max_flat_workgroup_size: 256
+    .name: k
+    .private_segment_fixed_size: 0
+    .sgpr_count: 16
+    .symbol: k.kd
+    .vgpr_count: 64
+    .wavefront_size: 64
+amdhsa.target: amdgcn-amd-amdhsa--)" +
+         Target + R"(
+amdhsa.version: [1, 2]
+...
+	.end_amdgpu_metadata
+)";
+}
+
+// The costs of Body's instructions (s_endpgm last), in order.
+std::vector<InstCost> costs(const std::string &Target, const std::string &Body) {
+  std::vector<InstCost> Out;
+  auto B = test::build(kernel(Target, Body), "k.s", Target);
+  if (!B)
+    return Out;
+  auto S = SchedInfo::create(B->C);
+  EXPECT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  if (!S)
+    return Out;
+  uint64_t A = B->C.Kernels[0].EntryAddr;
+  for (;;) {
+    auto C = (*S)->cost(A);
+    EXPECT_TRUE(bool(C)) << llvm::toString(C.takeError());
+    if (!C)
+      break;
+    Out.push_back(**C);
+    A += (*C)->Size;
+    if ((*C)->EndPgm)
+      break;
+  }
+  return Out;
+}
+
+TEST(SchedInfo, MfmaPassesPerTarget) {
+  auto A = costs("gfx90a", "\tv_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], 0\n");
+  auto B = costs("gfx942", "\tv_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], 0\n");
+  ASSERT_EQ(A.size(), 2u);
+  ASSERT_EQ(B.size(), 2u);
+  EXPECT_EQ(A[0].Unit, InstUnit::Mfma);
+  EXPECT_TRUE(A[0].FromLlvm);
+  EXPECT_EQ(A[0].BusyQuads, 16u); // CDNA2: 64 clocks
+  EXPECT_EQ(A[0].LatencyQuads, 16u);
+  EXPECT_EQ(B[0].BusyQuads, 8u); // CDNA3: 32 clocks
+  EXPECT_EQ(B[0].LatencyQuads, 8u);
+}
+
+TEST(SchedInfo, Gfx950Fp8MfmaTakesTwiceThePasses) {
+  auto C = costs("gfx950", "\tv_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3]\n"
+                           "\tv_mfma_f32_16x16x128_f8f6f4 a[0:3], v[0:3], v[8:11], a[0:3] "
+                           "cbsz:4 blgp:4\n");
+  ASSERT_EQ(C.size(), 3u);
+  EXPECT_TRUE(C[0].Fp8Patched); // FP8 x FP8 (the default formats): LLVM's 4 doubled
+  EXPECT_EQ(C[0].BusyQuads, 8u);
+  EXPECT_FALSE(C[1].Fp8Patched); // FP4 x FP4: LLVM's figure
+  EXPECT_EQ(C[1].BusyQuads, 4u);
+}
+
+TEST(SchedInfo, UnitsCountersAndWaits) {
+  auto C = costs("gfx942", "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                           "\tglobal_load_dword v1, v0, s[2:3]\n"
+                           "\tglobal_store_dword v0, v1, s[2:3]\n"
+                           "\tds_read_b32 v2, v0\n"
+                           "\tds_write_b32 v0, v2\n"
+                           "\tflat_load_dword v3, v[4:5]\n"
+                           "\ts_waitcnt vmcnt(3) lgkmcnt(0)\n"
+                           "\ts_nop 7\n"
+                           "\ts_barrier\n"
+                           "\tv_add_f32_e32 v1, v1, v1\n"
+                           "\ts_add_u32 s4, s4, 1\n"
+                           "\ts_cbranch_scc0 .Lx\n"
+                           ".Lx:\n");
+  ASSERT_EQ(C.size(), 13u);
+  EXPECT_EQ(C[0].Unit, InstUnit::Smem);
+  EXPECT_TRUE(C[0].Lgkm);
+  EXPECT_EQ(C[1].Unit, InstUnit::Vmem);
+  EXPECT_TRUE(C[1].Vm && !C[1].Store && !C[1].Lgkm);
+  EXPECT_TRUE(C[2].Vm && C[2].Store);
+  EXPECT_EQ(C[3].Unit, InstUnit::Lds);
+  EXPECT_TRUE(C[3].Lgkm && !C[3].Store);
+  EXPECT_TRUE(C[4].Store);
+  EXPECT_TRUE(C[5].Vm && C[5].Lgkm); // FLAT counts on both
+  EXPECT_EQ(C[6].WaitVm, 3);
+  EXPECT_EQ(C[6].WaitLgkm, 0);
+  EXPECT_EQ(C[6].WaitExp, -1);
+  EXPECT_EQ(C[7].NopStates, 8u);
+  EXPECT_TRUE(C[8].Barrier);
+  EXPECT_EQ(C[9].Unit, InstUnit::Valu);
+  EXPECT_EQ(C[9].BusyQuads, 1u); // full rate
+  EXPECT_EQ(C[10].Unit, InstUnit::Salu);
+  EXPECT_EQ(C[11].Unit, InstUnit::Branch);
+  EXPECT_TRUE(C[12].EndPgm);
+  EXPECT_EQ(C[9].Text, "v_add_f32_e32 v1, v1, v1");
+  using V = std::vector<std::string>;
+  EXPECT_EQ(C[0].Writes, (V{"s2", "s3"}));
+  EXPECT_EQ(C[0].Reads, (V{"s0", "s1"}));
+  EXPECT_EQ(C[1].Writes, V{"v1"});
+  EXPECT_EQ(C[1].Reads, (V{"exec", "s2", "s3", "v0"}));
+  EXPECT_EQ(C[2].Writes, V{});
+  EXPECT_EQ(C[2].Reads, (V{"exec", "s2", "s3", "v0", "v1"}));
+  EXPECT_EQ(C[9].Writes, V{"v1"});
+  EXPECT_EQ(C[10].Writes, (V{"s4", "scc"}));
+}
+
+TEST(SchedInfo, TranscendentalAndF64Rates) {
+  auto C = costs("gfx942", "\tv_exp_f32_e32 v1, v2\n\tv_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]\n");
+  ASSERT_EQ(C.size(), 3u);
+  // Transcendentals are quarter rate (LLVM: latency 4 quads); they hold the VALU that long.
+  EXPECT_EQ(C[0].LatencyQuads, 4u);
+  EXPECT_EQ(C[0].BusyQuads, 4u);
+  // FP64 FMA is full rate on CDNA3 (LLVM's SIDPGFX940FullSpeedModel).
+  EXPECT_EQ(C[1].LatencyQuads, 1u);
+  EXPECT_EQ(C[1].BusyQuads, 1u);
+}
+
+TEST(SchedInfo, NoInstructionThere) {
+  auto B = test::build(kernel("gfx942", "\ts_nop 0\n"), "k.s");
+  ASSERT_TRUE(B);
+  auto S = SchedInfo::create(B->C);
+  ASSERT_TRUE(bool(S));
+  auto C = (*S)->cost(0x10);
+  ASSERT_FALSE(bool(C));
+  EXPECT_EQ(llvm::toString(C.takeError()), "k.s: no code at address 0x10");
+}
+
+} // namespace
