@@ -111,6 +111,7 @@ InstCost costOf(const McTarget &M, const DecodedInsn &D) {
   C.Size = D.Size;
   C.Mnemonic = D.Mnemonic;
   C.Text = printInsn(M, D);
+  C.BranchTarget = D.BranchTarget;
   registers(M, D, C);
   const std::string &Mn = C.Mnemonic;
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct InstCost {
   // "scc", "m0"): its printed operands (the instruction's first NumDefs ones are written) and
   // the implicit ones LLVM's instruction description lists.
   std::vector<std::string> Reads, Writes;
+  std::optional<uint64_t> BranchTarget; // a direct branch's target address
 };
 
 // The costs of every instruction of Code's functions, by virtual address, decoded once. Code

@@ -161,6 +161,8 @@ llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObje
       I.Text = C->Text;
       I.Reads = C->Reads;
       I.Writes = C->Writes;
+      if (C->BranchTarget)
+        I.Target = int64_t(*C->BranchTarget - KI->EntryAddr);
       I.Executions += R.Hit;
       I.Cycles.Issue += std::max(0.0, R.Latency - R.Stall);
       I.Cycles.UnitBusy += R.Stall;

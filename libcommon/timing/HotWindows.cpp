@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -39,14 +40,60 @@ static std::vector<std::string> sortedRegisters(const std::set<std::string> &Set
   return V;
 }
 
+std::vector<Loop> loopNest(const std::vector<InstProfile> &Insts) {
+  std::map<int64_t, int64_t> HeadToEnd; // a head, and the end of its last latch
+  for (const InstProfile &I : Insts)
+    if (I.Target && *I.Target <= I.Offset) {
+      int64_t &E = HeadToEnd[*I.Target];
+      E = std::max(E, I.Offset + int64_t(I.Size));
+    }
+  std::vector<Loop> L;
+  double All = 0;
+  for (const InstProfile &I : Insts)
+    All += totalCycles(I.Cycles);
+  for (auto &[B, E] : HeadToEnd) {
+    Loop X;
+    X.Begin = B;
+    X.End = E;
+    for (const InstProfile &I : Insts) {
+      if (I.Offset == B)
+        X.Iterations = I.Executions;
+      if (I.Offset >= B && I.Offset < E)
+        X.Cycles += totalCycles(I.Cycles);
+    }
+    X.Share = All > 0 ? X.Cycles / All : 0;
+    L.push_back(X);
+  }
+  // Outermost first: by begin, the longer first; a loop's depth counts the loops holding it.
+  std::sort(L.begin(), L.end(), [](const Loop &A, const Loop &B) {
+    return A.Begin != B.Begin ? A.Begin < B.Begin : A.End > B.End;
+  });
+  for (Loop &X : L) {
+    X.Depth = 1;
+    for (const Loop &Y : L)
+      if (&Y != &X && Y.Begin <= X.Begin && X.End <= Y.End && (Y.End - Y.Begin) > (X.End - X.Begin))
+        ++X.Depth;
+  }
+  return L;
+}
+
+nlohmann::json loopJson(const Loop &L) {
+  return {{"begin", L.Begin},           {"end", L.End},       {"depth", L.Depth},
+          {"iterations", L.Iterations}, {"cycles", L.Cycles}, {"share", L.Share}};
+}
+
 std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigned Max) {
   std::vector<HotWindow> W;
   double All = 0;
   for (const InstProfile &I : Insts)
     All += totalCycles(I.Cycles);
+  std::vector<Loop> Nest = loopNest(Insts);
   for (size_t K = 0; K < Insts.size(); ++K) {
     const InstProfile &I = Insts[K];
-    bool Continues = !W.empty() && W.back().End == I.Offset &&
+    // A loop's head starts a window even when its code before ran as often.
+    bool Head =
+        std::any_of(Nest.begin(), Nest.end(), [&](const Loop &L) { return L.Begin == I.Offset; });
+    bool Continues = !Head && !W.empty() && W.back().End == I.Offset &&
                      W.back().Executions / std::max(1u, W.back().Instructions) == I.Executions;
     if (!Continues) {
       W.push_back(HotWindow{});
@@ -74,6 +121,12 @@ std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigne
     for (const std::string &R : Written)
       if (ReadOutside.count(R) || In.count(R)) // read elsewhere, or by its next iteration
         Out.insert(R);
+    for (const Loop &L : Nest)
+      if (L.Begin <= H.Begin && H.End <= L.End) {
+        ++H.LoopDepth;
+        H.LoopBegin = L.Begin; // outermost first: the last one holding it is the innermost
+        H.LoopEnd = L.End;
+      }
     H.LiveIn = sortedRegisters(In);
     H.LiveOut = sortedRegisters(Out);
     H.Executions /= std::max(1u, H.Instructions);
@@ -121,6 +174,9 @@ nlohmann::json hotWindowJson(const HotWindow &W, const std::vector<InstProfile> 
           {"waits_on", W.WaitsOn},
           {"live_in", W.LiveIn},
           {"live_out", W.LiveOut},
+          {"loop_depth", W.LoopDepth},
+          {"loop", W.LoopDepth ? nlohmann::json{{"begin", W.LoopBegin}, {"end", W.LoopEnd}}
+                               : nlohmann::json()},
           {"vgpr_headroom", VgprHeadroom},
           {"cycles", breakdownJson(W.Cycles)},
           {"code", Code}};

@@ -23,7 +23,23 @@ struct HotWindow {
   // Registers it reads before writing them (live in), and registers it writes that an executed
   // instruction outside it reads (live out: conservative, as any path may reach that read).
   std::vector<std::string> LiveIn, LiveOut;
+  unsigned LoopDepth = 0;             // loops (of loopNest) that contain it; 0: straight-line code
+  int64_t LoopBegin = 0, LoopEnd = 0; // the innermost one, when LoopDepth > 0
 };
+
+// A loop of the kernel as it ran: the body [Begin, End) of a backward branch (the latch at
+// End - its size jumps back to Begin), latches to one head merged; Depth 1 outermost.
+struct Loop {
+  int64_t Begin = 0, End = 0;
+  unsigned Depth = 1;
+  uint64_t Iterations = 0; // executions of its head
+  double Cycles = 0;       // wave-cycles of its body (nested loops included)
+  double Share = 0;        // of all wave-cycles
+};
+
+// The loop nest from the backward branches of a profile (by offset), outermost first.
+std::vector<Loop> loopNest(const std::vector<InstProfile> &Insts);
+nlohmann::json loopJson(const Loop &L);
 
 double totalCycles(const Breakdown &B);
 

@@ -822,6 +822,8 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
         IP.Size = It->second->Size;
         IP.Reads = It->second->Reads;
         IP.Writes = It->second->Writes;
+        if (It->second->BranchTarget)
+          IP.Target = int64_t(*It->second->BranchTarget - K->EntryAddr);
       }
       R.Insts.push_back(IP);
     }

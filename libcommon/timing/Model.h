@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ struct InstProfile {
   uint64_t Executions = 0; // summed over the simulated waves
   Breakdown Cycles;        // the cycles waves spent before issuing it, and issuing it
   std::vector<std::string> Reads, Writes; // its 32-bit registers (asm/SchedInfo.h)
+  std::optional<int64_t> Target;          // a direct branch: its target, from the entry
 };
 
 struct ModelResult {

@@ -226,6 +226,10 @@ private:
       for (const HotWindow &W : hotWindows(M.Insts, O.MaxWindows))
         Ws.push_back(hotWindowJson(W, M.Insts, M.VgprHeadroom));
       J["hot_windows"] = Ws;
+      nlohmann::json Ls = nlohmann::json::array();
+      for (const Loop &L : loopNest(M.Insts))
+        Ls.push_back(loopJson(L));
+      J["loops"] = Ls;
     }
     return J;
   }
@@ -301,8 +305,15 @@ private:
     std::vector<HotWindow> Hot = hotWindows(P->Insts, O.MaxWindows);
     for (const HotWindow &W : Hot)
       Ws.push_back(hotWindowJson(W, P->Insts, 0));
-    body()["kernels"] =
-        nlohmann::json::array({{{"role", "K0"}, {"instructions", Insts}, {"hot_windows", Ws}}});
+    body()["kernels"] = nlohmann::json::array({{{"role", "K0"},
+                                                {"instructions", Insts},
+                                                {"hot_windows", Ws},
+                                                {"loops", [&] {
+                                                   nlohmann::json Ls = nlohmann::json::array();
+                                                   for (const Loop &L : loopNest(P->Insts))
+                                                     Ls.push_back(loopJson(L));
+                                                   return Ls;
+                                                 }()}}});
     R.Message = "K0 '" + Kernel + "': " + std::to_string(P->Insts.size()) +
                 " instructions profiled from " + std::to_string(P->Rows) +
                 " thread-trace rows (measured, rocprofv3, imported)";

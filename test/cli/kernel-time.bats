@@ -264,3 +264,22 @@ PY
   run kernel-time "$VADD" --spec va.json --annotate "$VADD"
   assert_failure 2
 }
+
+@test "--profile finds a GEMM's K loop, and its hottest window is the loop body" {
+  MM=$TRITON/gfx942/matmul_fp16.hsaco
+  kernel-diffcheck --infer "$MM" --spec "$ASMEVO_SOURCE_DIR/test/specs/matmul_fp16.json" -o mm.json 2>/dev/null
+  run --separate-stderr kernel-time "$MM" --spec mm.json --profile --json
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+k = json.load(open("report.json"))["body"]["kernels"][0]
+loops = k["loops"]
+assert len(loops) == 1 and loops[0]["depth"] == 1, loops
+# K = 48 in BLOCK_K = 32 steps: 2 iterations per wave, 4 waves, 2 workgroups
+assert loops[0]["iterations"] == 16, loops
+w = k["hot_windows"][0]
+assert w["loop_depth"] == 1 and w["loop"] == {"begin": loops[0]["begin"], "end": loops[0]["end"]}, w
+assert any(c["text"].startswith("v_mfma") for c in w["code"]), w
+assert "a0" in w["live_in"] and "a0" in w["live_out"], w  # the accumulators carry around the loop
+PY
+}
