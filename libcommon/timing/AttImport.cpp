@@ -148,6 +148,7 @@ llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObje
       continue;
     AttProfile P;
     P.File = File;
+    P.Sha256 = sha256Hex((*Buf)->getBuffer());
     P.Codeobj = Chosen;
     std::map<int64_t, InstProfile> ByOffset;
     for (const Row &R : Rows) {

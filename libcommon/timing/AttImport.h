@@ -20,6 +20,7 @@ namespace asmevo::timing {
 
 struct AttProfile {
   std::string File;               // the stats CSV read
+  std::string Sha256;             // of its bytes (for the report's inputs)
   std::string Codeobj;            // the load id whose rows are K0's kernel
   std::vector<InstProfile> Insts; // by offset from the kernel's entry; Cycles: Issue =
                                   // Latency - Stall, UnitBusy = Stall, Arbitration = Idle

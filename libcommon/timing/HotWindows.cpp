@@ -82,6 +82,22 @@ nlohmann::json loopJson(const Loop &L) {
           {"iterations", L.Iterations}, {"cycles", L.Cycles}, {"share", L.Share}};
 }
 
+nlohmann::json profileJson(const std::vector<InstProfile> &Insts, unsigned MaxWindows,
+                           unsigned VgprHeadroom) {
+  nlohmann::json Is = nlohmann::json::array(), Ws = nlohmann::json::array(),
+                 Ls = nlohmann::json::array();
+  for (const InstProfile &I : Insts)
+    Is.push_back({{"offset", I.Offset},
+                  {"text", I.Text},
+                  {"executions", I.Executions},
+                  {"cycles", breakdownJson(I.Cycles)}});
+  for (const HotWindow &W : hotWindows(Insts, MaxWindows))
+    Ws.push_back(hotWindowJson(W, Insts, VgprHeadroom));
+  for (const Loop &L : loopNest(Insts))
+    Ls.push_back(loopJson(L));
+  return {{"instructions", Is}, {"hot_windows", Ws}, {"loops", Ls}};
+}
+
 std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigned Max) {
   std::vector<HotWindow> W;
   double All = 0;

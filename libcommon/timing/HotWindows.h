@@ -41,6 +41,10 @@ struct Loop {
 std::vector<Loop> loopNest(const std::vector<InstProfile> &Insts);
 nlohmann::json loopJson(const Loop &L);
 
+// A profile's report: {"instructions", "hot_windows" (at most MaxWindows), "loops"}.
+nlohmann::json profileJson(const std::vector<InstProfile> &Insts, unsigned MaxWindows,
+                           unsigned VgprHeadroom);
+
 double totalCycles(const Breakdown &B);
 
 // The windows of a profile (ModelResult::Insts, by offset), hottest first, at most Max.

@@ -178,13 +178,12 @@ struct SimWave {
 };
 
 struct Group {
-  uint64_t Id = 0;
   unsigned Alive = 0, Arrived = 0;
   std::vector<SimWave *> Waves;
 };
 
 struct Cu {
-  unsigned Index = 0, L2 = 0;
+  unsigned L2 = 0;
   std::vector<uint64_t> Queue; // groups still to dispatch, in order
   size_t NextGroup = 0;
   uint64_t Share = 0; // its groups in the whole grid (Queue may hold only the first ones)
@@ -194,7 +193,6 @@ struct Cu {
   double TaFree = 0, SmemFree = 0;
   Cache L1, Scalar;
   double Done = 0; // when its last wave ended and its last access completed
-  bool Finished = false;
 };
 
 class Sink : public device::TraceSink {
@@ -269,7 +267,6 @@ public:
       if (It == Traces->end())
         continue; // the emulator ran it but did not hand it over: nothing to replay
       auto G = std::make_unique<Group>();
-      G->Id = Id;
       for (const device::WaveTrace &WT : It->second.Waves) {
         auto W = std::make_unique<SimWave>();
         W->T = &WT;
@@ -785,7 +782,6 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   Sim.HbmBw.Rate = TP["hbm_bytes_per_clk"] * TP["hbm_efficiency"] * Frac;
   for (unsigned CI : Sampled) {
     Cu C;
-    C.Index = CI;
     C.L2 = CI % L2N;
     for (uint64_t G = CI, N = 0; G < Groups; G += NumCus, ++N) {
       ++C.Share;

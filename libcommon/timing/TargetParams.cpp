@@ -130,6 +130,7 @@ llvm::Expected<TargetParams> readTargetParams(const std::string &Path) {
   P.Target = J["target"].get<std::string>();
   P.Device = J.contains("device") ? J["device"].get<std::string>() : std::string();
   P.Path = Path;
+  P.Sha256 = sha256Hex(Text);
   for (const std::string &Name : kFigureNames) {
     if (!Figs.contains(Name))
       return figureError(Path, Name, "is missing");

@@ -30,6 +30,7 @@ struct TargetParams {
   std::string Target; // "gfx942"
   std::string Device; // "AMD Instinct MI300X"
   std::string Path;   // the file it was read from
+  std::string Sha256; // of its bytes (for the report's inputs)
   std::map<std::string, Figure> Figures;
 
   // The figures by name (the names are kFigureNames; every one is present after a read).

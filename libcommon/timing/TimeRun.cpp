@@ -15,6 +15,9 @@
 #include "timing/Model.h"
 #include "timing/TargetParams.h"
 
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -123,10 +126,7 @@ private:
                                    : readTargetParams(O.ParamsFile);
     if (!TP)
       return (void)fail(TP.takeError());
-    auto Bytes = readFile(TP->Path);
-    if (!Bytes)
-      return (void)fail(Bytes.takeError());
-    R.Inputs.push_back(reportInput("params", TP->Path, (*Bytes)->getBuffer()));
+    R.Inputs.push_back(ReportInput{"params", TP->Path, TP->Sha256});
     body()["params"] = TP->Path;
     body()["model_device"] = TP->Device;
     std::vector<std::vector<uint8_t>> Init(S.Args.size());
@@ -214,23 +214,8 @@ private:
         {"wave_cycles", breakdownJson(M.Total)},
         {"emulated",
          {{"wave_instructions", M.Launch.WaveInstructions}, {"host_seconds", M.Launch.Seconds}}}};
-    if (O.Profile) {
-      nlohmann::json Insts = nlohmann::json::array();
-      for (const InstProfile &I : M.Insts)
-        Insts.push_back({{"offset", I.Offset},
-                         {"text", I.Text},
-                         {"executions", I.Executions},
-                         {"cycles", breakdownJson(I.Cycles)}});
-      J["instructions"] = Insts;
-      nlohmann::json Ws = nlohmann::json::array();
-      for (const HotWindow &W : hotWindows(M.Insts, O.MaxWindows))
-        Ws.push_back(hotWindowJson(W, M.Insts, M.VgprHeadroom));
-      J["hot_windows"] = Ws;
-      nlohmann::json Ls = nlohmann::json::array();
-      for (const Loop &L : loopNest(M.Insts))
-        Ls.push_back(loopJson(L));
-      J["loops"] = Ls;
-    }
+    if (O.Profile)
+      J.update(profileJson(M.Insts, O.MaxWindows, M.VgprHeadroom));
     return J;
   }
 
@@ -250,22 +235,15 @@ private:
                       fixed(B.LdsConflict, 0) + " cycles");
     if (O.Profile)
       for (const HotWindow &W : hotWindows(M.Insts, std::min(O.MaxWindows, 5u)))
-        R.Notes.push_back(Role + ": hot window +0x" + hex(W.Begin) + "..+0x" + hex(W.End) + " (" +
-                          std::to_string(W.Instructions) + " instructions, " + percent(W.Share, 1) +
-                          " of wave-cycles" +
-                          (W.WaitsOn.empty() ? "" : ", waits on " + join(W.WaitsOn)) + ")");
+        R.Notes.push_back(windowNote(Role, W, "wave-cycles"));
   }
 
-  static std::string hex(int64_t V) {
-    char B[32];
-    std::snprintf(B, sizeof B, "%llx", static_cast<unsigned long long>(V));
-    return B;
-  }
-  static std::string join(const std::vector<std::string> &V) {
-    std::string S;
-    for (const std::string &X : V)
-      S += (S.empty() ? "" : ", ") + X;
-    return S;
+  // "K0: hot window +0x100..+0x210 (50 instructions, 100.0% of wave-cycles, waits on vmcnt)"
+  static std::string windowNote(const std::string &Role, const HotWindow &W, const char *Of) {
+    return Role + ": hot window +0x" + llvm::utohexstr(uint64_t(W.Begin)) + "..+0x" +
+           llvm::utohexstr(uint64_t(W.End)) + " (" + std::to_string(W.Instructions) +
+           " instructions, " + percent(W.Share, 1) + " of " + Of +
+           (W.WaitsOn.empty() ? "" : ", waits on " + llvm::join(W.WaitsOn, ", ")) + ")";
   }
 
   // A GPU: repeated event-timed launches (Measure.h).
@@ -286,41 +264,20 @@ private:
     auto P = importAttStats(O.AttDir, C, Kernel);
     if (!P)
       return (void)fail(P.takeError());
-    auto Bytes = readFile(P->File);
-    if (!Bytes)
-      return (void)fail(Bytes.takeError());
-    R.Inputs.push_back(reportInput("att", P->File, (*Bytes)->getBuffer()));
+    R.Inputs.push_back(ReportInput{"att", P->File, P->Sha256});
     body()["kind"] = "measured";
     body()["label"] = "measured: rocprofv3 thread trace, imported";
     body()["kernel"] = Kernel;
     body()["target"] = C.Target.Processor;
     body()["codeobj"] = P->Codeobj;
-    nlohmann::json Insts = nlohmann::json::array();
-    for (const InstProfile &I : P->Insts)
-      Insts.push_back({{"offset", I.Offset},
-                       {"text", I.Text},
-                       {"executions", I.Executions},
-                       {"cycles", breakdownJson(I.Cycles)}});
-    nlohmann::json Ws = nlohmann::json::array();
-    std::vector<HotWindow> Hot = hotWindows(P->Insts, O.MaxWindows);
-    for (const HotWindow &W : Hot)
-      Ws.push_back(hotWindowJson(W, P->Insts, 0));
-    body()["kernels"] = nlohmann::json::array({{{"role", "K0"},
-                                                {"instructions", Insts},
-                                                {"hot_windows", Ws},
-                                                {"loops", [&] {
-                                                   nlohmann::json Ls = nlohmann::json::array();
-                                                   for (const Loop &L : loopNest(P->Insts))
-                                                     Ls.push_back(loopJson(L));
-                                                   return Ls;
-                                                 }()}}});
+    nlohmann::json K = {{"role", "K0"}};
+    K.update(profileJson(P->Insts, O.MaxWindows, 0));
+    body()["kernels"] = nlohmann::json::array({K});
     R.Message = "K0 '" + Kernel + "': " + std::to_string(P->Insts.size()) +
                 " instructions profiled from " + std::to_string(P->Rows) +
                 " thread-trace rows (measured, rocprofv3, imported)";
-    for (size_t I = 0; I < Hot.size() && I < 5; ++I)
-      R.Notes.push_back("K0: hot window +0x" + hex(Hot[I].Begin) + "..+0x" + hex(Hot[I].End) +
-                        " (" + std::to_string(Hot[I].Instructions) + " instructions, " +
-                        percent(Hot[I].Share, 1) + " of traced cycles)");
+    for (const HotWindow &W : hotWindows(P->Insts, std::min(O.MaxWindows, 5u)))
+      R.Notes.push_back(windowNote("K0", W, "traced cycles"));
   }
 };
 
