@@ -123,4 +123,33 @@ inline std::unique_ptr<Built> build(llvm::StringRef Source, llvm::StringRef Name
   return B;
 }
 
+// A one-kernel source: kernel `k` for Target runs Body, then s_endpgm. With Buffer it takes one
+// global_buffer argument (the kernarg pointer in s[0:1]); else none. Vgprs/Accum: its
+// .amdhsa_next_free_vgpr and .amdhsa_accum_offset; Lds: its group segment bytes.
+inline std::string kernelSource(const std::string &Target, const std::string &Body,
+                                unsigned Vgprs = 64, unsigned Accum = 32, bool Buffer = false,
+                                unsigned Lds = 0) {
+  std::string V = std::to_string(Vgprs), Kernarg = Buffer ? "8" : "0";
+  return "\t.amdgcn_target \"amdgcn-amd-amdhsa--" + Target +
+         "\"\n\t.amdhsa_code_object_version 5\n\t.text\n\t.globl k\n\t.p2align 8\n"
+         "\t.type k,@function\nk:\n" +
+         Body + "\ts_endpgm\n.Lk_end:\n\t.size k, .Lk_end-k\n\t.rodata\n\t.p2align 6\n" +
+         "\t.amdhsa_kernel k\n" +
+         (Buffer ? "\t.amdhsa_user_sgpr_kernarg_segment_ptr 1\n\t.amdhsa_kernarg_size 8\n" : "") +
+         "\t.amdhsa_next_free_vgpr " + V + "\n\t.amdhsa_next_free_sgpr 16\n" +
+         "\t.amdhsa_accum_offset " + std::to_string(Accum) + "\n" +
+         (Lds ? "\t.amdhsa_group_segment_fixed_size " + std::to_string(Lds) + "\n" : "") +
+         "\t.end_amdhsa_kernel\n\t.amdgpu_metadata\n---\namdhsa.kernels:\n  - .args:" +
+         (Buffer ? "\n      - { .address_space: global, .name: buf, .offset: 0, .size: 8, "
+                   ".value_kind: global_buffer }\n"
+                 : " []\n") +
+         "    .group_segment_fixed_size: " + std::to_string(Lds) +
+         "\n    .kernarg_segment_align: 8\n    .kernarg_segment_size: " + Kernarg +
+         "\n    .max_flat_workgroup_size: 256\n    .name: k\n"
+         "    .private_segment_fixed_size: 0\n    .sgpr_count: 16\n    .symbol: k.kd\n"
+         "    .vgpr_count: " +
+         V + "\n    .wavefront_size: 64\namdhsa.target: amdgcn-amd-amdhsa--" + Target +
+         "\namdhsa.version: [1, 2]\n...\n\t.end_amdgpu_metadata\n";
+}
+
 } // namespace asmevo::test

@@ -11,45 +11,7 @@ using namespace asmevo;
 namespace {
 
 std::string kernel(const std::string &Target, const std::string &Body) {
-  return "\t.amdgcn_target \"amdgcn-amd-amdhsa--" + Target + R"("
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-)" + Body +
-         R"(
-	s_endpgm
-.Lk_end:
-	.size k, .Lk_end-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-	.amdhsa_next_free_vgpr 64
-	.amdhsa_next_free_sgpr 16
-	.amdhsa_accum_offset 32
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args: []
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 0
-    .max_flat_workgroup_size: 256
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 16
-    .symbol: k.kd
-    .vgpr_count: 64
-    .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--)" +
-         Target + R"(
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-)";
+  return test::kernelSource(Target, Body);
 }
 
 // The costs of Body's instructions (s_endpgm last), in order.

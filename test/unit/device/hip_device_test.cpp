@@ -4,8 +4,10 @@
 // installed (no GPU here: it must fail cleanly). None of this runs a kernel on hardware.
 #include "emu/EmuHarness.h"
 
+#include "TestHelpers.h"
 #include "codeobj/KernelArgs.h"
 #include "device/Device.h"
+#include "device/FakeHip.h"
 #include "support/Error.h"
 
 #include <dlfcn.h>
@@ -18,128 +20,15 @@
 
 using namespace asmevo;
 using namespace asmevo::device;
+using namespace asmevo::test;
 
 namespace {
-
-// An error's message (as the tools print it after "tool: error: ") and exit code (2 or 3).
-struct Failure {
-  std::string Message;
-  int Exit = 0;
-};
-Failure failure(llvm::Error E) {
-  Failure F;
-  llvm::handleAllErrors(
-      std::move(E),
-      [&](const ToolError &T) {
-        F.Message = formatError(T);
-        F.Exit = T.Kind == ErrorKind::Runtime ? 3 : 2;
-      },
-      [&](const llvm::ErrorInfoBase &B) {
-        F.Message = B.message();
-        F.Exit = -1;
-      });
-  return F;
-}
-template <typename T> Failure failure(llvm::Expected<T> &V) {
-  if (V)
-    return {"(succeeded)", 0};
-  return failure(V.takeError());
-}
 
 std::string hex(uint64_t V) {
   char B[32];
   std::snprintf(B, sizeof B, "0x%llx", (unsigned long long)V);
   return B;
 }
-
-// Sets an environment variable for a scope, restoring it after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old;
-    Had = std::getenv(Name) != nullptr;
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    if (Had)
-      setenv(Name, Saved.c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::string Saved;
-  bool Had = false;
-};
-
-// The fake's control functions.
-struct Fake {
-  void (*reset)();
-  void (*fail)(const char *, int);
-  void (*failAfter)(const char *, int, int);
-  void (*setDevices)(int, int);
-  void (*setArch)(const char *);
-  void (*setElapsedMs)(float);
-  void (*setElapsedSequence)(const float *, int);
-  void (*setClockRate)(int);
-  const char *(*calls)();
-  int (*liveAllocations)();
-  int (*liveModules)();
-  int (*liveEvents)();
-  size_t (*lastImage)(const void **, void *, size_t);
-  size_t (*lastKernarg)(void *, size_t);
-  int (*kernargCount)();
-  size_t (*kernarg)(int, void *, size_t);
-
-  explicit Fake(const char *Path) {
-    void *H = dlopen(Path, RTLD_NOW | RTLD_LOCAL);
-    if (!H) {
-      ADD_FAILURE() << "cannot load the fake HIP runtime " << Path << ": " << dlerror();
-      std::abort();
-    }
-    auto get = [&](auto &Fn, const char *Sym) {
-      Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(H, Sym));
-      if (!Fn) {
-        ADD_FAILURE() << Path << " lacks " << Sym;
-        std::abort();
-      }
-    };
-    get(reset, "fakehip_reset");
-    get(fail, "fakehip_fail");
-    get(failAfter, "fakehip_fail_after");
-    get(setDevices, "fakehip_set_devices");
-    get(setArch, "fakehip_set_arch");
-    get(setElapsedMs, "fakehip_set_elapsed_ms");
-    get(setElapsedSequence, "fakehip_set_elapsed_sequence");
-    get(setClockRate, "fakehip_set_clock_rate");
-    get(calls, "fakehip_calls");
-    get(liveAllocations, "fakehip_live_allocations");
-    get(liveModules, "fakehip_live_modules");
-    get(liveEvents, "fakehip_live_events");
-    get(lastImage, "fakehip_last_image");
-    get(lastKernarg, "fakehip_last_kernarg");
-    get(kernargCount, "fakehip_kernarg_count");
-    get(kernarg, "fakehip_kernarg");
-  }
-  std::vector<std::string> callList() const {
-    std::vector<std::string> L;
-    std::istringstream S(calls());
-    for (std::string Line; std::getline(S, Line);)
-      L.push_back(Line);
-    return L;
-  }
-  bool called(const std::string &Prefix) const {
-    for (const std::string &C : callList())
-      if (C.rfind(Prefix, 0) == 0)
-        return true;
-    return false;
-  }
-};
 
 Fake &fake6() {
   static Fake F(ASMEVO_FAKE_HIP);

@@ -4,9 +4,11 @@
 // round has its own buffers and that the rounds rotate the input sets; that the samples are the
 // runtime's elapsed times; the ratio; every error path with its message; and the refusal of the
 // emulator. No GPU: this checks the protocol, not a time.
+#include "TestHelpers.h"
 #include "codeobj/Input.h"
 #include "codeobj/KernelArgs.h"
 #include "device/Device.h"
+#include "device/FakeHip.h"
 #include "launch/InputGen.h"
 #include "launch/LaunchSpec.h"
 #include "support/Error.h"
@@ -25,100 +27,12 @@
 
 using namespace asmevo;
 using namespace asmevo::timing;
+using namespace asmevo::test;
 
 namespace {
 
-struct Failure {
-  std::string Message;
-  int Exit = 0;
-};
-Failure failure(llvm::Error E) {
-  Failure F;
-  llvm::handleAllErrors(
-      std::move(E),
-      [&](const ToolError &T) {
-        F.Message = formatError(T);
-        F.Exit = T.Kind == ErrorKind::Runtime ? 3 : 2;
-      },
-      [&](const llvm::ErrorInfoBase &B) {
-        F.Message = B.message();
-        F.Exit = -1;
-      });
-  return F;
-}
-
-// Sets an environment variable for a scope, restoring it after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name)) {
-      Saved = Old;
-      Had = true;
-    }
-    setenv(Name, Value, 1);
-  }
-  ~ScopedEnv() {
-    if (Had)
-      setenv(Name, Saved.c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::string Saved;
-  bool Had = false;
-};
-
-// The fake's control functions these tests use (hip_device_test.cpp has them all).
-struct Fake {
-  void (*reset)();
-  void (*failAfter)(const char *, int, int);
-  void (*setElapsedSequence)(const float *, int);
-  const char *(*calls)();
-  int (*liveAllocations)();
-  int (*liveEvents)();
-  int (*kernargCount)();
-  size_t (*kernarg)(int, void *, size_t);
-
-  Fake() {
-    void *H = dlopen(ASMEVO_FAKE_HIP, RTLD_NOW | RTLD_LOCAL);
-    if (!H) {
-      ADD_FAILURE() << "cannot load the fake HIP runtime: " << dlerror();
-      std::abort();
-    }
-    auto get = [&](auto &Fn, const char *Sym) {
-      Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(H, Sym));
-      if (!Fn) {
-        ADD_FAILURE() << ASMEVO_FAKE_HIP << " lacks " << Sym;
-        std::abort();
-      }
-    };
-    get(reset, "fakehip_reset");
-    get(failAfter, "fakehip_fail_after");
-    get(setElapsedSequence, "fakehip_set_elapsed_sequence");
-    get(calls, "fakehip_calls");
-    get(liveAllocations, "fakehip_live_allocations");
-    get(liveEvents, "fakehip_live_events");
-    get(kernargCount, "fakehip_kernarg_count");
-    get(kernarg, "fakehip_kernarg");
-  }
-  std::vector<std::string> callList() const {
-    std::vector<std::string> L;
-    std::istringstream S(calls());
-    for (std::string Line; std::getline(S, Line);)
-      L.push_back(Line);
-    return L;
-  }
-  std::vector<uint8_t> kernargOf(int I) const {
-    std::vector<uint8_t> K(4096);
-    K.resize(std::min<size_t>(kernarg(I, K.data(), K.size()), K.size()));
-    return K;
-  }
-};
-
 Fake &fake() {
-  static Fake F;
+  static Fake F(ASMEVO_FAKE_HIP);
   return F;
 }
 

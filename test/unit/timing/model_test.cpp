@@ -21,52 +21,9 @@ using namespace asmevo::timing;
 namespace {
 
 // A gfx942 kernel `k` with one pointer argument (s[0:1] = kernarg pointer) and Body.
-std::string kernel(const std::string &Body, unsigned Vgprs = 8, unsigned Accum = 8) {
-  return R"(
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-)" + Body +
-         R"(
-	s_endpgm
-.Lk_end:
-	.size k, .Lk_end-k
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-	.amdhsa_user_sgpr_kernarg_segment_ptr 1
-	.amdhsa_kernarg_size 8
-	.amdhsa_next_free_vgpr )" +
-         std::to_string(Vgprs) + R"(
-	.amdhsa_next_free_sgpr 16
-	.amdhsa_accum_offset )" +
-         std::to_string(Accum) + R"(
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-      - { .address_space: global, .name: buf, .offset: 0, .size: 8, .value_kind: global_buffer }
-    .group_segment_fixed_size: 0
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 8
-    .max_flat_workgroup_size: 256
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 16
-    .symbol: k.kd
-    .vgpr_count: )" +
-         std::to_string(Vgprs) + R"(
-    .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--gfx942
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-)";
+std::string kernel(const std::string &Body, unsigned Vgprs = 8, unsigned Accum = 8,
+                   unsigned Lds = 0) {
+  return test::kernelSource("gfx942", Body, Vgprs, Accum, /*Buffer=*/true, Lds);
 }
 
 // The shipped gfx942 figures with the ones the hand counts use replaced.
@@ -204,12 +161,9 @@ TEST(Model, LdsBankConflictsSerialise) {
   // 64 clocks, 60 more, all of them waited for by s_waitcnt lgkmcnt(0).
   // The LDS comes from the descriptor: a kernel with an 8 KiB group segment.
   auto Build = [](const char *Shift) {
-    std::string K = kernel(std::string("\tv_lshlrev_b32_e32 v0, ") + Shift +
-                           ", v0\n\tds_read_b32 v1, v0\n\ts_waitcnt lgkmcnt(0)\n");
-    K.replace(K.find(".amdhsa_next_free_sgpr 16"), 25,
-              ".amdhsa_next_free_sgpr 16\n\t.amdhsa_group_segment_fixed_size 8192");
-    K.replace(K.find(".group_segment_fixed_size: 0"), 28, ".group_segment_fixed_size: 8192");
-    return K;
+    return kernel(std::string("\tv_lshlrev_b32_e32 v0, ") + Shift +
+                      ", v0\n\tds_read_b32 v1, v0\n\ts_waitcnt lgkmcnt(0)\n",
+                  8, 8, 8192);
   };
   double Cycles[2] = {0, 0}, Conflict[2] = {0, 0};
   const char *Shifts[2] = {"2", "7"};

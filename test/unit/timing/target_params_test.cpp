@@ -2,6 +2,7 @@
 // source; broken files are refused with messages that name the file and the figure.
 #include "timing/TargetParams.h"
 
+#include "TestHelpers.h"
 #include "support/FileIO.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 using namespace asmevo;
 using namespace asmevo::timing;
+using namespace asmevo::test;
 
 namespace {
 
@@ -29,27 +31,6 @@ nlohmann::json shippedJson(const std::string &Target) {
   EXPECT_TRUE(bool(B));
   return B ? nlohmann::json::parse((*B)->getBuffer().str()) : nlohmann::json();
 }
-
-// Sets or clears an environment variable for one test and restores it after.
-class EnvVar {
-public:
-  EnvVar(const char *Name, const std::string &Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old, HadOld = true;
-    setenv(Name, Value.c_str(), 1);
-  }
-  ~EnvVar() {
-    if (HadOld)
-      setenv(Name, Saved.c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::string Saved;
-  bool HadOld = false;
-};
 
 class TargetParamsTest : public ::testing::Test {
 protected:
@@ -206,7 +187,7 @@ TEST_F(TargetParamsTest, JsonSyntaxErrorNamesTheOffset) {
 
 TEST_F(TargetParamsTest, LoadByProcessor) {
   {
-    EnvVar E("ASMEVO_TIMING_PARAMS_DIR", "");
+    ScopedEnv E("ASMEVO_TIMING_PARAMS_DIR", "");
     EXPECT_EQ(targetParamsDir(), std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing");
     auto P = loadTargetParams("gfx942");
     ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
@@ -216,7 +197,7 @@ TEST_F(TargetParamsTest, LoadByProcessor) {
   for (const char *T : {"gfx90a", "gfx942", "gfx950"})
     write(std::string(T) + ".json", shippedJson(T).dump(2));
   write("notes.txt", "not a target\n");
-  EnvVar E("ASMEVO_TIMING_PARAMS_DIR", Dir->path());
+  ScopedEnv E("ASMEVO_TIMING_PARAMS_DIR", Dir->path().c_str());
   EXPECT_EQ(targetParamsDir(), Dir->path());
   auto P = loadTargetParams("gfx950");
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
@@ -229,7 +210,7 @@ TEST_F(TargetParamsTest, LoadByProcessor) {
   write("gfx940.json", shippedJson("gfx942").dump(2));
   EXPECT_EQ(errorText(loadTargetParams("gfx940")),
             "'" + Dir->file("gfx940.json") + "': \"target\" is \"gfx942\", not \"gfx940\"");
-  EnvVar Empty("ASMEVO_TIMING_PARAMS_DIR", Dir->file("nowhere"));
+  ScopedEnv Empty("ASMEVO_TIMING_PARAMS_DIR", Dir->file("nowhere").c_str());
   EXPECT_EQ(errorText(loadTargetParams("gfx942")),
             "no timing parameters for gfx942 (there are none in '" + Dir->file("nowhere") + "')");
 }
