@@ -28,9 +28,8 @@ void initializeAmdgpuTarget() {
 }
 
 llvm::Expected<McTarget *> McTarget::get(const TargetId &T) {
-  static std::mutex Lock;
-  static std::map<std::string, std::unique_ptr<McTarget>> Cache;
-  std::lock_guard<std::mutex> G(Lock);
+  // One per thread: LLVM's disassembler, printer and MCContext are not for concurrent use.
+  static thread_local std::map<std::string, std::unique_ptr<McTarget>> Cache;
   std::string Key = T.str() + "/v" + std::to_string(T.CodeObjectVersion);
   auto It = Cache.find(Key);
   if (It != Cache.end())

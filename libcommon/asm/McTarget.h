@@ -49,8 +49,9 @@ struct McTarget {
   }
 
   static llvm::Expected<std::unique_ptr<McTarget>> create(const TargetId &T);
-  // The shared instance for T (made once per process and kept: setting LLVM's MC layer up costs
-  // more than decoding a kernel). Not for concurrent use from several threads.
+  // The instance for T of the calling thread (made once per thread and kept: setting LLVM's MC
+  // layer up costs more than decoding a kernel; LLVM's MC objects are not for concurrent use, so
+  // every thread has its own).
   static llvm::Expected<McTarget *> get(const TargetId &T);
 
 private:

@@ -39,22 +39,27 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-// A set-associative cache of line addresses with LRU replacement.
+// A set-associative cache of line addresses with LRU replacement. Sets are allocated when first
+// touched: a launch touches few of the Infinity Cache's millions of lines, and allocating them
+// all per modeled launch cost more than the model itself.
 class Cache {
 public:
   Cache() = default;
   Cache(uint64_t Bytes, uint64_t LineBytes, unsigned Ways)
-      : Line(LineBytes), Ways(std::max(1u, Ways)) {
+      : Line(LineBytes), Ways(std::max(1u, Ways)), Enabled(true) {
     Sets = std::max<uint64_t>(1, Bytes / LineBytes / this->Ways);
-    Tags.assign(Sets * this->Ways, ~0ull);
-    Stamp.assign(Sets * this->Ways, 0);
   }
-  bool enabled() const { return !Tags.empty(); }
+  bool enabled() const { return Enabled; }
   // Look the line holding Addr up; on a miss, fill it. True on a hit.
   bool access(uint64_t Addr) {
     uint64_t L = Addr / Line, S = L % Sets;
-    uint64_t *T = &Tags[S * Ways];
-    uint64_t *St = &Stamp[S * Ways];
+    auto [Slot, New] = SetSlot.try_emplace(S, Tags.size());
+    if (New) {
+      Tags.resize(Tags.size() + Ways, ~0ull);
+      Stamp.resize(Stamp.size() + Ways, 0);
+    }
+    uint64_t *T = &Tags[Slot->second];
+    uint64_t *St = &Stamp[Slot->second];
     ++Clock;
     unsigned Victim = 0;
     for (unsigned W = 0; W < Ways; ++W) {
@@ -73,7 +78,9 @@ public:
 private:
   uint64_t Line = 64, Sets = 1;
   unsigned Ways = 1;
+  bool Enabled = false;
   uint64_t Clock = 0;
+  std::unordered_map<uint64_t, size_t> SetSlot; // set -> its first way in Tags/Stamp
   std::vector<uint64_t> Tags, Stamp;
 };
 
