@@ -83,7 +83,15 @@ struct RunMode {
   uint64_t MaxInstructions = 0; // 0: no limit
   double TimeoutSeconds = 0;
   bool Footprint = false; // record what each buffer's allocation had touched (K0, emu)
+  uint32_t Fill = 0;      // every VGPR/AGPR at wave start (emu)
 };
+
+// The registers' value at wave start on seed Seed, the same for K0 and K1: not zero (hardware
+// leaves registers undefined, the emulator would otherwise zero them), so a candidate that reads
+// a register it no longer writes computes something else than K0. A NaN as f32, odd as integer.
+uint32_t registerFill(uint64_t Seed) {
+  return 0x7fa00001u | uint32_t((Seed * 0x9e3779b97f4a7c15ull) >> 44);
+}
 
 // The data of each buffer placed for a run, for blameBufferOverrun.
 std::vector<BufferExtent> extents(const LaunchSpec &S, const std::vector<uint64_t> &Addr,
@@ -110,6 +118,7 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   P.Seed = Mode.Seed;
   P.VarySchedule = Mode.Vary;
   P.Strict = Mode.Strict;
+  P.RegisterFill = Mode.Fill;
   P.Threads = Threads;
   if (!Dev.info().Hardware) {
     P.MaxInstructions = Mode.MaxInstructions;
@@ -390,9 +399,10 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   }
   if (!O.DumpDir.empty() && !dumpInputs(Seed, Init))
     return false;
-  auto R0 = runOne(*Dev, *Mod0, S, Init,
-                   RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true}, O.Threads,
-                   "K0");
+  auto R0 = runOne(
+      *Dev, *Mod0, S, Init,
+      RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true, registerFill(Seed)},
+      O.Threads, "K0");
   if (!R0) {
     ErrorOutcome EO = errorOutcome(R0.takeError());
     R.Result = EO.O;
@@ -451,8 +461,13 @@ bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
       return fail(L1.takeError());
     Mod1 = std::move(*L1);
   }
-  RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched, Sched > 1, Strict, K1Limit,
-             O.TimeoutSeconds};
+  RunMode M1{Sched == 1 ? Seed : Seed * 0x10001 + Sched,
+             Sched > 1,
+             Strict,
+             K1Limit,
+             O.TimeoutSeconds,
+             false,
+             registerFill(Seed)};
   auto R1 = runOne(*Dev, *Mod1, S, Init, M1, O.Threads, "K1");
   if (!R1 && interrupted()) {
     R.Result = Outcome::Interrupted;

@@ -48,6 +48,7 @@ struct LaunchParams {
                                              // the launch fails with a LimitError
   bool VarySchedule = false;                 // emu: seeded, varied wave interleaving
   bool Strict = false;                       // emu: the strict checks (emu/StrictCheck.h)
+  uint32_t RegisterFill = 0;   // emu: every VGPR/AGPR's value at wave start (hardware: undefined)
   bool TrackFootprint = false; // record every allocation's touched bytes (DeviceInfo says who can)
   // emu: called after each workgroup with (done, total), from the emulator's threads (a
   // progress line); hip ignores it.

@@ -76,6 +76,7 @@ public:
     L.TimeoutSeconds = P.TimeoutSeconds;
     L.VarySchedule = P.VarySchedule;
     L.Strict = P.Strict;
+    L.RegisterFill = P.RegisterFill;
     L.OnWorkgroupDone = P.OnWorkgroupDone;
     if (TraceSink *T = P.Trace) {
       L.TraceWanted = [T](uint64_t G) { return T->wants(G); };

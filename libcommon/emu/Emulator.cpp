@@ -490,12 +490,18 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   const std::vector<uint8_t> &Kernarg = D.Kernarg;
   KdBits Bits = D.bits();
   std::memset(W.s, 0, sizeof(W.s));
-  // Registers start at zero (hardware leaves them undefined). Only the registers the
-  // descriptor allocates are cleared: code that touches others is invalid (hsaco-rebuild
-  // refuses it) and clearing all 512 rows would dominate short kernels.
-  std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
-  if (D.Alloc.Agprs)
-    std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Alloc.Agprs);
+  // Vector registers start at zero, or at LaunchConfig::RegisterFill (hardware leaves them
+  // undefined). Only the registers the descriptor allocates are set: code that touches others
+  // is invalid (hsaco-rebuild refuses it) and setting all 512 rows would dominate short kernels.
+  if (uint32_t Fill = D.L.RegisterFill) {
+    std::fill_n(W.v, size_t(kWaveSize) * D.Alloc.ArchVgprs, Fill);
+    if (D.Alloc.Agprs)
+      std::fill_n(W.vrow(256), size_t(kWaveSize) * D.Alloc.Agprs, Fill);
+  } else {
+    std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
+    if (D.Alloc.Agprs)
+      std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Alloc.Agprs);
+  }
   W.scc = false;
   W.done = W.atBarrier = false;
   W.instCount = 0;

@@ -44,6 +44,11 @@ struct LaunchConfig {
   bool VarySchedule = false;
   // The strict checks (StrictCheck.h): pending loads, wait states, races between waves.
   bool Strict = false;
+  // What every allocated VGPR and AGPR holds when a wave starts, before the dispatch writes the
+  // work-item ids: hardware leaves them undefined. 0 by default; the differential check runs K0
+  // and K1 with the same non-zero fill, so that a candidate that reads a register it never wrote
+  // (a dropped "v_mov_b32 v4, 0") computes something else than K0.
+  uint32_t RegisterFill = 0;
   uint64_t MaxWaveInstructions = 1ull << 31; // per wave: beyond this, the run stops
   // The whole dispatch: wave-instructions (0: no limit) and host seconds (0: none). Past either
   // the run stops with a LimitError (support/Error.h) saying how far it got.

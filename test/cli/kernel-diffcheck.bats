@@ -49,6 +49,24 @@ assert [x["role"] for x in j["buffers"]] == ["in", "in", "out"]
 assert j["spec"]["args"][0]["elements"] == 3000'
 }
 
+@test "a candidate that reads a register it no longer writes is divergent, not ok (exit 1)" {
+  # Triton's layer norm zeroes v4 (v_mov_b32 v4, 0) and copies it to v5 and v6. Without that
+  # move v4 is whatever the wave's registers held: zero on an emulator that clears them, not
+  # on hardware. K0 and K1 start from the same non-zero registers, so K1 diverges.
+  LN=$TRITON/gfx942/layernorm_fwd_fp16.hsaco
+  hsaco-recover "$LN" -o k.s
+  sed '0,/^\tv_mov_b32_e32 v4, 0$/{//d}' k.s > k1.s
+  [ "$(diff k.s k1.s | grep -c '^<')" -eq 1 ]
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$LN" -q
+  kernel-diffcheck --infer "$LN" --spec "$(spec layernorm_fwd_fp16)" -o ln.json -q
+  run kernel-diffcheck "$LN" k1.hsaco --spec ln.json
+  assert_failure 1
+  assert_line --index 0 --regexp "^kernel-diffcheck: divergent: buffer '#1' \(f16\) on seed 1: nan_mismatches [0-9]+ at index 0 "
+  # K0 against itself, from the same non-zero registers: ok.
+  run kernel-diffcheck "$LN" "$LN" --spec ln.json
+  assert_success
+}
+
 @test "a deleted s_waitcnt is unsafe, naming the read, the load and the wait it needed (exit 1)" {
   k0="$TRITON/gfx942/matmul_fp16.hsaco"
   hsaco-recover "$k0" -o k.s
