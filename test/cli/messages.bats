@@ -29,7 +29,7 @@ spec() { echo "$ASMEVO_SOURCE_DIR/test/specs/$1.json"; }
   assert_failure 2
   assert_line --index 0 "hsaco-rebuild: error: option '--resources': 'yes' is not a valid value"
   # No curly quotes anywhere.
-  for t in hsaco-recover hsaco-rebuild hsaco-patch kernel-run kernel-diffcheck kernel-time; do
+  for t in hsaco-recover hsaco-rebuild hsaco-patch kernel-run kernel-diffcheck kernel-time asmevo-agent; do
     run "$t" --no-such-option
     [[ "$output" != *$'\u2018'* && "$output" != *$'\u2019'* ]] || fail "$t: $output"
   done

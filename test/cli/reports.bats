@@ -122,6 +122,30 @@ assert any(o["implemented"] < o["count"] for o in b["ops"]), b'
   assert_report kernel-time runtime_error 3
 }
 
+@test "asmevo-agent: ok, input_error, runtime_error, interrupted" {
+  vadd_inputs
+  kernel-diffcheck "$VADD" --infer --spec "$(spec vector_add_fp32)" -o full.json -q
+  run --separate-stderr asmevo-agent "$VADD" --spec full.json --run-dir run --max-candidates 3 --json
+  assert_report asmevo-agent ok 0
+  run --separate-stderr asmevo-agent "$VADD" --spec full.json --run-dir run --json
+  assert_report asmevo-agent input_error 2
+  # K0 itself cannot run to the end: timing K0 fails.
+  printf '.Lspin:\n\ts_branch .Lspin\n' > loop.s
+  hsaco-patch "$VADD" --window add_kernel:0x100-0x108 --with loop.s -o loop.hsaco
+  grep -v '"k0_sha256"' full.json > any.json
+  run --separate-stderr asmevo-agent loop.hsaco --spec any.json --run-dir run2 --timeout 1 --json
+  assert_report asmevo-agent runtime_error 3
+  # SIGINT between candidates: what was done is on disk and the report says so.
+  asmevo-agent "$VADD" --spec full.json --run-dir run3 --budget 60 --json > int.json 2> /dev/null &
+  pid=$!
+  for _ in $(seq 100); do [ -s run3/journal.jsonl ] && break; sleep 0.05; done
+  kill -INT "$pid"
+  status=0
+  wait "$pid" || status=$?
+  output=$(cat int.json)
+  assert_report asmevo-agent interrupted 130
+}
+
 @test "kernel-diffcheck: ok, divergent, abi_invalid, input_error, runtime_error; --infer ok" {
   vadd_inputs
   run --separate-stderr kernel-diffcheck "$VADD" "$VADD" --spec "$(spec vector_add_fp32)" --json

@@ -1,0 +1,866 @@
+#include "search/Agent.h"
+
+#include "asm/Recover.h"
+#include "codeobj/Input.h"
+#include "launch/LaunchSpec.h"
+#include "search/Driver.h"
+#include "search/Lineage.h"
+#include "search/Memory.h"
+#include "search/NodeView.h"
+#include "support/Error.h"
+#include "support/FileIO.h"
+#include "support/Interrupt.h"
+#include "timing/TimeRun.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace asmevo::search {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string fixed(double V, int D) {
+  char B[64];
+  std::snprintf(B, sizeof B, "%.*f", D, V);
+  return B;
+}
+
+// Workers that live for the whole run (each thread keeps its own LLVM MC objects, which are
+// costly to set up): run() hands them a batch and returns when all of it is done.
+class WorkerPool {
+public:
+  explicit WorkerPool(unsigned N) {
+    for (unsigned I = 0; I < N; ++I)
+      Threads.emplace_back([this] { work(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> G(M);
+      Quit = true;
+    }
+    Wake.notify_all();
+    for (auto &T : Threads)
+      T.join();
+  }
+  void run(std::vector<std::function<void()>> Batch) {
+    std::unique_lock<std::mutex> G(M);
+    Pending += Batch.size();
+    for (auto &F : Batch)
+      Queue.push_back(std::move(F));
+    Wake.notify_all();
+    Done.wait(G, [this] { return Pending == 0; });
+  }
+
+private:
+  void work() {
+    std::unique_lock<std::mutex> G(M);
+    for (;;) {
+      Wake.wait(G, [this] { return Quit || !Queue.empty(); });
+      if (Queue.empty())
+        return;
+      auto F = std::move(Queue.front());
+      Queue.pop_front();
+      G.unlock();
+      F();
+      G.lock();
+      if (--Pending == 0)
+        Done.notify_all();
+    }
+  }
+  std::vector<std::thread> Threads;
+  std::mutex M;
+  std::condition_variable Wake, Done;
+  std::deque<std::function<void()>> Queue;
+  size_t Pending = 0;
+  bool Quit = false;
+};
+
+// An edit's identity apart from its node: the window's text as the driver saw it and the
+// replacement ("" when the driver gave no "original").
+std::string editKey(const std::vector<Edit> &Es) {
+  if (Es.size() != 1 || Es[0].Original.empty())
+    return "";
+  return sha256Hex(Es[0].Original + '\0' + Es[0].Replacement);
+}
+
+struct Job {
+  std::string Id, Parent, Driver;
+  std::vector<std::string> Sources;
+  std::vector<Edit> Edits;
+  std::vector<LineRange> Ranges;
+  std::string Text, Hash;
+  EvalResult R;
+  double Seconds = 0;
+};
+
+class Controller {
+public:
+  explicit Controller(const AgentOptions &O) : O(O) {}
+
+  Report run() {
+    R.Tool = "asmevo-agent";
+    Start = Clock::now();
+    if (!setup())
+      return std::move(R);
+    loop();
+    finish();
+    return std::move(R);
+  }
+
+private:
+  const AgentOptions &O;
+  Report R;
+  Clock::time_point Start;
+  std::unique_ptr<OpenCodeObject> K0;
+  EvalOptions E;
+  std::optional<Lineage> L;
+  RunMemory Mem;
+  std::unique_ptr<Driver> D;
+  std::map<std::string, std::unique_ptr<NodeView>> Views;
+  std::list<std::string> ViewOrder;
+  std::set<std::string> Exhausted;
+  std::unique_ptr<WorkerPool> Pool;
+  std::map<std::string, std::vector<std::string>> Improving; // parent -> faster verified nodes
+  std::set<std::pair<std::string, std::string>> Composed;
+  unsigned Level = 0; // 0 best, 1 backtrack, 2 multi-start
+  uint64_t SinceCommit = 0, Repeats = 0, Faults = 0, InfraFails = 0, Evaluated = 0, Commits = 0,
+           Backtracks = 0, Redirects = 0, Escalations = 0, Compositions = 0;
+  size_t Rotate = 0;
+  std::string StopReason;
+  bool Stopped = false;
+
+  bool fail(llvm::Error Err) {
+    R.fail(std::move(Err));
+    return false;
+  }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - Start).count(); }
+
+  bool setup() {
+    auto K = openCodeObject(O.K0);
+    if (!K)
+      return fail(K.takeError());
+    K0 = std::move(*K);
+    std::string K0Sha = sha256Hex(K0->C.Bytes);
+    R.Inputs.push_back(reportInput("k0", O.K0, K0->C.Bytes));
+    auto S = launch::readLaunchSpec(O.Spec);
+    if (!S)
+      return fail(S.takeError());
+    if (llvm::Error Err = launch::resolveLaunchSpec(*S, K0->C, O.Kernel))
+      return fail(std::move(Err));
+    if (S->needsInference())
+      return fail(makeError("'" + O.Spec +
+                            "' leaves buffer sizes or roles open; complete it first with "
+                            "kernel-diffcheck --infer K0 --spec " +
+                            O.Spec + " -o FULL.json"));
+    R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
+    E = O.Eval;
+    E.K0 = O.K0;
+    E.Spec = O.Spec;
+    E.Kernel = S->Kernel;
+    R.Backend = E.Backend;
+    R.Seeds = E.Seeds;
+    std::string Text;
+    if (!O.Asm.empty()) {
+      auto T = readFile(O.Asm);
+      if (!T)
+        return fail(T.takeError());
+      Text = (*T)->getBuffer().str();
+      R.Inputs.push_back(reportInput("assembly", O.Asm, Text));
+    } else {
+      auto Rec = recoverAssembly(K0->C, O.K0, K0Sha, "k0.s");
+      if (!Rec)
+        return fail(Rec.takeError());
+      Text = Rec->Asm;
+    }
+    E.K0NopStates = nopWaitStates(Text);
+    double BaselineUs = 0;
+    if (!O.Baseline.empty() && !readBaseline(K0Sha, BaselineUs))
+      return false;
+    RunIdentity Id{O.K0, K0Sha, S->Kernel, sha256Hex(S->Text), K0->C.Target.Processor};
+    nlohmann::json Opts = {{"driver", O.Driver},        {"backend", E.Backend},
+                           {"seeds", E.Seeds},          {"workers", O.Workers},
+                           {"epsilon", O.Gate.Epsilon}, {"k", O.Gate.K},
+                           {"s_floor", O.Gate.Floor},   {"stall", O.Stall}};
+    auto Lin = Lineage::open(O.RunDir, Id, O.Resume, Opts);
+    if (!Lin)
+      return fail(Lin.takeError());
+    L.emplace(std::move(*Lin));
+    if (llvm::Error Err = llvm::sys::fs::create_directories(O.RunDir + "/tmp")
+                              ? makeError("'" + O.RunDir + "/tmp': cannot create")
+                              : llvm::Error::success())
+      return fail(std::move(Err));
+    if (L->nodes().empty() && !root(Text, BaselineUs))
+      return false;
+    if (!L->best())
+      return fail(makeError("run directory '" + O.RunDir + "' has no committed node"));
+    for (const auto &[NId, N] : L->nodes()) {
+      Mem.firstTime(N.CandidateHash);
+      if (NId != "n000000") {
+        Mem.outcome(N.Stage, N.Outcome);
+        Mem.failure(N.Signature);
+      }
+      if (N.Committed && !N.Edits.empty())
+        Mem.insight(N.Edits.front().Rationale);
+    }
+    if (O.Resume)
+      if (llvm::Error Err = L->journal({{"event", "resume"},
+                                        {"nodes", L->nodes().size()},
+                                        {"recovered", L->recovered()},
+                                        {"removed_incomplete", L->removedIncomplete()},
+                                        {"best", L->best()->Id}}))
+        return fail(std::move(Err));
+    DriverOptions DO;
+    DO.Seed = O.Seed;
+    DO.ExecTimeoutSeconds = O.ExecTimeoutSeconds;
+    DO.WorkDir = O.RunDir + "/tmp";
+    auto Dr = makeDriver(O.Driver, DO);
+    if (!Dr)
+      return fail(Dr.takeError());
+    D = std::move(*Dr);
+    return true;
+  }
+
+  bool readBaseline(const std::string &K0Sha, double &Us) {
+    auto B = readFile(O.Baseline);
+    if (!B)
+      return fail(B.takeError());
+    llvm::StringRef T = (*B)->getBuffer();
+    nlohmann::json J = nlohmann::json::parse(T.begin(), T.end(), nullptr, false);
+    if (J.is_discarded() || J.value("tool", "") != "kernel-time")
+      return fail(makeError("'" + O.Baseline + "': not a kernel-time --json report"));
+    bool Ours = false;
+    for (const auto &In : J.value("inputs", nlohmann::json::array()))
+      if (In.value("role", "") == "k0" && In.value("sha256", "") == K0Sha)
+        Ours = true;
+    if (!Ours)
+      return fail(makeError("'" + O.Baseline + "' times another K0 than '" + O.K0 + "'"));
+    if (J.value("outcome", "") != "ok")
+      return fail(makeError("'" + O.Baseline + "': the baseline timing did not succeed"));
+    Us = J["body"]["kernels"][0].value("microseconds", 0.0);
+    R.Inputs.push_back(reportInput("baseline", O.Baseline, T));
+    return true;
+  }
+
+  // The root node: K0 as recovered (its text must map onto K0's code).
+  bool root(const std::string &Text, double BaselineUs) {
+    auto Id = L->newNode();
+    if (!Id)
+      return fail(Id.takeError());
+    std::string Dir = L->nodeDir(*Id);
+    if (llvm::Error Err = writeFileAtomic(Dir + "/cand.s", Text))
+      return fail(std::move(Err));
+    if (llvm::Error Err = writeFileAtomic(Dir + "/cand.hsaco", K0->C.Bytes))
+      return fail(std::move(Err));
+    auto V = loadNodeView(*Id, Dir, 1.0, true, E);
+    if (!V) {
+      ErrorOutcome EO = errorOutcome(V.takeError());
+      R.Result = EO.O;
+      R.Message = "K0: " + EO.Message;
+      return false;
+    }
+    double Us = BaselineUs;
+    std::string Kind = E.Backend == "emu" ? "modeled" : "measured";
+    if (Us == 0) {
+      timing::TimeOptions T;
+      T.K0 = O.K0;
+      T.Spec = O.Spec;
+      T.Kernel = E.Kernel;
+      T.Backend = E.Backend;
+      T.Threads = E.Threads;
+      T.MaxSimulatedGroups = E.MaxSimulatedGroups;
+      Report TR = timing::runKernelTime(T);
+      if (TR.Result != Outcome::Ok) {
+        R.Result = TR.Result;
+        R.Message = "timing K0: " + TR.Message;
+        return false;
+      }
+      Us = TR.Body["kernels"][0].value("microseconds", 0.0);
+      Kind = TR.Body.value("kind", Kind);
+    }
+    Node N;
+    N.Id = *Id;
+    N.Driver = "k0";
+    N.CandidateHash = candidateHash(Text);
+    N.ObjectSha256 = sha256Hex(K0->C.Bytes);
+    N.Verified = N.Committed = true;
+    N.Speedup = 1.0;
+    N.K0Us = N.Us = Us;
+    N.Kind = Kind;
+    N.Backend = E.Backend;
+    N.Message = "K0, the original";
+    if (llvm::Error Err = L->journal({{"event", "start"},
+                                      {"k0", O.K0},
+                                      {"kernel", E.Kernel},
+                                      {"driver", O.Driver},
+                                      {"backend", E.Backend}}))
+      return fail(std::move(Err));
+    if (llvm::Error Err = L->record(N))
+      return fail(std::move(Err));
+    cacheView(*Id, std::move(*V));
+    return true;
+  }
+
+  void cacheView(const std::string &Id, std::unique_ptr<NodeView> V) {
+    Views[Id] = std::move(V);
+    ViewOrder.push_back(Id);
+    while (ViewOrder.size() > 8) {
+      Views.erase(ViewOrder.front());
+      ViewOrder.pop_front();
+    }
+  }
+
+  NodeView *view(const std::string &Id) {
+    auto It = Views.find(Id);
+    if (It != Views.end())
+      return It->second.get();
+    const Node *N = L->node(Id);
+    auto V = loadNodeView(Id, L->nodeDir(Id), N ? N->Speedup : 1.0, Id == "n000000", E);
+    if (!V) {
+      llvm::consumeError(V.takeError());
+      Exhausted.insert(Id); // cannot be viewed (files gone): never a start point
+      return nullptr;
+    }
+    NodeView *P = V->get();
+    cacheView(Id, std::move(*V));
+    return P;
+  }
+
+  // Verified nodes (with their files), best first.
+  std::vector<std::string> verified() const {
+    std::vector<const Node *> Ns;
+    for (const auto &[Id, N] : L->nodes())
+      if (N.Verified && !Exhausted.count(Id))
+        Ns.push_back(&N);
+    std::stable_sort(Ns.begin(), Ns.end(), [](const Node *A, const Node *B) {
+      return A->Committed != B->Committed ? A->Committed : A->Speedup > B->Speedup;
+    });
+    std::vector<std::string> Ids;
+    for (const Node *N : Ns)
+      Ids.push_back(N->Id);
+    return Ids;
+  }
+
+  std::vector<std::string> startPoints() {
+    std::vector<std::string> V = verified();
+    std::vector<std::string> S;
+    if (V.empty())
+      return S;
+    std::string Pref = D->preferredStart();
+    const Node *PN = Pref.empty() ? nullptr : L->node(Pref);
+    for (unsigned W = 0; W < std::max(1u, O.Workers); ++W) {
+      if (W == 0 && PN && PN->Verified && !Exhausted.count(Pref)) {
+        S.push_back(Pref);
+        continue;
+      }
+      const Node *B = L->best();
+      if (Level == 0 && B && !Exhausted.count(B->Id)) {
+        S.push_back(B->Id);
+        continue;
+      }
+      // Backtracking and multi-start: earlier verified nodes, a different one per worker.
+      S.push_back(V[(Rotate++ + (Level == 2 ? W * 7 : 0)) % V.size()]);
+    }
+    return S;
+  }
+
+  nlohmann::json context(const NodeView &V, const std::string &Redirect) const {
+    nlohmann::json Hot = nlohmann::json::array();
+    for (const HotLines &H : V.Hot) {
+      nlohmann::json W = H.Window;
+      W["first_line"] = H.First + 1;
+      W["last_line"] = H.Last + 1;
+      std::string Code;
+      for (size_t K = H.First; K <= H.Last; ++K)
+        Code += V.Map.Lines[K] + "\n";
+      W["text"] = Code;
+      W.erase("code");
+      Hot.push_back(W);
+    }
+    const Node *B = L->best();
+    return {{"format", "asmevo-context"},
+            {"format_version", 1},
+            {"node", V.Id},
+            {"kernel", V.Kernel},
+            {"target", V.Target},
+            {"speedup", V.Speedup},
+            {"best", {{"node", B ? B->Id : ""}, {"speedup", B ? B->Speedup : 1.0}}},
+            {"backend", E.Backend},
+            {"function_lines", {V.Map.Label + 2, V.Map.End}},
+            {"assembly",
+             [&] {
+               std::string T;
+               for (size_t K = 0; K < V.Map.Lines.size(); ++K)
+                 T += V.Map.Lines[K] + (K + 1 < V.Map.Lines.size() ? "\n" : "");
+               return T;
+             }()},
+            {"hot_windows", Hot},
+            {"loops", V.Profile.value("loops", nlohmann::json::array())},
+            {"memory", Mem.json()},
+            {"redirect", Redirect},
+            {"gate", {{"epsilon", O.Gate.Epsilon}, {"k", O.Gate.K}, {"s_floor", O.Gate.Floor}}},
+            {"edit_schema",
+             "{\"window\": {\"function\": K, \"first_line\": N, \"last_line\": M} | "
+             "{\"function\": K, \"offsets\": [B, E]} | {\"function\": K, \"label\": L}, "
+             "\"replacement\": TEXT, \"rationale\": TEXT, \"expected_effect\": TEXT, "
+             "\"original\": TEXT (optional)}; or {\"done\": true}"}};
+  }
+
+  void fault(const EditError &Err, bool Infra, const std::string &Start) {
+    ++Faults;
+    Mem.outcome("propose", editFaultName(Err.Fault));
+    Mem.failure(std::string(editFaultName(Err.Fault)) + ": " +
+                failureSignature(Outcome::InputError, Err.Message).substr(13));
+    Feedback F;
+    F.Parent = Start;
+    F.Stage = "propose";
+    F.Outcome = editFaultName(Err.Fault);
+    F.Message = Err.Message;
+    D->feedback(F);
+    if (llvm::Error X = L->journal({{"event", "fault"},
+                                    {"fault", editFaultName(Err.Fault)},
+                                    {"message", Err.Message},
+                                    {"infrastructure", Infra}}))
+      stop(std::move(X));
+    if (O.Progress)
+      O.Progress("proposal refused (" + std::string(editFaultName(Err.Fault)) +
+                 "): " + Err.Message);
+    if (Faults >= O.MaxFaults && !Stopped) {
+      stop(makeError(std::to_string(Faults) +
+                     " proposals in a row were not edits; the last: " + Err.Message));
+    }
+  }
+
+  void stop(llvm::Error Err) {
+    if (Stopped) {
+      llvm::consumeError(std::move(Err));
+      return;
+    }
+    Stopped = true;
+    R.fail(std::move(Err));
+    StopReason = "error";
+  }
+
+  // Ask the driver for one new candidate from Start.
+  std::optional<Job> proposal(const std::string &Start) {
+    NodeView *V = view(Start);
+    if (!V)
+      return std::nullopt;
+    nlohmann::json Ctx;
+    bool CtxMade = false;
+    for (int Try = 0; Try < 256 && !Stopped; ++Try) {
+      if (!CtxMade) {
+        Ctx = context(*V, Level ? "stalled: " + std::to_string(SinceCommit) +
+                                      " candidates without a commit; try another window or "
+                                      "direction"
+                                : "");
+        CtxMade = true;
+      }
+      auto P = D->propose(*V, Ctx);
+      if (!P) {
+        Exhausted.insert(Start);
+        return std::nullopt;
+      }
+      if (P->Fault) {
+        fault(*P->Fault, P->Infrastructure, Start);
+        if (P->Infrastructure && ++InfraFails >= O.MaxInfraFailures && !Stopped)
+          stop(runtimeError("the driver failed " + std::to_string(InfraFails) +
+                            " times in a row: " + P->Fault->Message));
+        continue;
+      }
+      Job J;
+      J.Parent = Start;
+      J.Driver = D->name();
+      J.Edits = {*P->E};
+      EditError Err;
+      auto T = applyEdits(V->Map, J.Edits, O.Limits, Err, &J.Ranges);
+      if (!T) {
+        fault(Err, false, Start);
+        continue;
+      }
+      Faults = 0;
+      if (std::string K = editKey(J.Edits); !K.empty() && Mem.isBadEdit(K)) {
+        ++Repeats;
+        Mem.outcome("propose", "known-bad");
+        continue;
+      }
+      J.Text = std::move(*T);
+      J.Hash = candidateHash(J.Text);
+      if (!Mem.firstTime(J.Hash)) {
+        ++Repeats;
+        Mem.outcome("propose", "repeat");
+        Feedback F;
+        F.Parent = Start;
+        F.Stage = "propose";
+        F.Outcome = "repeat";
+        F.Message = "this candidate was evaluated before";
+        D->feedback(F);
+        continue;
+      }
+      Repeats = 0;
+      return J;
+    }
+    return std::nullopt;
+  }
+
+  bool budgetLeft() {
+    if (interrupted()) {
+      StopReason = "interrupted";
+      return false;
+    }
+    if (elapsed() >= O.BudgetSeconds) {
+      StopReason = "wall-clock budget (" + secondsText(O.BudgetSeconds) + " s)";
+      return false;
+    }
+    if (O.MaxCandidates && L->nodes().size() - 1 >= O.MaxCandidates) {
+      StopReason = "candidate budget (" + std::to_string(O.MaxCandidates) + ")";
+      return false;
+    }
+    return true;
+  }
+
+  void evaluate(std::vector<Job> &Jobs) {
+    for (Job &J : Jobs) {
+      auto Id = L->newNode();
+      if (!Id)
+        return stop(Id.takeError());
+      J.Id = *Id;
+      nlohmann::json Ed = nlohmann::json::array();
+      for (const Edit &X : J.Edits)
+        Ed.push_back(editJson(X));
+      if (llvm::Error Err = writeFileAtomic(L->nodeDir(J.Id) + "/edit.json",
+                                            (J.Edits.size() == 1 ? Ed[0] : Ed).dump(2) + "\n"))
+        return stop(std::move(Err));
+    }
+    auto One = [&](Job &J) {
+      auto T0 = Clock::now();
+      J.R = gatedEval(J.Text, L->nodeDir(J.Id), K0->C, E);
+      J.Seconds = std::chrono::duration<double>(Clock::now() - T0).count();
+    };
+    if (Jobs.size() == 1) {
+      One(Jobs[0]);
+      return;
+    }
+    if (!Pool)
+      Pool = std::make_unique<WorkerPool>(std::max(1u, O.Workers));
+    std::vector<std::function<void()>> Batch;
+    for (Job &J : Jobs)
+      Batch.push_back([&One, &J] { One(J); });
+    Pool->run(std::move(Batch));
+  }
+
+  // Gate and record one evaluated job. Composition: Both = the two parents' speedups to beat.
+  void decide(Job &J, double MustBeat = 0) {
+    if (J.R.Stage == "io") // a full disk: stop before anything else is written
+      return stop(makeError(J.R.Message));
+    const Node *B = L->best();
+    Node N;
+    N.Id = J.Id;
+    N.Parent = J.Parent;
+    N.Sources = J.Sources;
+    N.Driver = J.Driver;
+    N.Edits = J.Edits;
+    for (const LineRange &X : J.Ranges)
+      N.Ranges.push_back({X.First, X.Last});
+    N.CandidateHash = J.Hash;
+    N.ObjectSha256 = J.R.ObjectSha256;
+    N.Stage = J.R.Stage;
+    N.Message = J.R.Message;
+    N.Signature = J.R.Signature;
+    N.Seconds = J.Seconds;
+    N.Kind = J.R.Kind;
+    N.Backend = J.R.Backend;
+    N.K0Us = J.R.K0Us;
+    N.Us = J.R.Us;
+    N.Cv = J.R.Cv;
+    N.BestBefore = B ? B->Id : "";
+    ++Evaluated;
+    if (J.R.Result == Outcome::Ok) {
+      N.Verified = true;
+      N.Speedup = J.R.Speedup;
+      GateDecision G = commitGate(N.Speedup, B ? B->Speedup : 1.0, N.Cv, O.Gate);
+      N.Threshold = G.Threshold;
+      N.Committed = G.Commit && N.Speedup > MustBeat;
+      N.Stage = "gate";
+      N.Outcome = N.Committed ? "ok" : "slower";
+      N.Message = N.Committed ? G.Reason
+                  : G.Commit
+                      ? "composition not faster than both parents (" + fixed(MustBeat, 4) + "x)"
+                      : G.Reason;
+      if (!N.Committed)
+        N.Signature = "slower: " + std::string(G.Commit ? "composition" : "below threshold");
+    } else {
+      N.Outcome = outcomeName(J.R.Result);
+    }
+    if (!N.Verified && !O.KeepRejected) {
+      llvm::sys::fs::remove(L->nodeDir(N.Id) + "/cand.s");
+      llvm::sys::fs::remove(L->nodeDir(N.Id) + "/cand.hsaco");
+    }
+    for (auto [Name, Rep] :
+         {std::pair<const char *, const nlohmann::json *>{"diffcheck", &J.R.DiffCheck},
+          {"time", &J.R.Time}})
+      if (!Rep->is_null())
+        if (llvm::Error Err =
+                writeFileAtomic(L->nodeDir(N.Id) + "/" + Name + ".json", Rep->dump(1) + "\n"))
+          return stop(std::move(Err));
+    if (llvm::Error Err = L->record(N))
+      return stop(std::move(Err));
+    Mem.outcome(N.Stage, N.Outcome);
+    Mem.failure(N.Signature);
+    if (!N.Verified && !J.R.Infrastructure)
+      if (std::string K = editKey(N.Edits); !K.empty())
+        Mem.badEdit(K);
+    if (J.R.Infrastructure) {
+      if (++InfraFails >= O.MaxInfraFailures)
+        return stop(runtimeError(
+            "the gates failed " + std::to_string(InfraFails) +
+            " times in a row for reasons not the candidate's; the last: " + J.R.Message));
+    } else {
+      InfraFails = 0;
+    }
+    Feedback F;
+    F.Node = N.Id;
+    F.Parent = N.Parent;
+    F.Stage = N.Stage;
+    F.Outcome = N.Outcome;
+    F.Signature = N.Signature;
+    F.Message = N.Message;
+    F.Speedup = N.Speedup;
+    F.Verified = N.Verified;
+    F.Committed = N.Committed;
+    D->feedback(F);
+    if (N.Committed) {
+      ++Commits;
+      SinceCommit = 0;
+      Level = 0;
+      Exhausted.clear();
+      Mem.insight(N.Edits.empty() ? "" : N.Edits.front().Rationale);
+      if (llvm::Error Err = L->journal({{"event", "commit"},
+                                        {"id", N.Id},
+                                        {"parent", N.Parent},
+                                        {"speedup", N.Speedup},
+                                        {"kind", N.Kind},
+                                        {"backend", N.Backend}}))
+        return stop(std::move(Err));
+    } else {
+      ++SinceCommit;
+    }
+    const Node *P = L->node(N.Parent);
+    if (N.Verified && P && N.Speedup > P->Speedup) {
+      auto &Pl = Improving[N.Parent];
+      Pl.push_back(N.Id);
+      if (Pl.size() > 16)
+        Pl.erase(Pl.begin());
+    }
+    progress(N);
+  }
+
+  void progress(const Node &N) {
+    if (!O.Progress)
+      return;
+    const Node *B = L->best();
+    std::string Rej;
+    for (const auto &[K, C] : Mem.outcomes())
+      if (K != "gate:ok")
+        Rej += (Rej.empty() ? "" : ", ") + K + " " + std::to_string(C);
+    double Secs = std::max(elapsed(), 1e-3);
+    O.Progress(N.Id + " " + N.Outcome + (N.Verified ? " " + fixed(N.Speedup, 4) + "x" : "") +
+               " | " + std::to_string(Evaluated) + " candidates, " + fixed(Evaluated / Secs, 1) +
+               "/s, " + std::to_string(Commits) + " commits; best " + fixed(B->Speedup, 4) + "x " +
+               B->Id + " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
+  }
+
+  // Compose J's edits with the fastest disjoint pool member of the same parent.
+  void compose(const std::string &Id) {
+    const Node *C = L->node(Id);
+    if (!C || !C->Verified)
+      return;
+    const Node *Best = nullptr;
+    for (const std::string &M : Improving[C->Parent]) {
+      const Node *X = L->node(M);
+      if (!X || X->Id == Id || Composed.count({std::min(Id, M), std::max(Id, M)}))
+        continue;
+      bool Disjoint = true;
+      for (auto [A0, A1] : C->Ranges)
+        for (auto [B0, B1] : X->Ranges)
+          if (!(A1 + 1 < B0 || B1 + 1 < A0))
+            Disjoint = false;
+      std::set<std::string> Shared;
+      if (Disjoint && (!Best || X->Speedup > Best->Speedup))
+        Best = X;
+    }
+    if (!Best)
+      return;
+    Composed.insert({std::min(Id, Best->Id), std::max(Id, Best->Id)});
+    NodeView *V = view(C->Parent);
+    if (!V)
+      return;
+    Job J;
+    J.Parent = C->Parent;
+    J.Driver = "compose";
+    J.Sources = {C->Id, Best->Id};
+    J.Edits = C->Edits;
+    J.Edits.insert(J.Edits.end(), Best->Edits.begin(), Best->Edits.end());
+    EditError Err;
+    auto T = applyEdits(V->Map, J.Edits, O.Limits, Err, &J.Ranges);
+    if (!T)
+      return;
+    J.Text = std::move(*T);
+    J.Hash = candidateHash(J.Text);
+    if (!Mem.firstTime(J.Hash))
+      return;
+    ++Compositions;
+    std::vector<Job> Js{std::move(J)};
+    evaluate(Js);
+    if (!Stopped)
+      decide(Js[0], std::max(C->Speedup, Best->Speedup));
+  }
+
+  void supervise() {
+    auto Event = [&](const char *Name, const std::string &Why) {
+      if (llvm::Error Err = L->journal({{"event", Name}, {"why", Why}, {"level", Level}}))
+        stop(std::move(Err));
+      if (O.Progress)
+        O.Progress(std::string(Name) + ": " + Why);
+    };
+    if (Level == 0 && (SinceCommit >= O.Stall || Repeats >= 25)) {
+      Level = 1;
+      ++Redirects;
+      ++Backtracks;
+      std::string Why = Repeats >= 25
+                            ? std::to_string(Repeats) + " repeated proposals"
+                            : std::to_string(SinceCommit) + " candidates without a commit";
+      Repeats = 0;
+      D->redirect(Why);
+      Event("redirect", Why + "; backtracking to earlier verified nodes");
+    } else if (Level == 1 && SinceCommit >= 2 * uint64_t(O.Stall)) {
+      Level = 2;
+      ++Escalations;
+      D->redirect("escalate");
+      Event("escalate", std::to_string(SinceCommit) +
+                            " candidates without a commit; multi-start from distinct verified "
+                            "nodes");
+    } else if (Level == 2 && SinceCommit >= 4 * uint64_t(O.Stall)) {
+      StopReason = "converged: " + std::to_string(SinceCommit) +
+                   " candidates without a commit after escalation";
+    }
+  }
+
+  void loop() {
+    while (!Stopped && StopReason.empty() && budgetLeft()) {
+      std::vector<Job> Jobs;
+      std::set<std::string> Hashes;
+      for (const std::string &S : startPoints()) {
+        if (O.MaxCandidates && L->nodes().size() - 1 + Jobs.size() >= O.MaxCandidates)
+          break;
+        auto J = proposal(S);
+        if (Stopped)
+          return;
+        if (J && Hashes.insert(J->Hash).second)
+          Jobs.push_back(std::move(*J));
+      }
+      if (Jobs.empty()) {
+        if (verified().empty()) {
+          StopReason = "converged: the driver has nothing more to propose from any verified node";
+          return;
+        }
+        continue;
+      }
+      evaluate(Jobs);
+      if (Stopped)
+        return;
+      for (Job &J : Jobs) {
+        decide(J);
+        if (Stopped)
+          return;
+      }
+      for (Job &J : Jobs)
+        if (!Stopped && budgetLeft())
+          compose(J.Id);
+      supervise();
+    }
+  }
+
+  void finish() {
+    if (!L || !L->best())
+      return;
+    const Node *B = L->best();
+    const Node *Root = L->node("n000000");
+    uint64_t Candidates = L->nodes().size() - 1;
+    std::map<std::string, uint64_t> Outcomes;
+    for (const auto &[Id, N] : L->nodes())
+      if (Id != "n000000")
+        ++Outcomes[N.Outcome];
+    nlohmann::json Failures = Mem.json()["failures"];
+    double Secs = elapsed();
+    if (StopReason.empty() && !Stopped)
+      StopReason = "stopped";
+    std::string Kind = B->Kind.empty() ? (E.Backend == "emu" ? "modeled" : "measured") : B->Kind;
+    R.Body = {{"k0", O.K0},
+              {"kernel", E.Kernel},
+              {"target", K0->C.Target.Processor},
+              {"run_dir", O.RunDir},
+              {"kstar", B->Id == "n000000" ? O.K0 : O.RunDir + "/best.hsaco"},
+              {"kstar_asm", O.RunDir + "/best.s"},
+              {"best_node", B->Id},
+              {"speedup", B->Speedup},
+              {"kind", Kind},
+              {"label", Kind == "modeled" ? "modeled, not measured" : "measured"},
+              {"k0_us", Root ? Root->Us : 0},
+              {"kstar_us", B->Id == "n000000" ? (Root ? Root->Us : 0) : B->Us},
+              {"driver", O.Driver},
+              {"workers", O.Workers},
+              {"candidates", Candidates},
+              {"evaluated_this_run", Evaluated},
+              {"commits",
+               [&] {
+                 uint64_t C = 0;
+                 for (const auto &[Id, N] : L->nodes())
+                   C += N.Committed && Id != "n000000";
+                 return C;
+               }()},
+              {"compositions", Compositions},
+              {"redirects", Redirects},
+              {"escalations", Escalations},
+              {"outcomes", Outcomes},
+              {"stages", Mem.outcomes()},
+              {"failure_signatures", Failures},
+              {"seconds", Secs},
+              {"candidates_per_hour", Secs > 0 ? 3600.0 * Evaluated / Secs : 0},
+              {"stopped_by", StopReason},
+              {"journal_events", L->journalEvents()}};
+    if (!Stopped) {
+      R.Message = "best " + fixed(B->Speedup, 4) + "x over K0 (" +
+                  (Kind == "modeled" ? "modeled, not measured" : "measured") + ", " + E.Backend +
+                  ") at node " + B->Id + " after " + std::to_string(Candidates) +
+                  " candidates; stopped by " + StopReason;
+      if (StopReason == "interrupted")
+        R.Result = Outcome::Interrupted;
+    }
+    if (llvm::Error Err = L->journal(
+            {{"event", "stop"}, {"why", StopReason}, {"best", B->Id}, {"speedup", B->Speedup}}))
+      llvm::consumeError(std::move(Err));
+    nlohmann::json Summary = R.json();
+    if (llvm::Error Err = writeFileAtomic(O.RunDir + "/summary.json", Summary.dump(2) + "\n"))
+      if (!Stopped)
+        R.fail(std::move(Err));
+  }
+};
+
+} // namespace
+
+Report runAgent(const AgentOptions &O) { return Controller(O).run(); }
+
+} // namespace asmevo::search

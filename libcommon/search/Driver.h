@@ -1,0 +1,66 @@
+// A search driver: context in, structured edits (and optionally a plan) out, structured
+// feedback back. The controller (search/Agent.h) owns everything else: which verified node a
+// proposal starts from, the gates, the lineage and the budgets. Drivers are looked up by name
+// (--driver): `rules` (deterministic rewrites, RulesDriver.cpp), `stochastic` (random local
+// moves, StochasticDriver.cpp), `exec:CMD` (an external proposer, ExecDriver.cpp); the `llm`
+// driver (a later issue) fits the same interface: plan() for the planner, propose() for the
+// editor, feedback() for the replanner.
+#pragma once
+
+#include "search/Edit.h"
+#include "search/NodeView.h"
+
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace asmevo::search {
+
+// What a driver proposes: an edit, or a fault (a reply that is not one).
+struct Proposal {
+  std::optional<Edit> E;
+  std::optional<EditError> Fault;
+  bool Infrastructure = false; // the proposer itself failed (an exec: command that crashed)
+};
+
+// The gate's answer about one proposal.
+struct Feedback {
+  std::string Node, Parent; // Node "" when the proposal never became a node
+  std::string Stage, Outcome, Signature, Message;
+  double Speedup = 0;
+  bool Verified = false, Committed = false;
+};
+
+struct DriverOptions {
+  uint64_t Seed = 1;
+  double ExecTimeoutSeconds = 60;
+  std::string WorkDir; // scratch files (the run directory's tmp/)
+};
+
+class Driver {
+public:
+  virtual ~Driver() = default;
+  virtual std::string name() const = 0;
+  // Directions over the node's windows, ranked (empty: the driver has no planner).
+  virtual std::vector<std::string> plan(const NodeView &, const nlohmann::json &) { return {}; }
+  // The next proposal from this node; nullopt: nothing more from here.
+  virtual std::optional<Proposal> propose(const NodeView &Node, const nlohmann::json &Context) = 0;
+  virtual void feedback(const Feedback &) {}
+  // The controller saw a stall: change direction (Why says what was exhausted).
+  virtual void redirect(const std::string &) {}
+  // A verified node the driver wants to continue from ("" : the controller chooses).
+  virtual std::string preferredStart() { return ""; }
+};
+
+// "rules", "stochastic" or "exec:CMD".
+llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec, const DriverOptions &O);
+std::unique_ptr<Driver> makeRulesDriver();
+std::unique_ptr<Driver> makeStochasticDriver(uint64_t Seed);
+std::unique_ptr<Driver> makeExecDriver(const std::string &Command, const DriverOptions &O);
+
+} // namespace asmevo::search

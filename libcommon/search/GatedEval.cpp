@@ -1,0 +1,161 @@
+#include "search/GatedEval.h"
+
+#include "asm/Rebuild.h"
+#include "check/DiffCheck.h"
+#include "support/FileIO.h"
+#include "support/Report.h"
+#include "timing/TimeRun.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cctype>
+
+namespace asmevo::search {
+
+std::string failureSignature(Outcome R, const std::string &Message) {
+  std::string S = std::string(outcomeName(R)) + ": ";
+  bool InQuote = false, InNum = false;
+  for (char C : Message) {
+    if (S.size() > 120)
+      break;
+    if (C == '\n')
+      break;
+    if (C == '\'') {
+      if (!InQuote)
+        S += "'#'";
+      InQuote = !InQuote;
+      continue;
+    }
+    if (InQuote)
+      continue;
+    bool Digit = std::isdigit(static_cast<unsigned char>(C)) != 0;
+    if (Digit ||
+        (InNum && (C == '.' || C == 'x' || std::isxdigit(static_cast<unsigned char>(C))))) {
+      if (!InNum)
+        S += '#';
+      InNum = true;
+      continue;
+    }
+    InNum = false;
+    S += C;
+  }
+  return S;
+}
+
+unsigned nopWaitStates(const std::string &Text) {
+  unsigned N = 0;
+  llvm::StringRef T(Text);
+  while (!T.empty()) {
+    auto [Line, Rest] = T.split('\n');
+    T = Rest;
+    llvm::StringRef L = Line.split(';').first.trim();
+    if (!L.consume_front("s_nop"))
+      continue;
+    unsigned V = 0;
+    if (!L.trim().getAsInteger(0, V))
+      N += V + 1;
+  }
+  return N;
+}
+
+EvalResult gatedEval(const std::string &Text, const std::string &Dir, const CodeObject &K0,
+                     const EvalOptions &O) {
+  EvalResult R;
+  std::string AsmPath = Dir + "/cand.s", ObjPath = Dir + "/cand.hsaco";
+  auto Fail = [&](Outcome Res, std::string Stage, std::string Msg, bool Infra = false) {
+    R.Result = Res;
+    R.Stage = std::move(Stage);
+    R.Message = std::move(Msg);
+    R.Signature = failureSignature(Res, R.Message);
+    R.Infrastructure = Infra;
+    return R;
+  };
+  if (llvm::Error E = writeFileAtomic(AsmPath, Text)) {
+    ErrorOutcome EO = errorOutcome(std::move(E));
+    return Fail(Outcome::InputError, "io", EO.Message, true);
+  }
+  // 0. The hazard padding K0 has (GatedEval.h: K0NopStates).
+  if (unsigned N = nopWaitStates(Text); N < O.K0NopStates)
+    return Fail(Outcome::Unsafe, "rebuild",
+                "the candidate has " + std::to_string(N) + " s_nop wait states, K0 " +
+                    std::to_string(O.K0NopStates) +
+                    ": removing hazard padding cannot be verified on the emulator");
+  // 1-2. Assembles; statically consistent with K0's ABI.
+  auto RB = rebuildFromAssembly(Text, AsmPath, &K0);
+  if (!RB) {
+    ErrorOutcome EO = errorOutcome(std::move(RB.takeError()));
+    R.Rebuild = {{"outcome", "asm_invalid"}, {"message", EO.Message}};
+    return Fail(Outcome::AsmInvalid, "rebuild", EO.Message);
+  }
+  if (!RB->Violations.empty()) {
+    nlohmann::json V = nlohmann::json::array();
+    for (const auto &X : RB->Violations)
+      V.push_back(X.what());
+    R.Rebuild = {{"outcome", "abi_invalid"}, {"violations", V}};
+    return Fail(Outcome::AbiInvalid, "rebuild", RB->Violations.front().what());
+  }
+  nlohmann::json Changes = nlohmann::json::array();
+  for (const auto &C : RB->Changes)
+    Changes.push_back({{"kernel", C.Kernel}, {"field", C.Field}, {"old", C.Old}, {"new", C.New}});
+  R.Rebuild = {{"outcome", "ok"}, {"resource_changes", Changes}, {"bytes", RB->Object.size()}};
+  R.ObjectSha256 = sha256Hex(RB->Object);
+  if (llvm::Error E = writeFileAtomic(ObjPath, RB->Object)) {
+    ErrorOutcome EO = errorOutcome(std::move(E));
+    return Fail(Outcome::InputError, "io", EO.Message, true);
+  }
+  // 3. Functional equivalence on every seed, strict.
+  check::DiffOptions D;
+  D.K0 = O.K0;
+  D.K1 = ObjPath;
+  D.Spec = O.Spec;
+  D.Kernel = O.Kernel;
+  D.Seeds = O.Seeds;
+  D.Backend = O.Backend;
+  D.Threads = O.Threads;
+  D.Strict = true;
+  D.Schedules = O.Schedules;
+  D.TimeoutSeconds = O.TimeoutSeconds;
+  Report DR = check::runDiffCheck(D);
+  DR.Tool = "kernel-diffcheck";
+  R.DiffCheck = DR.json();
+  R.Backend = DR.Backend;
+  if (DR.Result != Outcome::Ok) {
+    // K0's own failure, or an input the spec cannot place, is the run's problem, not the
+    // candidate's.
+    bool Infra =
+        DR.Result == Outcome::InputError ||
+        (DR.Result == Outcome::RuntimeError && llvm::StringRef(DR.Message).starts_with("K0"));
+    return Fail(DR.Result, "diffcheck", DR.Message, Infra);
+  }
+  // 4. Time, against K0 on the same launch.
+  timing::TimeOptions T;
+  T.K0 = O.K0;
+  T.K1 = ObjPath;
+  T.Spec = O.Spec;
+  T.Kernel = O.Kernel;
+  T.Backend = O.Backend;
+  T.Seed = O.Seeds.empty() ? 1 : O.Seeds.front();
+  T.Threads = O.Threads;
+  T.TimeoutSeconds = O.TimeoutSeconds;
+  T.MaxSimulatedGroups = O.MaxSimulatedGroups;
+  T.Warmup = O.Warmup;
+  T.Reps = O.Reps;
+  T.Rotate = O.Rotate;
+  Report TR = timing::runKernelTime(T);
+  TR.Tool = "kernel-time";
+  R.Time = TR.json();
+  if (TR.Result != Outcome::Ok)
+    return Fail(TR.Result, "time", TR.Message, TR.Result == Outcome::InputError);
+  const nlohmann::json &Ks = TR.Body["kernels"];
+  R.Kind = TR.Body.value("kind", "");
+  R.Backend = TR.Backend;
+  R.K0Us = Ks.at(0).value("microseconds", 0.0);
+  R.Us = Ks.at(1).value("microseconds", 0.0);
+  R.Cv = std::max(Ks.at(0).value("cv", 0.0), Ks.at(1).value("cv", 0.0));
+  double Ratio = TR.Body["ratio"].value("value", 0.0);
+  R.Speedup = Ratio > 0 ? 1.0 / Ratio : 0;
+  R.Message = DR.Message;
+  return R;
+}
+
+} // namespace asmevo::search

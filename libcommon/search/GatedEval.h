@@ -1,0 +1,61 @@
+// GatedEval (the paper's Algorithm 1) on one candidate text: rebuild with K0's ABI
+// (asm/Rebuild.h: asm_invalid, abi_invalid), the strict differential check against K0
+// (check/DiffCheck.h: divergent, unsafe, runtime_error), then the time of the candidate against
+// K0 (timing/TimeRun.h: modeled on emu, measured on hip). Correctness strictly precedes timing:
+// a candidate is timed only after kernel-diffcheck called it ok. The step reports are the ones
+// the tools write (the same envelope whether a Makefile ran the tool or this ran the library).
+#pragma once
+
+#include "codeobj/CodeObject.h"
+#include "support/Outcome.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace asmevo::search {
+
+struct EvalOptions {
+  std::string K0, Spec, Kernel; // K0's path and its complete launch spec
+  std::string Backend = "emu";
+  std::vector<uint64_t> Seeds{1, 2, 3};
+  unsigned Schedules = 1;
+  unsigned Threads = 1;      // host threads per emulated launch
+  double TimeoutSeconds = 0; // per emulated launch (0: none)
+  uint64_t MaxSimulatedGroups = 256;
+  unsigned Warmup = 10, Reps = 100, Rotate = 4; // hip
+  // K0's s_nop wait states (nopWaitStates of its recovered text): a candidate with fewer is
+  // refused as unsafe before it is built. The emulator's hazard table (emu/Hazards.cpp) does not
+  // cover every rule of LLVM's hazard recognizer (seen: an s_nop 0 LLVM puts after a gfx942
+  // v_pk_add_f32 whose result the next VALU reads), so padding the compiler put in cannot be
+  // shown unneeded here; moving it is allowed, removing it is not.
+  unsigned K0NopStates = 0;
+};
+
+struct EvalResult {
+  Outcome Result = Outcome::Ok;
+  std::string Stage;     // where it stopped: "rebuild", "diffcheck", "time" ("" : passed all);
+                         // "io": the candidate's files could not be written (a full disk)
+  std::string Signature; // a short failure signature for the run's memory ("" when ok)
+  std::string Message;
+  std::string ObjectSha256;
+  double K0Us = 0, Us = 0, Speedup = 0, Cv = 0;
+  std::string Kind, Backend;               // "modeled"/"measured", "emu"/"hip"
+  nlohmann::json Rebuild, DiffCheck, Time; // the step reports (null when not reached)
+  bool Infrastructure = false;             // the failure is not the candidate's (K0 failed, I/O)
+};
+
+// Evaluate Text; write Dir/cand.s and Dir/cand.hsaco (the object, when it builds).
+EvalResult gatedEval(const std::string &Text, const std::string &Dir, const CodeObject &K0,
+                     const EvalOptions &O);
+
+// The wait states of every s_nop in an assembly text (s_nop N: N + 1).
+unsigned nopWaitStates(const std::string &Text);
+
+// A failure signature: the outcome and the message with numbers and quoted names generalised
+// ("divergent: buffer '#' element #: ..."), so that repeats of one failure count together.
+std::string failureSignature(Outcome R, const std::string &Message);
+
+} // namespace asmevo::search

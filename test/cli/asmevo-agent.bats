@@ -1,0 +1,329 @@
+#!/usr/bin/env bats
+# asmevo-agent: the gated loop on the emulator. The rules driver recovers a verified modeled
+# improvement on a de-optimized kernel; fake speedups fed through exec: (divergent, unsafe,
+# abi_invalid) are never committed; kill -9 then --resume loses no verified commit; bad input
+# fails with exact messages and exit codes.
+load test_helper
+
+# The Triton vector add (gfx942), de-optimized: an s_waitcnt vmcnt(0) after every load, so no
+# load overlaps another. deopt.hsaco, deopt.s (its recovered text) and its complete spec.
+deopt() {
+  VADD=$TRITON/gfx942/vector_add_fp32.hsaco
+  hsaco-recover "$VADD" -o k.s
+  awk '{print} /^\tbuffer_load_dword/ {print "\ts_waitcnt vmcnt(0)"}' k.s > slow.s
+  hsaco-rebuild slow.s -o deopt.hsaco -q
+  hsaco-recover deopt.hsaco -o deopt.s
+  kernel-diffcheck --infer deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" \
+    -o deopt.json -q
+}
+
+# A clang-built gfx942 kernel (a[i] += helper(b[i], i), .max_flat_workgroup_size 1024), its
+# recovered text kc.s and complete spec kc.json.
+clang_kernel() {
+  build_call_kernel kc.hsaco
+  hsaco-recover kc.hsaco -o kc.s
+  cat > kc-partial.json <<'JSON'
+{"kernel": "add", "grid": [4, 1, 1], "block": [64, 1, 1],
+ "args": [{"arg": "#0", "type": "f32"}, {"arg": "#1", "type": "f32"}, {"arg": "#2", "value": 250}]}
+JSON
+  kernel-diffcheck --infer kc.hsaco --spec kc-partial.json -o kc.json -q
+}
+
+# line PATTERN FILE: the 1-based number of the first line of FILE that is exactly PATTERN.
+line() {
+  grep -nFx -- "$1" "$2" | head -1 | cut -d: -f1
+}
+
+# An exec: driver that replies reply.1.json, reply.2.json, ... in turn, then {"done": true}; it
+# keeps each context it was given as ctx.N.json.
+exec_driver() {
+  cat > driver.sh <<'SH'
+n=$(( $(cat count 2>/dev/null || echo 0) + 1 ))
+echo "$n" > count
+cat > "ctx.$n.json"
+if [ -f "reply.$n.json" ]; then cat "reply.$n.json"; else echo '{"done": true}'; fi
+SH
+}
+
+# reply N FUNCTION FIRST LAST REPLACEMENT: reply.N.json, an edit of lines FIRST-LAST.
+reply() {
+  python3 - "$@" <<'PY'
+import json, sys
+n, fn, first, last, rep = sys.argv[1:6]
+json.dump({"window": {"function": fn, "first_line": int(first), "last_line": int(last)},
+           "replacement": rep.replace("\\n", "\n").replace("\\t", "\t"),
+           "rationale": "test"}, open("reply.%s.json" % n, "w"))
+PY
+}
+
+@test "asmevo-agent --help matches its man page" {
+  assert_help_matches_man asmevo-agent
+}
+
+@test "rules recovers a verified modeled improvement on a de-optimized kernel" {
+  deopt
+  # The de-optimization costs time on the model (the original, as K1, is faster).
+  run kernel-time deopt.hsaco "$VADD" --spec deopt.json
+  assert_success
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 0\.8[0-9]+ \(modeled'
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json \
+    --run-dir run --max-candidates 80 --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+b = d["body"]
+assert d["backend"] == "emu" and b["kind"] == "modeled" and b["label"] == "modeled, not measured", b
+assert b["speedup"] > 1.2, b["speedup"]
+assert b["commits"] >= 3 and b["kstar"] == "run/best.hsaco", b
+assert d["message"].startswith("best %.4fx over K0 (modeled, not measured, emu)" % b["speedup"]), d["message"]
+# summary.json is the same report
+s = json.load(open("run/summary.json"))
+assert s["body"]["speedup"] == b["speedup"] and s["tool"] == "asmevo-agent"
+# every journal line is JSON; every node is journaled once; commits only to faster nodes
+seen, best = {}, 1.0
+for l in open("run/journal.jsonl"):
+    e = json.loads(l)
+    if e["event"] == "node":
+        assert e["id"] not in seen, e
+        seen[e["id"]] = e
+    if e["event"] == "commit":
+        assert e["speedup"] > best, (e, best)
+        best = e["speedup"]
+assert abs(best - b["speedup"]) < 1e-12, (best, b["speedup"])
+PY
+  # The best candidate passes kernel-diffcheck on its own, and times faster than K0.
+  run kernel-diffcheck deopt.hsaco run/best.hsaco --spec deopt.json
+  assert_success
+  assert_output --partial "ok: add_kernel, 1 output buffer equal on seeds 1,2,3, strict checks clean"
+  run kernel-time deopt.hsaco run/best.hsaco --spec deopt.json
+  assert_success
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 0\.[0-8][0-9]+ \(modeled'
+  # It is the de-optimized text with the added waits relaxed or moved: the loads overlap again.
+  [ "$(grep -c 's_waitcnt vmcnt(0)' run/best.s)" -lt "$(grep -c 's_waitcnt vmcnt(0)' deopt.s)" ]
+}
+
+@test "the gate never commits a faster candidate that is divergent, unsafe or abi_invalid" {
+  clang_kernel
+  exec_driver
+  add=$(line $'\tv_add_f32_e32 v0, v0, v1' kc.s)
+  wait=$((add - 1))
+  [ "$(sed -n "${wait}p" kc.s)" = $'\ts_waitcnt vmcnt(0)' ]
+  reply 1 add "$add" "$add" ''                                     # divergent: the add dropped
+  reply 2 add "$wait" "$wait" ''                                   # unsafe: a needed wait dropped
+  reply 3 add "$add" "$add" '\tv_add_f32_e32 v0, v0, v1\n\tv_mov_b32 v255, 0\n\tv_accvgpr_write_b32 a255, v0'
+  run --separate-stderr asmevo-agent kc.hsaco --asm kc.s --spec kc.json --run-dir run \
+    --driver 'exec:sh driver.sh' --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+b = d["body"]
+assert b["best_node"] == "n000000" and b["speedup"] == 1.0 and b["commits"] == 0, b
+assert b["outcomes"] == {"divergent": 1, "unsafe": 1, "abi_invalid": 1}, b["outcomes"]
+n = {i: json.load(open("run/nodes/n00000%d/node.json" % i)) for i in (1, 2, 3)}
+assert n[1]["outcome"] == "divergent" and n[1]["stage"] == "diffcheck", n[1]
+assert n[2]["outcome"] == "unsafe" and n[2]["stage"] == "diffcheck", n[2]
+assert n[3]["outcome"] == "abi_invalid" and n[3]["stage"] == "rebuild", n[3]
+assert "1024-work-item workgroup" in n[3]["message"], n[3]["message"]
+assert not any(x["committed"] for x in n.values())
+# the edit as proposed is kept; rejected candidates keep their reports, not their objects
+assert json.load(open("run/nodes/n000001/edit.json"))["rationale"] == "test"
+import os
+assert os.path.exists("run/nodes/n000001/diffcheck.json")
+assert not os.path.exists("run/nodes/n000001/cand.hsaco")
+# the proposer saw the gate's answer about its last edit
+c = json.load(open("ctx.2.json"))
+assert c["format"] == "asmevo-context" and c["feedback"]["outcome"] == "divergent", c["feedback"]
+PY
+  # K* is K0 itself, byte for byte.
+  cmp run/best.hsaco kc.hsaco
+}
+
+@test "the gate refuses fewer s_nop wait states than K0 has, before building" {
+  clang_kernel
+  exec_driver
+  add=$(line $'\tv_add_f32_e32 v0, v0, v1' kc.s)
+  sed "${add}s/.*/\ts_nop 1\n&/" kc.s > padded.s
+  hsaco-rebuild padded.s -o padded.hsaco -q
+  hsaco-recover padded.hsaco -o padded.s
+  kernel-diffcheck --infer padded.hsaco --spec kc-partial.json -o padded.json -q
+  nop=$(line $'\ts_nop 1' padded.s)
+  reply 1 add "$nop" "$nop" '\ts_nop 0'
+  run asmevo-agent padded.hsaco --asm padded.s --spec padded.json --run-dir run \
+    --driver 'exec:sh driver.sh' -q
+  assert_success
+  run python3 -c 'import json; n = json.load(open("run/nodes/n000001/node.json")); print(n["outcome"], n["stage"], n["message"])'
+  assert_output "unsafe rebuild the candidate has 1 s_nop wait states, K0 2: removing hazard padding cannot be verified on the emulator"
+}
+
+@test "kill -9 during a search, then --resume: no verified commit is lost, the journal is whole" {
+  deopt
+  for delay in 0.7 1.3; do
+    asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run --budget 60 -q \
+      $( [ -f run/run.json ] && echo --resume ) 2>/dev/null &
+    pid=$!
+    sleep "$delay"
+    kill -9 "$pid"
+    wait "$pid" || true
+    # What was committed before the kill.
+    python3 - <<'PY' > committed.$delay
+import glob, json
+for f in sorted(glob.glob("run/nodes/*/node.json")):
+    n = json.load(open(f))
+    if n["committed"]:
+        print(n["id"], n["speedup"])
+PY
+  done
+  [ -s committed.1.3 ]
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --resume --max-candidates 200 --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import glob, json, os
+before = dict(l.split() for l in open("committed.1.3"))
+nodes = {}
+for f in glob.glob("run/nodes/*/node.json"):
+    n = json.load(open(f))
+    nodes[n["id"]] = n
+# every commit seen before the kill is still there, committed, with its files
+for i, s in before.items():
+    assert nodes[i]["committed"] and nodes[i]["speedup"] == float(s), i
+    assert os.path.exists("run/nodes/%s/cand.hsaco" % i), i
+# no node directory without node.json
+for d in glob.glob("run/nodes/*"):
+    assert os.path.exists(d + "/node.json"), d
+# the journal: whole JSON lines, every node exactly once, the resumes recorded
+ids, resumes = [], 0
+for l in open("run/journal.jsonl"):
+    e = json.loads(l)
+    if e["event"] == "node":
+        ids.append(e["id"])
+    resumes += e["event"] == "resume"
+assert sorted(ids) == sorted(nodes), (len(ids), len(nodes))
+assert resumes == 2, resumes
+# best is the fastest committed node, and best.hsaco is its object
+b = json.load(open("report.json"))["body"]
+top = max((n for n in nodes.values() if n["committed"]), key=lambda n: n["speedup"])
+assert b["best_node"] == top["id"] and b["speedup"] >= max(map(float, before.values())), b
+assert open("run/best.hsaco", "rb").read() == open("run/nodes/%s/cand.hsaco" % top["id"], "rb").read()
+PY
+}
+
+@test "bad input: a driver that does not reply edits, a window that does not exist" {
+  clang_kernel
+  exec_driver
+  for n in 1 2 3; do echo 'not json' > reply.$n.json; done
+  run asmevo-agent kc.hsaco --asm kc.s --spec kc.json --run-dir run --driver 'exec:sh driver.sh'
+  assert_failure 2
+  assert_output --partial "asmevo-agent: error: 3 proposals in a row were not edits; the last: exec driver 'sh driver.sh': reply is not JSON: 'not json'"
+  rm -rf run count
+  for n in 1 2 3; do
+    echo '{"window": {"function": "add", "label": ".LBB7"}, "replacement": ""}' > reply.$n.json
+  done
+  run asmevo-agent kc.hsaco --asm kc.s --spec kc.json --run-dir run --driver 'exec:sh driver.sh'
+  assert_failure 2
+  assert_output --partial "the last: window label '.LBB7' is not in function 'add'"
+  # The refusals are in the journal.
+  [ "$(grep -c '"event":"fault"' run/journal.jsonl)" -eq 3 ]
+  rm -rf run count
+  echo 'exit 3' > driver.sh
+  run asmevo-agent kc.hsaco --asm kc.s --spec kc.json --run-dir run --driver 'exec:sh driver.sh'
+  assert_failure 2
+  assert_output --partial "the last: exec driver 'sh driver.sh': exited with status 3"
+}
+
+@test "bad input: a spec that does not fit, another K0's run directory, no spec, a bad driver" {
+  deopt
+  clang_kernel
+  run asmevo-agent kc.hsaco --spec deopt.json --run-dir run
+  assert_failure 2
+  assert_output --regexp "^asmevo-agent: error: 'deopt.json': written for the K0 with SHA-256 [0-9a-f]{64}, not for 'kc.hsaco' \(SHA-256 [0-9a-f]{64}\): infer a spec for this K0"
+  [ ! -e run ]
+  asmevo-agent deopt.hsaco --spec deopt.json --run-dir run --max-candidates 1 -q
+  run asmevo-agent kc.hsaco --spec kc.json --run-dir run --resume
+  assert_failure 2
+  assert_output --regexp "asmevo-agent: error: run directory 'run' is a search of another K0 \(deopt.hsaco, SHA-256 [0-9a-f]{12}\.\.\.\), not of 'kc.hsaco' \([0-9a-f]{12}\.\.\.\): use another --run-dir"
+  run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run
+  assert_failure 2
+  assert_output --partial "already holds a search of this K0: continue it with --resume"
+  run asmevo-agent deopt.hsaco --run-dir run2
+  assert_failure 2
+  assert_line --index 0 "asmevo-agent: error: --spec is required"
+  run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run3 --driver llm
+  assert_failure 2
+  assert_output --partial "--driver llm: the LLM driver is not built yet; use rules, stochastic or exec:CMD"
+  run asmevo-agent deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" --run-dir run4
+  assert_failure 2
+  assert_output --partial "leaves buffer sizes or roles open; complete it first with kernel-diffcheck --infer"
+}
+
+@test "a full disk stops the search with an error and keeps every verified commit" {
+  [ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
+  deopt
+  mkdir disk
+  mount -t tmpfs -o size=600k tmpfs disk 2>/dev/null || skip "cannot mount a tmpfs here"
+  run asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir disk/run --budget 60 -q
+  cp -r disk/run after-full 2>/dev/null || true
+  umount disk
+  assert_failure 2
+  assert_output --regexp "asmevo-agent: error: .*(No space left on device|cannot)"
+  python3 - <<'PY'
+import glob, json, os
+for f in glob.glob("after-full/nodes/*/node.json"):
+    n = json.load(open(f))
+    if n["committed"]:
+        assert os.path.exists(os.path.dirname(f) + "/cand.hsaco"), f
+PY
+}
+
+@test "Makefile.workflow: three corpus kernels end to end on the emulator, in parallel, resumable" {
+  mk() {
+    make -s -f "$ASMEVO_SOURCE_DIR/Makefile.workflow" -C "$ASMEVO_SOURCE_DIR" RUN="$TMP/wf" \
+      BUDGET=4 KERNELS="$kernels" "$@"
+  }
+  kernels="test/corpus/triton/gfx942/vector_add_fp32.hsaco test/corpus/triton/gfx942/softmax_fp32.hsaco test/corpus/triton/gfx942/layernorm_fwd_fp16.hsaco"
+  # Interrupted (SIGTERM to make and its jobs) during the searches: the finished steps stay, an
+  # interrupted search leaves no summary.json, and the next make resumes it.
+  export -f mk
+  export kernels TMP ASMEVO_SOURCE_DIR
+  setsid bash -c 'mk -j2' > /dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do
+    [ "$(cat wf/*/search/journal.jsonl 2> /dev/null | wc -l)" -ge 20 ] && break
+    sleep 0.05
+  done
+  kill -TERM -- "-$pid" 2> /dev/null || true
+  wait "$pid" || true
+  [ -f wf/gfx942-vector_add_fp32/spec.json ]
+  [ ! -f wf/summary.json ]
+  interrupted=$(ls -d wf/*/search | wc -l)
+  [ "$interrupted" -ge 1 ]
+  run mk -j2
+  assert_success
+  assert_line --regexp '^workflow: gfx942-vector_add_fp32: [0-9.]+x \(modeled, not measured, emu\) after [0-9]+ candidates, [0-9]+ commits; K\* '
+  assert_line --regexp '^workflow: gfx942-layernorm_fwd_fp16: 1\.[0-9]+x \(modeled, not measured, emu\)'
+  python3 - <<'PY'
+import json
+s = json.load(open("wf/summary.json"))
+assert s["format"] == "asmevo-workflow-summary" and len(s["kernels"]) == 3, s
+for k in s["kernels"]:
+    assert k["kind"] == "modeled" and k["backend"] == "emu" and k["speedup"] >= 1.0, k
+    for step in ("k0.s", "gate.json", "spec.json", "baseline.json", "profile.json", "summary.json"):
+        open("wf/%s/%s" % (k["name"], step)).close()
+    assert json.load(open("wf/%s/gate.json" % k["name"]))["outcome"] == "ok"
+# at least one search was resumed after the interruption
+import glob
+assert any('"event":"resume"' in open(j).read() for j in glob.glob("wf/*/search/journal.jsonl"))
+PY
+  # Every K* passes kernel-diffcheck against its K0 on its own.
+  for d in wf/gfx942-*; do
+    kstar=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["body"]["kstar"])' "$d/summary.json")
+    run kernel-diffcheck "$d/k0.hsaco" "$kstar" --spec "$d/spec.json"
+    assert_success
+  done
+  # Done is done: a second make does nothing.
+  run mk
+  assert_success
+  [ "$(grep -c '^workflow: gfx942' <<< "$output")" -eq 0 ]
+}

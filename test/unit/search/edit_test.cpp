@@ -1,0 +1,196 @@
+// Edits: the strict parse of the edit JSON, the three window forms resolved on a real recovered
+// kernel (Triton's gfx942 vector add), the replacement's validation and the candidate hash.
+#include "asm/LineMap.h"
+#include "asm/Recover.h"
+#include "codeobj/Input.h"
+#include "search/Edit.h"
+#include "support/FileIO.h"
+
+#include <gtest/gtest.h>
+
+using namespace asmevo;
+using namespace asmevo::search;
+
+namespace {
+
+const char *kVadd = ASMEVO_SOURCE_DIR "/test/corpus/triton/gfx942/vector_add_fp32.hsaco";
+
+struct Vadd {
+  std::unique_ptr<OpenCodeObject> K;
+  std::unique_ptr<SchedInfo> S;
+  std::string Text;
+  KernelLines Map;
+  Vadd() {
+    auto O = openCodeObject(kVadd);
+    EXPECT_TRUE(bool(O));
+    K = std::move(*O);
+    auto R = recoverAssembly(K->C, kVadd, sha256Hex(K->C.Bytes), "k.s");
+    EXPECT_TRUE(bool(R));
+    Text = R->Asm;
+    auto Si = SchedInfo::create(K->C);
+    EXPECT_TRUE(bool(Si));
+    S = std::move(*Si);
+    auto M = mapKernelLines(K->C, *S, Text, "add_kernel");
+    EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
+    Map = std::move(*M);
+  }
+  // The 0-based line of the first line whose trimmed text starts with P.
+  size_t line(const std::string &P) const {
+    for (size_t I = 0; I < Map.Lines.size(); ++I)
+      if (llvm::StringRef(Map.Lines[I]).trim().starts_with(P))
+        return I;
+    ADD_FAILURE() << "no line " << P;
+    return 0;
+  }
+};
+
+std::optional<Edit> parse(const std::string &J, EditError &E) {
+  return parseEdit(nlohmann::json::parse(J), "e.json", E);
+}
+
+} // namespace
+
+TEST(Edit, ParsesTheThreeWindowForms) {
+  EditError E;
+  auto A = parse(R"({"window": {"function": "k", "first_line": 3, "last_line": 4},
+                     "replacement": "\ts_nop 0", "rationale": "r"})",
+                 E);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->W.FirstLine, 3u);
+  EXPECT_EQ(A->W.LastLine, 4u);
+  EXPECT_EQ(A->Rationale, "r");
+  auto B = parse(R"({"window": {"function": "k", "offsets": [256, 264]}, "replacement": ""})", E);
+  ASSERT_TRUE(B);
+  EXPECT_EQ(B->W.Offsets->first, 256u);
+  auto C = parse(R"({"window": {"function": "k", "label": ".LBB0_1"}, "replacement": ""})", E);
+  ASSERT_TRUE(C);
+  EXPECT_EQ(C->W.Label, ".LBB0_1");
+  // The JSON it writes parses back to the same edit.
+  auto D = parseEdit(editJson(*A), "x", E);
+  ASSERT_TRUE(D);
+  EXPECT_EQ(editJson(*D), editJson(*A));
+}
+
+TEST(Edit, RefusesWhatIsNotAnEdit) {
+  EditError E;
+  EXPECT_FALSE(parse(R"([1, 2])", E));
+  EXPECT_EQ(E.Fault, EditFault::Malformed);
+  EXPECT_EQ(E.Message, "e.json: an edit must be a JSON object, not array");
+  EXPECT_FALSE(parse(R"({"window": {"function": "k", "first_line": 1, "last_line": 1},
+                         "replacement": "", "run": "rm -rf /"})",
+                     E));
+  EXPECT_EQ(E.Message, "e.json: unknown key \"run\"");
+  EXPECT_FALSE(parse(R"({"replacement": ""})", E));
+  EXPECT_EQ(E.Message, "e.json: the edit has no \"window\" object");
+  EXPECT_FALSE(parse(R"({"window": {"function": "k", "first_line": 1, "last_line": 1,
+                         "label": ".L"}, "replacement": ""})",
+                     E));
+  EXPECT_EQ(E.Message, "e.json: the window needs exactly one of \"first_line\"/\"last_line\", "
+                       "\"offsets\" or \"label\"");
+  EXPECT_FALSE(parse(R"({"window": {"function": "k", "first_line": 5, "last_line": 4},
+                         "replacement": ""})",
+                     E));
+  EXPECT_EQ(E.Message, "e.json: window last_line is before first_line");
+  EXPECT_FALSE(parse(R"({"window": {"function": "k", "offsets": [8, 8]}, "replacement": ""})", E));
+  EXPECT_EQ(E.Message, "e.json: window \"offsets\" must be [begin, end] with begin < end");
+  EXPECT_FALSE(parse(R"({"window": {"function": "k", "label": ".L"}, "replacement": 3})", E));
+  EXPECT_EQ(E.Message, "e.json: \"replacement\" must be a string, not number");
+}
+
+TEST(Edit, AppliesALineWindowAndChecksTheOriginal) {
+  Vadd V;
+  size_t W = V.line("s_waitcnt vmcnt(3)");
+  Edit E;
+  E.W.Function = "add_kernel";
+  E.W.FirstLine = E.W.LastLine = unsigned(W + 1);
+  E.Original = "\ts_waitcnt vmcnt(3)";
+  E.Replacement = "\ts_waitcnt vmcnt(2)";
+  EditError Err;
+  std::vector<LineRange> Rs;
+  auto T = applyEdits(V.Map, {E}, EditLimits{}, Err, &Rs);
+  ASSERT_TRUE(T) << Err.Message;
+  ASSERT_EQ(Rs.size(), 1u);
+  EXPECT_EQ(Rs[0].First, W);
+  // Exactly that line changed.
+  std::string Expected = V.Text;
+  Expected.replace(Expected.find("\ts_waitcnt vmcnt(3)"), 19, "\ts_waitcnt vmcnt(2)");
+  EXPECT_EQ(*T, Expected);
+  E.Original = "\ts_waitcnt vmcnt(0)";
+  EXPECT_FALSE(applyEdits(V.Map, {E}, EditLimits{}, Err));
+  EXPECT_EQ(Err.Fault, EditFault::OffWindow);
+  EXPECT_EQ(Err.Message, "the window's text is not the edit's \"original\" (lines " +
+                             std::to_string(W + 1) + "-" + std::to_string(W + 1) + ")");
+}
+
+TEST(Edit, ResolvesOffsetsToLinesAndRefusesWindowsOutsideTheKernel) {
+  Vadd V;
+  // The instruction at +0x100 (after the 256-byte kernarg-preload prologue) begins a window.
+  const CodeLine *At = nullptr;
+  for (const CodeLine &C : V.Map.Code)
+    if (C.Offset == 0x100)
+      At = &C;
+  ASSERT_NE(At, nullptr);
+  Window W;
+  W.Function = "add_kernel";
+  W.Offsets = {0x100, 0x100 + At->Size};
+  EditError Err;
+  auto R = resolveWindow(W, V.Map, Err);
+  ASSERT_TRUE(R) << Err.Message;
+  EXPECT_EQ(R->First, At->Line);
+  EXPECT_EQ(R->Last, At->Line);
+  W.Offsets = {0x102, 0x108};
+  EXPECT_FALSE(resolveWindow(W, V.Map, Err));
+  EXPECT_EQ(Err.Message, "window offsets [258, 264) are not on instruction boundaries of "
+                         "function 'add_kernel'");
+  W.Offsets.reset();
+  W.FirstLine = W.LastLine = 1;
+  EXPECT_FALSE(resolveWindow(W, V.Map, Err));
+  EXPECT_EQ(Err.Fault, EditFault::OffWindow);
+  EXPECT_NE(Err.Message.find("before them the kernarg-preload prologue"), std::string::npos)
+      << Err.Message;
+  W.Function = "other_kernel";
+  EXPECT_FALSE(resolveWindow(W, V.Map, Err));
+  EXPECT_EQ(Err.Message,
+            "window function 'other_kernel' is not the kernel being searched ('add_kernel')");
+  W.Function = "add_kernel";
+  W.FirstLine = 0;
+  W.Label = ".LBB0_99";
+  EXPECT_FALSE(resolveWindow(W, V.Map, Err));
+  EXPECT_EQ(Err.Message, "window label '.LBB0_99' is not in function 'add_kernel'");
+}
+
+TEST(Edit, RefusesDirectivesGlobalLabelsOverlapsAndSizes) {
+  Vadd V;
+  size_t W = V.line("s_waitcnt vmcnt(3)");
+  Edit E;
+  E.W.Function = "add_kernel";
+  E.W.FirstLine = E.W.LastLine = unsigned(W + 1);
+  EditError Err;
+  for (auto [Rep, Msg] : std::vector<std::pair<std::string, std::string>>{
+           {"\t.section .data", "replacement line 1: directive '.section' is not allowed in a "
+                                "replacement (instructions, local labels, comments and .long "
+                                "only)"},
+           {"\ts_nop 0\nevil:", "replacement line 2: label 'evil:' is not local (.L...)"},
+           {"\t.incbin \"/etc/passwd\"", "replacement line 1: directive '.incbin' is not allowed "
+                                         "in a replacement (instructions, local labels, comments "
+                                         "and .long only)"}}) {
+    E.Replacement = Rep;
+    EXPECT_FALSE(applyEdits(V.Map, {E}, EditLimits{}, Err));
+    EXPECT_EQ(Err.Fault, EditFault::Refused);
+    EXPECT_EQ(Err.Message, Msg);
+  }
+  E.Replacement = "\ts_nop 0\n\ts_nop 0";
+  EXPECT_FALSE(applyEdits(V.Map, {E}, EditLimits{512, 1}, Err));
+  EXPECT_EQ(Err.Fault, EditFault::TooLarge);
+  EXPECT_EQ(Err.Message, "the replacement has 2 lines (at most 1)");
+  Edit F = E;
+  F.Replacement = "";
+  EXPECT_FALSE(applyEdits(V.Map, {E, F}, EditLimits{}, Err));
+  EXPECT_EQ(Err.Message, "the edits' windows overlap");
+}
+
+TEST(Edit, CandidateHashIgnoresCommentsAndBlankSpace) {
+  EXPECT_EQ(candidateHash("\ts_nop 0\n\tv_mov_b32 v0, v1\n"),
+            candidateHash("  s_nop 0   ; padding\n\n\tv_mov_b32 v0, v1 // x\n"));
+  EXPECT_NE(candidateHash("\ts_nop 0\n"), candidateHash("\ts_nop 1\n"));
+}

@@ -1,0 +1,164 @@
+// asmevo-agent: the gated search loop over one kernel of K0: a driver proposes edits of the
+// recovered assembly, each candidate is rebuilt with K0's ABI, checked against K0 (strict),
+// timed against K0, and committed only through the commit gate; every step is kept in a run
+// directory that survives a kill (--resume).
+#include "search/Agent.h"
+#include "support/Cli.h"
+#include "support/Interrupt.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace asmevo;
+
+int main(int argc, char **argv) {
+  Cli C("asmevo-agent",
+        "search for a faster, verified replacement of an AMDGPU kernel (the gated loop)",
+        "K0.hsaco --spec SPEC.json --run-dir DIR");
+  C.addJsonOption();
+  C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
+  C.options().add_options()("spec", "K0's complete launch spec (kernel-diffcheck --infer)",
+                            cxxopts::value<std::string>(), "FILE")(
+      "run-dir", "The run directory: lineage, journal, best.s/best.hsaco, summary.json",
+      cxxopts::value<std::string>(),
+      "DIR")("asm", "K0's recovered assembly (hsaco-recover; default: recovered here)",
+             cxxopts::value<std::string>(),
+             "FILE")("baseline", "K0's time (kernel-time --json on K0), checked to be K0's",
+                     cxxopts::value<std::string>(), "FILE")(
+      "driver", "Who proposes edits: rules (default), stochastic or exec:CMD",
+      cxxopts::value<std::string>(), "NAME")(
+      "budget", "Wall-clock budget of this run in seconds (default 300)", cxxopts::value<double>(),
+      "SECONDS")("max-candidates", "Stop after N candidates in the run (default: no limit)",
+                 cxxopts::value<uint64_t>(), "N")(
+      "workers", "Candidates evaluated in parallel (default 1)", cxxopts::value<unsigned>(),
+      "N")("seeds", "Input seeds of the differential check (default 1,2,3)",
+           cxxopts::value<std::string>(),
+           "N[,N...]")("stall",
+                       "Candidates without a commit before a redirect and backtrack (default 40; "
+                       "twice that escalates to multi-start, four times stops)",
+                       cxxopts::value<unsigned>(), "N")(
+      "epsilon", "Commit gate: minimum improvement margin (default 0.002)",
+      cxxopts::value<double>(), "X")("gate-k",
+                                     "Commit gate: weight of the timing's CV (default "
+                                     "0.85)",
+                                     cxxopts::value<double>(), "X")(
+      "s-floor", "Commit gate: minimum speedup over K0 (default 1.0)", cxxopts::value<double>(),
+      "X")("max-groups", "emu: workgroups the timing model simulates (default 256)",
+           cxxopts::value<uint64_t>(),
+           "N")("exec-timeout", "exec: seconds a proposer may run per proposal (default 60)",
+                cxxopts::value<double>(), "SECONDS")(
+      "seed", "The stochastic driver's seed (default 1)", cxxopts::value<uint64_t>(),
+      "N")("keep-rejected", "Keep the text and object of rejected candidates too")(
+      "resume", "Continue the search in --run-dir (after a stop, a crash or kill -9)");
+  C.addLaunchOptions(/*Geometry=*/false);
+  C.addDeviceOptions("emu (the emulator; times are modeled, not measured; the default) or hip "
+                     "(an AMD GPU: measured)",
+                     "Stop an emulated launch after SECONDS (emu; default: none)");
+  C.options().parse_positional({"input"});
+  if (int Code = C.parse(argc, argv); Code >= 0)
+    return Code;
+  const auto &R = C.result();
+  std::vector<std::string> In;
+  if (R.count("input"))
+    In = R["input"].as<std::vector<std::string>>();
+  if (In.size() != 1)
+    return C.usageError("give one code object (K0)");
+  if (!R.count("spec"))
+    return C.usageError("--spec is required");
+  if (!R.count("run-dir"))
+    return C.usageError("--run-dir is required");
+  DeviceOptions Dev;
+  if (int Code = C.deviceOptions(Dev); Code >= 0)
+    return Code;
+  LaunchOptions Launch;
+  if (int Code = C.launchOptions(Launch); Code >= 0)
+    return Code;
+  search::AgentOptions O;
+  O.K0 = In[0];
+  O.Spec = R["spec"].as<std::string>();
+  O.RunDir = R["run-dir"].as<std::string>();
+  O.Kernel = Launch.Kernel;
+  if (R.count("asm"))
+    O.Asm = R["asm"].as<std::string>();
+  if (R.count("baseline"))
+    O.Baseline = R["baseline"].as<std::string>();
+  if (R.count("driver"))
+    O.Driver = R["driver"].as<std::string>();
+  if (R.count("budget")) {
+    O.BudgetSeconds = R["budget"].as<double>();
+    if (!(O.BudgetSeconds > 0))
+      return C.usageError("--budget must be more than 0 seconds");
+  }
+  if (R.count("max-candidates"))
+    O.MaxCandidates = R["max-candidates"].as<uint64_t>();
+  if (R.count("workers")) {
+    O.Workers = R["workers"].as<unsigned>();
+    if (O.Workers == 0 || O.Workers > 256)
+      return C.usageError("--workers must be 1 to 256");
+  }
+  if (R.count("stall")) {
+    O.Stall = R["stall"].as<unsigned>();
+    if (O.Stall == 0)
+      return C.usageError("--stall must be at least 1");
+  }
+  if (R.count("seeds")) {
+    auto S = parseSeedList(R["seeds"].as<std::string>(), "--seeds");
+    if (!S)
+      return C.usageError(llvm::toString(S.takeError()));
+    O.Eval.Seeds = *S;
+  }
+  if (R.count("epsilon"))
+    O.Gate.Epsilon = R["epsilon"].as<double>();
+  if (R.count("gate-k"))
+    O.Gate.K = R["gate-k"].as<double>();
+  if (R.count("s-floor"))
+    O.Gate.Floor = R["s-floor"].as<double>();
+  if (O.Gate.Epsilon < 0 || O.Gate.K < 0 || O.Gate.Floor < 1.0)
+    return C.usageError("--epsilon and --gate-k must be at least 0, --s-floor at least 1.0 "
+                        "(never commit a slower kernel)");
+  if (R.count("max-groups"))
+    O.Eval.MaxSimulatedGroups = R["max-groups"].as<uint64_t>();
+  if (R.count("exec-timeout"))
+    O.ExecTimeoutSeconds = R["exec-timeout"].as<double>();
+  if (R.count("seed"))
+    O.Seed = R["seed"].as<uint64_t>();
+  O.KeepRejected = R.count("keep-rejected") > 0;
+  O.Resume = R.count("resume") > 0;
+  O.Eval.Backend = Dev.Backend;
+  O.Eval.Threads = Dev.Threads ? Dev.Threads : 1;
+  O.Eval.TimeoutSeconds = Dev.TimeoutSeconds;
+  // Progress on stderr: every event (commits, redirects, refused proposals); candidates one
+  // line per candidate with -v, else at most one every two seconds; nothing with -q.
+  bool Verbose = C.common().Verbose, Quiet = C.common().Quiet;
+  std::mutex Lock;
+  auto Last = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+  O.Progress = [&](const std::string &Line) {
+    if (Quiet)
+      return;
+    std::lock_guard<std::mutex> G(Lock);
+    bool Candidate = Line.size() > 8 && Line[0] == 'n' && Line.find(" | ") != std::string::npos;
+    bool Commit = Candidate && Line.find(" ok ") != std::string::npos;
+    auto Now = std::chrono::steady_clock::now();
+    if (Candidate && !Commit && !Verbose && Now - Last < std::chrono::seconds(2))
+      return;
+    if (Candidate)
+      Last = Now;
+    llvm::errs() << C.tool() << ": " << Line << "\n";
+  };
+  catchInterrupts();
+
+  Report Rep = search::runAgent(O);
+  Rep.Tool = C.tool();
+  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError)
+    return C.fail(Rep, Rep.Result, Rep.Message);
+  if (C.common().Json)
+    return C.printJson(Rep);
+  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
+  if (!Quiet && Rep.Body.contains("kstar"))
+    llvm::outs() << "  K*: " << Rep.Body["kstar"].get<std::string>() << " ("
+                 << Rep.Body["kstar_asm"].get<std::string>() << "); run directory "
+                 << Rep.Body["run_dir"].get<std::string>() << "\n";
+  return Rep.exitCode();
+}
