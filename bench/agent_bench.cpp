@@ -1,0 +1,184 @@
+// The search under a fixed budget, per corpus kernel: asmevo-agent's controller (libcommon/search)
+// with an offline driver on the emulator, one row per kernel: the modeled speedup of K* over
+// K0, candidates, commits, candidates per hour, and the share of candidates each gate stage
+// rejected; then the geometric mean of the speedups. The kernels: every gfx942 Triton object of
+// test/corpus/triton with a spec in test/specs, the clang corpus objects with a spec in
+// test/specs/clang when the corpus is built (build/corpus/clang), and a de-optimized Triton
+// vector add (an s_waitcnt vmcnt(0) after every load: known slack). Every K* is verified by the
+// gates it passed (kernel-diffcheck strict on seeds 1,2,3); speedups are modeled, not measured.
+//   agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] [--driver NAME]
+//               [--workers N] [--only SUBSTRING]
+#include "bench_support.h"
+
+#include "asm/Rebuild.h"
+#include "asm/Recover.h"
+#include "check/DiffCheck.h"
+#include "codeobj/Input.h"
+#include "search/Agent.h"
+#include "support/FileIO.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+using namespace asmevo;
+using namespace asmevo::bench;
+
+namespace {
+
+struct Case {
+  std::string Name, Object, PartialSpec;
+};
+
+std::string deoptimize(const std::string &Text) {
+  std::string Out;
+  size_t P = 0;
+  while (P < Text.size()) {
+    size_t E = Text.find('\n', P);
+    if (E == std::string::npos)
+      E = Text.size();
+    std::string L = Text.substr(P, E - P);
+    Out += L + "\n";
+    if (L.rfind("\tbuffer_load_dword", 0) == 0)
+      Out += "\ts_waitcnt vmcnt(0)\n";
+    P = E + 1;
+  }
+  return Out;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string Src = ASMEVO_SOURCE_DIR, Corpus, Driver = "rules", Only;
+  double Budget = 30;
+  unsigned Workers = 1;
+  for (int I = 1; I < argc; ++I) {
+    std::string A = argv[I];
+    auto Next = [&]() -> std::string {
+      if (I + 1 >= argc) {
+        std::fprintf(stderr, "agent_bench: %s needs a value\n", A.c_str());
+        std::exit(2);
+      }
+      return argv[++I];
+    };
+    if (A == "--source-dir")
+      Src = Next();
+    else if (A == "--corpus-dir")
+      Corpus = Next();
+    else if (A == "--budget")
+      Budget = std::stod(Next());
+    else if (A == "--driver")
+      Driver = Next();
+    else if (A == "--workers")
+      Workers = unsigned(std::stoul(Next()));
+    else if (A == "--only")
+      Only = Next();
+    else {
+      std::fprintf(stderr,
+                   "usage: agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] "
+                   "[--driver NAME] [--workers N] [--only SUBSTRING]\n");
+      return 2;
+    }
+  }
+  auto Tmp = TempDir::create("agent-bench");
+  if (!Tmp) {
+    std::fprintf(stderr, "agent_bench: %s\n", llvm::toString(Tmp.takeError()).c_str());
+    return 1;
+  }
+  std::vector<Case> Cases;
+  std::error_code EC;
+  std::vector<std::string> Triton;
+  for (llvm::sys::fs::directory_iterator It(Src + "/test/corpus/triton/gfx942", EC), E;
+       It != E && !EC; It.increment(EC))
+    if (llvm::StringRef(It->path()).ends_with(".hsaco"))
+      Triton.push_back(It->path());
+  std::sort(Triton.begin(), Triton.end());
+  for (const std::string &P : Triton) {
+    std::string N = llvm::sys::path::stem(P).str();
+    std::string S = Src + "/test/specs/" + N + ".json";
+    if (llvm::sys::fs::exists(S))
+      Cases.push_back({"triton/" + N, P, S});
+  }
+  if (!Corpus.empty())
+    for (llvm::sys::fs::directory_iterator It(Src + "/test/specs/clang", EC), E; It != E && !EC;
+         It.increment(EC)) {
+      std::string N = llvm::sys::path::stem(It->path()).str();
+      std::string O = Corpus + "/gfx942/" + N + ".hsaco";
+      if (llvm::sys::fs::exists(O))
+        Cases.push_back({"clang/" + N, O, It->path()});
+    }
+  // The de-optimized vector add.
+  {
+    std::string V = Src + "/test/corpus/triton/gfx942/vector_add_fp32.hsaco";
+    auto K = openCodeObject(V);
+    auto Rec = K ? recoverAssembly((*K)->C, V, sha256Hex((*K)->C.Bytes), "k.s")
+                 : llvm::Expected<RecoverResult>(K.takeError());
+    if (Rec) {
+      auto RB = rebuildFromAssembly(deoptimize(Rec->Asm), "deopt.s", nullptr);
+      if (RB && !writeFileAtomic(Tmp->file("deopt_vector_add.hsaco"), RB->Object))
+        Cases.push_back({"deopt/vector_add_fp32", Tmp->file("deopt_vector_add.hsaco"),
+                         Src + "/test/specs/vector_add_fp32.json"});
+      else if (!RB)
+        llvm::consumeError(RB.takeError());
+    } else {
+      llvm::consumeError(Rec.takeError());
+    }
+  }
+  std::printf("asmevo-agent bench: driver %s, budget %.0f s per kernel, %u worker(s); speedups "
+              "modeled, not measured (emu)\n",
+              Driver.c_str(), Budget, Workers);
+  std::printf("%-36s %8s %6s %6s %9s %7s %7s %7s %7s %7s %s\n", "kernel", "speedup", "cands",
+              "commit", "cands/h", "asm%", "abi%", "diff%", "time%", "slow%", "stopped by");
+  double LogSum = 0;
+  unsigned N = 0, Dir = 0;
+  for (const Case &C : Cases) {
+    if (!Only.empty() && C.Name.find(Only) == std::string::npos)
+      continue;
+    std::string Full = Tmp->file("spec" + std::to_string(Dir) + ".json");
+    Report IR = check::runInferOnly(C.Object, C.PartialSpec, "", Full, check::InferOptions{});
+    if (IR.Result != Outcome::Ok) {
+      std::printf("%-36s spec: %s\n", C.Name.c_str(), IR.Message.c_str());
+      continue;
+    }
+    search::AgentOptions O;
+    O.K0 = C.Object;
+    O.Spec = Full;
+    O.RunDir = Tmp->file("run" + std::to_string(Dir++));
+    O.Driver = Driver;
+    O.BudgetSeconds = Budget;
+    O.Workers = Workers;
+    Report R = search::runAgent(O);
+    if (R.Result != Outcome::Ok) {
+      std::printf("%-36s %s: %s\n", C.Name.c_str(), outcomeName(R.Result), R.Message.c_str());
+      continue;
+    }
+    const nlohmann::json &B = R.Body;
+    double Cands = std::max(1.0, B["candidates"].get<double>());
+    std::map<std::string, double> Stage;
+    for (auto It = B["outcomes"].begin(); It != B["outcomes"].end(); ++It)
+      Stage[It.key()] = It->get<double>();
+    auto Pct = [&](std::initializer_list<const char *> Keys) {
+      double S = 0;
+      for (const char *K : Keys)
+        S += Stage.count(K) ? Stage[K] : 0;
+      return 100.0 * S / Cands;
+    };
+    double S = B["speedup"].get<double>();
+    std::printf("%-36s %7.4fx %6.0f %6llu %9.0f %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%% %s\n",
+                C.Name.c_str(), S, Cands,
+                static_cast<unsigned long long>(B["commits"].get<uint64_t>()),
+                B["candidates_per_hour"].get<double>(), Pct({"asm_invalid"}), Pct({"abi_invalid"}),
+                Pct({"divergent", "unsafe", "runtime_error"}), Pct({"input_error"}),
+                Pct({"slower"}), B["stopped_by"].get<std::string>().substr(0, 40).c_str());
+    std::fflush(stdout);
+    LogSum += std::log(S);
+    ++N;
+  }
+  if (N)
+    std::printf("geo-mean modeled speedup over %u kernels: %.4fx\n", N, std::exp(LogSum / N));
+  return 0;
+}
