@@ -9,4 +9,4 @@ bash "$src/test/setup-debian.sh"
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 ninja -C "$build"
 cd "$build"
-ctest --output-on-failure --timeout 3600
+ctest --output-on-failure --timeout 3600 -j"$(nproc)"
