@@ -565,6 +565,11 @@ private:
   void decide(Job &J, double MustBeat = 0) {
     if (J.R.Stage == "io") // a full disk: stop before anything else is written
       return stop(makeError(J.R.Message));
+    if (J.R.Result == Outcome::Interrupted) {
+      // Not a verdict on the candidate: forget it, so that --resume evaluates it again.
+      llvm::sys::fs::remove_directories(L->nodeDir(J.Id));
+      return;
+    }
     const Node *B = L->best();
     Node N;
     N.Id = J.Id;
@@ -774,6 +779,11 @@ private:
       if (Jobs.empty()) {
         if (verified().empty()) {
           StopReason = "converged: the driver has nothing more to propose from any verified node";
+          return;
+        }
+        if (Repeats >= 2000) {
+          StopReason = "converged: the driver repeats candidates already evaluated (" +
+                       std::to_string(Repeats) + " in a row)";
           return;
         }
         continue;

@@ -164,6 +164,8 @@ private:
         break;
       if (X.Lgkm && Lgkm > 0)
         break; // lgkmcnt(N > 0) cannot be kept exact past another LGKM operation
+      if (X.Vm && X.Lgkm)
+        break; // FLAT: counted by both, returns in order with neither
       if (X.Vm && Vm >= 0 && ++Vm > kMaxVm)
         break;
       if (X.Exp && Exp >= 0 && ++Exp > kMaxExp)
@@ -205,9 +207,10 @@ private:
     }
     if (P.size() <= size_t(C.WaitVm))
       return;
-    // A pending store or load into LDS orders memory, not registers: keep the wait.
+    // A pending store or load into LDS orders memory, not registers, and a FLAT operation may
+    // return through the LDS path out of order: keep the wait.
     for (size_t K : P)
-      if (I[K].C->Store || I[K].C->LdsDirect)
+      if (I[K].C->Store || I[K].C->LdsDirect || I[K].C->Lgkm)
         return;
     // Which of them the code up to the next vmcnt wait needs.
     size_t Newest = 0;

@@ -144,6 +144,11 @@ assert any(o["implemented"] < o["count"] for o in b["ops"]), b'
   wait "$pid" || status=$?
   output=$(cat int.json)
   assert_report asmevo-agent interrupted 130
+  # The candidate the signal cut short is forgotten (--resume evaluates it again), not recorded.
+  for d in run3/nodes/*; do
+    [ -f "$d/node.json" ] || fail "$d has no node.json"
+    ! grep -q '"outcome": "interrupted"' "$d/node.json" || fail "$d recorded as interrupted"
+  done
 }
 
 @test "kernel-diffcheck: ok, divergent, abi_invalid, input_error, runtime_error; --infer ok" {
