@@ -105,7 +105,8 @@ const HazardRule kRules[RCount] = {
      kHzGfx94Plus, "1", "CDNA3 ISA; LLVM checkVALUHazards (TransForwarding)"},
     {"dst-sel-then-valu",
      "a VALU op whose result changes bit position (SDWA dst_sel other than DWORD, VOP3 op_sel "
-     "destination high half), then a VALU reads or writes that VGPR",
+     "destination high half; as LLVM reads it, a packed VOP3P op with op_sel_hi[0] set), then a "
+     "VALU reads or writes that VGPR",
      kHzGfx94Plus, "1", "CDNA3 ISA; LLVM checkVALUHazards (DstSelForwarding)"},
     {"vcmpx-then-permlane", "V_CMPX writes EXEC, then V_PERMLANE16_SWAP/V_PERMLANE32_SWAP",
      kHzGfx950, "4", "CDNA4 ISA; LLVM checkPermlaneHazards"},
@@ -189,6 +190,7 @@ enum OpFlag : uint32_t {
   FPermSwap = 1u << 18,
   FDsNoGds = 1u << 19, // ds_nop, ds_permute, ds_bpermute: no GDS form
   FGws = 1u << 20,
+  FOpSel = 1u << 21, // a VOP3P op with op_sel modifiers in LLVM (packed math, dot, mix)
 };
 
 struct OpFact {
@@ -211,6 +213,8 @@ struct FactTable {
           O.F |= FTrans;
       if (starts("V_DOT"))
         O.F |= FDot;
+      if (starts("V_PK_") || starts("V_DOT") || starts("V_FMA_MIX") || starts("V_MAD_MIX"))
+        O.F |= FOpSel;
       if ((starts("V_MFMA_") || starts("V_SMFMAC_")) && !starts("V_MFMA_LD_SCALE")) {
         O.F |= FMfma;
         if (starts("V_SMFMAC_"))
@@ -504,8 +508,15 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
       E.Kind |= KTrans;
     if (F.F & FDot)
       E.Kind |= KDot;
+    // LLVM's getDstSelForwardingOperand reads bit 3 of src0_modifiers as the destination
+    // select; on a VOP3P op with op_sel modifiers (not v_accvgpr_*, not MFMA) that bit is
+    // op_sel_hi[0], set by default, so LLVM pads every packed op whose result the next VALU reads
+    // (llc -mcpu=gfx942 puts an s_nop 0 after v_pk_add_f32 and v_pk_mul_f16 there). The check
+    // follows LLVM.
     if ((In.form == VForm::Sdwa && In.dstSel != 6 && In.dst != kNoOperand && In.dst >= kVgprBase) ||
-        (In.enc == Enc::VOP3 && (In.opsel & 8) && In.dst >= kVgprBase && In.dst != kNoOperand))
+        (In.enc == Enc::VOP3 && (In.opsel & 8) && In.dst >= kVgprBase && In.dst != kNoOperand) ||
+        (In.enc == Enc::VOP3P && (F.F & FOpSel) && (In.opselHi & 1) && In.dst >= kVgprBase &&
+         In.dst != kNoOperand))
       E.Kind |= KDstSel;
     if (U.writes_(kExecLo) || U.writes_(kExecHi))
       if (F.F & FCmpx)

@@ -240,6 +240,11 @@ const Case kCases[] = {
      "src1_sel:WORD_0\n s_nop 0\n v_add_f32 v4, v1, v5"},
     {"dst-sel-then-valu", E, "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n v_mov_b32 v1, 0",
      "v_fma_f16 v1, v2, v3, v4 op_sel:[0,0,0,1]\n s_nop 0\n v_mov_b32 v1, 0"},
+    // As LLVM pads them (llc -mcpu=gfx942: s_nop 0 after v_pk_add_f32 and v_pk_mul_f16).
+    {"dst-sel-then-valu", C, "v_pk_add_f32 v[0:1], v[2:3], v[4:5]\n v_mul_f32 v6, v1, v0",
+     "v_pk_add_f32 v[0:1], v[2:3], v[4:5]\n s_nop 0\n v_mul_f32 v6, v1, v0"},
+    {"dst-sel-then-valu", C, "v_pk_mul_f16 v1, v2, v3\n v_add_u32 v4, 7, v1",
+     "v_pk_mul_f16 v1, v2, v3\n s_nop 0\n v_add_u32 v4, 7, v1"},
     {"vcmpx-then-permlane", E, "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 2\n v_permlane16_swap_b32 v2, v3",
      "v_cmpx_eq_u32 vcc, v0, v1\n s_nop 3\n v_permlane16_swap_b32 v2, v3"},
     {"valu-vgpr-then-permlane", E, "v_mov_b32 v3, 0\n s_nop 0\n v_permlane32_swap_b32 v2, v3",
@@ -368,8 +373,10 @@ const Case kCases[] = {
     // ---- dot ----
     {"dot-then-read", A, "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 1\n v_add_f32 v4, v0, v5",
      "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 2\n v_add_f32 v4, v0, v5"},
-    {"dot-then-read", C, "v_dot2_f32_f16 v0, v1, v2, v3\n v_dot2_f32_f16 v5, v0, v2, v3",
-     "v_dot2_f32_f16 v0, v1, v2, v3\n v_dot2_f32_f16 v0, v4, v2, v0"},
+    // On gfx94x LLVM's DstSel padding (VOP3P with op_sel_hi[0]) comes first: llc -mcpu=gfx942
+    // puts s_nop 0 between two dependent v_dot2_f32_f16, the accumulating form included.
+    {"dst-sel-then-valu", C, "v_dot2_f32_f16 v0, v1, v2, v3\n v_dot2_f32_f16 v5, v0, v2, v3",
+     "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 0\n v_dot2_f32_f16 v0, v4, v2, v0"},
     {"dot-then-write", E, "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 1\n v_mov_b32 v0, 0",
      "v_dot2_f32_f16 v0, v1, v2, v3\n s_nop 2\n v_mov_b32 v0, 0"},
     // ---- gfx90a DGEMM between VALU and memory ----
