@@ -274,14 +274,7 @@ private:
     double Us = BaselineUs;
     std::string Kind = E.Backend == "emu" ? "modeled" : "measured";
     if (Us == 0) {
-      timing::TimeOptions T;
-      T.K0 = O.K0;
-      T.Spec = O.Spec;
-      T.Kernel = E.Kernel;
-      T.Backend = E.Backend;
-      T.Threads = E.Threads;
-      T.MaxSimulatedGroups = E.MaxSimulatedGroups;
-      Report TR = timing::runKernelTime(T);
+      Report TR = timing::runKernelTime(timeOptions(E));
       if (TR.Result != Outcome::Ok) {
         R.Result = TR.Result;
         R.Message = "timing K0: " + TR.Message;
@@ -421,8 +414,7 @@ private:
   void fault(const EditError &Err, bool Infra, const std::string &Start) {
     ++Faults;
     Mem.outcome("propose", editFaultName(Err.Fault));
-    Mem.failure(std::string(editFaultName(Err.Fault)) + ": " +
-                failureSignature(Outcome::InputError, Err.Message).substr(13));
+    Mem.failure(std::string(editFaultName(Err.Fault)) + ": " + generalisedMessage(Err.Message));
     Feedback F;
     F.Parent = Start;
     F.Stage = "propose";
@@ -435,8 +427,9 @@ private:
                                     {"infrastructure", Infra}}))
       stop(std::move(X));
     if (O.Progress)
-      O.Progress("proposal refused (" + std::string(editFaultName(Err.Fault)) +
-                 "): " + Err.Message);
+      O.Progress(AgentOptions::ProgressKind::Event, "proposal refused (" +
+                                                        std::string(editFaultName(Err.Fault)) +
+                                                        "): " + Err.Message);
     if (Faults >= O.MaxFaults && !Stopped) {
       stop(makeError(std::to_string(Faults) +
                      " proposals in a row were not edits; the last: " + Err.Message));
@@ -577,8 +570,7 @@ private:
     N.Sources = J.Sources;
     N.Driver = J.Driver;
     N.Edits = J.Edits;
-    for (const LineRange &X : J.Ranges)
-      N.Ranges.push_back({X.First, X.Last});
+    N.Ranges = J.Ranges;
     N.CandidateHash = J.Hash;
     N.ObjectSha256 = J.R.ObjectSha256;
     N.Stage = J.R.Stage;
@@ -681,10 +673,12 @@ private:
       if (K != "gate:ok")
         Rej += (Rej.empty() ? "" : ", ") + K + " " + std::to_string(C);
     double Secs = std::max(elapsed(), 1e-3);
-    O.Progress(N.Id + " " + N.Outcome + (N.Verified ? " " + fixed(N.Speedup, 4) + "x" : "") +
-               " | " + std::to_string(Evaluated) + " candidates, " + fixed(Evaluated / Secs, 1) +
-               "/s, " + std::to_string(Commits) + " commits; best " + fixed(B->Speedup, 4) + "x " +
-               B->Id + " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
+    O.Progress(
+        N.Committed ? AgentOptions::ProgressKind::Commit : AgentOptions::ProgressKind::Candidate,
+        N.Id + " " + N.Outcome + (N.Verified ? " " + fixed(N.Speedup, 4) + "x" : "") + " | " +
+            std::to_string(Evaluated) + " candidates, " + fixed(Evaluated / Secs, 1) + "/s, " +
+            std::to_string(Commits) + " commits; best " + fixed(B->Speedup, 4) + "x " + B->Id +
+            " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
   }
 
   // Compose J's edits with the fastest disjoint pool member of the same parent.
@@ -702,7 +696,6 @@ private:
         for (auto [B0, B1] : X->Ranges)
           if (!(A1 + 1 < B0 || B1 + 1 < A0))
             Disjoint = false;
-      std::set<std::string> Shared;
       if (Disjoint && (!Best || X->Speedup > Best->Speedup))
         Best = X;
     }
@@ -738,7 +731,7 @@ private:
       if (llvm::Error Err = L->journal({{"event", Name}, {"why", Why}, {"level", Level}}))
         stop(std::move(Err));
       if (O.Progress)
-        O.Progress(std::string(Name) + ": " + Why);
+        O.Progress(AgentOptions::ProgressKind::Event, std::string(Name) + ": " + Why);
     };
     if (Level == 0 && (SinceCommit >= O.Stall || Repeats >= 25)) {
       Level = 1;

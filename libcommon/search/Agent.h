@@ -41,7 +41,10 @@ struct AgentOptions {
   bool KeepRejected = false; // keep cand.s/cand.hsaco of rejected candidates
   uint64_t Seed = 1;
   double ExecTimeoutSeconds = 60;
-  std::function<void(const std::string &)> Progress; // one status line per candidate
+  // Progress lines: events (refused proposals, redirects, escalations), and one status line per
+  // evaluated candidate, saying whether it was committed.
+  enum class ProgressKind { Event, Candidate, Commit };
+  std::function<void(ProgressKind, const std::string &)> Progress;
 };
 
 // Outcome ok (the search ran to a budget or converged; the body says which, and whether K*

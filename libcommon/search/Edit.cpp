@@ -268,7 +268,7 @@ std::optional<std::string> applyEdits(const KernelLines &Map, const std::vector<
     for (const auto &R : Rs)
       Ranges->push_back(R.first);
   std::string Out;
-  size_t Next = 0, K = 0;
+  size_t K = 0;
   for (size_t I = 0; I < Map.Lines.size();) {
     if (K < Rs.size() && I == Rs[K].first.First) {
       const std::string &Rep = Rs[K].second->Replacement;
@@ -283,7 +283,6 @@ std::optional<std::string> applyEdits(const KernelLines &Map, const std::vector<
       Out += "\n";
     ++I;
   }
-  (void)Next;
   return Out;
 }
 

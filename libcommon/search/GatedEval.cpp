@@ -13,7 +13,11 @@
 namespace asmevo::search {
 
 std::string failureSignature(Outcome R, const std::string &Message) {
-  std::string S = std::string(outcomeName(R)) + ": ";
+  return std::string(outcomeName(R)) + ": " + generalisedMessage(Message);
+}
+
+std::string generalisedMessage(const std::string &Message) {
+  std::string S;
   bool InQuote = false, InNum = false;
   for (char C : Message) {
     if (S.size() > 120)
@@ -40,6 +44,23 @@ std::string failureSignature(Outcome R, const std::string &Message) {
     S += C;
   }
   return S;
+}
+
+timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1) {
+  timing::TimeOptions T;
+  T.K0 = O.K0;
+  T.K1 = K1;
+  T.Spec = O.Spec;
+  T.Kernel = O.Kernel;
+  T.Backend = O.Backend;
+  T.Seed = O.Seeds.empty() ? 1 : O.Seeds.front();
+  T.Threads = O.Threads;
+  T.TimeoutSeconds = O.TimeoutSeconds;
+  T.MaxSimulatedGroups = O.MaxSimulatedGroups;
+  T.Warmup = O.Warmup;
+  T.Reps = O.Reps;
+  T.Rotate = O.Rotate;
+  return T;
 }
 
 unsigned nopWaitStates(const std::string &Text) {
@@ -128,20 +149,7 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
     return Fail(DR.Result, "diffcheck", DR.Message, Infra);
   }
   // 4. Time, against K0 on the same launch.
-  timing::TimeOptions T;
-  T.K0 = O.K0;
-  T.K1 = ObjPath;
-  T.Spec = O.Spec;
-  T.Kernel = O.Kernel;
-  T.Backend = O.Backend;
-  T.Seed = O.Seeds.empty() ? 1 : O.Seeds.front();
-  T.Threads = O.Threads;
-  T.TimeoutSeconds = O.TimeoutSeconds;
-  T.MaxSimulatedGroups = O.MaxSimulatedGroups;
-  T.Warmup = O.Warmup;
-  T.Reps = O.Reps;
-  T.Rotate = O.Rotate;
-  Report TR = timing::runKernelTime(T);
+  Report TR = timing::runKernelTime(timeOptions(O, ObjPath));
   TR.Tool = "kernel-time";
   R.Time = TR.json();
   if (TR.Result != Outcome::Ok)

@@ -8,6 +8,7 @@
 
 #include "codeobj/CodeObject.h"
 #include "support/Outcome.h"
+#include "timing/TimeRun.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,11 +52,17 @@ struct EvalResult {
 EvalResult gatedEval(const std::string &Text, const std::string &Dir, const CodeObject &K0,
                      const EvalOptions &O);
 
+// kernel-time's options for K0 (and K1 when given) under O: the same seed, threads, limits and
+// protocol for the root's time, every candidate's and every node's profile.
+timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1 = "");
+
 // The wait states of every s_nop in an assembly text (s_nop N: N + 1).
 unsigned nopWaitStates(const std::string &Text);
 
 // A failure signature: the outcome and the message with numbers and quoted names generalised
 // ("divergent: buffer '#' element #: ..."), so that repeats of one failure count together.
 std::string failureSignature(Outcome R, const std::string &Message);
+// The message part of it: numbers as '#', quoted names as '#', at most ~120 characters.
+std::string generalisedMessage(const std::string &Message);
 
 } // namespace asmevo::search

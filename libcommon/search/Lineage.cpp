@@ -23,8 +23,8 @@ nlohmann::json nodeJson(const Node &N) {
   for (const Edit &E : N.Edits)
     Edits.push_back(editJson(E));
   nlohmann::json Ranges = nlohmann::json::array();
-  for (auto [F, L] : N.Ranges)
-    Ranges.push_back({F + 1, L + 1});
+  for (const LineRange &R : N.Ranges)
+    Ranges.push_back({R.First + 1, R.Last + 1});
   return {{"format", "asmevo-node"},
           {"format_version", 1},
           {"id", N.Id},
@@ -69,7 +69,7 @@ llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Sourc
       N.Edits.push_back(std::move(*P));
     }
     for (const auto &R : J.at("edited_lines"))
-      N.Ranges.push_back({R.at(0).get<size_t>() - 1, R.at(1).get<size_t>() - 1});
+      N.Ranges.push_back(LineRange{R.at(0).get<size_t>() - 1, R.at(1).get<size_t>() - 1});
     N.CandidateHash = J.at("candidate_sha256").get<std::string>();
     N.ObjectSha256 = J.at("object_sha256").get<std::string>();
     N.Outcome = J.at("outcome").get<std::string>();

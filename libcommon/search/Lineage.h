@@ -39,9 +39,9 @@ struct Node {
   bool Verified = false, Committed = false;
   double Speedup = 0, K0Us = 0, Us = 0, Cv = 0, Threshold = 0;
   std::string Kind, Backend;
-  std::vector<std::pair<size_t, size_t>> Ranges; // the edited 0-based lines of Parent's text
-  double Seconds = 0;                            // evaluation wall time
-  std::string BestBefore;                        // the best when it was gated
+  std::vector<LineRange> Ranges; // the edited 0-based lines of Parent's text
+  double Seconds = 0;            // evaluation wall time
+  std::string BestBefore;        // the best when it was gated
 };
 
 nlohmann::json nodeJson(const Node &N);

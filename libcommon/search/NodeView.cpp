@@ -42,17 +42,7 @@ llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
   V->Map = std::move(*M);
   if (O.Backend != "emu")
     return V;
-  timing::TimeOptions TO;
-  TO.K0 = O.K0;
-  if (!IsRoot)
-    TO.K1 = Dir + "/cand.hsaco";
-  TO.Spec = O.Spec;
-  TO.Kernel = O.Kernel;
-  TO.Backend = "emu";
-  TO.Seed = O.Seeds.empty() ? 1 : O.Seeds.front();
-  TO.Threads = O.Threads;
-  TO.TimeoutSeconds = O.TimeoutSeconds;
-  TO.MaxSimulatedGroups = O.MaxSimulatedGroups;
+  timing::TimeOptions TO = timeOptions(O, IsRoot ? "" : Dir + "/cand.hsaco");
   TO.Profile = true;
   TO.MaxWindows = 16;
   Report R = timing::runKernelTime(TO);

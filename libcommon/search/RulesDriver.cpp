@@ -386,7 +386,7 @@ private:
     for (size_t K = 0; K < I.size(); ++K)
       if (!Taken[K])
         Order.push_back(K);
-    std::vector<Edit> Out, Tmp;
+    std::vector<Edit> Out;
     for (size_t K : Order)
       if (isWait(*I[K].C)) {
         relax(K, Out);

@@ -134,16 +134,15 @@ int main(int argc, char **argv) {
   bool Verbose = C.common().Verbose, Quiet = C.common().Quiet;
   std::mutex Lock;
   auto Last = std::chrono::steady_clock::now() - std::chrono::seconds(10);
-  O.Progress = [&](const std::string &Line) {
+  O.Progress = [&](search::AgentOptions::ProgressKind Kind, const std::string &Line) {
     if (Quiet)
       return;
     std::lock_guard<std::mutex> G(Lock);
-    bool Candidate = Line.size() > 8 && Line[0] == 'n' && Line.find(" | ") != std::string::npos;
-    bool Commit = Candidate && Line.find(" ok ") != std::string::npos;
+    bool Candidate = Kind == search::AgentOptions::ProgressKind::Candidate;
     auto Now = std::chrono::steady_clock::now();
-    if (Candidate && !Commit && !Verbose && Now - Last < std::chrono::seconds(2))
+    if (Candidate && !Verbose && Now - Last < std::chrono::seconds(2))
       return;
-    if (Candidate)
+    if (Kind != search::AgentOptions::ProgressKind::Event)
       Last = Now;
     llvm::errs() << C.tool() << ": " << Line << "\n";
   };
