@@ -43,7 +43,7 @@ bool isCarryOut(Op O) {
   return O == Op::V_ADD_CO_U32_E32 || O == Op::V_SUB_CO_U32_E32 || O == Op::V_SUBREV_CO_U32_E32 ||
          O == Op::V_ADDC_CO_U32_E32 || O == Op::V_SUBB_CO_U32_E32 || O == Op::V_SUBBREV_CO_U32_E32;
 }
-bool isMac(Op O) {
+bool isMacImpl(Op O) {
   switch (O) {
   case Op::V_MAC_F32_E32:
   case Op::V_MAC_F32_E64:
@@ -72,6 +72,8 @@ bool isMac(Op O) {
 }
 
 } // namespace
+
+bool isMacOp(Op O) { return isMacImpl(O); }
 
 const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target) {
   unsigned T = Target == Gfx::Gfx90a ? 0 : Target == Gfx::Gfx950 ? 2 : 1;
@@ -199,7 +201,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
       Out.sdst = kVccLo;
     if (Out.enc == Enc::VOP2 && isCarryIn(O))
       Out.src[2] = kVccLo;
-    if (Out.enc == Enc::VOP2 && isMac(O))
+    if (Out.enc == Enc::VOP2 && isMacOp(O))
       Out.src[2] = Out.dst;
     if (Out.enc == Enc::VOP1 && I->w[2] == 0) {
       // v_nop / v_clrexcp: no source.
@@ -224,7 +226,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
       Out.src[0] = bits(W, 55, 55) ? S0 : uint16_t(kVgprBase + S0);
       if (Out.enc != Enc::VOP1 && bits(W, 63, 63))
         Out.src[1] = uint16_t(bits(W0, 16, 9));
-      if (Out.enc == Enc::VOP2 && isMac(O))
+      if (Out.enc == Enc::VOP2 && isMacOp(O))
         Out.src[2] = Out.dst;
       if (Out.enc == Enc::VOPC) {
         if (bits(W, 47, 47))
@@ -336,7 +338,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     Out.opselHi = uint8_t(bits(W, 60, 59) | bits(W0, 14, 14) << 2);
     Out.clamp = bits(W0, 15, 15);
     Out.neg = uint8_t(bits(W, 63, 61));
-    if (isMac(Out.op))
+    if (isMacOp(Out.op))
       Out.src[2] = Out.dst;
     for (uint16_t S : Out.src)
       if (S == kLiteralCode)
@@ -396,7 +398,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
         Out.dst = vreg(bits(W0, 7, 0));
       }
     }
-    if (isMac(O))
+    if (isMacOp(O))
       Out.src[2] = Out.dst;
     if (O == Op::V_NOP_E64 || O == Op::V_CLREXCP_E64)
       Out.src[0] = kNoOperand;

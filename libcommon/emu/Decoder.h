@@ -25,4 +25,7 @@ std::string mnemonic(const Inst &In, Gfx Target);
 // the instruction (branch targets are printed as LLVM prints them without symbols).
 std::string printInst(const Inst &In, Gfx Target, uint64_t Pc);
 
+// v_mac/v_fmac/v_dot*c/v_pk_fmac: ops whose destination is also their accumulator (src[2]).
+bool isMacOp(Op O);
+
 } // namespace asmevo::emu

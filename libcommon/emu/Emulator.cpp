@@ -1,4 +1,5 @@
 #include "emu/Emulator.h"
+#include "emu/GprIndex.h"
 
 #include "codeobj/TargetLimits.h"
 #include "emu/Decoder.h"
@@ -253,6 +254,12 @@ const Inst &Emulator::fetch(uint64_t Pc, const RegUses *&Uses) {
 
 namespace {
 
+// VALU, vector memory and LDS: the instructions that run per lane (and that VSKIP skips).
+inline bool isVectorEnc(Enc E) {
+  return E != Enc::SOP1 && E != Enc::SOP2 && E != Enc::SOPK && E != Enc::SOPC && E != Enc::SOPP &&
+         E != Enc::SMEM;
+}
+
 // Run one wave for at most Quantum instructions, stopping at a barrier or s_endpgm.
 template <bool Strict>
 inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
@@ -263,8 +270,36 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       return;
     uint64_t Pc = W.pc;
     const RegUses *U = nullptr;
-    const Inst &In = E.fetch(Pc, U);
+    const Inst *InP = &E.fetch(Pc, U);
     C.instPc = Pc;
+    // MODE bits that change what an instruction does (one predictable branch when neither is
+    // set): VSKIP skips vector instructions, GPR_IDX_EN indexes VALU VGPR operands by M0.
+    Inst Indexed;
+    RegUses IndexedUses;
+    if (W.mode & (kModeVskip | kModeGprIdxEn)) [[unlikely]] {
+      if ((W.mode & kModeVskip) && isVectorEnc(InP->enc)) {
+        // Skipped, not executed: no register, memory or counter changes (CDNA3/CDNA4 ISA
+        // guides, section 12.4); the hazard and wait-counter model sees no issue.
+        W.pc = Pc + InP->size;
+        if (++W.instCount > MaxInst)
+          throw EmuError(EmuErrorKind::Timeout,
+                         "a wave executed more than " + std::to_string(MaxInst) +
+                             " instructions (endless loop?) at pc " + hexAddr(Pc));
+        continue;
+      }
+      if ((W.mode & kModeGprIdxEn) && gprIndexApplies(*InP)) {
+        std::string Why;
+        if (!applyGprIndex(*InP, W.s[kM0], Indexed, Why))
+          throw EmuError(EmuErrorKind::Unsupported,
+                         "unsupported instruction " + printInst(*InP, E.gfx(), Pc) + " at pc " +
+                             hexAddr(Pc) + " in VGPR indexing mode: " + Why,
+                         Pc);
+        IndexedUses = regUses(Indexed, E.gfx());
+        InP = &Indexed;
+        U = &IndexedUses;
+      }
+    }
+    const Inst &In = *InP;
     // The hardware gives a wave the registers its descriptor allocates, no more.
     if (U->maxVgpr >= C.numVgprs)
       throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
@@ -277,8 +312,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       throw EmuError(EmuErrorKind::Timeout, "a wave executed more than " + std::to_string(MaxInst) +
                                                 " instructions (endless loop?) at pc " +
                                                 hexAddr(Pc));
-    if (In.enc != Enc::SOP1 && In.enc != Enc::SOP2 && In.enc != Enc::SOPK && In.enc != Enc::SOPC &&
-        In.enc != Enc::SOPP && In.enc != Enc::SMEM)
+    if (isVectorEnc(In.enc))
       LaneInsts += unsigned(__builtin_popcountll(W.exec()));
     if (Strict)
       C.strict->before(C, In, *U, Pc);

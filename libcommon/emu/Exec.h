@@ -63,6 +63,9 @@ inline void traceAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, Trac
 // (non-private) byte range the current instruction touches.
 void strictLdsTouch(ExecCtx &c, uint64_t addr, unsigned size);
 void strictGlobalTouch(ExecCtx &c, uint64_t addr, unsigned size);
+// LDS bytes a load into LDS (buffer_load_* lds, global_load_lds_*) writes: pending until the
+// wave's vmcnt proves the load complete.
+void strictLdsDmaWrite(ExecCtx &c, uint64_t addr, unsigned size);
 
 // Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
 // lane and address. `what` names the access ("global_load_dword read").

@@ -282,6 +282,9 @@ bool execSop2(ExecCtx &c, const Inst &in) {
 bool execSop1(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
   switch (in.op) {
+  case Op::S_SET_GPR_IDX_IDX: // M0[7:0] = S0[7:0]
+    w.s[kM0] = (w.s[kM0] & ~0xffu) | (s32(c, in, 0) & 0xffu);
+    return true;
   case Op::S_MOV_B32:
     d32(c, in, s32(c, in, 0));
     return true;
@@ -521,6 +524,19 @@ bool execSopc(ExecCtx &c, const Inst &in) {
   auto i0 = [&] { return int32_t(s32(c, in, 0)); };
   auto i1 = [&] { return int32_t(s32(c, in, 1)); };
   switch (in.op) {
+  case Op::S_SETVSKIP: // VSKIP = S0.u32[S1.u32[4:0]]
+    w.mode = (w.mode & ~kModeVskip) | (((s32(c, in, 0) >> (s32(c, in, 1) & 31u)) & 1u) << 28);
+    return true;
+  case Op::S_SET_GPR_IDX_ON: {
+    // GPR_IDX_EN = 1; M0[7:0] = S0[7:0]; M0[15:12] = the raw SSRC1 field [3:0] (an immediate
+    // mask, not a register); the other M0 bits are kept.
+    if (in.src[1] == kNoOperand)
+      return false;
+    const uint32_t mask = in.src[1] & 0xfu;
+    w.s[kM0] = (w.s[kM0] & ~0xf0ffu) | (s32(c, in, 0) & 0xffu) | (mask << 12);
+    w.mode |= kModeGprIdxEn;
+    return true;
+  }
   case Op::S_CMP_EQ_I32:
     w.scc = i0() == i1();
     return true;
@@ -669,6 +685,12 @@ bool execSopp(ExecCtx &c, const Inst &in) {
   WaveState &w = c.w;
   int64_t target = int64_t(w.pc) + int64_t(sext16(in.simm16)) * 4;
   switch (in.op) {
+  case Op::S_SET_GPR_IDX_OFF:
+    w.mode &= ~kModeGprIdxEn;
+    return true;
+  case Op::S_SET_GPR_IDX_MODE: // M0[15:12] = SIMM16[3:0]
+    w.s[kM0] = (w.s[kM0] & ~0xf000u) | ((uint32_t(in.simm16) & 0xfu) << 12);
+    return true;
   case Op::S_NOP:
   case Op::S_WAITCNT: // results are immediate in this model (see issue 6)
   case Op::S_SLEEP:

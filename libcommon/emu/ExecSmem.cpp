@@ -1,7 +1,8 @@
-// Scalar memory: s_load_*, s_buffer_load_*, s_store_*, s_memtime, cache controls.
+// Scalar memory: s_load_*, s_buffer_load_*, s_store_*, s_atomic_*, s_memtime, cache controls.
 // Addresses are dword-aligned by the hardware (the low two bits are ignored).
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
+#include "emu/ExecMemCommon.h"
 
 #include <cstring>
 
@@ -46,6 +47,86 @@ uint64_t smemOffset(const WaveState &w, const Inst &in) {
   return off;
 }
 
+using memdetail::Rmw;
+
+// The scalar atomics (s_atomic_*, s_buffer_atomic_*): the read-modify-write, whether it is
+// 64-bit, whether it addresses through a V#. False for every other op.
+bool scalarAtomic(Op op, Rmw &rmw, bool &is64, bool &isBuffer) {
+  switch (op) {
+#define ASMEVO_SATOMIC(NAME, R)                                                                    \
+  case Op::S_ATOMIC_##NAME:                                                                        \
+    rmw = Rmw::R, is64 = false, isBuffer = false;                                                  \
+    return true;                                                                                   \
+  case Op::S_ATOMIC_##NAME##_X2:                                                                   \
+    rmw = Rmw::R, is64 = true, isBuffer = false;                                                   \
+    return true;                                                                                   \
+  case Op::S_BUFFER_ATOMIC_##NAME:                                                                 \
+    rmw = Rmw::R, is64 = false, isBuffer = true;                                                   \
+    return true;                                                                                   \
+  case Op::S_BUFFER_ATOMIC_##NAME##_X2:                                                            \
+    rmw = Rmw::R, is64 = true, isBuffer = true;                                                    \
+    return true;
+    ASMEVO_SATOMIC(ADD, Add)
+    ASMEVO_SATOMIC(SUB, Sub)
+    ASMEVO_SATOMIC(SWAP, Swap)
+    ASMEVO_SATOMIC(CMPSWAP, CmpSwap)
+    ASMEVO_SATOMIC(SMIN, SMin)
+    ASMEVO_SATOMIC(UMIN, UMin)
+    ASMEVO_SATOMIC(SMAX, SMax)
+    ASMEVO_SATOMIC(UMAX, UMax)
+    ASMEVO_SATOMIC(AND, And)
+    ASMEVO_SATOMIC(OR, Or)
+    ASMEVO_SATOMIC(XOR, Xor)
+    ASMEVO_SATOMIC(INC, Inc)
+    ASMEVO_SATOMIC(DEC, Dec)
+#undef ASMEVO_SATOMIC
+  default:
+    return false;
+  }
+}
+
+// One scalar atomic, as the ISA's pseudocode says: tmp = MEM[addr]; MEM[addr] = op(tmp, DATA);
+// SDATA = tmp when GLC is set. DATA is SDATA (cmpswap: src in the low half, cmp in the high
+// half). The address is formed as for s_load / s_buffer_load; an s_buffer atomic outside the
+// V#'s num_records is dropped (and returns 0).
+void execScalarAtomic(ExecCtx &c, const Inst &in, Rmw rmw, bool is64, bool isBuffer) {
+  WaveState &w = c.w;
+  const unsigned words = (is64 ? 2u : 1u) * (rmw == Rmw::CmpSwap ? 2u : 1u);
+  if (in.dst == kNoOperand || in.dst + words > 128 || in.sbase == kNoOperand)
+    throw EmuError(EmuErrorKind::IllegalInst, "malformed scalar atomic instruction");
+  const unsigned size = is64 ? 8 : 4;
+  uint64_t off = smemOffset(w, in) & ~3ull;
+  uint64_t addr;
+  bool inRange = true;
+  if (isBuffer) {
+    uint32_t s0 = w.s[in.sbase], s1 = w.s[in.sbase + 1], s2 = w.s[in.sbase + 2];
+    addr = (s0 | (uint64_t(s1 & 0xffff) << 32)) + off;
+    inRange = off + size <= s2;
+  } else {
+    addr = ((w.s[in.sbase] | (uint64_t(w.s[in.sbase + 1]) << 32)) + off) & ~3ull;
+  }
+  auto word = [&](unsigned i) { return uint64_t(w.s[in.dst + i]); };
+  uint64_t src = is64 ? word(0) | word(1) << 32 : word(0);
+  uint64_t cmp = rmw != Rmw::CmpSwap ? 0 : is64 ? word(2) | word(3) << 32 : word(1);
+  uint64_t old = 0;
+  if (inRange) {
+    uint8_t *p = globalAccess(c, addr, size, -1, opNameLower(in.op));
+    std::lock_guard<std::mutex> g(c.mem.atomicLock(addr));
+    if (is64) {
+      old = memdetail::load64(p);
+      memdetail::store64(p, memdetail::rmw64(rmw, old, src, cmp));
+    } else {
+      old = memdetail::load32(p);
+      memdetail::store32(p, memdetail::rmw32(rmw, uint32_t(old), uint32_t(src), uint32_t(cmp)));
+    }
+  }
+  if (in.glc) {
+    writeScalar32(w, in.dst, uint32_t(old));
+    if (is64)
+      writeScalar32(w, uint16_t(in.dst + 1), uint32_t(old >> 32));
+  }
+}
+
 } // namespace
 
 bool execSmem(ExecCtx &c, const Inst &in) {
@@ -63,6 +144,12 @@ bool execSmem(ExecCtx &c, const Inst &in) {
     return true;
   default:
     break;
+  }
+  Rmw rmw;
+  bool is64, isBuffer64;
+  if (scalarAtomic(in.op, rmw, is64, isBuffer64)) {
+    execScalarAtomic(c, in, rmw, is64, isBuffer64);
+    return true;
   }
   unsigned n = dwordsOf(in.op);
   if (n == 0)

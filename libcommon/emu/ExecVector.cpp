@@ -894,6 +894,8 @@ bool execVector(ExecCtx &c, const Inst &in) {
     setupDpp(x);
   if (integerOp(x))
     return true;
+  if (execVectorFp8(x))
+    return true;
   // Round/denormal fields other than the compiled-kernel default: the moded float path.
   if (__builtin_expect(!fpmode::isDefault(c.w.mode), 0))
     return execVectorModed(x);

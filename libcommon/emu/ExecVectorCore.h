@@ -156,5 +156,6 @@ template <class Fn> inline bool w1(VX &x, Ty t0, R res, Fn f) {
 bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp (default MODE)
 bool execVectorModed(VX &x);   // ExecVectorFloat.cpp (any other round/denormal MODE)
 bool execVectorCompare(VX &x); // ExecVectorCmp.cpp
+bool execVectorFp8(VX &x);     // ExecVectorFp8.cpp (fp8 / bf8 conversions, any MODE)
 
 } // namespace asmevo::emu::vec

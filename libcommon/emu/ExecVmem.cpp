@@ -759,14 +759,42 @@ bool storeFormatSupported(unsigned bits, unsigned nfmt) {
   }
 }
 
+// The fast path of raw-buffer dword loads and stores: a lane whose N dwords lie inside
+// num_records and inside one known allocation copies them straight between memory and its
+// registers; any other lane goes to `slow`, the general per-lane path.
+struct RawDwords {
+  uint64_t numRecords, sOffset, rel, allocSize;
+  uint8_t *bytes;
+  const uint32_t *vOff;
+  uint32_t instOffset;
+
+  template <unsigned N, bool Load, class Slow>
+  bool run(uint64_t exec, uint32_t *const *rows, Slow &slow) const {
+    forEachLane(exec, [&](unsigned lane) {
+      const uint64_t o = uint64_t(vOff ? vOff[lane] : 0u) + instOffset;
+      const uint64_t at = rel + o; // offset into the allocation (wraps when below it)
+      if (sOffset + o + 4 * N > numRecords || at >= allocSize || 4 * N > allocSize - at) {
+        slow(lane);
+        return;
+      }
+      uint8_t *p = bytes + at;
+      for (unsigned k = 0; k < N; ++k) {
+        if (Load)
+          rows[k][lane] = load32(p + 4 * k);
+        else
+          store32(p + 4 * k, rows[k][lane]);
+      }
+    });
+    return true;
+  }
+};
+
 bool execBuffer(ExecCtx &c, const Inst &in) {
   MemOp m;
   if (!classify(in.op, m))
     return false;
   if (m.kind == Kind::Nop)
     return true; // cache write-back / invalidate: memory is coherent here
-  if (in.lds)
-    return false; // buffer loads into LDS: not modelled
   const bool isLoad = m.kind == Kind::Load || m.kind == Kind::LoadFormat;
   if ((isLoad && in.dst == kNoOperand) || (!isLoad && in.data0 == kNoOperand))
     return false;
@@ -796,7 +824,7 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
     const unsigned cs = bytes < 4 ? bytes : 4; // range-checked per dword
     const unsigned comps = bytes / cs;
     const bool load = m.kind == Kind::Load;
-    forEachLane(exec, [&](unsigned lane) {
+    auto laneAccess = [&](unsigned lane) {
       uint8_t buf[16] = {};
       if (!load)
         readStore(w, in.data0, lane, m.shape, m.n, buf);
@@ -822,7 +850,53 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
       }
       if (load)
         writeLoad(w, in.dst, lane, m.shape, m.n, buf);
-    });
+    };
+    // The common case on a fast path: dwords through a raw V# (no index, no swizzle, no
+    // add_tid), no hooks on, the lane's bytes in range and inside the allocation the last access
+    // hit. Any other lane takes the general path above, which gives the same result.
+    if (m.shape == Shape::B32 && !vIdx && r.stride == 0 && !r.swizzle && !r.addTid && !c.strict &&
+        !c.trace && !c.track) {
+      // The allocation the first active lane's address falls in: one lookup per instruction.
+      const unsigned first = unsigned(__builtin_ctzll(exec));
+      const uint64_t a0 = r.base + soff + (vOff ? vOff[first] : 0u) + ba.instOffset;
+      const Allocation *a = c.lastAlloc;
+      if (!a || a0 - a->Base >= a->Size)
+        a = c.mem.find(a0);
+      if (!a) {
+        forEachLane(exec, laneAccess);
+        return true;
+      }
+      c.lastAlloc = a;
+      const unsigned reg = vectorIndex(load ? in.dst : in.data0);
+      uint32_t *rows[4] = {};
+      for (unsigned k = 0; k < m.n && reg + k < kNumVectorRegs; ++k)
+        rows[k] = w.vrow(reg + k);
+      if (reg + m.n > kNumVectorRegs) {
+        forEachLane(exec, laneAccess);
+        return true;
+      }
+      const RawDwords f{r.numRecords, soff, r.base + soff - a->Base, a->Size, a->Bytes.get(), vOff,
+                        ba.instOffset};
+      switch (m.n * 2 + (load ? 1 : 0)) {
+      case 2:
+        return f.run<1, false>(exec, rows, laneAccess);
+      case 3:
+        return f.run<1, true>(exec, rows, laneAccess);
+      case 4:
+        return f.run<2, false>(exec, rows, laneAccess);
+      case 5:
+        return f.run<2, true>(exec, rows, laneAccess);
+      case 6:
+        return f.run<3, false>(exec, rows, laneAccess);
+      case 7:
+        return f.run<3, true>(exec, rows, laneAccess);
+      case 8:
+        return f.run<4, false>(exec, rows, laneAccess);
+      default:
+        return f.run<4, true>(exec, rows, laneAccess);
+      }
+    }
+    forEachLane(exec, laneAccess);
     return true;
   }
 
@@ -926,9 +1000,174 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
   return true;
 }
 
+// ---- Loads into LDS (LDS DMA) -------------------------------------------------------------
+// buffer_load_* with the lds bit, and global_load_lds_* / scratch_load_lds_*: each active lane
+// reads its bytes from memory exactly as the plain load would (buffer range checks included: an
+// out-of-range dword reads as 0), and the data goes to LDS instead of to VGPRs (no VGPR is
+// written; the VDATA field is ignored). Lane L's bytes land at
+//   LDS offset from M0 + instruction offset + L * stride,
+// stride 4 for a dword, 16 for dwordx3/dwordx4 (dwordx3 writes 3 dwords and skips the 4th).
+// Inactive lanes write nothing: their slots keep what they held. The M0 offset is M0[15:0] for
+// buffer loads on CDNA2/CDNA3 and M0[17:0] on CDNA4 (ISA guides section 9.1.9), M0[17:2] * 4 for
+// the global and scratch forms (section 10.3). Sources: CDNA3 / CDNA4 ISA reference guides, LLVM
+// docs/AMDGPUDMAOperations.md. The write completes with the load, in vmcnt (the strict checks
+// keep the bytes pending until an s_waitcnt vmcnt proves it).
+//
+// Not emulated, with the reason: sub-dword and format loads to LDS (no document says whether a
+// byte or short fills its 4-byte slot extended or leaves the rest untouched), and dwordx3/x4 to
+// LDS before gfx950 (documented as not working there).
+struct DmaShape {
+  unsigned bytes = 0, stride = 0; // 0 bytes: not emulated
+  const char *why = nullptr;
+};
+
+DmaShape dmaShape(Op op, Gfx g) {
+  switch (op) {
+  case Op::BUFFER_LOAD_DWORD:
+  case Op::GLOBAL_LOAD_LDS_DWORD:
+  case Op::SCRATCH_LOAD_LDS_DWORD:
+    return {4, 4, nullptr};
+  case Op::BUFFER_LOAD_DWORDX3:
+  case Op::GLOBAL_LOAD_LDS_DWORDX3:
+  case Op::BUFFER_LOAD_DWORDX4:
+  case Op::GLOBAL_LOAD_LDS_DWORDX4: {
+    const bool x3 = op == Op::BUFFER_LOAD_DWORDX3 || op == Op::GLOBAL_LOAD_LDS_DWORDX3;
+    if (g != Gfx::Gfx950)
+      return {0, 0, "loads of 3 or 4 dwords into LDS exist on gfx950 only"};
+    return {x3 ? 12u : 16u, 16, nullptr};
+  }
+  case Op::BUFFER_LOAD_UBYTE:
+  case Op::BUFFER_LOAD_SBYTE:
+  case Op::BUFFER_LOAD_USHORT:
+  case Op::BUFFER_LOAD_SSHORT:
+  case Op::GLOBAL_LOAD_LDS_UBYTE:
+  case Op::GLOBAL_LOAD_LDS_SBYTE:
+  case Op::GLOBAL_LOAD_LDS_USHORT:
+  case Op::GLOBAL_LOAD_LDS_SSHORT:
+  case Op::SCRATCH_LOAD_LDS_UBYTE:
+  case Op::SCRATCH_LOAD_LDS_SBYTE:
+  case Op::SCRATCH_LOAD_LDS_USHORT:
+  case Op::SCRATCH_LOAD_LDS_SSHORT:
+    return {0, 0,
+            "the ISA documents do not say how a byte or short loaded into LDS fills its 4-byte "
+            "slot"};
+  case Op::BUFFER_LOAD_FORMAT_X:
+    return {0, 0, "format conversion on the way into LDS is not documented in enough detail"};
+  default:
+    return {0, 0, "no such load into LDS"};
+  }
+}
+
+[[noreturn]] void dmaUnsupported(const ExecCtx &c, const Inst &in, const char *why) {
+  std::string m = opNameLower(in.op);
+  if (in.enc == Enc::MUBUF)
+    m += " lds";
+  throw EmuError(EmuErrorKind::Unsupported,
+                 "unsupported instruction " + m + " at pc " + hexAddr(c.instPc) + ": " + why,
+                 c.instPc);
+}
+
+// The LDS bytes of one lane: bounds-checked against the workgroup's allocation, traced and
+// shown to the strict checks as a DMA write.
+uint8_t *dmaLdsBytes(ExecCtx &c, uint64_t addr, unsigned size, unsigned lane, const char *what) {
+  if (addr + size > c.wg.lds.size())
+    throwMemoryFault(what, addr, size, int(lane), c.instPc,
+                     "LDS address (M0 offset + instruction offset + lane slot) outside the "
+                     "workgroup's " +
+                         std::to_string(c.wg.lds.size()) + "-byte LDS allocation");
+  if (c.strict)
+    strictLdsDmaWrite(c, addr, size);
+  if (c.trace)
+    traceAccess(c, addr, size, int(lane), TraceSpace::Lds);
+  return c.wg.lds.data() + addr;
+}
+
+bool execLdsDma(ExecCtx &c, const Inst &in) {
+  if (in.enc == Enc::MTBUF)
+    return false;
+  const DmaShape sh = dmaShape(in.op, c.gfx);
+  if (!sh.bytes)
+    dmaUnsupported(c, in, sh.why);
+  WaveState &w = c.w;
+  const uint64_t exec = w.exec();
+  if (exec == 0)
+    return true;
+  const uint32_t m0 = w.s[kM0];
+  const char *what = opNameLower(in.op);
+  const unsigned dwords = sh.bytes / 4;
+
+  if (in.enc == Enc::MUBUF) {
+    if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
+      return false;
+    const uint64_t ldsBase = m0 & (c.gfx == Gfx::Gfx950 ? 0x3ffffu : 0xffffu);
+    const uint32_t instOffset = uint32_t(in.offset) & 0xfffu;
+    BufferRsrc r = decodeRsrc(w, in.sbase);
+    uint64_t soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
+    const uint32_t *vIdx = nullptr, *vOff = nullptr;
+    if (in.idxen || in.offen) {
+      if (in.addr == kNoOperand)
+        return false;
+      unsigned a = vectorIndex(in.addr);
+      if (in.idxen)
+        vIdx = w.vrow(a);
+      if (in.offen)
+        vOff = w.vrow(in.idxen ? a + 1 : a);
+    }
+    BufferAddr ba{r, soff, vIdx, vOff, instOffset, r.addTid && !in.idxen};
+    forEachLane(exec, [&](unsigned lane) {
+      uint8_t buf[16] = {};
+      const uint64_t idx = ba.index(lane), o = ba.offset(lane);
+      for (unsigned k = 0; k < dwords; ++k) {
+        uint64_t a;
+        if (ba.resolve(idx, o + 4 * k, 4, a)) // out of range: the dword reads as 0
+          std::memcpy(buf + 4 * k, globalAccess(c, a, 4, int(lane), what), 4);
+      }
+      std::memcpy(
+          dmaLdsBytes(c, ldsBase + instOffset + uint64_t(lane) * sh.stride, sh.bytes, lane, what),
+          buf, sh.bytes);
+    });
+    return true;
+  }
+
+  // GLOBAL / SCRATCH load_lds: addressed as the plain load.
+  const int64_t off = in.offset;
+  const uint64_t ldsBase = uint64_t(m0 & 0x3fffcu) + uint64_t(off);
+  uint64_t sbase = 0;
+  uint32_t sOff32 = 0;
+  if (in.enc == Enc::GLOBAL && in.saddr != kNoOperand)
+    sbase = readScalar64(w, in, in.saddr, OpType::B64);
+  if (in.enc == Enc::SCRATCH && in.saddr != kNoOperand)
+    sOff32 = readScalar32(w, in, in.saddr, OpType::B32);
+  const uint32_t *vOff = in.addr != kNoOperand ? w.vrowOf(in.addr) : nullptr;
+  const uint32_t *vHi = in.addr != kNoOperand && vectorIndex(in.addr) + 1 < kNumVectorRegs
+                            ? w.vrow(vectorIndex(in.addr) + 1)
+                            : nullptr;
+  if (in.enc == Enc::GLOBAL && in.saddr == kNoOperand && (!vOff || !vHi))
+    return false;
+  if (in.enc != Enc::GLOBAL && in.enc != Enc::SCRATCH)
+    return false;
+  forEachLane(exec, [&](unsigned lane) {
+    const uint8_t *p;
+    if (in.enc == Enc::GLOBAL) {
+      uint64_t a = in.saddr != kNoOperand
+                       ? sbase + uint64_t(vOff ? vOff[lane] : 0u) + uint64_t(off)
+                       : (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
+      p = globalAccess(c, a, sh.bytes, int(lane), what);
+    } else {
+      p = privateAccess(c, uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off)), sh.bytes,
+                        int(lane), what);
+    }
+    std::memcpy(dmaLdsBytes(c, ldsBase + uint64_t(lane) * sh.stride, sh.bytes, lane, what), p,
+                sh.bytes);
+  });
+  return true;
+}
+
 } // namespace
 
 bool execVmem(ExecCtx &c, const Inst &in) {
+  if (in.lds)
+    return execLdsDma(c, in);
   switch (in.enc) {
   case Enc::FLAT:
   case Enc::GLOBAL:

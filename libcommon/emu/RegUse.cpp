@@ -106,8 +106,13 @@ RegUses regUses(const Inst &In, Gfx Target) {
   case Enc::SOPC:
     U.cls = IssueClass::Salu;
     for (unsigned S = 0; S < 2; ++S)
-      if (In.src[S] != kNoOperand)
+      // s_set_gpr_idx_on's SSRC1 field is an immediate mask, not a register.
+      if (In.src[S] != kNoOperand && !(S == 1 && In.op == Op::S_SET_GPR_IDX_ON))
         B.read(In.src[S], w(2 + S) ? w(2 + S) : 1);
+    if (In.op == Op::S_SET_GPR_IDX_ON || In.op == Op::S_SET_GPR_IDX_IDX) {
+      B.read(kM0, 1); // the bits it keeps
+      B.write(kM0, 1);
+    }
     if (In.enc != Enc::SOPC)
       B.write(In.dst, w(0) ? w(0) : 1);
     if (F.saveexec || F.wrexec) {
@@ -138,6 +143,10 @@ RegUses regUses(const Inst &In, Gfx Target) {
       B.read(kExecLo, 2);
     if (F.readsM0)
       B.read(kM0, 1);
+    if (In.op == Op::S_SET_GPR_IDX_MODE) {
+      B.read(kM0, 1);
+      B.write(kM0, 1);
+    }
     break;
   case Enc::SMEM:
     U.cls = IssueClass::Smem;

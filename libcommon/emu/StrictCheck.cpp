@@ -261,6 +261,10 @@ const StrictWave::Pending *StrictWave::pendingIn(const RegRange &Rg, uint16_t &C
 void StrictWave::retire(size_t Index) {
   Pending P = Outstanding[Index];
   Outstanding.erase(Outstanding.begin() + long(Index));
+  if (!DmaPending.empty())
+    DmaPending.erase(std::remove_if(DmaPending.begin(), DmaPending.end(),
+                                    [&](const DmaRange &D) { return D.Seq == P.Seq; }),
+                     DmaPending.end());
   G.Ops[Wave][P.Seq].DoneEpoch = G.Epoch[Wave];
   for (unsigned K = 0; K < P.Dst.count; ++K) {
     uint16_t Code = uint16_t(P.Dst.code + K);
@@ -381,6 +385,20 @@ void StrictWave::after(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc
 // as compiled code does for replicated data) cannot be ordered wrongly and is not an access.
 void StrictWave::ldsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
   CurTouchedLds = true;
+  for (const DmaRange &D : DmaPending) {
+    if (Addr + Size <= D.Lo || Addr >= D.Hi)
+      continue;
+    const bool Writes = CurMem & kMemWrite;
+    const char *Rule = Writes ? "pending-overwrite" : "pending-read";
+    if (fresh(Rule, CurPc)) {
+      const StrictGroup::OpRecord &O = G.Ops[Wave][D.Seq];
+      report(Rule, CurPc, O.Opc,
+             describe(CurOp, CurPc) + (Writes ? " writes" : " reads") + " LDS bytes " +
+                 hexRange(Addr, Size) + " that " + describe(O.Opc, O.Pc) +
+                 " is still loading into LDS (no s_waitcnt vmcnt proves it complete)");
+    }
+    break;
+  }
   if (G.NumWaves <= 1 || Addr + Size > G.LdsWriter.size())
     return;
   if (CurMem & kMemWrite) {
@@ -502,6 +520,19 @@ Record:
   G.StoresHi = std::max(G.StoresHi, End);
 }
 
+void StrictWave::ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size) {
+  // Counted in vmcnt only (not lgkmcnt, unlike a FLAT access that reaches LDS).
+  const uint32_t Lo = uint32_t(Addr), Hi = uint32_t(Addr + Size);
+  if (!DmaPending.empty() && DmaPending.back().Seq == CurSeq && DmaPending.back().Hi == Lo)
+    DmaPending.back().Hi = Hi; // the next lane's slot, contiguous
+  else
+    DmaPending.push_back(DmaRange{CurSeq, Lo, Hi});
+  if (G.NumWaves <= 1 || Addr + Size > G.LdsWriter.size())
+    return;
+  LdsWrites.push_back({uint32_t(Addr), Size, uint32_t(LdsOld.size())});
+  LdsOld.insert(LdsOld.end(), C.wg.lds.begin() + long(Addr), C.wg.lds.begin() + long(Addr + Size));
+}
+
 void StrictWave::finish() {
   if (!Waits.empty())
     R.mergeWaits(Waits);
@@ -512,6 +543,9 @@ void StrictWave::finish() {
 }
 
 void strictLdsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) { C.strict->ldsTouch(C, Addr, Size); }
+void strictLdsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size) {
+  C.strict->ldsDmaWrite(C, Addr, Size);
+}
 void strictGlobalTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
   C.strict->globalTouch(C, Addr, Size);
 }

@@ -8,6 +8,9 @@
 //    ("pending-read"), or writing it before the load returns ("pending-overwrite"), is unsafe.
 //    When more operations are outstanding than a counter can hold, the oldest complete (the
 //    hardware stalls issue until it does).
+//    A load into LDS (buffer_load_* lds, global_load_lds_*) is pending in vmcnt the same way; a
+//    DS access of this wave to the LDS bytes it writes before then is "pending-read" or
+//    "pending-overwrite".
 //  - Memory ordering between the waves of a workgroup. An access is ordered after another
 //    wave's access only when that access completed and then both waves passed an s_barrier.
 //    Conflicting unordered accesses are unsafe: to LDS ("lds-race": read of bytes another wave
@@ -92,6 +95,9 @@ public:
   // Memory hooks, called by the access helpers while the current instruction runs.
   void ldsTouch(ExecCtx &C, uint64_t Addr, unsigned Size);
   void globalTouch(ExecCtx &C, uint64_t Addr, unsigned Size);
+  // LDS bytes a load into LDS writes (in vmcnt): a write for the other waves, and pending for
+  // this one until an s_waitcnt vmcnt retires the load.
+  void ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size);
   // The dispatch's end for this wave: merge the wait profile.
   void finish();
 
@@ -146,6 +152,12 @@ private:
     uint32_t Addr, Size, Old;
   };
   std::vector<LdsWrite> LdsWrites;
+  // LDS byte ranges that loads into LDS of this wave write and no s_waitcnt vmcnt has proven
+  // written yet (Seq: the load's).
+  struct DmaRange {
+    uint32_t Seq, Lo, Hi;
+  };
+  std::vector<DmaRange> DmaPending;
   std::vector<uint8_t> LdsOld;
   uint64_t Repeats = 0;
 };

@@ -41,6 +41,12 @@ enum ScalarCode : uint16_t {
 // 0x3c00 as F16, 0x3ff0000000000000 as F64) and how a literal widens to 64 bits.
 enum class OpType : uint8_t { B32, F32, B16, F16, BF16, B64, F64 };
 
+// MODE bits the scalar unit sets (HW_REG_MODE; CDNA3/CDNA4 ISA guides, the MODE table):
+// GPR_IDX_EN (bit 27, s_set_gpr_idx_on/off: VALU VGPR operands indexed by M0, GprIndex.h) and
+// VSKIP (bit 28, s_setvskip: vector instructions are skipped, not executed).
+constexpr uint32_t kModeGprIdxEn = 1u << 27;
+constexpr uint32_t kModeVskip = 1u << 28;
+
 struct WaveState {
   uint32_t s[128]; // scalar register space by operand code
   bool scc = false;

@@ -201,11 +201,11 @@ PY
 
 @test "an instruction the emulator stops on is a runtime error naming kernel+offset (exit 3)" {
   vadd
-  sed '0,/^\tv_add_f32_e32 v4, v4, v8$/s//\ts_setvskip s0, 0\n&/' k.s > k1.s
+  sed '0,/^\tv_add_f32_e32 v4, v4, v8$/s//\tv_cvt_sr_fp8_f32 v4, v4, v8\n&/' k.s > k1.s
   hsaco-rebuild k1.s -o k1.hsaco --abi-of "$VADD"
   run kernel-time "$VADD" k1.hsaco --spec va.json
   assert_failure 3
-  assert_output --regexp "^kernel-time: error: K1: unsupported instruction s_setvskip .* at pc 0x[0-9a-f]+ \(add_kernel\+0x[0-9a-f]+, workgroup 0,0,0\)$"
+  assert_output --regexp "^kernel-time: error: K1: unsupported instruction v_cvt_sr_fp8_f32 .* at pc 0x[0-9a-f]+ \(add_kernel\+0x[0-9a-f]+, workgroup 0,0,0\)$"
 }
 
 @test "--att imports a rocprofv3 thread trace: K0's hot windows, measured, nothing run" {

@@ -1,0 +1,106 @@
+// FP8 / BF8 conversions of the vector ALU (gfx940+): v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32 (VOP3),
+// v_cvt_f32_fp8, v_cvt_f32_bf8, v_cvt_pk_f32_fp8, v_cvt_pk_f32_bf8 (VOP1, VOP3), as the ISA's
+// pseudocode says (cdna4-isa.json; the same text for CDNA3):
+//   v_cvt_pk_fp8_f32  D[15:0] = {f32_to_fp8(S1), f32_to_fp8(S0)} (OPSEL[3]: D[31:16]); the other
+//                     half is kept. Rounding is nearest even whatever MODE says.
+//   v_cvt_f32_fp8     D = fp8_to_f32(byte SDWA_SRC0_SEL of S0); BYTE0 in the e32 form.
+//   v_cvt_pk_f32_fp8  tmp = SDWA_SRC0_SEL == WORD1 ? S0[31:16] : S0[15:0];
+//                     D[31:0] = fp8_to_f32(tmp[7:0]), D[63:32] = fp8_to_f32(tmp[15:8]).
+// The format is the target's (SmallFloat.h): FNUZ on gfx940..942, OCP on gfx950.
+// Overflow: the conversions do not saturate (NaN for E4M3 and FNUZ, infinity for OCP E5M2)
+// unless MODE.FP16_OVFL (bit 23) is set, which saturates to the largest finite value (as
+// Triton and hipBLASLt use it; the guides' text on it was not available here).
+//
+// Not emulated, with the reason: the VOP3 clamp bit and output modifier on the f32 -> fp8
+// conversions, op_sel on the VOP3 forms of the fp8 -> f32 ones, clamp or omod on the 64-bit
+// v_cvt_pk_f32_* results, an SDWA destination select on them, and an infinite input under
+// MODE.FP16_OVFL: no document available here says what they do. The stochastic-rounding forms
+// (v_cvt_sr_*) are left out too: the ISA's pseudocode and AMD's own emulator disagree on them.
+#include "emu/ExecVectorCore.h"
+#include "emu/SmallFloat.h"
+
+namespace asmevo::emu::vec {
+
+namespace {
+
+constexpr uint32_t kModeFp16Ovfl = 1u << 23;
+
+[[noreturn]] void undocumented(VX &x, const char *what) {
+  throw EmuError(EmuErrorKind::Unsupported,
+                 "unsupported instruction " + std::string(opNameLower(x.in.op)) + " at pc " +
+                     hexAddr(x.c.instPc) + ": " + what + " is not documented",
+                 x.c.instPc);
+}
+
+bool cvtPkToFp8(VX &x, SmallFormat f) {
+  if (x.in.clamp || x.in.omod)
+    undocumented(x, "clamp or an output modifier on a conversion to fp8");
+  const bool sat = x.w.mode & kModeFp16Ovfl;
+  const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
+  const u32 *old = x.w.vrowOf(x.in.dst);
+  const unsigned shift = (x.in.opsel & 8) ? 16 : 0;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    uint32_t lo = 0, hi = 0;
+    if (((x.exec >> l) & 1) &&
+        (!f32ToSmall(F(a[l]), f, sat, lo) || !f32ToSmall(F(b[l]), f, sat, hi)))
+      undocumented(x, "saturating an infinite input (MODE.FP16_OVFL set)");
+    x.r[l] = (old[l] & ~(0xffffu << shift)) | ((lo | hi << 8) << shift);
+  }
+  finish32(x, R::B32);
+  return true;
+}
+
+bool cvtFp8ToF32(VX &x, SmallFormat f) {
+  if (x.vop3 && x.in.opsel)
+    undocumented(x, "op_sel on the VOP3 form of an fp8 -> f32 conversion");
+  // The SDWA byte select is applied by fetch32 (the selected byte arrives in bits 7:0).
+  return n1(x, Ty::B32, R::F32, [f](u32 a) { return outF32(smallToF32(a & 0xffu, f)); });
+}
+
+bool cvtPkFp8ToF32(VX &x, SmallFormat f) {
+  if (x.vop3 && x.in.opsel)
+    undocumented(x, "op_sel on the VOP3 form of an fp8 -> f32 conversion");
+  if (x.in.clamp || x.in.omod)
+    undocumented(x, "clamp or an output modifier on a 64-bit fp8 -> f32 pair");
+  if (x.sdwa && x.in.dstSel != 6)
+    undocumented(x, "an SDWA destination select on a 64-bit result");
+  if (x.sdwa && x.in.srcSel[0] != 4 && x.in.srcSel[0] != 5 && x.in.srcSel[0] != 6)
+    undocumented(x, "an SDWA byte select (the pseudocode selects words)");
+  // WORD_1 arrives in bits 15:0 from fetch32; WORD_0 and DWORD select the low word.
+  const u32 *a = fetch32(x, 0, Ty::B32);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const u32 w = a[l] & 0xffffu;
+    x.rq[l] =
+        u64(f32ToBits(smallToF32(w & 0xffu, f))) | (u64(f32ToBits(smallToF32(w >> 8, f))) << 32);
+  }
+  finish64(x, R::B64);
+  return true;
+}
+
+} // namespace
+
+bool execVectorFp8(VX &x) {
+  const bool ocp = x.c.gfx == Gfx::Gfx950;
+  switch (x.in.op) {
+  case Op::V_CVT_PK_FP8_F32:
+    return cvtPkToFp8(x, fp8Format(ocp));
+  case Op::V_CVT_PK_BF8_F32:
+    return cvtPkToFp8(x, bf8Format(ocp));
+  case Op::V_CVT_F32_FP8_E32:
+  case Op::V_CVT_F32_FP8_E64:
+    return cvtFp8ToF32(x, fp8Format(ocp));
+  case Op::V_CVT_F32_BF8_E32:
+  case Op::V_CVT_F32_BF8_E64:
+    return cvtFp8ToF32(x, bf8Format(ocp));
+  case Op::V_CVT_PK_F32_FP8_E32:
+  case Op::V_CVT_PK_F32_FP8_E64:
+    return cvtPkFp8ToF32(x, fp8Format(ocp));
+  case Op::V_CVT_PK_F32_BF8_E32:
+  case Op::V_CVT_PK_F32_BF8_E64:
+    return cvtPkFp8ToF32(x, bf8Format(ocp));
+  default:
+    return false;
+  }
+}
+
+} // namespace asmevo::emu::vec
