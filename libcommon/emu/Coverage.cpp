@@ -31,7 +31,8 @@ uint64_t CoverageReport::implementedInstructions() const {
 
 namespace {
 
-bool probe(const Inst &In, Gfx G) {
+// AfterScalePrefix: In follows a v_mfma_ld_scale_b32 (the two are one scaled MFMA).
+bool probe(const Inst &In, Gfx G, bool AfterScalePrefix) {
   static thread_local std::unique_ptr<WaveState> W;
   if (!W)
     W = std::make_unique<WaveState>();
@@ -40,6 +41,8 @@ bool probe(const Inst &In, Gfx G) {
   W->done = W->atBarrier = false;
   W->pc = 0x1000;
   W->setExec(0);
+  W->mfmaScalePending = AfterScalePrefix;
+  W->mfmaScalePc = 0x1000 - 8;
   DeviceMemory Mem;
   Workgroup WG;
   ExecCtx C{*W, WG, Mem, G, 0x1000, 0, 0};
@@ -101,12 +104,14 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
         ++R.Functions;
         const uint8_t *P = reinterpret_cast<const uint8_t *>(Code.data());
         size_t Off = 0;
+        bool AfterScalePrefix = false;
         while (Off + 4 <= Code.size()) {
           Inst I;
           std::string Why;
           if (!decodeInst(P + Off, Code.size() - Off, G, I, &Why)) {
             ++R.Undecodable;
             Off += 4;
+            AfterScalePrefix = false;
             continue;
           }
           ++R.Instructions;
@@ -114,10 +119,12 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
           std::string Key = opKey(I, G);
           OpCoverage &C = R.Ops[Key];
           std::string Enc(char(G), 1);
+          Enc += AfterScalePrefix ? 'S' : '-';
           Enc.append(reinterpret_cast<const char *>(P + Off), I.size);
           auto [It, New] = Probed.emplace(Enc, false);
           if (New)
-            It->second = probe(I, G);
+            It->second = probe(I, G, AfterScalePrefix);
+          AfterScalePrefix = I.op == Op::V_MFMA_LD_SCALE_B32;
           char Buf[32];
           std::snprintf(Buf, sizeof(Buf), "+0x%zx", Off);
           if (C.Count++ == 0)

@@ -314,6 +314,20 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
       Out.src[1] = uint16_t(bits(W, 49, 41));
     if (I->w[4])
       Out.src[2] = uint16_t(bits(W, 58, 50));
+    if (Out.op == Op::V_MFMA_LD_SCALE_B32) {
+      // The prefix of a scaled MFMA (VOP3PX2, low half): scale_src0 40:32, scale_src1 49:41,
+      // op_sel 12:11 and op_sel_hi 60:59 (bits 13 and 14, op_sel[2] / op_sel_hi[2] of a
+      // third source it does not have, select nothing).
+      Out.src[1] = uint16_t(bits(W, 49, 41));
+      Out.opsel = uint8_t(bits(W0, 12, 11));
+      Out.opselHi = uint8_t(bits(W, 60, 59));
+      Out.neg = uint8_t(bits(W, 63, 61));
+      Out.negHi = uint8_t(bits(W0, 10, 8));
+      for (uint16_t S : {Out.src[0], Out.src[1]})
+        if (S == kLiteralCode)
+          return fail(Why, "literal constant in v_mfma_ld_scale_b32");
+      return true;
+    }
     if (I->flags & kMfma) {
       bool AccCd = bits(W0, 15, 15);
       Out.cbsz = uint8_t(bits(W0, 10, 8));

@@ -235,14 +235,7 @@ const Inst &Emulator::fetch(uint64_t Pc) {
   return R;
 }
 
-const Inst &Emulator::fetch(uint64_t Pc, const RegUses *&Uses) {
-  if (Pc >= TextBegin && Pc < TextEnd && (Pc & 3) == 0) {
-    size_t I = size_t((Pc - TextBegin) >> 2);
-    if (SlotValid[I]) {
-      Uses = &SlotUses[I];
-      return Slots[I];
-    }
-  }
+const Inst &Emulator::fetchSlow(uint64_t Pc, const RegUses *&Uses) {
   const Inst &In = fetch(Pc);
   std::lock_guard<std::mutex> G(ExtraLock);
   std::unique_ptr<RegUses> &U = ExtraUses[Pc];
@@ -258,6 +251,17 @@ namespace {
 inline bool isVectorEnc(Enc E) {
   return E != Enc::SOP1 && E != Enc::SOP2 && E != Enc::SOPK && E != Enc::SOPC && E != Enc::SOPP &&
          E != Enc::SMEM;
+}
+
+// Set bits of EXEC, without a library call (the build targets baseline x86-64, which has no
+// popcnt instruction).
+inline unsigned activeLanes(uint64_t M) {
+  if (M == ~0ull)
+    return 64;
+  M = M - ((M >> 1) & 0x5555555555555555ull);
+  M = (M & 0x3333333333333333ull) + ((M >> 2) & 0x3333333333333333ull);
+  M = (M + (M >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return unsigned((M * 0x0101010101010101ull) >> 56);
 }
 
 // Run one wave for at most Quantum instructions, stopping at a barrier or s_endpgm.
@@ -276,7 +280,15 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     // set): VSKIP skips vector instructions, GPR_IDX_EN indexes VALU VGPR operands by M0.
     Inst Indexed;
     RegUses IndexedUses;
-    if (W.mode & (kModeVskip | kModeGprIdxEn)) [[unlikely]] {
+    if ((W.mode & (kModeVskip | kModeGprIdxEn)) || W.mfmaScalePending) [[unlikely]] {
+      if (W.mfmaScalePending && InP->op != Op::V_MFMA_F32_16X16X128_F8F6F4 &&
+          InP->op != Op::V_MFMA_F32_32X32X64_F8F6F4)
+        throw EmuError(EmuErrorKind::IllegalInst,
+                       "v_mfma_ld_scale_b32 at pc " + hexAddr(W.mfmaScalePc) +
+                           " is not followed by an F8F6F4 MFMA (the two form one scaled MFMA "
+                           "instruction): " +
+                           printInst(*InP, E.gfx(), Pc) + " at pc " + hexAddr(Pc),
+                       Pc);
       if ((W.mode & kModeVskip) && isVectorEnc(InP->enc)) {
         // Skipped, not executed: no register, memory or counter changes (CDNA3/CDNA4 ISA
         // guides, section 12.4); the hazard and wait-counter model sees no issue.
@@ -313,7 +325,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
                                                 " instructions (endless loop?) at pc " +
                                                 hexAddr(Pc));
     if (isVectorEnc(In.enc))
-      LaneInsts += unsigned(__builtin_popcountll(W.exec()));
+      LaneInsts += activeLanes(W.exec());
     if (Strict)
       C.strict->before(C, In, *U, Pc);
     uint32_t First = 0;
@@ -539,6 +551,7 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   W.scc = false;
   W.done = W.atBarrier = false;
   W.instCount = 0;
+  W.mfmaScalePending = false;
   W.trapsts = 0;
   W.priority = 0;
   W.waveInGroup = Wv;

@@ -101,13 +101,22 @@ public:
 
   // The decoded instruction at a device address (decoding on first use outside .text).
   const Inst &fetch(uint64_t Pc);
-  // The same with its register uses (RegUse.h).
-  const Inst &fetch(uint64_t Pc, const RegUses *&Uses);
+  // The same with its register uses (RegUse.h); the pre-decoded .text inline, the rest
+  // out of line.
+  const Inst &fetch(uint64_t Pc, const RegUses *&Uses) {
+    const uint64_t Off = Pc - TextBegin;
+    if (Off < TextEnd - TextBegin && (Pc & 3) == 0 && SlotValid[size_t(Off >> 2)]) {
+      Uses = &SlotUses[size_t(Off >> 2)];
+      return Slots[size_t(Off >> 2)];
+    }
+    return fetchSlow(Pc, Uses);
+  }
 
 private:
   Emulator(const CodeObject &Code, DeviceMemory &Mem, Gfx Target)
       : Code(Code), Mem(Mem), Target(Target) {}
   llvm::Error loadImage();
+  const Inst &fetchSlow(uint64_t Pc, const RegUses *&Uses);
   // The steps of run(): check the launch and plan the dispatch; place its objects in device
   // memory; set up one wave's registers (Emulator.cpp).
   struct Dispatch;

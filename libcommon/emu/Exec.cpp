@@ -41,7 +41,7 @@ bool executeInst(ExecCtx &c, const Inst &in) {
     // v_accvgpr_mov_b32 is VOP1-encoded; the AGPR moves live with the VOP3P executor.
     return execVector(c, in) || execPacked(c, in);
   case Enc::VOP3P:
-    return execPacked(c, in) || execMfma(c, in);
+    return execPacked(c, in) || execMfma(c, in) || execMfmaF8F6F4(c, in);
   case Enc::DS:
     return execLds(c, in);
   default:

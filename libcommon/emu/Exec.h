@@ -98,12 +98,14 @@ uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const ch
 // implement it.
 bool executeInst(ExecCtx &c, const Inst &in);
 
-bool execScalar(ExecCtx &c, const Inst &in); // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
-bool execSmem(ExecCtx &c, const Inst &in);   // SMEM                       (ExecSmem.cpp)
-bool execVector(ExecCtx &c, const Inst &in); // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)
-bool execPacked(ExecCtx &c, const Inst &in); // VOP3P packed math, dot     (ExecPacked.cpp)
-bool execMfma(ExecCtx &c, const Inst &in);   // MFMA / SMFMAC              (ExecMfma.cpp)
-bool execLds(ExecCtx &c, const Inst &in);    // DS                         (ExecLds.cpp)
-bool execVmem(ExecCtx &c, const Inst &in);   // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
+bool execScalar(ExecCtx &c, const Inst &in);     // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
+bool execSmem(ExecCtx &c, const Inst &in);       // SMEM                       (ExecSmem.cpp)
+bool execVector(ExecCtx &c, const Inst &in);     // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)
+bool execPacked(ExecCtx &c, const Inst &in);     // VOP3P packed math, dot     (ExecPacked.cpp)
+bool execMfma(ExecCtx &c, const Inst &in);       // MFMA / SMFMAC              (ExecMfma.cpp)
+bool execMfmaF8F6F4(ExecCtx &c, const Inst &in); // gfx950 F8F6F4, scaled (ExecMfmaF8F6F4.cpp)
+bool execLds(ExecCtx &c, const Inst &in);        // DS                         (ExecLds.cpp)
+bool execLdsTransposeRead(ExecCtx &c, const Inst &in); // ds_read_*_tr_* (ExecLdsTranspose.cpp)
+bool execVmem(ExecCtx &c, const Inst &in); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
 
 } // namespace asmevo::emu

@@ -385,6 +385,8 @@ unsigned swizzleSource(unsigned offset, unsigned i) {
 bool execLds(ExecCtx &c, const Inst &in) {
   if (in.gds)
     return false;
+  if (execLdsTransposeRead(c, in))
+    return true;
   DsOp m;
   if (!classifyDs(in.op, m))
     return false;

@@ -1,6 +1,7 @@
-// FP8 / BF8 conversions of the vector ALU (gfx940+): v_cvt_pk_fp8_f32, v_cvt_pk_bf8_f32 (VOP3),
-// v_cvt_f32_fp8, v_cvt_f32_bf8, v_cvt_pk_f32_fp8, v_cvt_pk_f32_bf8 (VOP1, VOP3), as the ISA's
-// pseudocode says (cdna4-isa.json; the same text for CDNA3):
+// Narrow-float conversions of the vector ALU. FP8 / BF8 (gfx940+): v_cvt_pk_fp8_f32,
+// v_cvt_pk_bf8_f32 (VOP3), v_cvt_f32_fp8, v_cvt_f32_bf8, v_cvt_pk_f32_fp8, v_cvt_pk_f32_bf8
+// (VOP1, VOP3); and gfx950's scaled (MX) ones listed further down. As the ISA's pseudocode says
+// (cdna4-isa.json; the same text for CDNA3):
 //   v_cvt_pk_fp8_f32  D[15:0] = {f32_to_fp8(S1), f32_to_fp8(S0)} (OPSEL[3]: D[31:16]); the other
 //                     half is kept. Rounding is nearest even whatever MODE says.
 //   v_cvt_f32_fp8     D = fp8_to_f32(byte SDWA_SRC0_SEL of S0); BYTE0 in the e32 form.
@@ -18,6 +19,8 @@
 // (v_cvt_sr_*) are left out too: the ISA's pseudocode and AMD's own emulator disagree on them.
 #include "emu/ExecVectorCore.h"
 #include "emu/SmallFloat.h"
+
+#include <cmath>
 
 namespace asmevo::emu::vec {
 
@@ -77,6 +80,68 @@ bool cvtPkFp8ToF32(VX &x, SmallFormat f) {
   return true;
 }
 
+// 2^(exponent field of the f32 scale - 127), as a double; refused for exponent 255.
+double scaleOf(VX &x, u32 scaleBits) {
+  const unsigned e = (scaleBits >> 23) & 0xffu;
+  if (e == 255)
+    undocumented(x, "a scale whose exponent field is 255 (infinity or NaN)");
+  return std::ldexp(1.0, int(e) - 127);
+}
+
+void requireNearestEven(VX &x) {
+  if (fpmode::roundSp(x.w.mode) != fpmode::kNearestEven)
+    undocumented(x, "a scaled conversion under a MODE round mode other than nearest even");
+}
+
+bool cvtScalePkFp4F32(VX &x) {
+  if (x.in.clamp || x.in.omod)
+    undocumented(x, "clamp or an output modifier on a conversion to fp4");
+  requireNearestEven(x);
+  const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32), *s = fetch32(x, 2, Ty::F32);
+  const u32 *old = x.w.vrowOf(x.in.dst);
+  const unsigned shift = 8 * ((x.in.opsel >> 2) & 3);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    u32 lo = 0, hi = 0;
+    if ((x.exec >> l) & 1) {
+      const double sc = scaleOf(x, s[l]);
+      if (!f64ToSmall(double(F(a[l])) / sc, SmallFormat::E2M1, false, lo) ||
+          !f64ToSmall(double(F(b[l])) / sc, SmallFormat::E2M1, false, hi))
+        undocumented(x, "an fp4 conversion of a NaN or of a value past fp4's range (+-6)");
+    }
+    x.r[l] = (old[l] & ~(0xffu << shift)) | ((lo | hi << 4) << shift);
+  }
+  finish32(x, R::B32);
+  return true;
+}
+
+bool cvtScalePkBf16Fp8(VX &x) {
+  if (x.in.clamp || x.in.omod)
+    undocumented(x, "clamp or an output modifier on a scaled conversion to bf16");
+  requireNearestEven(x);
+  if (x.in.src[0] < kVgprBase || x.in.src[0] >= kAgprBase)
+    return false; // SRC0 is a VGPR in the pseudocode
+  const u32 *a = x.w.vrowOf(x.in.src[0]);
+  const u32 *s = fetch32(x, 1, Ty::F32);
+  const unsigned word = 16 * (x.in.opsel & 1);
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    u32 out = 0;
+    if ((x.exec >> l) & 1) {
+      const double sc = scaleOf(x, s[l]);
+      const u32 src = (a[l] >> word) & 0xffffu;
+      for (unsigned h = 0; h < 2; ++h) {
+        const double v = double(smallToF32((src >> (8 * h)) & 0xffu, SmallFormat::E4M3)) * sc;
+        // fp8 values have 4 significant bits: the product is exact in f32 within its range.
+        if (std::isfinite(v) && std::fabs(v) > double(bf16ToF32(0x7f7f)))
+          undocumented(x, "a scaled bf16 result past bf16's range");
+        out |= u32(f32ToBf16(float(v))) << (16 * h);
+      }
+    }
+    x.r[l] = out;
+  }
+  finish32(x, R::B32);
+  return true;
+}
+
 } // namespace
 
 bool execVectorFp8(VX &x) {
@@ -98,6 +163,10 @@ bool execVectorFp8(VX &x) {
   case Op::V_CVT_PK_F32_BF8_E32:
   case Op::V_CVT_PK_F32_BF8_E64:
     return cvtPkFp8ToF32(x, bf8Format(ocp));
+  case Op::V_CVT_SCALEF32_PK_FP4_F32:
+    return cvtScalePkFp4F32(x);
+  case Op::V_CVT_SCALEF32_PK_BF16_FP8:
+    return cvtScalePkBf16Fp8(x);
   default:
     return false;
   }

@@ -1,7 +1,6 @@
 #include "emu/SmallFloat.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace asmevo::emu {
@@ -67,13 +66,15 @@ float smallToF32(uint32_t Code, SmallFormat F) {
 }
 
 bool f32ToSmall(float X, SmallFormat F, bool Saturate, uint32_t &Code) {
+  return f64ToSmall(double(X), F, Saturate, Code);
+}
+
+bool f64ToSmall(double X, SmallFormat F, bool Saturate, uint32_t &Code) {
   const Layout L = layoutOf(F);
   const unsigned Bits = 1 + L.E + L.M;
   const bool Narrow = Bits < 8; // FP6 / FP4: no NaN, no infinity
   const uint32_t SignBit = 1u << (Bits - 1);
-  uint32_t XB;
-  std::memcpy(&XB, &X, 4);
-  const uint32_t Sign = (XB >> 31) ? SignBit : 0;
+  const uint32_t Sign = std::signbit(X) ? SignBit : 0;
   const uint32_t NaNCode = L.Fnuz ? 0x80u : L.OcpE4M3NaN ? (Sign | 0x7fu) : (Sign | 0x7fu);
   if (std::isnan(X)) {
     if (Narrow)
@@ -96,7 +97,7 @@ bool f32ToSmall(float X, SmallFormat F, bool Saturate, uint32_t &Code) {
       return false; // saturating an infinity is not documented
     return Overflow();
   }
-  const double A = std::fabs(double(X));
+  const double A = std::fabs(X);
   const int EMin = 1 - L.Bias; // exponent of the smallest normal
   int E = 0;
   if (A != 0) {

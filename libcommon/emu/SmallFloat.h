@@ -38,6 +38,8 @@ float smallToF32(uint32_t Code, SmallFormat F);
 // Returns false when the result is not defined by the documents: an infinity with Saturate set,
 // and any overflow, infinity or NaN for the FP6 / FP4 formats (they have no NaN or infinity).
 bool f32ToSmall(float X, SmallFormat F, bool Saturate, uint32_t &Code);
+// The same from a double (an exact scaled value: one rounding to the format).
+bool f64ToSmall(double X, SmallFormat F, bool Saturate, uint32_t &Code);
 
 // E8M0 scale -> 2^(E - 127) as a float (exact down to 2^-127 through the denormal range, which
 // f32 holds exactly); 0xff gives NaN.

@@ -59,6 +59,10 @@ struct WaveState {
   bool atBarrier = false;   // waiting in s_barrier
   unsigned waveInGroup = 0; // wave index within its workgroup
   uint64_t instCount = 0;   // instructions executed (a model count, not time)
+  // The prefix of a scaled MFMA (v_mfma_ld_scale_b32) just executed, for the MFMA after it.
+  bool mfmaScalePending = false;
+  uint64_t mfmaScalePc = 0;
+  Inst mfmaScale;
   alignas(64) uint32_t v[kNumVectorRegs * kWaveSize];
 
   WaveState() {

@@ -1,7 +1,7 @@
 // Test support: a hand-written kernel body, assembled and linked in-process for a target, run
 // on the emulator over one buffer. The kernel gets the buffer's address in s[2:3], v0 = the
 // work-item id and v1 = 4 * v0; its LDS is LdsBytes. The buffer holds BufferDwords dwords,
-// dword i = i, and is read back after the run.
+// dword i = i (or Init), and is read back after the run.
 #pragma once
 
 #include "EmuHarness.h"
@@ -23,6 +23,8 @@ struct AsmKernel {
   unsigned BufferDwords = 1024;
   bool Strict = false;
   unsigned Vgprs = 32; // next_free_vgpr
+  // The buffer's contents (BufferDwords dwords) when not empty, instead of dword i = i.
+  std::vector<uint32_t> Init;
 };
 
 struct AsmRun {
@@ -122,7 +124,7 @@ inline AsmRun runAsmKernel(const std::string &Body, const AsmKernel &K = AsmKern
   uint64_t Buf = Mem.allocate(Bytes, 256, "buffer");
   std::vector<uint32_t> Init(K.BufferDwords);
   for (uint32_t I = 0; I < K.BufferDwords; ++I)
-    Init[I] = I;
+    Init[I] = I < K.Init.size() ? K.Init[I] : I;
   llvm::cantFail(Mem.write(Buf, Init.data(), Bytes));
   LaunchConfig L;
   L.Kernel = "k";

@@ -151,4 +151,42 @@ TEST(Fp8Convert, ClampOnAConversionToFp8IsRefusedWithTheReason) {
       << R.Error;
 }
 
+// gfx950's scaled conversions: the scale is 2^(exponent field - 127) of an f32 (3.0 acts as
+// 2.0); quantizing divides, dequantizing multiplies; one rounding to nearest even.
+TEST(ScaledConvert, PkFp4F32WritesTheSelectedByteAndIgnoresTheScaleMantissa) {
+  AsmKernel K;
+  K.Target = "gfx950";
+  auto R = runAsmKernel("\tv_mov_b32 v2, 3.0\n\tv_mov_b32 v3, -0.5\n\tv_mov_b32 v4, 0x40400000\n"
+                        "\tv_mov_b32 v5, 0x11223344\n"
+                        "\tv_cvt_scalef32_pk_fp4_f32 v5, v2, v3, v4 op_sel:[0,0,1]\n"
+                        "\tv_mov_b32 v6, 0x38c20000\n\tv_mov_b32 v7, 0.25\n"
+                        "\tv_cvt_scalef32_pk_bf16_fp8 v8, v6, v7 op_sel:[1,0,0]\n"
+                        "\tv_add_u32 v9, 0x800, v1\n"
+                        "\tglobal_store_dword v9, v5, s[2:3]\n"
+                        "\tglobal_store_dword v9, v8, s[2:3] offset:256\n"
+                        "\ts_waitcnt vmcnt(0)\n",
+                        K);
+  ASSERT_EQ(R.Error, "");
+  // 3.0 / 2 = 1.5 -> E2M1 0.01.1 = 0x3; -0.5 / 2 = -0.25, a tie between 0 and 0.5: to even,
+  // -0 = 0x8. Byte 1 = {0x8, 0x3}; the other bytes are kept.
+  EXPECT_EQ(R.Buffer[512], 0x11228344u);
+  // Word 1 of v6 = 0x38c2: bytes 0xc2 (-2.5) and 0x38 (1.0), times 0.25: bf16 -0.625 = 0xbf20,
+  // 0.25 = 0x3e80.
+  EXPECT_EQ(R.Buffer[576], 0x3e80bf20u);
+}
+
+TEST(ScaledConvert, Fp4OverflowIsRefusedWithTheReason) {
+  AsmKernel K;
+  K.Target = "gfx950";
+  auto R = runAsmKernel("\tv_mov_b32 v2, 100.0\n\tv_mov_b32 v3, 1.0\n"
+                        "\tv_cvt_scalef32_pk_fp4_f32 v5, v2, v3, v3\n",
+                        K);
+  EXPECT_NE(R.Error.find("unsupported instruction v_cvt_scalef32_pk_fp4_f32 at pc 0x"),
+            std::string::npos)
+      << R.Error;
+  EXPECT_NE(R.Error.find("a NaN or of a value past fp4's range (+-6) is not documented"),
+            std::string::npos)
+      << R.Error;
+}
+
 } // namespace

@@ -1,0 +1,107 @@
+// gfx950's transposing LDS reads: ds_read_b64_tr_b16, ds_read_b64_tr_b8, ds_read_b64_tr_b4 and
+// ds_read_b96_tr_b6. Every lane reads 64 bits (96 for b6) at its own address, as ds_read_b64
+// would: n elements of w bits (b16: 4, b8: 8, b4: 16, b6: 16), element p at bit p * w. Within
+// each group of 16 lanes the elements are then exchanged: lane l = 16 * G + i receives as its
+// element e the element i % n of lane 16 * G + e * (16 / n) + i / n. (b16: a 4 x 16 tile read
+// as four rows of four lanes comes back as one column per lane; b4 and b6 are a 16 x 16
+// transpose.)
+// Sources: the CDNA4 ISA guide, section 11.4 (the operation; EXEC must be all ones; the address
+// aligned to the data size); the exchange as Triton's linear layout for these reads states it
+// (chooseDsReadB64TrLayout), which AMD's rocRoller hardware tests for gfx950 (rocm-libraries,
+// TransposeLoadsTest) agree with.
+//
+// Not emulated, with the reason: EXEC not all ones (the ISA requires it), an address not
+// aligned to 8 bytes (b64; the ISA requires it) or not to 16 bytes (b96: rocRoller's tests
+// use 16, the guide only says "the data size").
+#include "emu/EmuError.h"
+#include "emu/Exec.h"
+
+#include <cstring>
+#include <string>
+
+namespace asmevo::emu {
+
+namespace {
+
+inline uint32_t getBits(const uint8_t *p, unsigned bit, unsigned w) {
+  uint32_t v = 0;
+  std::memcpy(&v, p + bit / 8, (bit % 8 + w + 7) / 8);
+  return (v >> (bit % 8)) & ((1u << w) - 1);
+}
+
+inline void putBits(uint8_t *p, unsigned bit, unsigned w, uint32_t x) {
+  uint32_t v = 0;
+  const unsigned n = (bit % 8 + w + 7) / 8;
+  std::memcpy(&v, p + bit / 8, n);
+  const uint32_t m = ((1u << w) - 1) << (bit % 8);
+  v = (v & ~m) | ((x << (bit % 8)) & m);
+  std::memcpy(p + bit / 8, &v, n);
+}
+
+[[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
+  throw EmuError(EmuErrorKind::Unsupported,
+                 "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
+                     hexAddr(c.instPc) + ": " + why,
+                 c.instPc);
+}
+
+} // namespace
+
+bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
+  unsigned w = 0, bytes = 8;
+  switch (in.op) {
+  case Op::DS_READ_B64_TR_B16:
+    w = 16;
+    break;
+  case Op::DS_READ_B64_TR_B8:
+    w = 8;
+    break;
+  case Op::DS_READ_B64_TR_B4:
+    w = 4;
+    break;
+  case Op::DS_READ_B96_TR_B6:
+    w = 6, bytes = 12;
+    break;
+  default:
+    return false;
+  }
+  if (in.addr == kNoOperand || in.dst == kNoOperand || in.gds)
+    return false;
+  WaveState &ws = c.w;
+  if (ws.exec() == 0)
+    return true; // nothing runs (the probe of kernel-run --coverage)
+  if (ws.exec() != ~0ull)
+    refuse(c, in, "a transposing LDS read with EXEC not all ones (the ISA requires all ones)");
+  const unsigned n = bytes * 8 / w, regs = bytes / 4;
+  const unsigned align = bytes == 8 ? 8 : 16;
+  const unsigned offset16 = unsigned(in.offset0) | (unsigned(in.offset1) << 8);
+  const uint32_t *a = ws.vrowOf(in.addr);
+  const char *what = opNameLower(in.op);
+  uint8_t src[kWaveSize][12];
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const uint64_t addr = uint64_t(a[l]) + offset16;
+    if (addr % align)
+      refuse(c, in,
+             "LDS address " + hexAddr(addr) + " of lane " + std::to_string(l) + " is not " +
+                 std::to_string(align) + "-byte aligned" +
+                 (bytes == 8 ? " (the ISA requires it)"
+                             : " (the guide asks for 'the data size'; only 16 is known to work)"));
+    std::memcpy(src[l], ldsAccess(c, addr, bytes, int(l), what), bytes);
+  }
+  if (vectorIndex(in.dst) + regs > kNumVectorRegs)
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(what) + " at pc " + hexAddr(c.instPc) +
+                                                  ": destination out of range");
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const unsigned g = l >> 4, i = l & 15;
+    uint8_t out[12] = {};
+    for (unsigned e = 0; e < n; ++e) {
+      const unsigned from = 16 * g + e * (16 / n) + i / n;
+      putBits(out, e * w, w, getBits(src[from], (i % n) * w, w));
+    }
+    for (unsigned r = 0; r < regs; ++r)
+      std::memcpy(&ws.vrow(vectorIndex(in.dst) + r)[l], out + 4 * r, 4);
+  }
+  return true;
+}
+
+} // namespace asmevo::emu
