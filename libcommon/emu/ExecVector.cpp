@@ -16,48 +16,81 @@ alignas(64) const u64 kZeroRow64[64] = {};
 // Source lane of each lane (-1: out of range). Lanes whose source is out of range or inactive
 // read zero with bound_ctrl, else they are not written. row_mask/bank_mask disable writes of
 // whole rows (16 lanes) / banks (lanes 4b..4b+3 of each row).
+namespace {
+
+// Source lane of every lane for each DPP control (before EXEC and the masks), -1 for none;
+// computed once. Controls the ISA reserves are marked invalid.
+struct DppTable {
+  int8_t Src[0x144][64];
+  bool Valid[0x144];
+  DppTable() {
+    for (unsigned ctrl = 0; ctrl < 0x144; ++ctrl) {
+      Valid[ctrl] = true;
+      for (int l = 0; l < 64; ++l) {
+        int row = l & ~15, rl = l & 15, s = -1;
+        if (ctrl <= 0xff)
+          s = (l & ~3) | int((ctrl >> (2 * (l & 3))) & 3);
+        else if (ctrl >= 0x101 && ctrl <= 0x10f)
+          s = rl + int(ctrl & 15) < 16 ? l + int(ctrl & 15) : -1;
+        else if (ctrl >= 0x111 && ctrl <= 0x11f)
+          s = rl - int(ctrl & 15) >= 0 ? l - int(ctrl & 15) : -1;
+        else if (ctrl >= 0x121 && ctrl <= 0x12f)
+          s = row | ((rl - int(ctrl & 15)) & 15);
+        else if (ctrl == 0x130)
+          s = l + 1 < 64 ? l + 1 : -1;
+        else if (ctrl == 0x134)
+          s = (l + 1) & 63;
+        else if (ctrl == 0x138)
+          s = l - 1;
+        else if (ctrl == 0x13c)
+          s = (l - 1) & 63;
+        else if (ctrl == 0x140)
+          s = row | (15 - rl);
+        else if (ctrl == 0x141)
+          s = (l & ~7) | (7 - (l & 7));
+        else if (ctrl == 0x142)
+          s = row >= 16 ? row - 1 : -1;
+        else if (ctrl == 0x143)
+          s = row >= 32 ? 31 : -1;
+        else
+          Valid[ctrl] = false;
+        Src[ctrl][l] = int8_t(s);
+      }
+    }
+  }
+};
+
+const DppTable &dppTable() {
+  static const DppTable T;
+  return T;
+}
+
+} // namespace
+
 void setupDpp(VX &x) {
   const Inst &in = x.in;
-  unsigned ctrl = in.dppCtrl;
-  u64 execIn = x.w.exec();
+  const unsigned ctrl = in.dppCtrl;
+  const DppTable &T = dppTable();
+  if (ctrl >= 0x144 || !T.Valid[ctrl])
+    throw EmuError(EmuErrorKind::IllegalInst, "reserved DPP control 0x" + std::to_string(ctrl) +
+                                                  " at pc " + std::to_string(x.c.instPc));
+  const u64 execIn = x.w.exec();
+  // Lanes the row and bank masks let write.
+  u64 write = 0;
+  for (unsigned r = 0; r < 4; ++r)
+    if ((in.rowMask >> r) & 1)
+      for (unsigned b = 0; b < 4; ++b)
+        if ((in.bankMask >> b) & 1)
+          write |= 0xfull << (16 * r + 4 * b);
   u64 keep = 0;
-  for (int l = 0; l < 64; ++l) {
-    int row = l & ~15, rl = l & 15, s = -1;
-    if (ctrl <= 0xff)
-      s = (l & ~3) | int((ctrl >> (2 * (l & 3))) & 3);
-    else if (ctrl >= 0x101 && ctrl <= 0x10f)
-      s = rl + int(ctrl & 15) < 16 ? l + int(ctrl & 15) : -1;
-    else if (ctrl >= 0x111 && ctrl <= 0x11f)
-      s = rl - int(ctrl & 15) >= 0 ? l - int(ctrl & 15) : -1;
-    else if (ctrl >= 0x121 && ctrl <= 0x12f)
-      s = row | ((rl - int(ctrl & 15)) & 15);
-    else if (ctrl == 0x130)
-      s = l + 1 < 64 ? l + 1 : -1;
-    else if (ctrl == 0x134)
-      s = (l + 1) & 63;
-    else if (ctrl == 0x138)
-      s = l - 1;
-    else if (ctrl == 0x13c)
-      s = (l - 1) & 63;
-    else if (ctrl == 0x140)
-      s = row | (15 - rl);
-    else if (ctrl == 0x141)
-      s = (l & ~7) | (7 - (l & 7));
-    else if (ctrl == 0x142)
-      s = row >= 16 ? row - 1 : -1;
-    else if (ctrl == 0x143)
-      s = row >= 32 ? 31 : -1;
-    else
-      throw EmuError(EmuErrorKind::IllegalInst, "reserved DPP control 0x" + std::to_string(ctrl) +
-                                                    " at pc " + std::to_string(x.c.instPc));
+  const int8_t *src = T.Src[ctrl];
+  for (unsigned l = 0; l < 64; ++l) {
+    int s = src[l];
     if (s >= 0 && !((execIn >> s) & 1))
       s = -1;
-    bool write = ((in.rowMask >> (l >> 4)) & 1) && ((in.bankMask >> ((l >> 2) & 3)) & 1);
-    if (s < 0 && !in.boundCtrl)
-      write = false;
     x.dppSrc[l] = int8_t(s);
-    if (write)
-      keep |= 1ull << l;
+    const bool w = ((write >> l) & 1) && (s >= 0 || in.boundCtrl);
+    keep |= u64(w) << l;
   }
   x.exec &= keep;
 }
