@@ -269,6 +269,8 @@ template <bool Strict>
 inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
                     uint64_t &LaneInsts) {
   WaveState &W = C.w;
+  Inst Indexed; // the current instruction with VGPR indexing applied (GprIndex.h)
+  RegUses IndexedUses;
   for (unsigned K = 0; K < Quantum; ++K) {
     if (W.done || W.atBarrier)
       return;
@@ -278,8 +280,6 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     C.instPc = Pc;
     // MODE bits that change what an instruction does (one predictable branch when neither is
     // set): VSKIP skips vector instructions, GPR_IDX_EN indexes VALU VGPR operands by M0.
-    Inst Indexed;
-    RegUses IndexedUses;
     if ((W.mode & (kModeVskip | kModeGprIdxEn)) || W.mfmaScalePending) [[unlikely]] {
       if (W.mfmaScalePending && InP->op != Op::V_MFMA_F32_16X16X128_F8F6F4 &&
           InP->op != Op::V_MFMA_F32_32X32X64_F8F6F4)
