@@ -641,9 +641,14 @@ struct BufferAddr {
 
   // Device address of byte `o` (buffer offset) of record `idx`, or false when [o, o+size) is
   // out of range.
+  // The range check compares the byte offset with num_records unless the access is indexed
+  // (idxen) into a structured (stride != 0) or swizzled buffer: then the record index is
+  // checked. An offen-only access through a V# with a stride is checked by its byte offset, as
+  // AITer's kernels rely on (they set stride 4 and num_records = the buffer's bytes); AMD's
+  // rocjitsu emulator moved to the same rule to match gfx950 hardware.
   bool resolve(uint64_t idx, uint64_t o, unsigned size, uint64_t &addr) const {
     if (!noRangeCheck) {
-      if (r.stride == 0) {
+      if (r.stride == 0 || (!vIdx && !r.swizzle)) {
         if (sOffset + o + size > r.numRecords)
           return false;
       } else {
@@ -851,11 +856,12 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
       if (load)
         writeLoad(w, in.dst, lane, m.shape, m.n, buf);
     };
-    // The common case on a fast path: dwords through a raw V# (no index, no swizzle, no
-    // add_tid), no hooks on, the lane's bytes in range and inside the allocation the last access
-    // hit. Any other lane takes the general path above, which gives the same result.
-    if (m.shape == Shape::B32 && !vIdx && r.stride == 0 && !r.swizzle && !r.addTid && !c.strict &&
-        !c.trace && !c.track) {
+    // The common case on a fast path: dwords through a V# without index, swizzle or add_tid
+    // (checked by byte offset, whatever its stride), no hooks on, the lane's bytes in range and
+    // inside the allocation the last access hit. Any other lane takes the general path above, which
+    // gives the same result.
+    if (m.shape == Shape::B32 && !vIdx && !r.swizzle && !r.addTid && !c.strict && !c.trace &&
+        !c.track) {
       // The allocation the first active lane's address falls in: one lookup per instruction.
       const unsigned first = unsigned(__builtin_ctzll(exec));
       const uint64_t a0 = r.base + soff + (vOff ? vOff[first] : 0u) + ba.instOffset;

@@ -560,6 +560,31 @@ TEST(Buffer, RawRangeCheckLoadStore) {
   EXPECT_TRUE(e.vmem(st));
 }
 
+TEST(Buffer, OffenOnlyThroughAStridedRsrcIsCheckedByByteOffset) {
+  // AITer's GEMMs: stride 4, num_records = the buffer's bytes (64), offsets only (no idxen).
+  // Lanes whose dword lies past byte 64 read 0 and their stores are dropped.
+  Env e;
+  uint64_t base = e.pattern(256);
+  e.setRsrc(8, base, 4, 64);
+  for (unsigned l = 0; l < 64; ++l)
+    e.v(1, l) = 4 * l;
+  Inst in = buffer(Op::BUFFER_LOAD_DWORD);
+  in.offen = true;
+  in.addr = V(1);
+  in.dst = V(2);
+  ASSERT_TRUE(e.vmem(in));
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(e.v(2, l), l < 16 ? patDword(4 * l) : 0u) << "lane " << l;
+  e.fillV(3, 0xabcdef01);
+  Inst st = buffer(Op::BUFFER_STORE_DWORD);
+  st.offen = true;
+  st.addr = V(1);
+  st.data0 = V(3);
+  ASSERT_TRUE(e.vmem(st));
+  EXPECT_EQ(e.rd32(base + 60), 0xabcdef01u);
+  EXPECT_EQ(e.rd32(base + 64), patDword(64)); // past num_records: dropped
+}
+
 TEST(Buffer, InRangeOutsideAllocationFaults) {
   Env e;
   uint64_t base = e.alloc(64);

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Writes the launch specs of this folder from the AITer code objects' metadata.
+
+AITer's hand-written kernels take one packed kernarg struct; their metadata lists every
+field, padding included, as its own explicit argument (the padding ones all named "pad").
+kernel-diffcheck needs one entry per explicit argument, so this script walks the metadata
+(llvm-readelf --notes), gives every "pad" the value 0 and every named field the entry below.
+
+    python3 gen_specs.py AITER_HSA_DIR   # e.g. /work/aiter/hsa
+"""
+import json, math, os, subprocess, sys
+
+import yaml
+
+READELF = os.environ.get("LLVM_READELF", "/usr/lib/llvm-22/bin/llvm-readelf")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def metadata_args(co, kernel):
+    out = subprocess.run([READELF, "--notes", co], capture_output=True, text=True, check=True).stdout
+    doc = out[out.index("---"):]
+    doc = doc[:doc.index("\n...")] if "\n..." in doc else doc
+    for k in yaml.safe_load(doc)["amdhsa.kernels"]:
+        if k[".name"] == kernel:
+            return k[".args"]
+    raise SystemExit(f"{co}: no kernel {kernel}")
+
+
+def write_spec(name, co, kernel, grid, block, fields, comment):
+    args = []
+    seen = set()
+    for i, a in enumerate(metadata_args(co, kernel)):
+        n = a.get(".name")
+        if n == "pad":
+            args.append({"arg": f"#{i}", "value": 0})
+            continue
+        if n not in fields:
+            raise SystemExit(f"{name}: no entry for field {n} (#{i}, offset {a['.offset']})")
+        e = {"arg": f"#{i}"}
+        e.update(fields[n])
+        e["comment"] = f"{n} @ offset {a['.offset']}" + (f": {e['comment']}" if "comment" in e else "")
+        args.append(e)
+        seen.add(n)
+    missing = set(fields) - seen
+    if missing:
+        raise SystemExit(f"{name}: fields not in the metadata: {sorted(missing)}")
+    spec = {"comment": comment, "kernel": kernel, "grid": grid, "block": block,
+            "dynamic_lds": 0, "args": args}
+    path = os.path.join(HERE, name + ".json")
+    with open(path, "w") as f:
+        f.write("{\n")
+        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
+            f.write(f"  {json.dumps(k)}: {json.dumps(spec[k])},\n")
+        f.write('  "args": [\n')
+        f.write(",\n".join("    " + json.dumps(a) for a in args))
+        f.write("\n  ]\n}\n")
+    print("wrote", path)
+
+
+def bf16gemm(hsa, variant="pf3"):
+    # csrc/py_itfs_cu/asm_gemm_a16w16.cu: KernelArgs, gemm_a16w16_asm(); CSV tileM=32 tileN=64,
+    # pf=3, bPreshuffle=0, splitK=0, subK=64, bias=1.
+    # variant "pf3": bf16gemm_fp32bf16_tn_32x64_pf3_splitk (CSV splitK=0), M % 32 == 0 (see the
+    #   .md: a partial M tile needs the emulator's buffer range check fixed), fp32 out;
+    # variant "m40": the same kernel with M = 40, which reproduces that emulator problem;
+    # variant "clean": bf16gemm_fp32bf16_tn_32x64_splitk_clean (CSV splitK=1) with split-K 2,
+    #   the semaphore workspace and bf16 out.
+    M = 40 if variant == "m40" else 64
+    N, K = 128, 256                  # N % 64 == 0; K % 64 == 0
+    tileM, tileN = 32, 64
+    split = 2 if variant == "clean" else 1
+    out_b16 = 1 if variant == "clean" else 0
+    out_bpe = 2 if out_b16 else 4
+    grid = [(N + tileN - 1) // tileN, (M + tileM - 1) // tileM, split]  # gdx, gdy, gdz = splitk
+    name = "bf16gemm_fp32bf16_tn_32x64_splitk_clean" if variant == "clean" else "bf16gemm_fp32bf16_tn_32x64_pf3_splitk"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, f"gfx942/bf16gemm/{name}.co")
+    f = {
+        "D": {"type": "bf16" if out_b16 else "f32", "elements": M * N, "role": "out",
+              "comment": f"out [M={M}, N={N}] {'bf16' if out_b16 else 'fp32'}"},
+        "C": {"value": "null", "comment": "ptr_C = nullptr"},
+        "A": {"type": "bf16", "elements": M * K + (128 if variant == "clean" else 0), "role": "in",
+              "comment": f"A [M={M}, K={K}] bf16 row-major" + (" + 128 elements: the kernel prefetches 256 bytes past "
+                         "the end, which hardware's raw-buffer range check zeroes and the emulator reads (see the .md)"
+                         if variant == "clean" else "")},
+        "B": {"type": "bf16", "elements": N * K + (128 if variant == "clean" else 0), "role": "in",
+              "comment": f"B [N={N}, K={K}] bf16 row-major (tn, not preshuffled)" + (" + 128 elements, as A"
+                         if variant == "clean" else "")},
+        "alpha": {"type": "f32", "value": 1.0},
+        "beta": {"type": "f32", "value": 0.0},
+        "strideD0": {"value": N * out_bpe, "comment": "Ndim * out->element_size() bytes"},
+        "strideD1": {"value": 0, "comment": "not set by the host (KernelArgs args = {})"},
+        "strideC0": {"value": N * out_bpe, "comment": "= stride_D0"},
+        "strideC1": {"value": 0, "comment": "not set by the host"},
+        "strideA0": {"value": K * 2, "comment": "A->stride(0) * 2 bytes"},
+        "strideA1": {"value": 0, "comment": "not set by the host"},
+        "strideB0": {"value": K * 2, "comment": "B->stride(0) * 2 bytes"},
+        "strideB1": {"value": 0, "comment": "not set by the host"},
+        "Mdim": {"value": M}, "Ndim": {"value": N}, "Kdim": {"value": K},
+        "splitk": {"value": split, "comment": "CSV splitK=0: split = 1; splitK=1: min(splitK, 16, K/subK) > 1"},
+        "is_out_b16": {"value": out_b16, "comment": "out->dtype() == bf16"},
+        "Bias": {"type": "bf16", "elements": N, "role": "in", "comment": f"bias [N={N}] bf16 (op_tests: torch.rand(n, dtype=bf16))"},
+        "add_bias": {"value": 1},
+    }
+    if variant == "clean":
+        f["ptr_semaphore"] = {"type": "u32", "elements": 16 * 64, "fill": "zero", "role": "inout",
+                              "comment": "aiter/ops/gemm_op_a16w16.py: torch.zeros((16, 64), uint32), reset by the kernel"}
+    write_spec(name + ("_m40" if variant == "m40" else ""), co, kernel, grid, [256, 1, 1], f,
+               f"AITer gemm_a16w16_asm: D[M,N] = A[M,K] @ B[N,K]^T + bias, M={M} N={N} K={K} splitK={split}, "
+               f"{'bf16' if out_b16 else 'fp32'} out, "
+               f"grid ceil(N/64) x ceil(M/32) x splitk; see the .md")
+
+
+def fmha_fwd(hsa, causal):
+    # csrc/cpp_itfs/mha_fwd.cu: init_fmha_fwd_v3_args(), get_grid_dim(), fmha_fwd_v3();
+    # csrc/include/mha_fwd.h: struct fmha_fwd_v3_args. CSV: hdim 128/128, mask 0 or 2 (causal),
+    # batch mode, bf16_cvt 0 (rtne), ts_qo 256, ts_kv 32.
+    # Sq = 300: one full and one partial 256-row tile; Sk: a partial 32-row tile; gqa 2; 2 batches.
+    B, Hq, Hk, Sq, Sk, D, Dv = 2, 4, 2, 300, (300 if causal else 100), 128, 128
+    ts_qo = 256
+    tg_div = 2 if causal else 1       # get_grid_dim: a masked launch merges head and tail tiles
+    tune_opt = 5
+    if causal and (Hq % 8 != 0 or Sq > 16384):
+        tune_opt -= 2                 # init_fmha_fwd_v3_args
+    bpe = 2
+    # BSHD layout (torch [batch, seqlen, nhead, hdim], contiguous), strides in elements:
+    stride_q, nhs_q, bs_q = Hq * D, D, Sq * Hq * D
+    stride_k, nhs_k, bs_k = Hk * D, D, Sk * Hk * D
+    stride_v, nhs_v, bs_v = Hk * Dv, Dv, Sk * Hk * Dv
+    stride_o, nhs_o, bs_o = Hq * Dv, Dv, Sq * Hq * Dv
+    nhs_lse = Sq                      # lse [batch, nhead_q, seqlen_q] fp32
+    grid = [((Sq + ts_qo - 1) // ts_qo + tg_div - 1) // tg_div, Hq, B]
+    name = "fmha_fwd_hd128_bf16_causal_rtne" if causal else "fmha_fwd_hd128_bf16_rtne"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, "gfx942/fmha_v3_fwd/MI300/" + name.replace("fmha_", "") + ".co")
+    f = {
+        "R": {"type": "bf16", "elements": B * Sq * Hq * Dv, "role": "out", "comment": f"ptr_o: O [B={B}, Sq={Sq}, Hq={Hq}, Dv={Dv}] bf16"},
+        "Q": {"type": "bf16", "elements": B * Sq * Hq * D, "role": "in", "comment": f"ptr_q: Q [B, Sq, Hq, D={D}] bf16"},
+        "K": {"type": "bf16", "elements": B * Sk * Hk * D, "role": "in", "comment": f"ptr_k: K [B, Sk={Sk}, Hk={Hk}, D] bf16"},
+        "V": {"type": "bf16", "elements": B * Sk * Hk * Dv, "role": "in", "comment": f"ptr_v: V [B, Sk, Hk, Dv] bf16"},
+        "LSE": {"type": "f32", "elements": B * Hq * Sq, "role": "out", "comment": f"ptr_lse: [B, Hq, Sq] fp32"},
+        "scalar": {"type": "f32", "value": 1.0 / math.sqrt(D), "comment": "scale_s = 1/sqrt(hdim_q)"},
+        "seq_len": {"value": Sq, "comment": "s_seq_len = seqlen_q"},
+        "Seqs": {"value": stride_q * bpe, "comment": "s_Seqs = stride_q * 2"},
+        "Ts": {"value": ts_qo * stride_q * bpe, "comment": "s_Ts = ts_qo * stride_q * 2"},
+        "Hs": {"value": nhs_q * bpe, "comment": "s_Hs = nhead_stride_q * 2"},
+        "Bs": {"value": bs_q * bpe, "comment": "s_Bs = batch_stride_q * 2"},
+        "gqa": {"value": Hq // Hk, "comment": "s_gqa = nhead_q / nhead_k"},
+        "k_Seqs": {"value": stride_k * bpe}, "k_Hs": {"value": nhs_k * bpe}, "k_Bs": {"value": bs_k * bpe},
+        "msk_opt": {"value": tune_opt, "comment": "s_opt = tune_opt (5; 3 for a mask with nhead_q % 8 != 0)"},
+        "lse": {"value": 1, "comment": "s_lse = has_lse"},
+        "kv_seq_len": {"value": Sk},
+        "qk_head_dim": {"value": D}, "v_head_dim": {"value": Dv}, "q_head_num": {"value": Hq},
+        "v_Seqs": {"value": stride_v * bpe}, "v_Hs": {"value": nhs_v * bpe}, "v_Bs": {"value": bs_v * bpe},
+        "r_Seqs": {"value": stride_o * bpe, "comment": "s_o_Seqs"}, "r_Hs": {"value": nhs_o * bpe, "comment": "s_o_Hs"},
+        "r_Bs": {"value": bs_o * bpe, "comment": "s_o_Bs"},
+        "ptr_qseq": {"value": "null", "comment": "batch mode: nullptr"},
+        "ptr_kseq": {"value": "null", "comment": "batch mode: nullptr"},
+        "lse_Hs": {"value": nhs_lse * 4, "comment": "s_lse_Hs = nhead_stride_lse * 4"},
+        "ptr_qseq_padding": {"value": "null"}, "ptr_kseq_padding": {"value": "null"},
+    }
+    write_spec(name, co, kernel, grid, [512, 1, 1], f,
+               f"AITer fmha_v3_fwd batch mode, {'causal (mask 2)' if causal else 'no mask'}: B={B} Hq={Hq} Hk={Hk} Sq={Sq} Sk={Sk} d={D} dv={Dv}, BSHD layout, "
+               f"grid ceil(ceil(Sq/256)/{tg_div}) x Hq x B, block 512; see the .md")
+
+
+if __name__ == "__main__":
+    hsa = sys.argv[1] if len(sys.argv) > 1 else "/work/aiter/hsa"
+    bf16gemm(hsa, "pf3")
+    bf16gemm(hsa, "m40")
+    bf16gemm(hsa, "clean")
+    fmha_fwd(hsa, False)
+    fmha_fwd(hsa, True)

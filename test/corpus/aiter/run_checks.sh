@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Reruns kernel-diffcheck K0 K0 on every spec of this folder (K0 against itself: each must say ok;
+# bf16gemm_..._m40 reproduced a range-check problem of the emulator, fixed since; see its .md).
+#   bash test/corpus/aiter/run_checks.sh TOOLS_DIR AITER_HSA_DIR [extra kernel-diffcheck options]
+# e.g. bash test/corpus/aiter/run_checks.sh build/bin /work/aiter/hsa --seeds 1 --threads 2
+set -u
+tools=$1 hsa=$2; shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+check() { # SPEC CO [options]
+  local spec=$1 co=$2 t0 t1 rc
+  shift 2
+  t0=$(date +%s.%N)
+  "$tools/kernel-diffcheck" "$hsa/$co" "$hsa/$co" --spec "$here/$spec.json" --timeout 300 "$@" -q 2>&1 | head -1
+  rc=${PIPESTATUS[0]}
+  t1=$(date +%s.%N)
+  printf '  %s: exit %d, %.2f s\n' "$spec" "$rc" "$(echo "$t1 - $t0" | bc)"
+}
+check bf16gemm_fp32bf16_tn_32x64_pf3_splitk     gfx942/bf16gemm/bf16gemm_fp32bf16_tn_32x64_pf3_splitk.co "$@"
+check bf16gemm_fp32bf16_tn_32x64_splitk_clean   gfx942/bf16gemm/bf16gemm_fp32bf16_tn_32x64_splitk_clean.co "$@"
+check fmha_fwd_hd128_bf16_rtne                  gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_rtne.co "$@"
+check fmha_fwd_hd128_bf16_causal_rtne           gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_causal_rtne.co "$@"
+check bf16gemm_fp32bf16_tn_32x64_pf3_splitk_m40 gfx942/bf16gemm/bf16gemm_fp32bf16_tn_32x64_pf3_splitk.co "$@"
