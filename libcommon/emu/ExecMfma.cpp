@@ -1,6 +1,6 @@
 // MFMA executor: the dense matrix fused-multiply-add instructions of gfx90a (CDNA2),
-// gfx940/941/942 (CDNA3) and gfx950 (CDNA4). SMFMAC (sparse) and the gfx950 F8F6F4 / scaled
-// MFMAs are not implemented (the executor returns false for them).
+// gfx940/941/942 (CDNA3) and gfx950 (CDNA4). The gfx950 F8F6F4 / scaled MFMAs are
+// ExecMfmaF8F6F4.cpp's; SMFMAC (sparse) is not implemented (the executor returns false for it).
 //
 // Operand layout. Every shape is M x N x K (M == N) with `blocks` independent blocks. The
 // layouts below are the ones AMD's matrix instruction calculator documents for CDNA2/CDNA3
@@ -44,10 +44,10 @@
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
+#include "emu/SmallFloat.h"
 
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 
 namespace asmevo::emu {
@@ -201,37 +201,6 @@ unsigned bitsOf(EType t) {
   }
 }
 
-// 8-bit float decoders. `ocp` selects the OCP encodings (gfx950), else FNUZ (gfx940..942).
-float fp8E4M3ToF32(uint8_t v, bool ocp) {
-  bool sign = v & 0x80;
-  unsigned e = (v >> 3) & 0xf, m = v & 7;
-  if (!ocp && v == 0x80)
-    return std::numeric_limits<float>::quiet_NaN();
-  if (ocp && e == 15 && m == 7)
-    return sign ? -std::numeric_limits<float>::quiet_NaN()
-                : std::numeric_limits<float>::quiet_NaN();
-  int bias = ocp ? 7 : 8;
-  float mag =
-      e == 0 ? std::ldexp(float(m), 1 - bias - 3) : std::ldexp(float(8 + m), int(e) - bias - 3);
-  return sign ? -mag : mag;
-}
-
-float fp8E5M2ToF32(uint8_t v, bool ocp) {
-  bool sign = v & 0x80;
-  unsigned e = (v >> 2) & 0x1f, m = v & 3;
-  if (!ocp && v == 0x80)
-    return std::numeric_limits<float>::quiet_NaN();
-  if (ocp && e == 31) {
-    float r =
-        m == 0 ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-    return sign ? -r : r;
-  }
-  int bias = ocp ? 15 : 16;
-  float mag =
-      e == 0 ? std::ldexp(float(m), 1 - bias - 2) : std::ldexp(float(4 + m), int(e) - bias - 2);
-  return sign ? -mag : mag;
-}
-
 // The one place f32 MFMA results pass through (denormal flushing / modes would go here).
 inline float f32Result(float x) { return x; }
 inline double f64Result(double x) { return x; }
@@ -344,9 +313,9 @@ float toF32(EType t, uint32_t raw, bool ocp) {
   case EType::BF16:
     return bf16ToF32(uint16_t(raw));
   case EType::Fp8:
-    return fp8E4M3ToF32(uint8_t(raw), ocp);
+    return smallToF32(raw & 0xffu, fp8Format(ocp));
   case EType::Bf8:
-    return fp8E5M2ToF32(uint8_t(raw), ocp);
+    return smallToF32(raw & 0xffu, bf8Format(ocp));
   default:
     return 0.0f;
   }

@@ -176,4 +176,16 @@ TEST(MfmaF8F6F4, PrefixFollowedByAnythingElseIsIllegal) {
       << R.Error;
 }
 
+TEST(MfmaF8F6F4, FormatCodeTheHardwareRejectsIsAnIllegalInstruction) {
+  AsmKernel K;
+  K.Target = "gfx950";
+  // v_mfma_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[0:3] with cbsz = 5 (the assembler
+  // refuses it; these are its words).
+  auto R = runAsmKernel("\t.long 0xd3ad0500, 0x04021904\n", K);
+  EXPECT_NE(R.Error.find("v_mfma_f32_16x16x128_f8f6f4 at pc 0x"), std::string::npos) << R.Error;
+  EXPECT_NE(R.Error.find(": format code 5 (cbsz selects A's format, blgp B's: 0..4) is invalid"),
+            std::string::npos)
+      << R.Error;
+}
+
 } // namespace
