@@ -164,6 +164,153 @@ def fmha_fwd(hsa, causal):
                f"grid ceil(ceil(Sq/256)/{tg_div}) x Hq x B, block 512; see the .md")
 
 
+def f4gemm(hsa):
+    # gfx950 MXFP4 GEMM. csrc/py_itfs_cu/asm_gemm_a4w4.cu: KernelArgs (lines 10-60), gemm_a4w4_asm()
+    # (lines 158-278); hsa/gfx950/f4gemm/f4gemm_bf16_per1x32Fp4.csv: tile 32x128, splitK=0,
+    # bpreshuffle=1. Inputs as op_tests/test_gemm_a4w4.py builds them: A [M, K/2] fp4x2, B
+    # shuffle_weight(w, (16, 16)) [N, K/2], scales e8m0 from dynamic_mxfp4_quant(shuffle=True):
+    # [ceil(rows/256)*256, ceil(K/32/8)*8] in the shuffled layout. See the .md.
+    M, N, K = 64, 256, 1024          # K % 256 == 0 (the kernel's K step); N % 128, M % 32 == 0
+    tileM, tileN = 32, 128
+    scaleN = ((K // 32 + 7) // 8) * 8   # scale columns, padded to 8
+    grid = [(N + tileN - 1) // tileN, (M + tileM - 1) // tileM, 1]
+    name = "f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, f"gfx950/f4gemm/{name}.co")
+    Mpad = (M + 31) // 32 * 32
+    f = {
+        "D": {"type": "bf16", "elements": Mpad * N, "role": "out",
+              "comment": f"out [(M+31)/32*32={Mpad}, N={N}] bf16 (gemm_op_a4w4.py pads rows to 32)"},
+        "C": {"value": "null", "comment": "ptr_C = bias = nullptr (the kernel loads it but never uses it)"},
+        "A": {"type": "u8", "elements": M * K // 2, "range": [0, 255], "role": "in",
+              "comment": f"A [M={M}, K/2={K // 2}] fp4x2 (low nibble = even k), any byte"},
+        "B": {"type": "u8", "elements": N * K // 2, "range": [0, 255], "role": "in",
+              "comment": f"B [N={N}, K/2] fp4x2 preshuffled (shuffle_weight layout (16, 16)), any byte"},
+        "alpha": {"type": "f32", "value": 1.0, "comment": "unused by the kernel"},
+        "beta": {"type": "f32", "value": 0.0, "comment": "unused by the kernel"},
+        "strideD0": {"value": 0, "comment": "not set by the host (KernelArgs args; uninitialised), not read"},
+        "strideD1": {"value": 0, "comment": "not set by the host, not read"},
+        "strideC0": {"value": N, "comment": "out->stride(0) in elements; the kernel's D row stride (x2 bytes)"},
+        "strideC1": {"value": 0, "comment": "not set by the host, not read"},
+        "strideA0": {"value": K, "comment": "A->stride(0) * 2 = K (fp4 elements); the kernel halves it"},
+        "strideA1": {"value": 0, "comment": "not set by the host, not read"},
+        "strideB0": {"value": K, "comment": "B->stride(0) * 2 = K"},
+        "strideB1": {"value": 0, "comment": "not set by the host, not read"},
+        "Mdim": {"value": M}, "Ndim": {"value": N}, "Kdim": {"value": K, "comment": "A->size(1) * 2"},
+        "ScaleA": {"type": "u8", "elements": ((M + 255) // 256 * 256) * scaleN, "range": [122, 132], "role": "in",
+                   "comment": f"A_scale [ceil(M/256)*256, {scaleN}] e8m0, shuffled; 2^-5..2^5"},
+        "ScaleB": {"type": "u8", "elements": ((N + 255) // 256 * 256) * scaleN, "range": [122, 132], "role": "in",
+                   "comment": f"B_scale [ceil(N/256)*256, {scaleN}] e8m0, shuffled; 2^-5..2^5"},
+        "strideScaleA0": {"value": scaleN, "comment": "A_scale->stride(0) (bytes)"},
+        "strideScaleA1": {"value": 0, "comment": "not set by the host, not read"},
+        "strideScaleB0": {"value": scaleN, "comment": "B_scale->stride(0)"},
+        "strideScaleB1": {"value": 0, "comment": "not set by the host, not read"},
+        "log2_k_split": {"value": 0, "comment": "CSV splitK=0: 0 (not read by this kernel)"},
+    }
+    write_spec(name, co, kernel, grid, [256, 1, 1], f,
+               f"AITer gemm_a4w4_asm (gfx950, MXFP4): D[M,N] = (A*sA)[M,K] @ (B*sB)[N,K]^T, M={M} N={N} K={K}, "
+               f"B and scales preshuffled, bf16 out, grid ceil(N/128) x ceil(M/32) x 1, block 256; see the .md")
+
+
+def fmha_fwd_gfx950(hsa):
+    # gfx950 fmha_v3_fwd, bf16, hdim 128, no mask, batch mode: the same host code as fmha_fwd()
+    # (csrc/cpp_itfs/mha_fwd.cu init_fmha_fwd_v3_args / get_grid_dim, no gfx950 special cases for
+    # hdim 128); hsa/gfx950/fmha_v3_fwd/fmha_fwd.csv line 2: ts_qo 256, ts_kv 64, no MI300/ subdir.
+    B, Hq, Hk, Sq, Sk, D, Dv = 2, 4, 2, 300, 100, 128, 128
+    ts_qo, bpe = 256, 2
+    stride_q, nhs_q, bs_q = Hq * D, D, Sq * Hq * D
+    stride_k, nhs_k, bs_k = Hk * D, D, Sk * Hk * D
+    stride_v, nhs_v, bs_v = Hk * Dv, Dv, Sk * Hk * Dv
+    stride_o, nhs_o, bs_o = Hq * Dv, Dv, Sq * Hq * Dv
+    grid = [(Sq + ts_qo - 1) // ts_qo, Hq, B]
+    name = "fmha_fwd_hd128_bf16"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, "gfx950/fmha_v3_fwd/fwd_hd128_bf16.co")
+    f = {
+        "R": {"type": "bf16", "elements": B * Sq * Hq * Dv, "role": "out", "comment": f"ptr_o: O [B={B}, Sq={Sq}, Hq={Hq}, Dv={Dv}] bf16"},
+        "Q": {"type": "bf16", "elements": B * Sq * Hq * D, "role": "in", "comment": f"ptr_q: Q [B, Sq, Hq, D={D}] bf16"},
+        "K": {"type": "bf16", "elements": B * Sk * Hk * D, "role": "in", "comment": f"ptr_k: K [B, Sk={Sk}, Hk={Hk}, D] bf16"},
+        "V": {"type": "bf16", "elements": B * Sk * Hk * Dv, "role": "in", "comment": f"ptr_v: V [B, Sk, Hk, Dv] bf16"},
+        "LSE": {"type": "f32", "elements": B * Hq * Sq, "role": "out", "comment": f"ptr_lse: [B, Hq, Sq] fp32"},
+        "scalar": {"type": "f32", "value": 1.0 / math.sqrt(D), "comment": "scale_s = 1/sqrt(hdim_q)"},
+        "seq_len": {"value": Sq, "comment": "s_seq_len = seqlen_q"},
+        "Seqs": {"value": stride_q * bpe, "comment": "s_Seqs = stride_q * 2"},
+        "Ts": {"value": ts_qo * stride_q * bpe, "comment": "s_Ts = ts_qo * stride_q * 2"},
+        "Hs": {"value": nhs_q * bpe, "comment": "s_Hs = nhead_stride_q * 2"},
+        "Bs": {"value": bs_q * bpe, "comment": "s_Bs = batch_stride_q * 2"},
+        "gqa": {"value": Hq // Hk, "comment": "s_gqa = nhead_q / nhead_k"},
+        "k_Seqs": {"value": stride_k * bpe}, "k_Hs": {"value": nhs_k * bpe}, "k_Bs": {"value": bs_k * bpe},
+        "msk_opt": {"value": 5, "comment": "s_opt = tune_opt (5, no mask)"},
+        "lse": {"value": 1, "comment": "s_lse = has_lse"},
+        "kv_seq_len": {"value": Sk},
+        "qk_head_dim": {"value": D}, "v_head_dim": {"value": Dv}, "q_head_num": {"value": Hq},
+        "v_Seqs": {"value": stride_v * bpe}, "v_Hs": {"value": nhs_v * bpe}, "v_Bs": {"value": bs_v * bpe},
+        "r_Seqs": {"value": stride_o * bpe, "comment": "s_o_Seqs"}, "r_Hs": {"value": nhs_o * bpe, "comment": "s_o_Hs"},
+        "r_Bs": {"value": bs_o * bpe, "comment": "s_o_Bs"},
+        "ptr_qseq": {"value": "null", "comment": "batch mode: nullptr"},
+        "ptr_kseq": {"value": "null", "comment": "batch mode: nullptr"},
+        "lse_Hs": {"value": Sq * 4, "comment": "s_lse_Hs = nhead_stride_lse * 4"},
+        "ptr_qseq_padding": {"value": "null"}, "ptr_kseq_padding": {"value": "null"},
+    }
+    write_spec(name, co, kernel, grid, [512, 1, 1], f,
+               f"AITer fmha_v3_fwd (gfx950) batch mode, no mask: B={B} Hq={Hq} Hk={Hk} Sq={Sq} Sk={Sk} d={D} dv={Dv}, BSHD layout, "
+               f"grid ceil(Sq/256) x Hq x B, block 512; see the .md")
+
+
+def fmha_fwd_fp8_gfx950(hsa):
+    # gfx950 fmha_v3_fwd, fp8bf16 (fp8 e4m3fn Q/K/V, per-tensor fp32 descales, bf16 O), hdim 128,
+    # no mask, batch mode. csrc/cpp_itfs/mha_fwd.cu init_fmha_fwd_v3_args lines 115-129 (in_bpe 1,
+    # descale pointers and strides *4), csrc/py_itfs_cu/asm_mha_fwd.cu lines 103-131 (descale
+    # sizes {1}: strides stay 0); fmha_fwd.csv line 10: ts_qo 256, ts_kv 128. See the .md.
+    B, Hq, Hk, Sq, Sk, D, Dv = 2, 4, 2, 300, 200, 128, 128
+    ts_qo, ibpe, obpe = 256, 1, 2
+    stride_q, nhs_q, bs_q = Hq * D, D, Sq * Hq * D
+    stride_k, nhs_k, bs_k = Hk * D, D, Sk * Hk * D
+    stride_v, nhs_v, bs_v = Hk * Dv, Dv, Sk * Hk * Dv
+    stride_o, nhs_o, bs_o = Hq * Dv, Dv, Sq * Hq * Dv
+    grid = [(Sq + ts_qo - 1) // ts_qo, Hq, B]
+    name = "fmha_fwd_hd128_fp8_gfx950"
+    kernel = "_ZN5aiter24fmha_fwd_hd128_fp8_gfx950E"   # sic: the CSV's / .co's symbol says 24, the name has 25 chars
+    co = os.path.join(hsa, "gfx950/fmha_v3_fwd/fwd_hd128_fp8.co")
+    f = {
+        "ptr_o": {"type": "bf16", "elements": B * Sq * Hq * Dv, "role": "out", "comment": f"O [B={B}, Sq={Sq}, Hq={Hq}, Dv={Dv}] bf16"},
+        "ptr_q": {"type": "u8", "elements": B * Sq * Hq * D, "range": [0x20, 0x38], "role": "in",
+                  "comment": f"Q [B, Sq, Hq, D={D}] fp8 e4m3fn, bytes 0x20..0x38 = +0.125..+1 (no NaN byte)"},
+        "ptr_k": {"type": "u8", "elements": B * Sk * Hk * D, "range": [0xA0, 0xB8], "role": "in",
+                  "comment": f"K [B, Sk={Sk}, Hk={Hk}, D] fp8 e4m3fn, bytes 0xa0..0xb8 = -0.125..-1"},
+        "ptr_v": {"type": "u8", "elements": B * Sk * Hk * Dv, "range": [0x98, 0xC0], "role": "in",
+                  "comment": f"V [B, Sk, Hk, Dv] fp8 e4m3fn, bytes 0x98..0xc0 = -0.0625..-2"},
+        "ptr_lse": {"type": "f32", "elements": B * Hq * Sq, "role": "out", "comment": f"[B, Hq, Sq] fp32"},
+        "scalar": {"type": "f32", "value": 1.0 / math.sqrt(D), "comment": "scale_s = 1/sqrt(hdim_q)"},
+        "s_seq_len": {"value": Sq},
+        "s_Seqs": {"value": stride_q * ibpe, "comment": "stride_q * in_bpe (1)"},
+        "s_Ts": {"value": ts_qo * stride_q * ibpe, "comment": "ts_qo * stride_q * 1"},
+        "s_Hs": {"value": nhs_q * ibpe}, "s_Bs": {"value": bs_q * ibpe},
+        "s_gqa": {"value": Hq // Hk},
+        "s_k_Seqs": {"value": stride_k * ibpe}, "s_k_Hs": {"value": nhs_k * ibpe}, "s_k_Bs": {"value": bs_k * ibpe},
+        "s_opt": {"value": 5, "comment": "tune_opt (5, no mask)"},
+        "s_lse": {"value": 1},
+        "s_kv_seq_len": {"value": Sk},
+        "s_qk_head_dim": {"value": D}, "s_v_head_dim": {"value": Dv}, "s_q_head_num": {"value": Hq},
+        "s_v_Seqs": {"value": stride_v * ibpe}, "s_v_Hs": {"value": nhs_v * ibpe}, "s_v_Bs": {"value": bs_v * ibpe},
+        "s_o_Seqs": {"value": stride_o * obpe, "comment": "stride_o * out_bpe (2)"},
+        "s_o_Hs": {"value": nhs_o * obpe}, "s_o_Bs": {"value": bs_o * obpe},
+        "ptr_qseq": {"value": "null", "comment": "batch mode: nullptr"},
+        "ptr_kseq": {"value": "null", "comment": "batch mode: nullptr"},
+        "s_lse_Hs": {"value": Sq * 4, "comment": "nhead_stride_lse * 4"},
+        "ptr_qseq_padding": {"value": "null"}, "ptr_kseq_padding": {"value": "null"},
+        "ptr_q_descale": {"type": "f32", "elements": 1, "range": [0.5, 2.0], "role": "in", "comment": "q_descale [1] fp32 (per tensor)"},
+        "ptr_k_descale": {"type": "f32", "elements": 1, "range": [0.5, 2.0], "role": "in", "comment": "k_descale [1] fp32"},
+        "ptr_v_descale": {"type": "f32", "elements": 1, "range": [0.5, 2.0], "role": "in", "comment": "v_descale [1] fp32"},
+        "s_descale_q_Bs": {"value": 0, "comment": "per-tensor descale: batch/nhead strides 0"},
+        "s_descale_q_Hs": {"value": 0}, "s_descale_k_Bs": {"value": 0}, "s_descale_k_Hs": {"value": 0},
+        "s_descale_v_Bs": {"value": 0}, "s_descale_v_Hs": {"value": 0},
+    }
+    write_spec(name, co, kernel, grid, [512, 1, 1], f,
+               f"AITer fmha_v3_fwd (gfx950) fp8bf16 batch mode, no mask: B={B} Hq={Hq} Hk={Hk} Sq={Sq} Sk={Sk} d={D} dv={Dv}, BSHD, "
+               f"per-tensor descales, grid ceil(Sq/256) x Hq x B, block 512; see the .md")
+
+
 if __name__ == "__main__":
     hsa = sys.argv[1] if len(sys.argv) > 1 else "/work/aiter/hsa"
     bf16gemm(hsa, "pf3")
@@ -171,3 +318,6 @@ if __name__ == "__main__":
     bf16gemm(hsa, "clean")
     fmha_fwd(hsa, False)
     fmha_fwd(hsa, True)
+    f4gemm(hsa)
+    fmha_fwd_gfx950(hsa)
+    fmha_fwd_fp8_gfx950(hsa)

@@ -20,3 +20,6 @@ check bf16gemm_fp32bf16_tn_32x64_splitk_clean   gfx942/bf16gemm/bf16gemm_fp32bf1
 check fmha_fwd_hd128_bf16_rtne                  gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_rtne.co "$@"
 check fmha_fwd_hd128_bf16_causal_rtne           gfx942/fmha_v3_fwd/MI300/fwd_hd128_bf16_causal_rtne.co "$@"
 check bf16gemm_fp32bf16_tn_32x64_pf3_splitk_m40 gfx942/bf16gemm/bf16gemm_fp32bf16_tn_32x64_pf3_splitk.co "$@"
+check f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128 gfx950/f4gemm/f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128.co "$@"
+check fmha_fwd_hd128_bf16                       gfx950/fmha_v3_fwd/fwd_hd128_bf16.co "$@"
+check fmha_fwd_hd128_fp8_gfx950                 gfx950/fmha_v3_fwd/fwd_hd128_fp8.co "$@"
