@@ -552,6 +552,8 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   W.done = W.atBarrier = false;
   W.instCount = 0;
   W.mfmaScalePending = false;
+  W.pendingLds.clear();
+  W.vmemIssued = 0;
   W.trapsts = 0;
   W.priority = 0;
   W.waveInGroup = Wv;

@@ -65,7 +65,7 @@ void strictLdsTouch(ExecCtx &c, uint64_t addr, unsigned size);
 void strictGlobalTouch(ExecCtx &c, uint64_t addr, unsigned size);
 // LDS bytes a load into LDS (buffer_load_* lds, global_load_lds_*) writes: pending until the
 // wave's vmcnt proves the load complete.
-void strictLdsDmaWrite(ExecCtx &c, uint64_t addr, unsigned size);
+void strictLdsDmaWrite(ExecCtx &c, uint64_t addr, unsigned size, const uint8_t *data);
 
 // Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
 // lane and address. `what` names the access ("global_load_dword read").
@@ -107,5 +107,8 @@ bool execMfmaF8F6F4(ExecCtx &c, const Inst &in); // gfx950 F8F6F4, scaled (ExecM
 bool execLds(ExecCtx &c, const Inst &in);        // DS                         (ExecLds.cpp)
 bool execLdsTransposeRead(ExecCtx &c, const Inst &in); // ds_read_*_tr_* (ExecLdsTranspose.cpp)
 bool execVmem(ExecCtx &c, const Inst &in); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
+// Land the pending loads into LDS that vmcnt(vmcnt) proves complete (ExecVmem.cpp): all but the
+// vmcnt most recent vector memory instructions; vmcnt 0 at s_endpgm lands everything.
+void landLdsWrites(ExecCtx &c, unsigned vmcnt);
 
 } // namespace asmevo::emu

@@ -691,8 +691,13 @@ bool execSopp(ExecCtx &c, const Inst &in) {
   case Op::S_SET_GPR_IDX_MODE: // M0[15:12] = SIMM16[3:0]
     w.s[kM0] = (w.s[kM0] & ~0xf000u) | ((uint32_t(in.simm16) & 0xfu) << 12);
     return true;
+  case Op::S_WAITCNT:
+    // Results are immediate in this model (see issue 6), except loads into LDS, which land
+    // when a wait proves them complete. vmcnt: bits 3:0 and 15:14.
+    if (!w.pendingLds.empty())
+      landLdsWrites(c, (uint32_t(in.simm16) & 0xf) | (((uint32_t(in.simm16) >> 14) & 3) << 4));
+    return true;
   case Op::S_NOP:
-  case Op::S_WAITCNT: // results are immediate in this model (see issue 6)
   case Op::S_SLEEP:
   case Op::S_ICACHE_INV:
   case Op::S_INCPERFLEVEL:
@@ -705,6 +710,7 @@ bool execSopp(ExecCtx &c, const Inst &in) {
     return true;
   case Op::S_ENDPGM:
   case Op::S_ENDPGM_SAVED:
+    landLdsWrites(c, 0);
     w.done = true;
     return true;
   case Op::S_BARRIER:

@@ -1016,8 +1016,9 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
 // Inactive lanes write nothing: their slots keep what they held. The M0 offset is M0[15:0] for
 // buffer loads on CDNA2/CDNA3 and M0[17:0] on CDNA4 (ISA guides section 9.1.9), M0[17:2] * 4 for
 // the global and scratch forms (section 10.3). Sources: CDNA3 / CDNA4 ISA reference guides, LLVM
-// docs/AMDGPUDMAOperations.md. The write completes with the load, in vmcnt (the strict checks
-// keep the bytes pending until an s_waitcnt vmcnt proves it).
+// docs/AMDGPUDMAOperations.md. The write completes with the load, in vmcnt: the bytes land in
+// LDS when an s_waitcnt vmcnt proves the load complete, or at s_endpgm, the latest a GPU may
+// land them (landLdsWrites); the strict checks report any access that depends on when.
 //
 // Not emulated, with the reason: sub-dword and format loads to LDS (no document says whether a
 // byte or short fills its 4-byte slot extended or leaves the rest untouched), and dwordx3/x4 to
@@ -1073,19 +1074,26 @@ DmaShape dmaShape(Op op, Gfx g) {
                  c.instPc);
 }
 
-// The LDS bytes of one lane: bounds-checked against the workgroup's allocation, traced and
-// shown to the strict checks as a DMA write.
-uint8_t *dmaLdsBytes(ExecCtx &c, uint64_t addr, unsigned size, unsigned lane, const char *what) {
+// One lane's bytes for LDS: bounds-checked against the workgroup's allocation, traced, shown to
+// the strict checks as a write, and kept pending in the wave until the load completes (vmcnt):
+// the data lands late, as on hardware, not when the load issues.
+void dmaLdsWrite(ExecCtx &c, uint64_t addr, const uint8_t *data, unsigned size, unsigned lane,
+                 const char *what) {
   if (addr + size > c.wg.lds.size())
     throwMemoryFault(what, addr, size, int(lane), c.instPc,
                      "LDS address (M0 offset + instruction offset + lane slot) outside the "
                      "workgroup's " +
                          std::to_string(c.wg.lds.size()) + "-byte LDS allocation");
   if (c.strict)
-    strictLdsDmaWrite(c, addr, size);
+    strictLdsDmaWrite(c, addr, size, data);
   if (c.trace)
     traceAccess(c, addr, size, int(lane), TraceSpace::Lds);
-  return c.wg.lds.data() + addr;
+  WaveState::PendingLdsWrite p;
+  p.Seq = c.w.vmemIssued;
+  p.LdsAddr = uint32_t(addr);
+  p.Size = uint8_t(size);
+  std::memcpy(p.Bytes, data, size);
+  c.w.pendingLds.push_back(p);
 }
 
 bool execLdsDma(ExecCtx &c, const Inst &in) {
@@ -1128,9 +1136,7 @@ bool execLdsDma(ExecCtx &c, const Inst &in) {
         if (ba.resolve(idx, o + 4 * k, 4, a)) // out of range: the dword reads as 0
           std::memcpy(buf + 4 * k, globalAccess(c, a, 4, int(lane), what), 4);
       }
-      std::memcpy(
-          dmaLdsBytes(c, ldsBase + instOffset + uint64_t(lane) * sh.stride, sh.bytes, lane, what),
-          buf, sh.bytes);
+      dmaLdsWrite(c, ldsBase + instOffset + uint64_t(lane) * sh.stride, buf, sh.bytes, lane, what);
     });
     return true;
   }
@@ -1163,15 +1169,31 @@ bool execLdsDma(ExecCtx &c, const Inst &in) {
       p = privateAccess(c, uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off)), sh.bytes,
                         int(lane), what);
     }
-    std::memcpy(dmaLdsBytes(c, ldsBase + uint64_t(lane) * sh.stride, sh.bytes, lane, what), p,
-                sh.bytes);
+    dmaLdsWrite(c, ldsBase + uint64_t(lane) * sh.stride, p, sh.bytes, lane, what);
   });
   return true;
 }
 
 } // namespace
 
+void landLdsWrites(ExecCtx &c, unsigned vmcnt) {
+  WaveState &w = c.w;
+  if (w.pendingLds.empty())
+    return;
+  const uint64_t done = w.vmemIssued > vmcnt ? w.vmemIssued - vmcnt : 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < w.pendingLds.size(); ++i) {
+    const WaveState::PendingLdsWrite &p = w.pendingLds[i];
+    if (p.Seq <= done)
+      std::memcpy(c.wg.lds.data() + p.LdsAddr, p.Bytes, p.Size);
+    else
+      w.pendingLds[kept++] = p;
+  }
+  w.pendingLds.resize(kept);
+}
+
 bool execVmem(ExecCtx &c, const Inst &in) {
+  ++c.w.vmemIssued;
   if (in.lds)
     return execLdsDma(c, in);
   switch (in.enc) {

@@ -37,10 +37,16 @@ void StrictReport::add(const std::string &Rule, uint64_t Pc, std::vector<std::st
                        std::string Message) {
   std::lock_guard<std::mutex> G(Lock);
   ++Total;
-  for (const UnsafeFinding &F : Findings)
-    if (F.Rule == Rule && F.Pc == Pc)
+  size_t SameRule = 0;
+  for (const UnsafeFinding &F : Findings) {
+    if (F.Rule != Rule)
+      continue;
+    if (F.Pc == Pc)
       return;
-  if (Findings.size() < kMaxFindings)
+    ++SameRule;
+  }
+  // Kept per rule: a flood of one kind (wait states) must not hide another (a race).
+  if (SameRule < kMaxFindings)
     Findings.push_back(UnsafeFinding{Rule, Pc, std::move(Instructions), std::move(Message)});
 }
 
@@ -520,8 +526,10 @@ Record:
   G.StoresHi = std::max(G.StoresHi, End);
 }
 
-void StrictWave::ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size) {
-  // Counted in vmcnt only (not lgkmcnt, unlike a FLAT access that reaches LDS).
+void StrictWave::ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size, const uint8_t *Data) {
+  // Counted in vmcnt only (not lgkmcnt, unlike a FLAT access that reaches LDS). The bytes land
+  // later (ExecVmem.cpp); for the other waves the write is the issuing load's from now on, a
+  // write only where the bytes change (as for DS writes).
   const uint32_t Lo = uint32_t(Addr), Hi = uint32_t(Addr + Size);
   if (!DmaPending.empty() && DmaPending.back().Seq == CurSeq && DmaPending.back().Hi == Lo)
     DmaPending.back().Hi = Hi; // the next lane's slot, contiguous
@@ -529,8 +537,19 @@ void StrictWave::ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size) {
     DmaPending.push_back(DmaRange{CurSeq, Lo, Hi});
   if (G.NumWaves <= 1 || Addr + Size > G.LdsWriter.size())
     return;
-  LdsWrites.push_back({uint32_t(Addr), Size, uint32_t(LdsOld.size())});
-  LdsOld.insert(LdsOld.end(), C.wg.lds.begin() + long(Addr), C.wg.lds.begin() + long(Addr + Size));
+  uint64_t RunStart = 0;
+  unsigned RunLen = 0;
+  for (unsigned I = 0; I <= Size; ++I) {
+    const bool Changed = I < Size && C.wg.lds[Addr + I] != Data[I];
+    if (Changed) {
+      if (!RunLen)
+        RunStart = Addr + I;
+      ++RunLen;
+    } else if (RunLen) {
+      ldsCheck(RunStart, RunLen, true);
+      RunLen = 0;
+    }
+  }
 }
 
 void StrictWave::finish() {
@@ -543,8 +562,8 @@ void StrictWave::finish() {
 }
 
 void strictLdsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) { C.strict->ldsTouch(C, Addr, Size); }
-void strictLdsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size) {
-  C.strict->ldsDmaWrite(C, Addr, Size);
+void strictLdsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size, const uint8_t *Data) {
+  C.strict->ldsDmaWrite(C, Addr, Size, Data);
 }
 void strictGlobalTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
   C.strict->globalTouch(C, Addr, Size);

@@ -28,7 +28,8 @@
 //
 // Findings do not stop the dispatch: it runs to the end (the original kernel may itself rely on
 // hardware behaviour the model treats conservatively, and its outputs are still compared).
-// The first finding of each rule at each pc is kept, with the total count.
+// The first finding of each rule at each pc is kept (at most kMaxFindings per rule), with the
+// total count.
 #pragma once
 
 #include "emu/Exec.h"
@@ -97,7 +98,7 @@ public:
   void globalTouch(ExecCtx &C, uint64_t Addr, unsigned Size);
   // LDS bytes a load into LDS writes (in vmcnt): a write for the other waves, and pending for
   // this one until an s_waitcnt vmcnt retires the load.
-  void ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size);
+  void ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size, const uint8_t *Data);
   // The dispatch's end for this wave: merge the wait profile.
   void finish();
 

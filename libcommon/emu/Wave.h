@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace asmevo::emu {
 
@@ -59,6 +60,17 @@ struct WaveState {
   bool atBarrier = false;   // waiting in s_barrier
   unsigned waveInGroup = 0; // wave index within its workgroup
   uint64_t instCount = 0;   // instructions executed (a model count, not time)
+  // Loads into LDS (buffer_load_* lds, global_load_lds_*) whose data has not landed: they land
+  // when an s_waitcnt vmcnt proves them complete, or at s_endpgm (ExecVmem.cpp). vmemIssued
+  // counts the vector memory instructions (vmcnt's, in issue order) the wave has issued.
+  struct PendingLdsWrite {
+    uint64_t Seq; // vmemIssued after the load issued
+    uint32_t LdsAddr;
+    uint8_t Bytes[16];
+    uint8_t Size;
+  };
+  std::vector<PendingLdsWrite> pendingLds;
+  uint64_t vmemIssued = 0;
   // The prefix of a scaled MFMA (v_mfma_ld_scale_b32) just executed, for the MFMA after it.
   bool mfmaScalePending = false;
   uint64_t mfmaScalePc = 0;

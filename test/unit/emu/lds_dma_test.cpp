@@ -55,6 +55,28 @@ TEST(LdsDma, InactiveLanesLeaveTheirSlotsAndOutOfRangeReadsZero) {
   }
 }
 
+TEST(LdsDma, TheDataLandsWhenAWaitProvesTheLoadCompleteNotWhenItIssues) {
+  // LDS 0..255 holds 0xdead0000 + lane; the load into LDS is issued, the LDS read before
+  // s_waitcnt vmcnt(0) still sees the old bytes (the latest a GPU may land them), the read after
+  // it the loaded ones (dword lane + 0 of the buffer: lane).
+  auto R = runAsmKernel(rsrc(4096) + "\tv_or_b32 v2, 0xdead0000, v0\n"
+                                     "\tds_write_b32 v1, v2\n\ts_waitcnt lgkmcnt(0)\n"
+                                     "\ts_mov_b32 m0, 0\n\ts_nop 0\n"
+                                     "\tbuffer_load_dword v1, s[4:7], 0 offen lds\n"
+                                     "\tds_read_b32 v3, v1\n\ts_waitcnt lgkmcnt(0)\n"
+                                     "\ts_waitcnt vmcnt(0)\n"
+                                     "\tds_read_b32 v4, v1\n\ts_waitcnt lgkmcnt(0)\n"
+                                     "\tv_add_u32 v9, 0x800, v1\n"
+                                     "\tglobal_store_dword v9, v3, s[2:3]\n"
+                                     "\tglobal_store_dword v9, v4, s[2:3] offset:256\n"
+                                     "\ts_waitcnt vmcnt(0)\n");
+  ASSERT_EQ(R.Error, "");
+  for (unsigned L = 0; L < 64; ++L) {
+    EXPECT_EQ(R.Buffer[512 + L], 0xdead0000u + L) << "lane " << L;
+    EXPECT_EQ(R.Buffer[576 + L], L) << "lane " << L;
+  }
+}
+
 TEST(LdsDma, SlotOutsideTheLdsAllocationFaultsNamingTheAddress) {
   AsmKernel K;
   K.LdsBytes = 256;

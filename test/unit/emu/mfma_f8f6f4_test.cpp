@@ -100,10 +100,6 @@ Operands make(unsigned FmtA, unsigned FmtB, bool Scaled, unsigned ByteA, unsigne
   return O;
 }
 
-std::string regs(unsigned First, unsigned N) {
-  return "v[" + std::to_string(First) + ":" + std::to_string(First + N - 1) + "]";
-}
-
 AsmRun runMfma(const Operands &O, const std::string &Mfma) {
   AsmKernel K;
   K.Target = "gfx950";

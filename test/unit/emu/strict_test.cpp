@@ -309,6 +309,20 @@ TEST(Strict, WaitStateHazardIsReportedUnderItsRule) {
   EXPECT_CLEAN(runStrict(Produce + "\ts_nop 4\n" + Use));
 }
 
+TEST(Strict, AFloodOfOneRuleDoesNotHideAnother) {
+  // 80 wait-state hazards at 80 pcs, then a race: the report keeps 64 of the hazards and the
+  // race (an AITer attention kernel's races were hidden behind its hazards).
+  std::string Flood;
+  for (unsigned I = 0; I < 80; ++I)
+    Flood += "\tv_readfirstlane_b32 s4, v6\n\tglobal_load_dword v2, v1, s[4:5]\n"
+             "\ts_waitcnt vmcnt(0)\n";
+  auto R = runStrict("\tv_mov_b32 v6, s2\n\ts_mov_b32 s5, s3\n" + Flood + kWave0WritesLds +
+                     "\ts_waitcnt lgkmcnt(0)\n" + kWave1ReadsLds);
+  ASSERT_EQ(R.Error, "");
+  EXPECT_TRUE(R.has("lds-race")) << R.all();
+  EXPECT_EQ(std::count(R.Rules.begin(), R.Rules.end(), "valu-sgpr-then-vmem"), 64);
+}
+
 // ---- soft clauses under XNACK ------------------------------------------------------------------
 
 TEST(Strict, ALoadOverwritingAnAddressInItsClauseIsAnXnackHazard) {
