@@ -75,6 +75,14 @@ bool isMacImpl(Op O) {
 
 bool isMacOp(Op O) { return isMacImpl(O); }
 
+unsigned f8f6f4SourceRegs(const Inst &In, unsigned S) {
+  if (S > 1 ||
+      (In.op != Op::V_MFMA_F32_16X16X128_F8F6F4 && In.op != Op::V_MFMA_F32_32X32X64_F8F6F4))
+    return 0;
+  static constexpr unsigned kRegs[8] = {8, 8, 6, 6, 4, 0, 0, 0};
+  return kRegs[(S == 0 ? In.cbsz : In.blgp) & 7];
+}
+
 const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target) {
   unsigned T = Target == Gfx::Gfx90a ? 0 : Target == Gfx::Gfx950 ? 2 : 1;
   if (Opcode >= kMapSize[Family])
@@ -478,10 +486,12 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     bool Atomic = isAtomicOp(Out.op);
     if (I->w[3])
       Out.data0 = vreg(bits(W, 47, 40), Acc);
-    if (I->w[0] && (!Atomic || Out.glc))
-      Out.dst = vreg(bits(W, 63, 56), Acc);
+    // global/scratch_load_lds_*: the data goes to LDS at M0; the vdst field is unused, so
+    // there is no destination register (the table's width is the load's size).
     if (std::strstr(opName(Out.op), "LOAD_LDS"))
       Out.lds = true;
+    if (I->w[0] && (!Atomic || Out.glc) && !Out.lds)
+      Out.dst = vreg(bits(W, 63, 56), Acc);
     return true;
   }
   case 0x38:   // MUBUF

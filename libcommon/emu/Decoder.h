@@ -28,4 +28,9 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc);
 // v_mac/v_fmac/v_dot*c/v_pk_fmac: ops whose destination is also their accumulator (src[2]).
 bool isMacOp(Op O);
 
+// The VGPRs source S (0 = A, 1 = B) of a gfx950 F8F6F4 MFMA spans, which its format field
+// decides (cbsz for A, blgp for B): 8 for FP8/BF8, 6 for FP6/BF6, 4 for FP4, 0 for the invalid
+// codes 5..7. 0 for any other instruction or source: the ISA tables give those widths.
+unsigned f8f6f4SourceRegs(const Inst &In, unsigned S);
+
 } // namespace asmevo::emu

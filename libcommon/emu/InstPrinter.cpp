@@ -156,10 +156,10 @@ bool literalIsInlinable(uint32_t L, NumType T) {
         return true;
     return false;
   }
-  case kI64: {
-    int32_t I = int32_t(L);
-    return I >= -16 && I <= 64;
-  }
+  case kI64:
+    // Zero-extended to 64 bits, so only 0..64 would be inline constants (-16..-1 are not:
+    // their 64-bit values are not 0x00000000ffffff..).
+    return L <= 64;
   default: {
     int32_t I = int32_t(L);
     if (I >= -16 && I <= 64)
@@ -265,6 +265,22 @@ std::string bitList(unsigned Bits, unsigned N) {
     S += (Bits >> I) & 1 ? "1" : "0";
   }
   return S + "]";
+}
+
+// s_set_gpr_idx_on's mode immediate as LLVM prints it: gpr_idx(SRC0,SRC1,SRC2,DST).
+std::string gprIdxMode(unsigned M) {
+  if (M > 15)
+    return fmt("0x%x", M);
+  static const char *const Names[4] = {"SRC0", "SRC1", "SRC2", "DST"};
+  std::string S = "gpr_idx(";
+  bool Comma = false;
+  for (unsigned I = 0; I < 4; ++I)
+    if (M >> I & 1) {
+      S += Comma ? "," : "";
+      S += Names[I];
+      Comma = true;
+    }
+  return S + ")";
 }
 
 std::string omodStr(unsigned O) {
@@ -375,7 +391,7 @@ bool noE32Suffix(Op O) {
   return O == Op::V_MADMK_F32_E32 || O == Op::V_MADAK_F32_E32 || O == Op::V_FMAMK_F32_E32 ||
          O == Op::V_FMAAK_F32_E32 || O == Op::V_MADMK_F16_E32 || O == Op::V_MADAK_F16_E32 ||
          O == Op::V_READFIRSTLANE_B32_E32 || O == Op::V_SWAP_B32_E32 ||
-         O == Op::V_ACCVGPR_MOV_B32_E32;
+         O == Op::V_ACCVGPR_MOV_B32_E32 || O == Op::V_NOP_E32;
 }
 
 bool isCarryIn(Op O) {
@@ -433,9 +449,14 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
   case Enc::SOPC:
     if (In.dst != kNoOperand)
       Ops.push_back(reg(In.dst, W(0)));
-    for (int K = 0; K < 2; ++K)
-      if (In.src[K] != kNoOperand)
+    for (int K = 0; K < 2; ++K) {
+      if (In.src[K] == kNoOperand)
+        continue;
+      if (K == 1 && O == Op::S_SET_GPR_IDX_ON)
+        Ops.push_back(gprIdxMode(In.src[1]));
+      else
         Ops.push_back(src(In, In.src[K], W(2 + K), I->t[K]));
+    }
     break;
   case Enc::SOPK: {
     uint32_t U = uint16_t(In.simm16);
@@ -499,6 +520,7 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     case Op::S_SLEEP:
     case Op::S_SETHALT:
     case Op::S_SETKILL:
+    case Op::S_TRAP:
       Ops.push_back(fmt("%u", U));
       break;
     default:
@@ -522,8 +544,8 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     } else if (In.soffset != kNoOperand && W(2)) {
       Ops.push_back(reg(In.soffset, 1));
     }
-    if (In.glc)
-      Tail += G94 ? " sc0" : " glc";
+    if (In.glc) // LLVM keeps "glc" for scalar memory on gfx940+ too
+      Tail += " glc";
     if (In.nt)
       Tail += " nv";
     break;
@@ -574,7 +596,9 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       if (In.clamp)
         Tail += " clamp";
       Tail += omodStr(In.omod);
-      if (!Vopc) {
+      // v_cvt_pk_f32_fp8/bf8 write a VGPR pair and have no dst_sel / dst_unused.
+      const bool PairDst = O == Op::V_CVT_PK_F32_FP8_E32 || O == Op::V_CVT_PK_F32_BF8_E32;
+      if (!Vopc && !PairDst) {
         Tail += std::string(" dst_sel:") + selName(In.dstSel);
         static const char *const U[] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE",
                                         "UNUSED_PRESERVE"};
@@ -615,15 +639,18 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
         Tail += " op_sel:" + bitList(In.opsel, 4);
       break;
     }
+    // LLVM prints one op_sel bit per source, then the destination's (bit 3).
     if (In.opsel)
-      Tail += " op_sel:" + bitList(In.opsel, NSrc + 1 <= 4 ? 4 : 4);
+      Tail += " op_sel:" +
+              bitList((In.opsel & ((1u << NSrc) - 1)) | ((In.opsel >> 3) & 1) << NSrc, NSrc + 1);
     if (In.clamp)
       Tail += " clamp";
     Tail += omodStr(In.omod);
     break;
   }
   case Enc::VOP3P: {
-    Ops.push_back(reg(In.dst, W(0)));
+    if (In.dst != kNoOperand) // v_mfma_ld_scale_b32 has none
+      Ops.push_back(reg(In.dst, W(0)));
     unsigned NSrc = 0;
     const bool Mfma = I->flags & kMfma;
     const bool Mix = O == Op::V_MAD_MIX_F32 || O == Op::V_MAD_MIXLO_F16 || O == Op::V_MAD_MIXHI_F16;
@@ -632,12 +659,13 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
                                       (O == Op::V_PK_FMAC_F16_E32 || O == Op::V_PK_FMAC_F16_E64)))
         continue;
       ++NSrc;
-      std::string X = src(In, In.src[K], W(2 + K), I->t[K]);
+      unsigned Width = f8f6f4SourceRegs(In, unsigned(K));
+      std::string X = src(In, In.src[K], Width ? Width : W(2 + K), I->t[K]);
       if (Mix)
         X = withMods(X, (In.neg >> K) & 1, (In.negHi >> K) & 1);
       Ops.push_back(X);
     }
-    if (Mfma) {
+    if (Mfma && O != Op::V_MFMA_LD_SCALE_B32) {
       if (In.cbsz)
         Tail += fmt(" cbsz:%u", In.cbsz);
       if (In.abid)

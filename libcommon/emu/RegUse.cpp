@@ -3,6 +3,7 @@
 // VCC/EXEC/M0, address widths that depend on saddr/idxen/offen) is spelled out here.
 #include "emu/RegUse.h"
 
+#include "emu/Decoder.h"
 #include "emu/DecoderTables.h"
 
 #include <algorithm>
@@ -177,6 +178,8 @@ RegUses regUses(const Inst &In, Gfx Target) {
       if (C == kNoOperand)
         continue;
       unsigned N = w(2 + S);
+      if (unsigned F = f8f6f4SourceRegs(In, S))
+        N = F; // FP6 / FP4 operands are narrower than the table's FP8 width
       if (C == kVccLo || (S == 2 && C < 128 && U.cls == IssueClass::Valu &&
                           (In.op == Op::V_CNDMASK_B32_E64 || (I && (I->flags & kVop3b)))))
         N = 2; // a wave64 lane mask (carry-in, select)

@@ -47,6 +47,40 @@ std::string hexBytes(llvm::StringRef B) {
   return S;
 }
 
+// "v_mfma_ld_scale_b32 S0, S1[ op_sel:[a,b]][ op_sel_hi:[c,d]]" and "v_mfma_X D, A, B, C[ mods]"
+// as LLVM prints the one instruction: "v_mfma_scale_X D, A, B, C, S0, S1[ op_sel:[a,b,0]]
+// op_sel_hi:[c,d,0][ cbsz..]" (op_sel_hi's default is all ones, so with a third 0 it always
+// prints).
+std::string scaledMfmaText(const std::string &Prefix, const std::string &Mfma) {
+  auto split = [](const std::string &S, const std::string &At) {
+    size_t P = S.find(At);
+    return P == std::string::npos ? std::make_pair(S, std::string())
+                                  : std::make_pair(S.substr(0, P), S.substr(P));
+  };
+  std::string PrefixOps = Prefix.substr(Prefix.find(' ') + 1);
+  auto [ScaleOps, Mods] = split(PrefixOps, " op_sel");
+  std::string OpSel = "[0,0,0]", OpSelHi = "[1,1,0]";
+  if (auto [_, T] = split(Mods, " op_sel:"); !T.empty())
+    OpSel = T.substr(8, 5).substr(0, 4) + ",0]";
+  if (auto [_, T] = split(Mods, " op_sel_hi:"); !T.empty())
+    OpSelHi = T.substr(11, 5).substr(0, 4) + ",0]";
+  std::string Mn = Mfma.substr(0, Mfma.find(' '));
+  size_t ModAt = Mfma.find(" cbsz:");
+  for (const char *M : {" abid:", " blgp:"})
+    ModAt = std::min(ModAt, Mfma.find(M));
+  std::string Ops = Mfma.substr(Mn.size() + 1, ModAt == std::string::npos ? std::string::npos
+                                                                          : ModAt - Mn.size() - 1);
+  std::string Tail = ModAt == std::string::npos ? "" : Mfma.substr(ModAt);
+  // The MFMA half of the pair encodes abid = 1, which the one instruction does not print.
+  if (size_t A = Tail.find(" abid:1"); A != std::string::npos)
+    Tail.erase(A, 7);
+  std::string S = "v_mfma_scale_" + Mn.substr(7) + " " + Ops + ", " + ScaleOps;
+  if (OpSel != "[0,0,0]")
+    S += " op_sel:" + OpSel;
+  S += " op_sel_hi:" + OpSelHi + Tail;
+  return S;
+}
+
 struct Totals {
   unsigned Objects = 0;
   uint64_t Insns = 0, Agreed = 0, LlvmSkipped = 0, Mismatches = 0;
@@ -84,6 +118,19 @@ void checkBytes(llvm::StringRef Bytes, const fs::path &P, Totals &T) {
         Ours = emu::printInst(In, G, D.Addr);
       } else {
         Ours = "<decode error: " + Why + ">";
+      }
+      // LLVM reads gfx950's scaled MFMA (VOP3PX2, 16 bytes) as one instruction; this decoder
+      // reads it as the prefix v_mfma_ld_scale_b32 and the MFMA after it, and the emulator runs
+      // the two as one. Compare the pair with LLVM's text, rebuilt in LLVM's operand order.
+      if (Ok && OurMn == "v_mfma_ld_scale_b32" && D.Size == 16 && In.size == 8) {
+        emu::Inst Next;
+        if (emu::decodeInst(reinterpret_cast<const uint8_t *>(Code.data()) + Off + 8,
+                            Code.size() - Off - 8, G, Next, &Why) &&
+            Next.size == 8) {
+          Ours = scaledMfmaText(emu::printInst(In, G, D.Addr), emu::printInst(Next, G, D.Addr + 8));
+          OurMn = Ours.substr(0, Ours.find(' '));
+          In.size = 16;
+        }
       }
       if (Ok && In.size == D.Size && OurMn == TheirMn && Ours == Theirs) {
         ++T.Agreed;

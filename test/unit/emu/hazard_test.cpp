@@ -127,6 +127,37 @@ std::string firstHazard(Gfx G, const std::string &Source) {
   return "";
 }
 
+// What the strict checks and the search's liveness are built on: a load into LDS writes no
+// VGPR (its vdst field is unused), and an F8F6F4 MFMA reads as many A/B VGPRs as its format
+// takes (FP4: 4, FP6: 6, FP8: 8), not the table's FP8 width.
+TEST(RegUses, LdsLoadsWriteNoVgprAndF8F6F4OperandsFollowTheirFormat) {
+  std::string Err;
+  auto Is = assemble(Gfx::Gfx950,
+                     "global_load_lds_dwordx4 v[2:3], off\n"
+                     "v_mfma_f32_32x32x64_f8f6f4 a[0:15], v[4:7], v[8:13], a[0:15] cbsz:4 blgp:2\n"
+                     "v_mfma_f32_32x32x64_f8f6f4 a[0:15], v[16:23], v[24:31], 0",
+                     Err);
+  ASSERT_EQ(Err, "");
+  ASSERT_EQ(Is.size(), 3u);
+  RegUses L = regUses(Is[0].In, Gfx::Gfx950);
+  EXPECT_FALSE(L.returnsData);
+  for (unsigned I = 0; I < L.numWrites; ++I)
+    EXPECT_FALSE(L.writes[I].code >= 256 && L.writes[I].code < 768)
+        << "writes " << regName(L.writes[I]);
+  auto readCount = [](const RegUses &U, uint16_t Code) {
+    for (unsigned I = 0; I < U.numReads; ++I)
+      if (U.reads[I].code == Code)
+        return unsigned(U.reads[I].count);
+    return 0u;
+  };
+  RegUses F4 = regUses(Is[1].In, Gfx::Gfx950);
+  EXPECT_EQ(readCount(F4, 256 + 4), 4u);
+  EXPECT_EQ(readCount(F4, 256 + 8), 6u);
+  RegUses F8 = regUses(Is[2].In, Gfx::Gfx950);
+  EXPECT_EQ(readCount(F8, 256 + 16), 8u);
+  EXPECT_EQ(readCount(F8, 256 + 24), 8u);
+}
+
 struct Case {
   const char *Rule; // the rule the bad sequence violates
   Gfx Target;
