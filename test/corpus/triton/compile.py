@@ -117,6 +117,84 @@ CONFIGS = [
          div16=["stride_z", "stride_h", "stride_m"],
          num_warps=4, num_stages=1,
          grid="(cdiv(N_CTX, 64), Z * H, 1)"),
+    # ---- FP8 GEMMs (matmul_kernel with fp8 A/B, fp32 accumulate).  "archs"
+    # limits a configuration to some targets: OCP fp8 (float8e4nv / float8e5)
+    # is native on gfx950, the fnuz formats (float8e4b8 / float8e5b16) on gfx942.
+    dict(name="matmul_fp8e4m3_f32", kernel="matmul_kernel", archs=["gfx942", "gfx950"],
+         types=dict(a_ptr="*fp8e4nv", b_ptr="*fp8e4nv", c_ptr="*fp32", M="i32", N="i32", K="i32",
+                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
+    dict(name="matmul_fp8e5m2_bf16", kernel="matmul_kernel", archs=["gfx942", "gfx950"],
+         types=dict(a_ptr="*fp8e5", b_ptr="*fp8e5", c_ptr="*bf16", M="i32", N="i32", K="i32",
+                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
+    dict(name="matmul_fp8e4m3fnuz_f32", kernel="matmul_kernel", archs=["gfx942"],
+         types=dict(a_ptr="*fp8e4b8", b_ptr="*fp8e4b8", c_ptr="*fp32", M="i32", N="i32", K="i32",
+                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
+    dict(name="matmul_fp8e5m2fnuz_bf16", kernel="matmul_kernel", archs=["gfx942"],
+         types=dict(a_ptr="*fp8e5b16", b_ptr="*fp8e5b16", c_ptr="*bf16", M="i32", N="i32", K="i32",
+                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
+    # ---- Microscaling GEMMs (tl.dot_scaled, e8m0 scales per 32 K-elements).
+    # (gfx942 is left out: Triton 3.6 stops in make_llir, "PassManager::run failed".)
+    dict(name="mx_matmul_mxfp4", kernel="mx_matmul_kernel", archs=["gfx950"],
+         types=dict(a_ptr="*u8", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8", c_ptr="*fp32",
+                    M="i32", N="i32", K="i32", stride_am="i32", stride_bn="i32",
+                    stride_asm="i32", stride_bsn="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT="e2m1", B_FMT="e2m1",
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0"),
+    dict(name="mx_matmul_mxfp8", kernel="mx_matmul_kernel", archs=["gfx950"],
+         types=dict(a_ptr="*fp8e4nv", a_scale_ptr="*u8", b_ptr="*fp8e4nv", b_scale_ptr="*u8", c_ptr="*fp32",
+                    M="i32", N="i32", K="i32", stride_am="i32", stride_bn="i32",
+                    stride_asm="i32", stride_bsn="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT="e4m3", B_FMT="e4m3",
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0"),
+    dict(name="mx_matmul_mxfp8_mxfp4", kernel="mx_matmul_kernel", archs=["gfx950"],
+         types=dict(a_ptr="*fp8e4nv", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8", c_ptr="*fp32",
+                    M="i32", N="i32", K="i32", stride_am="i32", stride_bn="i32",
+                    stride_asm="i32", stride_bsn="i32", stride_cm="i32"),
+         constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT="e4m3", B_FMT="e2m1",
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
+         div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
+         num_warps=4, num_stages=1,
+         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0"),
+    dict(name="mx_dot_tile_mxfp4", kernel="mx_dot_tile_kernel", archs=["gfx950"],
+         types=dict(a_ptr="*u8", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8", out_ptr="*fp32",
+                    stride_am="i32", stride_bn="i32"),
+         constexprs=dict(A_FMT="e2m1", B_FMT="e2m1", BLOCK_M=64, BLOCK_N=64, BLOCK_K=128),
+         div16=["stride_am", "stride_bn"],
+         num_warps=4, num_stages=1,
+         grid="(1, 1, 1)"),
+    dict(name="mx_dot_tile_mxfp8", kernel="mx_dot_tile_kernel", archs=["gfx950"],
+         types=dict(a_ptr="*fp8e4nv", a_scale_ptr="*u8", b_ptr="*fp8e4nv", b_scale_ptr="*u8", out_ptr="*fp32",
+                    stride_am="i32", stride_bn="i32"),
+         constexprs=dict(A_FMT="e4m3", B_FMT="e4m3", BLOCK_M=64, BLOCK_N=64, BLOCK_K=128),
+         div16=["stride_am", "stride_bn"],
+         num_warps=4, num_stages=1,
+         grid="(1, 1, 1)"),
 ]
 
 
@@ -281,7 +359,7 @@ def main():
     names = [c["name"] for c in CONFIGS]
     if args.only:
         names = [n for n in args.only.split(",") if n]
-    jobs = [(a, n) for a in archs for n in names]
+    jobs = [(a, n) for a in archs for n in names if a in _cfg(n).get("archs", ARCHS)]
     tmp = tempfile.mkdtemp(prefix="triton_corpus_")
     log_path = args.log or os.path.join(outdir, "compile.log")
 

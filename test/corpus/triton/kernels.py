@@ -250,3 +250,94 @@ def attn_fwd_kernel(Q, K, V, Out, Lse, sm_scale,
     tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=offs_m < N_CTX)
     tl.store(Out + base + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(Out.dtype.element_ty),
              mask=offs_m[:, None] < N_CTX)
+
+
+# --------------------------------------------------------------------------
+# 7. Microscaling (MX) matmul through tl.dot_scaled (MXFP4 / MXFP8, gfx950).
+#    C[M, N] = (A * 2^(a_scale - 127)) @ (B * 2^(b_scale - 127)), fp32 accumulate.
+#    A: [M, K / PACK_A] bytes, row-major (stride_am; the K stride is 1):
+#       A_FMT == "e2m1": two fp4 values per byte along K, element k = 2j in the
+#       low nibble of byte j, k = 2j + 1 in the high nibble (PACK_A = 2);
+#       A_FMT == "e4m3" / "e5m2": one OCP fp8 value per byte (PACK_A = 1).
+#    B: stored as [N, K / PACK_B] (i.e. B^T, K contiguous, stride_bn), same
+#       packing rule along K; the kernel loads [BLOCK_K / PACK_B, BLOCK_N] tiles.
+#    a_scale: [M, K / 32] uint8 e8m0 (stride_asm, K/32 stride 1): element
+#       a_scale[i, k // 32] scales A[i, k]; b_scale: [N, K / 32] likewise.
+#    C: [M, N] row-major (stride_cm), stored in C's element type.
+#    K must be a multiple of BLOCK_K (no K mask); rows/columns wrap modulo M/N
+#    on load and the store is masked, as in matmul_kernel.
+#    grid = (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N),)
+# --------------------------------------------------------------------------
+@triton.jit
+def mx_matmul_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
+                     stride_am, stride_ak, stride_bn, stride_bk, stride_asm, stride_bsn,
+                     stride_cm, stride_cn,
+                     A_FMT: tl.constexpr, B_FMT: tl.constexpr,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                     GROUP_M: tl.constexpr):
+    PACK_A: tl.constexpr = 2 if A_FMT == "e2m1" else 1
+    PACK_B: tl.constexpr = 2 if B_FMT == "e2m1" else 1
+    SCALE_K: tl.constexpr = BLOCK_K // 32
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_ak = tl.arange(0, BLOCK_K // PACK_A)
+    offs_bk = tl.arange(0, BLOCK_K // PACK_B)
+    offs_sk = tl.arange(0, SCALE_K)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_ak[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_bk[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    as_ptrs = a_scale_ptr + offs_am[:, None] * stride_asm + offs_sk[None, :]
+    bs_ptrs = b_scale_ptr + offs_bn[:, None] * stride_bsn + offs_sk[None, :]
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        a_scale = tl.load(as_ptrs)
+        b_scale = tl.load(bs_ptrs)
+        acc = tl.dot_scaled(a, a_scale, A_FMT, b, b_scale, B_FMT, acc)
+        a_ptrs += (BLOCK_K // PACK_A) * stride_ak
+        b_ptrs += (BLOCK_K // PACK_B) * stride_bk
+        as_ptrs += SCALE_K
+        bs_ptrs += SCALE_K
+    c = acc.to(c_ptr.dtype.element_ty)
+
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# --------------------------------------------------------------------------
+# 8. One-tile scaled dot (the shape of Triton's own test_scaled_dot kernel):
+#    out[BLOCK_M, BLOCK_N] fp32 = dot_scaled(A tile, B tile) for a single
+#    BLOCK_K; A [BLOCK_M, BLOCK_K / PACK_A] row-major (stride_am), B stored
+#    [BLOCK_N, BLOCK_K / PACK_B] (stride_bn), scales [BLOCK_M, BLOCK_K / 32]
+#    and [BLOCK_N, BLOCK_K / 32] contiguous, out row-major with row stride BLOCK_N.
+#    grid = (1, 1, 1)
+# --------------------------------------------------------------------------
+@triton.jit
+def mx_dot_tile_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr, stride_am, stride_bn,
+                       A_FMT: tl.constexpr, B_FMT: tl.constexpr,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    PACK_A: tl.constexpr = 2 if A_FMT == "e2m1" else 1
+    PACK_B: tl.constexpr = 2 if B_FMT == "e2m1" else 1
+    SCALE_K: tl.constexpr = BLOCK_K // 32
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    a = tl.load(a_ptr + offs_m[:, None] * stride_am + tl.arange(0, BLOCK_K // PACK_A)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, BLOCK_K // PACK_B)[:, None] + offs_n[None, :] * stride_bn)
+    a_scale = tl.load(a_scale_ptr + offs_m[:, None] * SCALE_K + tl.arange(0, SCALE_K)[None, :])
+    b_scale = tl.load(b_scale_ptr + offs_n[:, None] * SCALE_K + tl.arange(0, SCALE_K)[None, :])
+    c = tl.dot_scaled(a, a_scale, A_FMT, b, b_scale, B_FMT)
+    tl.store(out_ptr + offs_m[:, None] * BLOCK_N + offs_n[None, :], c)
