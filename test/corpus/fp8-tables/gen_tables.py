@@ -4,7 +4,8 @@
 Usage:  python3 gen_tables.py OUTDIR
 
 Needs only PyTorch (the float8 / float4 dtypes of torch >= 2.8).  A CUDA GPU
-is optional: with one, the encode/decode tables are also checked on it.
+is optional: with one, the encode/decode tables are also checked on it and the
+torch._scaled_mm cases are run (fp8 GEMMs on the GPU, for the emulator's FP8 MFMAs).
 
 Writes into OUTDIR:
   decode_<fmt>.tsv         for fmt in e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu:
@@ -17,6 +18,8 @@ Writes into OUTDIR:
   encode.tsv               float32 test values -> the byte torch produces with
                            x.to(dtype) on the CPU for each of the five fp8 formats
                            columns: f32_bits, e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu
+  scaled_mm_<a>_<b>.txt    torch._scaled_mm on the GPU (if there is one): inputs,
+                           output bits and a float64 reference
   report.txt               what was observed (overflow behaviour, GPU/CPU
                            agreement, exceptions), versions, date
 """
@@ -228,6 +231,86 @@ def describe_overflow(name, dtype, decoded_bits):
     say(f"overflow {name}: " + ", ".join(f"{p}->0x{c:02x}({value_repr(dec[c])})" for (p, _), c in zip(probes, out)))
 
 
+def write_scaled_mm(outdir, fa, fb):
+    da, db = getattr(torch, fa), getattr(torch, fb)
+    g = torch.Generator().manual_seed(7)
+    M, K, N = 16, 128, 16
+
+    def rnd(shape, dt):
+        lim = torch.finfo(dt).max
+        x = torch.randn(*shape, generator=g, dtype=torch.float32)
+        # a wide spread of magnitudes (2^-12 .. 2^8), so that normals,
+        # denormals and large values all occur
+        e = torch.randint(-12, 9, shape, generator=g).to(torch.float32)
+        return (x * torch.exp2(e)).clamp(-lim, lim).to(dt)
+
+    A = rnd((M, K), da)
+    B = rnd((K, N), db)
+    dev = "cuda"
+    a = A.to(dev)
+    b = B.to(dev).t().contiguous().t()  # column-major, as cuBLASLt wants
+    one = torch.tensor(1.0, device=dev)
+    res = {}
+    for fast in (False, True):
+        for odt in (torch.float32, torch.bfloat16):
+            try:
+                c = torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=odt, use_fast_accum=fast)
+                torch.cuda.synchronize()
+                res[(fast, odt)] = c.float().cpu()
+                break
+            except Exception as e:
+                say(f"scaled_mm {fa} x {fb} out {odt} fast_accum={fast}: {type(e).__name__}: "
+                    f"{str(e).strip().splitlines()[0]}")
+    if not res:
+        return False
+    from fractions import Fraction
+    Af = A.to(torch.float32).tolist()  # fp8 -> fp32 is exact
+    Bf = B.to(torch.float32).tolist()
+    exact = [[sum(Fraction(Af[i][k]) * Fraction(Bf[k][j]) for k in range(K)) for j in range(N)]
+             for i in range(M)]
+    ref = torch.tensor([[float(v) for v in row] for row in exact], dtype=torch.float64)  # RNE to double
+    n_inexact = sum(Fraction(float(v)) != v for row in exact for v in row)
+    say(f"scaled_mm {fa} x {fb}: exact sums not representable in float64: {n_inexact} of {M * N}")
+    ab = A.view(torch.uint8).tolist()
+    bb = B.view(torch.uint8).tolist()
+    fn = os.path.join(outdir, f"scaled_mm_{fa.replace('float8_', '')}_{fb.replace('float8_', '')}.txt")
+    with open(fn, "w") as f:
+        f.write(f"# torch._scaled_mm(A, B, scale_a=1.0, scale_b=1.0, out_dtype=..., use_fast_accum=...)\n")
+        f.write(f"# on {torch.cuda.get_device_name(0)}, torch {torch.__version__}, CUDA {torch.version.cuda}\n")
+        f.write(f"# A: {M}x{K} torch.{fa}, row-major; B: {K}x{N} torch.{fb} (logical [K, N], listed row by row;\n")
+        f.write("#    it was passed column-major to _scaled_mm, as cuBLASLt requires); C = A @ B, [M, N]\n")
+        f.write("# inputs: torch.randn * 2^randint(-12, 8) clamped to the format's max, .to(dtype);\n")
+        f.write("#    torch.Generator().manual_seed(7), A drawn first\n")
+        f.write(f"[A] {M} rows of {K} bytes, hex\n")
+        for r in ab:
+            f.write("".join(f"{v:02x}" for v in r) + "\n")
+        f.write(f"[B] {K} rows of {N} bytes, hex\n")
+        for r in bb:
+            f.write("".join(f"{v:02x}" for v in r) + "\n")
+        for (fast, odt), c in res.items():
+            cb = tensor_bits(c)
+            odn = str(odt).replace("torch.", "")
+            d = (c.double() - ref).abs()
+            say(f"scaled_mm {fa} x {fb} out {odn} fast_accum={fast}: max |C - C_ref64| = {d.max().item():.6g}, "
+                f"elements differing from fp32(C_ref64): "
+                f"{int((c != ref.to(torch.float32).to(c.dtype).float()).sum())} of {M * N}")
+            f.write(f"[C out_dtype={odn} use_fast_accum={fast}] {M} rows of {N} float32 bit patterns "
+                    f"(the {odn} output widened to float32), hex\n")
+            for i in range(M):
+                f.write(" ".join(f"{cb[i * N + j]:08x}" for j in range(N)) + "\n")
+        f.write(f"[C_ref64] {M} rows of {N} float64 values: the exact sum over k of A[i,k]*B[k,j] of the "
+                f"decoded inputs (computed with fractions.Fraction), rounded to float64; "
+                f"{n_inexact} of the {M * N} exact sums needed rounding\n")
+        for i in range(M):
+            f.write(" ".join(repr(ref[i, j].item()) for j in range(N)) + "\n")
+        rb = tensor_bits(ref.to(torch.float32))
+        f.write(f"[C_ref64_to_f32] {M} rows of {N} float32 bit patterns: C_ref64 rounded to float32 (RNE), hex\n")
+        for i in range(M):
+            f.write(" ".join(f"{rb[i * N + j]:08x}" for j in range(N)) + "\n")
+    say(f"wrote {fn} ({os.path.getsize(fn)} bytes)")
+    return True
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else "."
     os.makedirs(outdir, exist_ok=True)
@@ -288,6 +371,14 @@ def main():
             f.write(f"0x{b:08x}\t" + "\t".join(
                 (f"0x{cols[n][i]:02x}" if cols[n] is not None else "-") for n, _ in FMT) + "\n")
     say(f"encode.tsv: {len(vals)} values, {os.path.getsize(os.path.join(outdir, 'encode.tsv'))} bytes")
+
+    if has_cuda:
+        for fa, fb in (("float8_e4m3fn", "float8_e4m3fn"), ("float8_e5m2", "float8_e5m2"),
+                       ("float8_e4m3fn", "float8_e5m2"), ("float8_e5m2", "float8_e4m3fn")):
+            try:
+                write_scaled_mm(outdir, fa, fb)
+            except Exception:
+                say(f"scaled_mm {fa} x {fb} FAILED:\n{traceback.format_exc()}")
 
     with open(os.path.join(outdir, "report.txt"), "w") as f:
         f.write("\n".join(REPORT) + "\n")
