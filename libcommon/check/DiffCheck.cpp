@@ -15,6 +15,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -177,6 +178,11 @@ private:
   std::optional<Failure> First; // the first failure seen: the verdict
   unsigned NOut = 0;            // output (not input-only) buffers
   bool K0Wrote = false;         // some output byte differs from its initial contents on some seed
+  // K0's outputs say something: a non-float output, or a finite value in a float one, on some
+  // seed. A float output that is all NaN (random bytes fed to an fp8 GEMM, say) matches any K1
+  // whose output is NaN too.
+  bool K0Informative = false;
+  std::vector<uint64_t> K0NonFinite, K0Elements; // per argument, over the seeds
   bool Strict = false;
   unsigned Schedules = 1;
   // Findings, one per rule and instruction offset, with where they were first seen.
@@ -206,6 +212,7 @@ private:
   bool openDevice();
   bool planOutputs();
   bool runSeeds();
+  void noteK0Values(const RunOut &R0, const std::vector<std::vector<uint8_t>> &Init);
   bool runSeed(uint64_t Seed, bool Reload);
   bool dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init);
   bool runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
@@ -438,6 +445,7 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
     if (S.Args[I].R != Role::In && !Init[I].empty() &&
         std::memcmp(R0->Alloc[I].data() + kGuardBytes, Init[I].data(), Init[I].size()) != 0)
       K0Wrote = true;
+  noteK0Values(*R0, Init);
   // K1's bound: a multiple of what K0 executed on this launch (emu), or the user's.
   uint64_t K1Limit = O.MaxInstructions
                          ? O.MaxInstructions
@@ -617,6 +625,30 @@ void DiffRun::judgeUnsafe() {
                       K1Unsafe[I]["message"].get<std::string>());
 }
 
+// How many of K0's float output values are NaN or infinite (K0Informative, the notes).
+void DiffRun::noteK0Values(const RunOut &R0, const std::vector<std::vector<uint8_t>> &Init) {
+  K0NonFinite.resize(S.Args.size());
+  K0Elements.resize(S.Args.size());
+  for (size_t I : Outputs) {
+    const ArgSpec &A = S.Args[I];
+    if (A.R == Role::In || Init[I].empty())
+      continue;
+    if (!launch::isFloatType(A.Type)) {
+      K0Informative = true;
+      continue;
+    }
+    const unsigned ES = launch::elemSize(A.Type);
+    const uint64_t N = Init[I].size() / ES;
+    const uint8_t *D0 = R0.Alloc[I].data() + kGuardBytes;
+    uint64_t Bad = 0;
+    for (uint64_t E = 0; E < N; ++E)
+      Bad += !std::isfinite(elementValue(A.Type, D0 + E * ES));
+    K0NonFinite[I] += Bad;
+    K0Elements[I] += N;
+    K0Informative |= Bad < N;
+  }
+}
+
 // The verdict and one summary line per buffer.
 void DiffRun::conclude() {
   nlohmann::json Buffers = nlohmann::json::array();
@@ -636,6 +668,14 @@ void DiffRun::conclude() {
                   " (is a size argument 0 or negative, or an output's \"elements\" 0?), "
                   "so any K1 that also writes nothing would agree with it");
     return;
+  } else if (!K0Informative) {
+    checksNothing("K0's float outputs hold no finite value on seeds " + seedList(O.Seeds) +
+                  " (every element is NaN or infinite), so any K1 whose outputs are NaN too "
+                  "would agree with it; are the inputs valid values of the kernel's element "
+                  "types (random bytes as fp8, say)? Give each buffer its element type in the "
+                  "spec (" +
+                  std::string(launch::kTypeList) + ")");
+    return;
   } else {
     R.Result = Outcome::Ok;
     R.Message =
@@ -646,6 +686,12 @@ void DiffRun::conclude() {
                 : ", no strict checks") +
         " (backend " + DI.Backend + ", " + DI.Name + ")";
   }
+  for (size_t I : Outputs)
+    if (I < K0NonFinite.size() && K0NonFinite[I] && 2 * K0NonFinite[I] > K0Elements[I])
+      R.Notes.push_back("'" + S.Args[I].Label + "': " + std::to_string(K0NonFinite[I]) + " of " +
+                        std::to_string(K0Elements[I]) +
+                        " K0 values over the seeds are NaN or infinite; K1 only has to match "
+                        "them there, so the values compared are the rest");
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
     std::string L = "'" + A.Label + "' " + roleName(A.R) + " " + elemTypeName(A.Type) + " x" +

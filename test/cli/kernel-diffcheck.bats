@@ -244,6 +244,23 @@ JSON
   assert_output "kernel-diffcheck: error: this launch checks nothing: kernel add_kernel has no output buffer in this spec (every buffer is an input), so any K1 would agree with K0"
 }
 
+@test "a launch whose K0 outputs are all NaN checks nothing: an error, never ok; mostly NaN is a note" {
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  # x all quiet NaN (a file of 3000 floats), y random: out = x + y is NaN everywhere.
+  python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex("0000c07f") * 3000)' > nan.bin
+  sed 's|{"arg": "#0", "type": "f32"}|{"arg": "#0", "type": "f32", "elements": 3000, "file": "nan.bin"}|' "$(spec vector_add_fp32)" > s.json
+  run kernel-diffcheck "$k0" "$k0" --spec s.json -q
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: this launch checks nothing: K0's float outputs hold no finite value on seeds 1,2,3 (every element is NaN or infinite), so any K1 whose outputs are NaN too would agree with it; are the inputs valid values of the kernel's element types (random bytes as fp8, say)? Give each buffer its element type in the spec (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bytes)"
+  # 2000 of the 3000 NaN: still a verdict, with a note on how much of the output was compared
+  # (6002: seed 3's random y also holds one infinity and one NaN among the last 1000).
+  python3 -c 'import sys, struct; sys.stdout.buffer.write(bytes.fromhex("0000c07f") * 2000 + struct.pack("<1000f", *range(1000)))' > nan.bin
+  run kernel-diffcheck "$k0" "$k0" --spec s.json
+  assert_success
+  assert_line --partial "kernel-diffcheck: ok: add_kernel, 1 output buffer equal on seeds 1,2,3"
+  assert_line "  '#2': 6002 of 9000 K0 values over the seeds are NaN or infinite; K1 only has to match them there, so the values compared are the rest"
+}
+
 @test "sizes are bounded before anything is allocated: 1e15 elements is exit 2 naming the argument" {
   k0="$TRITON/gfx942/vector_add_fp32.hsaco"
   sed 's/{"arg": "#1", "type": "f32"}/{"arg": "#1", "type": "f32", "elements": 1000000000000000}/' "$(spec vector_add_fp32)" > s.json
