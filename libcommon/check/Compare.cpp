@@ -1,6 +1,7 @@
 #include "check/Compare.h"
 
 #include "emu/Float.h"
+#include "emu/SmallFloat.h"
 #include "launch/InputGen.h"
 
 #include <cmath>
@@ -13,6 +14,16 @@ using namespace asmevo::launch;
 
 double elementValue(ElemType T, const uint8_t *P) {
   switch (T) {
+  case ElemType::F8E4M3FN:
+    return emu::smallToF32(P[0], emu::SmallFormat::E4M3);
+  case ElemType::F8E5M2:
+    return emu::smallToF32(P[0], emu::SmallFormat::E5M2);
+  case ElemType::F8E4M3FNUZ:
+    return emu::smallToF32(P[0], emu::SmallFormat::E4M3Fnuz);
+  case ElemType::F8E5M2FNUZ:
+    return emu::smallToF32(P[0], emu::SmallFormat::E5M2Fnuz);
+  case ElemType::E8M0:
+    return emu::e8m0ToF32(P[0]);
   case ElemType::F16: {
     uint16_t H;
     std::memcpy(&H, P, 2);
@@ -83,6 +94,7 @@ std::string formatElement(ElemType T, const uint8_t *P) {
   }
   switch (T) {
   case ElemType::Bytes:
+  case ElemType::F4E2M1X2: // two packed values: the byte
     std::snprintf(Buf, sizeof Buf, "0x%02x", P[0]);
     return Buf;
   case ElemType::I64: {

@@ -672,7 +672,7 @@ void DiffRun::conclude() {
     checksNothing("K0's float outputs hold no finite value on seeds " + seedList(O.Seeds) +
                   " (every element is NaN or infinite), so any K1 whose outputs are NaN too "
                   "would agree with it; are the inputs valid values of the kernel's element "
-                  "types (random bytes as fp8, say)? Give each buffer its element type in the "
+                  "types (fp8 data read as f32, say)? Give each buffer its element type in the "
                   "spec (" +
                   std::string(launch::kTypeList) + ")");
     return;

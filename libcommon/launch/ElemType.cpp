@@ -1,6 +1,7 @@
 #include "launch/ElemType.h"
 
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace asmevo::launch {
@@ -14,14 +15,28 @@ struct TypeInfo {
   bool Float, Signed;
 };
 constexpr TypeInfo kTypes[] = {
-    {"f16", ElemType::F16, 2, true, true},       {"bf16", ElemType::BF16, 2, true, true},
-    {"f32", ElemType::F32, 4, true, true},       {"f64", ElemType::F64, 8, true, true},
-    {"i8", ElemType::I8, 1, false, true},        {"i16", ElemType::I16, 2, false, true},
-    {"i32", ElemType::I32, 4, false, true},      {"i64", ElemType::I64, 8, false, true},
-    {"u8", ElemType::U8, 1, false, false},       {"u16", ElemType::U16, 2, false, false},
-    {"u32", ElemType::U32, 4, false, false},     {"u64", ElemType::U64, 8, false, false},
+    {"f16", ElemType::F16, 2, true, true},
+    {"bf16", ElemType::BF16, 2, true, true},
+    {"f32", ElemType::F32, 4, true, true},
+    {"f64", ElemType::F64, 8, true, true},
+    {"i8", ElemType::I8, 1, false, true},
+    {"i16", ElemType::I16, 2, false, true},
+    {"i32", ElemType::I32, 4, false, true},
+    {"i64", ElemType::I64, 8, false, true},
+    {"u8", ElemType::U8, 1, false, false},
+    {"u16", ElemType::U16, 2, false, false},
+    {"u32", ElemType::U32, 4, false, false},
+    {"u64", ElemType::U64, 8, false, false},
+    {"f8e4m3fn", ElemType::F8E4M3FN, 1, true, true},
+    {"f8e5m2", ElemType::F8E5M2, 1, true, true},
+    {"f8e4m3fnuz", ElemType::F8E4M3FNUZ, 1, true, true},
+    {"f8e5m2fnuz", ElemType::F8E5M2FNUZ, 1, true, true},
+    {"e8m0", ElemType::E8M0, 1, true, false},
+    // Two values per byte: compared byte-exact, as the packed bytes.
+    {"f4e2m1x2", ElemType::F4E2M1X2, 1, false, false},
     {"bytes", ElemType::Bytes, 1, false, false},
 };
+static_assert(std::size(kTypes) == size_t(ElemType::Bytes) + 1, "one row per ElemType, in order");
 const TypeInfo &info(ElemType T) { return kTypes[unsigned(T)]; }
 
 } // namespace
@@ -74,5 +89,9 @@ const char *elemTypeName(ElemType T) { return info(T).Name; }
 unsigned elemSize(ElemType T) { return info(T).Size; }
 bool isFloatType(ElemType T) { return info(T).Float; }
 bool isSignedType(ElemType T) { return info(T).Signed; }
+bool isNarrowFloatType(ElemType T) {
+  return T == ElemType::F8E4M3FN || T == ElemType::F8E5M2 || T == ElemType::F8E4M3FNUZ ||
+         T == ElemType::F8E5M2FNUZ || T == ElemType::E8M0 || T == ElemType::F4E2M1X2;
+}
 
 } // namespace asmevo::launch

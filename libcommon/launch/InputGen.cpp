@@ -1,8 +1,10 @@
 #include "launch/InputGen.h"
 
 #include "emu/Float.h"
+#include "emu/SmallFloat.h"
 #include "support/FileIO.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,8 +20,34 @@ unsigned boundaryLevel(uint64_t Seed) { return Seed <= 1 ? 0 : Seed == 2 ? 1 : 2
 
 namespace {
 
+// The fp8 formats' encodings (emu/SmallFloat.h).
+emu::SmallFormat smallFormat(ElemType T) {
+  switch (T) {
+  case ElemType::F8E4M3FN:
+    return emu::SmallFormat::E4M3;
+  case ElemType::F8E5M2:
+    return emu::SmallFormat::E5M2;
+  case ElemType::F8E4M3FNUZ:
+    return emu::SmallFormat::E4M3Fnuz;
+  default:
+    return emu::SmallFormat::E5M2Fnuz;
+  }
+}
+
 void storeFloat(ElemType T, double V, uint8_t *P) {
   switch (T) {
+  case ElemType::F8E4M3FN:
+  case ElemType::F8E5M2:
+  case ElemType::F8E4M3FNUZ:
+  case ElemType::F8E5M2FNUZ: {
+    // Finite values past the format's range saturate (a random input, not an overflow test);
+    // NaN and the infinities take the format's NaN or infinity.
+    uint32_t Code = 0;
+    if (!emu::f64ToSmall(V, smallFormat(T), std::isfinite(V), Code))
+      emu::f64ToSmall(V, smallFormat(T), false, Code);
+    P[0] = uint8_t(Code);
+    break;
+  }
   case ElemType::F64:
     std::memcpy(P, &V, 8);
     break;
@@ -48,6 +76,22 @@ double floatBoundary(ElemType T, uint64_t K) {
   case ElemType::F16:
     MinDen = 0x1p-24;
     MinNorm = 0x1p-14;
+    break;
+  case ElemType::F8E4M3FN: // bias 7, 3 mantissa bits
+    MinDen = 0x1p-9;
+    MinNorm = 0x1p-6;
+    break;
+  case ElemType::F8E5M2: // bias 15, 2 mantissa bits
+    MinDen = 0x1p-16;
+    MinNorm = 0x1p-14;
+    break;
+  case ElemType::F8E4M3FNUZ: // bias 8
+    MinDen = 0x1p-10;
+    MinNorm = 0x1p-7;
+    break;
+  case ElemType::F8E5M2FNUZ: // bias 16
+    MinDen = 0x1p-17;
+    MinNorm = 0x1p-15;
     break;
   case ElemType::BF16:
     MinDen = 0x1p-133;
@@ -95,6 +139,26 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
   if (A.Range)
     Boundaries = 0;
   if (T == ElemType::Bytes) {
+    for (uint64_t I = 0; I < Elements; ++I)
+      Out[I] = uint8_t(R.next() >> 56);
+    return Out;
+  }
+  if (T == ElemType::E8M0) {
+    // Scales 2^k for integers k in [log2 lo, log2 hi] (default 2^-4 .. 2^4); no boundaries:
+    // 2^-127, 2^127 and NaN would only flood the outputs with zeros, infinities and NaN.
+    int KLo = -4, KHi = 4;
+    if (A.Range && A.Range->first > 0 && A.Range->second >= A.Range->first) {
+      KLo = std::max(-127, int(std::ceil(std::log2(A.Range->first))));
+      KHi = std::min(127, int(std::floor(std::log2(A.Range->second))));
+      if (KHi < KLo)
+        KHi = KLo;
+    }
+    for (uint64_t I = 0; I < Elements; ++I)
+      Out[I] = uint8_t(127 + KLo + int(R.next() % uint64_t(KHi - KLo + 1)));
+    return Out;
+  }
+  if (T == ElemType::F4E2M1X2) {
+    // Two random e2m1 codes per byte: every code is a finite value (0, +-0.5 .. +-6).
     for (uint64_t I = 0; I < Elements; ++I)
       Out[I] = uint8_t(R.next() >> 56);
     return Out;
@@ -182,6 +246,11 @@ void fillPoison(ElemType T, uint8_t *P, uint64_t Bytes) {
   case ElemType::F64:
     Pat = 0x7ff8dead7ff8deadull;
     N = 8;
+    break;
+  case ElemType::F8E4M3FNUZ:
+  case ElemType::F8E5M2FNUZ:
+    Pat = 0x80; // their only NaN (0xff, the others' NaN, is a number here)
+    N = 1;
     break;
   default:
     std::memset(P, 0xff, Bytes);

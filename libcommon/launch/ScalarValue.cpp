@@ -83,6 +83,8 @@ llvm::Expected<std::vector<uint8_t>> encodeScalar(const nlohmann::json &V, std::
     return bad("unknown type '" + Type +
                "' (f16 bf16 f32 f64 i8 i16 i32 i64 u8 "
                "u16 u32 u64)");
+  if (isNarrowFloatType(T))
+    return bad("type " + Type + " is a buffer element type; a by-value argument cannot have it");
   if (elemSize(T) != Size)
     return bad("type " + Type + " has " + std::to_string(elemSize(T)) +
                " bytes; the argument has " + std::to_string(Size));

@@ -138,7 +138,7 @@ PY
   assert_output "kernel-diffcheck: error: 'missing.json': argument #3 (by_value, offset 24, 4 bytes) is not in the spec: add {\"arg\": \"#3\", ...}"
   run kernel-diffcheck "$K" "$K" --spec type.json
   assert_failure 2
-  assert_output "kernel-diffcheck: error: 'type.json': args[0]: unknown type \"f8\" (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bytes)"
+  assert_output "kernel-diffcheck: error: 'type.json': args[0]: unknown type \"f8\" (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz e8m0 f4e2m1x2 bytes)"
   run kernel-diffcheck "$K" "$K" --spec name.json
   assert_failure 2
   assert_output "kernel-diffcheck: error: 'name.json': args[1]: kernel 'add_kernel' has no argument 'nope' (it has 6 explicit arguments, #0 to #5)"
@@ -251,7 +251,7 @@ JSON
   sed 's|{"arg": "#0", "type": "f32"}|{"arg": "#0", "type": "f32", "elements": 3000, "file": "nan.bin"}|' "$(spec vector_add_fp32)" > s.json
   run kernel-diffcheck "$k0" "$k0" --spec s.json -q
   assert_failure 2
-  assert_output "kernel-diffcheck: error: this launch checks nothing: K0's float outputs hold no finite value on seeds 1,2,3 (every element is NaN or infinite), so any K1 whose outputs are NaN too would agree with it; are the inputs valid values of the kernel's element types (random bytes as fp8, say)? Give each buffer its element type in the spec (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bytes)"
+  assert_output "kernel-diffcheck: error: this launch checks nothing: K0's float outputs hold no finite value on seeds 1,2,3 (every element is NaN or infinite), so any K1 whose outputs are NaN too would agree with it; are the inputs valid values of the kernel's element types (fp8 data read as f32, say)? Give each buffer its element type in the spec (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz e8m0 f4e2m1x2 bytes)"
   # 2000 of the 3000 NaN: still a verdict, with a note on how much of the output was compared
   # (6002: seed 3's random y also holds one infinity and one NaN among the last 1000).
   python3 -c 'import sys, struct; sys.stdout.buffer.write(bytes.fromhex("0000c07f") * 2000 + struct.pack("<1000f", *range(1000)))' > nan.bin
@@ -289,4 +289,30 @@ JSON
   run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec vector_add_fp32)" -q --max-instructions 1000000000000 --timeout 0.5
   assert_failure 3
   assert_output --regexp "^kernel-diffcheck: runtime_error: K1: K1 ran longer than 0.5 s \(--timeout\): endless loop\? \(the dispatch stopped after 0.5 s of emulation \(its time limit\), [0-9]+ wave-instructions executed\) \(seed 1\)$"
+}
+
+@test "fp8 and MX kernels: typed inputs (f8*, e8m0, f4e2m1x2) check K0 against itself, and wrong scales are divergent" {
+  # Triton's fp8 GEMMs (OCP and FNUZ) and tl.dot_scaled GEMMs, with specs in test/specs/lowp.
+  for k in gfx942/matmul_fp8e4m3_f32 gfx942/matmul_fp8e5m2_bf16 gfx942/matmul_fp8e4m3fnuz_f32 \
+           gfx942/matmul_fp8e5m2fnuz_bf16 gfx950/matmul_fp8e4m3_f32 gfx950/matmul_fp8e5m2_bf16 \
+           gfx950/mx_matmul_mxfp4 gfx950/mx_matmul_mxfp8 gfx950/mx_matmul_mxfp8_mxfp4; do
+    run kernel-diffcheck "$TRITON/$k.hsaco" "$TRITON/$k.hsaco" --spec "$(spec lowp/${k#*/})" -q
+    assert_success
+    assert_output --partial "kernel-diffcheck: ok: "
+  done
+  k0="$TRITON/gfx950/mx_matmul_mxfp4.hsaco"
+  run kernel-diffcheck "$k0" "$k0" --spec "$(spec lowp/mx_matmul_mxfp4)"
+  assert_line "  spec: '#0': 10240 f4e2m1x2 elements (inferred), role in (inferred)"
+  assert_line "  spec: '#1': 640 e8m0 elements (inferred), role in (inferred)"
+  hsaco-recover "$k0" -o k.s -q
+  # The first scaled MFMA with A's and B's scale registers swapped; the second without op_sel
+  # (it reads the scales of the first K half again).
+  awk '/v_mfma_scale_f32_32x32x64_f8f6f4/ && !d {sub(/v33, v32/, "v32, v33"); d = 1} {print}' k.s > k1.s
+  awk '/v_mfma_scale_f32_32x32x64_f8f6f4/ && /op_sel:\[1,1,0\]/ {sub(/op_sel:\[1,1,0\] /, "")} {print}' k.s > k2.s
+  for m in k1 k2; do
+    hsaco-rebuild $m.s -o $m.hsaco --abi-of "$k0" -q
+    run kernel-diffcheck "$k0" $m.hsaco --spec "$(spec lowp/mx_matmul_mxfp4)" -q
+    assert_failure 1
+    assert_output --partial "kernel-diffcheck: divergent: buffer '#4' (f32) on seed 1: max_abs_diff"
+  done
 }

@@ -1,5 +1,6 @@
 // kernel-diffcheck's library: input generation, metrics, guards, spec errors (exact messages),
 // launch inference on the Triton corpus (sizes and roles for given shapes), and the check.
+#include "../emu/TorchTables.h"
 #include "check/Compare.h"
 #include "check/DiffCheck.h"
 #include "check/LaunchInference.h"
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 using namespace asmevo;
 using namespace asmevo::check;
@@ -79,6 +81,75 @@ TEST(InputGen, FloatBoundaryValuesBySeed) {
   EXPECT_GT(S3[0], 30u);  // NaN from seed 3
   EXPECT_GT(S3[1], 60u);  // +-Inf
   EXPECT_LT(S3[0] + S3[1], 400u);
+}
+
+// The fp8 / MX types, decoded with PyTorch's tables (an encoder independent of SmallFloat's):
+// seed 1 gives finite values in [-1, 1], seed 2 adds subnormals and +-1024 (saturated to the
+// format's largest finite value where 1024 is past it), seed 3 NaN and infinities. E8M0 scales stay
+// within 2^-4 .. 2^4 (or the range given); f4e2m1x2 bytes take every value.
+TEST(InputGen, NarrowFloatTypes) {
+  struct Fmt {
+    ElemType T;
+    const char *Torch;
+    float Max;
+  };
+  for (Fmt F :
+       {Fmt{ElemType::F8E4M3FN, "e4m3fn", 448}, Fmt{ElemType::F8E5M2, "e5m2", 57344},
+        Fmt{ElemType::F8E4M3FNUZ, "e4m3fnuz", 240}, Fmt{ElemType::F8E5M2FNUZ, "e5m2fnuz", 57344}}) {
+    SCOPED_TRACE(F.Torch);
+    auto Dec = emu::test::torchDecode(F.Torch);
+    ArgSpec A = bufArg(F.T);
+    auto count = [&](uint64_t Seed) {
+      auto V = generateValues(A, 50000, Seed, boundaryLevel(Seed));
+      unsigned Nan = 0, Sub = 0, Big = 0, Inf = 0, AtMax = 0;
+      for (uint8_t C : V) {
+        float X = Dec[C];
+        Nan += std::isnan(X);
+        Sub += (C & 0x7f) == 1; // the smallest subnormal, a boundary value
+        Big += std::isfinite(X) && std::fabs(X) > 1;
+        Inf += std::isinf(X);
+        AtMax += std::fabs(X) == F.Max;
+      }
+      return std::array<unsigned, 5>{Nan, Sub, Big, Inf, AtMax};
+    };
+    auto S1 = count(1), S2 = count(2), S3 = count(3);
+    EXPECT_EQ(S1[0] + S1[2] + S1[3], 0u);
+    EXPECT_EQ(S2[0] + S2[3], 0u);
+    EXPECT_GT(S2[1], S1[1] + 10u);
+    EXPECT_GT(S2[2], 10u);
+    if (F.Max < 1024) // +-1024 saturates to the largest finite value
+      EXPECT_EQ(S2[4], S2[2]);
+    EXPECT_GT(S3[0], 5u);
+    // Seed 3's infinities stay infinite where the format has them (e5m2), else become NaN.
+    if (F.T == ElemType::F8E5M2)
+      EXPECT_GT(S3[3], 5u);
+    else
+      EXPECT_EQ(S3[3], 0u);
+  }
+  // Poison: each format's NaN (0xff is a finite -240 / -57344 in the FNUZ formats).
+  for (ElemType T : {ElemType::F8E4M3FNUZ, ElemType::F8E5M2FNUZ, ElemType::F8E4M3FN}) {
+    uint8_t P[4];
+    fillPoison(T, P, 4);
+    EXPECT_TRUE(std::isnan(elementValue(T, P))) << elemTypeName(T);
+  }
+  ArgSpec S = bufArg(ElemType::E8M0);
+  std::set<uint8_t> Codes;
+  for (uint8_t C : generateValues(S, 10000, 3, 2))
+    Codes.insert(C);
+  EXPECT_EQ(*Codes.begin(), 127 - 4);
+  EXPECT_EQ(*Codes.rbegin(), 127 + 4);
+  EXPECT_EQ(Codes.size(), 9u);
+  S.Range = std::pair{0.25, 8.0};
+  Codes.clear();
+  for (uint8_t C : generateValues(S, 10000, 3, 2))
+    Codes.insert(C);
+  EXPECT_EQ(*Codes.begin(), 125);
+  EXPECT_EQ(*Codes.rbegin(), 130);
+  EXPECT_EQ(elementValue(ElemType::E8M0, &*Codes.begin()), 0.25);
+  std::set<uint8_t> Packed;
+  for (uint8_t C : generateValues(bufArg(ElemType::F4E2M1X2), 10000, 1, 0))
+    Packed.insert(C);
+  EXPECT_EQ(Packed.size(), 256u);
 }
 
 TEST(InputGen, RangesAreRespectedAndIntsStaySmall) {
@@ -273,7 +344,7 @@ TEST(Spec, ResolveErrorsAreExact) {
             "'s.json': args[3]: \"value\" 1.5 is not an integer (type i32)");
   EXPECT_EQ(with(R"({"arg": "#0", "type": "f32"})", R"({"arg": "#0"})"),
             "'s.json': args[0]: buffer argument '#0' needs \"type\" (f16 bf16 f32 f64 i8 i16 i32 "
-            "i64 u8 u16 u32 u64 bytes)");
+            "i64 u8 u16 u32 u64 f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz e8m0 f4e2m1x2 bytes)");
   EXPECT_EQ(with(R"({"arg": "#1", "type": "f32"})", R"({"arg": "#0", "type": "f32"})"),
             "'s.json': args[1]: argument '#0' is already given by args[0]");
   EXPECT_EQ(with(R"({"arg": "#4", "value": "null"})", R"({"arg": "#4", "value": 5})"),

@@ -59,6 +59,10 @@ TEST(ScalarValue, ErrorsSayWhatIsWrongWithTheValue) {
   EXPECT_EQ(encodeError(1, "f8", 1),
             "unknown type 'f8' (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64)");
   EXPECT_EQ(encodeError(-1, "u32", 4), "-1 does not fit in u32");
+  EXPECT_EQ(encodeError(1, "f8e4m3fn", 1),
+            "type f8e4m3fn is a buffer element type; a by-value argument cannot have it");
+  EXPECT_EQ(encodeError(1, "e8m0", 1),
+            "type e8m0 is a buffer element type; a by-value argument cannot have it");
 }
 
 TEST(ArgBinding, KernelsAndArgumentReferences) {
