@@ -670,6 +670,32 @@ struct BufferAddr {
   }
 };
 
+// A MUBUF instruction's address operands: the V#, soffset and the idxen / offen VGPRs. False
+// when the encoding names no usable V# or address VGPR.
+struct MubufOperands {
+  BufferRsrc r;
+  uint64_t soff = 0;
+  const uint32_t *vIdx = nullptr, *vOff = nullptr;
+};
+
+bool readMubufOperands(ExecCtx &c, const Inst &in, MubufOperands &m) {
+  WaveState &w = c.w;
+  if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
+    return false;
+  m.r = decodeRsrc(w, in.sbase);
+  m.soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
+  if (in.idxen || in.offen) {
+    if (in.addr == kNoOperand)
+      return false;
+    unsigned a = vectorIndex(in.addr);
+    if (in.idxen)
+      m.vIdx = w.vrow(a);
+    if (in.offen)
+      m.vOff = w.vrow(in.idxen ? a + 1 : a);
+  }
+  return true;
+}
+
 // Data-format channel layout for the format instructions (0 comps: not supported).
 struct FmtInfo {
   uint8_t comps, bits;
@@ -807,21 +833,13 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
   const uint64_t exec = w.exec();
   if (exec == 0)
     return true;
-  if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
+  MubufOperands mo;
+  if (!readMubufOperands(c, in, mo))
     return false;
   const char *what = opNameLower(in.op);
-  BufferRsrc r = decodeRsrc(w, in.sbase);
-  uint64_t soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
-  const uint32_t *vIdx = nullptr, *vOff = nullptr;
-  if (in.idxen || in.offen) {
-    if (in.addr == kNoOperand)
-      return false;
-    unsigned a = vectorIndex(in.addr);
-    if (in.idxen)
-      vIdx = w.vrow(a);
-    if (in.offen)
-      vOff = w.vrow(in.idxen ? a + 1 : a);
-  }
+  const BufferRsrc &r = mo.r;
+  const uint64_t soff = mo.soff;
+  const uint32_t *vIdx = mo.vIdx, *vOff = mo.vOff;
   BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.offset) & 0xfffu, r.addTid && !in.idxen};
 
   if (m.kind == Kind::Load || m.kind == Kind::Store) {
@@ -1111,23 +1129,12 @@ bool execLdsDma(ExecCtx &c, const Inst &in) {
   const unsigned dwords = sh.bytes / 4;
 
   if (in.enc == Enc::MUBUF) {
-    if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
+    MubufOperands mo;
+    if (!readMubufOperands(c, in, mo))
       return false;
     const uint64_t ldsBase = m0 & (c.gfx == Gfx::Gfx950 ? 0x3ffffu : 0xffffu);
     const uint32_t instOffset = uint32_t(in.offset) & 0xfffu;
-    BufferRsrc r = decodeRsrc(w, in.sbase);
-    uint64_t soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
-    const uint32_t *vIdx = nullptr, *vOff = nullptr;
-    if (in.idxen || in.offen) {
-      if (in.addr == kNoOperand)
-        return false;
-      unsigned a = vectorIndex(in.addr);
-      if (in.idxen)
-        vIdx = w.vrow(a);
-      if (in.offen)
-        vOff = w.vrow(in.idxen ? a + 1 : a);
-    }
-    BufferAddr ba{r, soff, vIdx, vOff, instOffset, r.addTid && !in.idxen};
+    BufferAddr ba{mo.r, mo.soff, mo.vIdx, mo.vOff, instOffset, mo.r.addTid && !in.idxen};
     forEachLane(exec, [&](unsigned lane) {
       uint8_t buf[16] = {};
       const uint64_t idx = ba.index(lane), o = ba.offset(lane);
