@@ -1,7 +1,6 @@
 #include "check/Compare.h"
 
 #include "emu/Float.h"
-#include "emu/SmallFloat.h"
 #include "launch/InputGen.h"
 
 #include <cmath>
@@ -13,15 +12,9 @@ namespace asmevo::check {
 using namespace asmevo::launch;
 
 double elementValue(ElemType T, const uint8_t *P) {
+  if (auto F = smallFormatOf(T))
+    return emu::smallToF32(P[0], *F);
   switch (T) {
-  case ElemType::F8E4M3FN:
-    return emu::smallToF32(P[0], emu::SmallFormat::E4M3);
-  case ElemType::F8E5M2:
-    return emu::smallToF32(P[0], emu::SmallFormat::E5M2);
-  case ElemType::F8E4M3FNUZ:
-    return emu::smallToF32(P[0], emu::SmallFormat::E4M3Fnuz);
-  case ElemType::F8E5M2FNUZ:
-    return emu::smallToF32(P[0], emu::SmallFormat::E5M2Fnuz);
   case ElemType::E8M0:
     return emu::e8m0ToF32(P[0]);
   case ElemType::F16: {

@@ -2,6 +2,8 @@
 // names in specs and options ("f16", "i32", ...), sizes and kinds.
 #pragma once
 
+#include "emu/SmallFloat.h"
+
 #include <optional>
 #include <string>
 
@@ -44,6 +46,8 @@ bool isFloatType(ElemType T);
 bool isSignedType(ElemType T);
 // The one-byte float types above: buffer elements only, never a by-value argument.
 bool isNarrowFloatType(ElemType T);
+// The fp8 types' encoding in emu/SmallFloat.h; none for every other type (E8M0 included).
+std::optional<emu::SmallFormat> smallFormatOf(ElemType T);
 
 // The element type a HIP/OpenCL pointer's .type_name implies ("float*", "const half*", ...).
 std::optional<ElemType> typeFromTypeName(std::string S);

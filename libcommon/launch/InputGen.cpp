@@ -1,7 +1,6 @@
 #include "launch/InputGen.h"
 
 #include "emu/Float.h"
-#include "emu/SmallFloat.h"
 #include "support/FileIO.h"
 
 #include <algorithm>
@@ -20,34 +19,17 @@ unsigned boundaryLevel(uint64_t Seed) { return Seed <= 1 ? 0 : Seed == 2 ? 1 : 2
 
 namespace {
 
-// The fp8 formats' encodings (emu/SmallFloat.h).
-emu::SmallFormat smallFormat(ElemType T) {
-  switch (T) {
-  case ElemType::F8E4M3FN:
-    return emu::SmallFormat::E4M3;
-  case ElemType::F8E5M2:
-    return emu::SmallFormat::E5M2;
-  case ElemType::F8E4M3FNUZ:
-    return emu::SmallFormat::E4M3Fnuz;
-  default:
-    return emu::SmallFormat::E5M2Fnuz;
-  }
-}
-
 void storeFloat(ElemType T, double V, uint8_t *P) {
-  switch (T) {
-  case ElemType::F8E4M3FN:
-  case ElemType::F8E5M2:
-  case ElemType::F8E4M3FNUZ:
-  case ElemType::F8E5M2FNUZ: {
+  if (auto F = smallFormatOf(T)) {
     // Finite values past the format's range saturate (a random input, not an overflow test);
     // NaN and the infinities take the format's NaN or infinity.
     uint32_t Code = 0;
-    if (!emu::f64ToSmall(V, smallFormat(T), std::isfinite(V), Code))
-      emu::f64ToSmall(V, smallFormat(T), false, Code);
+    if (!emu::f64ToSmall(V, *F, std::isfinite(V), Code))
+      emu::f64ToSmall(V, *F, false, Code);
     P[0] = uint8_t(Code);
-    break;
+    return;
   }
+  switch (T) {
   case ElemType::F64:
     std::memcpy(P, &V, 8);
     break;
@@ -138,7 +120,8 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
   Rng R(argSeed(Seed, A.Index));
   if (A.Range)
     Boundaries = 0;
-  if (T == ElemType::Bytes) {
+  // Bytes, and f4e2m1x2: two random e2m1 codes a byte, every one a finite value.
+  if (T == ElemType::Bytes || T == ElemType::F4E2M1X2) {
     for (uint64_t I = 0; I < Elements; ++I)
       Out[I] = uint8_t(R.next() >> 56);
     return Out;
@@ -155,12 +138,6 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
     }
     for (uint64_t I = 0; I < Elements; ++I)
       Out[I] = uint8_t(127 + KLo + int(R.next() % uint64_t(KHi - KLo + 1)));
-    return Out;
-  }
-  if (T == ElemType::F4E2M1X2) {
-    // Two random e2m1 codes per byte: every code is a finite value (0, +-0.5 .. +-6).
-    for (uint64_t I = 0; I < Elements; ++I)
-      Out[I] = uint8_t(R.next() >> 56);
     return Out;
   }
   if (isFloatType(T)) {

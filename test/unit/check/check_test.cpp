@@ -117,14 +117,16 @@ TEST(InputGen, NarrowFloatTypes) {
     EXPECT_EQ(S2[0] + S2[3], 0u);
     EXPECT_GT(S2[1], S1[1] + 10u);
     EXPECT_GT(S2[2], 10u);
-    if (F.Max < 1024) // +-1024 saturates to the largest finite value
+    if (F.Max < 1024) { // +-1024 saturates to the largest finite value
       EXPECT_EQ(S2[4], S2[2]);
+    }
     EXPECT_GT(S3[0], 5u);
     // Seed 3's infinities stay infinite where the format has them (e5m2), else become NaN.
-    if (F.T == ElemType::F8E5M2)
+    if (F.T == ElemType::F8E5M2) {
       EXPECT_GT(S3[3], 5u);
-    else
+    } else {
       EXPECT_EQ(S3[3], 0u);
+    }
   }
   // Poison: each format's NaN (0xff is a finite -240 / -57344 in the FNUZ formats).
   for (ElemType T : {ElemType::F8E4M3FNUZ, ElemType::F8E5M2FNUZ, ElemType::F8E4M3FN}) {
