@@ -124,6 +124,32 @@ public:
   LaunchConfig Config;
 };
 
+inline uint32_t cdiv(uint32_t A, uint32_t B) { return (A + B - 1) / B; }
+
+// Run a Harness launch (H.run's arguments) and fail the test with the emulator's error.
+#define RUN_OR_FAIL(H, ...)                                                                        \
+  do {                                                                                             \
+    auto Stats = (H).run(__VA_ARGS__);                                                             \
+    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                                 \
+  } while (0)
+
+// The arguments of test/corpus/triton's matmul_kernel: A [M, K], B [K, N] and C [M, N], each
+// row-major and contiguous, then Triton's two hidden scratch pointers (null).
+inline void setMatmulArgs(Harness &H, uint64_t A, uint64_t B, uint64_t C, uint32_t M, uint32_t N,
+                          uint32_t K) {
+  H.arg(0, A);
+  H.arg(1, B);
+  H.arg(2, C);
+  H.arg(3, int32_t(M));
+  H.arg(4, int32_t(N));
+  H.arg(5, int32_t(K));
+  H.arg(6, int32_t(K));
+  H.arg(7, int32_t(N));
+  H.arg(8, int32_t(N));
+  H.arg(9, uint64_t(0));
+  H.arg(10, uint64_t(0));
+}
+
 inline std::vector<float> randomFloats(std::mt19937_64 &R, size_t N, float Lo, float Hi) {
   std::uniform_real_distribution<float> D(Lo, Hi);
   std::vector<float> V(N);

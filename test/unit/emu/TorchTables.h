@@ -3,11 +3,12 @@
 // that need to decode inputs or check encodings independently.
 #pragma once
 
+#include "emu/Float.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -43,12 +44,6 @@ inline std::vector<std::vector<std::string>> readTorchTable(const std::string &N
 
 inline uint32_t parseHex(const std::string &S) { return uint32_t(std::stoul(S, nullptr, 16)); }
 
-inline float f32FromBits(uint32_t B) {
-  float X;
-  std::memcpy(&X, &B, 4);
-  return X;
-}
-
 // Every byte code of a format ("e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz", "e8m0fnu") as torch
 // decodes it to f32.
 inline std::array<float, 256> torchDecode(const std::string &Format) {
@@ -57,7 +52,7 @@ inline std::array<float, 256> torchDecode(const std::string &Format) {
   EXPECT_EQ(Rows.size(), 256u) << Format;
   for (const auto &R : Rows)
     if (R.size() >= 2)
-      T[parseHex(R[0]) & 0xff] = f32FromBits(parseHex(R[1]));
+      T[parseHex(R[0]) & 0xff] = bitsToF32(parseHex(R[1]));
   return T;
 }
 

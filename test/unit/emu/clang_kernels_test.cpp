@@ -30,7 +30,6 @@ namespace {
 
 const std::string kCorpus = std::string(ASMEVO_CORPUS_DIR) + "/clang";
 
-uint32_t cdiv(uint32_t A, uint32_t B) { return (A + B - 1) / B; }
 uint32_t roundUp(uint32_t A, uint32_t B) { return cdiv(A, B) * B; }
 constexpr uint32_t kPoison = 0xffffffffu;
 

@@ -9,19 +9,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <map>
 
 using namespace asmevo::emu;
 using namespace asmevo::emu::test;
 
 namespace {
-
-uint32_t bitsOf(float X) {
-  uint32_t B;
-  std::memcpy(&B, &X, 4);
-  return B;
-}
 
 const std::map<std::string, SmallFormat> kFormats = {{"e4m3fn", SmallFormat::E4M3},
                                                      {"e5m2", SmallFormat::E5M2},
@@ -37,13 +30,13 @@ TEST(SmallFloatTables, DecodesEveryCodeAsPyTorchDoes) {
       uint32_t Code = parseHex(R[0]), Torch = parseHex(R[1]);
       float Ours = smallToF32(Code, F);
       SCOPED_TRACE(Name + " code " + R[0]);
-      if (std::isnan(f32FromBits(Torch))) {
+      if (std::isnan(bitsToF32(Torch))) {
         // Which NaN payload comes out is not part of either format; NaN-ness and sign are.
         ++NaNs;
         EXPECT_TRUE(std::isnan(Ours));
-        EXPECT_EQ(std::signbit(Ours), std::signbit(f32FromBits(Torch)));
+        EXPECT_EQ(std::signbit(Ours), std::signbit(bitsToF32(Torch)));
       } else {
-        EXPECT_EQ(bitsOf(Ours), Torch) << "ours " << Ours << " torch " << f32FromBits(Torch);
+        EXPECT_EQ(f32ToBits(Ours), Torch) << "ours " << Ours << " torch " << bitsToF32(Torch);
       }
     }
     // E4M3: S.1111.111 (2); E5M2: S.11111.mm, mm != 0 (6); FNUZ: 0x80 alone.
@@ -58,10 +51,10 @@ TEST(SmallFloatTables, DecodesEveryE8M0ScaleAsPyTorchDoes) {
   for (const auto &R : Rows) {
     uint32_t Code = parseHex(R[0]), Torch = parseHex(R[1]);
     float Ours = e8m0ToF32(uint8_t(Code));
-    if (std::isnan(f32FromBits(Torch)))
+    if (std::isnan(bitsToF32(Torch)))
       EXPECT_TRUE(std::isnan(Ours)) << "code " << R[0];
     else
-      EXPECT_EQ(bitsOf(Ours), Torch) << "code " << R[0];
+      EXPECT_EQ(f32ToBits(Ours), Torch) << "code " << R[0];
   }
 }
 
@@ -76,7 +69,7 @@ TEST(SmallFloatTables, EncodesEveryTestValueAsPyTorchDoes) {
       {"e4m3fn", 1}, {"e5m2", 2}, {"e4m3fnuz", 3}, {"e5m2fnuz", 4}};
   std::map<std::string, unsigned> Checked;
   for (const auto &R : Rows) {
-    float X = f32FromBits(parseHex(R[0]));
+    float X = bitsToF32(parseHex(R[0]));
     for (const auto &[Name, Col] : Cols) {
       SmallFormat F = kFormats.at(Name);
       uint32_t Torch = parseHex(R[Col]), Ours = 0xdead;

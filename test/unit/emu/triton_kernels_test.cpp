@@ -19,7 +19,6 @@ protected:
 
 constexpr std::array<uint32_t, 3> kBlock{256, 1, 1};
 
-uint32_t cdiv(uint32_t A, uint32_t B) { return (A + B - 1) / B; }
 uint32_t roundUp(uint32_t A, uint32_t B) { return cdiv(A, B) * B; }
 
 // One unit in the last place of an fp16 / bf16 value near X.
@@ -35,12 +34,6 @@ double ulpBf16(double X) {
     return 1e-40;
   return std::ldexp(1.0, std::ilogb(A) - 7);
 }
-
-#define RUN_OR_FAIL(H, ...)                                                                        \
-  do {                                                                                             \
-    auto Stats = (H).run(__VA_ARGS__);                                                             \
-    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                                 \
-  } while (0)
 
 TEST_P(Triton, VectorAdd) {
   for (uint64_t Seed : testSeeds())
@@ -173,17 +166,7 @@ void checkMatmul(const std::string &Arch, const std::string &Name, bool Bf16, ui
       auto A = Bf16 ? toBf16(Af) : toF16(Af), B = Bf16 ? toBf16(Bf) : toF16(Bf);
       auto val = [&](uint16_t X) { return double(Bf16 ? bf16ToF32(X) : f16ToF32(X)); };
       uint64_t PA = H.buffer(A), PB = H.buffer(B), PC = H.buffer(nullptr, M * N * 2);
-      H.arg(0, PA);
-      H.arg(1, PB);
-      H.arg(2, PC);
-      H.arg(3, int32_t(M));
-      H.arg(4, int32_t(N));
-      H.arg(5, int32_t(K));
-      H.arg(6, int32_t(K));
-      H.arg(7, int32_t(N));
-      H.arg(8, int32_t(N));
-      H.arg(9, uint64_t(0));
-      H.arg(10, uint64_t(0));
+      setMatmulArgs(H, PA, PB, PC, M, N, K);
       RUN_OR_FAIL(H, {cdiv(M, 64) * cdiv(N, 64), 1, 1}, kBlock, Lds, Seed);
       auto C = H.read<uint16_t>(PC, M * N);
       for (uint32_t I = 0; I < M; ++I)

@@ -29,14 +29,6 @@ namespace {
 
 constexpr std::array<uint32_t, 3> kBlock{256, 1, 1};
 
-uint32_t cdiv(uint32_t A, uint32_t B) { return (A + B - 1) / B; }
-
-#define RUN_OR_FAIL(H, ...)                                                                        \
-  do {                                                                                             \
-    auto Stats = (H).run(__VA_ARGS__);                                                             \
-    ASSERT_TRUE(bool(Stats)) << llvm::toString(Stats.takeError());                                 \
-  } while (0)
-
 // An element format and how the reference decodes its codes.
 struct Format {
   std::string Name; // "e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz" (a torch table) or "e2m1"
@@ -116,7 +108,7 @@ void compare(const std::vector<double> &Ref, const std::vector<double> &Abs,
   for (uint32_t I = 0; I < M; ++I)
     for (uint32_t J = 0; J < N; ++J) {
       double R = Ref[size_t(I) * N + J];
-      double G = f32FromBits(Got[size_t(I) * N + J]);
+      double G = bitsToF32(Got[size_t(I) * N + J]);
       if (Exact) {
         ASSERT_EQ(G, R) << "C[" << I << "][" << J << "]";
         continue;
@@ -159,17 +151,7 @@ TEST_P(TritonFp8, MatchesReference) {
             B[size_t(Kk) * N + J] = Bt[size_t(J) * K + Kk];
         uint64_t PA = H.buffer(A), PB = H.buffer(B);
         uint64_t PC = H.buffer(nullptr, size_t(M) * N * (P.Bf16Out ? 2 : 4));
-        H.arg(0, PA);
-        H.arg(1, PB);
-        H.arg(2, PC);
-        H.arg(3, int32_t(M));
-        H.arg(4, int32_t(N));
-        H.arg(5, int32_t(K));
-        H.arg(6, int32_t(K));
-        H.arg(7, int32_t(N));
-        H.arg(8, int32_t(N));
-        H.arg(9, uint64_t(0));
-        H.arg(10, uint64_t(0));
+        setMatmulArgs(H, PA, PB, PC, M, N, K);
         RUN_OR_FAIL(H, {cdiv(M, 64) * cdiv(N, 64), 1, 1}, kBlock, 4096, Seed);
         std::vector<uint32_t> Got(size_t(M) * N);
         if (P.Bf16Out) {
@@ -241,7 +223,7 @@ ScaledMm readScaledMm(const std::string &Name) {
       S.N = uint32_t(Line.size() / 2);
     } else if (Section.rfind("[C out_dtype=float32 use_fast_accum=False]", 0) == 0) {
       while (W >> X)
-        S.Torch.push_back(f32FromBits(parseHex(X)));
+        S.Torch.push_back(bitsToF32(parseHex(X)));
     } else if (Section == "[C_ref64]") {
       while (W >> X)
         S.Exact.push_back(std::stod(X));
@@ -276,22 +258,12 @@ TEST(TritonFp8VsTorch, MatchesScaledMmOnTheDeviceMachine) {
     Harness H(tritonObject(Arch, "matmul_fp8e4m3_f32"));
     ASSERT_TRUE(H.ok()) << H.Error;
     uint64_t PA = H.buffer(S.A), PB = H.buffer(S.B), PC = H.buffer(nullptr, size_t(S.M) * S.N * 4);
-    H.arg(0, PA);
-    H.arg(1, PB);
-    H.arg(2, PC);
-    H.arg(3, int32_t(S.M));
-    H.arg(4, int32_t(S.N));
-    H.arg(5, int32_t(S.K));
-    H.arg(6, int32_t(S.K));
-    H.arg(7, int32_t(S.N));
-    H.arg(8, int32_t(S.N));
-    H.arg(9, uint64_t(0));
-    H.arg(10, uint64_t(0));
+    setMatmulArgs(H, PA, PB, PC, S.M, S.N, S.K);
     RUN_OR_FAIL(H, {1, 1, 1}, kBlock, 4096, 1);
     auto C = H.read<uint32_t>(PC, size_t(S.M) * S.N);
     double WorstVsTorch = 0;
     for (size_t E = 0; E < C.size(); ++E) {
-      double G = f32FromBits(C[E]);
+      double G = bitsToF32(C[E]);
       EXPECT_NEAR(G, S.Exact[E], double(S.K) * std::ldexp(1.0, -24) * Abs[E]) << "element " << E;
       EXPECT_NEAR(G, S.Torch[E], std::ldexp(Abs[E], -10)) << "element " << E;
       WorstVsTorch = std::max(WorstVsTorch, std::fabs(G - S.Torch[E]) / Abs[E]);
