@@ -43,6 +43,48 @@ WARP_SIZE = 64  # wave64 on all CDNA targets
 PTR_ATTRS = [["tt.divisibility", 16], ["tt.pointer_range", 32]]
 INT_ATTRS = [["tt.divisibility", 16]]
 
+def _fp8_matmul(name, ab_type, c_type, archs):
+    """matmul_kernel on fp8 A and B: 64x64x64 tiles, as the fp16 configurations."""
+    return dict(name=name, kernel="matmul_kernel", archs=archs,
+                types=dict(a_ptr=ab_type, b_ptr=ab_type, c_ptr=c_type, M="i32", N="i32", K="i32",
+                           stride_am="i32", stride_bk="i32", stride_cm="i32"),
+                constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
+                                BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
+                div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
+                num_warps=4, num_stages=1,
+                grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)")
+
+
+def _mx_ptr(fmt):
+    """The Triton pointer type of an MX operand: fp4 pairs as bytes, fp8 as e4m3."""
+    return "*u8" if fmt == "e2m1" else "*fp8e4nv"
+
+
+def _mx_matmul(name, a_fmt, b_fmt):
+    """mx_matmul_kernel (gfx950): 64x64x128 tiles; K must be a multiple of 128."""
+    return dict(name=name, kernel="mx_matmul_kernel", archs=["gfx950"],
+                types=dict(a_ptr=_mx_ptr(a_fmt), a_scale_ptr="*u8", b_ptr=_mx_ptr(b_fmt),
+                           b_scale_ptr="*u8", c_ptr="*fp32", M="i32", N="i32", K="i32",
+                           stride_am="i32", stride_bn="i32", stride_asm="i32", stride_bsn="i32",
+                           stride_cm="i32"),
+                constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT=a_fmt, B_FMT=b_fmt,
+                                BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
+                div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
+                num_warps=4, num_stages=1,
+                grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0")
+
+
+def _mx_dot_tile(name, fmt):
+    """mx_dot_tile_kernel (gfx950): one 64x64x128 scaled dot, A and B of one format."""
+    return dict(name=name, kernel="mx_dot_tile_kernel", archs=["gfx950"],
+                types=dict(a_ptr=_mx_ptr(fmt), a_scale_ptr="*u8", b_ptr=_mx_ptr(fmt),
+                           b_scale_ptr="*u8", out_ptr="*fp32", stride_am="i32", stride_bn="i32"),
+                constexprs=dict(A_FMT=fmt, B_FMT=fmt, BLOCK_M=64, BLOCK_N=64, BLOCK_K=128),
+                div16=["stride_am", "stride_bn"],
+                num_warps=4, num_stages=1,
+                grid="(1, 1, 1)")
+
+
 # One entry per compiled code object.
 #   kernel      : function name in kernels.py
 #   types       : Triton type of every runtime argument (in any order)
@@ -120,81 +162,17 @@ CONFIGS = [
     # ---- FP8 GEMMs (matmul_kernel with fp8 A/B, fp32 accumulate).  "archs"
     # limits a configuration to some targets: OCP fp8 (float8e4nv / float8e5)
     # is native on gfx950, the fnuz formats (float8e4b8 / float8e5b16) on gfx942.
-    dict(name="matmul_fp8e4m3_f32", kernel="matmul_kernel", archs=["gfx942", "gfx950"],
-         types=dict(a_ptr="*fp8e4nv", b_ptr="*fp8e4nv", c_ptr="*fp32", M="i32", N="i32", K="i32",
-                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
-    dict(name="matmul_fp8e5m2_bf16", kernel="matmul_kernel", archs=["gfx942", "gfx950"],
-         types=dict(a_ptr="*fp8e5", b_ptr="*fp8e5", c_ptr="*bf16", M="i32", N="i32", K="i32",
-                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
-    dict(name="matmul_fp8e4m3fnuz_f32", kernel="matmul_kernel", archs=["gfx942"],
-         types=dict(a_ptr="*fp8e4b8", b_ptr="*fp8e4b8", c_ptr="*fp32", M="i32", N="i32", K="i32",
-                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
-    dict(name="matmul_fp8e5m2fnuz_bf16", kernel="matmul_kernel", archs=["gfx942"],
-         types=dict(a_ptr="*fp8e5b16", b_ptr="*fp8e5b16", c_ptr="*bf16", M="i32", N="i32", K="i32",
-                    stride_am="i32", stride_bk="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bn=1, stride_cn=1,
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bk", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1)"),
+    _fp8_matmul("matmul_fp8e4m3_f32", "*fp8e4nv", "*fp32", ["gfx942", "gfx950"]),
+    _fp8_matmul("matmul_fp8e5m2_bf16", "*fp8e5", "*bf16", ["gfx942", "gfx950"]),
+    _fp8_matmul("matmul_fp8e4m3fnuz_f32", "*fp8e4b8", "*fp32", ["gfx942"]),
+    _fp8_matmul("matmul_fp8e5m2fnuz_bf16", "*fp8e5b16", "*bf16", ["gfx942"]),
     # ---- Microscaling GEMMs (tl.dot_scaled, e8m0 scales per 32 K-elements).
     # (gfx942 is left out: Triton 3.6 stops in make_llir, "PassManager::run failed".)
-    dict(name="mx_matmul_mxfp4", kernel="mx_matmul_kernel", archs=["gfx950"],
-         types=dict(a_ptr="*u8", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8", c_ptr="*fp32",
-                    M="i32", N="i32", K="i32", stride_am="i32", stride_bn="i32",
-                    stride_asm="i32", stride_bsn="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT="e2m1", B_FMT="e2m1",
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0"),
-    dict(name="mx_matmul_mxfp8", kernel="mx_matmul_kernel", archs=["gfx950"],
-         types=dict(a_ptr="*fp8e4nv", a_scale_ptr="*u8", b_ptr="*fp8e4nv", b_scale_ptr="*u8", c_ptr="*fp32",
-                    M="i32", N="i32", K="i32", stride_am="i32", stride_bn="i32",
-                    stride_asm="i32", stride_bsn="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT="e4m3", B_FMT="e4m3",
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0"),
-    dict(name="mx_matmul_mxfp8_mxfp4", kernel="mx_matmul_kernel", archs=["gfx950"],
-         types=dict(a_ptr="*fp8e4nv", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8", c_ptr="*fp32",
-                    M="i32", N="i32", K="i32", stride_am="i32", stride_bn="i32",
-                    stride_asm="i32", stride_bsn="i32", stride_cm="i32"),
-         constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, A_FMT="e4m3", B_FMT="e2m1",
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=128, GROUP_M=8),
-         div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
-         num_warps=4, num_stages=1,
-         grid="(cdiv(M, 64) * cdiv(N, 64), 1, 1); needs K % 128 == 0"),
-    dict(name="mx_dot_tile_mxfp4", kernel="mx_dot_tile_kernel", archs=["gfx950"],
-         types=dict(a_ptr="*u8", a_scale_ptr="*u8", b_ptr="*u8", b_scale_ptr="*u8", out_ptr="*fp32",
-                    stride_am="i32", stride_bn="i32"),
-         constexprs=dict(A_FMT="e2m1", B_FMT="e2m1", BLOCK_M=64, BLOCK_N=64, BLOCK_K=128),
-         div16=["stride_am", "stride_bn"],
-         num_warps=4, num_stages=1,
-         grid="(1, 1, 1)"),
-    dict(name="mx_dot_tile_mxfp8", kernel="mx_dot_tile_kernel", archs=["gfx950"],
-         types=dict(a_ptr="*fp8e4nv", a_scale_ptr="*u8", b_ptr="*fp8e4nv", b_scale_ptr="*u8", out_ptr="*fp32",
-                    stride_am="i32", stride_bn="i32"),
-         constexprs=dict(A_FMT="e4m3", B_FMT="e4m3", BLOCK_M=64, BLOCK_N=64, BLOCK_K=128),
-         div16=["stride_am", "stride_bn"],
-         num_warps=4, num_stages=1,
-         grid="(1, 1, 1)"),
+    _mx_matmul("mx_matmul_mxfp4", "e2m1", "e2m1"),
+    _mx_matmul("mx_matmul_mxfp8", "e4m3", "e4m3"),
+    _mx_matmul("mx_matmul_mxfp8_mxfp4", "e4m3", "e2m1"),
+    _mx_dot_tile("mx_dot_tile_mxfp4", "e2m1"),
+    _mx_dot_tile("mx_dot_tile_mxfp8", "e4m3"),
 ]
 
 
