@@ -111,29 +111,17 @@ def bf16gemm(hsa, variant="pf3"):
                f"grid ceil(N/64) x ceil(M/32) x splitk; see the .md")
 
 
-def fmha_fwd(hsa, causal):
-    # csrc/cpp_itfs/mha_fwd.cu: init_fmha_fwd_v3_args(), get_grid_dim(), fmha_fwd_v3();
-    # csrc/include/mha_fwd.h: struct fmha_fwd_v3_args. CSV: hdim 128/128, mask 0 or 2 (causal),
-    # batch mode, bf16_cvt 0 (rtne), ts_qo 256, ts_kv 32.
-    # Sq = 300: one full and one partial 256-row tile; Sk: a partial 32-row tile; gqa 2; 2 batches.
-    B, Hq, Hk, Sq, Sk, D, Dv = 2, 4, 2, 300, (300 if causal else 100), 128, 128
-    ts_qo = 256
-    tg_div = 2 if causal else 1       # get_grid_dim: a masked launch merges head and tail tiles
-    tune_opt = 5
-    if causal and (Hq % 8 != 0 or Sq > 16384):
-        tune_opt -= 2                 # init_fmha_fwd_v3_args
+def fmha_v3_bf16_fields(B, Hq, Hk, Sq, Sk, D, Dv, ts_qo, tune_opt, opt_comment):
+    """The fields of struct fmha_fwd_v3_args (csrc/include/mha_fwd.h) for a bf16 batch-mode launch
+    in the BSHD layout (torch [batch, seqlen, nhead, hdim], contiguous), as
+    init_fmha_fwd_v3_args() fills them; byte strides are element strides * 2."""
     bpe = 2
-    # BSHD layout (torch [batch, seqlen, nhead, hdim], contiguous), strides in elements:
     stride_q, nhs_q, bs_q = Hq * D, D, Sq * Hq * D
     stride_k, nhs_k, bs_k = Hk * D, D, Sk * Hk * D
     stride_v, nhs_v, bs_v = Hk * Dv, Dv, Sk * Hk * Dv
     stride_o, nhs_o, bs_o = Hq * Dv, Dv, Sq * Hq * Dv
     nhs_lse = Sq                      # lse [batch, nhead_q, seqlen_q] fp32
-    grid = [((Sq + ts_qo - 1) // ts_qo + tg_div - 1) // tg_div, Hq, B]
-    name = "fmha_fwd_hd128_bf16_causal_rtne" if causal else "fmha_fwd_hd128_bf16_rtne"
-    kernel = f"_ZN5aiter{len(name)}{name}E"
-    co = os.path.join(hsa, "gfx942/fmha_v3_fwd/MI300/" + name.replace("fmha_", "") + ".co")
-    f = {
+    return {
         "R": {"type": "bf16", "elements": B * Sq * Hq * Dv, "role": "out", "comment": f"ptr_o: O [B={B}, Sq={Sq}, Hq={Hq}, Dv={Dv}] bf16"},
         "Q": {"type": "bf16", "elements": B * Sq * Hq * D, "role": "in", "comment": f"ptr_q: Q [B, Sq, Hq, D={D}] bf16"},
         "K": {"type": "bf16", "elements": B * Sk * Hk * D, "role": "in", "comment": f"ptr_k: K [B, Sk={Sk}, Hk={Hk}, D] bf16"},
@@ -147,7 +135,7 @@ def fmha_fwd(hsa, causal):
         "Bs": {"value": bs_q * bpe, "comment": "s_Bs = batch_stride_q * 2"},
         "gqa": {"value": Hq // Hk, "comment": "s_gqa = nhead_q / nhead_k"},
         "k_Seqs": {"value": stride_k * bpe}, "k_Hs": {"value": nhs_k * bpe}, "k_Bs": {"value": bs_k * bpe},
-        "msk_opt": {"value": tune_opt, "comment": "s_opt = tune_opt (5; 3 for a mask with nhead_q % 8 != 0)"},
+        "msk_opt": {"value": tune_opt, "comment": opt_comment},
         "lse": {"value": 1, "comment": "s_lse = has_lse"},
         "kv_seq_len": {"value": Sk},
         "qk_head_dim": {"value": D}, "v_head_dim": {"value": Dv}, "q_head_num": {"value": Hq},
@@ -159,6 +147,25 @@ def fmha_fwd(hsa, causal):
         "lse_Hs": {"value": nhs_lse * 4, "comment": "s_lse_Hs = nhead_stride_lse * 4"},
         "ptr_qseq_padding": {"value": "null"}, "ptr_kseq_padding": {"value": "null"},
     }
+
+
+def fmha_fwd(hsa, causal):
+    # csrc/cpp_itfs/mha_fwd.cu: init_fmha_fwd_v3_args(), get_grid_dim(), fmha_fwd_v3();
+    # csrc/include/mha_fwd.h: struct fmha_fwd_v3_args. CSV: hdim 128/128, mask 0 or 2 (causal),
+    # batch mode, bf16_cvt 0 (rtne), ts_qo 256, ts_kv 32.
+    # Sq = 300: one full and one partial 256-row tile; Sk: a partial 32-row tile; gqa 2; 2 batches.
+    B, Hq, Hk, Sq, Sk, D, Dv = 2, 4, 2, 300, (300 if causal else 100), 128, 128
+    ts_qo = 256
+    tg_div = 2 if causal else 1       # get_grid_dim: a masked launch merges head and tail tiles
+    tune_opt = 5
+    if causal and (Hq % 8 != 0 or Sq > 16384):
+        tune_opt -= 2                 # init_fmha_fwd_v3_args
+    grid = [((Sq + ts_qo - 1) // ts_qo + tg_div - 1) // tg_div, Hq, B]
+    name = "fmha_fwd_hd128_bf16_causal_rtne" if causal else "fmha_fwd_hd128_bf16_rtne"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, "gfx942/fmha_v3_fwd/MI300/" + name.replace("fmha_", "") + ".co")
+    f = fmha_v3_bf16_fields(B, Hq, Hk, Sq, Sk, D, Dv, ts_qo, tune_opt,
+                            "s_opt = tune_opt (5; 3 for a mask with nhead_q % 8 != 0)")
     write_spec(name, co, kernel, grid, [512, 1, 1], f,
                f"AITer fmha_v3_fwd batch mode, {'causal (mask 2)' if causal else 'no mask'}: B={B} Hq={Hq} Hk={Hk} Sq={Sq} Sk={Sk} d={D} dv={Dv}, BSHD layout, "
                f"grid ceil(ceil(Sq/256)/{tg_div}) x Hq x B, block 512; see the .md")
@@ -217,41 +224,12 @@ def fmha_fwd_gfx950(hsa):
     # (csrc/cpp_itfs/mha_fwd.cu init_fmha_fwd_v3_args / get_grid_dim, no gfx950 special cases for
     # hdim 128); hsa/gfx950/fmha_v3_fwd/fmha_fwd.csv line 2: ts_qo 256, ts_kv 64, no MI300/ subdir.
     B, Hq, Hk, Sq, Sk, D, Dv = 2, 4, 2, 300, 100, 128, 128
-    ts_qo, bpe = 256, 2
-    stride_q, nhs_q, bs_q = Hq * D, D, Sq * Hq * D
-    stride_k, nhs_k, bs_k = Hk * D, D, Sk * Hk * D
-    stride_v, nhs_v, bs_v = Hk * Dv, Dv, Sk * Hk * Dv
-    stride_o, nhs_o, bs_o = Hq * Dv, Dv, Sq * Hq * Dv
+    ts_qo = 256
     grid = [(Sq + ts_qo - 1) // ts_qo, Hq, B]
     name = "fmha_fwd_hd128_bf16"
     kernel = f"_ZN5aiter{len(name)}{name}E"
     co = os.path.join(hsa, "gfx950/fmha_v3_fwd/fwd_hd128_bf16.co")
-    f = {
-        "R": {"type": "bf16", "elements": B * Sq * Hq * Dv, "role": "out", "comment": f"ptr_o: O [B={B}, Sq={Sq}, Hq={Hq}, Dv={Dv}] bf16"},
-        "Q": {"type": "bf16", "elements": B * Sq * Hq * D, "role": "in", "comment": f"ptr_q: Q [B, Sq, Hq, D={D}] bf16"},
-        "K": {"type": "bf16", "elements": B * Sk * Hk * D, "role": "in", "comment": f"ptr_k: K [B, Sk={Sk}, Hk={Hk}, D] bf16"},
-        "V": {"type": "bf16", "elements": B * Sk * Hk * Dv, "role": "in", "comment": f"ptr_v: V [B, Sk, Hk, Dv] bf16"},
-        "LSE": {"type": "f32", "elements": B * Hq * Sq, "role": "out", "comment": f"ptr_lse: [B, Hq, Sq] fp32"},
-        "scalar": {"type": "f32", "value": 1.0 / math.sqrt(D), "comment": "scale_s = 1/sqrt(hdim_q)"},
-        "seq_len": {"value": Sq, "comment": "s_seq_len = seqlen_q"},
-        "Seqs": {"value": stride_q * bpe, "comment": "s_Seqs = stride_q * 2"},
-        "Ts": {"value": ts_qo * stride_q * bpe, "comment": "s_Ts = ts_qo * stride_q * 2"},
-        "Hs": {"value": nhs_q * bpe, "comment": "s_Hs = nhead_stride_q * 2"},
-        "Bs": {"value": bs_q * bpe, "comment": "s_Bs = batch_stride_q * 2"},
-        "gqa": {"value": Hq // Hk, "comment": "s_gqa = nhead_q / nhead_k"},
-        "k_Seqs": {"value": stride_k * bpe}, "k_Hs": {"value": nhs_k * bpe}, "k_Bs": {"value": bs_k * bpe},
-        "msk_opt": {"value": 5, "comment": "s_opt = tune_opt (5, no mask)"},
-        "lse": {"value": 1, "comment": "s_lse = has_lse"},
-        "kv_seq_len": {"value": Sk},
-        "qk_head_dim": {"value": D}, "v_head_dim": {"value": Dv}, "q_head_num": {"value": Hq},
-        "v_Seqs": {"value": stride_v * bpe}, "v_Hs": {"value": nhs_v * bpe}, "v_Bs": {"value": bs_v * bpe},
-        "r_Seqs": {"value": stride_o * bpe, "comment": "s_o_Seqs"}, "r_Hs": {"value": nhs_o * bpe, "comment": "s_o_Hs"},
-        "r_Bs": {"value": bs_o * bpe, "comment": "s_o_Bs"},
-        "ptr_qseq": {"value": "null", "comment": "batch mode: nullptr"},
-        "ptr_kseq": {"value": "null", "comment": "batch mode: nullptr"},
-        "lse_Hs": {"value": Sq * 4, "comment": "s_lse_Hs = nhead_stride_lse * 4"},
-        "ptr_qseq_padding": {"value": "null"}, "ptr_kseq_padding": {"value": "null"},
-    }
+    f = fmha_v3_bf16_fields(B, Hq, Hk, Sq, Sk, D, Dv, ts_qo, 5, "s_opt = tune_opt (5, no mask)")
     write_spec(name, co, kernel, grid, [512, 1, 1], f,
                f"AITer fmha_v3_fwd (gfx950) batch mode, no mask: B={B} Hq={Hq} Hk={Hk} Sq={Sq} Sk={Sk} d={D} dv={Dv}, BSHD layout, "
                f"grid ceil(Sq/256) x Hq x B, block 512; see the .md")
