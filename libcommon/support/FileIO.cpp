@@ -22,7 +22,7 @@ llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFile(llvm::StringRef Pat
   return std::move(*B);
 }
 
-llvm::Error writeFileAtomic(llvm::StringRef Path, llvm::StringRef Data) {
+llvm::Error writeFileAtomic(llvm::StringRef Path, llvm::StringRef Data, unsigned Mode) {
   if (Path == "-") {
     llvm::outs() << Data;
     llvm::outs().flush();
@@ -53,7 +53,7 @@ llvm::Error writeFileAtomic(llvm::StringRef Path, llvm::StringRef Data) {
     Dir = ".";
   std::string Model = (Dir + "/." + llvm::sys::path::filename(Path) + ".tmp%%%%%%").str();
   int FD;
-  if (auto EC = llvm::sys::fs::createUniqueFile(Model, FD, Tmp))
+  if (auto EC = llvm::sys::fs::createUniqueFile(Model, FD, Tmp, llvm::sys::fs::OF_None, Mode))
     return llvm::make_error<ToolError>("cannot create output: " + EC.message(), Path.str());
   {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);

@@ -14,8 +14,9 @@ namespace asmevo {
 // Read a whole file ("-" = stdin). Errors name the file.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> readFile(llvm::StringRef Path);
 
-// Write Data to Path atomically ("-" = stdout). Errors name the file.
-llvm::Error writeFileAtomic(llvm::StringRef Path, llvm::StringRef Data);
+// Write Data to Path atomically ("-" = stdout). Errors name the file. A new file gets Mode less
+// the umask (0666 by default; 0600 for outputs that hold an application's data).
+llvm::Error writeFileAtomic(llvm::StringRef Path, llvm::StringRef Data, unsigned Mode = 0666);
 
 // A temporary directory removed (with its contents) when this object dies.
 class TempDir {
