@@ -121,7 +121,7 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   P.Strict = Mode.Strict;
   P.RegisterFill = Mode.Fill;
   P.Threads = Threads;
-  if (!Dev.info().Hardware) {
+  if (Dev.info().Emulator) {
     P.MaxInstructions = Mode.MaxInstructions;
     P.TimeoutSeconds = Mode.TimeoutSeconds;
   }
@@ -320,7 +320,7 @@ bool DiffRun::openDevice() {
   }
   Mod1 = std::move(*M1);
   // The strict checks run on the emulator only: hardware cannot report what its timing hid.
-  Strict = O.Strict && !DI.Hardware;
+  Strict = O.Strict && DI.Emulator;
   Schedules = std::max(1u, O.Schedules);
   body()["strict"] = Strict;
   body()["schedules"] = Schedules;

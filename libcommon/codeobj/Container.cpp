@@ -7,6 +7,7 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/Endian.h"
 
+#include <algorithm>
 #include <set>
 
 namespace asmevo {
@@ -111,6 +112,47 @@ llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef 
     return A.Offset < B.Offset;
   });
   return Out;
+}
+
+llvm::Expected<uint64_t> imageSizeInMemory(const char *P, llvm::StringRef Where) {
+  // Bounds on what a header may claim, so that a corrupt one is refused before it is read
+  // further: 4 GiB for an image, 4096 bundle entries of ids of at most 4096 bytes.
+  constexpr uint64_t MaxImage = 1ull << 32;
+  if (!P)
+    return makeError(Where + ": null code object pointer");
+  if (llvm::StringRef(P, 4).starts_with("CCOB"))
+    return makeError(Where + ": compressed offload bundles are not supported");
+  if (llvm::StringRef(P, BundleMagic.size()) == BundleMagic) {
+    uint64_t N = le::read64le(P + BundleMagic.size());
+    if (N == 0 || N > 4096)
+      return makeError(Where + ": offload bundle with " + std::to_string(N) + " entries");
+    uint64_t Pos = BundleMagic.size() + 8, End = 0;
+    for (uint64_t I = 0; I < N; ++I) {
+      uint64_t Off = le::read64le(P + Pos), Size = le::read64le(P + Pos + 8),
+               TLen = le::read64le(P + Pos + 16);
+      if (TLen > 4096 || Off > MaxImage || Size > MaxImage)
+        return makeError(Where + ": offload bundle entry " + std::to_string(I) + " at offset " +
+                         std::to_string(Pos) + " is corrupt");
+      Pos += 24 + TLen;
+      End = std::max(End, Off + Size);
+    }
+    return std::max(End, Pos);
+  }
+  // The ELF header first (64 bytes), then its section table, whose extent the header gives.
+  if (!looksLikeAmdgpuElf(llvm::StringRef(P, 64)))
+    return makeError(Where + ": not an AMDGPU code object or an offload bundle");
+  uint64_t ShOff = le::read64le(P + 40);
+  uint16_t ShEnt = le::read16le(P + 58), ShNum = le::read16le(P + 60);
+  uint64_t PhOff = le::read64le(P + 32);
+  uint16_t PhEnt = le::read16le(P + 54), PhNum = le::read16le(P + 56);
+  if (ShOff > MaxImage || PhOff > MaxImage || (ShNum && ShEnt != 64) || (PhNum && PhEnt != 56))
+    return makeError(Where + ": ELF header with an implausible section or program table");
+  uint64_t Headers =
+      std::max({uint64_t(64), ShOff + uint64_t(ShEnt) * ShNum, PhOff + uint64_t(PhEnt) * PhNum});
+  uint64_t Size = elfImageSize(llvm::StringRef(P, Headers));
+  if (Size > MaxImage)
+    return makeError(Where + ": ELF section table claims more than 4 GiB");
+  return Size;
 }
 
 llvm::Expected<bool> parseCodeObjectUri(llvm::StringRef Spec, CodeObjectUri &Out) {

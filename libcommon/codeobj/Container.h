@@ -24,6 +24,13 @@ struct EmbeddedCodeObject {
 llvm::Expected<std::vector<EmbeddedCodeObject>> findCodeObjects(llvm::StringRef Bytes,
                                                                 llvm::StringRef Path);
 
+// The size of the code object or clang offload bundle that starts at P, read from its own
+// headers (the ELF header and section table; the bundle's entry table), for the runtime entry
+// points that take a pointer and no size (hipModuleLoadData, __hipRegisterFatBinary). P must
+// point at readable memory holding the whole headers. Errors (the image is neither, or its
+// headers are implausible) name Where.
+llvm::Expected<uint64_t> imageSizeInMemory(const char *P, llvm::StringRef Where);
+
 // Parse "file://PATH#offset=N&size=M" (also "file://PATH" alone). Returns false if Spec is not
 // a URI.
 struct CodeObjectUri {

@@ -21,8 +21,12 @@ llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
     return openHipDevice(Processor);
   if (Backend == "auto") {
     auto Hip = openHipDevice(Processor);
-    if (Hip)
+    // A GPU, not AsmEvo's emulated runtime found under the runtime's name (libasmevo-hip
+    // through LD_LIBRARY_PATH): that one is the emulator with fewer checks.
+    if (Hip && (*Hip)->info().Hardware)
       return std::move(*Hip);
+    if (Hip)
+      Hip->reset();
     // No usable GPU of this processor (no runtime, no device, another architecture, or a
     // runtime failure while looking): the emulator. The caller sees which in info().Backend.
     llvm::consumeError(Hip.takeError());

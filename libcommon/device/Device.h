@@ -24,6 +24,10 @@ struct DeviceInfo {
   std::string Backend;   // "emu" or "hip"
   std::string Name;      // "CPU emulator (gfx942, wave64)", or the GPU's name
   bool Hardware = false; // false: times are emulation (host) times, never GPU times
+  // The in-process emulator (emu): it runs the strict checks and honours LaunchParams' emu-only
+  // fields (instruction and time limits, schedules, register fill). The hip backend on AsmEvo's
+  // emulated runtime is neither this nor Hardware.
+  bool Emulator = false;
   // The backend can record which bytes a launch touched (LaunchParams::TrackFootprint): emu.
   bool TracksFootprint = false;
   // The backend can record each wave's executed instructions and memory addresses
@@ -92,11 +96,19 @@ struct LaunchResult {
   std::vector<Footprint> Footprints;   // with TrackFootprint: one per live allocation
 };
 
+// A global variable of a loaded code object, where the load placed it.
+struct GlobalSymbol {
+  uint64_t Addr = 0, Size = 0;
+};
+
 // A code object loaded on a device.
 class Module {
 public:
   virtual ~Module();
   virtual const CodeObject &codeObject() const = 0;
+  // The device address and size of the global variable (an OBJECT symbol) Name. An input error
+  // names the symbol when the code object has none of that name.
+  virtual llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) = 0;
 };
 
 class Device {
@@ -135,7 +147,8 @@ std::unique_ptr<Device> createEmuDevice(const std::string &Processor);
 llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Processor);
 
 // Open a backend by name: "emu", "hip" or "auto" (hip when an AMD GPU of Processor is usable,
-// else emu; DeviceInfo::Backend tells which was picked). For emu, Processor names the emulated
+// else emu, also when the HIP runtime found is AsmEvo's emulated one; DeviceInfo::Backend tells
+// which was picked). For emu, Processor names the emulated
 // target; for hip, the GPU must be of that processor (see openHipDevice).
 llvm::Expected<std::unique_ptr<Device>> openDevice(const std::string &Backend,
                                                    const std::string &Processor);

@@ -5,6 +5,8 @@
 #include "emu/Emulator.h"
 #include "support/Error.h"
 
+#include "llvm/BinaryFormat/ELF.h"
+
 #include <algorithm>
 
 namespace asmevo::device {
@@ -19,6 +21,12 @@ public:
   explicit EmuModule(std::unique_ptr<emu::Emulator> E) : E(std::move(E)) {}
   const CodeObject &codeObject() const override { return E->codeObject(); }
   emu::Emulator &emulator() { return *E; }
+  llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) override {
+    for (const ElfSymbol &S : E->codeObject().Symbols)
+      if (S.Name == Name && S.Type == llvm::ELF::STT_OBJECT && S.SectionIndex)
+        return GlobalSymbol{E->loadBase() + S.Value, S.Size};
+    return makeError("no global variable '" + Name + "' in the code object");
+  }
 
 private:
   std::unique_ptr<emu::Emulator> E;
@@ -30,6 +38,7 @@ public:
     Info.Backend = "emu";
     Info.Name = "CPU emulator (" + Processor + ", wave64)";
     Info.Hardware = false;
+    Info.Emulator = true;
     Info.TracksFootprint = true;
     Info.Traces = true;
   }

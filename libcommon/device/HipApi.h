@@ -113,7 +113,14 @@ struct HipApi {
   const char *(*GetErrorString)(hipError_t E);
   hipError_t (*GetLastError)();
 
-  bool PropsR0600 = false;  // GetDeviceProperties is hipGetDevicePropertiesR0600
+  // Optional (null when the library lacks it): hipModuleGetGlobal(hipDeviceptr_t *Ptr,
+  // size_t *Bytes, hipModule_t, const char *Name), the same in ROCm 5.2 and 6.
+  hipError_t (*ModuleGetGlobal)(void **Ptr, size_t *Bytes, hipModule_t Module, const char *Name);
+
+  bool PropsR0600 = false;
+  // The library is AsmEvo's emulated runtime (libasmevo-hip.so, which exports
+  // asmevoHipEmulatedRuntime): its device is the CPU emulator, never hardware.
+  bool Emulated = false;    // GetDeviceProperties is hipGetDevicePropertiesR0600
   const char *Library = ""; // the name it was loaded by
 };
 

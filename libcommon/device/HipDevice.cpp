@@ -206,6 +206,9 @@ llvm::Expected<std::shared_ptr<HipApi>> loadRuntime() {
   get(Api->GetLastError, "hipGetLastError");
   if (!Missing.empty())
     return makeError("no ROCm runtime found: " + Name + " lacks " + Missing);
+  Api->ModuleGetGlobal =
+      reinterpret_cast<decltype(Api->ModuleGetGlobal)>(dlsym(H, "hipModuleGetGlobal"));
+  Api->Emulated = dlsym(H, "asmevoHipEmulatedRuntime") != nullptr;
   return Api;
 }
 
@@ -219,6 +222,15 @@ public:
   ~HipModule() override { Api->ModuleUnload(M); }
   const CodeObject &codeObject() const override { return Code; }
   hipModule_t handle() const { return M; }
+  llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) override {
+    if (!Api->ModuleGetGlobal)
+      return makeError(std::string(Api->Library) + " has no hipModuleGetGlobal");
+    void *P = nullptr;
+    size_t Bytes = 0;
+    if (hipError_t E = Api->ModuleGetGlobal(&P, &Bytes, M, Name.str().c_str()))
+      return callError(*Api, "hipModuleGetGlobal", E, " for '" + Name.str() + "'");
+    return GlobalSymbol{reinterpret_cast<uint64_t>(P), Bytes};
+  }
 
 private:
   std::shared_ptr<HipApi> Api;
@@ -245,8 +257,10 @@ public:
             double ClockMHz)
       : Api(std::move(Api)) {
     Info.Backend = "hip";
-    Info.Name = Name + " (" + Arch + ")";
-    Info.Hardware = true;
+    // On AsmEvo's emulated runtime the "GPU" is the CPU emulator: its times are host times.
+    Info.Name =
+        Name + " (" + Arch + ")" + (this->Api->Emulated ? ", emulated by libasmevo-hip" : "");
+    Info.Hardware = !this->Api->Emulated;
     Info.Arch = processorOf(Arch);
     Info.ClockMHz = ClockMHz;
   }

@@ -23,6 +23,7 @@ repo_copy() {
     cp -r "$e" "$1/"
   done
   ln -s "$ASMEVO_TOOLS" "$1/build/bin"
+  ln -s "$build/lib" "$1/build/lib" # libasmevo-hip
   PATH=${PATH//"$ASMEVO_TOOLS:"/}
 }
 

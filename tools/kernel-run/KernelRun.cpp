@@ -173,9 +173,9 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
                                  "': the emulator runs gfx90a, gfx940, gfx941, gfx942 and "
                                  "gfx950 code objects, not " +
                                  CO.Target.Processor));
-  if ((Cfg.MaxInstructions || Cfg.Device.TimeoutSeconds > 0) && DI.Hardware)
+  if ((Cfg.MaxInstructions || Cfg.Device.TimeoutSeconds > 0) && !DI.Emulator)
     return C.fail(Rep, makeError("--max-instructions and --timeout need the emu backend"));
-  if (Cfg.Strict && DI.Hardware)
+  if (Cfg.Strict && !DI.Emulator)
     return C.fail(Rep, makeError("--strict and --sync-profile need the emu backend (a GPU "
                                  "cannot report what its timing hid)"));
   auto Mod = Dev.load(CO);
@@ -202,10 +202,10 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
              dims(L.GridItems) + " work-items, block " + dims(L.Block));
   // A long emulated grid shows signs of life: a progress line on a terminal, and with -v a line
   // at every tenth of the workgroups once the run has taken a second.
-  ProgressLine Line(Tool, C.progressLineWanted() && !DI.Hardware);
+  ProgressLine Line(Tool, C.progressLineWanted() && DI.Emulator);
   std::atomic<unsigned> TenthsShown{0};
   auto Start = std::chrono::steady_clock::now();
-  if (!DI.Hardware && (Line.enabled() || Progress))
+  if (DI.Emulator && (Line.enabled() || Progress))
     L.OnWorkgroupDone = [&](uint64_t Done, uint64_t Total) {
       Line.update(progressCount(Done, Total, "workgroups"));
       if (!Progress || Total < 10)

@@ -59,28 +59,7 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 
 # --- device libraries: symlinks to the system ones + generated missing files ---
 DEVLIBS=$OUTDIR/devlibs
-mkdir -p "$DEVLIBS"
-for f in "$SYS_DEVLIBS"/*.bc; do ln -sfn "$f" "$DEVLIBS/"; done
-
-DATALAYOUT=$("$CLANG" -x c -target amdgcn-amd-amdhsa -nogpulib -S -emit-llvm -o - /dev/null | grep '^target datalayout') \
-  || die "cannot get the AMDGPU datalayout from $CLANG"
-
-# gen_devlib FILE GLOBAL VALUE: a one-global bitcode file, unless the system has it.
-gen_devlib() {
-  local file=$DEVLIBS/$1
-  [ -e "$file" ] && return 0
-  printf '%s\ntarget triple = "amdgcn-amd-amdhsa"\n@%s = linkonce_odr protected local_unnamed_addr addrspace(4) constant i32 %s, align 4\n' \
-    "$DATALAYOUT" "$2" "$3" | "$LLVM_AS" -o "$file.tmp" - || die "llvm-as failed for $file"
-  mv "$file.tmp" "$file"
-}
-
-gen_devlib oclc_abi_version_600.bc __oclc_ABI_version 600
-for arch in "${ARCHS[@]}"; do
-  [[ $arch =~ ^gfx([0-9a-f]+)([0-9a-f])([0-9a-f])$ ]] || die "bad arch '$arch' (expected e.g. gfx942)"
-  # ISA version = major*1000 + minor*100 + stepping (gfx942 -> 9402, gfx90a -> 9010)
-  gen_devlib "oclc_isa_version_${arch#gfx}.bc" __oclc_ISA_version \
-    $(( BASH_REMATCH[1] * 1000 + 16#${BASH_REMATCH[2]} * 100 + 16#${BASH_REMATCH[3]} ))
-done
+CLANG=$CLANG LLVM_AS=$LLVM_AS ROCM_DEVICE_LIB_PATH=$SYS_DEVLIBS "$HERE/devlibs.sh" "$DEVLIBS" "${ARCHS[@]}"
 
 # --- one compile job: compile_one TARGET_ID OUTSUBDIR SOURCE ---
 compile_one() {

@@ -2,6 +2,7 @@
 #include "codeobj/Container.h"
 
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <gtest/gtest.h>
 
@@ -89,4 +90,60 @@ TEST(Container, Uris) {
   auto Bad = parseCodeObjectUri("file:///a#offset=x", U);
   ASSERT_FALSE(bool(Bad));
   EXPECT_EQ(llvm::toString(Bad.takeError()), "bad number 'x' in code object URI");
+}
+
+// imageSizeInMemory reads a code object's extent from its own headers (hipModuleLoadData and
+// __hipRegisterFatBinary get a pointer, no size): a real code object's is its file size.
+TEST(ImageSizeInMemory, RealCodeObjectIsItsFileSize) {
+  for (const char *Rel : {"/test/corpus/triton/gfx942/vector_add_fp32.hsaco",
+                          "/test/corpus/triton/gfx90a/vector_add_fp32.hsaco"}) {
+    std::string Path = std::string(ASMEVO_SOURCE_DIR) + Rel;
+    auto Buf = llvm::MemoryBuffer::getFile(Path);
+    ASSERT_TRUE(bool(Buf)) << Path;
+    // A copy in a larger buffer: nothing past the image may count.
+    std::string Bytes = (*Buf)->getBuffer().str() + std::string(4096, '\x55');
+    auto Size = imageSizeInMemory(Bytes.data(), Path);
+    ASSERT_TRUE(bool(Size)) << llvm::toString(Size.takeError());
+    EXPECT_EQ(*Size, (*Buf)->getBufferSize()) << Path;
+  }
+}
+
+TEST(ImageSizeInMemory, BundleExtentIsItsFurthestEntry) {
+  std::string B = "__CLANG_OFFLOAD_BUNDLE__";
+  put64(B, 2);
+  std::string Host = "host-x86_64-unknown-linux-gnu-", Dev = "hipv4-amdgcn-amd-amdhsa--gfx942";
+  put64(B, 0x1000);
+  put64(B, 0);
+  put64(B, Host.size());
+  B += Host;
+  put64(B, 0x1000);
+  put64(B, 0x2345);
+  put64(B, Dev.size());
+  B += Dev;
+  auto Size = imageSizeInMemory(B.data(), "fatbin");
+  ASSERT_TRUE(bool(Size)) << llvm::toString(Size.takeError());
+  EXPECT_EQ(*Size, 0x3345u);
+}
+
+TEST(ImageSizeInMemory, RefusesWhatIsNeitherWithItsName) {
+  std::string Junk(128, 'x');
+  auto Size = imageSizeInMemory(Junk.data(), "the image at 0x1000");
+  ASSERT_FALSE(bool(Size));
+  EXPECT_EQ(llvm::toString(Size.takeError()),
+            "the image at 0x1000: not an AMDGPU code object or an offload bundle");
+  std::string B = "__CLANG_OFFLOAD_BUNDLE__";
+  put64(B, 1);
+  put64(B, 0);
+  put64(B, 16);
+  put64(B, 1u << 20); // an id of 1 MiB
+  B += std::string(64, '\0');
+  Size = imageSizeInMemory(B.data(), "fatbin");
+  ASSERT_FALSE(bool(Size));
+  EXPECT_EQ(llvm::toString(Size.takeError()),
+            "fatbin: offload bundle entry 0 at offset 32 is corrupt");
+  std::string C = "CCOB" + std::string(60, '\0');
+  Size = imageSizeInMemory(C.data(), "fatbin");
+  ASSERT_FALSE(bool(Size));
+  EXPECT_EQ(llvm::toString(Size.takeError()),
+            "fatbin: compressed offload bundles are not supported");
 }
