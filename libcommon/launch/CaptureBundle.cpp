@@ -74,6 +74,20 @@ llvm::Error checkBundle(const CaptureBundle &B, llvm::StringRef File) {
                  llvm::Twine(I - 1) + "] at " + hex(B.Regions[I - 1].Base) +
                  " (regions are sorted by base and disjoint)");
   }
+  for (size_t I = 0; I < B.Globals.size(); ++I) {
+    const CapturedGlobal &G = B.Globals[I];
+    std::string Name = "globals[" + std::to_string(I) + "]";
+    if (G.Name.empty())
+      return bad(Name + ".name: empty");
+    if (G.Pre.size() > UINT32_MAX)
+      return bad(Name + ": over 4 GiB");
+    if (G.Post.size() != G.Pre.size())
+      return bad(Name + ".post: " + llvm::Twine(G.Post.size()) + " bytes, but pre has " +
+                 llvm::Twine(G.Pre.size()));
+    for (size_t J = 0; J < I; ++J)
+      if (B.Globals[J].Name == G.Name)
+        return bad(Name + ": '" + G.Name + "' appears twice");
+  }
   return llvm::Error::success();
 }
 
@@ -144,6 +158,24 @@ public:
     return D;
   }
 
+  // Each element of the array Key, which must be a map, as Fields named by its path
+  // ("regions[2]").
+  llvm::Error eachMap(llvm::StringRef Key,
+                      llvm::function_ref<llvm::Error(const Fields &)> Each) const {
+    auto O = need(Key, msgpack::type::ARRAY, "an array");
+    if (!O)
+      return O.takeError();
+    const auto &A = (*O)->via.array;
+    for (uint32_t I = 0; I < A.size; ++I) {
+      std::string P = path(Key) + "[" + std::to_string(I) + "]";
+      if (A.ptr[I].type != msgpack::type::MAP)
+        return makeError("field " + P + " is not a map");
+      if (llvm::Error E = Each(Fields(A.ptr[I], P)))
+        return E;
+    }
+    return llvm::Error::success();
+  }
+
 private:
   const msgpack::object &Map;
   std::string Path;
@@ -172,6 +204,13 @@ llvm::Expected<CaptureBundle> fromObject(const msgpack::object &Root) {
     Into = std::move(*V);
     return llvm::Error::success();
   };
+  // A region's or global's bytes before and after the dispatch.
+  auto takePrePost = [&](const Fields &M, std::vector<uint8_t> &Pre,
+                         std::vector<uint8_t> &Post) -> llvm::Error {
+    if (auto E = take(Pre, M.bin("pre")))
+      return E;
+    return take(Post, M.bin("post"));
+  };
   if (auto E = take(B.Runtime, F.str("runtime")))
     return std::move(E);
   if (auto E = take(B.Device, F.str("device")))
@@ -194,26 +233,30 @@ llvm::Expected<CaptureBundle> fromObject(const msgpack::object &Root) {
     return std::move(E);
   if (auto E = take(B.Kernarg, F.bin("kernarg")))
     return std::move(E);
-  auto Regions = F.need("regions", msgpack::type::ARRAY, "an array");
-  if (!Regions)
-    return Regions.takeError();
-  const auto &A = (*Regions)->via.array;
-  for (uint32_t I = 0; I < A.size; ++I) {
-    std::string Path = "regions[" + std::to_string(I) + "]";
-    if (A.ptr[I].type != msgpack::type::MAP)
-      return makeError("field " + Path + " is not a map");
-    Fields R(A.ptr[I], Path);
-    CapturedRegion C;
-    if (auto E = take(C.Base, R.uint("base")))
+  if (auto E = F.eachMap("regions", [&](const Fields &R) -> llvm::Error {
+        CapturedRegion C;
+        if (auto E = take(C.Base, R.uint("base")))
+          return E;
+        if (auto E = take(C.ReachedFrom, R.str("reached_from")))
+          return E;
+        if (auto E = takePrePost(R, C.Pre, C.Post))
+          return E;
+        B.Regions.push_back(std::move(C));
+        return llvm::Error::success();
+      }))
+    return std::move(E);
+  // Optional: absent when the code object has no global variables.
+  if (F.find("globals"))
+    if (auto E = F.eachMap("globals", [&](const Fields &G) -> llvm::Error {
+          CapturedGlobal C;
+          if (auto E = take(C.Name, G.str("name")))
+            return E;
+          if (auto E = takePrePost(G, C.Pre, C.Post))
+            return E;
+          B.Globals.push_back(std::move(C));
+          return llvm::Error::success();
+        }))
       return std::move(E);
-    if (auto E = take(C.ReachedFrom, R.str("reached_from")))
-      return std::move(E);
-    if (auto E = take(C.Pre, R.bin("pre")))
-      return std::move(E);
-    if (auto E = take(C.Post, R.bin("post")))
-      return std::move(E);
-    B.Regions.push_back(std::move(C));
-  }
   return B;
 }
 
@@ -233,7 +276,7 @@ llvm::Expected<std::string> encodeCaptureBundle(const CaptureBundle &B) {
     return std::move(E);
   msgpack::sbuffer Buf;
   Packer P(Buf);
-  P.pack_map(13);
+  P.pack_map(14);
   packStr(P, "format");
   packStr(P, kCaptureFormat);
   packStr(P, "format_version");
@@ -270,6 +313,17 @@ llvm::Expected<std::string> encodeCaptureBundle(const CaptureBundle &B) {
     packBin(P, R.Pre);
     packStr(P, "post");
     packBin(P, R.Post);
+  }
+  packStr(P, "globals");
+  P.pack_array(uint32_t(B.Globals.size()));
+  for (const CapturedGlobal &G : B.Globals) {
+    P.pack_map(3);
+    packStr(P, "name");
+    packStr(P, G.Name);
+    packStr(P, "pre");
+    packBin(P, G.Pre);
+    packStr(P, "post");
+    packBin(P, G.Post);
   }
   return std::string(Buf.data(), Buf.size());
 }

@@ -28,6 +28,14 @@ struct CapturedRegion {
   bool contains(uint64_t A) const { return A >= Base && A - Base < Pre.size(); }
 };
 
+// A global variable of the code object (a __device__ or __constant__ variable: an exported
+// OBJECT symbol other than a kernel descriptor), by name: the kernel may read or write it, and
+// replay loads the code object afresh, so its contents are part of the dispatch's state.
+struct CapturedGlobal {
+  std::string Name;
+  std::vector<uint8_t> Pre, Post;
+};
+
 struct CaptureBundle {
   std::string Runtime; // the HIP runtime it ran on ("libamdhip64.so.6 60443483", ...)
   std::string Device;  // the device's name and gcnArchName ("AMD Instinct MI300X gfx942:...")
@@ -39,6 +47,7 @@ struct CaptureBundle {
   uint64_t Stream = 0; // the stream handle as the application passed it (0: the null stream)
   std::vector<uint8_t> Kernarg;
   std::vector<CapturedRegion> Regions; // sorted by base, disjoint
+  std::vector<CapturedGlobal> Globals; // by name, unique
 
   // The region holding address A, or null.
   const CapturedRegion *regionAt(uint64_t A) const;

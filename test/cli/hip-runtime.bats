@@ -6,11 +6,7 @@
 load test_helper
 
 setup_file() {
-  : "${ASMEVO_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
-  : "${ASMEVO_TOOLS:=$ASMEVO_SOURCE_DIR/build/bin}"
-  export HIPLIB=${ASMEVO_LIB_DIR:-$ASMEVO_TOOLS/../lib}
-  export PROGS=$BATS_FILE_TMPDIR/progs
-  ASMEVO_LIB_DIR=$HIPLIB bash "$ASMEVO_SOURCE_DIR/test/hip/build.sh" "$PROGS" gfx942 >&3 2>&1
+  build_hip_programs
 }
 
 # Run the test program on the emulated runtime.

@@ -16,6 +16,16 @@ setup() {
   FIXTURES=$ASMEVO_SOURCE_DIR/test/cli/fixtures
 }
 
+# build_hip_programs (from setup_file): test/hip's programs for gfx942 into $PROGS, with
+# $HIPLIB the folder of libasmevo-hip.so (ASMEVO_LIB_DIR, from CTest; else build/lib).
+build_hip_programs() {
+  : "${ASMEVO_SOURCE_DIR:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}"
+  : "${ASMEVO_TOOLS:=$ASMEVO_SOURCE_DIR/build/bin}"
+  export HIPLIB=${ASMEVO_LIB_DIR:-$ASMEVO_TOOLS/../lib}
+  export PROGS=$BATS_FILE_TMPDIR/progs
+  ASMEVO_LIB_DIR=$HIPLIB bash "$ASMEVO_SOURCE_DIR/test/hip/build.sh" "$PROGS" gfx942 >&3 2>&1
+}
+
 teardown() {
   rm -rf "$TMP"
 }

@@ -4,6 +4,8 @@
 #                        (Debian's libamdhip64.so; run it with LD_LIBRARY_PATH pointing at
 #                        libasmevo-hip's hip-compat folder)
 #   OUTDIR/<name>.hsaco  the same source's device code alone, for hipModuleLoad
+#   OUTDIR/<name>        for each <name>.cpp: a host-only program (g++), which opens the runtime
+#                        with dlopen as Triton does
 #   OUTDIR/<name>-linked with ASMEVO_LIB_DIR set (build/lib): the program linked against
 #                        libasmevo-hip itself (-lasmevo-hip, with an rpath to it)
 # Usage: build.sh OUTDIR [ARCH]   (default gfx942). Needs clang-22, clang-tools-22
@@ -37,4 +39,9 @@ for src in "$HERE"/*.hip; do
       { cat "$OUTDIR/$name.log" >&2; exit 1; }
     mv "$OUTDIR/$name-linked.tmp" "$OUTDIR/$name-linked"
   fi
+done
+for src in "$HERE"/*.cpp; do
+  name=$(basename "$src" .cpp)
+  g++ -std=c++17 -O2 -Wall "$src" -o "$OUTDIR/$name.tmp" -ldl
+  mv "$OUTDIR/$name.tmp" "$OUTDIR/$name"
 done

@@ -35,6 +35,7 @@ CaptureBundle sample() {
   B.Kernarg = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   B.Regions.push_back({0x10000, "kernarg+0x0", {1, 2, 3, 4}, {5, 6, 7, 8}});
   B.Regions.push_back({0x20000, "0x10000+0x8", {9, 9}, {9, 10}});
+  B.Globals.push_back({"scale", {0, 0, 0x40, 0x40}, {0, 0, 0x80, 0x40}});
   return B;
 }
 
@@ -72,13 +73,19 @@ std::string withField(const std::string &Bytes, const std::string &Key,
   return std::string(Buf.data(), Buf.size());
 }
 
+// A MessagePack map's fields by key, read with msgpack-c.
+std::map<std::string, msgpack::object> fieldsOf(const msgpack::object &Map) {
+  std::map<std::string, msgpack::object> F;
+  for (uint32_t I = 0; I < Map.via.map.size; ++I)
+    F[Map.via.map.ptr[I].key.as<std::string>()] = Map.via.map.ptr[I].val;
+  return F;
+}
+
 TEST(CaptureBundle, EncodesTheDocumentedFields) {
   std::string S = encode(sample());
   msgpack::object_handle H = msgpack::unpack(S.data(), S.size());
-  std::map<std::string, msgpack::object> F;
-  for (uint32_t I = 0; I < H.get().via.map.size; ++I)
-    F[H.get().via.map.ptr[I].key.as<std::string>()] = H.get().via.map.ptr[I].val;
-  EXPECT_EQ(F.size(), 13u);
+  std::map<std::string, msgpack::object> F = fieldsOf(H.get());
+  EXPECT_EQ(F.size(), 14u);
   EXPECT_EQ(F["format"].as<std::string>(), "asmevo-capture-bundle");
   EXPECT_EQ(F["format_version"].as<unsigned>(), 1u);
   EXPECT_EQ(F["kernel"].as<std::string>(), "paged_attn");
@@ -90,13 +97,33 @@ TEST(CaptureBundle, EncodesTheDocumentedFields) {
   EXPECT_EQ(F["kernarg"].via.bin.size, 9u);
   ASSERT_EQ(F["regions"].type, msgpack::type::ARRAY);
   ASSERT_EQ(F["regions"].via.array.size, 2u);
-  std::map<std::string, msgpack::object> R;
-  for (uint32_t I = 0; I < F["regions"].via.array.ptr[1].via.map.size; ++I)
-    R[F["regions"].via.array.ptr[1].via.map.ptr[I].key.as<std::string>()] =
-        F["regions"].via.array.ptr[1].via.map.ptr[I].val;
+  std::map<std::string, msgpack::object> R = fieldsOf(F["regions"].via.array.ptr[1]);
   EXPECT_EQ(R["base"].as<uint64_t>(), 0x20000u);
   EXPECT_EQ(R["reached_from"].as<std::string>(), "0x10000+0x8");
   EXPECT_EQ(std::string(R["post"].via.bin.ptr, R["post"].via.bin.size), std::string("\x09\x0a"));
+  ASSERT_EQ(F["globals"].type, msgpack::type::ARRAY);
+  ASSERT_EQ(F["globals"].via.array.size, 1u);
+  std::map<std::string, msgpack::object> G = fieldsOf(F["globals"].via.array.ptr[0]);
+  EXPECT_EQ(G.size(), 3u);
+  EXPECT_EQ(G["name"].as<std::string>(), "scale");
+  EXPECT_EQ(std::string(G["pre"].via.bin.ptr, G["pre"].via.bin.size),
+            std::string("\0\0\x40\x40", 4));
+}
+
+TEST(CaptureBundle, GlobalsAreOptionalUniqueAndSized) {
+  // Without the key: no globals (a code object without global variables).
+  auto B = decodeCaptureBundle(withField(encode(sample()), "globals", nullptr), "b.bundle");
+  ASSERT_TRUE(bool(B)) << failure(B.takeError()).Message;
+  EXPECT_TRUE(B->Globals.empty());
+  CaptureBundle Twice = sample();
+  Twice.Globals.push_back(Twice.Globals[0]);
+  auto T = encodeCaptureBundle(Twice);
+  EXPECT_EQ(failure(T).Message, "not a valid capture bundle: globals[1]: 'scale' appears twice");
+  CaptureBundle Short = sample();
+  Short.Globals[0].Post.pop_back();
+  auto S = encodeCaptureBundle(Short);
+  EXPECT_EQ(failure(S).Message,
+            "not a valid capture bundle: globals[0].post: 3 bytes, but pre has 4");
 }
 
 TEST(CaptureBundle, RoundTrips) {
@@ -124,6 +151,10 @@ TEST(CaptureBundle, RoundTrips) {
   EXPECT_EQ(B->regionAt(0x10004), nullptr);
   EXPECT_EQ(B->regionAt(0xffff), nullptr);
   EXPECT_EQ(B->regionAt(0x20001), &B->Regions[1]);
+  ASSERT_EQ(B->Globals.size(), 1u);
+  EXPECT_EQ(B->Globals[0].Name, "scale");
+  EXPECT_EQ(B->Globals[0].Pre, A.Globals[0].Pre);
+  EXPECT_EQ(B->Globals[0].Post, A.Globals[0].Post);
 }
 
 TEST(CaptureBundle, EveryPrefixIsTruncatedAndTrailingBytesAreNamed) {

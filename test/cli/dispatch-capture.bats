@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# dispatch-capture: record one dispatch of a real HIP application. The applications are
+# test/hip's programs (compiled here with clang-22 and g++) running on the emulated HIP runtime
+# (libasmevo-hip); the bundles are read back with test/cli/read_bundle.py, a MessagePack reader
+# independent of the msgpack-c that wrote them, and every recorded value is checked against one
+# computed here.
+load test_helper
+
+setup_file() {
+  build_hip_programs
+}
+
+# capture ARGS...: dispatch-capture on the emulated runtime, stdout and stderr apart.
+capture() {
+  run --separate-stderr env LD_LIBRARY_PATH="$HIPLIB/hip-compat" dispatch-capture "$@"
+}
+
+# bundle_check BUNDLE PYTHON: run PYTHON with `d`, the bundle as read_bundle.py reads it, and
+# helpers: f32(hex) -> floats, u64(hex) -> 64-bit words, region(reached_from) -> region.
+bundle_check() {
+  python3 "$BATS_TEST_DIRNAME/read_bundle.py" "$1" > bundle.json
+  python3 - "$2" <<'PY'
+import json, struct, sys
+d = json.load(open("bundle.json"))
+def f32(h): b = bytes.fromhex(h); return list(struct.unpack("<%df" % (len(b) // 4), b))
+def i32(h): b = bytes.fromhex(h); return list(struct.unpack("<%di" % (len(b) // 4), b))
+def u64(h): b = bytes.fromhex(h); return list(struct.unpack("<%dQ" % (len(b) // 8), b))
+def region(frm): return next(r for r in d["regions"] if r["reached_from"] == frm)
+exec(sys.argv[1])
+print("checked")
+PY
+}
+
+@test "dispatch-capture --help matches its man page" {
+  assert_help_matches_man dispatch-capture
+}
+
+@test "a <<<>>> launch through a table of row pointers: every region, the __device__ variable, before and after" {
+  capture --kernel 'gather' -o g.bundle --json -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
+  assert_report dispatch-capture ok 0
+  python3 -c 'import json; b=json.load(open("report.json"))["body"]; assert (b["kernel"], b["nth"], b["regions"], b["globals"], b["bytes"]) == ("gather_rows", 0, 8, 1, 3144), b'
+  [ "$(stat -c %a g.bundle)" = 600 ]
+  run bundle_check g.bundle '
+assert d["format"] == "asmevo-capture-bundle" and d["format_version"] == 1
+assert d["kernel"] == "gather_rows" and d["grid_workgroups"] == [4, 1, 1] and d["block"] == [128, 1, 1]
+assert d["device"].startswith("AsmEvo emulated gfx942") and "libamdhip64.so.5 50221153" in d["runtime"]
+table = region("kernarg+0x0")
+rows_at = u64(table["pre"])             # the table of 5 row pointers
+assert len(rows_at) == 5
+rows = {}
+for r in d["regions"]:
+    if r["base"] in rows_at:
+        k = rows_at.index(r["base"])
+        assert f32(r["pre"]) == [float(k * 100 + c) for c in range(64)] and r["post"] == r["pre"]
+        assert r["reached_from"] == "0x%x+0x%x" % (table["base"], 8 * k), r["reached_from"]
+        rows[k] = f32(r["pre"])
+assert sorted(rows) == [0, 1, 2, 3, 4]
+pick = i32(region("kernarg+0x8")["pre"])
+assert pick == [3, 0, 4, 4, 1, 2, 0]
+out = region("kernarg+0x10")
+assert f32(out["pre"]) == [0.0] * 448
+assert f32(out["post"]) == [rows[pick[i // 64]][i % 64] * 3.0 + 1.0 for i in range(448)]
+(g,) = d["globals"]
+assert g["name"] == "scale" and f32(g["pre"]) == [3.0] and g["post"] == g["pre"]
+'
+  assert_output "checked"
+}
+
+@test "hipModuleLaunchKernel with kernelParams and with extra: the same kernargs, the paged block table's pages, the sums" {
+  capture --kernel '^paged_sum$' -o p0.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
+  assert_success
+  [[ $stderr == *"dispatch-capture: captured dispatch 0 of 'paged_sum': 16 regions and 1 global variable, 940 bytes each before and after, into p0.bundle"* ]] || fail "$stderr"
+  capture --kernel '^paged_sum$' --nth 1 -o p1.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
+  assert_success
+  python3 "$BATS_TEST_DIRNAME/read_bundle.py" p0.bundle > p0.json
+  run bundle_check p1.bundle '
+p0 = json.load(open("p0.json"))
+assert d["nth"] == 1 and p0["nth"] == 0
+assert d["kernarg"] == p0["kernarg"] and len(d["kernarg"]) == 40 * 2   # extra packs what kernelParams does
+pages_at = u64(region("kernarg+0x0")["pre"])
+assert len(pages_at) == 12
+pages = [f32(next(r for r in d["regions"] if r["base"] == a)["pre"]) for a in pages_at]
+assert pages[3] == [float((3 * 7 + i * 3) % 11) - 5.0 for i in range(16)]
+table = i32(region("kernarg+0x8")["pre"])
+assert table == [7, 2, 11, 0, 5, 9, 1, 3, 10, 4, 6, 8]
+lens = i32(region("kernarg+0x18")["pre"])
+out = region("kernarg+0x20")
+assert out["pre"] == "ff" * 12                       # hipMemset(0xff) before the launch
+want = [sum(pages[table[s * 4 + p // 16]][p % 16] * (p + 1) for p in range(lens[s])) for s in range(3)]
+assert f32(out["post"]) == want == [-677.0, 253.0, -11.0], (f32(out["post"]), want)
+'
+  assert_output "checked"
+}
+
+@test "a Triton-style launch: the runtime opened with dlopen, kernelParams ending in the two scratch pointers" {
+  capture -o t.bundle -- "$PROGS/triton_style" "$TRITON/gfx942/vector_add_fp32.hsaco" 3000
+  assert_success
+  assert_output "add_kernel via dlopen and hipModuleLaunchKernel: 3000 values, 0 wrong"
+  run bundle_check t.bundle '
+assert d["kernel"] == "add_kernel" and d["grid_workgroups"] == [3, 1, 1] and d["block"] == [256, 1, 1]
+k = bytes.fromhex(d["kernarg"])
+assert len(k) == 48 and k[24:28] == (3000).to_bytes(4, "little") and k[32:48] == bytes(16)
+x, y, out = (region("kernarg+0x%x" % o) for o in (0, 8, 16))
+assert f32(x["pre"]) == [i * 0.5 for i in range(3000)] and f32(y["pre"]) == [1000.0 - i for i in range(3000)]
+assert f32(out["post"]) == [i * 0.5 + 1000.0 - i for i in range(3000)] and f32(out["pre"]) == [0.0] * 3000
+assert d["globals"] == []
+'
+  assert_output "checked"
+}
+
+@test "no dispatch matched: exit 2, naming what the application did dispatch, no bundle" {
+  capture --kernel nomatch -o n.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
+  assert_failure 2
+  [ "$(tail -n 1 <<<"$stderr")" = "dispatch-capture: error: no dispatch matched (--kernel 'nomatch', --nth 0): '$PROGS/pointer_rich' exited with status 0 after 3 dispatches (gather_rows x1, paged_sum x2)" ]
+  [ ! -e n.bundle ]
+  capture --kernel paged --nth 2 -o n.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
+  assert_failure 2
+  [[ $stderr == *"no dispatch matched (--kernel 'paged', --nth 2)"* ]] || fail "$stderr"
+}
+
+@test "an application that exits or crashes before the launch" {
+  capture -o x.bundle -- "$PROGS/pointer_rich"
+  assert_failure 2
+  [ "$(tail -n 1 <<<"$stderr")" = "dispatch-capture: error: no dispatch matched (any kernel, --nth 0): '$PROGS/pointer_rich' exited with status 2 after 0 dispatches" ]
+  capture -o x.bundle -- sh -c 'kill -SEGV $$'
+  assert_failure 2
+  [ "$stderr" = "dispatch-capture: error: 'sh' was killed by signal 11 (Segmentation fault) before a matching dispatch was captured" ]
+  capture -o x.bundle -- ./no-such-app
+  assert_failure 2
+  [ "$(tail -n 1 <<<"$stderr")" = "dispatch-capture: error: './no-such-app' could not be run, or exited with status 127 before a dispatch was captured" ]
+  [ ! -e x.bundle ]
+}
+
+@test "a region over --max-bytes is refused by name, and an earlier bundle is left as it was" {
+  echo earlier > m.bundle
+  capture --kernel paged --max-bytes 500 -o m.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
+  assert_failure 2
+  [[ $(tail -n 1 <<<"$stderr") =~ ^"dispatch-capture: error: dispatch 0 of 'paged_sum' was not captured: allocation 0x"[0-9a-f]+" of 64 bytes (reached from 0x"[0-9a-f]+"+0x28) takes the capture to 552 bytes, over the limit of 500 (--max-bytes)"$ ]] || fail "$stderr"
+  [ "$(cat m.bundle)" = earlier ]
+}
+
+@test "a dispatch that faults is a runtime error (exit 3), and nothing is written" {
+  capture -o f.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" fault
+  assert_failure 3
+  [ "$(tail -n 1 <<<"$stderr")" = "dispatch-capture: error: dispatch 0 of 'gather_rows' was not captured: the dispatch itself failed with hipErrorIllegalAddress (700)" ]
+  [ ! -e f.bundle ]
+}
+
+@test "usage errors" {
+  # These are caught before anything runs.
+  run dispatch-capture -o x.bundle
+  assert_failure 2
+  assert_line --index 0 "dispatch-capture: error: give the application to run after --"
+  run dispatch-capture -- true
+  assert_failure 2
+  assert_line --index 0 "dispatch-capture: error: -o BUNDLE is required"
+  run dispatch-capture --kernel '(' -o x.bundle -- true
+  assert_failure 2
+  assert_line --index 0 --partial "dispatch-capture: error: --kernel '(': "
+  run dispatch-capture -o - -- true
+  assert_failure 2
+  assert_line --index 0 "dispatch-capture: error: the bundle is binary: give -o FILE"
+}
