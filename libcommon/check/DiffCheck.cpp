@@ -30,6 +30,45 @@ struct Failure {
   std::string Line;
 };
 
+} // namespace
+
+bool checkCandidateAbi(const CodeObject &K0, const CodeObject &K1, Report &R) {
+  auto V = checkFrozenAbi(K0, K1);
+  if (!V.empty()) {
+    R.Result = Outcome::AbiInvalid;
+    R.Message = "abi_invalid: " + (V[0].Kernel.empty() ? "" : "kernel " + V[0].Kernel + ": ") +
+                V[0].Field + ": " + V[0].Detail;
+    for (size_t I = 1; I < V.size(); ++I)
+      R.Notes.push_back("also " + V[I].text());
+    R.Body["abi_violations"] = violationsJson(V);
+    return false;
+  }
+  auto V0 = staticViolations(K0);
+  if (!V0) {
+    R.fail(V0.takeError());
+    return false;
+  }
+  auto V1 = staticViolations(K1);
+  if (!V1) {
+    R.fail(V1.takeError());
+    return false;
+  }
+  std::vector<AbiViolation> Inherited;
+  std::vector<AbiViolation> New = violationsNotInK0(*V1, *V0, &Inherited);
+  for (const AbiViolation &Y : Inherited)
+    R.Notes.push_back("K0 does this too (not refused): " + Y.what());
+  if (New.empty())
+    return true;
+  R.Result = Outcome::AbiInvalid;
+  R.Message = New[0].text();
+  for (size_t I = 1; I < New.size(); ++I)
+    R.Notes.push_back("also " + New[I].text());
+  R.Body["abi_violations"] = violationsJson(New);
+  return false;
+}
+
+namespace {
+
 // An error before or while K0 runs: input_error, or runtime_error ("runtime_error: K0: ...").
 Report errorResult(llvm::Error E) {
   Report R;
@@ -252,36 +291,7 @@ bool DiffRun::open() {
 
 // The frozen ABI; then registers, LDS and scratch against what the descriptor allocates and the
 // hardware launches (K1 only where K0 does not already have the same finding: then it is K0's).
-bool DiffRun::staticChecks() {
-  auto V = checkFrozenAbi(K0->C, K1->C);
-  if (!V.empty()) {
-    R.Result = Outcome::AbiInvalid;
-    R.Message = "abi_invalid: " + (V[0].Kernel.empty() ? "" : "kernel " + V[0].Kernel + ": ") +
-                V[0].Field + ": " + V[0].Detail;
-    for (size_t I = 1; I < V.size(); ++I)
-      R.Notes.push_back("also " + V[I].text());
-    body()["abi_violations"] = violationsJson(V);
-    return false;
-  }
-  auto V0 = staticViolations(K0->C);
-  if (!V0)
-    return fail(V0.takeError());
-  auto V1 = staticViolations(K1->C);
-  if (!V1)
-    return fail(V1.takeError());
-  std::vector<AbiViolation> Inherited;
-  std::vector<AbiViolation> New = violationsNotInK0(*V1, *V0, &Inherited);
-  for (const AbiViolation &Y : Inherited)
-    R.Notes.push_back("K0 does this too (not refused): " + Y.what());
-  if (New.empty())
-    return true;
-  R.Result = Outcome::AbiInvalid;
-  R.Message = New[0].text();
-  for (size_t I = 1; I < New.size(); ++I)
-    R.Notes.push_back("also " + New[I].text());
-  body()["abi_violations"] = violationsJson(New);
-  return false;
-}
+bool DiffRun::staticChecks() { return checkCandidateAbi(K0->C, K1->C, R); }
 
 // Launch inference completes the spec (on the emulator).
 bool DiffRun::infer() {

@@ -45,6 +45,12 @@ struct DiffOptions {
 // buffer 'out' ..."); Notes the details; Body the buffers, findings and inferred spec.
 Report runDiffCheck(const DiffOptions &O);
 
+// The static checks of a candidate: K1's frozen ABI against K0's, then what K1's descriptors
+// allocate against the hardware's limits (where K0 has the same finding it is a note, not a
+// refusal). False, with R's outcome abi_invalid (or an error) and its message, when K1 is
+// refused.
+bool checkCandidateAbi(const CodeObject &K0, const CodeObject &K1, Report &R);
+
 // --infer: complete the spec for K0 and write it to Out ("-": stdout) atomically.
 Report runInferOnly(const std::string &K0, const std::string &Spec, const std::string &Kernel,
                     const std::string &Out, const InferOptions &IO);

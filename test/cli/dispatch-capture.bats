@@ -161,3 +161,80 @@ assert d["globals"] == []
   assert_failure 2
   assert_line --index 0 "dispatch-capture: error: the bundle is binary: give -o FILE"
 }
+
+# A captured gather_rows dispatch, and its assembly recovered from the bundle itself.
+capture_gather() {
+  LD_LIBRARY_PATH="$HIPLIB/hip-compat" dispatch-capture -q --kernel gather -o g.bundle \
+    -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" > /dev/null 2>&1
+  hsaco-recover g.bundle -o g.s
+}
+
+@test "replay: K0 reproduces the recording byte for byte, and so does an unchanged rebuild" {
+  capture_gather
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle
+  assert_success
+  assert_output "kernel-diffcheck: ok: gather_rows, every byte of 8 regions and 1 global variable equal to K0's on the captured dispatch, strict checks clean (backend emu)
+  K0's replay reproduces the recorded post-state: 8 regions, 1 global variable"
+  hsaco-rebuild g.s --abi-of g.bundle -o k1.hsaco
+  run --separate-stderr kernel-diffcheck g.bundle k1.hsaco --capture g.bundle --json
+  assert_report kernel-diffcheck ok 0
+  python3 -c 'import json; e=json.load(open("report.json")); assert e["backend"] == "emu" and [i["role"] for i in e["inputs"]] == ["k0", "k1", "capture"] and e["body"]["capture"]["regions"] == 8, e'
+}
+
+@test "replay: a mutated candidate is divergent at the first byte it changes" {
+  capture_gather
+  sed 's/v_fma_f32 v2, v2, s0, 1.0/v_fma_f32 v2, v2, s0, 2.0/' g.s > m.s
+  ! cmp -s g.s m.s
+  hsaco-rebuild m.s --abi-of g.bundle -o m.hsaco
+  run kernel-diffcheck g.bundle m.hsaco --capture g.bundle
+  assert_failure 1
+  # out[0] = rows[3][0] * 3 + 1 = 901 (0x44614000) for K0, 902 (0x44618000) for the mutant.
+  assert_line --index 0 --regexp "^kernel-diffcheck: divergent: gather_rows on the captured dispatch: region 0x[0-9a-f]+ \(reached from kernarg\+0x10\) byte 1 \(address 0x[0-9a-f]+\): 0x80 where K0 has 0x40$"
+}
+
+@test "replay: a candidate that reads outside the recorded regions faults, naming the address" {
+  capture_gather
+  sed 's/flat_load_dword v2, v\[2:3\]$/flat_load_dword v2, v[2:3] offset:4000/' g.s > m.s
+  ! cmp -s g.s m.s
+  hsaco-rebuild m.s --abi-of g.bundle -o m.hsaco
+  run kernel-diffcheck g.bundle m.hsaco --capture g.bundle
+  assert_failure 3
+  # Workgroup 0's two waves read rows[pick[0]] = rows[3] and rows[pick[1]] = rows[0], plus 4000
+  # bytes for lane 0: whichever wave the emulator runs first faults there.
+  want=$(python3 "$BATS_TEST_DIRNAME/read_bundle.py" g.bundle | python3 -c '
+import json, struct, sys
+d = json.load(sys.stdin)
+t = next(r for r in d["regions"] if r["reached_from"] == "kernarg+0x0")
+rows = struct.unpack("<5Q", bytes.fromhex(t["pre"]))
+print("|".join(hex(rows[k] + 4000) for k in (3, 0)))')
+  assert_line --index 0 --regexp "^kernel-diffcheck: runtime_error: K1: memory fault: flat_load_dword of 4 bytes at ($want) \(lane 0\) at pc 0x[0-9a-f]+: outside every allocation \(gather_rows\+0x[0-9a-f]+, workgroup 0,0,0\)$"
+}
+
+@test "replay: bad bundles, another K0, and a K1 whose ABI differs" {
+  capture_gather
+  head -c 100 g.bundle > trunc.bundle
+  run kernel-diffcheck g.bundle g.bundle --capture trunc.bundle
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'trunc.bundle'@0x64: truncated capture bundle: the MessagePack document ends past the file's last byte"
+  python3 -c '
+d = open("g.bundle", "rb").read()
+k = b"\xaeformat_version\x01"
+assert d.count(k) == 1
+open("v2.bundle", "wb").write(d.replace(k, b"\xaeformat_version\x02"))'
+  run kernel-diffcheck g.bundle g.bundle --capture v2.bundle
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'v2.bundle': capture bundle format_version 2 is not supported (this tool reads version 1)"
+  printf '\xc1garbage' > junk.bundle
+  run kernel-diffcheck g.bundle g.bundle --capture junk.bundle
+  assert_failure 2
+  assert_output --partial "kernel-diffcheck: error: 'junk.bundle'@0x"
+  run kernel-diffcheck "$PROGS/pointer_rich.hsaco" g.bundle --capture g.bundle
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: '$PROGS/pointer_rich.hsaco' is not the code object the capture recorded ('g.bundle' holds 8456 bytes of another; the bundle itself can be K0: kernel-diffcheck BUNDLE K1 --capture BUNDLE)"
+  run kernel-diffcheck g.bundle "$TRITON/gfx942/vector_add_fp32.hsaco" --capture g.bundle
+  assert_failure 1
+  assert_line --index 0 "kernel-diffcheck: abi_invalid: code object version: 6 in K0, 5 here"
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle --seeds 1
+  assert_failure 2
+  assert_line --index 0 "kernel-diffcheck: error: --seeds does not apply to --capture (one recorded state, compared byte for byte)"
+}

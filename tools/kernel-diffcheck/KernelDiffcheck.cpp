@@ -28,6 +28,10 @@ int runKernelDiffcheck(const Cli &C, const check::DiffOptions &O) {
   return finish(C, check::runDiffCheck(O), false);
 }
 
+int runKernelReplay(const Cli &C, const check::ReplayOptions &O) {
+  return finish(C, check::runCaptureReplay(O), false);
+}
+
 int runInfer(const Cli &C, const std::string &K0, const std::string &Spec,
              const std::string &Kernel, const check::InferOptions &IO) {
   return finish(C, check::runInferOnly(K0, Spec, Kernel, C.common().Output, IO), true);

@@ -8,7 +8,8 @@ using namespace asmevo::check;
 int main(int argc, char **argv) {
   Cli C("kernel-diffcheck",
         "check a candidate AMDGPU kernel K1 against the original K0 on synthetic inputs",
-        "K0.hsaco K1.hsaco --spec SPEC.json | K0.hsaco --infer --spec PARTIAL.json -o FULL.json");
+        "K0.hsaco K1.hsaco --spec SPEC.json | K0.hsaco K1.hsaco --capture BUNDLE | K0.hsaco "
+        "--infer --spec PARTIAL.json -o FULL.json");
   C.addJsonOption();
   C.addOutputOption("With --infer: where to write the completed spec (it may be the partial "
                     "spec itself)");
@@ -16,6 +17,10 @@ int main(int argc, char **argv) {
   C.options().add_options()(
       "spec", "Launch spec (JSON): grid, block, dynamic LDS and every explicit argument",
       cxxopts::value<std::string>(), "FILE")(
+      "capture",
+      "Check on a dispatch recorded by dispatch-capture instead of synthetic inputs: K0 (the "
+      "recorded code object) must reproduce the recording, K1 every byte of K0's result (emu)",
+      cxxopts::value<std::string>(), "BUNDLE")(
       "seeds", "Input seeds, comma-separated (default 1,2,3)", cxxopts::value<std::string>(),
       "N[,N...]")("theta", "Minimum cosine similarity of float outputs (default 0.9999)",
                   cxxopts::value<double>(),
@@ -46,8 +51,34 @@ int main(int argc, char **argv) {
   std::vector<std::string> In;
   if (R.count("input"))
     In = R["input"].as<std::vector<std::string>>();
+  if (R.count("capture")) {
+    if (R.count("spec") || R.count("infer"))
+      return C.usageError("--capture replaces --spec; it takes no --infer");
+    for (const char *Opt : {"seeds", "theta", "tau", "dump-inputs", "schedules"})
+      if (R.count(Opt))
+        return C.usageError(std::string("--") + Opt +
+                            " does not apply to --capture (one recorded "
+                            "state, compared byte for byte)");
+    if (In.size() != 2)
+      return C.usageError("give two code objects: K0 (the original) and K1 (the candidate)");
+    DeviceOptions Dev;
+    if (int Code = C.deviceOptions(Dev); Code >= 0)
+      return Code;
+    ReplayOptions O;
+    O.K0 = In[0];
+    O.K1 = In[1];
+    O.Bundle = R["capture"].as<std::string>();
+    O.Backend = Dev.Backend;
+    O.Threads = Dev.Threads;
+    O.TimeoutSeconds = Dev.TimeoutSeconds;
+    O.Strict = R.count("no-strict") == 0;
+    if (R.count("max-instructions"))
+      O.MaxInstructions = R["max-instructions"].as<uint64_t>();
+    O.Progress = C.progress();
+    return runKernelReplay(C, O);
+  }
   if (!R.count("spec"))
-    return C.usageError("--spec is required");
+    return C.usageError("--spec is required (or --capture)");
   DeviceOptions Dev;
   if (int Code = C.deviceOptions(Dev); Code >= 0)
     return Code;

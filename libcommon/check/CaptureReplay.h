@@ -1,0 +1,35 @@
+// kernel-diffcheck --capture: the tier-2 check. K0 and a candidate K1 run from the exact state a
+// dispatch-capture bundle recorded (launch/CaptureBundle.h): every region mapped at its original
+// address with its pre-state, the code object's global variables set, the recorded kernargs and
+// geometry. K0's replay must reproduce the recorded post-state byte for byte (else the bundle is
+// no oracle for it); K1's post-state must then equal K0's, byte for byte, in every region and
+// global. Bytes, not Eq. 1: a bundle has no element types.
+#pragma once
+
+#include "support/Report.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace asmevo::check {
+
+struct ReplayOptions {
+  std::string K0, K1, Bundle;
+  std::string Backend = "emu";
+  unsigned Threads = 0;
+  bool Strict = true;
+  unsigned InstructionFactor = 64;
+  uint64_t MaxInstructions = 0;
+  double TimeoutSeconds = 0;
+  std::function<void(const std::string &)> Progress;
+};
+
+// Outcome ok, abi_invalid (K1's ABI is not K0's), divergent (a byte of K1's post-state differs,
+// named by region and offset), unsafe (a strict-check finding in K1 that K0 does not have),
+// input_error (an unreadable bundle, a K0 that is not the bundle's code object, a K0 replay
+// that does not reproduce the recording) or runtime_error (K1 faults, with the address, or
+// runs away).
+Report runCaptureReplay(const ReplayOptions &O);
+
+} // namespace asmevo::check
