@@ -5,7 +5,7 @@
 #include "codeobj/Input.h"
 #include "device/Device.h"
 #include "launch/CaptureBundle.h"
-#include "launch/LaunchGeometry.h"
+#include "launch/CaptureLaunch.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 #include "support/Plural.h"
@@ -19,15 +19,10 @@ namespace asmevo::check {
 
 namespace {
 
-std::string hex(uint64_t V) {
-  std::string S;
-  llvm::raw_string_ostream(S) << llvm::format_hex(V, 0);
-  return S;
-}
+std::string hex(uint64_t V) { return hexText(V); }
 
-// What one replay left: every region's and global's bytes, in the bundle's order.
-struct ReplayState {
-  std::vector<std::vector<uint8_t>> Regions, Globals;
+// What one replay left, and what it ran.
+struct ReplayState : launch::CaptureState {
   uint64_t WaveInstructions = 0;
   std::set<std::pair<std::string, uint64_t>> Findings; // (rule, offset)
   std::vector<device::UnsafeFinding> FindingList;
@@ -43,67 +38,39 @@ llvm::Expected<ReplayState> replay(const launch::CaptureBundle &B, const CodeObj
   if (!Dev.info().Emulator)
     return makeError("replaying a capture needs the emu backend: the " + Dev.info().Backend +
                      " backend cannot place memory at the recorded addresses yet");
-  for (const launch::CapturedRegion &R : B.Regions) {
-    if (llvm::Error E = Dev.allocAt(R.Base, R.size(), "region " + hex(R.Base)))
-      return std::move(E);
-    if (llvm::Error E = Dev.write(R.Base, R.Pre.data(), R.size()))
-      return std::move(E);
-  }
+  if (llvm::Error E = launch::mapCaptureRegions(Dev, B))
+    return std::move(E);
   auto M = Dev.load(K);
   if (!M)
     return M.takeError();
-  std::vector<device::GlobalSymbol> Globals;
-  for (const launch::CapturedGlobal &G : B.Globals) {
-    auto S = (*M)->global(G.Name);
-    if (!S)
-      return S.takeError();
-    if (S->Size != G.Pre.size())
-      return makeError("global variable '" + G.Name + "' has " + std::to_string(S->Size) +
-                       " bytes in '" + K.Path + "', " + std::to_string(G.Pre.size()) +
-                       " in the capture");
-    if (llvm::Error E = Dev.write(S->Addr, G.Pre.data(), G.Pre.size()))
-      return std::move(E);
-    Globals.push_back(*S);
-  }
-  auto Items = launch::launchGridItems(
-      {B.GridWorkgroups[0], B.GridWorkgroups[1], B.GridWorkgroups[2]}, true, B.Block);
-  if (!Items)
-    return Items.takeError();
-  device::LaunchParams P;
-  P.Kernel = B.Kernel;
-  P.GridItems = *Items;
-  P.Block = B.Block;
-  P.DynamicLds = B.DynamicLds;
-  P.Kernarg = B.Kernarg;
-  P.Threads = O.Threads;
-  P.Strict = O.Strict;
-  P.MaxInstructions = MaxInstructions;
-  P.TimeoutSeconds = O.TimeoutSeconds;
-  auto Run = Dev.launch(**M, P);
+  if (llvm::Error E = launch::writeCapturePreState(Dev, **M, B))
+    return std::move(E);
+  auto P = launch::captureLaunchParams(B);
+  if (!P)
+    return P.takeError();
+  P->Threads = O.Threads;
+  P->Strict = O.Strict;
+  P->MaxInstructions = MaxInstructions;
+  P->TimeoutSeconds = O.TimeoutSeconds;
+  auto Run = Dev.launch(**M, *P);
   if (!Run)
     return Run.takeError();
+  auto After = launch::readCaptureState(Dev, **M, B);
+  if (!After)
+    return After.takeError();
   ReplayState S;
+  static_cast<launch::CaptureState &>(S) = std::move(*After);
   S.WaveInstructions = Run->WaveInstructions;
   for (const device::UnsafeFinding &F : Run->Findings)
     if (S.Findings.insert({F.Rule, F.Offset}).second)
       S.FindingList.push_back(F);
-  for (const launch::CapturedRegion &R : B.Regions) {
-    S.Regions.emplace_back(R.size());
-    if (llvm::Error E = Dev.read(R.Base, S.Regions.back().data(), R.size()))
-      return std::move(E);
-  }
-  for (size_t I = 0; I < Globals.size(); ++I) {
-    S.Globals.emplace_back(Globals[I].Size);
-    if (llvm::Error E = Dev.read(Globals[I].Addr, S.Globals.back().data(), Globals[I].Size))
-      return std::move(E);
-  }
   return S;
 }
 
 // The first byte where Got differs from Want, in words: "region 0x7f..00 (reached from
 // kernarg+0x10) byte 12: 0x00 where ... has 0x41", or "" when they are equal.
-std::string firstDifference(const launch::CaptureBundle &B, const ReplayState &Want,
-                            const ReplayState &Got, const std::string &WantName) {
+std::string firstDifference(const launch::CaptureBundle &B, const launch::CaptureState &Want,
+                            const launch::CaptureState &Got, const std::string &WantName) {
   auto Byte = [](uint8_t V) { return hex(V); };
   for (size_t I = 0; I < B.Regions.size(); ++I)
     for (size_t J = 0; J < Want.Regions[I].size(); ++J)
@@ -144,15 +111,8 @@ Report runCaptureReplay(const ReplayOptions &O) {
                        {"device", B->Device},
                        {"regions", B->Regions.size()},
                        {"globals", B->Globals.size()}};
-  llvm::StringRef Recorded(reinterpret_cast<const char *>(B->CodeObject.data()),
-                           B->CodeObject.size());
-  if ((*K0)->C.Bytes != Recorded)
-    return R.Result = Outcome::InputError,
-           R.Message = "'" + O.K0 + "' is not the code object the capture recorded ('" + O.Bundle +
-                       "' holds " + countOf(Recorded.size(), "byte") +
-                       " of another; the bundle itself can be K0: kernel-diffcheck BUNDLE K1 "
-                       "--capture BUNDLE)",
-           R;
+  if (llvm::Error E = launch::checkCapturedK0(*B, (*K0)->C.Bytes, O.K0, O.Bundle))
+    return R.fail(std::move(E)), R;
   if (!checkCandidateAbi((*K0)->C, (*K1)->C, R))
     return R;
   if (O.Progress)
@@ -165,7 +125,7 @@ Report runCaptureReplay(const ReplayOptions &O) {
     return R;
   }
   // The recording itself, in the replay's terms.
-  ReplayState Rec;
+  launch::CaptureState Rec;
   for (const launch::CapturedRegion &G : B->Regions)
     Rec.Regions.push_back(G.Post);
   for (const launch::CapturedGlobal &G : B->Globals)

@@ -34,11 +34,7 @@ void packDims(Packer &P, const std::array<uint32_t, 3> &D) {
     P.pack_uint32(V);
 }
 
-std::string hex(uint64_t V) {
-  std::string S;
-  llvm::raw_string_ostream(S) << llvm::format_hex(V, 0);
-  return S;
-}
+std::string hex(uint64_t V) { return hexText(V); }
 
 // Checks that hold for a bundle in memory, whether about to be written or just read.
 llvm::Error checkBundle(const CaptureBundle &B, llvm::StringRef File) {

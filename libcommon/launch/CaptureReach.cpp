@@ -13,11 +13,7 @@
 namespace asmevo::launch {
 
 namespace {
-std::string hex(uint64_t V) {
-  std::string S;
-  llvm::raw_string_ostream(S) << llvm::format_hex(V, 0);
-  return S;
-}
+std::string hex(uint64_t V) { return hexText(V); }
 } // namespace
 
 llvm::Expected<std::vector<ReachedAllocation>>

@@ -1,16 +1,22 @@
 // Implementation of the error values shared by all tools.
 #include "support/Error.h"
 
-#include <cstdio>
-
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
 
 namespace asmevo {
 
 char ToolError::ID = 0;
 char LimitError::ID = 0;
 char MemoryFaultError::ID = 0;
+
+std::string hexText(uint64_t V) {
+  char B[24];
+  std::snprintf(B, sizeof B, "0x%llx", static_cast<unsigned long long>(V));
+  return B;
+}
 
 std::string secondsText(double Seconds) {
   char Buf[32];

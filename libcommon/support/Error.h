@@ -61,6 +61,9 @@ public:
   std::string Instruction; // the mnemonic ("global_load_dword")
 };
 
+// An address or offset as messages write it: "0x7f0000001000".
+std::string hexText(uint64_t V);
+
 // A number of seconds as a person writes it in an option ("0.5", "30", "1e-05").
 std::string secondsText(double Seconds);
 

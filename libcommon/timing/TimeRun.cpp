@@ -3,6 +3,8 @@
 #include "codeobj/Input.h"
 #include "codeobj/TargetLimits.h"
 #include "device/Device.h"
+#include "launch/CaptureBundle.h"
+#include "launch/CaptureLaunch.h"
 #include "launch/InputGen.h"
 #include "launch/LaunchSpec.h"
 #include "launch/PlacedLaunch.h"
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace asmevo::timing {
 
@@ -54,7 +57,8 @@ private:
   Report R;
   std::vector<std::unique_ptr<OpenCodeObject>> Ks; // K0, then K1
   std::vector<std::string> Roles;
-  launch::LaunchSpec S;
+  launch::LaunchSpec S;                         // S.Kernel only, with --capture
+  std::optional<launch::CaptureBundle> Capture; // --capture
   std::unique_ptr<device::Device> Dev;
 
   bool fail(llvm::Error E) {
@@ -79,6 +83,8 @@ private:
       Roles.push_back(I == 0 ? "K0" : "K1");
       R.Inputs.push_back(reportInput(I == 0 ? "k0" : "k1", Paths[I], Ks.back()->C.Bytes));
     }
+    if (!O.Capture.empty())
+      return openCapture();
     auto Spec = launch::readLaunchSpec(O.Spec);
     if (!Spec)
       return fail(Spec.takeError());
@@ -105,12 +111,42 @@ private:
     return true;
   }
 
+  // --capture: the bundle instead of the spec; K0 must be its code object.
+  bool openCapture() {
+    auto Bytes = readFile(O.Capture);
+    if (!Bytes)
+      return fail(Bytes.takeError());
+    auto B = launch::decodeCaptureBundle((*Bytes)->getBuffer(), O.Capture);
+    if (!B)
+      return fail(B.takeError());
+    Capture = std::move(*B);
+    R.Inputs.push_back(reportInput("capture", O.Capture, (*Bytes)->getBuffer()));
+    if (llvm::Error E = launch::checkCapturedK0(*Capture, Ks[0]->C.Bytes, O.K0, O.Capture))
+      return fail(std::move(E));
+    for (size_t I = 1; I < Ks.size(); ++I)
+      if (!Ks[I]->C.kernel(Capture->Kernel))
+        return fail(makeError("'" + O.K1 + "': no kernel named '" + Capture->Kernel +
+                              "' (the captured one)"));
+    S.Kernel = Capture->Kernel;
+    R.Seeds = {};
+    body()["kernel"] = S.Kernel;
+    body()["target"] = Ks[0]->C.Target.Processor;
+    body()["capture"] = {{"runtime", Capture->Runtime}, {"device", Capture->Device}};
+    return true;
+  }
+
   bool openDevice() {
     auto D = device::openDevice(O.Backend, Ks[0]->C.Target.Processor);
     if (!D)
       return fail(D.takeError());
     Dev = std::move(*D);
     R.Backend = Dev->info().Backend;
+    if (Capture && !Dev->info().Emulator)
+      return fail(makeError("--capture times on the emu backend only: the " + Dev->info().Backend +
+                            " backend cannot place memory at the recorded addresses yet"));
+    if (Capture)
+      if (llvm::Error E = launch::mapCaptureRegions(*Dev, *Capture))
+        return fail(std::move(E));
     body()["device"] = Dev->info().Name;
     return true;
   }
@@ -130,7 +166,7 @@ private:
     body()["params"] = TP->Path;
     body()["model_device"] = TP->Device;
     std::vector<std::vector<uint8_t>> Init(S.Args.size());
-    for (size_t I = 0; I < S.Args.size(); ++I) {
+    for (size_t I = 0; I < S.Args.size() && !Capture; ++I) {
       if (!S.Args[I].Buffer || S.Args[I].Null)
         continue;
       auto C = launch::initialContents(S.Args[I], O.Seed);
@@ -145,18 +181,33 @@ private:
       auto M = Dev->load(Ks[K]->C);
       if (!M)
         return (void)fail(M.takeError());
-      auto P = launch::placeLaunch(*Dev, S, Init, Roles[K]);
-      if (!P)
-        return (void)fail(P.takeError());
-      P->Params.Seed = 1;
-      P->Params.Threads = O.Threads;
-      P->Params.TimeoutSeconds = O.TimeoutSeconds;
+      // The spec's buffers placed afresh, or the captured state written again.
+      std::optional<launch::PlacedLaunch> Placed;
+      device::LaunchParams Params;
+      if (Capture) {
+        if (llvm::Error E = launch::writeCapturePreState(*Dev, **M, *Capture))
+          return (void)fail(std::move(E));
+        auto P = launch::captureLaunchParams(*Capture);
+        if (!P)
+          return (void)fail(P.takeError());
+        Params = std::move(*P);
+      } else {
+        auto P = launch::placeLaunch(*Dev, S, Init, Roles[K]);
+        if (!P)
+          return (void)fail(P.takeError());
+        Placed = std::move(*P);
+        Params = Placed->Params;
+      }
+      Params.Seed = 1;
+      Params.Threads = O.Threads;
+      Params.TimeoutSeconds = O.TimeoutSeconds;
       ModelOptions MO;
       MO.MaxSimulatedGroups = O.MaxSimulatedGroups;
       MO.Profile = O.Profile || !O.AnnotatePath.empty();
       MO.Threads = O.Threads;
-      auto MR = modelLaunch(*Dev, **M, P->Params, *TP, MO);
-      launch::freeLaunch(*Dev, *P);
+      auto MR = modelLaunch(*Dev, **M, Params, *TP, MO);
+      if (Placed)
+        launch::freeLaunch(*Dev, *Placed);
       if (!MR) {
         R.fail(MR.takeError());
         R.Message = Roles[K] + ": " + R.Message;

@@ -15,6 +15,7 @@ namespace asmevo::timing {
 struct TimeOptions {
   std::string K0, K1; // K1 empty: time K0 alone
   std::string Spec, Kernel;
+  std::string Capture; // a dispatch-capture bundle instead of Spec (emu): K0 is its code object
   std::string Backend = "emu"; // emu (the model), hip (a GPU) or auto
   std::string ParamsFile;      // the model's parameter file ("": the target's shipped one)
   uint64_t Seed = 1;           // the inputs' seed (the first of the rotation on hip)

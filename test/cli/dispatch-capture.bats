@@ -230,11 +230,36 @@ open("v2.bundle", "wb").write(d.replace(k, b"\xaeformat_version\x02"))'
   assert_output --partial "kernel-diffcheck: error: 'junk.bundle'@0x"
   run kernel-diffcheck "$PROGS/pointer_rich.hsaco" g.bundle --capture g.bundle
   assert_failure 2
-  assert_output "kernel-diffcheck: error: '$PROGS/pointer_rich.hsaco' is not the code object the capture recorded ('g.bundle' holds 8456 bytes of another; the bundle itself can be K0: kernel-diffcheck BUNDLE K1 --capture BUNDLE)"
+  assert_output "kernel-diffcheck: error: '$PROGS/pointer_rich.hsaco' is not the code object the capture recorded ('g.bundle' holds 8456 bytes of another; the bundle itself can be K0: give BUNDLE as K0 with --capture BUNDLE)"
   run kernel-diffcheck g.bundle "$TRITON/gfx942/vector_add_fp32.hsaco" --capture g.bundle
   assert_failure 1
   assert_line --index 0 "kernel-diffcheck: abi_invalid: code object version: 6 in K0, 5 here"
   run kernel-diffcheck g.bundle g.bundle --capture g.bundle --seeds 1
   assert_failure 2
   assert_line --index 0 "kernel-diffcheck: error: --seeds does not apply to --capture (one recorded state, compared byte for byte)"
+}
+
+@test "kernel-time --capture: the model on the captured state, K0 alone and against K1" {
+  capture_gather
+  run --separate-stderr kernel-time g.bundle --capture g.bundle --json
+  assert_report kernel-time ok 0
+  python3 -c '
+import json
+e = json.load(open("report.json"))
+b = e["body"]
+assert e["backend"] == "emu" and b["kind"] == "modeled" and b["kernel"] == "gather_rows", e
+assert [i["role"] for i in e["inputs"]] == ["k0", "capture", "params"], e["inputs"]
+assert b["capture"]["device"].startswith("AsmEvo emulated gfx942"), b["capture"]
+assert e["message"].startswith("K0 ") and e["message"].endswith("modeled, not measured"), e["message"]'
+  hsaco-rebuild g.s --abi-of g.bundle -o k1.hsaco
+  run kernel-time g.bundle k1.hsaco --capture g.bundle
+  assert_success
+  assert_line --index 0 --partial "; K1 "
+  assert_line --index 0 --partial "t(K1)/t(K0) = 1.0000 (modeled; spread 0: the model is deterministic)"
+  run kernel-time "$PROGS/pointer_rich.hsaco" --capture g.bundle
+  assert_failure 2
+  assert_output "kernel-time: error: '$PROGS/pointer_rich.hsaco' is not the code object the capture recorded ('g.bundle' holds 8456 bytes of another; the bundle itself can be K0: give BUNDLE as K0 with --capture BUNDLE)"
+  run kernel-time g.bundle --capture g.bundle --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json"
+  assert_failure 2
+  assert_line --index 0 "kernel-time: error: --capture replaces --spec"
 }

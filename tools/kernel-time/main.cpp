@@ -11,7 +11,7 @@ using namespace asmevo;
 int main(int argc, char **argv) {
   Cli C("kernel-time",
         "time an AMDGPU kernel (or K0 against K1): modeled on the emulator, or measured on a GPU",
-        "K0.hsaco [K1.hsaco] --spec SPEC.json");
+        "K0.hsaco [K1.hsaco] --spec SPEC.json | BUNDLE [K1.hsaco] --capture BUNDLE");
   C.addJsonOption();
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()(
@@ -19,8 +19,12 @@ int main(int argc, char **argv) {
       "Launch spec (JSON, as kernel-diffcheck reads it; every buffer's size and role "
       "given)",
       cxxopts::value<std::string>(),
-      "FILE")("seed", "Seed of the inputs (default 1; on hip the first of the rotation)",
-              cxxopts::value<uint64_t>(), "N")(
+      "FILE")("capture",
+              "emu: time on a dispatch recorded by dispatch-capture instead of a spec (K0 is the "
+              "recorded code object; the bundle itself will do)",
+              cxxopts::value<std::string>(),
+              "BUNDLE")("seed", "Seed of the inputs (default 1; on hip the first of the rotation)",
+                        cxxopts::value<uint64_t>(), "N")(
       "params", "emu: the model's parameter file (default: share/asmevo/timing/<processor>.json)",
       cxxopts::value<std::string>(),
       "FILE")("profile", "emu: per-instruction modeled cycles and the ranked hot windows")(
@@ -61,8 +65,11 @@ int main(int argc, char **argv) {
   if (R.count("att")) {
     if (In.size() != 1)
       return C.usageError("--att profiles one code object (K0)");
+  } else if (R.count("capture")) {
+    if (R.count("spec"))
+      return C.usageError("--capture replaces --spec");
   } else if (!R.count("spec")) {
-    return C.usageError("--spec is required");
+    return C.usageError("--spec is required (or --capture)");
   }
   DeviceOptions Dev;
   if (int Code = C.deviceOptions(Dev); Code >= 0)
@@ -78,11 +85,15 @@ int main(int argc, char **argv) {
     O.Spec = R["spec"].as<std::string>();
   if (R.count("att"))
     O.AttDir = R["att"].as<std::string>();
+  if (R.count("capture"))
+    O.Capture = R["capture"].as<std::string>();
   if (R.count("annotate")) {
     O.AnnotatePath = R["annotate"].as<std::string>();
     std::vector<std::string> Reads = In;
     if (!O.Spec.empty())
       Reads.push_back(O.Spec);
+    if (!O.Capture.empty())
+      Reads.push_back(O.Capture);
     if (int Code = C.checkOutput(O.AnnotatePath, Reads); Code >= 0)
       return Code;
   }
