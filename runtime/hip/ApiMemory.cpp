@@ -1,21 +1,18 @@
 // Memory entry points: hipMalloc, hipFree, the copies, the sets, pointer attributes, symbols.
 #include "Entry.h"
 
+#include "support/Error.h"
+
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 using namespace asmevo::hiprt;
 
 namespace asmevo::hiprt {
 
-std::string hexAddr(const void *P) {
-  char B[32];
-  std::snprintf(B, sizeof B, "0x%llx", static_cast<unsigned long long>(addr(P)));
-  return B;
-}
+std::string hexAddr(const void *P) { return hexText(addr(P)); }
 
 hipError_t copyMemory(Runtime &R, const char *Call, void *Dst, const void *Src, size_t Size,
                       hipMemcpyKind Kind) {
@@ -66,6 +63,20 @@ hipError_t copyMemory(Runtime &R, const char *Call, void *Dst, const void *Src, 
   }
   if (E)
     return R.fail(hipErrorInvalidValue, Call, llvm::toString(std::move(E)));
+  return hipSuccess;
+}
+
+// The device range [Offset, Offset+Size) of a registered variable, for the symbol copies.
+hipError_t symbolRange(Runtime &R, const char *Call, const void *Symbol, size_t Size, size_t Offset,
+                       uint64_t &Addr) {
+  size_t S = 0;
+  if (hipError_t E = symbolAddress(R, Call, Symbol, Addr, S))
+    return E;
+  if (Offset > S || Size > S - Offset)
+    return R.fail(hipErrorInvalidValue, Call,
+                  std::to_string(Size) + " bytes at offset " + std::to_string(Offset) + " of a " +
+                      std::to_string(S) + "-byte variable");
+  Addr += Offset;
   return hipSuccess;
 }
 
@@ -259,14 +270,9 @@ hipError_t hipMemcpyToSymbol(const void *Symbol, const void *Src, size_t Size, s
                              hipMemcpyKind Kind) {
   HIPRT_ENTRY;
   uint64_t A = 0;
-  size_t S = 0;
-  if (hipError_t E = symbolAddress(R, "hipMemcpyToSymbol", Symbol, A, S))
+  if (hipError_t E = symbolRange(R, "hipMemcpyToSymbol", Symbol, Size, Offset, A))
     return E;
-  if (Offset > S || Size > S - Offset)
-    return R.fail(hipErrorInvalidValue, "hipMemcpyToSymbol",
-                  std::to_string(Size) + " bytes at offset " + std::to_string(Offset) + " of a " +
-                      std::to_string(S) + "-byte variable");
-  return copyMemory(R, "hipMemcpyToSymbol", reinterpret_cast<void *>(A + Offset), Src, Size,
+  return copyMemory(R, "hipMemcpyToSymbol", reinterpret_cast<void *>(A), Src, Size,
                     Kind == hipMemcpyDeviceToDevice ? Kind : hipMemcpyDefault);
 }
 
@@ -274,14 +280,9 @@ hipError_t hipMemcpyFromSymbol(void *Dst, const void *Symbol, size_t Size, size_
                                hipMemcpyKind Kind) {
   HIPRT_ENTRY;
   uint64_t A = 0;
-  size_t S = 0;
-  if (hipError_t E = symbolAddress(R, "hipMemcpyFromSymbol", Symbol, A, S))
+  if (hipError_t E = symbolRange(R, "hipMemcpyFromSymbol", Symbol, Size, Offset, A))
     return E;
-  if (Offset > S || Size > S - Offset)
-    return R.fail(hipErrorInvalidValue, "hipMemcpyFromSymbol",
-                  std::to_string(Size) + " bytes at offset " + std::to_string(Offset) + " of a " +
-                      std::to_string(S) + "-byte variable");
-  return copyMemory(R, "hipMemcpyFromSymbol", Dst, reinterpret_cast<void *>(A + Offset), Size,
+  return copyMemory(R, "hipMemcpyFromSymbol", Dst, reinterpret_cast<void *>(A), Size,
                     Kind == hipMemcpyDeviceToDevice ? Kind : hipMemcpyDefault);
 }
 

@@ -12,12 +12,6 @@
 namespace asmevo::hiprt {
 
 namespace {
-std::string hex(uint64_t V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "0x%llx", static_cast<unsigned long long>(V));
-  return B;
-}
-
 unsigned envUnsigned(const char *Name, unsigned Default) {
   const char *V = std::getenv(Name);
   if (!V || !*V)
@@ -157,7 +151,7 @@ hipError_t Runtime::loadFatBinary(FatBinary &B, std::string &Message) {
     Message = B.LoadMessage;
     return B.LoadError;
   }
-  std::string Origin = "the fat binary at " + hex(reinterpret_cast<uint64_t>(B.Image));
+  std::string Origin = "the fat binary at " + hexText(reinterpret_cast<uint64_t>(B.Image));
   auto Size = imageSizeInMemory(B.Image, Origin);
   if (!Size) {
     B.LoadError = hipErrorInvalidImage;
