@@ -1,6 +1,7 @@
 // Replaying a captured dispatch: K0 against the recording, K1 against K0 (check/CaptureReplay.h).
 #include "check/CaptureReplay.h"
 
+#include "check/CaptureCompare.h"
 #include "check/DiffCheck.h"
 #include "codeobj/Input.h"
 #include "device/Device.h"
@@ -13,13 +14,18 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
 #include <set>
 
 namespace asmevo::check {
 
 namespace {
 
-std::string hex(uint64_t V) { return hexText(V); }
+std::string num(double V) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%g", V);
+  return Buf;
+}
 
 // What one replay left, and what it ran.
 struct ReplayState : launch::CaptureState {
@@ -67,26 +73,6 @@ llvm::Expected<ReplayState> replay(const launch::CaptureBundle &B, const CodeObj
   return S;
 }
 
-// The first byte where Got differs from Want, in words: "region 0x7f..00 (reached from
-// kernarg+0x10) byte 12: 0x00 where ... has 0x41", or "" when they are equal.
-std::string firstDifference(const launch::CaptureBundle &B, const launch::CaptureState &Want,
-                            const launch::CaptureState &Got, const std::string &WantName) {
-  auto Byte = [](uint8_t V) { return hex(V); };
-  for (size_t I = 0; I < B.Regions.size(); ++I)
-    for (size_t J = 0; J < Want.Regions[I].size(); ++J)
-      if (Want.Regions[I][J] != Got.Regions[I][J])
-        return "region " + hex(B.Regions[I].Base) + " (reached from " + B.Regions[I].ReachedFrom +
-               ") byte " + std::to_string(J) + " (address " + hex(B.Regions[I].Base + J) +
-               "): " + Byte(Got.Regions[I][J]) + " where " + WantName + " has " +
-               Byte(Want.Regions[I][J]);
-  for (size_t I = 0; I < B.Globals.size(); ++I)
-    for (size_t J = 0; J < Want.Globals[I].size(); ++J)
-      if (Want.Globals[I][J] != Got.Globals[I][J])
-        return "global variable '" + B.Globals[I].Name + "' byte " + std::to_string(J) + ": " +
-               Byte(Got.Globals[I][J]) + " where " + WantName + " has " + Byte(Want.Globals[I][J]);
-  return "";
-}
-
 } // namespace
 
 Report runCaptureReplay(const ReplayOptions &O) {
@@ -115,6 +101,22 @@ Report runCaptureReplay(const ReplayOptions &O) {
     return R.fail(std::move(E)), R;
   if (!checkCandidateAbi((*K0)->C, (*K1)->C, R))
     return R;
+  std::vector<TypedSpan> Spans;
+  if (!O.Types.empty()) {
+    const KernelInfo *KI = (*K0)->C.kernel(B->Kernel);
+    if (!KI)
+      return R.fail(makeError("the capture's kernel " + B->Kernel + " is not in K0")), R;
+    auto Sig = kernelSignature((*K0)->C, *KI);
+    if (!Sig)
+      return R.fail(Sig.takeError()), R;
+    auto S = captureTypedSpans(*B, *Sig, O.Types);
+    if (!S)
+      return R.fail(S.takeError()), R;
+    Spans = std::move(*S);
+    R.Body["types"] = O.Types;
+    R.Body["theta"] = O.Theta;
+    R.Body["tau"] = O.Tau;
+  }
   if (O.Progress)
     O.Progress("replaying K0 from the capture");
   auto S0 = replay(*B, (*K0)->C, O, 0);
@@ -130,15 +132,21 @@ Report runCaptureReplay(const ReplayOptions &O) {
     Rec.Regions.push_back(G.Post);
   for (const launch::CapturedGlobal &G : B->Globals)
     Rec.Globals.push_back(G.Post);
-  if (std::string D = firstDifference(*B, Rec, *S0, "the recording"); !D.empty())
+  if (std::string D =
+          firstCaptureDifference(*B, Spans, Rec, *S0, "the recording", "K0", O.Theta, O.Tau);
+      !D.empty())
     return R.Result = Outcome::InputError,
            R.Message = "K0's replay does not reproduce the recorded post-state, so the capture "
                        "is no oracle for it: " +
                        D,
            R;
+  std::string Rule = Spans.empty()
+                         ? std::string("byte for byte")
+                         : countOf(Spans.size(), "typed span") + " by Eq. 1 (theta " +
+                               num(O.Theta) + ", tau " + num(O.Tau) + "), every other byte exactly";
   R.Notes.push_back(
       "K0's replay reproduces the recorded post-state: " + countOf(B->Regions.size(), "region") +
-      ", " + countOf(B->Globals.size(), "global variable"));
+      ", " + countOf(B->Globals.size(), "global variable") + " (" + Rule + ")");
   uint64_t Limit = O.MaxInstructions
                        ? O.MaxInstructions
                        : std::max<uint64_t>(1, S0->WaveInstructions) * O.InstructionFactor;
@@ -164,7 +172,11 @@ Report runCaptureReplay(const ReplayOptions &O) {
     return R;
   }
   R.Body["wave_instructions"] = {{"k0", S0->WaveInstructions}, {"k1", S1->WaveInstructions}};
-  if (std::string D = firstDifference(*B, *S0, *S1, "K0"); !D.empty()) {
+  nlohmann::json Metrics;
+  std::string D = firstCaptureDifference(*B, Spans, *S0, *S1, "K0", "K1", O.Theta, O.Tau, &Metrics);
+  if (!Spans.empty())
+    R.Body["typed"] = Metrics;
+  if (!D.empty()) {
     R.Result = Outcome::Divergent;
     R.Message = "divergent: " + B->Kernel + " on the captured dispatch: " + D;
     return R;
@@ -175,9 +187,11 @@ Report runCaptureReplay(const ReplayOptions &O) {
       R.Message = "unsafe: " + B->Kernel + ": " + F.Message;
       return R;
     }
-  R.Message = "ok: " + B->Kernel + ", every byte of " + countOf(B->Regions.size(), "region") +
-              " and " + countOf(B->Globals.size(), "global variable") +
-              " equal to K0's on the captured dispatch" +
+  R.Message = "ok: " + B->Kernel + ", " + (Spans.empty() ? "every byte of " : "") +
+              countOf(B->Regions.size(), "region") + " and " +
+              countOf(B->Globals.size(), "global variable") +
+              (Spans.empty() ? " equal to K0's" : " as K0's (" + Rule + ")") +
+              " on the captured dispatch" +
               (O.Strict ? ", strict checks clean" : ", no strict checks") + " (backend emu)";
   return R;
 }

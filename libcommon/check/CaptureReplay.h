@@ -3,7 +3,9 @@
 // address with its pre-state, the code object's global variables set, the recorded kernargs and
 // geometry. K0's replay must reproduce the recorded post-state byte for byte (else the bundle is
 // no oracle for it); K1's post-state must then equal K0's, byte for byte, in every region and
-// global. Bytes, not Eq. 1: a bundle has no element types.
+// global. Bytes, unless the user types the memory some pointer arguments reach (Types,
+// check/CaptureCompare.h): those spans are compared by Eq. 1 with Theta and Tau, both K0's replay
+// against the recording and K1's against K0's.
 #pragma once
 
 #include "support/Report.h"
@@ -17,6 +19,8 @@ namespace asmevo::check {
 struct ReplayOptions {
   std::string K0, K1, Bundle;
   std::string Backend = "emu";
+  std::string Types; // "ARG=TYPE[,...]" (captureTypedSpans); empty: every byte exact
+  double Theta = 0.9999, Tau = 1e-3;
   unsigned Threads = 0;
   bool Strict = true;
   unsigned InstructionFactor = 64;

@@ -174,7 +174,7 @@ capture_gather() {
   run kernel-diffcheck g.bundle g.bundle --capture g.bundle
   assert_success
   assert_output "kernel-diffcheck: ok: gather_rows, every byte of 8 regions and 1 global variable equal to K0's on the captured dispatch, strict checks clean (backend emu)
-  K0's replay reproduces the recorded post-state: 8 regions, 1 global variable"
+  K0's replay reproduces the recorded post-state: 8 regions, 1 global variable (byte for byte)"
   hsaco-rebuild g.s --abi-of g.bundle -o k1.hsaco
   run --separate-stderr kernel-diffcheck g.bundle k1.hsaco --capture g.bundle --json
   assert_report kernel-diffcheck ok 0
@@ -190,6 +190,56 @@ capture_gather() {
   assert_failure 1
   # out[0] = rows[3][0] * 3 + 1 = 901 (0x44614000) for K0, 902 (0x44618000) for the mutant.
   assert_line --index 0 --regexp "^kernel-diffcheck: divergent: gather_rows on the captured dispatch: region 0x[0-9a-f]+ \(reached from kernarg\+0x10\) byte 1 \(address 0x[0-9a-f]+\): 0x80 where K0 has 0x40$"
+}
+
+@test "replay with --types: the typed output by Eq. 1, every other byte exact" {
+  capture_gather
+  sed 's/v_fma_f32 v2, v2, s0, 1.0/v_fma_f32 v2, v2, s0, 2.0/' g.s > m.s
+  hsaco-rebuild m.s --abi-of g.bundle -o m.hsaco
+  # out (#2) as f32: K1 is K0 + 1 everywhere, past the default tau.
+  run kernel-diffcheck g.bundle m.hsaco --capture g.bundle --types '#2=f32'
+  assert_failure 1
+  assert_line --index 0 --regexp "^kernel-diffcheck: divergent: gather_rows on the captured dispatch: region 0x[0-9a-f]+ \('#2', f32, from byte 0\): max_abs_diff 1 > tau 0.001 at index 0 \(K0 901, K1 902\)$"
+  assert_line --index 1 "  K0's replay reproduces the recorded post-state: 8 regions, 1 global variable (1 typed span by Eq. 1 (theta 0.9999, tau 0.001), every other byte exactly)"
+  # Within a looser tau and theta it passes; the figures are the ones computed here from the
+  # recording: max |diff| 1, and the cosine of out against out + 1.
+  run --separate-stderr kernel-diffcheck g.bundle m.hsaco --capture g.bundle --types '#0[]=f32,#1=i32,#2=f32' --tau 1.5 --theta 0.99 --json
+  assert_report kernel-diffcheck ok 0
+  python3 "$BATS_TEST_DIRNAME/read_bundle.py" g.bundle > bundle.json
+  python3 - <<'PY'
+import json, math, struct
+d = json.load(open("bundle.json")); e = json.load(open("report.json"))
+out = next(r for r in d["regions"] if r["reached_from"] == "kernarg+0x10")
+k0 = struct.unpack("<448f", bytes.fromhex(out["post"])); k1 = [v + 1 for v in k0]
+cos = sum(a * b for a, b in zip(k0, k1)) / math.sqrt(sum(a * a for a in k0) * sum(b * b for b in k1))
+t = {s["arg"]: s for s in e["body"]["typed"]}
+assert sorted(t) == ["#0[0]", "#0[1]", "#0[2]", "#0[3]", "#0[4]", "#1", "#2"], sorted(t)
+assert t["#2"]["max_abs_diff"] == 1.0 and t["#2"]["elements"] == 448 and t["#2"]["mismatches"] == 448
+assert abs(t["#2"]["cosine"] - cos) < 1e-9, (t["#2"]["cosine"], cos)
+assert t["#1"]["type"] == "i32" and t["#1"]["elements"] == 7 and t["#1"]["mismatches"] == 0
+assert all(t["#0[%d]" % k]["elements"] == 64 for k in range(5))
+assert e["body"]["theta"] == 0.99 and e["body"]["tau"] == 1.5 and e["body"]["types"] == "#0[]=f32,#1=i32,#2=f32"
+assert e["message"].startswith("ok: gather_rows, 8 regions and 1 global variable as K0's (7 typed spans by Eq. 1 (theta 0.99, tau 1.5), every other byte exactly)"), e["message"]
+PY
+  # Bad --types: an input error naming what is wrong.
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle --types '#3=f32'
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: --types: argument '#3' of gather_rows is not a pointer (by_value, 4 bytes)"
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle --types '#5=f32'
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: --types: gather_rows has no explicit argument '#5' (give its name or #N, N counting the explicit arguments from 0)"
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle --types '#2=f33'
+  assert_failure 2
+  assert_output --partial "kernel-diffcheck: error: --types: unknown element type 'f33' (f16 bf16 f32 "
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle --types '#0=f32,#0=i32'
+  assert_failure 2
+  assert_output --regexp "^kernel-diffcheck: error: --types: address 0x[0-9a-f]+ is given two types \('#0' f32, '#0' i32\)$"
+  run kernel-diffcheck g.bundle g.bundle --capture g.bundle --tau 1
+  assert_failure 2
+  assert_line --index 0 "kernel-diffcheck: error: --theta and --tau apply to --capture only with --types (untyped memory is compared byte for byte)"
+  run kernel-diffcheck g.bundle g.bundle --spec /dev/null --types '#2=f32'
+  assert_failure 2
+  assert_line --index 0 "kernel-diffcheck: error: --types is for --capture (a spec types its arguments itself)"
 }
 
 @test "replay: a candidate that reads outside the recorded regions faults, naming the address" {
@@ -236,7 +286,7 @@ open("v2.bundle", "wb").write(d.replace(k, b"\xaeformat_version\x02"))'
   assert_line --index 0 "kernel-diffcheck: abi_invalid: code object version: 6 in K0, 5 here"
   run kernel-diffcheck g.bundle g.bundle --capture g.bundle --seeds 1
   assert_failure 2
-  assert_line --index 0 "kernel-diffcheck: error: --seeds does not apply to --capture (one recorded state, compared byte for byte)"
+  assert_line --index 0 "kernel-diffcheck: error: --seeds does not apply to --capture (one recorded state)"
 }
 
 @test "kernel-time --capture: the model on the captured state, K0 alone and against K1" {

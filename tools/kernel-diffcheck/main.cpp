@@ -21,6 +21,11 @@ int main(int argc, char **argv) {
       "Check on a dispatch recorded by dispatch-capture instead of synthetic inputs: K0 (the "
       "recorded code object) must reproduce the recording, K1 every byte of K0's result (emu)",
       cxxopts::value<std::string>(), "BUNDLE")(
+      "types",
+      "With --capture: element types of the memory pointer arguments reach, compared by "
+      "Eq. 1 instead of byte for byte; ARG is a name or #N, ARG[] types the regions ARG's "
+      "pointer table reaches",
+      cxxopts::value<std::string>(), "ARG=TYPE[,...]")(
       "seeds", "Input seeds, comma-separated (default 1,2,3)", cxxopts::value<std::string>(),
       "N[,N...]")("theta", "Minimum cosine similarity of float outputs (default 0.9999)",
                   cxxopts::value<double>(),
@@ -54,11 +59,13 @@ int main(int argc, char **argv) {
   if (R.count("capture")) {
     if (R.count("spec") || R.count("infer"))
       return C.usageError("--capture replaces --spec; it takes no --infer");
-    for (const char *Opt : {"seeds", "theta", "tau", "dump-inputs", "schedules"})
+    for (const char *Opt : {"seeds", "dump-inputs", "schedules"})
       if (R.count(Opt))
         return C.usageError(std::string("--") + Opt +
-                            " does not apply to --capture (one recorded "
-                            "state, compared byte for byte)");
+                            " does not apply to --capture (one recorded state)");
+    if (!R.count("types") && (R.count("theta") || R.count("tau")))
+      return C.usageError("--theta and --tau apply to --capture only with --types (untyped "
+                          "memory is compared byte for byte)");
     if (In.size() != 2)
       return C.usageError("give two code objects: K0 (the original) and K1 (the candidate)");
     DeviceOptions Dev;
@@ -74,11 +81,23 @@ int main(int argc, char **argv) {
     O.Strict = R.count("no-strict") == 0;
     if (R.count("max-instructions"))
       O.MaxInstructions = R["max-instructions"].as<uint64_t>();
+    if (R.count("types"))
+      O.Types = R["types"].as<std::string>();
+    if (R.count("theta"))
+      O.Theta = R["theta"].as<double>();
+    if (R.count("tau"))
+      O.Tau = R["tau"].as<double>();
+    if (!(O.Theta >= -1 && O.Theta <= 1))
+      return C.usageError("--theta must be between -1 and 1");
+    if (!(O.Tau >= 0))
+      return C.usageError("--tau must be a non-negative number");
     O.Progress = C.progress();
     return runKernelReplay(C, O);
   }
   if (!R.count("spec"))
     return C.usageError("--spec is required (or --capture)");
+  if (R.count("types"))
+    return C.usageError("--types is for --capture (a spec types its arguments itself)");
   DeviceOptions Dev;
   if (int Code = C.deviceOptions(Dev); Code >= 0)
     return Code;
