@@ -27,11 +27,14 @@ std::string num(double V) {
   return Buf;
 }
 
-// What one replay left, and what it ran.
+// What one replay left, and what it ran where.
 struct ReplayState : launch::CaptureState {
   uint64_t WaveInstructions = 0;
   std::set<std::pair<std::string, uint64_t>> Findings; // (rule, offset)
   std::vector<device::UnsafeFinding> FindingList;
+  std::string Backend, DeviceName;
+  bool Emulator = true;
+  unsigned Moved = 0; // regions the runtime placed away from their recorded address
 };
 
 // Run K from the bundle's pre-state on a fresh device of Backend.
@@ -41,27 +44,27 @@ llvm::Expected<ReplayState> replay(const launch::CaptureBundle &B, const CodeObj
   if (!D)
     return D.takeError();
   device::Device &Dev = **D;
-  if (!Dev.info().Emulator)
-    return makeError("replaying a capture needs the emu backend: the " + Dev.info().Backend +
-                     " backend cannot place memory at the recorded addresses yet");
-  if (llvm::Error E = launch::mapCaptureRegions(Dev, B))
-    return std::move(E);
+  // The regions before the code object, so that its load cannot take their addresses.
+  auto Placed = launch::placeCaptureRegions(Dev, B);
+  if (!Placed)
+    return Placed.takeError();
   auto M = Dev.load(K);
   if (!M)
     return M.takeError();
-  if (llvm::Error E = launch::writeCapturePreState(Dev, **M, B))
+  if (llvm::Error E = launch::writeCapturePreState(Dev, **M, B, *Placed))
     return std::move(E);
-  auto P = launch::captureLaunchParams(B);
+  auto P = launch::captureLaunchParams(B, *Placed);
   if (!P)
     return P.takeError();
+  bool Emu = Dev.info().Emulator;
   P->Threads = O.Threads;
-  P->Strict = O.Strict;
-  P->MaxInstructions = MaxInstructions;
-  P->TimeoutSeconds = O.TimeoutSeconds;
+  P->Strict = O.Strict && Emu;
+  P->MaxInstructions = Emu ? MaxInstructions : 0;
+  P->TimeoutSeconds = Emu ? O.TimeoutSeconds : 0;
   auto Run = Dev.launch(**M, *P);
   if (!Run)
     return Run.takeError();
-  auto After = launch::readCaptureState(Dev, **M, B);
+  auto After = launch::readCaptureState(Dev, **M, B, *Placed);
   if (!After)
     return After.takeError();
   ReplayState S;
@@ -70,6 +73,10 @@ llvm::Expected<ReplayState> replay(const launch::CaptureBundle &B, const CodeObj
   for (const device::UnsafeFinding &F : Run->Findings)
     if (S.Findings.insert({F.Rule, F.Offset}).second)
       S.FindingList.push_back(F);
+  S.Backend = Dev.info().Backend;
+  S.DeviceName = Dev.info().Name;
+  S.Emulator = Emu;
+  S.Moved = Placed->Moved;
   return S;
 }
 
@@ -126,6 +133,15 @@ Report runCaptureReplay(const ReplayOptions &O) {
       R.Message = "runtime_error: K0: " + R.Message;
     return R;
   }
+  R.Backend = S0->Backend;
+  R.Body["device"] = S0->DeviceName;
+  if (S0->Moved)
+    R.Notes.push_back(countOf(S0->Moved, "region") +
+                      " could not be placed at their recorded addresses (the runtime's "
+                      "hipMemAddressReserve granted another): the kernarg pointers into " +
+                      (S0->Moved == 1 ? "it were" : "them were") +
+                      " rewritten, and no pointer in device memory reaches " +
+                      (S0->Moved == 1 ? "it" : "them"));
   // The recording itself, in the replay's terms.
   launch::CaptureState Rec;
   for (const launch::CapturedRegion &G : B->Regions)
@@ -147,11 +163,14 @@ Report runCaptureReplay(const ReplayOptions &O) {
   R.Notes.push_back(
       "K0's replay reproduces the recorded post-state: " + countOf(B->Regions.size(), "region") +
       ", " + countOf(B->Globals.size(), "global variable") + " (" + Rule + ")");
-  uint64_t Limit = O.MaxInstructions
+  // Only the emulator counts instructions; a GPU runs K1 unbounded.
+  uint64_t Limit = !S0->Emulator ? 0
+                   : O.MaxInstructions
                        ? O.MaxInstructions
                        : std::max<uint64_t>(1, S0->WaveInstructions) * O.InstructionFactor;
   if (O.Progress)
-    O.Progress("replaying K1 (at most " + std::to_string(Limit) + " wave-instructions)");
+    O.Progress(Limit ? "replaying K1 (at most " + std::to_string(Limit) + " wave-instructions)"
+                     : std::string("replaying K1"));
   auto S1 = replay(*B, (*K1)->C, O, Limit);
   if (!S1) {
     std::string Msg;
@@ -192,7 +211,8 @@ Report runCaptureReplay(const ReplayOptions &O) {
               countOf(B->Globals.size(), "global variable") +
               (Spans.empty() ? " equal to K0's" : " as K0's (" + Rule + ")") +
               " on the captured dispatch" +
-              (O.Strict ? ", strict checks clean" : ", no strict checks") + " (backend emu)";
+              (O.Strict && S0->Emulator ? ", strict checks clean" : ", no strict checks") +
+              " (backend " + S0->Backend + (S0->Emulator ? "" : ", " + S0->DeviceName) + ")";
   return R;
 }
 

@@ -8,6 +8,15 @@ namespace asmevo::device {
 
 TraceSink::~TraceSink() = default;
 
+llvm::Error Device::place(std::vector<Placement> &Ps) {
+  for (Placement &P : Ps) {
+    if (llvm::Error E = allocAt(P.Want, P.Size, P.Name))
+      return E;
+    P.Got = P.Want;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Device::flushCaches(uint64_t) {
   return makeError("the " + info().Backend +
                    " backend has no caches to flush (--flush-cache needs a GPU: --backend hip)");

@@ -120,6 +120,16 @@ public:
   // that cannot do that says so.
   virtual llvm::Expected<uint64_t> alloc(uint64_t Size, const std::string &Name) = 0;
   virtual llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) = 0;
+  // Allocations for a replay, each wanted at a recorded address: placed there where the
+  // backend can, else elsewhere, and Got says where. emu: exactly there (allocAt), or an
+  // error. hip: the runtime's hipMemAddressReserve takes the address as a hint only, and may
+  // grant another; placed memory lives as long as the device.
+  struct Placement {
+    uint64_t Want = 0, Size = 0;
+    std::string Name;
+    uint64_t Got = 0;
+  };
+  virtual llvm::Error place(std::vector<Placement> &Ps);
   virtual llvm::Error free(uint64_t Addr) = 0;
   virtual llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size) = 0;
   virtual llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) = 0;

@@ -36,6 +36,37 @@
 //   the backend reports it in MHz, and 0 when it reads as non-positive or above 10 GHz (a
 //   layout it does not know). hipDeviceGetAttribute(hipDeviceAttributeClockRate) would do too
 //   (the enum value is 5 in 5.2 and in rocm-6.0.0..6.2.x), but the properties are read anyway.
+//
+// Virtual memory management (hipMemAddressReserve and its kin, used to place a captured
+// dispatch's regions at their recorded addresses), declared the same in 5.2 and ROCm 6:
+//   hipError_t hipMemAddressReserve(void** ptr, size_t size, size_t alignment, void* addr,
+//                                   unsigned long long flags);   ("addr": a requested start)
+//   hipError_t hipMemAddressFree(void* devPtr, size_t size);
+//   hipError_t hipMemCreate(hipMemGenericAllocationHandle_t* handle, size_t size,
+//                           const hipMemAllocationProp* prop, unsigned long long flags);
+//   hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle);
+//   hipError_t hipMemMap(void* ptr, size_t size, size_t offset,
+//                        hipMemGenericAllocationHandle_t handle, unsigned long long flags);
+//   hipError_t hipMemUnmap(void* ptr, size_t size);
+//   hipError_t hipMemSetAccess(void* ptr, size_t size, const hipMemAccessDesc* desc,
+//                              size_t count);
+//   hipError_t hipMemGetAllocationGranularity(size_t* granularity,
+//                                             const hipMemAllocationProp* prop,
+//                                             hipMemAllocationGranularity_flags option);
+//   enums: hipMemLocationTypeDevice = 1, hipMemAllocationTypePinned = 0x1,
+//          hipMemHandleTypeNone = 0, hipMemAccessFlagsProtReadWrite = 3,
+//          hipMemAllocationGranularityMinimum = 0, hipErrorNotSupported = 801;
+//   struct hipMemLocation { hipMemLocationType type; int id; };            (8 bytes)
+//   struct hipMemAccessDesc { hipMemLocation location; hipMemAccessFlags flags; };  (12 bytes)
+// hipMemAllocationProp (32 bytes in both) changed its layout between them:
+//   5.2 (Debian's /usr/include/hip/hip_runtime_api.h): unsigned char compressionType at 0,
+//     hipMemLocation location at 4, requestedHandleType at 12, hipMemAllocationType type at
+//     16, unsigned short usage at 20, void* win32HandleMetaData at 24.
+//   ROCm 6 (ROCm/HIP include/hip/hip_runtime_api.h, the CUDA order): type at 0,
+//     requestedHandleType at 4, location at 8, win32HandleMetaData at 16, allocFlags
+//     {compressionType, gpuDirectRDMACapable, usage} at 24.
+// The backend fills the layout of the runtime it loaded: ROCm 6 when it exports
+// hipGetDevicePropertiesR0600 (PropsR0600), else 5.2.
 #pragma once
 
 #include <cstddef>
@@ -66,6 +97,7 @@ constexpr hipError_t hipErrorNotFound = 500;
 constexpr hipError_t hipErrorIllegalAddress = 700;
 constexpr hipError_t hipErrorLaunchOutOfResources = 701;
 constexpr hipError_t hipErrorLaunchFailure = 719;
+constexpr hipError_t hipErrorNotSupported = 801;
 
 // The name of a hipError_t value ("hipErrorInvalidImage"), or nullptr when not one of the above.
 const char *hipErrorName(hipError_t E);
@@ -78,6 +110,37 @@ constexpr int hipMemcpyDeviceToHost = 2;
 inline void *const HIP_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void *>(1);
 inline void *const HIP_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void *>(2);
 inline void *const HIP_LAUNCH_PARAM_END = reinterpret_cast<void *>(3);
+
+// Virtual memory management (see the top).
+using hipMemGenericAllocationHandle_t = struct ihipMemGenericAllocationHandle *;
+constexpr int hipMemLocationTypeDevice = 1;
+constexpr int hipMemAllocationTypePinned = 1;
+constexpr int hipMemAccessFlagsProtReadWrite = 3;
+constexpr int hipMemAllocationGranularityMinimum = 0;
+constexpr size_t kMemAllocationPropSize = 32;
+struct MemAccessDesc {
+  int LocationType, LocationId, Flags;
+};
+static_assert(sizeof(MemAccessDesc) == 12, "hipMemAccessDesc is 12 bytes");
+// A hipMemAllocationProp for pinned memory on device Device, in either layout.
+inline void fillMemAllocationProp(unsigned char (&Prop)[kMemAllocationPropSize], int Device,
+                                  bool R0600) {
+  auto put = [&](size_t Off, int V) {
+    for (size_t I = 0; I < 4; ++I)
+      Prop[Off + I] = (unsigned char)(unsigned(V) >> (8 * I));
+  };
+  for (unsigned char &B : Prop)
+    B = 0;
+  if (R0600) {
+    put(0, hipMemAllocationTypePinned); // type
+    put(8, hipMemLocationTypeDevice);   // location.type
+    put(12, Device);                    // location.id
+  } else {
+    put(4, hipMemLocationTypeDevice);    // location.type
+    put(8, Device);                      // location.id
+    put(16, hipMemAllocationTypePinned); // type
+  }
+}
 
 // hipDeviceProp_t: where the fields the backend reads lie (see above).
 constexpr size_t kPropNameOffset = 0;
@@ -116,6 +179,23 @@ struct HipApi {
   // Optional (null when the library lacks it): hipModuleGetGlobal(hipDeviceptr_t *Ptr,
   // size_t *Bytes, hipModule_t, const char *Name), the same in ROCm 5.2 and 6.
   hipError_t (*ModuleGetGlobal)(void **Ptr, size_t *Bytes, hipModule_t Module, const char *Name);
+
+  // Optional, the virtual memory management calls (see the top); all or none are used.
+  hipError_t (*MemAddressReserve)(void **Ptr, size_t Size, size_t Alignment, void *Addr,
+                                  unsigned long long Flags);
+  hipError_t (*MemAddressFree)(void *Ptr, size_t Size);
+  hipError_t (*MemCreate)(hipMemGenericAllocationHandle_t *Handle, size_t Size, const void *Prop,
+                          unsigned long long Flags);
+  hipError_t (*MemRelease)(hipMemGenericAllocationHandle_t Handle);
+  hipError_t (*MemMap)(void *Ptr, size_t Size, size_t Offset,
+                       hipMemGenericAllocationHandle_t Handle, unsigned long long Flags);
+  hipError_t (*MemUnmap)(void *Ptr, size_t Size);
+  hipError_t (*MemSetAccess)(void *Ptr, size_t Size, const MemAccessDesc *Desc, size_t Count);
+  hipError_t (*MemGetAllocationGranularity)(size_t *Granularity, const void *Prop, int Option);
+  bool hasVirtualMemory() const {
+    return MemAddressReserve && MemAddressFree && MemCreate && MemRelease && MemMap && MemUnmap &&
+           MemSetAccess && MemGetAllocationGranularity;
+  }
 
   bool PropsR0600 = false;
   // The library is AsmEvo's emulated runtime (libasmevo-hip.so, which exports

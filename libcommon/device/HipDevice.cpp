@@ -105,6 +105,8 @@ const char *hipErrorName(hipError_t E) {
     return "hipErrorLaunchOutOfResources";
   case hipErrorLaunchFailure:
     return "hipErrorLaunchFailure";
+  case hipErrorNotSupported:
+    return "hipErrorNotSupported";
   default:
     return nullptr;
   }
@@ -209,6 +211,17 @@ llvm::Expected<std::shared_ptr<HipApi>> loadRuntime() {
   Api->ModuleGetGlobal =
       reinterpret_cast<decltype(Api->ModuleGetGlobal)>(dlsym(H, "hipModuleGetGlobal"));
   Api->Emulated = dlsym(H, "asmevoHipEmulatedRuntime") != nullptr;
+  auto optional = [&](auto &Fn, const char *Sym) {
+    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(H, Sym));
+  };
+  optional(Api->MemAddressReserve, "hipMemAddressReserve");
+  optional(Api->MemAddressFree, "hipMemAddressFree");
+  optional(Api->MemCreate, "hipMemCreate");
+  optional(Api->MemRelease, "hipMemRelease");
+  optional(Api->MemMap, "hipMemMap");
+  optional(Api->MemUnmap, "hipMemUnmap");
+  optional(Api->MemSetAccess, "hipMemSetAccess");
+  optional(Api->MemGetAllocationGranularity, "hipMemGetAllocationGranularity");
   return Api;
 }
 
@@ -217,9 +230,16 @@ std::string processorOf(const std::string &Arch) { return Arch.substr(0, Arch.fi
 
 class HipModule : public Module {
 public:
-  HipModule(std::shared_ptr<HipApi> Api, const CodeObject &Code, hipModule_t M)
-      : Api(std::move(Api)), Code(Code), M(M) {}
-  ~HipModule() override { Api->ModuleUnload(M); }
+  // Known: the device's map of the memory it may copy to and from (base -> size), which gets
+  // the global variables handed out while the module is loaded.
+  HipModule(std::shared_ptr<HipApi> Api, const CodeObject &Code, hipModule_t M,
+            std::map<uint64_t, uint64_t> &Known)
+      : Api(std::move(Api)), Code(Code), M(M), Known(Known) {}
+  ~HipModule() override {
+    for (uint64_t A : Handed)
+      Known.erase(A);
+    Api->ModuleUnload(M);
+  }
   const CodeObject &codeObject() const override { return Code; }
   hipModule_t handle() const { return M; }
   llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) override {
@@ -229,13 +249,18 @@ public:
     size_t Bytes = 0;
     if (hipError_t E = Api->ModuleGetGlobal(&P, &Bytes, M, Name.str().c_str()))
       return callError(*Api, "hipModuleGetGlobal", E, " for '" + Name.str() + "'");
-    return GlobalSymbol{reinterpret_cast<uint64_t>(P), Bytes};
+    uint64_t A = reinterpret_cast<uint64_t>(P);
+    if (Bytes && Known.emplace(A, Bytes).second)
+      Handed.push_back(A);
+    return GlobalSymbol{A, Bytes};
   }
 
 private:
   std::shared_ptr<HipApi> Api;
   const CodeObject &Code;
   hipModule_t M;
+  std::map<uint64_t, uint64_t> &Known;
+  std::vector<uint64_t> Handed;
 };
 
 // Two events, destroyed on every path.
@@ -253,9 +278,9 @@ struct EventPair {
 
 class HipDevice : public Device {
 public:
-  HipDevice(std::shared_ptr<HipApi> Api, const std::string &Name, const std::string &Arch,
-            double ClockMHz)
-      : Api(std::move(Api)) {
+  HipDevice(std::shared_ptr<HipApi> Api, int Ordinal, const std::string &Name,
+            const std::string &Arch, double ClockMHz)
+      : Api(std::move(Api)), Ordinal(Ordinal) {
     Info.Backend = "hip";
     // On AsmEvo's emulated runtime the "GPU" is the CPU emulator: its times are host times.
     Info.Name =
@@ -266,7 +291,10 @@ public:
   }
   ~HipDevice() override {
     for (const auto &[Addr, Size] : Allocs)
-      Api->Free(reinterpret_cast<void *>(Addr));
+      if (!Placed.count(Addr))
+        Api->Free(reinterpret_cast<void *>(Addr));
+    for (const Reservation &V : Reservations)
+      release(V);
     if (FlushBuf)
       Api->Free(FlushBuf);
   }
@@ -303,7 +331,60 @@ public:
     return makeError("the hip backend cannot place an allocation at a chosen address (" +
                      hex(Addr) + ")");
   }
+  // Each span of granularity pages that the placements touch is reserved with its recorded
+  // start as the hint (hipMemAddressReserve), backed (hipMemCreate), mapped (hipMemMap) and
+  // made read-write for this device (hipMemSetAccess). The runtime may reserve elsewhere: then
+  // every placement in that span moves by the same amount, and Got says where.
+  llvm::Error place(std::vector<Placement> &Ps) override {
+    if (Ps.empty())
+      return llvm::Error::success();
+    if (!Api->hasVirtualMemory())
+      return makeError(std::string(Api->Library) +
+                       " lacks hipMemAddressReserve, hipMemCreate, hipMemMap or hipMemSetAccess: "
+                       "the hip backend cannot place memory at recorded addresses");
+    unsigned char Prop[kMemAllocationPropSize];
+    fillMemAllocationProp(Prop, Ordinal, Api->PropsR0600);
+    size_t G = 0;
+    if (hipError_t E =
+            Api->MemGetAllocationGranularity(&G, Prop, hipMemAllocationGranularityMinimum))
+      return callError(*Api, "hipMemGetAllocationGranularity", E);
+    if (G == 0 || (G & (G - 1)))
+      return runtimeError("hipMemGetAllocationGranularity returned " + std::to_string(G) +
+                          ", not a power of two");
+    std::vector<size_t> Order(Ps.size());
+    for (size_t I = 0; I < Ps.size(); ++I)
+      Order[I] = I;
+    std::sort(Order.begin(), Order.end(),
+              [&](size_t A, size_t B) { return Ps[A].Want < Ps[B].Want; });
+    for (size_t I = 0; I < Order.size();) {
+      uint64_t Lo = Ps[Order[I]].Want & ~uint64_t(G - 1);
+      uint64_t Hi = Lo;
+      size_t J = I;
+      for (; J < Order.size(); ++J) {
+        const Placement &P = Ps[Order[J]];
+        if (P.Size == 0 || P.Want + P.Size < P.Want)
+          return makeError("cannot place " + std::to_string(P.Size) + " bytes at " + hex(P.Want));
+        if (J > I && P.Want >= Hi)
+          break;
+        Hi = std::max<uint64_t>(Hi, (P.Want + P.Size + G - 1) & ~uint64_t(G - 1));
+      }
+      auto Got = reserve(Lo, Hi - Lo, G, Prop, Ps[Order[I]].Name);
+      if (!Got)
+        return Got.takeError();
+      for (size_t K = I; K < J; ++K) {
+        Placement &P = Ps[Order[K]];
+        P.Got = *Got + (P.Want - Lo);
+        Allocs[P.Got] = P.Size;
+        Placed.insert(P.Got);
+      }
+      I = J;
+    }
+    return llvm::Error::success();
+  }
   llvm::Error free(uint64_t Addr) override {
+    if (Placed.count(Addr))
+      return makeError("the placed region at " + hex(Addr) +
+                       " is released with the device, not freed");
     auto It = Allocs.find(Addr);
     if (It == Allocs.end())
       return makeError("no device allocation starts at " + hex(Addr));
@@ -370,7 +451,7 @@ public:
     // from its headers. Code.Bytes is the whole code object.
     if (hipError_t E = Api->ModuleLoadData(&M, Code.Bytes.data()))
       return withFile(callError(*Api, "hipModuleLoadData", E), Code.Path);
-    return std::make_unique<HipModule>(Api, Code, M);
+    return std::make_unique<HipModule>(Api, Code, M, Globals);
   }
 
   llvm::Expected<LaunchResult> launch(Module &Mod, const LaunchParams &P) override {
@@ -472,17 +553,72 @@ public:
   }
 
 private:
+  // One reserved, backed and mapped span of the virtual address space (place).
+  struct Reservation {
+    uint64_t Base = 0, Size = 0;
+    hipMemGenericAllocationHandle_t Handle = nullptr;
+    bool Mapped = false;
+  };
+  void release(const Reservation &V) {
+    void *P = reinterpret_cast<void *>(V.Base);
+    if (V.Mapped)
+      Api->MemUnmap(P, V.Size);
+    if (V.Handle)
+      Api->MemRelease(V.Handle);
+    Api->MemAddressFree(P, V.Size);
+  }
+  // Reserve Size bytes (a multiple of G) with Hint as the requested start; returns the start
+  // granted. Every step's failure undoes the ones before.
+  llvm::Expected<uint64_t> reserve(uint64_t Hint, uint64_t Size, size_t G,
+                                   const unsigned char *Prop, const std::string &Name) {
+    const std::string For =
+        " for " + std::to_string(Size) + " bytes at " + hex(Hint) + " (" + Name + ")";
+    void *P = nullptr;
+    if (hipError_t E = Api->MemAddressReserve(&P, Size, G, reinterpret_cast<void *>(Hint), 0))
+      return callError(*Api, "hipMemAddressReserve", E, For);
+    Reservation V;
+    V.Base = reinterpret_cast<uint64_t>(P);
+    V.Size = Size;
+    if (!P || V.Base % G)
+      return Api->MemAddressFree(P, Size),
+             runtimeError("hipMemAddressReserve returned " + hex(V.Base) + For);
+    if (hipError_t E = Api->MemCreate(&V.Handle, Size, Prop, 0)) {
+      V.Handle = nullptr;
+      release(V);
+      return callError(*Api, "hipMemCreate", E, For);
+    }
+    if (hipError_t E = Api->MemMap(P, Size, 0, V.Handle, 0)) {
+      release(V);
+      return callError(*Api, "hipMemMap", E, For);
+    }
+    V.Mapped = true;
+    MemAccessDesc Access{hipMemLocationTypeDevice, Ordinal, hipMemAccessFlagsProtReadWrite};
+    if (hipError_t E = Api->MemSetAccess(P, Size, &Access, 1)) {
+      release(V);
+      return callError(*Api, "hipMemSetAccess", E, For);
+    }
+    Reservations.push_back(V);
+    return V.Base;
+  }
   bool inside(uint64_t Addr, uint64_t Size) const {
-    auto It = Allocs.upper_bound(Addr);
-    if (It == Allocs.begin())
-      return false;
-    --It;
-    return Addr - It->first < It->second && Size <= It->second - (Addr - It->first);
+    for (const auto *M : {&Allocs, &Globals}) {
+      auto It = M->upper_bound(Addr);
+      if (It == M->begin())
+        continue;
+      --It;
+      if (Addr - It->first < It->second && Size <= It->second - (Addr - It->first))
+        return true;
+    }
+    return false;
   }
   std::shared_ptr<HipApi> Api;
+  int Ordinal = 0;
   DeviceInfo Info;
-  std::map<uint64_t, uint64_t> Allocs; // base -> size
-  void *FlushBuf = nullptr;            // the cache-flush buffer (flushCaches), FlushSize bytes
+  std::map<uint64_t, uint64_t> Allocs;  // base -> size, hipMalloc'd and placed
+  std::set<uint64_t> Placed;            // the bases in Allocs that place() made
+  std::map<uint64_t, uint64_t> Globals; // global variables of loaded modules, base -> size
+  std::vector<Reservation> Reservations;
+  void *FlushBuf = nullptr; // the cache-flush buffer (flushCaches), FlushSize bytes
   uint64_t FlushSize = 0;
   uint64_t Flushes = 0;
 };
@@ -526,7 +662,7 @@ llvm::Expected<std::unique_ptr<Device>> openHipDevice(const std::string &Process
     if (processorOf(Arch) == Processor) {
       if (hipError_t E2 = Api->SetDevice(D))
         return callError(*Api, "hipSetDevice", E2);
-      return std::make_unique<HipDevice>(Api, Name, Arch, ClockMHz);
+      return std::make_unique<HipDevice>(Api, D, Name, Arch, ClockMHz);
     }
     if (std::find(Archs.begin(), Archs.end(), processorOf(Arch)) == Archs.end())
       Archs.push_back(processorOf(Arch));

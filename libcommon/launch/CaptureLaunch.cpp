@@ -7,6 +7,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 namespace asmevo::launch {
 
 namespace {
@@ -37,16 +39,55 @@ llvm::Error checkCapturedK0(const CaptureBundle &B, llvm::StringRef K0Bytes, llv
                    "give BUNDLE as K0 with --capture BUNDLE)");
 }
 
-llvm::Error mapCaptureRegions(device::Device &Dev, const CaptureBundle &B) {
+llvm::Expected<CapturePlacement> placeCaptureRegions(device::Device &Dev, const CaptureBundle &B) {
+  std::vector<device::Device::Placement> Ps;
   for (const CapturedRegion &R : B.Regions)
-    if (llvm::Error E = Dev.allocAt(R.Base, R.size(), "region " + hex(R.Base)))
-      return E;
-  return llvm::Error::success();
+    Ps.push_back({R.Base, R.size(), "region " + hex(R.Base), 0});
+  if (llvm::Error E = Dev.place(Ps))
+    return std::move(E);
+  CapturePlacement P;
+  P.Kernarg = B.Kernarg;
+  for (const device::Device::Placement &X : Ps) {
+    P.Bases.push_back(X.Got);
+    P.Moved += X.Got != X.Want;
+  }
+  if (!P.Moved)
+    return P;
+  auto load = [](const uint8_t *Q) {
+    uint64_t V;
+    std::memcpy(&V, Q, 8);
+    return V;
+  };
+  // A pointer into a moved region stored in device memory: refused.
+  for (const CapturedRegion &From : B.Regions)
+    for (uint64_t Off = 0; Off + 8 <= From.size(); Off += 8) {
+      const CapturedRegion *To = B.regionAt(load(From.Pre.data() + Off));
+      if (!To)
+        continue;
+      size_t I = size_t(To - B.Regions.data());
+      if (P.Bases[I] != To->Base)
+        return makeError("the runtime placed region " + hex(To->Base) + " (reached from " +
+                         To->ReachedFrom + ") at " + hex(P.Bases[I]) +
+                         ", not at its recorded address, and region " + hex(From.Base) +
+                         " holds a pointer to it at byte " + llvm::Twine(Off) +
+                         ": a pointer stored in device memory cannot be rewritten (only "
+                         "kernarg pointers are), so this capture replays only where every "
+                         "region it points into keeps its recorded address");
+    }
+  for (size_t Off = 0; Off + 8 <= P.Kernarg.size(); Off += 8) {
+    uint64_t V = load(P.Kernarg.data() + Off);
+    if (const CapturedRegion *To = B.regionAt(V)) {
+      uint64_t New = P.Bases[size_t(To - B.Regions.data())] + (V - To->Base);
+      std::memcpy(P.Kernarg.data() + Off, &New, 8);
+    }
+  }
+  return P;
 }
 
-llvm::Error writeCapturePreState(device::Device &Dev, device::Module &M, const CaptureBundle &B) {
-  for (const CapturedRegion &R : B.Regions)
-    if (llvm::Error E = Dev.write(R.Base, R.Pre.data(), R.size()))
+llvm::Error writeCapturePreState(device::Device &Dev, device::Module &M, const CaptureBundle &B,
+                                 const CapturePlacement &P) {
+  for (size_t I = 0; I < B.Regions.size(); ++I)
+    if (llvm::Error E = Dev.write(P.Bases[I], B.Regions[I].Pre.data(), B.Regions[I].size()))
       return E;
   for (const CapturedGlobal &G : B.Globals) {
     auto S = globalOf(M, G);
@@ -58,7 +99,8 @@ llvm::Error writeCapturePreState(device::Device &Dev, device::Module &M, const C
   return llvm::Error::success();
 }
 
-llvm::Expected<device::LaunchParams> captureLaunchParams(const CaptureBundle &B) {
+llvm::Expected<device::LaunchParams> captureLaunchParams(const CaptureBundle &B,
+                                                         const CapturePlacement &Placed) {
   auto Items = launchGridItems({B.GridWorkgroups[0], B.GridWorkgroups[1], B.GridWorkgroups[2]},
                                /*InWorkgroups=*/true, B.Block);
   if (!Items)
@@ -68,16 +110,16 @@ llvm::Expected<device::LaunchParams> captureLaunchParams(const CaptureBundle &B)
   P.GridItems = *Items;
   P.Block = B.Block;
   P.DynamicLds = B.DynamicLds;
-  P.Kernarg = B.Kernarg;
+  P.Kernarg = Placed.Kernarg;
   return P;
 }
 
 llvm::Expected<CaptureState> readCaptureState(device::Device &Dev, device::Module &M,
-                                              const CaptureBundle &B) {
+                                              const CaptureBundle &B, const CapturePlacement &P) {
   CaptureState S;
-  for (const CapturedRegion &R : B.Regions) {
-    S.Regions.emplace_back(R.size());
-    if (llvm::Error E = Dev.read(R.Base, S.Regions.back().data(), R.size()))
+  for (size_t I = 0; I < B.Regions.size(); ++I) {
+    S.Regions.emplace_back(B.Regions[I].size());
+    if (llvm::Error E = Dev.read(P.Bases[I], S.Regions.back().data(), B.Regions[I].size()))
       return std::move(E);
   }
   for (const CapturedGlobal &G : B.Globals) {

@@ -19,22 +19,34 @@ namespace asmevo::launch {
 llvm::Error checkCapturedK0(const CaptureBundle &B, llvm::StringRef K0Bytes, llvm::StringRef K0Path,
                             llvm::StringRef BundlePath);
 
-// Map every region at its recorded base (Device::allocAt: emu; a backend that cannot place
-// memory says so).
-llvm::Error mapCaptureRegions(device::Device &Dev, const CaptureBundle &B);
+// Where a replay put the bundle's regions on a device, and the kernargs that reach them.
+struct CapturePlacement {
+  std::vector<uint64_t> Bases;  // per region, in the bundle's order
+  std::vector<uint8_t> Kernarg; // the recorded kernargs, pointers into moved regions rewritten
+  unsigned Moved = 0;           // regions not at their recorded address
+};
+
+// Place every region (Device::place): at its recorded base on emu (an error when that cannot
+// be); on hip where the runtime grants it. A region placed elsewhere is usable only when
+// nothing in device memory points into it: every 8-byte kernarg word pointing into it is
+// rewritten by the move, but a pointer stored in another region (a pointer table) cannot be,
+// and is an error that says so, naming both regions.
+llvm::Expected<CapturePlacement> placeCaptureRegions(device::Device &Dev, const CaptureBundle &B);
 
 // Write every region's and global's pre-state (the regions mapped, M loaded). Errors: a global
 // M does not have, or of another size.
-llvm::Error writeCapturePreState(device::Device &Dev, device::Module &M, const CaptureBundle &B);
+llvm::Error writeCapturePreState(device::Device &Dev, device::Module &M, const CaptureBundle &B,
+                                 const CapturePlacement &P);
 
-// The launch the bundle recorded: its kernel, geometry, dynamic LDS and kernarg bytes.
-llvm::Expected<device::LaunchParams> captureLaunchParams(const CaptureBundle &B);
+// The launch the bundle recorded: its kernel, geometry, dynamic LDS and kernarg bytes (P's).
+llvm::Expected<device::LaunchParams> captureLaunchParams(const CaptureBundle &B,
+                                                         const CapturePlacement &P);
 
 // What a run left, in the bundle's order: each region's bytes, then each global's.
 struct CaptureState {
   std::vector<std::vector<uint8_t>> Regions, Globals;
 };
 llvm::Expected<CaptureState> readCaptureState(device::Device &Dev, device::Module &M,
-                                              const CaptureBundle &B);
+                                              const CaptureBundle &B, const CapturePlacement &P);
 
 } // namespace asmevo::launch

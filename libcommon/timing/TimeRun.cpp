@@ -59,6 +59,7 @@ private:
   std::vector<std::string> Roles;
   launch::LaunchSpec S;                         // S.Kernel only, with --capture
   std::optional<launch::CaptureBundle> Capture; // --capture
+  launch::CapturePlacement CapturePlaced;       // where its regions live on Dev
   std::unique_ptr<device::Device> Dev;
 
   bool fail(llvm::Error E) {
@@ -142,11 +143,14 @@ private:
     Dev = std::move(*D);
     R.Backend = Dev->info().Backend;
     if (Capture && !Dev->info().Emulator)
-      return fail(makeError("--capture times on the emu backend only: the " + Dev->info().Backend +
-                            " backend cannot place memory at the recorded addresses yet"));
-    if (Capture)
-      if (llvm::Error E = launch::mapCaptureRegions(*Dev, *Capture))
-        return fail(std::move(E));
+      return fail(makeError("--capture times on the emu backend only: measuring a captured "
+                            "dispatch on a GPU is not built yet"));
+    if (Capture) {
+      auto P = launch::placeCaptureRegions(*Dev, *Capture);
+      if (!P)
+        return fail(P.takeError());
+      CapturePlaced = std::move(*P);
+    }
     body()["device"] = Dev->info().Name;
     return true;
   }
@@ -185,9 +189,9 @@ private:
       std::optional<launch::PlacedLaunch> Placed;
       device::LaunchParams Params;
       if (Capture) {
-        if (llvm::Error E = launch::writeCapturePreState(*Dev, **M, *Capture))
+        if (llvm::Error E = launch::writeCapturePreState(*Dev, **M, *Capture, CapturePlaced))
           return (void)fail(std::move(E));
-        auto P = launch::captureLaunchParams(*Capture);
+        auto P = launch::captureLaunchParams(*Capture, CapturePlaced);
         if (!P)
           return (void)fail(P.takeError());
         Params = std::move(*P);

@@ -131,7 +131,18 @@ hipError_t hipMalloc(void **Ptr, size_t Size) {
   *Ptr = nullptr;
   if (Size == 0)
     return hipSuccess;
-  auto A = R.dev().alloc(Size, "hipMalloc #" + std::to_string(R.Allocations.size() + 1));
+  const std::string Name = "hipMalloc #" + std::to_string(R.Allocations.size() + 1);
+  auto A = R.dev().alloc(Size, Name);
+  // Never inside an address range hipMemAddressReserve handed out: the emulator's allocator
+  // only moves up, so each retry lands past the last.
+  auto reserved = [&](uint64_t Base) {
+    auto It = R.Reserved.upper_bound(Base + Size - 1);
+    return It != R.Reserved.begin() && std::prev(It)->first + std::prev(It)->second > Base;
+  };
+  while (A && reserved(*A)) {
+    llvm::consumeError(R.dev().free(*A));
+    A = R.dev().alloc(Size, Name);
+  }
   if (!A)
     return R.fail(hipErrorOutOfMemory, "hipMalloc", llvm::toString(A.takeError()));
   R.Allocations[*A] = Size;

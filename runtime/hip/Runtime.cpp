@@ -61,6 +61,13 @@ hipError_t Runtime::pendingError() {
 }
 
 bool Runtime::isDevice(uint64_t Addr, uint64_t Size) const {
+  auto Mapped = Mappings.upper_bound(Addr);
+  if (Mapped != Mappings.begin()) {
+    --Mapped;
+    const Mapping &M = Mapped->second;
+    if (M.Accessible && Addr - Mapped->first < M.Size && Size <= M.Size - (Addr - Mapped->first))
+      return true;
+  }
   for (const auto *M : {&Allocations, &Globals}) {
     auto It = M->upper_bound(Addr);
     if (It == M->begin())

@@ -94,6 +94,19 @@ public:
   std::map<uint64_t, uint64_t> Allocations;
   // Global variables handed out (hipModuleGetGlobal, symbols): also device memory.
   std::map<uint64_t, uint64_t> Globals;
+  // Virtual memory management (ApiVirtualMemory.cpp): reserved address ranges (base -> size),
+  // physical allocations (hipMemCreate's handles, by their size), and the mappings of the one
+  // into the other (base -> {size, handle, accessible}). A mapping becomes device memory, at
+  // its address, once hipMemSetAccess makes it accessible.
+  struct Mapping {
+    uint64_t Size = 0;
+    const void *Handle = nullptr;
+    bool Accessible = false;
+  };
+  std::map<uint64_t, uint64_t> Reserved;
+  std::map<const void *, uint64_t> PhysicalAllocations;
+  std::map<uint64_t, Mapping> Mappings;
+  uint64_t NextReservation = 0x00007e0000000000ull; // below the emulator's heap (0x7f00...)
   // The device range holding [Addr, Addr+Size), if any: {base, size}.
   bool isDevice(uint64_t Addr, uint64_t Size) const;
 

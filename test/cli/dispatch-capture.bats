@@ -108,6 +108,23 @@ assert d["globals"] == []
   assert_output "checked"
 }
 
+@test "memory the virtual memory calls mapped (hipMemMap) is captured like hipMalloc's, and replays" {
+  capture -q --kernel gather -o v.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" vmm
+  assert_success
+  run bundle_check v.bundle '
+out = region("kernarg+0x10")
+assert len(out["pre"]) == 2 * 4096, len(out["pre"])  # the whole 4 KiB mapping, not 448 floats
+k = u64(d["kernarg"][:48])
+assert k[2] == out["base"], (k, out["base"])
+got = f32(out["post"])[:448]
+assert got[0] == 901.0 and got[64] == 1.0 and got[447] == 190.0, got[:2]
+'
+  assert_output "checked"
+  run kernel-diffcheck v.bundle v.bundle --capture v.bundle
+  assert_success
+  assert_line --index 0 "kernel-diffcheck: ok: gather_rows, every byte of 8 regions and 1 global variable equal to K0's on the captured dispatch, strict checks clean (backend emu)"
+}
+
 @test "no dispatch matched: exit 2, naming what the application did dispatch, no bundle" {
   capture --kernel nomatch -o n.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco"
   assert_failure 2
@@ -240,6 +257,35 @@ PY
   run kernel-diffcheck g.bundle g.bundle --spec /dev/null --types '#2=f32'
   assert_failure 2
   assert_line --index 0 "kernel-diffcheck: error: --types is for --capture (a spec types its arguments itself)"
+}
+
+@test "replay on the hip backend (here the emulated runtime): recorded addresses reserved, or kernarg pointers rewritten" {
+  capture_gather
+  local hip=(env ASMEVO_HIP_LIBRARY="$HIPLIB/libasmevo-hip.so")
+  local dev="AsmEvo emulated gfx942 (MI300X figures) (gfx942:sramecc+:xnack-), emulated by libasmevo-hip"
+  # The runtime grants every recorded address (hipMemAddressReserve's hint): an exact replay.
+  run --separate-stderr "${hip[@]}" kernel-diffcheck --backend hip g.bundle g.bundle --capture g.bundle
+  assert_success
+  assert_output "kernel-diffcheck: ok: gather_rows, every byte of 8 regions and 1 global variable equal to K0's on the captured dispatch, no strict checks (backend hip, $dev)
+  K0's replay reproduces the recorded post-state: 8 regions, 1 global variable (byte for byte)"
+  sed 's/v_fma_f32 v2, v2, s0, 1.0/v_fma_f32 v2, v2, s0, 2.0/' g.s > m.s
+  hsaco-rebuild m.s --abi-of g.bundle -o m.hsaco
+  run --separate-stderr "${hip[@]}" kernel-diffcheck --backend hip g.bundle m.hsaco --capture g.bundle --json
+  assert_report kernel-diffcheck divergent 1
+  python3 -c 'import json; e=json.load(open("report.json")); assert e["backend"] == "hip" and "(reached from kernarg+0x10) byte 1 " in e["message"], e'
+  # A runtime that reserves elsewhere: the row table holds pointers to the rows, which cannot be
+  # rewritten, so the replay is refused, naming both regions.
+  run "${hip[@]}" ASMEVO_HIP_IGNORE_ADDRESS_HINT=1 kernel-diffcheck --backend hip g.bundle g.bundle --capture g.bundle
+  assert_failure 2
+  assert_output --regexp "^kernel-diffcheck: error: the runtime placed region 0x[0-9a-f]+ \(reached from 0x[0-9a-f]+\+0x0\) at 0x7e[0-9a-f]+, not at its recorded address, and region 0x[0-9a-f]+ holds a pointer to it at byte 0: a pointer stored in device memory cannot be rewritten \(only kernarg pointers are\), so this capture replays only where every region it points into keeps its recorded address$"
+  # Top-level pointers only (the Triton-style launch): rewritten, and the replay is exact.
+  capture -q -o t.bundle -- "$PROGS/triton_style" "$TRITON/gfx942/vector_add_fp32.hsaco" 3000
+  assert_success
+  run --separate-stderr "${hip[@]}" ASMEVO_HIP_IGNORE_ADDRESS_HINT=1 kernel-diffcheck --backend hip t.bundle t.bundle --capture t.bundle --types '#2=f32'
+  assert_success
+  assert_output "kernel-diffcheck: ok: add_kernel, 3 regions and 0 global variables as K0's (1 typed span by Eq. 1 (theta 0.9999, tau 0.001), every other byte exactly) on the captured dispatch, no strict checks (backend hip, $dev)
+  3 regions could not be placed at their recorded addresses (the runtime's hipMemAddressReserve granted another): the kernarg pointers into them were rewritten, and no pointer in device memory reaches them
+  K0's replay reproduces the recorded post-state: 3 regions, 0 global variables (1 typed span by Eq. 1 (theta 0.9999, tau 0.001), every other byte exactly)"
 }
 
 @test "replay: a candidate that reads outside the recorded regions faults, naming the address" {

@@ -60,6 +60,12 @@ PY
     fail "stderr: $stderr"
 }
 
+@test "virtual memory: the output reserved, created, mapped and made accessible, then unmapped and freed" {
+  run --separate-stderr on_emu "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" vmm
+  assert_success
+  assert_line --index 1 "gather_rows <<<>>> into hipMemMap'd memory: 448 values, 0 wrong; event time recorded"
+}
+
 @test "an entry point the runtime lacks is hipErrorNotSupported, named once on stderr" {
   run --separate-stderr on_emu "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" unsupported
   assert_success

@@ -2,7 +2,7 @@
 // (test/cli/hip-runtime.bats). Every result is checked against a reference computed here on the
 // CPU; the program prints one line per check and exits 0 only if all of them pass.
 //
-//   pointer_rich MODULE.hsaco [fault|unsupported|load]
+//   pointer_rich MODULE.hsaco [fault|unsupported|load|vmm]
 //
 // - gather_rows, launched with <<<...>>>: out[i] = rows[pick[i / width]][i % width] * scale + 1,
 //   through a device table of row pointers (each row its own allocation) and a __device__
@@ -13,7 +13,9 @@
 //   number) and a table of page pointers, as in paged attention.
 // "fault" makes one pick index point past the row table (the launch must fail with
 // hipErrorIllegalAddress); "unsupported" calls an entry point the runtime does not implement;
-// "load" only loads MODULE with hipModuleLoad and prints the result.
+// "load" only loads MODULE with hipModuleLoad and prints the result; "vmm" runs gather_rows
+// alone, its output in memory made with the virtual memory calls (hipMemAddressReserve,
+// hipMemCreate, hipMemMap, hipMemSetAccess) instead of hipMalloc.
 #include <hip/hip_runtime.h>
 
 #include <cstdio>
@@ -60,7 +62,7 @@ extern "C" __global__ void paged_sum(float *const *pages, const int *block_table
     out[s] = part[0];
 }
 
-static int gather(bool Fault) {
+static int gather(bool Fault, bool Vmm = false) {
   const int Rows = 5, Width = 64, Picks = 7, N = Picks * Width;
   std::vector<std::vector<float>> Host(Rows, std::vector<float>(Width));
   std::vector<float *> DevRows(Rows);
@@ -80,7 +82,28 @@ static int gather(bool Fault) {
   CHECK(hipMemcpy(Table, DevRows.data(), Rows * sizeof(float *), hipMemcpyHostToDevice));
   CHECK(hipMalloc(&DevPick, Picks * sizeof(int)));
   CHECK(hipMemcpy(DevPick, Pick.data(), Picks * sizeof(int), hipMemcpyHostToDevice));
-  CHECK(hipMalloc(&Out, N * sizeof(float)));
+  hipMemAllocationProp Prop = {};
+  Prop.type = hipMemAllocationTypePinned;
+  Prop.location.type = hipMemLocationTypeDevice;
+  Prop.location.id = 0;
+  size_t OutBytes = N * sizeof(float);
+  void *Va = nullptr;
+  hipMemGenericAllocationHandle_t Handle = nullptr;
+  if (Vmm) {
+    size_t G = 0;
+    CHECK(hipMemGetAllocationGranularity(&G, &Prop, hipMemAllocationGranularityMinimum));
+    OutBytes = (OutBytes + G - 1) / G * G;
+    CHECK(hipMemAddressReserve(&Va, OutBytes, 0, nullptr, 0));
+    CHECK(hipMemCreate(&Handle, OutBytes, &Prop, 0));
+    CHECK(hipMemMap(Va, OutBytes, 0, Handle, 0));
+    hipMemAccessDesc Access = {};
+    Access.location = Prop.location;
+    Access.flags = hipMemAccessFlagsProtReadWrite;
+    CHECK(hipMemSetAccess(Va, OutBytes, &Access, 1));
+    Out = static_cast<float *>(Va);
+  } else {
+    CHECK(hipMalloc(&Out, N * sizeof(float)));
+  }
   const float Scale = 3.0f;
   CHECK(hipMemcpyToSymbol(HIP_SYMBOL(scale), &Scale, sizeof Scale, 0, hipMemcpyHostToDevice));
   hipEvent_t Start, Stop;
@@ -105,13 +128,19 @@ static int gather(bool Fault) {
   int Bad = 0;
   for (int i = 0; i < N; ++i)
     Bad += Got[i] != Host[Pick[i / Width]][i % Width] * Scale + 1.0f;
-  std::printf("gather_rows <<<>>>: %d values, %d wrong; event time %s\n", N, Bad,
-              Ms >= 0 ? "recorded" : "negative");
+  std::printf("gather_rows <<<>>>%s: %d values, %d wrong; event time %s\n",
+              Vmm ? " into hipMemMap'd memory" : "", N, Bad, Ms >= 0 ? "recorded" : "negative");
   for (float *P : DevRows)
     CHECK(hipFree(P));
   CHECK(hipFree(Table));
   CHECK(hipFree(DevPick));
-  CHECK(hipFree(Out));
+  if (Vmm) {
+    CHECK(hipMemUnmap(Va, OutBytes));
+    CHECK(hipMemRelease(Handle));
+    CHECK(hipMemAddressFree(Va, OutBytes));
+  } else {
+    CHECK(hipFree(Out));
+  }
   return Bad != 0 || Ms < 0;
 }
 
@@ -185,7 +214,7 @@ static int paged(const char *ModulePath) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODULE.hsaco [fault|unsupported|load]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODULE.hsaco [fault|unsupported|load|vmm]\n", argv[0]);
     return 2;
   }
   const char *Mode = argc > 2 ? argv[2] : "";
@@ -201,6 +230,8 @@ int main(int argc, char **argv) {
   }
   if (!std::strcmp(Mode, "fault"))
     return gather(true);
+  if (!std::strcmp(Mode, "vmm"))
+    return gather(false, true);
   if (!std::strcmp(Mode, "unsupported")) {
     hipGraph_t G;
     hipError_t E = hipGraphCreate(&G, 0);

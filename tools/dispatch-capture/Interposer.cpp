@@ -405,6 +405,39 @@ hipError_t hipFree(void *Ptr) {
   return realFn<hipError_t (*)(void *)>("hipFree")(Ptr);
 }
 
+// Memory the virtual memory calls map is device memory too, from hipMemMap to hipMemUnmap.
+hipError_t hipMemMap(void *Ptr, size_t Size, size_t Offset, void *Handle,
+                     unsigned long long Flags) {
+  hipError_t E = realFn<hipError_t (*)(void *, size_t, size_t, void *, unsigned long long)>(
+      "hipMemMap")(Ptr, Size, Offset, Handle, Flags);
+  if (!E && Ptr && Size) {
+    State &S = state();
+    std::lock_guard<std::recursive_mutex> G(S.Lock);
+    S.Allocations[reinterpret_cast<uint64_t>(Ptr)] = Size;
+  }
+  return E;
+}
+
+hipError_t hipMemUnmap(void *Ptr, size_t Size) {
+  {
+    State &S = state();
+    std::lock_guard<std::recursive_mutex> G(S.Lock);
+    S.Allocations.erase(reinterpret_cast<uint64_t>(Ptr));
+  }
+  return realFn<hipError_t (*)(void *, size_t)>("hipMemUnmap")(Ptr, Size);
+}
+
+hipError_t hipExtMallocWithFlags(void **Ptr, size_t Size, unsigned Flags) {
+  hipError_t E =
+      realFn<hipError_t (*)(void **, size_t, unsigned)>("hipExtMallocWithFlags")(Ptr, Size, Flags);
+  if (!E && Ptr && *Ptr && Size) {
+    State &S = state();
+    std::lock_guard<std::recursive_mutex> G(S.Lock);
+    S.Allocations[reinterpret_cast<uint64_t>(*Ptr)] = Size;
+  }
+  return E;
+}
+
 hipError_t hipModuleLoadData(void **Module, const void *Image) {
   hipError_t E = realFn<hipError_t (*)(void **, const void *)>("hipModuleLoadData")(Module, Image);
   if (!E && Module)
@@ -575,6 +608,9 @@ void *wrapperFor(const char *Name) {
   static const std::map<std::string, void *> Wrappers = {
       {"hipMalloc", reinterpret_cast<void *>(&hipMalloc)},
       {"hipFree", reinterpret_cast<void *>(&hipFree)},
+      {"hipMemMap", reinterpret_cast<void *>(&hipMemMap)},
+      {"hipMemUnmap", reinterpret_cast<void *>(&hipMemUnmap)},
+      {"hipExtMallocWithFlags", reinterpret_cast<void *>(&hipExtMallocWithFlags)},
       {"hipModuleLoad", reinterpret_cast<void *>(&hipModuleLoad)},
       {"hipModuleLoadData", reinterpret_cast<void *>(&hipModuleLoadData)},
       {"hipModuleLoadDataEx", reinterpret_cast<void *>(&hipModuleLoadDataEx)},

@@ -19,7 +19,8 @@ int main(int argc, char **argv) {
       cxxopts::value<std::string>(), "FILE")(
       "capture",
       "Check on a dispatch recorded by dispatch-capture instead of synthetic inputs: K0 (the "
-      "recorded code object) must reproduce the recording, K1 every byte of K0's result (emu)",
+      "recorded code object) must reproduce the recording, K1 every byte of K0's result (emu, or "
+      "hip at the recorded addresses)",
       cxxopts::value<std::string>(), "BUNDLE")(
       "types",
       "With --capture: element types of the memory pointer arguments reach, compared by "

@@ -28,6 +28,8 @@ struct Fake {
   void (*setClockRate)(int);
   const char *(*calls)();
   int (*liveAllocations)();
+  void (*ignoreAddressHint)(int);
+  int (*liveVirtualMemory)();
   int (*liveModules)();
   int (*liveEvents)();
   size_t (*lastImage)(const void **, void *, size_t);
@@ -58,6 +60,8 @@ struct Fake {
     get(setClockRate, "fakehip_set_clock_rate");
     get(calls, "fakehip_calls");
     get(liveAllocations, "fakehip_live_allocations");
+    get(ignoreAddressHint, "fakehip_ignore_address_hint");
+    get(liveVirtualMemory, "fakehip_live_virtual_memory");
     get(liveModules, "fakehip_live_modules");
     get(liveEvents, "fakehip_live_events");
     get(lastImage, "fakehip_last_image");

@@ -10,6 +10,8 @@
 // Built twice: libfakehip.so exports hipGetDevicePropertiesR0600 and fills the ROCm 6 layout
 // (clockRate at 348, gcnArchName at 1160); with FAKE_HIP_R0000, libfakehip5.so exports only
 // hipGetDeviceProperties and fills the ROCm 5 layout (clockRate at 308, gcnArchName at 396).
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -65,6 +67,11 @@ struct State {
   std::vector<uint8_t> Kernarg;
   size_t KernargSize = 0;
   std::vector<std::vector<uint8_t>> Kernargs; // every launch's, in order
+  // Virtual memory management: reservations (host address space, PROT_NONE until an access is
+  // set), handles, mappings (base -> size), and whether hipMemAddressReserve ignores its hint.
+  std::map<uintptr_t, size_t> Reserved, Mapped, Accessible;
+  std::set<int *> Handles;
+  bool IgnoreHint = false;
 };
 
 State &st() {
@@ -95,11 +102,15 @@ std::string hex(const void *P) {
 
 bool isAlloc(const void *P, size_t Size) {
   uintptr_t A = reinterpret_cast<uintptr_t>(P);
-  auto It = st().Allocs.upper_bound(A);
-  if (It == st().Allocs.begin())
-    return false;
-  --It;
-  return A - It->first < It->second && Size <= It->second - (A - It->first);
+  for (const auto *M : {&st().Allocs, &st().Accessible}) {
+    auto It = M->upper_bound(A);
+    if (It == M->begin())
+      continue;
+    --It;
+    if (A - It->first < It->second && Size <= It->second - (A - It->first))
+      return true;
+  }
+  return false;
 }
 
 template <typename T> T rd(const uint8_t *P) {
@@ -120,6 +131,10 @@ FAKE_API void fakehip_reset() {
     delete M;
   for (FakeFunction *F : S.Functions)
     delete F;
+  for (auto &[A, Size] : S.Reserved)
+    munmap(reinterpret_cast<void *>(A), Size);
+  for (int *H : S.Handles)
+    delete H;
   S = State();
 }
 // Make every later call of `Call` ("hipMalloc", ...) return Err (0: succeed again).
@@ -150,6 +165,12 @@ FAKE_API const char *fakehip_calls() {
   return Out.c_str();
 }
 FAKE_API int fakehip_live_allocations() { return int(st().Allocs.size()); }
+// hipMemAddressReserve reserves elsewhere than the address asked for (as a runtime may).
+FAKE_API void fakehip_ignore_address_hint(int On) { st().IgnoreHint = On != 0; }
+// Reservations, handles and mappings not yet given back.
+FAKE_API int fakehip_live_virtual_memory() {
+  return int(st().Reserved.size() + st().Handles.size() + st().Mapped.size());
+}
 FAKE_API int fakehip_live_modules() { return int(st().Modules.size()); }
 FAKE_API int fakehip_live_events() { return st().LiveEvents; }
 // The last image hipModuleLoadData got: its pointer, and its bytes (the ELF's extent from its
@@ -262,6 +283,112 @@ FAKE_API hipError_t hipGetDevicePropertiesR0600(void *Prop, int D) {
   return fillProps("hipGetDevicePropertiesR0600", Prop, D, 1160, 348, 1472);
 }
 #endif
+
+// ---- virtual memory management: the host's own address space, reserved with mmap ----------
+
+// hipMemAllocationProp for pinned memory on device 0, in this build's layout (HipApi.h).
+static bool propOk(const void *Prop) {
+  const uint8_t *P = static_cast<const uint8_t *>(Prop);
+#ifdef FAKE_HIP_R0000
+  return rd<int>(P + 4) == 1 && rd<int>(P + 8) == 0 && rd<int>(P + 12) == 0 && rd<int>(P + 16) == 1;
+#else
+  return rd<int>(P) == 1 && rd<int>(P + 4) == 0 && rd<int>(P + 8) == 1 && rd<int>(P + 12) == 0;
+#endif
+}
+
+FAKE_API hipError_t hipMemGetAllocationGranularity(size_t *G, const void *Prop, int Option) {
+  log("hipMemGetAllocationGranularity(option " + std::to_string(Option) + ")");
+  if (int E = failure("hipMemGetAllocationGranularity"))
+    return E;
+  if (!G || !propOk(Prop))
+    return 1;
+  *G = 4096;
+  return 0;
+}
+
+FAKE_API hipError_t hipMemAddressReserve(void **Ptr, size_t Size, size_t Align, void *Addr,
+                                         unsigned long long Flags) {
+  log("hipMemAddressReserve(" + std::to_string(Size) + ", " + std::to_string(Align) + ", " +
+      hex(Addr) + ", " + std::to_string(Flags) + ")");
+  if (int E = failure("hipMemAddressReserve"))
+    return E;
+  if (!Ptr || Size % 4096 || Flags)
+    return 1;
+  void *P = MAP_FAILED;
+  if (Addr && !st().IgnoreHint)
+    P = mmap(Addr, Size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (P == MAP_FAILED)
+    P = mmap(nullptr, Size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (P == MAP_FAILED)
+    return 2;
+  st().Reserved[reinterpret_cast<uintptr_t>(P)] = Size;
+  *Ptr = P;
+  return 0;
+}
+
+FAKE_API hipError_t hipMemAddressFree(void *Ptr, size_t Size) {
+  log("hipMemAddressFree(" + hex(Ptr) + ", " + std::to_string(Size) + ")");
+  auto It = st().Reserved.find(reinterpret_cast<uintptr_t>(Ptr));
+  if (It == st().Reserved.end() || It->second != Size)
+    return 1;
+  munmap(Ptr, Size);
+  st().Reserved.erase(It);
+  return 0;
+}
+
+FAKE_API hipError_t hipMemCreate(int **Handle, size_t Size, const void *Prop,
+                                 unsigned long long Flags) {
+  log("hipMemCreate(" + std::to_string(Size) + ")");
+  if (int E = failure("hipMemCreate"))
+    return E;
+  if (!Handle || !propOk(Prop) || Size % 4096 || Flags)
+    return 1;
+  *Handle = new int(int(Size / 4096));
+  st().Handles.insert(*Handle);
+  return 0;
+}
+
+FAKE_API hipError_t hipMemRelease(int *Handle) {
+  log("hipMemRelease");
+  if (!st().Handles.erase(Handle))
+    return 1;
+  delete Handle;
+  return 0;
+}
+
+FAKE_API hipError_t hipMemMap(void *Ptr, size_t Size, size_t Offset, int *Handle,
+                              unsigned long long Flags) {
+  log("hipMemMap(" + hex(Ptr) + ", " + std::to_string(Size) + ")");
+  if (int E = failure("hipMemMap"))
+    return E;
+  if (!st().Handles.count(Handle) || size_t(*Handle) * 4096 != Size || Offset || Flags)
+    return 1;
+  st().Mapped[reinterpret_cast<uintptr_t>(Ptr)] = Size;
+  return 0;
+}
+
+FAKE_API hipError_t hipMemSetAccess(void *Ptr, size_t Size, const int *Desc, size_t Count) {
+  log("hipMemSetAccess(" + hex(Ptr) + ", " + std::to_string(Size) + ", {" +
+      std::to_string(Desc[0]) + ", " + std::to_string(Desc[1]) + ", " + std::to_string(Desc[2]) +
+      "}, " + std::to_string(Count) + ")");
+  if (int E = failure("hipMemSetAccess"))
+    return E;
+  if (!st().Mapped.count(reinterpret_cast<uintptr_t>(Ptr)))
+    return 1;
+  mprotect(Ptr, Size, PROT_READ | PROT_WRITE);
+  st().Accessible[reinterpret_cast<uintptr_t>(Ptr)] = Size;
+  return 0;
+}
+
+FAKE_API hipError_t hipMemUnmap(void *Ptr, size_t Size) {
+  log("hipMemUnmap(" + hex(Ptr) + ", " + std::to_string(Size) + ")");
+  if (!st().Mapped.erase(reinterpret_cast<uintptr_t>(Ptr)))
+    return 1;
+  st().Accessible.erase(reinterpret_cast<uintptr_t>(Ptr));
+  mprotect(Ptr, Size, PROT_NONE);
+  return 0;
+}
 
 FAKE_API hipError_t hipMalloc(void **Ptr, size_t Size) {
   log("hipMalloc(" + std::to_string(Size) + ")");

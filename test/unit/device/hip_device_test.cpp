@@ -245,6 +245,103 @@ TEST_F(HipFake, MemoryRoundTrip) {
   EXPECT_EQ(F.liveAllocations(), 0);
 }
 
+// place(): one reservation per span of 4 KiB pages the wanted ranges touch, asked for at the
+// span's start; hipMemCreate's properties in the runtime's layout; read-write access for the
+// device; everything given back with the device.
+void checkPlace(Fake &F, std::unique_ptr<Device> D, bool Granted) {
+  // Two ranges sharing a page, and one 1 MiB further. The addresses are free in this process
+  // (the fake reserves host address space).
+  const uint64_t Base = 0x7e5a00000000ull;
+  std::vector<Device::Placement> Ps = {{Base + 0x100000 + 0x10, 64, "c", 0},
+                                       {Base + 0x100, 100, "a", 0},
+                                       {Base + 0x400, 5000, "b", 0}};
+  ASSERT_FALSE(bool(D->place(Ps)));
+  auto Calls = F.callList();
+  std::vector<std::string> Vmm;
+  for (const std::string &C : Calls)
+    if (C.rfind("hipMem", 0) == 0 && C.rfind("hipMemcpy", 0) != 0)
+      Vmm.push_back(C);
+  ASSERT_EQ(Vmm.size(), 9u) << F.calls();
+  EXPECT_EQ(Vmm[0], "hipMemGetAllocationGranularity(option 0)");
+  // a and b: pages 0 and 1 (b ends at 0x400 + 5000 = 0x1788), so 8192 bytes at Base.
+  EXPECT_EQ(Vmm[1], "hipMemAddressReserve(8192, 4096, " + hex(Base) + ", 0)");
+  EXPECT_EQ(Vmm[2], "hipMemCreate(8192)");
+  EXPECT_EQ(Vmm[5], "hipMemAddressReserve(4096, 4096, " + hex(Base + 0x100000) + ", 0)");
+  EXPECT_NE(Vmm[4].find(", 8192, {1, 0, 3}, 1)"), std::string::npos) << Vmm[4]; // device 0, RW
+  uint64_t A = Ps[1].Got, B = Ps[2].Got, C = Ps[0].Got;
+  if (Granted) {
+    EXPECT_EQ(A, Base + 0x100);
+    EXPECT_EQ(B, Base + 0x400);
+    EXPECT_EQ(C, Base + 0x100010);
+  } else {
+    EXPECT_NE(A, Base + 0x100);
+    EXPECT_EQ(B - A, 0x300u); // one span moves as a whole
+    EXPECT_EQ(A % 4096, 0x100u);
+    EXPECT_EQ(C % 4096, 0x10u);
+  }
+  // Usable as device memory: a write and read back through hipMemcpy.
+  std::vector<uint8_t> In(5000), Out(5000);
+  for (unsigned I = 0; I < In.size(); ++I)
+    In[I] = uint8_t(I * 13 + 5);
+  Failure W = failure(D->write(B, In.data(), In.size()));
+  ASSERT_EQ(W.Exit, 0) << W.Message;
+  ASSERT_FALSE(bool(D->read(B, Out.data(), Out.size())));
+  EXPECT_EQ(In, Out);
+  Failure Past = failure(D->write(C + 60, In.data(), 8));
+  EXPECT_EQ(Past.Message,
+            "device write of 8 bytes at " + hex(C + 60) + " is outside every allocation");
+  Failure Free = failure(D->free(A));
+  EXPECT_EQ(Free.Message,
+            "the placed region at " + hex(A) + " is released with the device, not freed");
+  EXPECT_GT(F.liveVirtualMemory(), 0);
+  D.reset();
+  EXPECT_EQ(F.liveVirtualMemory(), 0);
+  EXPECT_TRUE(F.called("hipMemUnmap(" + hex(A & ~0xfffull) + ", 8192)"));
+  EXPECT_TRUE(F.called("hipMemAddressFree(" + hex(C & ~0xfffull) + ", 4096)"));
+}
+
+TEST_F(HipFake, PlaceAtRecordedAddresses) {
+  checkPlace(F, open(), true);
+  F.reset();
+  F.ignoreAddressHint(1);
+  checkPlace(F, open(), false);
+}
+
+TEST_F(HipFake, PlaceWithTheRocm5PropertiesLayout) {
+  // The fake of ROCm 5 refuses a hipMemAllocationProp in ROCm 6's layout, and the other way.
+  ScopedEnv Env5("ASMEVO_HIP_LIBRARY", ASMEVO_FAKE_HIP5);
+  Fake &F5 = fake5();
+  F5.reset();
+  auto D = openDevice("hip", "gfx942");
+  ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
+  checkPlace(F5, std::move(*D), true);
+  F5.reset();
+}
+
+TEST_F(HipFake, PlaceFailuresUndoWhatWasDone) {
+  const uint64_t Want = 0x7e5b00000000ull;
+  F.fail("hipMemMap", 2);
+  auto D = open();
+  std::vector<Device::Placement> Ps = {{Want, 4096, "region 0x7e5b00000000", 0}};
+  Failure M = failure(D->place(Ps));
+  EXPECT_EQ(M.Message, "hipMemMap failed for 4096 bytes at 0x7e5b00000000 (region "
+                       "0x7e5b00000000): out of memory (hipErrorOutOfMemory, 2)");
+  EXPECT_EQ(F.liveVirtualMemory(), 0);
+  EXPECT_TRUE(F.called("hipMemRelease"));
+  EXPECT_TRUE(F.called("hipMemAddressFree(" + hex(Want) + ", 4096)"));
+  F.fail("hipMemMap", 0);
+  F.fail("hipMemAddressReserve", 2);
+  Failure R = failure(D->place(Ps));
+  EXPECT_EQ(R.Message, "hipMemAddressReserve failed for 4096 bytes at 0x7e5b00000000 (region "
+                       "0x7e5b00000000): out of memory (hipErrorOutOfMemory, 2)");
+  F.fail("hipMemAddressReserve", 0);
+  std::vector<Device::Placement> Empty = {{Want, 0, "empty", 0}};
+  Failure Z = failure(D->place(Empty));
+  EXPECT_EQ(Z.Message, "cannot place 0 bytes at 0x7e5b00000000");
+  D.reset();
+  EXPECT_EQ(F.liveVirtualMemory(), 0);
+}
+
 TEST_F(HipFake, LoadPassesTheExactCodeObject) {
   auto D = open();
   ASSERT_TRUE(D);
