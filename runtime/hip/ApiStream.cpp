@@ -2,7 +2,9 @@
 // it, so each stream is an in-order queue that is always empty: synchronizing returns at once
 // (with a launch failure not yet reported by a synchronizing call), and an event records the
 // host's steady clock when its stream reaches it. hipEventElapsedTime therefore measures
-// emulation time on the host, never GPU time, and says so on stderr the first time.
+// emulation time on the host, never GPU time, and says so on stderr the first time. With
+// ASMEVO_HIP_EVENT_TIMES=model, events read the modeled device clock instead (Runtime.h), and
+// hipEventElapsedTime says that those are modeled times.
 #include "Entry.h"
 
 #include <algorithm>
@@ -109,6 +111,7 @@ hipError_t hipEventRecord(hipEvent_t Event, hipStream_t Stream) {
                   "runtime");
   Event->Recorded = true;
   Event->HostSeconds = now();
+  Event->ModeledSeconds = R.ModeledSeconds;
   return hipSuccess;
 }
 
@@ -137,10 +140,18 @@ hipError_t hipEventElapsedTime(float *Ms, hipEvent_t Start, hipEvent_t Stop) {
   static bool Said = false;
   if (!Said) {
     Said = true;
-    std::fprintf(stderr, "asmevo-hip: hipEventElapsedTime: these are emulation times on the "
-                         "host CPU, not GPU times\n");
+    if (R.ModelTimes)
+      std::fprintf(stderr,
+                   "asmevo-hip: hipEventElapsedTime: these are modeled device times (kernel-time's "
+                   "model of %s, %s; kernels only, copies take none), not measured GPU times\n",
+                   R.Params ? R.Params->Device.c_str() : R.processor().c_str(),
+                   R.Params ? R.Params->Path.c_str() : "no kernel modeled yet");
+    else
+      std::fprintf(stderr, "asmevo-hip: hipEventElapsedTime: these are emulation times on the "
+                           "host CPU, not GPU times\n");
   }
-  *Ms = float((Stop->HostSeconds - Start->HostSeconds) * 1e3);
+  *Ms = R.ModelTimes ? float((Stop->ModeledSeconds - Start->ModeledSeconds) * 1e3)
+                     : float((Stop->HostSeconds - Start->HostSeconds) * 1e3);
   return hipSuccess;
 }
 

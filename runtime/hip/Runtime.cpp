@@ -4,6 +4,7 @@
 #include "codeobj/Container.h"
 #include "launch/LaunchGeometry.h"
 #include "support/Error.h"
+#include "timing/Model.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,13 @@ Runtime &Runtime::get() {
 Runtime::Runtime() {
   const char *A = std::getenv("ASMEVO_HIP_ARCH");
   Processor = A && *A ? A : "gfx942";
+  const char *T = std::getenv("ASMEVO_HIP_EVENT_TIMES");
+  std::string Times = T ? T : "";
+  ModelTimes = Times == "model";
+  if (!Times.empty() && Times != "model" && Times != "host")
+    std::fprintf(stderr,
+                 "asmevo-hip: ASMEVO_HIP_EVENT_TIMES is '%s', not host or model: host times\n",
+                 Times.c_str());
 }
 
 device::Device &Runtime::dev() {
@@ -184,13 +192,33 @@ hipError_t Runtime::launch(const std::string &Call, hipFunction_t F, dim3 Grid, 
   P.DynamicLds = uint32_t(SharedMem);
   P.Kernarg = std::move(Kernarg);
   P.Threads = envUnsigned("ASMEVO_HIP_THREADS", 0);
-  auto R = dev().launch(*F->Module->Loaded, P);
-  if (R)
+  llvm::Error Err = llvm::Error::success();
+  if (ModelTimes) {
+    if (!Params) {
+      auto TP = timing::loadTargetParams(Processor);
+      if (!TP)
+        return fail(hipErrorNotSupported, Call,
+                    "ASMEVO_HIP_EVENT_TIMES=model: " + llvm::toString(TP.takeError()));
+      Params = std::move(*TP);
+    }
+    timing::ModelOptions MO;
+    MO.Threads = P.Threads;
+    auto M = timing::modelLaunch(dev(), *F->Module->Loaded, P, *Params, MO);
+    if (M)
+      ModeledSeconds += M->Microseconds * 1e-6;
+    else
+      Err = M.takeError();
+  } else {
+    auto R = dev().launch(*F->Module->Loaded, P);
+    if (!R)
+      Err = R.takeError();
+  }
+  if (!Err)
     return hipSuccess;
   hipError_t E = hipErrorLaunchFailure;
   std::string Message;
   llvm::handleAllErrors(
-      R.takeError(),
+      std::move(Err),
       [&](const MemoryFaultError &M) {
         E = hipErrorIllegalAddress;
         Message = M.Message;

@@ -4,7 +4,9 @@
 // `emu` device (device/Device.h); kernarg packing is launch/KernargPack.h.
 //
 // Every launch runs to completion inside the call that enqueues it, so every stream is an
-// in-order queue that is always drained; events record host time (see ApiStream.cpp).
+// in-order queue that is always drained; events record host time, or with
+// $ASMEVO_HIP_EVENT_TIMES=model the device time kernel-time's model gives each launch (see
+// ApiStream.cpp).
 #pragma once
 
 #include <hip/hip_runtime_api.h>
@@ -12,12 +14,14 @@
 #include "codeobj/CodeObject.h"
 #include "codeobj/KernelArgs.h"
 #include "device/Device.h"
+#include "timing/TargetParams.h"
 
 #include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +45,8 @@ struct ihipStream_t {
 struct ihipEvent_t {
   unsigned Flags = 0;
   bool Recorded = false;
-  double HostSeconds = 0; // steady-clock time at which the stream reached the event
+  double HostSeconds = 0;    // steady-clock time at which the stream reached the event
+  double ModeledSeconds = 0; // the modeled device clock then (ASMEVO_HIP_EVENT_TIMES=model)
 };
 
 namespace asmevo::hiprt {
@@ -121,6 +126,14 @@ public:
   // Run F with the packed explicit kernargs; the grid is in workgroups.
   hipError_t launch(const std::string &Call, hipFunction_t F, dim3 Grid, dim3 Block,
                     size_t SharedMem, std::vector<uint8_t> Kernarg);
+
+  // Event times. Host (the default): the host's clock. Model ($ASMEVO_HIP_EVENT_TIMES=model):
+  // every launch runs under kernel-time's model (timing/Model.h) of the processor's reference
+  // part, and a modeled device clock advances by each launch's modeled time (copies, sets and
+  // everything else take none); events read that clock.
+  bool ModelTimes = false;
+  double ModeledSeconds = 0;
+  std::optional<timing::TargetParams> Params; // loaded at the first modeled launch
 
   std::vector<std::unique_ptr<FatBinary>> FatBinaries;
   std::map<const void *, RegisteredFunction> HostFunctions;

@@ -66,6 +66,30 @@ PY
   assert_line --index 1 "gather_rows <<<>>> into hipMemMap'd memory: 448 values, 0 wrong; event time recorded"
 }
 
+@test "ASMEVO_HIP_EVENT_TIMES=model: events read kernel-time's modeled time of the launch, labelled modeled" {
+  run --separate-stderr env ASMEVO_HIP_EVENT_TIMES=model LD_LIBRARY_PATH="$HIPLIB/hip-compat" "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" time
+  assert_success
+  assert_line --index 1 "gather_rows <<<>>>: 448 values, 0 wrong; event time recorded"
+  ms=${lines[2]#gather_rows events: }
+  ms=${ms% ms}
+  [[ $stderr == "asmevo-hip: hipEventElapsedTime: these are modeled device times (kernel-time's model of AMD Instinct MI300X, "*"/share/asmevo/timing/gfx942.json; kernels only, copies take none), not measured GPU times" ]] || fail "stderr: $stderr"
+  # The same dispatch, captured and modeled by kernel-time: the same microseconds.
+  LD_LIBRARY_PATH="$HIPLIB/hip-compat" dispatch-capture -q --kernel gather -o g.bundle -- "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" time > /dev/null 2>&1
+  run --separate-stderr kernel-time g.bundle --capture g.bundle --json
+  assert_success
+  echo "$output" > report.json
+  python3 -c '
+import json, sys
+us = json.load(open("report.json"))["body"]["kernels"][0]["microseconds"]
+ms = float(sys.argv[1])
+assert us > 0 and abs(ms * 1000 - us) <= 1e-6 * us, (ms, us)
+' "$ms"
+  # Unknown values fall back to host times, and say so.
+  run --separate-stderr env ASMEVO_HIP_EVENT_TIMES=gpu LD_LIBRARY_PATH="$HIPLIB/hip-compat" "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" time
+  assert_success
+  [[ $stderr == "asmevo-hip: ASMEVO_HIP_EVENT_TIMES is 'gpu', not host or model: host times"* ]] || fail "stderr: $stderr"
+}
+
 @test "an entry point the runtime lacks is hipErrorNotSupported, named once on stderr" {
   run --separate-stderr on_emu "$PROGS/pointer_rich" "$PROGS/pointer_rich.hsaco" unsupported
   assert_success

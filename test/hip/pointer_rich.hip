@@ -2,7 +2,7 @@
 // (test/cli/hip-runtime.bats). Every result is checked against a reference computed here on the
 // CPU; the program prints one line per check and exits 0 only if all of them pass.
 //
-//   pointer_rich MODULE.hsaco [fault|unsupported|load|vmm]
+//   pointer_rich MODULE.hsaco [fault|unsupported|load|vmm|time]
 //
 // - gather_rows, launched with <<<...>>>: out[i] = rows[pick[i / width]][i % width] * scale + 1,
 //   through a device table of row pointers (each row its own allocation) and a __device__
@@ -15,7 +15,8 @@
 // hipErrorIllegalAddress); "unsupported" calls an entry point the runtime does not implement;
 // "load" only loads MODULE with hipModuleLoad and prints the result; "vmm" runs gather_rows
 // alone, its output in memory made with the virtual memory calls (hipMemAddressReserve,
-// hipMemCreate, hipMemMap, hipMemSetAccess) instead of hipMalloc.
+// hipMemCreate, hipMemMap, hipMemSetAccess) instead of hipMalloc; "time" runs gather_rows alone
+// and prints the elapsed time between the events around its launch.
 #include <hip/hip_runtime.h>
 
 #include <cstdio>
@@ -62,7 +63,7 @@ extern "C" __global__ void paged_sum(float *const *pages, const int *block_table
     out[s] = part[0];
 }
 
-static int gather(bool Fault, bool Vmm = false) {
+static int gather(bool Fault, bool Vmm = false, bool PrintTime = false) {
   const int Rows = 5, Width = 64, Picks = 7, N = Picks * Width;
   std::vector<std::vector<float>> Host(Rows, std::vector<float>(Width));
   std::vector<float *> DevRows(Rows);
@@ -130,6 +131,8 @@ static int gather(bool Fault, bool Vmm = false) {
     Bad += Got[i] != Host[Pick[i / Width]][i % Width] * Scale + 1.0f;
   std::printf("gather_rows <<<>>>%s: %d values, %d wrong; event time %s\n",
               Vmm ? " into hipMemMap'd memory" : "", N, Bad, Ms >= 0 ? "recorded" : "negative");
+  if (PrintTime)
+    std::printf("gather_rows events: %.9g ms\n", Ms);
   for (float *P : DevRows)
     CHECK(hipFree(P));
   CHECK(hipFree(Table));
@@ -214,7 +217,7 @@ static int paged(const char *ModulePath) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODULE.hsaco [fault|unsupported|load|vmm]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODULE.hsaco [fault|unsupported|load|vmm|time]\n", argv[0]);
     return 2;
   }
   const char *Mode = argc > 2 ? argv[2] : "";
@@ -232,6 +235,8 @@ int main(int argc, char **argv) {
     return gather(true);
   if (!std::strcmp(Mode, "vmm"))
     return gather(false, true);
+  if (!std::strcmp(Mode, "time"))
+    return gather(false, false, true);
   if (!std::strcmp(Mode, "unsupported")) {
     hipGraph_t G;
     hipError_t E = hipGraphCreate(&G, 0);
