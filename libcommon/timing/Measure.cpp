@@ -59,10 +59,10 @@ llvm::Error placeSets(device::Device &Dev, const std::vector<MeasuredKernel> &Ke
 
 } // namespace
 
-llvm::Expected<MeasureResult> measureLaunches(device::Device &Dev,
-                                              const std::vector<MeasuredKernel> &Kernels,
-                                              const launch::LaunchSpec &S,
-                                              const MeasureOptions &O) {
+namespace {
+// The checks both entry points make.
+llvm::Error checkMeasure(device::Device &Dev, const std::vector<MeasuredKernel> &Kernels,
+                         const MeasureOptions &O) {
   const device::DeviceInfo &Info = Dev.info();
   if (!Info.Hardware)
     return makeError("measured timing needs a GPU (the " + Info.Backend +
@@ -81,19 +81,45 @@ llvm::Expected<MeasureResult> measureLaunches(device::Device &Dev,
   if (Kernels.size() == 2 && (O.Resamples == 0 || !(O.Level > 0 && O.Level < 1)))
     return makeError("the ratio's bootstrap needs at least one resample and a confidence level "
                      "between 0 and 1");
+  return llvm::Error::success();
+}
+} // namespace
 
+llvm::Expected<MeasureResult> measureLaunches(device::Device &Dev,
+                                              const std::vector<MeasuredKernel> &Kernels,
+                                              const launch::LaunchSpec &S,
+                                              const MeasureOptions &O) {
+  if (llvm::Error E = checkMeasure(Dev, Kernels, O))
+    return std::move(E);
   PlacedSets Placed(Dev, Kernels.size());
   if (llvm::Error E = placeSets(Dev, Kernels, S, O, Placed))
     return std::move(E);
+  return measurePrepared(
+      Dev, Kernels,
+      [&](size_t K, unsigned Round) -> llvm::Expected<device::LaunchParams> {
+        return Placed.Sets[K][Round % O.Rotate].Params;
+      },
+      O);
+}
 
+llvm::Expected<MeasureResult> measurePrepared(device::Device &Dev,
+                                              const std::vector<MeasuredKernel> &Kernels,
+                                              const PrepareLaunch &Prepare,
+                                              const MeasureOptions &O) {
+  if (llvm::Error E = checkMeasure(Dev, Kernels, O))
+    return std::move(E);
+  const device::DeviceInfo &Info = Dev.info();
   auto run = [&](size_t K, unsigned Round, bool Timed) -> llvm::Expected<double> {
     const MeasuredKernel &MK = Kernels[K];
     std::string What =
         MK.Role + "'s " + (Timed ? "timed" : "warm-up") + " launch " + std::to_string(Round + 1);
+    auto P = Prepare(K, Round);
+    if (!P)
+      return prefixed(P.takeError(), What + ": ");
     if (Timed && O.FlushBytes)
       if (llvm::Error E = Dev.flushCaches(O.FlushBytes))
         return prefixed(std::move(E), "flushing the caches before " + What + ": ");
-    auto R = Dev.launch(*MK.Mod, Placed.Sets[K][Round % O.Rotate].Params);
+    auto R = Dev.launch(*MK.Mod, *P);
     if (!R)
       return prefixed(R.takeError(), What + ": ");
     return R->Seconds;

@@ -37,6 +37,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,6 +84,18 @@ struct MeasureResult {
 llvm::Expected<MeasureResult> measureLaunches(device::Device &Dev,
                                               const std::vector<MeasuredKernel> &Kernels,
                                               const launch::LaunchSpec &S,
+                                              const MeasureOptions &O = {});
+
+// The same protocol with launches that Prepare makes: before each launch (warm-up and timed,
+// rounds counted from 0 in each), Prepare(K, Round) readies the device for Kernels[K] and
+// returns its launch; what it does is not timed. A captured dispatch is measured so: every
+// launch from the recorded pre-state, written again (O.Rotate is not used). Prepare's errors
+// keep their kind and are prefixed like the launch's ("K1's timed launch 3: ...").
+using PrepareLaunch =
+    std::function<llvm::Expected<device::LaunchParams>(size_t Kernel, unsigned Round)>;
+llvm::Expected<MeasureResult> measurePrepared(device::Device &Dev,
+                                              const std::vector<MeasuredKernel> &Kernels,
+                                              const PrepareLaunch &Prepare,
                                               const MeasureOptions &O = {});
 
 } // namespace asmevo::timing

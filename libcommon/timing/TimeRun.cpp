@@ -142,9 +142,6 @@ private:
       return fail(D.takeError());
     Dev = std::move(*D);
     R.Backend = Dev->info().Backend;
-    if (Capture && !Dev->info().Emulator)
-      return fail(makeError("--capture times on the emu backend only: measuring a captured "
-                            "dispatch on a GPU is not built yet"));
     if (Capture) {
       auto P = launch::placeCaptureRegions(*Dev, *Capture);
       if (!P)
@@ -358,14 +355,28 @@ void TimeRunner::measured() {
   MO.FlushBytes = O.FlushBytes;
   MO.Seed = O.Seed;
   progress("timing " + std::to_string(O.Reps) + " rounds ...");
-  auto MR = measureLaunches(*Dev, MK, S, MO);
+  // A capture: every launch from the recorded pre-state, written again before it (untimed).
+  auto MR = Capture ? measurePrepared(
+                          *Dev, MK,
+                          [&](size_t K, unsigned) -> llvm::Expected<device::LaunchParams> {
+                            if (llvm::Error E = launch::writeCapturePreState(
+                                    *Dev, *Mods[K], *Capture, CapturePlaced))
+                              return std::move(E);
+                            return launch::captureLaunchParams(*Capture, CapturePlaced);
+                          },
+                          MO)
+                    : measureLaunches(*Dev, MK, S, MO);
+  if (Capture && CapturePlaced.Moved)
+    R.Notes.push_back(std::to_string(CapturePlaced.Moved) +
+                      " captured region(s) could not be placed at their recorded addresses: "
+                      "the kernarg pointers into them were rewritten");
   if (!MR)
     return (void)fail(MR.takeError());
   body()["arch"] = MR->Arch;
   body()["clock_mhz"] = MR->ClockMHz;
   body()["protocol"] = {{"warmup", O.Warmup},
                         {"reps", O.Reps},
-                        {"rotate", O.Rotate},
+                        {"rotate", Capture ? 1u : O.Rotate},
                         {"flush_bytes", O.FlushBytes},
                         {"interleaved", Ks.size() == 2}};
   nlohmann::json Kernels = nlohmann::json::array();

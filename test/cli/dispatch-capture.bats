@@ -358,4 +358,7 @@ assert e["message"].startswith("K0 ") and e["message"].endswith("modeled, not me
   run kernel-time g.bundle --capture g.bundle --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json"
   assert_failure 2
   assert_line --index 0 "kernel-time: error: --capture replaces --spec"
+  run kernel-time g.bundle --capture g.bundle --rotate 2
+  assert_failure 2
+  assert_line --index 0 "kernel-time: error: --rotate and --seed do not apply to --capture (one recorded state)"
 }

@@ -20,8 +20,9 @@ int main(int argc, char **argv) {
       "given)",
       cxxopts::value<std::string>(),
       "FILE")("capture",
-              "emu: time on a dispatch recorded by dispatch-capture instead of a spec (K0 is the "
-              "recorded code object; the bundle itself will do)",
+              "Time on a dispatch recorded by dispatch-capture instead of a spec (K0 is the "
+              "recorded code object; the bundle itself will do); on hip every launch starts from "
+              "the recorded state",
               cxxopts::value<std::string>(),
               "BUNDLE")("seed", "Seed of the inputs (default 1; on hip the first of the rotation)",
                         cxxopts::value<uint64_t>(), "N")(
@@ -68,6 +69,8 @@ int main(int argc, char **argv) {
   } else if (R.count("capture")) {
     if (R.count("spec"))
       return C.usageError("--capture replaces --spec");
+    if (R.count("rotate") || R.count("seed"))
+      return C.usageError("--rotate and --seed do not apply to --capture (one recorded state)");
   } else if (!R.count("spec")) {
     return C.usageError("--spec is required (or --capture)");
   }

@@ -9,10 +9,13 @@
 #include "codeobj/KernelArgs.h"
 #include "device/Device.h"
 #include "device/FakeHip.h"
+#include "launch/CaptureBundle.h"
 #include "launch/InputGen.h"
 #include "launch/LaunchSpec.h"
 #include "support/Error.h"
+#include "support/FileIO.h"
 #include "timing/Measure.h"
+#include "timing/TimeRun.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 #include <type_traits>
 
@@ -438,6 +442,87 @@ TEST_F(Measure, ZeroTimeHasNoRatio) {
                         "(got 0)");
   EXPECT_EQ(Fl.Exit, 3);
   EXPECT_EQ(F.liveAllocations(), 0);
+}
+
+// kernel-time --capture on hip: the regions reserved at the recorded addresses, every launch
+// (warm-up and timed) preceded by the pre-state written again, with the recorded kernargs; where
+// the runtime reserves elsewhere, the kernarg pointers are the moved ones and a note says so.
+TEST_F(Measure, CaptureFromTheRecordedState) {
+  auto T = TempDir::create("measure-capture");
+  ASSERT_TRUE(bool(T));
+  auto Sig = llvm::cantFail(kernelSignature(Obj->C, Obj->C.Kernels[0]));
+  launch::CaptureBundle B;
+  B.Runtime = "test";
+  B.Device = "test";
+  B.CodeObject.assign(Obj->C.Bytes.begin(), Obj->C.Bytes.end());
+  B.Kernel = "add_kernel";
+  B.GridWorkgroups = {2, 1, 1};
+  B.Block = {256, 1, 1};
+  B.Kernarg.assign(Sig.KernargSize, 0);
+  const uint64_t Base = 0x7e5c00000000ull;
+  for (unsigned I = 0; I < 3; ++I) {
+    launch::CapturedRegion R;
+    R.Base = Base + I * 0x10000;
+    R.ReachedFrom = "kernarg+0x" + std::to_string(8 * I);
+    R.Pre.assign(2048, uint8_t(I + 1));
+    R.Post = R.Pre;
+    B.Regions.push_back(R);
+    std::memcpy(&B.Kernarg[Sig.explicitArgs()[I]->Offset], &R.Base, 8);
+  }
+  int32_t N = 512;
+  std::memcpy(&B.Kernarg[Sig.explicitArgs()[3]->Offset], &N, 4);
+  std::string Bundle = T->file("k.bundle");
+  ASSERT_FALSE(bool(launch::writeCaptureBundle(B, Bundle)));
+  for (bool Granted : {true, false}) {
+    Mods.clear();
+    Dev.reset();
+    F.reset();
+    F.ignoreAddressHint(!Granted);
+    TimeOptions O;
+    O.K0 = Bundle;
+    O.K1 = Obj->C.Path;
+    O.Capture = Bundle;
+    O.Backend = "hip";
+    O.Warmup = 1;
+    O.Reps = 2;
+    Report R = runKernelTime(O);
+    ASSERT_EQ(R.Result, Outcome::Ok) << R.Message;
+    EXPECT_EQ(R.Body["kind"], "measured");
+    EXPECT_EQ(R.Body["protocol"]["rotate"], 1);
+    // Before each of the 6 launches, the three regions' pre-state: 3 copies of 2048 bytes.
+    std::vector<std::string> Calls = F.callList();
+    int Launches = 0, CopiesSince = 0;
+    std::set<std::string> Reserved;
+    for (const std::string &C : Calls) {
+      if (C.rfind("hipMemAddressReserve(", 0) == 0)
+        Reserved.insert(C);
+      if (C.rfind("hipMemcpy(", 0) == 0 && C.find(", 2048, kind 1)") != std::string::npos)
+        ++CopiesSince;
+      if (C.rfind("hipModuleLaunchKernel(", 0) == 0) {
+        EXPECT_EQ(CopiesSince, 3) << "launch " << Launches;
+        CopiesSince = 0;
+        std::vector<uint8_t> K = F.kernargOf(Launches++);
+        K.resize(B.Kernarg.size());
+        uint64_t X = 0;
+        std::memcpy(&X, &K[Sig.explicitArgs()[0]->Offset], 8);
+        if (Granted) {
+          EXPECT_EQ(K, B.Kernarg);
+        } else {
+          EXPECT_NE(X, Base);
+          EXPECT_EQ(X % 4096, 0u);
+        }
+      }
+    }
+    EXPECT_EQ(Launches, 6);
+    EXPECT_EQ(Reserved.size(), 3u);
+    // Each asked for at its recorded address, granted or not.
+    EXPECT_TRUE(Reserved.count("hipMemAddressReserve(4096, 4096, 0x7e5c00010000, 0)"));
+    bool Note = false;
+    for (const std::string &Line : R.Notes)
+      Note |= Line == "3 captured region(s) could not be placed at their recorded addresses: the "
+                      "kernarg pointers into them were rewritten";
+    EXPECT_EQ(Note, !Granted);
+  }
 }
 
 } // namespace
