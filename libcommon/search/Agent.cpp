@@ -226,6 +226,7 @@ private:
     DO.Seed = O.Seed;
     DO.ExecTimeoutSeconds = O.ExecTimeoutSeconds;
     DO.WorkDir = O.RunDir + "/tmp";
+    DO.Llm = O.Llm;
     auto Dr = makeDriver(O.Driver, DO);
     if (!Dr)
       return fail(Dr.takeError());
@@ -430,7 +431,9 @@ private:
       O.Progress(AgentOptions::ProgressKind::Event, "proposal refused (" +
                                                         std::string(editFaultName(Err.Fault)) +
                                                         "): " + Err.Message);
-    if (Faults >= O.MaxFaults && !Stopped) {
+    // A proposer that failed (an endpoint that does not answer) is counted apart, as
+    // infrastructure (proposal()); these are replies that were not edits.
+    if (!Infra && Faults >= O.MaxFaults && !Stopped) {
       stop(makeError(std::to_string(Faults) +
                      " proposals in a row were not edits; the last: " + Err.Message));
     }
@@ -844,6 +847,9 @@ private:
               {"candidates_per_hour", Secs > 0 ? 3600.0 * Evaluated / Secs : 0},
               {"stopped_by", StopReason},
               {"journal_events", L->journalEvents()}};
+    nlohmann::json Usage = D ? D->usage() : nlohmann::json();
+    if (!Usage.is_null())
+      R.Body["driver_usage"] = Usage;
     if (!Stopped) {
       R.Message = "best " + fixed(B->Speedup, 4) + "x over K0 (" +
                   (Kind == "modeled" ? "modeled, not measured" : "measured") + ", " + E.Backend +
@@ -852,8 +858,11 @@ private:
       if (StopReason == "interrupted")
         R.Result = Outcome::Interrupted;
     }
-    if (llvm::Error Err = L->journal(
-            {{"event", "stop"}, {"why", StopReason}, {"best", B->Id}, {"speedup", B->Speedup}}))
+    nlohmann::json StopEvent = {
+        {"event", "stop"}, {"why", StopReason}, {"best", B->Id}, {"speedup", B->Speedup}};
+    if (!Usage.is_null())
+      StopEvent["driver_usage"] = Usage;
+    if (llvm::Error Err = L->journal(StopEvent))
       llvm::consumeError(std::move(Err));
     nlohmann::json Summary = R.json();
     if (llvm::Error Err = writeFileAtomic(O.RunDir + "/summary.json", Summary.dump(2) + "\n"))

@@ -13,6 +13,7 @@
 // committed only if it passes the gates and is faster than both.
 #pragma once
 
+#include "llm/Client.h"
 #include "search/Edit.h"
 #include "search/Gate.h"
 #include "search/GatedEval.h"
@@ -41,6 +42,7 @@ struct AgentOptions {
   bool KeepRejected = false; // keep cand.s/cand.hsaco of rejected candidates
   uint64_t Seed = 1;
   double ExecTimeoutSeconds = 60;
+  llm::ClientOptions Llm; // --driver llm: the endpoint, its budgets and cache
   // Progress lines: events (refused proposals, redirects, escalations), and one status line per
   // evaluated candidate, saying whether it was committed.
   enum class ProgressKind { Event, Candidate, Commit };

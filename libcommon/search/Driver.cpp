@@ -19,9 +19,8 @@ llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec,
     return makeExecDriver(S.str(), O);
   }
   if (S == "llm")
-    return makeError("--driver llm: the LLM driver is not built yet; use rules, stochastic or "
-                     "exec:CMD");
-  return makeError("--driver '" + Spec + "': unknown driver (rules, stochastic, exec:CMD)");
+    return makeLlmDriver(O);
+  return makeError("--driver '" + Spec + "': unknown driver (rules, stochastic, exec:CMD, llm)");
 }
 
 } // namespace asmevo::search

@@ -2,11 +2,11 @@
 // feedback back. The controller (search/Agent.h) owns everything else: which verified node a
 // proposal starts from, the gates, the lineage and the budgets. Drivers are looked up by name
 // (--driver): `rules` (deterministic rewrites, RulesDriver.cpp), `stochastic` (random local
-// moves, StochasticDriver.cpp), `exec:CMD` (an external proposer, ExecDriver.cpp); the `llm`
-// driver (a later issue) fits the same interface: plan() for the planner, propose() for the
-// editor, feedback() for the replanner.
+// moves, StochasticDriver.cpp), `exec:CMD` (an external proposer, ExecDriver.cpp) and `llm`
+// (plan, edit and replan through an LLM endpoint, LlmDriver.cpp).
 #pragma once
 
+#include "llm/Client.h"
 #include "search/Edit.h"
 #include "search/NodeView.h"
 
@@ -39,7 +39,8 @@ struct Feedback {
 struct DriverOptions {
   uint64_t Seed = 1;
   double ExecTimeoutSeconds = 60;
-  std::string WorkDir; // scratch files (the run directory's tmp/)
+  std::string WorkDir;    // scratch files (the run directory's tmp/)
+  llm::ClientOptions Llm; // the llm driver's endpoint
 };
 
 class Driver {
@@ -55,12 +56,17 @@ public:
   virtual void redirect(const std::string &) {}
   // A verified node the driver wants to continue from ("" : the controller chooses).
   virtual std::string preferredStart() { return ""; }
+  // What the driver spent (the llm driver: requests and tokens), for the journal and the
+  // report; null when it has nothing to account.
+  virtual nlohmann::json usage() const { return nullptr; }
 };
 
-// "rules", "stochastic" or "exec:CMD".
+// "rules", "stochastic", "exec:CMD" or "llm".
 llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec, const DriverOptions &O);
 std::unique_ptr<Driver> makeRulesDriver();
 std::unique_ptr<Driver> makeStochasticDriver(uint64_t Seed);
 std::unique_ptr<Driver> makeExecDriver(const std::string &Command, const DriverOptions &O);
+// Errors: the endpoint's options (llm/Client.h), a prompt file that cannot be read.
+llvm::Expected<std::unique_ptr<Driver>> makeLlmDriver(const DriverOptions &O);
 
 } // namespace asmevo::search

@@ -5,18 +5,6 @@
 # fails with exact messages and exit codes.
 load test_helper
 
-# The Triton vector add (gfx942), de-optimized: an s_waitcnt vmcnt(0) after every load, so no
-# load overlaps another. deopt.hsaco, deopt.s (its recovered text) and its complete spec.
-deopt() {
-  VADD=$TRITON/gfx942/vector_add_fp32.hsaco
-  hsaco-recover "$VADD" -o k.s
-  awk '{print} /^\tbuffer_load_dword/ {print "\ts_waitcnt vmcnt(0)"}' k.s > slow.s
-  hsaco-rebuild slow.s -o deopt.hsaco -q
-  hsaco-recover deopt.hsaco -o deopt.s
-  kernel-diffcheck --infer deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" \
-    -o deopt.json -q
-}
-
 # A clang-built gfx942 kernel (a[i] += helper(b[i], i), .max_flat_workgroup_size 1024), its
 # recovered text kc.s and complete spec kc.json.
 clang_kernel() {
@@ -227,10 +215,11 @@ PY
   # The refusals are in the journal.
   [ "$(grep -c '"event":"fault"' run/journal.jsonl)" -eq 3 ]
   rm -rf run count
+  # A proposer that fails outright is infrastructure, not a bad reply: a runtime error.
   echo 'exit 3' > driver.sh
   run asmevo-agent kc.hsaco --asm kc.s --spec kc.json --run-dir run --driver 'exec:sh driver.sh'
-  assert_failure 2
-  assert_output --partial "the last: exec driver 'sh driver.sh': exited with status 3"
+  assert_failure 3
+  assert_output --partial "asmevo-agent: error: the driver failed 3 times in a row: exec driver 'sh driver.sh': exited with status 3"
 }
 
 @test "bad input: a spec that does not fit, another K0's run directory, no spec, a bad driver" {
@@ -250,9 +239,9 @@ PY
   run asmevo-agent deopt.hsaco --run-dir run2
   assert_failure 2
   assert_line --index 0 "asmevo-agent: error: --spec is required"
-  run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run3 --driver llm
+  run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run3 --driver gpt
   assert_failure 2
-  assert_output --partial "--driver llm: the LLM driver is not built yet; use rules, stochastic or exec:CMD"
+  assert_output --partial "--driver 'gpt': unknown driver (rules, stochastic, exec:CMD, llm)"
   run asmevo-agent deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" --run-dir run4
   assert_failure 2
   assert_output --partial "leaves buffer sizes or roles open; complete it first with kernel-diffcheck --infer"

@@ -141,3 +141,15 @@ assert_report() {
     "$ASMEVO_SOURCE_DIR/share/asmevo/report.schema.json" report.json "$1" "$2" "$3" ||
     fail "not a valid $1 report with outcome $2: $(cat report.json | head -c 400)"
 }
+
+# The Triton vector add (gfx942), de-optimized: an s_waitcnt vmcnt(0) after every load, so no
+# load overlaps another. deopt.hsaco, deopt.s (its recovered text) and its complete spec.
+deopt() {
+  VADD=$TRITON/gfx942/vector_add_fp32.hsaco
+  hsaco-recover "$VADD" -o k.s
+  awk '{print} /^\tbuffer_load_dword/ {print "\ts_waitcnt vmcnt(0)"}' k.s > slow.s
+  hsaco-rebuild slow.s -o deopt.hsaco -q
+  hsaco-recover deopt.hsaco -o deopt.s
+  kernel-diffcheck --infer deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" \
+    -o deopt.json -q
+}

@@ -5,7 +5,8 @@
 #   codeobj <- emu <- device <- launch <- check (check also uses asm)
 #   launch <- timing (timing also uses asm; it never includes emu: the model sees a launch only
 #   through the device interface)
-#   check, timing <- search (asmevo-agent's controller; never emu either)
+#   support <- llm (the LLM endpoint client)
+#   check, timing, llm <- search (asmevo-agent's controller; never emu either)
 # and only asm includes LLVM's MC layer, its targets and lld (llvm/MC/, llvm/Target/, lld/).
 #   bash test/lint/check-includes.sh [SOURCE_DIR]
 # Exit 0 clean, 1 with every offending "file:line: folder may not include header" listed.
@@ -20,7 +21,8 @@ declare -A allowed=(
   [launch]="support codeobj emu device launch"
   [check]="support codeobj asm emu device launch check"
   [timing]="support codeobj asm device launch timing"
-  [search]="support codeobj asm device launch check timing search"
+  [llm]="support llm"
+  [search]="support codeobj asm device launch check timing llm search"
 )
 lib=$src/libcommon
 if [[ ! -d $lib ]]; then

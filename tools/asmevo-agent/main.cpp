@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
              cxxopts::value<std::string>(),
              "FILE")("baseline", "K0's time (kernel-time --json on K0), checked to be K0's",
                      cxxopts::value<std::string>(), "FILE")(
-      "driver", "Who proposes edits: rules (default), stochastic or exec:CMD",
+      "driver", "Who proposes edits: rules (default), stochastic, exec:CMD or llm",
       cxxopts::value<std::string>(), "NAME")(
       "budget", "Wall-clock budget of this run in seconds (default 300)", cxxopts::value<double>(),
       "SECONDS")("max-candidates", "Stop after N candidates in the run (default: no limit)",
@@ -52,6 +52,31 @@ int main(int argc, char **argv) {
       "seed", "The stochastic driver's seed (default 1)", cxxopts::value<uint64_t>(),
       "N")("keep-rejected", "Keep the text and object of rejected candidates too")(
       "resume", "Continue the search in --run-dir (after a stop, a crash or kill -9)");
+  C.options().add_options()(
+      "llm-url", "The endpoint's base URL (https://api.anthropic.com, http://127.0.0.1:8000)",
+      cxxopts::value<std::string>(),
+      "URL")("llm-model", "The model name the endpoint serves", cxxopts::value<std::string>(),
+             "NAME")("llm-dialect",
+                     "anthropic (Messages API; default) or openai (chat completions: vLLM, "
+                     "llama-server, OpenAI)",
+                     cxxopts::value<std::string>(), "NAME")(
+      "llm-key-env", "The environment variable that holds the API key (default: none sent)",
+      cxxopts::value<std::string>(),
+      "VAR")("llm-cache", "Answer a request made before from DIR, and keep every new reply there",
+             cxxopts::value<std::string>(), "DIR")(
+      "llm-timeout", "Seconds one request may take (default 120)", cxxopts::value<double>(),
+      "SECONDS")("llm-retries",
+                 "Retries of a request after a 429, a 5xx, a timeout or a cut-short reply "
+                 "(default 4)",
+                 cxxopts::value<unsigned>(),
+                 "N")("llm-max-requests", "Requests the run may send (default: no limit)",
+                      cxxopts::value<uint64_t>(),
+                      "N")("llm-max-tokens",
+                           "Input and output tokens the run may spend (default: no "
+                           "limit)",
+                           cxxopts::value<uint64_t>(),
+                           "N")("llm-reply-tokens", "max_tokens of each request (default 4096)",
+                                cxxopts::value<unsigned>(), "N");
   C.addLaunchOptions(/*Geometry=*/false);
   C.addDeviceOptions("emu (the emulator; times are modeled, not measured; the default) or hip "
                      "(an AMD GPU: measured)",
@@ -124,6 +149,39 @@ int main(int argc, char **argv) {
     O.ExecTimeoutSeconds = R["exec-timeout"].as<double>();
   if (R.count("seed"))
     O.Seed = R["seed"].as<uint64_t>();
+  bool AnyLlm = false;
+  for (const char *Opt :
+       {"llm-url", "llm-model", "llm-dialect", "llm-key-env", "llm-cache", "llm-timeout",
+        "llm-retries", "llm-max-requests", "llm-max-tokens", "llm-reply-tokens"})
+    AnyLlm |= R.count(Opt) > 0;
+  if (AnyLlm && O.Driver != "llm")
+    return C.usageError("the --llm-* options are for --driver llm");
+  if (R.count("llm-url"))
+    O.Llm.Url = R["llm-url"].as<std::string>();
+  if (R.count("llm-model"))
+    O.Llm.Model = R["llm-model"].as<std::string>();
+  if (R.count("llm-dialect") && !llm::parseDialect(R["llm-dialect"].as<std::string>(), O.Llm.Dial))
+    return C.usageError("--llm-dialect must be anthropic or openai");
+  if (R.count("llm-key-env"))
+    O.Llm.KeyEnv = R["llm-key-env"].as<std::string>();
+  if (R.count("llm-cache"))
+    O.Llm.CacheDir = R["llm-cache"].as<std::string>();
+  if (R.count("llm-timeout")) {
+    O.Llm.TimeoutSeconds = R["llm-timeout"].as<double>();
+    if (!(O.Llm.TimeoutSeconds > 0))
+      return C.usageError("--llm-timeout must be more than 0 seconds");
+  }
+  if (R.count("llm-retries"))
+    O.Llm.Retries = R["llm-retries"].as<unsigned>();
+  if (R.count("llm-max-requests"))
+    O.Llm.MaxRequests = R["llm-max-requests"].as<uint64_t>();
+  if (R.count("llm-max-tokens"))
+    O.Llm.MaxTokens = R["llm-max-tokens"].as<uint64_t>();
+  if (R.count("llm-reply-tokens")) {
+    O.Llm.ReplyTokens = R["llm-reply-tokens"].as<unsigned>();
+    if (O.Llm.ReplyTokens == 0)
+      return C.usageError("--llm-reply-tokens must be at least 1");
+  }
   O.KeepRejected = R.count("keep-rejected") > 0;
   O.Resume = R.count("resume") > 0;
   O.Eval.Backend = Dev.Backend;

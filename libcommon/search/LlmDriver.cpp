@@ -1,0 +1,281 @@
+// The `llm` driver: plan, edit and replan through an LLM endpoint (llm/Client.h). The planner
+// (share/asmevo/prompts/plan.txt, then replan.txt once there is feedback) proposes a short
+// ranked plan of windows and directions; the editor (edit.txt) writes one edit at a time for
+// the next step; after each gate outcome the feedback goes back and the next proposal replans
+// first; a redirect from the controller's anti-stall supervision drops the plans and says so.
+// Replies are JSON objects held to a schema, parsed and never run; one that is not (no object,
+// a refusal, an edit outside its step's window, a replacement over the limits) is a fault the
+// controller records and the next turn is told about.
+#include "search/Driver.h"
+
+#include "llm/Client.h"
+#include "llm/Prompt.h"
+
+#include <cstdio>
+#include <map>
+
+namespace asmevo::search {
+
+namespace {
+
+nlohmann::json windowSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"function", {{"type", "string"}}},
+            {"first_line", {{"type", "integer"}}},
+            {"last_line", {{"type", "integer"}}}}},
+          {"required", {"function", "first_line", "last_line"}},
+          {"additionalProperties", false}};
+}
+
+nlohmann::json planSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"steps",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"properties",
+                 {{"window", windowSchema()},
+                  {"direction", {{"type", "string"}}},
+                  {"why", {{"type", "string"}}}}},
+                {"required", {"window", "direction", "why"}},
+                {"additionalProperties", false}}}}},
+            {"done", {{"type", "boolean"}}}}},
+          {"required", {"steps", "done"}},
+          {"additionalProperties", false}};
+}
+
+nlohmann::json editSchema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"window", windowSchema()},
+            {"replacement", {{"type", "string"}}},
+            {"rationale", {{"type", "string"}}},
+            {"expected_effect", {{"type", "string"}}}}},
+          {"required", {"window", "replacement", "rationale", "expected_effect"}},
+          {"additionalProperties", false}};
+}
+
+// The assembly with 1-based line numbers, as windows name lines.
+std::string numbered(const std::string &Text) {
+  std::string Out;
+  unsigned N = 1;
+  size_t At = 0;
+  while (At <= Text.size()) {
+    size_t End = Text.find('\n', At);
+    if (End == std::string::npos)
+      End = Text.size();
+    Out += std::to_string(N++) + "| " + Text.substr(At, End - At) + "\n";
+    At = End + 1;
+  }
+  return Out;
+}
+
+struct PlanState {
+  nlohmann::json Steps = nlohmann::json::array();
+  size_t Next = 0;
+};
+
+class LlmDriver : public Driver {
+public:
+  LlmDriver(std::unique_ptr<llm::Client> C, std::map<std::string, std::string> Prompts)
+      : C(std::move(C)), Prompts(std::move(Prompts)) {}
+  std::string name() const override { return "llm"; }
+
+  std::optional<Proposal> propose(const NodeView &Node, const nlohmann::json &Ctx) override {
+    nlohmann::json Vars = vars(Ctx);
+    PlanState &P = Plans[Node.Id];
+    if (Replan || P.Steps.empty()) {
+      Vars["plan"] = P.Steps;
+      auto Plan = ask(History.empty() ? "plan" : "replan", Vars, "asmevo_plan", planSchema());
+      if (!Plan.Object)
+        return Plan.Stop ? std::nullopt : std::optional<Proposal>(Plan.Fault);
+      ++PlanCalls;
+      Replan = false;
+      Redirect.clear();
+      const nlohmann::json &Steps = (*Plan.Object)["steps"];
+      if (!Steps.is_array() || Steps.empty())
+        return std::nullopt; // the planner sees nothing more from this node
+      // At most 5 steps, as the prompt asks (not a schema keyword: strict structured outputs
+      // do not take maxItems everywhere).
+      P.Steps = nlohmann::json::array();
+      for (size_t I = 0; I < Steps.size() && I < 5; ++I)
+        P.Steps.push_back(Steps[I]);
+      P.Next = 0;
+    }
+    nlohmann::json Step = P.Steps[P.Next++ % P.Steps.size()];
+    Vars["step"] = Step;
+    auto Ed = ask("edit", Vars, "asmevo_edit", editSchema());
+    if (!Ed.Object)
+      return Ed.Stop ? std::nullopt : std::optional<Proposal>(Ed.Fault);
+    ++EditCalls;
+    EditError Err;
+    auto E = parseEdit(*Ed.Object, "llm reply", Err);
+    if (!E)
+      return fault(Err.Fault, Err.Message);
+    // The editor must stay inside its step's window.
+    const nlohmann::json &W = Step["window"];
+    if (W.is_object() && W.value("first_line", 0) > 0 && E->W.FirstLine &&
+        (E->W.FirstLine < W.value("first_line", 0u) || E->W.LastLine > W.value("last_line", 0u)))
+      return fault(EditFault::OffWindow,
+                   "llm reply: the edit's lines " + std::to_string(E->W.FirstLine) + "-" +
+                       std::to_string(E->W.LastLine) + " are outside its step's window " +
+                       std::to_string(W.value("first_line", 0u)) + "-" +
+                       std::to_string(W.value("last_line", 0u)));
+    E->Direction = Step.value("direction", "");
+    return Proposal{std::move(*E), std::nullopt};
+  }
+
+  void feedback(const Feedback &F) override {
+    History.push_back({{"node", F.Node},
+                       {"parent", F.Parent},
+                       {"stage", F.Stage},
+                       {"outcome", F.Outcome},
+                       {"signature", F.Signature},
+                       {"message", F.Message},
+                       {"speedup", F.Speedup},
+                       {"verified", F.Verified},
+                       {"committed", F.Committed}});
+    if (History.size() > 8)
+      History.erase(History.begin());
+    Replan = true;
+  }
+
+  void redirect(const std::string &Why) override {
+    Redirect = "The search has stalled (" + Why +
+               "): switch to another window or another strategy than the plan's.";
+    Plans.clear();
+    Replan = true;
+  }
+
+  nlohmann::json usage() const override {
+    nlohmann::json U = C->usage().json();
+    U["plan_calls"] = PlanCalls;
+    U["edit_calls"] = EditCalls;
+    U["faults"] = Faults;
+    U["dialect"] = llm::dialectName(C->options().Dial);
+    U["model"] = C->options().Model;
+    return U;
+  }
+
+private:
+  struct Answer {
+    std::optional<nlohmann::json> Object;
+    Proposal Fault;
+    bool Stop = false; // the budget is spent: nothing more from this driver
+  };
+
+  Proposal fault(EditFault F, const std::string &Message, bool Infra = false) {
+    ++Faults;
+    Proposal P;
+    P.Fault = EditError{F, C->scrub(Message)};
+    P.Infrastructure = Infra;
+    return P;
+  }
+
+  nlohmann::json vars(const nlohmann::json &Ctx) const {
+    nlohmann::json V;
+    V["kernel"] = Ctx.value("kernel", "");
+    V["target"] = Ctx.value("target", "");
+    V["node"] = Ctx.value("node", "");
+    auto times = [](double X) {
+      char B[32];
+      std::snprintf(B, sizeof B, "%.4fx", X);
+      return std::string(B);
+    };
+    V["speedup"] = times(Ctx.value("speedup", 1.0));
+    nlohmann::json Best = Ctx.value("best", nlohmann::json::object());
+    V["best"] = Best.value("node", std::string("?")) + " at " + times(Best.value("speedup", 1.0));
+    V["assembly"] = numbered(Ctx.value("assembly", ""));
+    V["hot_windows"] = Ctx.value("hot_windows", nlohmann::json::array());
+    V["loops"] = Ctx.value("loops", nlohmann::json::array());
+    V["memory"] = Ctx.value("memory", nlohmann::json::object());
+    V["gate"] = Ctx.value("gate", nlohmann::json::object());
+    V["feedback"] = History;
+    std::string R = Ctx.value("redirect", "");
+    V["redirect"] = !Redirect.empty() ? Redirect : R.empty() ? "" : "Note: " + R + ".";
+    V["plan"] = nlohmann::json::array();
+    V["step"] = nlohmann::json::object();
+    return V;
+  }
+
+  Answer ask(const std::string &Which, const nlohmann::json &Vars, const std::string &Schema,
+             const nlohmann::json &S) {
+    Answer A;
+    auto Prompt = llm::fillPrompt(Prompts.at(Which), Vars, Which + ".txt");
+    if (!Prompt) {
+      A.Fault = fault(EditFault::Malformed, llvm::toString(Prompt.takeError()), true);
+      return A;
+    }
+    llm::ChatRequest Req;
+    Req.Model = C->options().Model;
+    Req.System = Prompts.at("system");
+    Req.Prompt = *Prompt;
+    Req.MaxTokens = C->options().ReplyTokens;
+    Req.SchemaName = Schema;
+    Req.Schema = S;
+    auto R = C->call(Req);
+    if (!R) {
+      llvm::handleAllErrors(R.takeError(), [&](const llm::CallError &E) {
+        if (E.Kind == llm::CallFailure::Budget)
+          A.Stop = true;
+        A.Fault = fault(EditFault::Malformed, "llm " + Which + " call: " + E.Message,
+                        E.Kind != llm::CallFailure::Shape);
+      });
+      return A;
+    }
+    if (R->Refused) {
+      A.Fault =
+          fault(EditFault::Refused,
+                "llm " + Which + " call: the model refused" +
+                    (R->RefusalText.empty()
+                         ? std::string()
+                         : ": '" + llvm::StringRef(R->RefusalText).take_front(200).str() + "'"));
+      return A;
+    }
+    if (R->Object.is_null()) {
+      A.Fault = fault(EditFault::Malformed,
+                      "llm " + Which + " call: the reply is not a JSON object: '" +
+                          llvm::StringRef(R->Text).trim().take_front(120).str() + "'");
+      return A;
+    }
+    if (Which != "edit") {
+      const nlohmann::json &O = R->Object;
+      if (!O.contains("steps") || !O["steps"].is_array()) {
+        A.Fault = fault(EditFault::Malformed, "llm " + Which +
+                                                  " call: the plan has no \"steps\" array: '" +
+                                                  O.dump().substr(0, 120) + "'");
+        return A;
+      }
+    }
+    A.Object = R->Object;
+    return A;
+  }
+
+  std::unique_ptr<llm::Client> C;
+  std::map<std::string, std::string> Prompts;
+  std::map<std::string, PlanState> Plans;
+  std::vector<nlohmann::json> History;
+  bool Replan = false;
+  std::string Redirect;
+  uint64_t PlanCalls = 0, EditCalls = 0, Faults = 0;
+};
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Driver>> makeLlmDriver(const DriverOptions &O) {
+  auto C = llm::Client::create(O.Llm);
+  if (!C)
+    return C.takeError();
+  std::map<std::string, std::string> Prompts;
+  for (const char *Name : {"system", "plan", "replan", "edit"}) {
+    auto P = llm::loadPrompt(Name);
+    if (!P)
+      return P.takeError();
+    Prompts[Name] = std::move(*P);
+  }
+  return std::make_unique<LlmDriver>(std::move(*C), std::move(Prompts));
+}
+
+} // namespace asmevo::search

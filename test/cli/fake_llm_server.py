@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""A scripted LLM endpoint for the llm driver's tests, on 127.0.0.1 only.
+
+    fake_llm_server.py SCRIPT.json PORT_FILE LOG_DIR
+
+Serves POST /v1/messages (Anthropic Messages) and POST /v1/chat/completions (OpenAI chat), and
+answers in the shape of the path it was called on. Which script queue a request takes from is
+the name of the schema it asks for (the tool's name, or response_format.json_schema.name):
+SCRIPT is {"asmevo_plan": [STEP...], "asmevo_edit": [STEP...]}. Each STEP is one of
+    {"payload": OBJECT}             a 200 reply whose structured object is OBJECT
+    {"text": STRING}                a 200 reply with this text and no object
+    {"refusal": STRING}             a 200 refusal
+    {"status": N, "headers": {...}} an error status (429 with retry-after, 500, ...)
+    {"delay": SECONDS, ...}         wait that long first (past the client's timeout)
+    {"truncate": true, ...}         send a Content-Length larger than the body, then close
+An exhausted queue answers with SCRIPT's "<name>_then" step when there is one, else
+asmevo_plan with {"steps": [], "done": true} and asmevo_edit with a refusal. Every request is logged as LOG_DIR/NNN.json (time, path, headers, body, the step it
+got). The port it bound is written to PORT_FILE when it is ready.
+"""
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+
+script_path, port_file, log_dir = sys.argv[1:4]
+script = json.load(open(script_path))
+os.makedirs(log_dir, exist_ok=True)
+lock = threading.Lock()
+count = [0]
+
+
+def reply_body(path, step, usage):
+    anthropic = path == "/v1/messages"
+    if "payload" in step:
+        obj = step["payload"]
+        if anthropic:
+            return {"id": "msg_test", "type": "message", "role": "assistant", "model": "test",
+                    "stop_reason": "tool_use",
+                    "content": [{"type": "tool_use", "id": "toolu_1", "name": "x", "input": obj}],
+                    "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+        return {"id": "chatcmpl-test", "object": "chat.completion",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": json.dumps(obj)}}],
+                "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}}
+    if "refusal" in step:
+        if anthropic:
+            return {"type": "message", "stop_reason": "refusal",
+                    "content": [{"type": "text", "text": step["refusal"]}],
+                    "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+        return {"choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": None,
+                                         "refusal": step["refusal"]}}],
+                "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}}
+    text = step.get("text", "")
+    if anthropic:
+        return {"type": "message", "stop_reason": "end_turn",
+                "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}
+    return {"choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", "0"))
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        name = None
+        if isinstance(body, dict):
+            if body.get("tools"):
+                name = body["tools"][0].get("name")
+            elif body.get("response_format"):
+                name = body["response_format"].get("json_schema", {}).get("name")
+        with lock:
+            count[0] += 1
+            n = count[0]
+            queue = script.get(name, [])
+            if queue:
+                step = queue.pop(0)
+            elif name and name + "_then" in script:
+                step = script[name + "_then"]
+            elif name == "asmevo_plan":
+                step = {"payload": {"steps": [], "done": True}}
+            else:
+                step = {"refusal": "nothing scripted"}
+        json.dump({"n": n, "time": time.time(), "path": self.path,
+                   "headers": {k.lower(): v for k, v in self.headers.items()},
+                   "body": body, "step": step},
+                  open(os.path.join(log_dir, "%03d.json" % n), "w"), indent=1)
+        if step.get("delay"):
+            time.sleep(step["delay"])
+        if self.path not in ("/v1/messages", "/v1/chat/completions"):
+            return self.send(404, {"error": "no such path " + self.path}, {})
+        status = step.get("status", 200)
+        if status != 200:
+            return self.send(status, {"error": {"type": "scripted", "message": "status %d" % status}},
+                             step.get("headers", {}), step.get("truncate"))
+        usage = (len(raw) // 4, 50)
+        return self.send(200, reply_body(self.path, step, usage), {}, step.get("truncate"))
+
+    def send(self, status, obj, headers, truncate=False):
+        try:
+            self.reply(status, obj, headers, truncate)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up first (a scripted delay past its timeout)
+
+    def reply(self, status, obj, headers, truncate):
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        for k, v in headers.items():
+            self.send_header(k, str(v))
+        if truncate:
+            self.send_header("content-length", str(len(data) + 100))
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+with open(port_file + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(port_file + ".tmp", port_file)
+server.serve_forever()
