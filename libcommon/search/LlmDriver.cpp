@@ -8,6 +8,7 @@
 // controller records and the next turn is told about.
 #include "search/Driver.h"
 
+#include "codeobj/TargetLimits.h"
 #include "llm/Client.h"
 #include "llm/Prompt.h"
 
@@ -72,6 +73,56 @@ std::string numbered(const std::string &Text) {
   return Out;
 }
 
+// The kernel's ABI limits, as its descriptor declares them: what an edit may not exceed.
+nlohmann::json kernelSummary(const NodeView &N) {
+  nlohmann::json S = {{"kernel", N.Kernel}, {"target", N.Target}};
+  const KernelInfo *K = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
+  if (!K)
+    return S;
+  const TargetId &T = N.Obj->C.Target;
+  RegisterAllocation A = registerAllocation(K->Kd, T, true, true);
+  Occupancy O = kernelOccupancy(*K, T);
+  S["allocated"] = {{"arch_vgprs", A.ArchVgprs},
+                    {"agprs", A.Agprs},
+                    {"sgprs_for_code", A.NumberedSgprs},
+                    {"lds_bytes", K->Kd.GroupSegmentFixedSize},
+                    {"scratch_bytes_per_lane", K->Kd.PrivateSegmentFixedSize}};
+  S["waves_per_simd"] = O.WavesPerSimd;
+  S["rule"] = "an edit may use only v0..v" + std::to_string(A.ArchVgprs ? A.ArchVgprs - 1 : 0) +
+              ", s0..s" + std::to_string(A.NumberedSgprs ? A.NumberedSgprs - 1 : 0) +
+              (A.Agprs ? ", a0..a" + std::to_string(A.Agprs - 1) : std::string()) +
+              " and the LDS the kernel already has";
+  return S;
+}
+
+// What LLVM's scheduling model says of each instruction in the hot windows (asm/SchedInfo.h):
+// its unit, latency and issue cycles, the wait counters it increments.
+nlohmann::json isaFacts(const NodeView &N) {
+  std::map<std::string, nlohmann::json> Facts;
+  for (const HotLines &H : N.Hot)
+    for (const CodeLine &C : N.Map.Code) {
+      if (C.Line < H.First || C.Line > H.Last || !C.Cost || Facts.count(C.Cost->Mnemonic))
+        continue;
+      const InstCost &I = *C.Cost;
+      nlohmann::json Counters = nlohmann::json::array();
+      if (I.Vm)
+        Counters.push_back("vmcnt");
+      if (I.Lgkm)
+        Counters.push_back("lgkmcnt");
+      if (I.Exp)
+        Counters.push_back("expcnt");
+      Facts[I.Mnemonic] = {{"unit", instUnitName(I.Unit)},
+                           {"latency_cycles", 4 * I.LatencyQuads},
+                           {"issue_cycles", 4 * I.BusyQuads},
+                           {"increments", Counters},
+                           {"from", I.FromLlvm ? "LLVM's scheduling model" : "a default"}};
+    }
+  nlohmann::json Out = nlohmann::json::object();
+  for (auto &[M, F] : Facts)
+    Out[M] = F;
+  return Out;
+}
+
 struct PlanState {
   nlohmann::json Steps = nlohmann::json::array();
   size_t Next = 0;
@@ -85,6 +136,8 @@ public:
 
   std::optional<Proposal> propose(const NodeView &Node, const nlohmann::json &Ctx) override {
     nlohmann::json Vars = vars(Ctx);
+    Vars["abi"] = kernelSummary(Node);
+    Vars["isa_facts"] = isaFacts(Node);
     PlanState &P = Plans[Node.Id];
     if (Replan || P.Steps.empty()) {
       Vars["plan"] = P.Steps;

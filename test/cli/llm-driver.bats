@@ -117,6 +117,12 @@ assert body == g["body"], json.dumps(body, indent=1)
 assert prompt.startswith("Plan the next edits of kernel add_kernel (gfx942), node n000000: 1.0000x over K0; the\nbest so far is n000000 at 1.0000x."), prompt[:200]
 assert "107| \tbuffer_load_dword v4, v0, s[12:15], 0 offen\n108| \ts_waitcnt vmcnt(0)\n" in prompt
 assert "Hot windows" in prompt and "{{" not in prompt
+# The ABI limits from K0's descriptor, and LLVM's costs of the hot windows' instructions.
+assert '"rule": "an edit may use only v0..v15, s0..s17, a0..a3 and the LDS the kernel already has"' in prompt
+facts = prompt[prompt.index("What the instructions in the hot windows cost"):]
+facts = json.loads(facts[facts.index("{"):facts.index("\n}\n") + 2])
+assert facts["buffer_load_dword"]["unit"] == "vmem" and facts["buffer_load_dword"]["increments"] == ["vmcnt"], facts
+assert facts["v_add_f32"]["unit"] == "valu" and facts["v_add_f32"]["from"] == "LLVM's scheduling model", facts
 # A replan carries the gate's feedback.
 replans = [r for r in reqs if "Revise the plan" in json.dumps(r["body"])]
 assert replans and any('"outcome": "malformed"' in json.dumps(r["body"]).replace('\\"', '"') for r in replans)
