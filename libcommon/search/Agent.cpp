@@ -449,6 +449,14 @@ private:
     StopReason = "error";
   }
 
+  // A node's context for the driver, with the stall note when the search has stalled.
+  nlohmann::json contextOf(const NodeView &V) const {
+    return context(V, Level ? "stalled: " + std::to_string(SinceCommit) +
+                                  " candidates without a commit; try another window or "
+                                  "direction"
+                            : "");
+  }
+
   // Ask the driver for one new candidate from Start.
   std::optional<Job> proposal(const std::string &Start) {
     NodeView *V = view(Start);
@@ -458,10 +466,7 @@ private:
     bool CtxMade = false;
     for (int Try = 0; Try < 256 && !Stopped; ++Try) {
       if (!CtxMade) {
-        Ctx = context(*V, Level ? "stalled: " + std::to_string(SinceCommit) +
-                                      " candidates without a commit; try another window or "
-                                      "direction"
-                                : "");
+        Ctx = contextOf(*V);
         CtxMade = true;
       }
       auto P = D->propose(*V, Ctx);
@@ -763,7 +768,16 @@ private:
     while (!Stopped && StopReason.empty() && budgetLeft()) {
       std::vector<Job> Jobs;
       std::set<std::string> Hashes;
-      for (const std::string &S : startPoints()) {
+      std::vector<std::string> Starts = startPoints();
+      if (Starts.size() > 1 && D->prefetches()) {
+        // Several workers: the driver may ask for all their proposals at once.
+        std::vector<std::pair<const NodeView *, nlohmann::json>> Ahead;
+        for (const std::string &S : Starts)
+          if (NodeView *V = view(S))
+            Ahead.push_back({V, contextOf(*V)});
+        D->prefetch(Ahead);
+      }
+      for (const std::string &S : Starts) {
         if (O.MaxCandidates && L->nodes().size() - 1 + Jobs.size() >= O.MaxCandidates)
           break;
         auto J = proposal(S);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace asmevo::search {
@@ -51,6 +52,12 @@ public:
   virtual std::vector<std::string> plan(const NodeView &, const nlohmann::json &) { return {}; }
   // The next proposal from this node; nullopt: nothing more from here.
   virtual std::optional<Proposal> propose(const NodeView &Node, const nlohmann::json &Context) = 0;
+  // Before a round with several workers, for a driver that prefetches(): every start point's
+  // node and context, in the order propose() will be called for them. The driver may ask for
+  // all of them at once here (the llm driver's concurrent requests) and answer propose() from
+  // what it got.
+  virtual bool prefetches() const { return false; }
+  virtual void prefetch(const std::vector<std::pair<const NodeView *, nlohmann::json>> &) {}
   virtual void feedback(const Feedback &) {}
   // The controller saw a stall: change direction (Why says what was exhausted).
   virtual void redirect(const std::string &) {}

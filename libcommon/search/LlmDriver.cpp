@@ -13,6 +13,7 @@
 #include "llm/Prompt.h"
 
 #include <cstdio>
+#include <future>
 #include <map>
 
 namespace asmevo::search {
@@ -135,49 +136,78 @@ public:
   std::string name() const override { return "llm"; }
 
   std::optional<Proposal> propose(const NodeView &Node, const nlohmann::json &Ctx) override {
-    nlohmann::json Vars = vars(Ctx);
-    Vars["abi"] = kernelSummary(Node);
-    Vars["isa_facts"] = isaFacts(Node);
-    PlanState &P = Plans[Node.Id];
-    if (Replan || P.Steps.empty()) {
-      Vars["plan"] = P.Steps;
-      auto Plan = ask(History.empty() ? "plan" : "replan", Vars, "asmevo_plan", planSchema());
-      if (!Plan.Object)
-        return Plan.Stop ? std::nullopt : std::optional<Proposal>(Plan.Fault);
-      ++PlanCalls;
-      Replan = false;
-      Redirect.clear();
-      const nlohmann::json &Steps = (*Plan.Object)["steps"];
-      if (!Steps.is_array() || Steps.empty())
-        return std::nullopt; // the planner sees nothing more from this node
-      // At most 5 steps, as the prompt asks (not a schema keyword: strict structured outputs
-      // do not take maxItems everywhere).
-      P.Steps = nlohmann::json::array();
-      for (size_t I = 0; I < Steps.size() && I < 5; ++I)
-        P.Steps.push_back(Steps[I]);
-      P.Next = 0;
+    // What prefetch asked for this node ahead, concurrently with the other workers' requests.
+    if (auto It = Decided.find(Node.Id); It != Decided.end()) {
+      std::optional<Proposal> P = std::move(It->second);
+      Decided.erase(It);
+      return P;
     }
-    nlohmann::json Step = P.Steps[P.Next++ % P.Steps.size()];
-    Vars["step"] = Step;
-    auto Ed = ask("edit", Vars, "asmevo_edit", editSchema());
-    if (!Ed.Object)
-      return Ed.Stop ? std::nullopt : std::optional<Proposal>(Ed.Fault);
-    ++EditCalls;
-    EditError Err;
-    auto E = parseEdit(*Ed.Object, "llm reply", Err);
-    if (!E)
-      return fault(Err.Fault, Err.Message);
-    // The editor must stay inside its step's window.
-    const nlohmann::json &W = Step["window"];
-    if (W.is_object() && W.value("first_line", 0) > 0 && E->W.FirstLine &&
-        (E->W.FirstLine < W.value("first_line", 0u) || E->W.LastLine > W.value("last_line", 0u)))
-      return fault(EditFault::OffWindow,
-                   "llm reply: the edit's lines " + std::to_string(E->W.FirstLine) + "-" +
-                       std::to_string(E->W.LastLine) + " are outside its step's window " +
-                       std::to_string(W.value("first_line", 0u)) + "-" +
-                       std::to_string(W.value("last_line", 0u)));
-    E->Direction = Step.value("direction", "");
-    return Proposal{std::move(*E), std::nullopt};
+    if (auto It = Ready.find(Node.Id); It != Ready.end() && !It->second.empty()) {
+      Pending X = std::move(It->second.front());
+      It->second.erase(It->second.begin());
+      return finish(X);
+    }
+    nlohmann::json Vars = nodeVars(Node, Ctx);
+    if (auto Stop = plan(Node.Id, Vars))
+      return *Stop;
+    Pending X;
+    X.Step = nextStep(Node.Id);
+    Vars["step"] = X.Step;
+    X.A = ask("edit", Vars, "asmevo_edit", editSchema());
+    return finish(X);
+  }
+
+  // The start points of a round with more than one worker: plan once per node (the nodes'
+  // plans concurrently), then every worker's edit request at once, each for its own step.
+  bool prefetches() const override { return true; }
+  void prefetch(const std::vector<std::pair<const NodeView *, nlohmann::json>> &Starts) override {
+    Ready.clear();
+    Decided.clear();
+    if (Starts.size() < 2)
+      return;
+    std::vector<nlohmann::json> Vars;
+    std::map<std::string, size_t> FirstOf;
+    for (const auto &[V, Ctx] : Starts) {
+      Vars.push_back(nodeVars(*V, Ctx));
+      FirstOf.emplace(V->Id, Vars.size() - 1);
+    }
+    // Plans: one request per node that needs one, all at once.
+    std::map<std::string, std::future<Answer>> Asked;
+    std::string Which = History.empty() ? "plan" : "replan";
+    for (const auto &[Id, I] : FirstOf)
+      if (Replan || Plans[Id].Steps.empty()) {
+        nlohmann::json PV = Vars[I];
+        PV["plan"] = Plans[Id].Steps;
+        Asked[Id] = std::async(std::launch::async, [this, Which, PV] {
+          return ask(Which, PV, "asmevo_plan", planSchema());
+        });
+      }
+    // A node whose planner answered no plan (a fault, or nothing more to try) gets that
+    // answer from its next propose().
+    for (auto &[Id, F] : Asked)
+      if (auto Instead = takePlan(Id, F.get()))
+        Decided[Id] = std::move(*Instead);
+    if (!Asked.empty() && Decided.empty())
+      Replan = false;
+    // Edits: one request per start point, all at once.
+    std::vector<std::pair<std::string, Pending>> Edits;
+    std::vector<std::future<Answer>> Futures;
+    for (size_t I = 0; I < Starts.size(); ++I) {
+      const std::string &Id = Starts[I].first->Id;
+      if (Decided.count(Id) || Plans[Id].Steps.empty())
+        continue;
+      Pending X;
+      X.Step = nextStep(Id);
+      nlohmann::json EV = Vars[I];
+      EV["step"] = X.Step;
+      Edits.push_back({Id, std::move(X)});
+      Futures.push_back(std::async(
+          std::launch::async, [this, EV] { return ask("edit", EV, "asmevo_edit", editSchema()); }));
+    }
+    for (size_t I = 0; I < Edits.size(); ++I) {
+      Edits[I].second.A = Futures[I].get();
+      Ready[Edits[I].first].push_back(std::move(Edits[I].second));
+    }
   }
 
   void feedback(const Feedback &F) override {
@@ -213,10 +243,18 @@ public:
   }
 
 private:
+  // One call's outcome, made on any thread: the object, or why not (turned into a fault, and
+  // counted, on the controller's thread).
   struct Answer {
     std::optional<nlohmann::json> Object;
-    Proposal Fault;
+    std::optional<EditError> Err;
+    bool Infra = false;
     bool Stop = false; // the budget is spent: nothing more from this driver
+  };
+  // An edit request and the step it was for.
+  struct Pending {
+    nlohmann::json Step;
+    Answer A;
   };
 
   Proposal fault(EditFault F, const std::string &Message, bool Infra = false) {
@@ -225,6 +263,74 @@ private:
     P.Fault = EditError{F, C->scrub(Message)};
     P.Infrastructure = Infra;
     return P;
+  }
+
+  nlohmann::json nodeVars(const NodeView &Node, const nlohmann::json &Ctx) const {
+    nlohmann::json Vars = vars(Ctx);
+    Vars["abi"] = kernelSummary(Node);
+    Vars["isa_facts"] = isaFacts(Node);
+    return Vars;
+  }
+
+  // Plan for node Id when it needs one: nothing when it has a plan now, else what propose()
+  // returns instead (nullopt: nothing more from this node; a fault).
+  std::optional<std::optional<Proposal>> plan(const std::string &Id, nlohmann::json Vars) {
+    if (!Replan && !Plans[Id].Steps.empty())
+      return std::nullopt;
+    Vars["plan"] = Plans[Id].Steps;
+    auto R =
+        takePlan(Id, ask(History.empty() ? "plan" : "replan", Vars, "asmevo_plan", planSchema()));
+    if (!R)
+      Replan = false;
+    return R;
+  }
+
+  // Take a planner's answer for node Id (on the controller's thread).
+  std::optional<std::optional<Proposal>> takePlan(const std::string &Id, const Answer &A) {
+    if (!A.Object)
+      return A.Stop ? std::optional<Proposal>() : std::optional<Proposal>(failed(A));
+    ++PlanCalls;
+    Redirect.clear();
+    const nlohmann::json &Steps = (*A.Object)["steps"];
+    if (!Steps.is_array() || Steps.empty())
+      return std::optional<Proposal>(); // the planner sees nothing more from this node
+    // At most 5 steps, as the prompt asks (not a schema keyword: strict structured outputs
+    // do not take maxItems everywhere).
+    PlanState &P = Plans[Id];
+    P.Steps = nlohmann::json::array();
+    for (size_t I = 0; I < Steps.size() && I < 5; ++I)
+      P.Steps.push_back(Steps[I]);
+    P.Next = 0;
+    return std::nullopt;
+  }
+
+  nlohmann::json nextStep(const std::string &Id) {
+    PlanState &P = Plans[Id];
+    return P.Steps[P.Next++ % P.Steps.size()];
+  }
+
+  Proposal failed(const Answer &A) { return fault(A.Err->Fault, A.Err->Message, A.Infra); }
+
+  // An editor's answer as a proposal (on the controller's thread).
+  std::optional<Proposal> finish(const Pending &X) {
+    if (!X.A.Object)
+      return X.A.Stop ? std::nullopt : std::optional<Proposal>(failed(X.A));
+    ++EditCalls;
+    EditError Err;
+    auto E = parseEdit(*X.A.Object, "llm reply", Err);
+    if (!E)
+      return fault(Err.Fault, Err.Message);
+    // The editor must stay inside its step's window.
+    const nlohmann::json &W = X.Step["window"];
+    if (W.is_object() && W.value("first_line", 0) > 0 && E->W.FirstLine &&
+        (E->W.FirstLine < W.value("first_line", 0u) || E->W.LastLine > W.value("last_line", 0u)))
+      return fault(EditFault::OffWindow,
+                   "llm reply: the edit's lines " + std::to_string(E->W.FirstLine) + "-" +
+                       std::to_string(E->W.LastLine) + " are outside its step's window " +
+                       std::to_string(W.value("first_line", 0u)) + "-" +
+                       std::to_string(W.value("last_line", 0u)));
+    E->Direction = X.Step.value("direction", "");
+    return Proposal{std::move(*E), std::nullopt};
   }
 
   nlohmann::json vars(const nlohmann::json &Ctx) const {
@@ -253,14 +359,18 @@ private:
     return V;
   }
 
+  // One call (any thread: it reads only the prompts and the client, which is thread-safe).
   Answer ask(const std::string &Which, const nlohmann::json &Vars, const std::string &Schema,
-             const nlohmann::json &S) {
+             const nlohmann::json &S) const {
     Answer A;
-    auto Prompt = llm::fillPrompt(Prompts.at(Which), Vars, Which + ".txt");
-    if (!Prompt) {
-      A.Fault = fault(EditFault::Malformed, llvm::toString(Prompt.takeError()), true);
+    auto no = [&](EditFault F, const std::string &M, bool Infra = false) {
+      A.Err = EditError{F, M};
+      A.Infra = Infra;
       return A;
-    }
+    };
+    auto Prompt = llm::fillPrompt(Prompts.at(Which), Vars, Which + ".txt");
+    if (!Prompt)
+      return no(EditFault::Malformed, llvm::toString(Prompt.takeError()), true);
     llm::ChatRequest Req;
     Req.Model = C->options().Model;
     Req.System = Prompts.at("system");
@@ -271,37 +381,25 @@ private:
     auto R = C->call(Req);
     if (!R) {
       llvm::handleAllErrors(R.takeError(), [&](const llm::CallError &E) {
-        if (E.Kind == llm::CallFailure::Budget)
-          A.Stop = true;
-        A.Fault = fault(EditFault::Malformed, "llm " + Which + " call: " + E.Message,
-                        E.Kind != llm::CallFailure::Shape);
+        A.Stop = E.Kind == llm::CallFailure::Budget;
+        no(EditFault::Malformed, "llm " + Which + " call: " + E.Message,
+           E.Kind != llm::CallFailure::Shape);
       });
       return A;
     }
-    if (R->Refused) {
-      A.Fault =
-          fault(EditFault::Refused,
+    if (R->Refused)
+      return no(EditFault::Refused,
                 "llm " + Which + " call: the model refused" +
                     (R->RefusalText.empty()
                          ? std::string()
                          : ": '" + llvm::StringRef(R->RefusalText).take_front(200).str() + "'"));
-      return A;
-    }
-    if (R->Object.is_null()) {
-      A.Fault = fault(EditFault::Malformed,
-                      "llm " + Which + " call: the reply is not a JSON object: '" +
-                          llvm::StringRef(R->Text).trim().take_front(120).str() + "'");
-      return A;
-    }
-    if (Which != "edit") {
-      const nlohmann::json &O = R->Object;
-      if (!O.contains("steps") || !O["steps"].is_array()) {
-        A.Fault = fault(EditFault::Malformed, "llm " + Which +
-                                                  " call: the plan has no \"steps\" array: '" +
-                                                  O.dump().substr(0, 120) + "'");
-        return A;
-      }
-    }
+    if (R->Object.is_null())
+      return no(EditFault::Malformed, "llm " + Which + " call: the reply is not a JSON object: '" +
+                                          llvm::StringRef(R->Text).trim().take_front(120).str() +
+                                          "'");
+    if (Which != "edit" && (!R->Object.contains("steps") || !R->Object["steps"].is_array()))
+      return no(EditFault::Malformed, "llm " + Which + " call: the plan has no \"steps\" array: '" +
+                                          R->Object.dump().substr(0, 120) + "'");
     A.Object = R->Object;
     return A;
   }
@@ -309,6 +407,8 @@ private:
   std::unique_ptr<llm::Client> C;
   std::map<std::string, std::string> Prompts;
   std::map<std::string, PlanState> Plans;
+  std::map<std::string, std::vector<Pending>> Ready;      // prefetched edits by node
+  std::map<std::string, std::optional<Proposal>> Decided; // prefetched plans that were not
   std::vector<nlohmann::json> History;
   bool Replan = false;
   std::string Redirect;

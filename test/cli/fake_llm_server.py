@@ -13,6 +13,9 @@ SCRIPT is {"asmevo_plan": [STEP...], "asmevo_edit": [STEP...]}. Each STEP is one
     {"status": N, "headers": {...}} an error status (429 with retry-after, 500, ...)
     {"delay": SECONDS, ...}         wait that long first (past the client's timeout)
     {"truncate": true, ...}         send a Content-Length larger than the body, then close
+    {"match": TEXT, ...}            taken only by a request whose prompt holds TEXT (the first
+                                    entry of the queue that matches is taken; concurrent requests
+                                    arrive in any order)
 An exhausted queue answers with SCRIPT's "<name>_then" step when there is one, else
 asmevo_plan with {"steps": [], "done": true} and asmevo_edit with a refusal. Every request is logged as LOG_DIR/NNN.json (time, path, headers, body, the step it
 got). The port it bound is written to PORT_FILE when it is ready.
@@ -86,8 +89,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             count[0] += 1
             n = count[0]
             queue = script.get(name, [])
-            if queue:
-                step = queue.pop(0)
+            prompt = "".join(m.get("content") or "" for m in body.get("messages", [])
+                             if isinstance(m, dict)) if isinstance(body, dict) else ""
+            pick = next((i for i, e in enumerate(queue) if e.get("match", "") in prompt), None)
+            if pick is not None:
+                step = queue.pop(pick)
             elif name and name + "_then" in script:
                 step = script[name + "_then"]
             elif name == "asmevo_plan":

@@ -171,6 +171,45 @@ import json; u = json.load(open("report.json"))["body"]["driver_usage"]
 assert u["requests"] == 0 and u["cache_hits"] > 0 and u["cache_hits"] == u["calls"], u'
 }
 
+@test "--workers 2: one plan, then both workers' edit requests at once, one step each" {
+  deopt
+  python3 - <<'PY'
+import json
+text = open("deopt.s").read().split("\n")
+def window(a, b): return {"function": "add_kernel", "first_line": a, "last_line": b}
+def edit(a, b, d):  # drop the waits between lines a and b, for the step of direction d
+    rep = "\n".join(l for l in text[a - 1:b] if "s_waitcnt" not in l)
+    return {"match": '"direction": "%s"' % d, "delay": 1.5,  # the reply comes 1.5 s late
+            "payload": {"window": window(a, b), "replacement": rep, "rationale": "r",
+                        "expected_effect": "e"}}
+plan = {"payload": {"steps": [{"window": window(107, 114), "direction": "d1", "why": "w"},
+                              {"window": window(115, 122), "direction": "d2", "why": "w"}],
+                    "done": False}}
+json.dump({"asmevo_plan": [plan], "asmevo_plan_then": plan,
+           "asmevo_edit": [edit(107, 114, "d1"), edit(115, 122, "d2")]}, open("script.json", "w"))
+PY
+  start_llm script.json
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --driver llm --llm-url "$LLM_URL" --llm-model m --workers 2 --max-candidates 2 --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import glob, json
+reqs = [json.load(open(f)) for f in sorted(glob.glob("log/*.json"))]
+kinds = ["edit" if "asmevo_edit" in json.dumps(r["body"]) else "plan" for r in reqs]
+assert kinds == ["plan", "edit", "edit"], kinds
+# Each edit reply took 1.5 s: one after the other, the second request would come 1.5 s later.
+assert abs(reqs[2]["time"] - reqs[1]["time"]) < 0.75, reqs[2]["time"] - reqs[1]["time"]
+# One step each: the two edits are for the plan's two windows.
+def step(r):
+    p = r["body"]["messages"][0]["content"]
+    t = p[p.index("for this step of the plan:\n") + 27:]
+    return json.loads(t[:t.index("\n}\n") + 2])["window"]["first_line"]
+assert sorted(step(r) for r in reqs[1:]) == [107, 115], [step(r) for r in reqs[1:]]
+b = json.load(open("report.json"))["body"]
+assert b["candidates"] == 2 and b["commits"] >= 1 and b["driver_usage"]["edit_calls"] == 2, b
+PY
+}
+
 @test "bad configuration: no model, no URL, an unset key variable, a bad dialect, --llm-* without llm" {
   deopt
   run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run1 --driver llm --llm-url http://127.0.0.1:9
