@@ -89,6 +89,10 @@ nlohmann::json kernelSummary(const NodeView &N) {
                     {"lds_bytes", K->Kd.GroupSegmentFixedSize},
                     {"scratch_bytes_per_lane", K->Kd.PrivateSegmentFixedSize}};
   S["waves_per_simd"] = O.WavesPerSimd;
+  // The model's occupancy: what limits it, and how many more VGPRs a wave could use before
+  // fewer waves fit (register headroom).
+  if (N.Profile.contains("occupancy") && !N.Profile["occupancy"].empty())
+    S["occupancy"] = N.Profile["occupancy"];
   S["rule"] = "an edit may use only v0..v" + std::to_string(A.ArchVgprs ? A.ArchVgprs - 1 : 0) +
               ", s0..s" + std::to_string(A.NumberedSgprs ? A.NumberedSgprs - 1 : 0) +
               (A.Agprs ? ", a0..a" + std::to_string(A.Agprs - 1) : std::string()) +

@@ -52,7 +52,8 @@ llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
     return makeError("profiling node " + Id + ": " + R.Message);
   const nlohmann::json &K = R.Body["kernels"].back();
   V->Profile = {{"instructions", K.value("instructions", nlohmann::json::array())},
-                {"loops", K.value("loops", nlohmann::json::array())}};
+                {"loops", K.value("loops", nlohmann::json::array())},
+                {"occupancy", K.value("occupancy", nlohmann::json::object())}};
   for (const nlohmann::json &W : K.value("hot_windows", nlohmann::json::array())) {
     auto F = lineOfOffset(V->Map, W.value("begin", uint64_t(0)));
     std::optional<size_t> L;

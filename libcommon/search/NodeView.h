@@ -32,7 +32,8 @@ struct NodeView {
   std::unique_ptr<SchedInfo> Sched;
   KernelLines Map;
   std::vector<HotLines> Hot; // hottest first; empty when the node could not be profiled
-  nlohmann::json Profile;    // kernel-time's profile of the node ("instructions", "loops")
+  nlohmann::json Profile;    // kernel-time's profile of the node ("instructions", "loops",
+                             // "occupancy": waves per SIMD, its limit, VGPR headroom)
   std::string Kernel, Target;
 };
 

@@ -119,6 +119,7 @@ assert "107| \tbuffer_load_dword v4, v0, s[12:15], 0 offen\n108| \ts_waitcnt vmc
 assert "Hot windows" in prompt and "{{" not in prompt
 # The ABI limits from K0's descriptor, and LLVM's costs of the hot windows' instructions.
 assert '"rule": "an edit may use only v0..v15, s0..s17, a0..a3 and the LDS the kernel already has"' in prompt
+assert '"vgpr_headroom": ' in prompt and '"limited_by": ' in prompt, prompt[:3000]
 facts = prompt[prompt.index("What the instructions in the hot windows cost"):]
 facts = json.loads(facts[facts.index("{"):facts.index("\n}\n") + 2])
 assert facts["buffer_load_dword"]["unit"] == "vmem" and facts["buffer_load_dword"]["increments"] == ["vmcnt"], facts
