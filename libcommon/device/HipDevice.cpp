@@ -51,6 +51,7 @@
 #include "device/HipApi.h"
 
 #include "codeobj/KernelArgs.h"
+#include "support/AddressRanges.h"
 #include "support/Error.h"
 
 #include <dlfcn.h>
@@ -601,15 +602,7 @@ private:
     return V.Base;
   }
   bool inside(uint64_t Addr, uint64_t Size) const {
-    for (const auto *M : {&Allocs, &Globals}) {
-      auto It = M->upper_bound(Addr);
-      if (It == M->begin())
-        continue;
-      --It;
-      if (Addr - It->first < It->second && Size <= It->second - (Addr - It->first))
-        return true;
-    }
-    return false;
+    return withinOneRange(Allocs, Addr, Size) || withinOneRange(Globals, Addr, Size);
   }
   std::shared_ptr<HipApi> Api;
   int Ordinal = 0;

@@ -83,31 +83,11 @@ llvm::Error checkMeasure(device::Device &Dev, const std::vector<MeasuredKernel> 
                      "between 0 and 1");
   return llvm::Error::success();
 }
-} // namespace
 
-llvm::Expected<MeasureResult> measureLaunches(device::Device &Dev,
-                                              const std::vector<MeasuredKernel> &Kernels,
-                                              const launch::LaunchSpec &S,
-                                              const MeasureOptions &O) {
-  if (llvm::Error E = checkMeasure(Dev, Kernels, O))
-    return std::move(E);
-  PlacedSets Placed(Dev, Kernels.size());
-  if (llvm::Error E = placeSets(Dev, Kernels, S, O, Placed))
-    return std::move(E);
-  return measurePrepared(
-      Dev, Kernels,
-      [&](size_t K, unsigned Round) -> llvm::Expected<device::LaunchParams> {
-        return Placed.Sets[K][Round % O.Rotate].Params;
-      },
-      O);
-}
-
-llvm::Expected<MeasureResult> measurePrepared(device::Device &Dev,
-                                              const std::vector<MeasuredKernel> &Kernels,
-                                              const PrepareLaunch &Prepare,
-                                              const MeasureOptions &O) {
-  if (llvm::Error E = checkMeasure(Dev, Kernels, O))
-    return std::move(E);
+// The protocol itself, on checked options: warm-up, the interleaved timed rounds, statistics.
+llvm::Expected<MeasureResult> runProtocol(device::Device &Dev,
+                                          const std::vector<MeasuredKernel> &Kernels,
+                                          const PrepareLaunch &Prepare, const MeasureOptions &O) {
   const device::DeviceInfo &Info = Dev.info();
   auto run = [&](size_t K, unsigned Round, bool Timed) -> llvm::Expected<double> {
     const MeasuredKernel &MK = Kernels[K];
@@ -164,6 +144,33 @@ llvm::Expected<MeasureResult> measurePrepared(device::Device &Dev,
     Res.Ratio = *Ratio;
   }
   return Res;
+}
+} // namespace
+
+llvm::Expected<MeasureResult> measureLaunches(device::Device &Dev,
+                                              const std::vector<MeasuredKernel> &Kernels,
+                                              const launch::LaunchSpec &S,
+                                              const MeasureOptions &O) {
+  if (llvm::Error E = checkMeasure(Dev, Kernels, O))
+    return std::move(E);
+  PlacedSets Placed(Dev, Kernels.size());
+  if (llvm::Error E = placeSets(Dev, Kernels, S, O, Placed))
+    return std::move(E);
+  return runProtocol(
+      Dev, Kernels,
+      [&](size_t K, unsigned Round) -> llvm::Expected<device::LaunchParams> {
+        return Placed.Sets[K][Round % O.Rotate].Params;
+      },
+      O);
+}
+
+llvm::Expected<MeasureResult> measurePrepared(device::Device &Dev,
+                                              const std::vector<MeasuredKernel> &Kernels,
+                                              const PrepareLaunch &Prepare,
+                                              const MeasureOptions &O) {
+  if (llvm::Error E = checkMeasure(Dev, Kernels, O))
+    return std::move(E);
+  return runProtocol(Dev, Kernels, Prepare, O);
 }
 
 } // namespace asmevo::timing

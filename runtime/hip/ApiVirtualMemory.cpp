@@ -7,6 +7,7 @@
 // may, it reserves elsewhere (for testing what callers do when the hint is not taken).
 #include "Entry.h"
 
+#include "support/AddressRanges.h"
 #include "support/Error.h"
 
 #include <cstdlib>
@@ -157,10 +158,7 @@ hipError_t hipMemMap(void *Ptr, size_t Size, size_t Offset, hipMemGenericAllocat
                   "offset and flags must be 0 and size the handle's " + std::to_string(H->second) +
                       " bytes");
   uint64_t Base = addr(Ptr);
-  auto Res = R.Reserved.upper_bound(Base);
-  if (Res == R.Reserved.begin() ||
-      !(Base - std::prev(Res)->first < std::prev(Res)->second &&
-        Size <= std::prev(Res)->second - (Base - std::prev(Res)->first)))
+  if (!asmevo::withinOneRange(R.Reserved, Base, Size))
     return R.fail(hipErrorInvalidValue, Call,
                   hexAddr(Ptr) + " and " + std::to_string(Size) +
                       " bytes are not inside one reservation");

@@ -3,6 +3,7 @@
 
 #include "codeobj/Container.h"
 #include "launch/LaunchGeometry.h"
+#include "support/AddressRanges.h"
 #include "support/Error.h"
 #include "timing/Model.h"
 
@@ -76,15 +77,7 @@ bool Runtime::isDevice(uint64_t Addr, uint64_t Size) const {
     if (M.Accessible && Addr - Mapped->first < M.Size && Size <= M.Size - (Addr - Mapped->first))
       return true;
   }
-  for (const auto *M : {&Allocations, &Globals}) {
-    auto It = M->upper_bound(Addr);
-    if (It == M->begin())
-      continue;
-    --It;
-    if (Addr - It->first < It->second && Size <= It->second - (Addr - It->first))
-      return true;
-  }
-  return false;
+  return withinOneRange(Allocations, Addr, Size) || withinOneRange(Globals, Addr, Size);
 }
 
 hipError_t Runtime::loadModule(const char *Image, uint64_t Size, const std::string &Origin,

@@ -57,6 +57,18 @@ int main(int argc, char **argv) {
   std::vector<std::string> In;
   if (R.count("input"))
     In = R["input"].as<std::vector<std::string>>();
+  // --theta and --tau (Eq. 1): the synthetic check's, and a typed capture's. -1 when valid.
+  auto thresholds = [&](double &Theta, double &Tau) {
+    if (R.count("theta"))
+      Theta = R["theta"].as<double>();
+    if (R.count("tau"))
+      Tau = R["tau"].as<double>();
+    if (!(Theta >= -1 && Theta <= 1))
+      return C.usageError("--theta must be between -1 and 1");
+    if (!(Tau >= 0))
+      return C.usageError("--tau must be a non-negative number");
+    return -1;
+  };
   if (R.count("capture")) {
     if (R.count("spec") || R.count("infer"))
       return C.usageError("--capture replaces --spec; it takes no --infer");
@@ -84,14 +96,8 @@ int main(int argc, char **argv) {
       O.MaxInstructions = R["max-instructions"].as<uint64_t>();
     if (R.count("types"))
       O.Types = R["types"].as<std::string>();
-    if (R.count("theta"))
-      O.Theta = R["theta"].as<double>();
-    if (R.count("tau"))
-      O.Tau = R["tau"].as<double>();
-    if (!(O.Theta >= -1 && O.Theta <= 1))
-      return C.usageError("--theta must be between -1 and 1");
-    if (!(O.Tau >= 0))
-      return C.usageError("--tau must be a non-negative number");
+    if (int Code = thresholds(O.Theta, O.Tau); Code >= 0)
+      return Code;
     O.Progress = C.progress();
     return runKernelReplay(C, O);
   }
@@ -136,14 +142,8 @@ int main(int argc, char **argv) {
       return C.usageError(llvm::toString(S.takeError()));
     O.Seeds = *S;
   }
-  if (R.count("theta"))
-    O.Theta = R["theta"].as<double>();
-  if (R.count("tau"))
-    O.Tau = R["tau"].as<double>();
-  if (!(O.Theta >= -1 && O.Theta <= 1))
-    return C.usageError("--theta must be between -1 and 1");
-  if (!(O.Tau >= 0))
-    return C.usageError("--tau must be a non-negative number");
+  if (int Code = thresholds(O.Theta, O.Tau); Code >= 0)
+    return Code;
   O.Backend = Dev.Backend;
   if (R.count("schedules")) {
     O.Schedules = R["schedules"].as<unsigned>();
