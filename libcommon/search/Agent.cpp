@@ -7,11 +7,14 @@
 #include "search/Lineage.h"
 #include "search/Memory.h"
 #include "search/NodeView.h"
+#include "search/Team.h"
+#include "search/Worker.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 #include "support/Interrupt.h"
 #include "timing/TimeRun.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
@@ -204,6 +207,33 @@ private:
       return fail(std::move(Err));
     if (L->nodes().empty() && !root(Text, BaselineUs))
       return false;
+    if (!O.TeamFrom.empty() && L->nodes().size() == 1) {
+      auto T = teamStart(O.TeamFrom, O.TeamMember, Id);
+      if (!T)
+        return fail(T.takeError());
+      if (*T) {
+        (*T)->N.Kind = (*T)->N.Kind.empty() ? L->best()->Kind : (*T)->N.Kind;
+        auto NId = L->import((*T)->N, (*T)->Dir);
+        if (!NId)
+          return fail(NId.takeError());
+        if (llvm::Error Err = L->journal(
+                {{"event", "team-start"}, {"member", O.TeamMember}, {"origin", (*T)->N.Origin}}))
+          return fail(std::move(Err));
+      }
+    }
+    if (!O.WorkerLaunch.empty()) {
+      // Workers read the evaluation options from the run directory, with absolute paths (a
+      // job step may start elsewhere).
+      EvalOptions W = E;
+      llvm::SmallString<256> K0Abs(W.K0), SpecAbs(W.Spec);
+      llvm::sys::fs::make_absolute(K0Abs);
+      llvm::sys::fs::make_absolute(SpecAbs);
+      W.K0 = K0Abs.str().str();
+      W.Spec = SpecAbs.str().str();
+      if (llvm::Error Err =
+              writeFileAtomic(O.RunDir + "/worker.json", evalOptionsJson(W).dump(2) + "\n"))
+        return fail(std::move(Err));
+    }
     if (!L->best())
       return fail(makeError("run directory '" + O.RunDir + "' has no committed node"));
     for (const auto &[NId, N] : L->nodes()) {
@@ -223,7 +253,7 @@ private:
                                         {"best", L->best()->Id}}))
         return fail(std::move(Err));
     DriverOptions DO;
-    DO.Seed = O.Seed;
+    DO.Seed = O.Seed + O.TeamMember;
     DO.ExecTimeoutSeconds = O.ExecTimeoutSeconds;
     DO.WorkDir = O.RunDir + "/tmp";
     DO.Llm = O.Llm;
@@ -547,7 +577,13 @@ private:
     }
     auto One = [&](Job &J) {
       auto T0 = Clock::now();
-      J.R = gatedEval(J.Text, L->nodeDir(J.Id), K0->C, E);
+      if (O.WorkerLaunch.empty()) {
+        J.R = gatedEval(J.Text, L->nodeDir(J.Id), K0->C, E);
+      } else {
+        llvm::SmallString<256> Dir(L->nodeDir(J.Id));
+        llvm::sys::fs::make_absolute(Dir);
+        J.R = evaluateThrough(O.WorkerLaunch, O.WorkerCommand, Dir.str().str(), J.Text);
+      }
       J.Seconds = std::chrono::duration<double>(Clock::now() - T0).count();
     };
     if (Jobs.size() == 1) {
@@ -569,6 +605,16 @@ private:
     if (J.R.Result == Outcome::Interrupted) {
       // Not a verdict on the candidate: forget it, so that --resume evaluates it again.
       llvm::sys::fs::remove_directories(L->nodeDir(J.Id));
+      return;
+    }
+    if (J.R.Stage == "worker") {
+      // The worker's step did not start or died (search/Worker.h): no verdict either; forget
+      // the candidate, and stop after MaxInfraFailures in a row with the step's error.
+      llvm::sys::fs::remove_directories(L->nodeDir(J.Id));
+      Mem.outcome("worker", "failed");
+      if (++InfraFails >= O.MaxInfraFailures)
+        stop(runtimeError("the worker steps failed " + std::to_string(InfraFails) +
+                          " times in a row; the last: " + J.R.Message));
       return;
     }
     const Node *B = L->best();

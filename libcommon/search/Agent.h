@@ -41,6 +41,13 @@ struct AgentOptions {
   bool Resume = false;
   bool KeepRejected = false; // keep cand.s/cand.hsaco of rejected candidates
   uint64_t Seed = 1;
+  // Workers in other processes (search/Worker.h): each candidate's evaluation runs as
+  // `WorkerLaunch WorkerCommand --worker NODE_DIR`; empty: in this process.
+  std::string WorkerLaunch, WorkerCommand;
+  // Team mode (search/Team.h): a fresh run starts from TeamFrom's TeamMember-th verified node,
+  // with the seed raised by TeamMember.
+  std::string TeamFrom;
+  unsigned TeamMember = 0;
   double ExecTimeoutSeconds = 60;
   llm::ClientOptions Llm; // --driver llm: the endpoint, its budgets and cache
   // Progress lines: events (refused proposals, redirects, escalations), and one status line per

@@ -63,6 +63,90 @@ timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1) {
   return T;
 }
 
+nlohmann::json evalOptionsJson(const EvalOptions &O) {
+  return {{"format", "asmevo-worker"},
+          {"format_version", 1},
+          {"k0", O.K0},
+          {"spec", O.Spec},
+          {"kernel", O.Kernel},
+          {"backend", O.Backend},
+          {"seeds", O.Seeds},
+          {"schedules", O.Schedules},
+          {"threads", O.Threads},
+          {"timeout_seconds", O.TimeoutSeconds},
+          {"max_simulated_groups", O.MaxSimulatedGroups},
+          {"warmup", O.Warmup},
+          {"reps", O.Reps},
+          {"rotate", O.Rotate},
+          {"k0_nop_states", O.K0NopStates}};
+}
+
+EvalOptions parseEvalOptions(const nlohmann::json &J) {
+  if (J.value("format", "") != "asmevo-worker" || J.value("format_version", 0) != 1)
+    throw nlohmann::json::other_error::create(501, "not format asmevo-worker v1", &J);
+  EvalOptions O;
+  O.K0 = J.at("k0").get<std::string>();
+  O.Spec = J.at("spec").get<std::string>();
+  O.Kernel = J.at("kernel").get<std::string>();
+  O.Backend = J.at("backend").get<std::string>();
+  O.Seeds = J.at("seeds").get<std::vector<uint64_t>>();
+  O.Schedules = J.at("schedules").get<unsigned>();
+  O.Threads = J.at("threads").get<unsigned>();
+  O.TimeoutSeconds = J.at("timeout_seconds").get<double>();
+  O.MaxSimulatedGroups = J.at("max_simulated_groups").get<uint64_t>();
+  O.Warmup = J.at("warmup").get<unsigned>();
+  O.Reps = J.at("reps").get<unsigned>();
+  O.Rotate = J.at("rotate").get<unsigned>();
+  O.K0NopStates = J.at("k0_nop_states").get<unsigned>();
+  return O;
+}
+
+nlohmann::json evalResultJson(const EvalResult &R) {
+  return {{"format", "asmevo-eval"},
+          {"format_version", 1},
+          {"outcome", outcomeName(R.Result)},
+          {"stage", R.Stage},
+          {"signature", R.Signature},
+          {"message", R.Message},
+          {"object_sha256", R.ObjectSha256},
+          {"k0_us", R.K0Us},
+          {"us", R.Us},
+          {"speedup", R.Speedup},
+          {"cv", R.Cv},
+          {"kind", R.Kind},
+          {"backend", R.Backend},
+          {"rebuild", R.Rebuild},
+          {"diffcheck", R.DiffCheck},
+          {"time", R.Time},
+          {"infrastructure", R.Infrastructure}};
+}
+
+EvalResult parseEvalResult(const nlohmann::json &J) {
+  if (J.value("format", "") != "asmevo-eval" || J.value("format_version", 0) != 1)
+    throw nlohmann::json::other_error::create(501, "not format asmevo-eval v1", &J);
+  EvalResult R;
+  std::string Name = J.at("outcome").get<std::string>();
+  auto O = parseOutcome(Name);
+  if (!O)
+    throw nlohmann::json::other_error::create(501, "unknown outcome '" + Name + "'", &J);
+  R.Result = *O;
+  R.Stage = J.at("stage").get<std::string>();
+  R.Signature = J.at("signature").get<std::string>();
+  R.Message = J.at("message").get<std::string>();
+  R.ObjectSha256 = J.at("object_sha256").get<std::string>();
+  R.K0Us = J.at("k0_us").get<double>();
+  R.Us = J.at("us").get<double>();
+  R.Speedup = J.at("speedup").get<double>();
+  R.Cv = J.at("cv").get<double>();
+  R.Kind = J.at("kind").get<std::string>();
+  R.Backend = J.at("backend").get<std::string>();
+  R.Rebuild = J.at("rebuild");
+  R.DiffCheck = J.at("diffcheck");
+  R.Time = J.at("time");
+  R.Infrastructure = J.at("infrastructure").get<bool>();
+  return R;
+}
+
 unsigned nopWaitStates(const std::string &Text) {
   unsigned N = 0;
   llvm::StringRef T(Text);

@@ -48,6 +48,13 @@ struct EvalResult {
   bool Infrastructure = false;             // the failure is not the candidate's (K0 failed, I/O)
 };
 
+// Both as JSON, for a worker in another process (search/Worker.h): what it was told, what it
+// found. The parse functions throw nlohmann::json::exception on a malformed value.
+nlohmann::json evalOptionsJson(const EvalOptions &O);
+EvalOptions parseEvalOptions(const nlohmann::json &J);
+nlohmann::json evalResultJson(const EvalResult &R);
+EvalResult parseEvalResult(const nlohmann::json &J);
+
 // Evaluate Text; write Dir/cand.s and Dir/cand.hsaco (the object, when it builds).
 EvalResult gatedEval(const std::string &Text, const std::string &Dir, const CodeObject &K0,
                      const EvalOptions &O);

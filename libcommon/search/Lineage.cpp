@@ -49,7 +49,8 @@ nlohmann::json nodeJson(const Node &N) {
           {"kind", N.Kind},
           {"backend", N.Backend},
           {"seconds", N.Seconds},
-          {"best_before", N.BestBefore}};
+          {"best_before", N.BestBefore},
+          {"origin", N.Origin}};
 }
 
 llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Source) {
@@ -87,6 +88,7 @@ llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Sourc
     N.Backend = J.at("backend").get<std::string>();
     N.Seconds = J.at("seconds").get<double>();
     N.BestBefore = J.at("best_before").get<std::string>();
+    N.Origin = J.value("origin", "");
   } catch (const nlohmann::json::exception &E) {
     return makeError("'" + Source + "': malformed lineage node: " + E.what());
   }
@@ -121,6 +123,10 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
   std::string RunJson = Dir + "/run.json";
   bool Exists = llvm::sys::fs::exists(RunJson);
   if (Exists) {
+    auto Lk = FileLock::acquire(Dir + "/lock", "one asmevo-agent at a time on a run directory");
+    if (!Lk)
+      return Lk.takeError();
+    L.Lock = std::move(*Lk);
     auto J = readJson(RunJson);
     if (!J)
       return J.takeError();
@@ -148,6 +154,10 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
     }
     if (std::error_code EC = llvm::sys::fs::create_directories(Dir + "/nodes"))
       return makeError("'" + Dir + "': cannot create the run directory: " + EC.message());
+    auto Lk = FileLock::acquire(Dir + "/lock", "one asmevo-agent at a time on a run directory");
+    if (!Lk)
+      return Lk.takeError();
+    L.Lock = std::move(*Lk);
     nlohmann::json J = {{"format", "asmevo-run"}, {"format_version", 1},
                         {"k0", Id.K0Path},        {"k0_sha256", Id.K0Sha256},
                         {"kernel", Id.Kernel},    {"spec_sha256", Id.SpecSha256},
@@ -288,7 +298,8 @@ llvm::Error Lineage::record(const Node &N) {
   if (llvm::Error E = writeFileAtomic(nodeDir(N.Id) + "/node.json", nodeJson(N).dump(2) + "\n"))
     return E;
   Nodes[N.Id] = N;
-  if (N.Committed)
+  bool NewBest = N.Committed && (BestId.empty() || N.Speedup > Nodes[BestId].Speedup);
+  if (NewBest)
     BestId = N.Id;
   if (llvm::Error E = journal({{"event", "node"},
                                {"id", N.Id},
@@ -297,7 +308,68 @@ llvm::Error Lineage::record(const Node &N) {
                                {"committed", N.Committed},
                                {"speedup", N.Speedup}}))
     return E;
-  return N.Committed ? writeBest() : llvm::Error::success();
+  return NewBest ? writeBest() : llvm::Error::success();
+}
+
+llvm::Expected<std::string> Lineage::import(Node N, const std::string &Src) {
+  auto Id = newNode();
+  if (!Id)
+    return Id.takeError();
+  N.Id = *Id;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(Src, EC), E; It != E && !EC; It.increment(EC)) {
+    std::string Name = llvm::sys::path::filename(It->path()).str();
+    if (Name == "node.json")
+      continue;
+    auto B = readFile(It->path());
+    if (!B)
+      return B.takeError();
+    if (llvm::Error E = writeFileAtomic(nodeDir(N.Id) + "/" + Name, (*B)->getBuffer()))
+      return std::move(E);
+  }
+  if (EC)
+    return makeError("'" + Src + "': " + EC.message());
+  if (llvm::Error E = record(N))
+    return std::move(E);
+  return N.Id;
+}
+
+llvm::Expected<Lineage::Snapshot> Lineage::read(const std::string &Dir, bool Lock) {
+  Snapshot S;
+  std::string RunJson = Dir + "/run.json";
+  if (!llvm::sys::fs::exists(RunJson))
+    return makeError("'" + Dir + "': not a search run directory (no run.json)");
+  FileLock Held;
+  if (Lock) {
+    auto Lk = FileLock::acquire(Dir + "/lock", "its search is still running", /*Shared=*/true);
+    if (!Lk)
+      return Lk.takeError();
+    Held = std::move(*Lk);
+  }
+  auto J = readJson(RunJson);
+  if (!J)
+    return J.takeError();
+  S.Run = std::move(*J);
+  std::error_code EC;
+  std::vector<std::string> Ids;
+  for (llvm::sys::fs::directory_iterator It(Dir + "/nodes", EC), E; It != E && !EC;
+       It.increment(EC))
+    Ids.push_back(llvm::sys::path::filename(It->path()).str());
+  if (EC)
+    return makeError("'" + Dir + "/nodes': " + EC.message());
+  for (const std::string &NId : Ids) {
+    std::string P = Dir + "/nodes/" + NId + "/node.json";
+    if (!llvm::sys::fs::exists(P))
+      continue;
+    auto NJ = readJson(P);
+    if (!NJ)
+      return NJ.takeError();
+    auto N = parseNode(*NJ, P);
+    if (!N)
+      return N.takeError();
+    S.Nodes[N->Id] = std::move(*N);
+  }
+  return S;
 }
 
 } // namespace asmevo::search

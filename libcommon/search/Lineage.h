@@ -12,9 +12,16 @@
 // node.json is written, journaled after it, and best.* are written last; after a kill at any
 // moment the committed nodes are the node.json files that say so, and --resume journals any the
 // journal lacks and writes best.* again from the best of them.
+// One controller at a time: open() takes an exclusive POSIX record lock on lock (support/
+// FileLock.h: honoured on NFS, released when the holder dies) and holds it while the Lineage
+// lives; a second asmevo-agent on the same directory is refused, naming the holder. Workers
+// that evaluate candidates in other processes (--worker-launch) write only inside their own
+// node directory, which the controller created; merging team members (search/Team.h) takes
+// each member's lock too, so a member still running is never read half-way.
 #pragma once
 
 #include "search/Edit.h"
+#include "support/FileLock.h"
 
 #include "llvm/Support/Error.h"
 
@@ -42,6 +49,7 @@ struct Node {
   std::vector<LineRange> Ranges; // the edited 0-based lines of Parent's text
   double Seconds = 0;            // evaluation wall time
   std::string BestBefore;        // the best when it was gated
+  std::string Origin; // a node brought in from another run: "DIR:ID" ("" : evaluated here)
 };
 
 nlohmann::json nodeJson(const Node &N);
@@ -58,6 +66,14 @@ public:
   // a torn last journal line cut, nodes the journal lacks journaled.
   static llvm::Expected<Lineage> open(const std::string &Dir, const RunIdentity &Id, bool Resume,
                                       const nlohmann::json &Options);
+  // The complete nodes of another run directory, read without changing it (incomplete node
+  // directories skipped), and its run.json. With Lock, its lock is taken while reading
+  // (refused when a controller holds it).
+  struct Snapshot {
+    nlohmann::json Run;
+    std::map<std::string, Node> Nodes;
+  };
+  static llvm::Expected<Snapshot> read(const std::string &Dir, bool Lock);
 
   const std::string &dir() const { return Dir; }
   std::string nodeDir(const std::string &Id) const { return Dir + "/nodes/" + Id; }
@@ -66,8 +82,12 @@ public:
   const Node *best() const;
   // A fresh node id and its (empty) directory.
   llvm::Expected<std::string> newNode();
-  // Record N (node.json atomically, then the journal); on a commit also best.s/best.hsaco.
+  // Record N (node.json atomically, then the journal); on a commit that is the fastest so far
+  // also best.s/best.hsaco.
   llvm::Error record(const Node &N);
+  // A node of another run (Src, its node directory) as a new node of this one: its files copied
+  // into a fresh node directory, then N (with the new Id) recorded. Returns the new id.
+  llvm::Expected<std::string> import(Node N, const std::string &Src);
   llvm::Error journal(nlohmann::json Event);
   uint64_t journalEvents() const { return Events; }
   std::vector<std::string> recovered() const { return Recovered; } // on --resume
@@ -79,6 +99,7 @@ private:
   std::map<std::string, Node> Nodes;
   uint64_t NextId = 0, Events = 0;
   std::string BestId;
+  FileLock Lock;
   std::vector<std::string> Recovered;
   size_t Removed = 0;
 };

@@ -316,3 +316,143 @@ PY
   assert_success
   [ "$(grep -c '^workflow: gfx942' <<< "$output")" -eq 0 ]
 }
+
+@test "one agent per run directory: a second one is refused, naming the holder" {
+  deopt
+  # The holder waits in its driver (a proposer that takes 5 s) while the second one comes.
+  asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run --budget 60 -q \
+    --driver 'exec:sleep 5' > /dev/null 2>&1 3>&- &
+  pid=$!
+  for _ in $(seq 100); do [ -f run/run.json ] && break; sleep 0.1; done
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --resume --max-candidates 5
+  kill -9 "$pid"
+  wait "$pid" || true
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: 'run/lock' is in use by host $(hostname), pid $pid: one asmevo-agent at a time on a run directory" ]
+  # Once the holder is gone (kill -9 releases the lock), it resumes.
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --resume --max-candidates 5 -q
+  assert_success
+}
+
+# A launch prefix that records each step it starts, then runs it (as srun would).
+launcher() {
+  cat > launch.sh <<'SH'
+#!/bin/sh
+echo "$*" >> "$(dirname "$0")/launched.log"
+exec "$@"
+SH
+  chmod +x launch.sh
+}
+
+@test "--worker-launch: each candidate is evaluated by a worker process, same result as in-process" {
+  deopt
+  launcher
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json \
+    --run-dir local --max-candidates 12 --workers 2 --json
+  assert_report asmevo-agent ok 0
+  cp report.json local.json
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json \
+    --run-dir steps --max-candidates 12 --workers 2 --worker-launch "$PWD/launch.sh" --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import glob, json, os
+def nodes(d):
+    out = {}
+    for f in glob.glob(d + "/nodes/*/node.json"):
+        n = json.load(open(f))
+        out[n["id"]] = (n["outcome"], n["committed"], n["object_sha256"], n["speedup"])
+    return out
+a, b = nodes("local"), nodes("steps")
+assert a == b, (a, b)
+assert any(c for _, c, _, _ in a.values() if c), "no commit"
+# one worker step per evaluated candidate (the root is timed by the controller itself)
+steps = [l.split() for l in open("launched.log")]
+assert len(steps) == len(b) - 1, (len(steps), len(b))
+for s in steps:
+    assert s[1] == "--worker" and os.path.isdir(s[2]) and s[2].startswith(os.getcwd() + "/steps/nodes/"), s
+assert sorted(os.path.basename(s[2]) for s in steps) == sorted(i for i in b if i != "n000000")
+# the workers leave nothing behind but the node's files
+assert not glob.glob("steps/nodes/*/eval.json") and not glob.glob("steps/nodes/*/worker.log")
+w = json.load(open("steps/worker.json"))
+assert w["format"] == "asmevo-worker" and os.path.isabs(w["k0"]) and os.path.isabs(w["spec"]), w
+assert open("steps/best.hsaco", "rb").read() == open("local/best.hsaco", "rb").read()
+PY
+}
+
+@test "--worker-launch: a step that fails to start stops the run with its error; nothing is lost" {
+  deopt
+  launcher
+  cat > refuse.sh <<'SH'
+#!/bin/sh
+echo "srun: error: Unable to create step for job 7: Invalid generic resource (gres) specification" >&2
+exit 1
+SH
+  chmod +x refuse.sh
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json \
+    --run-dir run --max-candidates 12 --worker-launch "$PWD/refuse.sh" -q
+  [ "$status" -eq 3 ]
+  [[ $stderr == "asmevo-agent: error: the worker steps failed 3 times in a row; the last: the worker step ($PWD/refuse.sh '$ASMEVO_TOOLS/asmevo-agent' --worker '$PWD/run/nodes/n00000"[1-9]"' -q) exited with status 1 and wrote no result: srun: error: Unable to create step for job 7: Invalid generic resource (gres) specification" ]] ||
+    fail "stderr: $stderr"
+  # The root survives, the failed steps left no node behind, and a working launch resumes and
+  # evaluates those candidates after all.
+  [ "$(ls run/nodes)" = n000000 ]
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json \
+    --run-dir run --max-candidates 12 --worker-launch "$PWD/launch.sh" --resume --json
+  assert_report asmevo-agent ok 0
+  [ "$(wc -l < launched.log)" -eq 12 ]
+}
+
+@test "team mode: members start from different verified nodes; the merge loses no commit" {
+  deopt
+  asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir team --max-candidates 30 -q
+  for i in 0 1; do
+    asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir m$i --max-candidates 25 \
+      --team-from team --team-member $i -q
+  done
+  run --separate-stderr asmevo-agent --merge --run-dir team m0 m1 --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import glob, json
+def nodes(d):
+    return {n["id"]: n for n in (json.load(open(f)) for f in glob.glob(d + "/nodes/*/node.json"))}
+team, m0, m1 = nodes("team"), nodes("m0"), nodes("m1")
+# each member started from a different verified node of the team's first search
+s0, s1 = m0["n000001"], m1["n000001"]
+assert s0["driver"] == s1["driver"] == "team-start" and s0["committed"] and s1["committed"]
+assert s0["origin"] != s1["origin"], (s0["origin"], s1["origin"])
+assert s0["origin"].startswith("team:") and team[s0["origin"][5:]]["verified"]
+# every node of every member is in the team's lineage, by candidate; commits stay commits
+by_hash = {n["candidate_sha256"]: n for n in team.values()}
+for m in (m0, m1):
+    for i, n in m.items():
+        t = by_hash[n["candidate_sha256"]]
+        if n["committed"]:
+            assert t["committed"] and t["object_sha256"] == n["object_sha256"], i
+# parents are mapped onto the team's own nodes
+for n in team.values():
+    assert n["parent"] == "" or n["parent"] in team, n["id"]
+# the team's best is the fastest commit, and best.hsaco is its object
+top = max((n for n in team.values() if n["committed"]), key=lambda n: n["speedup"])
+b = json.load(open("report.json"))["body"]
+assert b["best_node"] == top["id"] and b["driver"] == "team" and len(b["members"]) == 2, b
+assert b["candidates"] == len(team) - 1
+assert open("team/best.hsaco", "rb").read() == open("team/nodes/%s/cand.hsaco" % top["id"], "rb").read()
+json.dump(len(team), open("count", "w"))
+PY
+  # Merging again adds nothing.
+  run --separate-stderr asmevo-agent --merge --run-dir team m0 m1 --json
+  assert_report asmevo-agent ok 0
+  [ "$(ls team/nodes | wc -l)" -eq "$(cat count)" ]
+  # A member whose search is still running is refused.
+  asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir m0 --resume --budget 60 \
+    -q --driver 'exec:sleep 5' > /dev/null 2>&1 3>&- &
+  pid=$!
+  for _ in $(seq 100); do grep -q '"resume"' m0/journal.jsonl && break; sleep 0.1; done
+  run --separate-stderr asmevo-agent --merge --run-dir team m0 m1
+  kill -9 "$pid"
+  wait "$pid" || true
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: 'm0/lock' is in use by host $(hostname), pid $pid: its search is still running" ]
+}

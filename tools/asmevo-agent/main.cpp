@@ -2,10 +2,12 @@
 // recovered assembly, each candidate is rebuilt with K0's ABI, checked against K0 (strict),
 // timed against K0, and committed only through the commit gate; every step is kept in a run
 // directory that survives a kill (--resume).
+#include "AgentModes.h"
 #include "search/Agent.h"
 #include "support/Cli.h"
 #include "support/Interrupt.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -52,6 +54,21 @@ int main(int argc, char **argv) {
       "seed", "The stochastic driver's seed (default 1)", cxxopts::value<uint64_t>(),
       "N")("keep-rejected", "Keep the text and object of rejected candidates too")(
       "resume", "Continue the search in --run-dir (after a stop, a crash or kill -9)");
+  C.options().add_options()("worker-launch",
+                            "Evaluate each candidate as a separate process started through "
+                            "PREFIX (e.g. 'srun --ntasks=1 --gpus-per-task=1': one Slurm job "
+                            "step per candidate)",
+                            cxxopts::value<std::string>(), "PREFIX")(
+      "worker", "What --worker-launch runs: evaluate the candidate in NODE_DIR of a run directory",
+      cxxopts::value<std::string>(), "NODE_DIR")(
+      "team-from", "Team mode: start this new run from a verified node of the run directory DIR",
+      cxxopts::value<std::string>(),
+      "DIR")("team-member",
+             "Team mode: the member's index I: it starts from DIR's I-th verified node, "
+             "best first, with the driver's seed raised by I (default 0)",
+             cxxopts::value<unsigned>(),
+             "I")("merge", "Merge the team members' run directories (the inputs) "
+                           "into the team's --run-dir, losing no node");
   C.options().add_options()(
       "llm-url", "The endpoint's base URL (https://api.anthropic.com, http://127.0.0.1:8000)",
       cxxopts::value<std::string>(),
@@ -88,6 +105,13 @@ int main(int argc, char **argv) {
   std::vector<std::string> In;
   if (R.count("input"))
     In = R["input"].as<std::vector<std::string>>();
+  if (R.count("worker"))
+    return agentWorker(C, R["worker"].as<std::string>());
+  if (R.count("merge")) {
+    if (In.empty() || !R.count("run-dir"))
+      return C.usageError("--merge takes the members' run directories and the team's --run-dir");
+    return agentMerge(C, R["run-dir"].as<std::string>(), In);
+  }
   if (In.size() != 1)
     return C.usageError("give one code object (K0)");
   if (!R.count("spec"))
@@ -182,6 +206,16 @@ int main(int argc, char **argv) {
     if (O.Llm.ReplyTokens == 0)
       return C.usageError("--llm-reply-tokens must be at least 1");
   }
+  if (R.count("worker-launch")) {
+    O.WorkerLaunch = R["worker-launch"].as<std::string>();
+    O.WorkerCommand = llvm::sys::fs::getMainExecutable(argv[0], (void *)&main);
+  }
+  if (R.count("team-member") && !R.count("team-from"))
+    return C.usageError("--team-member is for --team-from");
+  if (R.count("team-from"))
+    O.TeamFrom = R["team-from"].as<std::string>();
+  if (R.count("team-member"))
+    O.TeamMember = R["team-member"].as<unsigned>();
   O.KeepRejected = R.count("keep-rejected") > 0;
   O.Resume = R.count("resume") > 0;
   O.Eval.Backend = Dev.Backend;
