@@ -11,4 +11,5 @@ apt-get install -y -qq --no-install-recommends \
   libmsgpack-cxx-dev libcxxopts-dev nlohmann-json3-dev libgtest-dev libcurl4-openssl-dev \
   bats bats-assert bats-support \
   rocm-device-libs libamdhip64-dev \
-  librocsparse0 librocrand1 libhsa-runtime64-1 > /dev/null
+  librocsparse0 librocrand1 libhsa-runtime64-1 \
+  slurmctld slurmd slurm-client munge chromium > /dev/null

@@ -7,6 +7,8 @@
 #   through the device interface)
 #   support <- llm (the LLM endpoint client)
 #   check, timing, llm <- search (asmevo-agent's controller; never emu either)
+#   support <- report (asmevo-report: reads a run directory's files, writes HTML)
+#   support, codeobj <- install (asmevo-install)
 # and only asm includes LLVM's MC layer, its targets and lld (llvm/MC/, llvm/Target/, lld/).
 #   bash test/lint/check-includes.sh [SOURCE_DIR]
 # Exit 0 clean, 1 with every offending "file:line: folder may not include header" listed.
@@ -23,6 +25,8 @@ declare -A allowed=(
   [timing]="support codeobj asm device launch timing"
   [llm]="support llm"
   [search]="support codeobj asm device launch check timing llm search"
+  [report]="support report"
+  [install]="support codeobj install"
 )
 lib=$src/libcommon
 if [[ ! -d $lib ]]; then

@@ -1,0 +1,61 @@
+// The install manifest, <target>/asmevo-install.json (format asmevo-install-manifest v1): what
+// an install put into its target, so that a second install is idempotent and --uninstall can
+// restore the target exactly. Paths in it are relative to the target; "run" is absolute.
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace asmevo::install {
+
+constexpr const char *kManifestFile = "asmevo-install.json";
+constexpr const char *kManifestFormat = "asmevo-install-manifest";
+constexpr int kManifestVersion = 1;
+// Backups of replaced files: <target>/<kBackupDir>/<path>.
+constexpr const char *kBackupDir = ".asmevo-backup";
+
+// One K* placed in the target.
+struct ManifestEntry {
+  std::string Kernel;      // the run's kernel name
+  std::string Run;         // the run directory (absolute)
+  std::string Path;        // where K* is, relative to the target
+  std::string Source;      // where K0 was found (absolute; empty for HIP without --from)
+  std::string K0Sha256;    // K0, as found where K* now is (or in the source)
+  std::string KStarSha256; // K*, as written
+  // "replaced" (K0 was there: Backup holds it), "added" (nothing of anyone's was there) or
+  // "present" (K* was already there when the install came: left alone by --uninstall).
+  std::string Action;
+  std::string Backup; // relative to the target; empty unless replaced
+};
+
+// A file the install generated (the HIP note) or a symbolic link it made (the AITer mirror).
+struct ManifestFile {
+  std::string Path;   // relative to the target
+  std::string Sha256; // a generated file's bytes; a link: empty
+  std::string Link;   // a link: where it points
+};
+
+struct Manifest {
+  std::string Layout; // "triton", "aiter" or "hip"
+  std::string Source; // the dump, asm root or application directory (absolute; may be empty)
+  std::vector<ManifestEntry> Entries;
+  std::vector<ManifestFile> Generated; // notes
+  std::vector<ManifestFile> Links;     // the mirror's links
+  std::vector<std::string> Dirs;       // directories the install created, parents first
+
+  const ManifestEntry *entry(llvm::StringRef Path) const;
+  nlohmann::ordered_json json() const;
+};
+
+// The manifest of Target, if there is one (a manifest that is not one is an error).
+llvm::Expected<std::optional<Manifest>> readManifest(llvm::StringRef Target);
+// Write it atomically.
+llvm::Error writeManifest(llvm::StringRef Target, const Manifest &M);
+
+} // namespace asmevo::install

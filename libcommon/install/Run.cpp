@@ -1,0 +1,136 @@
+// Reading a workflow run: the summary's kernels, K0 and K* with their SHA-256, and the check
+// that K* still is a code object for K0's target with K0's kernel symbols (the workflow's gate
+// guarantees it; the installer relies on it, so it says so when it does not hold).
+#include "install/Run.h"
+
+#include "codeobj/CodeObject.h"
+#include "support/Error.h"
+#include "support/FileIO.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace asmevo::install {
+
+namespace {
+
+// A key's string or integer value, or "" / -1 when it has none of that type (never throws).
+std::string textOf(const nlohmann::json &J, const char *Key) {
+  return J.contains(Key) && J[Key].is_string() ? J[Key].get<std::string>() : "";
+}
+int intOf(const nlohmann::json &J, const char *Key) {
+  return J.contains(Key) && J[Key].is_number_integer() ? J[Key].get<int>() : -1;
+}
+
+std::string fixed4(double V) {
+  char B[32];
+  std::snprintf(B, sizeof B, "%.4f", V);
+  return B;
+}
+
+llvm::Expected<std::vector<std::string>>
+kernelSymbols(const std::string &Bytes, const std::string &Path, std::string *Processor) {
+  auto C = CodeObject::read(Bytes, Path);
+  if (!C)
+    return C.takeError();
+  std::vector<std::string> Names;
+  for (const KernelInfo &K : C->Kernels)
+    Names.push_back(K.Name);
+  std::sort(Names.begin(), Names.end());
+  *Processor = C->Target.Processor;
+  return Names;
+}
+
+llvm::Error readKernel(const std::string &RunDir, RunKernel &K) {
+  K.K0Path = RunDir + "/" + K.Name + "/k0.hsaco";
+  K.KStarPath = RunDir + "/" + K.Name + "/search/best.hsaco";
+  auto K0 = readFile(K.K0Path);
+  if (!K0)
+    return K0.takeError();
+  K.K0 = (*K0)->getBuffer().str();
+  K.K0Sha256 = sha256Hex(K.K0);
+  auto Syms = kernelSymbols(K.K0, K.K0Path, &K.Processor);
+  if (!Syms)
+    return Syms.takeError();
+  K.Symbols = *Syms;
+  if (!llvm::sys::fs::exists(K.KStarPath))
+    return llvm::Error::success();
+  auto KS = readFile(K.KStarPath);
+  if (!KS)
+    return KS.takeError();
+  K.KStar = (*KS)->getBuffer().str();
+  K.KStarSha256 = sha256Hex(K.KStar);
+  std::string Processor;
+  auto StarSyms = kernelSymbols(K.KStar, K.KStarPath, &Processor);
+  if (!StarSyms)
+    return StarSyms.takeError();
+  if (*StarSyms != K.Symbols || Processor != K.Processor)
+    return llvm::make_error<ToolError>(
+        "K* does not keep K0's target and kernel symbols ('" + K.K0Path + "')", K.KStarPath);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+std::string RunKernel::skipReason(bool All) const {
+  if (KStar.empty())
+    return "the search wrote no K*";
+  if (KStarSha256 == K0Sha256)
+    return "no improvement (K* is K0)";
+  if (!All && Speedup <= 1)
+    return "no improvement (speedup " + fixed4(Speedup) + "x; --all installs it)";
+  return "";
+}
+
+llvm::Expected<Run> readRun(llvm::StringRef Dir) {
+  Run R;
+  R.Dir = Dir.str();
+  llvm::SmallString<256> Abs(Dir);
+  if (auto EC = llvm::sys::fs::make_absolute(Abs))
+    return llvm::make_error<ToolError>("cannot resolve: " + EC.message(), Dir.str());
+  llvm::sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  R.AbsDir = Abs.str().str();
+  if (!llvm::sys::fs::is_directory(Dir))
+    return llvm::make_error<ToolError>("not a workflow run directory (make -f Makefile.workflow "
+                                       "writes one)",
+                                       Dir.str());
+  std::string SummaryPath = R.Dir + "/summary.json";
+  auto S = readFile(SummaryPath);
+  if (!S)
+    return llvm::make_error<ToolError>(
+        "cannot read the run's summary (is the workflow run finished?)", SummaryPath);
+  nlohmann::json J = nlohmann::json::parse((*S)->getBuffer(), nullptr, /*allow_exceptions=*/false);
+  if (J.is_discarded() || !J.is_object() || textOf(J, "format") != "asmevo-workflow-summary" ||
+      !J.contains("kernels") || !J["kernels"].is_array())
+    return llvm::make_error<ToolError>("not a workflow summary (format asmevo-workflow-summary)",
+                                       SummaryPath);
+  if (intOf(J, "format_version") != 1)
+    return llvm::make_error<ToolError>("workflow summary format version " +
+                                           std::to_string(intOf(J, "format_version")) +
+                                           " (this installer reads version 1)",
+                                       SummaryPath);
+  for (const nlohmann::json &E : J["kernels"]) {
+    RunKernel K;
+    if (!E.is_object() || !E.contains("name") || !E["name"].is_string() || !E.contains("speedup") ||
+        !E["speedup"].is_number())
+      return llvm::make_error<ToolError>("a kernel entry without a name or a speedup", SummaryPath);
+    K.Name = E["name"].get<std::string>();
+    if (K.Name.empty() || K.Name.find('/') != std::string::npos || K.Name == "." || K.Name == "..")
+      return llvm::make_error<ToolError>("bad kernel name '" + K.Name + "'", SummaryPath);
+    K.Speedup = E["speedup"].get<double>();
+    K.Kind = textOf(E, "kind");
+    if (llvm::Error Err = readKernel(R.Dir, K))
+      return Err;
+    R.Kernels.push_back(std::move(K));
+  }
+  if (R.Kernels.empty())
+    return llvm::make_error<ToolError>("the run has no kernels", SummaryPath);
+  return R;
+}
+
+} // namespace asmevo::install

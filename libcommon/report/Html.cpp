@@ -1,0 +1,126 @@
+#include "report/Html.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace asmevo::report {
+
+std::string escape(const std::string &Text) {
+  std::string S;
+  S.reserve(Text.size());
+  for (char C : Text) {
+    switch (C) {
+    case '&':
+      S += "&amp;";
+      break;
+    case '<':
+      S += "&lt;";
+      break;
+    case '>':
+      S += "&gt;";
+      break;
+    case '"':
+      S += "&quot;";
+      break;
+    case '\'':
+      S += "&#39;";
+      break;
+    default:
+      S += C;
+    }
+  }
+  return S;
+}
+
+std::string num(double V, int D) {
+  if (!std::isfinite(V))
+    return "-";
+  char B[64];
+  std::snprintf(B, sizeof B, "%.*f", D, V);
+  return B;
+}
+
+std::string figureKind(const std::string &Kind, const std::string &Backend) {
+  if (Kind == "modeled" || Kind == "measured")
+    return Kind;
+  if (Backend == "emu")
+    return "modeled";
+  if (Backend == "hip")
+    return "measured";
+  return "unknown";
+}
+
+std::string kindLabel(const std::string &Kind, const std::string &Backend) {
+  std::string K = figureKind(Kind, Backend);
+  return "<span class=\"kind " + K + "\">" + K + (Backend.empty() ? "" : ", " + escape(Backend)) +
+         "</span>";
+}
+
+namespace {
+
+const char *Style = R"(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 24px 48px; color: #212121;
+  background: #fff; }
+h1 { font-size: 22px; margin: 18px 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px;
+  border-bottom: 1px solid #cfd8dc; } h3 { font-size: 15px; margin: 18px 0 6px; }
+table { border-collapse: collapse; margin: 6px 0 12px; }
+th, td { border: 1px solid #cfd8dc; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #eceff1; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.kind { font-size: 11px; padding: 0 5px; border-radius: 8px; margin-left: 4px;
+  white-space: nowrap; }
+.kind.modeled { background: #fff3e0; color: #e65100; border: 1px solid #ffb74d; }
+.kind.measured { background: #e3f2fd; color: #0d47a1; border: 1px solid #64b5f6; }
+.kind.unknown { background: #eee; color: #555; border: 1px solid #bbb; }
+.scroll { overflow: auto; max-height: 900px; border: 1px solid #eceff1; }
+svg text { font: 11px ui-monospace, monospace; fill: #212121; }
+svg.lineage text { paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+svg.plot text.axis-title { font: 12px system-ui, sans-serif; }
+svg.plot text.plot-title { font: bold 13px system-ui, sans-serif; }
+pre.diff { font: 12px/1.35 ui-monospace, monospace; background: #fafafa; border: 1px solid #e0e0e0;
+  padding: 6px; overflow-x: auto; }
+pre.diff span { display: block; min-height: 1.35em; white-space: pre; }
+pre.diff .add { background: #e8f5e9; color: #1b5e20; }
+pre.diff .del { background: #ffebee; color: #b71c1c; }
+pre.diff .hunk { color: #6a1b9a; }
+.missing li { color: #b71c1c; font-family: ui-monospace, monospace; }
+.missing ul { max-height: 320px; overflow: auto; }
+.legend span.sw { display: inline-block; width: 10px; height: 10px; border-radius: 5px;
+  margin: 0 4px 0 12px; vertical-align: middle; }
+.note { color: #546e7a; } .verdict-ok { color: #2e7d32; font-weight: bold; }
+.verdict-bad { color: #c62828; font-weight: bold; }
+#render-check { color: #90a4ae; font-size: 11px; }
+.plots { display: flex; flex-wrap: wrap; gap: 16px; }
+)";
+
+// Measures what the browser drew: tree nodes with a non-empty box, the plots' axis titles and
+// tick labels. A test reads the result from the DOM of a headless browser.
+const char *Script = R"(
+window.addEventListener('load', function () {
+  var r = {tree_nodes: 0, tree_nodes_drawn: 0, plots: 0, axis_titles: [], tick_labels: 0};
+  document.querySelectorAll('svg.lineage g.node').forEach(function (g) {
+    r.tree_nodes++;
+    var b = g.getBBox();
+    if (b.width > 0 && b.height > 0) r.tree_nodes_drawn++;
+  });
+  document.querySelectorAll('svg.plot').forEach(function () { r.plots++; });
+  document.querySelectorAll('svg.plot text.axis-title').forEach(function (t) {
+    if (t.getBBox().width > 0) r.axis_titles.push(t.textContent);
+  });
+  document.querySelectorAll('svg.plot text.tick').forEach(function (t) {
+    if (t.getBBox().width > 0) r.tick_labels++;
+  });
+  document.getElementById('render-check').textContent = 'render-check ' + JSON.stringify(r);
+});
+)";
+
+} // namespace
+
+std::string page(const std::string &Title, const std::string &Body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         escape(Title) + "</title>\n<style>" + Style + "</style>\n</head>\n<body>\n<h1>" +
+         escape(Title) + "</h1>\n" + Body +
+         "\n<pre id=\"render-check\">render-check: not run (scripts off)</pre>\n<script>" + Script +
+         "</script>\n</body>\n</html>\n";
+}
+
+} // namespace asmevo::report

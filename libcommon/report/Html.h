@@ -1,0 +1,27 @@
+// The HTML of the report: escaping, number formatting, the kind label every figure carries
+// ("modeled" on emu, "measured" on hip), and the page shell with its inline style sheet and the
+// small inline script that measures the rendered SVG (a <pre id="render-check">, which a test
+// reads through a headless browser). Nothing in the page refers outside it.
+#pragma once
+
+#include <string>
+
+namespace asmevo::report {
+
+// Text for HTML element content and attribute values (& < > " ').
+std::string escape(const std::string &Text);
+
+// V with D decimals ("1.2346"); "-" for a value that is not finite.
+std::string num(double V, int D);
+
+// "modeled" or "measured" for a figure from Backend (Kind, when given, wins: it is what the
+// tool that produced the figure said).
+std::string figureKind(const std::string &Kind, const std::string &Backend);
+
+// The label after a figure: <span class="kind modeled">modeled, emu</span>.
+std::string kindLabel(const std::string &Kind, const std::string &Backend);
+
+// The whole page: Title in <title> and <h1>, Body after it.
+std::string page(const std::string &Title, const std::string &Body);
+
+} // namespace asmevo::report

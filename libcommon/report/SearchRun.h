@@ -1,0 +1,79 @@
+// One search run directory (asmevo-agent --run-dir) read as it is on disk, for the report: the
+// run's identity, every node that has a node.json, the journal's events, and for each commit the
+// evidence the report shows (texts, the diffcheck and kernel-time reports). Nothing here is
+// required: a file that is absent or unreadable becomes one line of Missing, so that a run that
+// was killed, is still running or was copied in part can still be shown. The layout is
+// search/Lineage.h's; this folder reads it with plain JSON and never links the search library.
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace asmevo::report {
+
+// nodes/<id>/node.json (format asmevo-node), read leniently: an absent key keeps its default.
+struct NodeRecord {
+  std::string Id, Parent, Driver, Outcome, Stage, Signature, Message, Kind, Backend, BestBefore;
+  std::vector<std::string> Sources;
+  bool Verified = false, Committed = false;
+  double Speedup = 0, K0Us = 0, Us = 0, Cv = 0, Threshold = 0, Seconds = 0;
+  double Recorded = 0; // node.json's modification time (seconds since the epoch)
+  std::vector<std::pair<uint64_t, uint64_t>> EditedLines; // 1-based, inclusive
+  nlohmann::json Edits = nlohmann::json::array();
+};
+
+// time.json: kernel-time's --json report on K0 and the candidate.
+struct TimeEvidence {
+  std::string Outcome, Message, Kind, Label, Backend, Basis, Interval;
+  double K0Us = 0, Us = 0, K0Cv = 0, Cv = 0;
+  bool HasMedian = false; // measured: the figures are medians over launches
+  std::optional<double> Ratio, Low, High, Level;
+};
+
+// diffcheck.json: kernel-diffcheck's --json report.
+struct CheckVerdict {
+  std::string Outcome, Message, Backend;
+  std::vector<uint64_t> Seeds;
+};
+
+// What the report shows of one commit.
+struct CommitRecord {
+  std::string Id;
+  std::optional<std::string> Text, ParentText; // cand.s of the node and of its parent
+  std::optional<TimeEvidence> Time;
+  std::optional<CheckVerdict> Check;
+  nlohmann::json Edit; // edit.json as written (null when absent)
+};
+
+struct SearchRun {
+  std::string Dir;
+  std::string Prefix;                     // how Missing names the files ("" or "<name>/search/")
+  nlohmann::json Run;                     // run.json (null when absent)
+  nlohmann::json Summary;                 // summary.json, asmevo-agent's report (null when absent)
+  std::vector<NodeRecord> Nodes;          // by id; n000000 is the root (K0)
+  std::vector<CommitRecord> Commits;      // committed nodes other than the root, by id
+  uint64_t JournalEvents = 0;             // the journal's whole lines
+  std::map<std::string, uint64_t> Faults; // journal "fault" events: refused proposals per kind
+  std::vector<std::string> Missing;       // "<file>: <what>", one per absent or unreadable part
+
+  const NodeRecord *node(const std::string &Id) const;
+  uint64_t commits() const { return Commits.size(); }
+};
+
+// Read Dir as a search run. Prefix is put before every file name in Missing. Fails only when
+// Dir is not a directory; everything inside it is optional.
+llvm::Expected<SearchRun> readSearchRun(const std::string &Dir, const std::string &Prefix = "");
+
+// kernel-time's and kernel-diffcheck's reports, as time.json and diffcheck.json hold them.
+TimeEvidence timeEvidence(const nlohmann::json &Report);
+CheckVerdict checkVerdict(const nlohmann::json &Report);
+
+} // namespace asmevo::report

@@ -1,0 +1,139 @@
+#include "AsmevoInstall.h"
+
+#include "install/Manifest.h"
+#include "install/Refusal.h"
+#include "support/Error.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+namespace asmevo {
+
+namespace {
+
+std::string fixed4(double V) {
+  char B[32];
+  std::snprintf(B, sizeof B, "%.4f", V);
+  return B;
+}
+
+// A refusal is outcome "refused" ("<tool>: refused: ..."); everything else is an error.
+int fail(const Cli &C, Report &Rep, llvm::Error E) {
+  bool Refused = false;
+  E = llvm::handleErrors(std::move(E), [&](const install::InstallRefusal &R) {
+    Refused = true;
+    Rep.Result = Outcome::Refused;
+    Rep.Message = "'" + R.File + "': " + R.Message;
+  });
+  if (E)
+    return C.fail(Rep, std::move(E));
+  llvm::errs() << C.tool() << ": refused: " << Rep.Message << "\n";
+  if (C.common().Json)
+    C.printJson(Rep);
+  return Rep.exitCode();
+}
+
+int render(const Cli &C, const Report &Rep) {
+  if (C.common().Json)
+    return C.printJson(Rep);
+  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
+  if (!C.common().Quiet)
+    for (const std::string &N : Rep.Notes)
+      llvm::outs() << "  " << N << "\n";
+  return Rep.exitCode();
+}
+
+std::string howToLoad(install::Layout L, const install::InstallResult &R) {
+  switch (L) {
+  case install::Layout::Triton:
+    return "Triton loads it with TRITON_KERNEL_OVERRIDE=1 TRITON_OVERRIDE_DIR=" + R.Target +
+           " (and TRITON_ALWAYS_COMPILE=1 or a fresh TRITON_CACHE_DIR: a cache hit skips the "
+           "override)";
+  case install::Layout::Aiter:
+    return R.InPlace ? "AITer loads it from its own asm directory"
+                     : "AITer loads it with AITER_ASM_DIR=" + R.Target +
+                           "/ (the original's relative paths; the rest links to the originals)";
+  case install::Layout::Hip:
+    return "how to load it: " + R.Target + "/" + R.Note;
+  }
+  return "";
+}
+
+int runUninstall(const Cli &C, Report &Rep, const std::string &Target) {
+  auto R = install::uninstall(Target);
+  if (!R)
+    return fail(C, Rep, R.takeError());
+  Rep.Message = "uninstalled " + Target + ": " + std::to_string(R->Restored) + " restored, " +
+                std::to_string(R->Removed) + " removed, " + std::to_string(R->Links) +
+                " links removed";
+  for (const std::string &P : R->Kept)
+    Rep.Notes.push_back(P + ": kept (K* was there before the install)");
+  Rep.Body = {{"target", Target},
+              {"restored", R->Restored},
+              {"removed", R->Removed},
+              {"links", R->Links},
+              {"kept", R->Kept}};
+  return render(C, Rep);
+}
+
+} // namespace
+
+int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
+  Report Rep = C.report();
+  const install::InstallOptions &O = Cfg.Options;
+  if (Cfg.Uninstall)
+    return runUninstall(C, Rep, O.Target);
+  auto R = install::install(O);
+  if (!R)
+    return fail(C, Rep, R.takeError());
+  nlohmann::json Kernels = nlohmann::json::array();
+  unsigned Installed = 0, Unchanged = 0, Skipped = 0;
+  for (const install::KernelResult &K : R->Kernels) {
+    Installed += K.Status == "installed";
+    Unchanged += K.Status == "unchanged";
+    Skipped += K.Status == "skipped" || K.Status == "not_found";
+    Rep.Inputs.push_back({"k0", O.RunDir + "/" + K.Name + "/k0.hsaco", K.K0Sha256});
+    if (!K.KStarSha256.empty())
+      Rep.Inputs.push_back(
+          {"kstar", O.RunDir + "/" + K.Name + "/search/best.hsaco", K.KStarSha256});
+    std::string Line = K.Name + ": " + (K.Status == "not_found" ? "not found" : K.Status);
+    for (const std::string &P : K.Paths)
+      Line += " " + P;
+    if (!K.Reason.empty())
+      Line += ": " + K.Reason;
+    else
+      Line += " (" + fixed4(K.Speedup) + "x)";
+    Rep.Notes.push_back(Line);
+    Kernels.push_back({{"name", K.Name},
+                       {"status", K.Status},
+                       {"reason", K.Reason},
+                       {"k0_sha256", K.K0Sha256},
+                       {"kstar_sha256", K.KStarSha256},
+                       {"speedup", K.Speedup},
+                       {"paths", K.Paths}});
+  }
+  if (Installed + Unchanged)
+    Rep.Notes.push_back(howToLoad(O.Kind, *R));
+  Rep.Message = std::string("installed ") + std::to_string(Installed) + " K* (" +
+                std::to_string(Unchanged) + " unchanged, " + std::to_string(Skipped) +
+                " skipped) into " + O.Target + " (" + install::layoutName(O.Kind) +
+                (R->InPlace ? ", in place" : "") + ")";
+  if (llvm::sys::fs::exists(O.Target + "/" + install::kManifestFile))
+    Rep.Message += std::string("; manifest ") + O.Target + "/" + install::kManifestFile;
+  Rep.Body = {{"layout", install::layoutName(O.Kind)},
+              {"run", O.RunDir},
+              {"source", O.Source.empty() ? nlohmann::json() : nlohmann::json(O.Source)},
+              {"target", R->Target},
+              {"in_place", R->InPlace},
+              {"manifest", O.Target + "/" + install::kManifestFile},
+              {"written", R->Written},
+              {"backups", R->Backups},
+              {"links", R->Links},
+              {"note", R->Note.empty() ? nlohmann::json() : nlohmann::json(R->Note)},
+              {"kernels", Kernels}};
+  return render(C, Rep);
+}
+
+} // namespace asmevo
