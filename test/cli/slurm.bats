@@ -265,3 +265,47 @@ for k in s["kernels"]:
     assert k["candidates"] == 12 and k["commits"] >= 1 and k["speedup"] > 1.0, k
 PY
 }
+
+@test "WORKERS=2 evaluates each candidate as a job step; TEAM=2 runs its members as job steps and merges them" {
+  deopt
+  mkdir -p deopt
+  cp deopt.hsaco deopt/vector_add_fp32.hsaco
+  KERNELS=$TMP/deopt/vector_add_fp32.hsaco
+  recorder
+  run wf local WORKERS=2 TEAM=2 -j2
+  assert_success
+  run wf team WORKERS=2 TEAM=2 -j2 LAUNCH="srun --ntasks=1 $TMP/record.sh"
+  assert_success
+  assert_line --regexp '^workflow: deopt-vector_add_fp32: 1\.[0-9]+x \(modeled, not measured, emu\)'
+  cat steps.log
+  # The search's controller ran here; each of its candidates was a worker step; each team member
+  # a step of its own; every one a distinct job step of the cluster.
+  k=team/deopt-vector_add_fp32
+  workers=$(grep -c " asmevo-agent .* --worker $TMP/$k/search/nodes/n0" steps.log)
+  [ "$workers" -eq "$(python3 -c 'import json; print(json.load(open("'$k'/search.json"))["body"]["candidates"])')" ]
+  [ "$(grep -c ' asmevo-agent .*--team-member [01]' steps.log)" -eq 2 ]
+  [ "$(grep -c ' kernel-time ' steps.log)" -eq 2 ]
+  [ "$(awk '{print $2}' steps.log | sort -u | wc -l)" -eq "$(wc -l < steps.log)" ]
+  # The same result as the local run, and every member's commit is in the kernel's lineage.
+  signature local > local.sig
+  signature team > team.sig
+  cat team.sig
+  diff local.sig team.sig
+  python3 - "$k" <<'PY'
+import glob, json, sys
+d = sys.argv[1]
+def nodes(p):
+    return [json.load(open(f)) for f in glob.glob(p + "/nodes/*/node.json")]
+lineage = {n["candidate_sha256"]: n for n in nodes(d + "/search")}
+starts = set()
+for m in ("m0", "m1"):
+    ns = nodes(d + "/team/" + m)
+    starts.add(next(n["origin"] for n in ns if n["driver"] == "team-start"))
+    for n in ns:
+        if n["committed"]:
+            assert lineage[n["candidate_sha256"]]["committed"], (m, n["id"])
+assert len(starts) == 2, starts
+s = json.load(open(d + "/summary.json"))["body"]
+assert s["driver"] == "team" and len(s["members"]) == 2, s
+PY
+}
