@@ -1,7 +1,9 @@
 // The report's pure parts: the assembly diff (hunks, line numbers, the fallback for a middle too
 // large to match), the lineage tree's layout (rows, columns, folding of failed and slower
-// leaves, orphans) and the plots' tick values. The expectations are worked out by hand.
+// leaves, orphans), the plots' tick values and the label every figure carries. The expectations are
+// worked out by hand.
 #include "report/AsmDiff.h"
+#include "report/Html.h"
 #include "report/LineageSvg.h"
 #include "report/Plot.h"
 
@@ -133,6 +135,18 @@ TEST(Plot, AxesTitlesAndTickLabelsAreDrawn) {
   EXPECT_NE(S.find(">candidates evaluated</text>"), std::string::npos);
   EXPECT_NE(S.find("<text class=\"tick\""), std::string::npos);
   EXPECT_NE(S.find("d=\"M"), std::string::npos);
+}
+
+// Every figure says what produced it: modeled on the emulator, measured on a GPU; a node that
+// names neither its kind nor a known backend is "unknown", never passed off as measured.
+TEST(FigureKind, ModeledOnEmuMeasuredOnHip) {
+  EXPECT_EQ(figureKind("modeled", "emu"), "modeled");
+  EXPECT_EQ(figureKind("measured", "hip"), "measured");
+  EXPECT_EQ(figureKind("", "emu"), "modeled");
+  EXPECT_EQ(figureKind("", "hip"), "measured");
+  EXPECT_EQ(figureKind("", ""), "unknown");
+  EXPECT_EQ(kindLabel("measured", "hip"), "<span class=\"kind measured\">measured, hip</span>");
+  EXPECT_EQ(kindLabel("", "emu"), "<span class=\"kind modeled\">modeled, emu</span>");
 }
 
 } // namespace
