@@ -208,6 +208,11 @@ private:
     if (L->nodes().empty() && !root(Text, BaselineUs))
       return false;
     if (!O.TeamFrom.empty() && L->nodes().size() == 1) {
+      // (Its own directory would also release its own lock: record locks are per process.)
+      llvm::SmallString<256> From, Own;
+      if (!llvm::sys::fs::real_path(O.TeamFrom, From) && !llvm::sys::fs::real_path(O.RunDir, Own) &&
+          From == Own)
+        return fail(makeError("--team-from '" + O.TeamFrom + "' is this run's own directory"));
       auto T = teamStart(O.TeamFrom, O.TeamMember, Id);
       if (!T)
         return fail(T.takeError());

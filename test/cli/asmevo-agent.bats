@@ -455,4 +455,10 @@ PY
   wait "$pid" || true
   [ "$status" -eq 2 ]
   [ "$stderr" = "asmevo-agent: error: 'm0/lock' is in use by host $(hostname), pid $pid: its search is still running" ]
+  # A run cannot be its own team.
+  asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir lone --budget 0.001 -q
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir lone \
+    --resume --team-from ./lone
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: --team-from './lone' is this run's own directory" ]
 }
