@@ -158,7 +158,11 @@ public:
       NodeRecord N = nodeRecord(*J);
       if (N.Id.empty())
         N.Id = Id;
-      N.Recorded = modified(R.Dir + "/" + Rel + "node.json");
+      // When the agent recorded it (node.json's recorded_at), else the file's modification time
+      // (runs from before recorded_at; a copy without -p loses those).
+      N.Recorded = get<double>(*J, "recorded_at", 0.0);
+      if (N.Recorded <= 0)
+        N.Recorded = modified(R.Dir + "/" + Rel + "node.json");
       bool Root = N.Id == "n000000";
       auto Expect = [&](const std::string &F) {
         if (!fs::exists(R.Dir + "/" + Rel + F))

@@ -25,7 +25,7 @@ struct NodeRecord {
   std::vector<std::string> Sources;
   bool Verified = false, Committed = false;
   double Speedup = 0, K0Us = 0, Us = 0, Cv = 0, Threshold = 0, Seconds = 0;
-  double Recorded = 0; // node.json's modification time (seconds since the epoch)
+  double Recorded = 0; // node.json's recorded_at, else its modification time (epoch seconds)
   std::vector<std::pair<uint64_t, uint64_t>> EditedLines; // 1-based, inclusive
   nlohmann::json Edits = nlohmann::json::array();
 };

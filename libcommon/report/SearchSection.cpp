@@ -112,7 +112,7 @@ std::string plots(const SearchRun &R, const std::string &Anchor) {
   std::string K = figureKind(Kind, Backend) + (Backend.empty() ? "" : ", " + Backend);
   const NodeRecord *Root = R.node("n000000");
   // Wall-clock: the times the nodes were recorded (node.json's), when they rise with the ids;
-  // else the evaluation times summed (the journal records no times).
+  // else the evaluation times summed.
   bool Stamps = Root && Root->Recorded > 0;
   for (size_t I = 1; I < R.Nodes.size() && Stamps; ++I)
     Stamps = R.Nodes[I].Recorded >= R.Nodes[I - 1].Recorded;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -50,7 +51,8 @@ nlohmann::json nodeJson(const Node &N) {
           {"backend", N.Backend},
           {"seconds", N.Seconds},
           {"best_before", N.BestBefore},
-          {"origin", N.Origin}};
+          {"origin", N.Origin},
+          {"recorded_at", N.RecordedAt}};
 }
 
 llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Source) {
@@ -89,6 +91,7 @@ llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Sourc
     N.Seconds = J.at("seconds").get<double>();
     N.BestBefore = J.at("best_before").get<std::string>();
     N.Origin = J.value("origin", "");
+    N.RecordedAt = J.value("recorded_at", 0.0);
   } catch (const nlohmann::json::exception &E) {
     return makeError("'" + Source + "': malformed lineage node: " + E.what());
   }
@@ -292,7 +295,11 @@ llvm::Error Lineage::writeBest() const {
   return llvm::Error::success();
 }
 
-llvm::Error Lineage::record(const Node &N) {
+llvm::Error Lineage::record(const Node &Rec) {
+  Node N = Rec;
+  if (N.RecordedAt == 0)
+    N.RecordedAt =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   // node.json first: once it is there the node (and a commit) survives any kill; best.s and
   // best.hsaco follow, and --resume writes them again from the best node.
   if (llvm::Error E = writeFileAtomic(nodeDir(N.Id) + "/node.json", nodeJson(N).dump(2) + "\n"))

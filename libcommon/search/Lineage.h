@@ -49,7 +49,8 @@ struct Node {
   std::vector<LineRange> Ranges; // the edited 0-based lines of Parent's text
   double Seconds = 0;            // evaluation wall time
   std::string BestBefore;        // the best when it was gated
-  std::string Origin; // a node brought in from another run: "DIR:ID" ("" : evaluated here)
+  std::string Origin;    // a node brought in from another run: "DIR:ID" ("" : evaluated here)
+  double RecordedAt = 0; // when it was recorded (seconds since the epoch; kept by imports)
 };
 
 nlohmann::json nodeJson(const Node &N);

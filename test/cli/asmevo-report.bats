@@ -243,3 +243,18 @@ print(min(p.split("/")[2] for p in glob.glob("run/nodes/*/node.json")
   no_outside runs/report.html
   no_outside runs/k-deopt/report.html
 }
+
+@test "the time axis comes from node.json's recorded_at, so a copy of the run keeps it" {
+  search_run
+  # A copy whose files' modification times run backwards: only recorded_at can order them.
+  cp -r run copy
+  for f in $(ls -r copy/nodes/*/node.json); do touch "$f"; sleep 0.01; done
+  run asmevo-report copy -o copy.html -q
+  assert_success
+  grep -q 'wall-clock seconds since K0 was recorded' copy.html
+  python3 - <<'PY'
+import glob, json
+t = [json.load(open(f))["recorded_at"] for f in sorted(glob.glob("run/nodes/*/node.json"))]
+assert all(x > 1.7e9 for x in t) and t == sorted(t), t
+PY
+}
