@@ -111,6 +111,26 @@ llvm::Expected<nlohmann::json> readJson(const std::string &Path) {
   return J;
 }
 
+// The node directories' names under Dir/nodes, in order.
+llvm::Expected<std::vector<std::string>> nodeIds(const std::string &Dir) {
+  std::error_code EC;
+  std::vector<std::string> Ids;
+  for (llvm::sys::fs::directory_iterator It(Dir + "/nodes", EC), E; It != E && !EC;
+       It.increment(EC))
+    Ids.push_back(llvm::sys::path::filename(It->path()).str());
+  if (EC)
+    return makeError("'" + Dir + "/nodes': " + EC.message());
+  std::sort(Ids.begin(), Ids.end());
+  return Ids;
+}
+
+llvm::Expected<Node> readNode(const std::string &Path) {
+  auto J = readJson(Path);
+  if (!J)
+    return J.takeError();
+  return parseNode(*J, Path);
+}
+
 std::string idOf(uint64_t N) {
   char B[16];
   std::snprintf(B, sizeof B, "n%06llu", static_cast<unsigned long long>(N));
@@ -125,11 +145,16 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
   L.Dir = Dir;
   std::string RunJson = Dir + "/run.json";
   bool Exists = llvm::sys::fs::exists(RunJson);
-  if (Exists) {
+  auto TakeLock = [&]() -> llvm::Error {
     auto Lk = FileLock::acquire(Dir + "/lock", "one asmevo-agent at a time on a run directory");
     if (!Lk)
       return Lk.takeError();
     L.Lock = std::move(*Lk);
+    return llvm::Error::success();
+  };
+  if (Exists) {
+    if (llvm::Error E = TakeLock())
+      return std::move(E);
     auto J = readJson(RunJson);
     if (!J)
       return J.takeError();
@@ -157,10 +182,8 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
     }
     if (std::error_code EC = llvm::sys::fs::create_directories(Dir + "/nodes"))
       return makeError("'" + Dir + "': cannot create the run directory: " + EC.message());
-    auto Lk = FileLock::acquire(Dir + "/lock", "one asmevo-agent at a time on a run directory");
-    if (!Lk)
-      return Lk.takeError();
-    L.Lock = std::move(*Lk);
+    if (llvm::Error E = TakeLock())
+      return std::move(E);
     nlohmann::json J = {{"format", "asmevo-run"}, {"format_version", 1},
                         {"k0", Id.K0Path},        {"k0_sha256", Id.K0Sha256},
                         {"kernel", Id.Kernel},    {"spec_sha256", Id.SpecSha256},
@@ -192,15 +215,10 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
     }
   }
   // The nodes: complete ones (node.json) loaded, incomplete ones removed.
-  std::error_code EC;
-  std::vector<std::string> Ids;
-  for (llvm::sys::fs::directory_iterator It(Dir + "/nodes", EC), E; It != E && !EC;
-       It.increment(EC))
-    Ids.push_back(llvm::sys::path::filename(It->path()).str());
-  if (EC)
-    return makeError("'" + Dir + "/nodes': " + EC.message());
-  std::sort(Ids.begin(), Ids.end());
-  for (const std::string &NId : Ids) {
+  auto Ids = nodeIds(Dir);
+  if (!Ids)
+    return Ids.takeError();
+  for (const std::string &NId : *Ids) {
     std::string P = L.nodeDir(NId) + "/node.json";
     uint64_t Num = 0;
     if (NId.size() > 1 && !llvm::StringRef(NId).drop_front().getAsInteger(10, Num))
@@ -211,10 +229,7 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
       ++L.Removed;
       continue;
     }
-    auto J = readJson(P);
-    if (!J)
-      return J.takeError();
-    auto N = parseNode(*J, P);
+    auto N = readNode(P);
     if (!N)
       return N.takeError();
     L.Nodes[N->Id] = std::move(*N);
@@ -341,11 +356,23 @@ llvm::Expected<std::string> Lineage::import(Node N, const std::string &Src) {
   return N.Id;
 }
 
-llvm::Expected<Lineage::Snapshot> Lineage::read(const std::string &Dir, bool Lock) {
-  Snapshot S;
+llvm::Expected<RunIdentity> Lineage::identity(const std::string &Dir) {
   std::string RunJson = Dir + "/run.json";
   if (!llvm::sys::fs::exists(RunJson))
     return makeError("'" + Dir + "': not a search run directory (no run.json)");
+  auto J = readJson(RunJson);
+  if (!J)
+    return J.takeError();
+  return RunIdentity{J->value("k0", ""), J->value("k0_sha256", ""), J->value("kernel", ""),
+                     J->value("spec_sha256", ""), J->value("target", "")};
+}
+
+llvm::Expected<Lineage::Snapshot> Lineage::read(const std::string &Dir, bool Lock) {
+  Snapshot S;
+  auto Id = identity(Dir);
+  if (!Id)
+    return Id.takeError();
+  S.Id = std::move(*Id);
   FileLock Held;
   if (Lock) {
     auto Lk = FileLock::acquire(Dir + "/lock", "its search is still running", /*Shared=*/true);
@@ -353,25 +380,14 @@ llvm::Expected<Lineage::Snapshot> Lineage::read(const std::string &Dir, bool Loc
       return Lk.takeError();
     Held = std::move(*Lk);
   }
-  auto J = readJson(RunJson);
-  if (!J)
-    return J.takeError();
-  S.Run = std::move(*J);
-  std::error_code EC;
-  std::vector<std::string> Ids;
-  for (llvm::sys::fs::directory_iterator It(Dir + "/nodes", EC), E; It != E && !EC;
-       It.increment(EC))
-    Ids.push_back(llvm::sys::path::filename(It->path()).str());
-  if (EC)
-    return makeError("'" + Dir + "/nodes': " + EC.message());
-  for (const std::string &NId : Ids) {
+  auto Ids = nodeIds(Dir);
+  if (!Ids)
+    return Ids.takeError();
+  for (const std::string &NId : *Ids) {
     std::string P = Dir + "/nodes/" + NId + "/node.json";
     if (!llvm::sys::fs::exists(P))
       continue;
-    auto NJ = readJson(P);
-    if (!NJ)
-      return NJ.takeError();
-    auto N = parseNode(*NJ, P);
+    auto N = readNode(P);
     if (!N)
       return N.takeError();
     S.Nodes[N->Id] = std::move(*N);

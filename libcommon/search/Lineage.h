@@ -67,11 +67,13 @@ public:
   // a torn last journal line cut, nodes the journal lacks journaled.
   static llvm::Expected<Lineage> open(const std::string &Dir, const RunIdentity &Id, bool Resume,
                                       const nlohmann::json &Options);
+  // The identity a run directory's run.json records.
+  static llvm::Expected<RunIdentity> identity(const std::string &Dir);
   // The complete nodes of another run directory, read without changing it (incomplete node
-  // directories skipped), and its run.json. With Lock, its lock is taken while reading
+  // directories skipped), and its identity. With Lock, its lock is taken while reading
   // (refused when a controller holds it).
   struct Snapshot {
-    nlohmann::json Run;
+    RunIdentity Id;
     std::map<std::string, Node> Nodes;
   };
   static llvm::Expected<Snapshot> read(const std::string &Dir, bool Lock);

@@ -11,17 +11,11 @@ namespace asmevo::search {
 
 namespace {
 
-llvm::Error sameRun(const nlohmann::json &Run, const std::string &Dir, const RunIdentity &Id) {
-  if (Run.value("k0_sha256", "") != Id.K0Sha256 || Run.value("kernel", "") != Id.Kernel ||
-      Run.value("spec_sha256", "") != Id.SpecSha256)
+llvm::Error sameRun(const RunIdentity &Run, const std::string &Dir, const RunIdentity &Id) {
+  if (Run.K0Sha256 != Id.K0Sha256 || Run.Kernel != Id.Kernel || Run.SpecSha256 != Id.SpecSha256)
     return makeError("run directory '" + Dir +
                      "' is a search of another K0, kernel or launch spec than this one");
   return llvm::Error::success();
-}
-
-RunIdentity identityOf(const nlohmann::json &Run) {
-  return {Run.value("k0", ""), Run.value("k0_sha256", ""), Run.value("kernel", ""),
-          Run.value("spec_sha256", ""), Run.value("target", "")};
 }
 
 std::string fixed4(double V) {
@@ -37,7 +31,7 @@ llvm::Expected<std::optional<TeamStart>> teamStart(const std::string &Team, unsi
   auto S = Lineage::read(Team, /*Lock=*/true);
   if (!S)
     return S.takeError();
-  if (llvm::Error E = sameRun(S->Run, Team, Id))
+  if (llvm::Error E = sameRun(S->Id, Team, Id))
     return std::move(E);
   std::vector<const Node *> V;
   for (const auto &[NId, N] : S->Nodes)
@@ -70,10 +64,10 @@ Report mergeTeam(const std::string &Team, const std::vector<std::string> &Member
     R.fail(std::move(E));
     return R;
   };
-  auto TS = Lineage::read(Team, /*Lock=*/false);
-  if (!TS)
-    return Fail(TS.takeError());
-  RunIdentity Id = identityOf(TS->Run);
+  auto TeamId = Lineage::identity(Team);
+  if (!TeamId)
+    return Fail(TeamId.takeError());
+  const RunIdentity &Id = *TeamId;
   auto L = Lineage::open(Team, Id, /*Resume=*/true, nlohmann::json());
   if (!L)
     return Fail(L.takeError());
@@ -85,7 +79,7 @@ Report mergeTeam(const std::string &Team, const std::vector<std::string> &Member
     auto S = Lineage::read(M, /*Lock=*/true);
     if (!S)
       return Fail(S.takeError());
-    if (llvm::Error E = sameRun(S->Run, M, Id))
+    if (llvm::Error E = sameRun(S->Id, M, Id))
       return Fail(std::move(E));
     std::map<std::string, std::string> Map{{"n000000", "n000000"}};
     uint64_t New = 0, Commits = 0, Known = 0;
