@@ -1,19 +1,9 @@
 // The HIP note: a person reads it, so it is plain text, with the format named on its first line.
 #include "install/HipNote.h"
 
-#include <cstdio>
+#include "support/Format.h"
 
 namespace asmevo::install {
-
-namespace {
-
-std::string fixed4(double V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "%.4f", V);
-  return B;
-}
-
-} // namespace
 
 std::string hipNote(const Run &R, const Plan &P) {
   std::string T = "asmevo-install note v1: code objects for a HIP application\n";
@@ -24,8 +14,8 @@ std::string hipNote(const Run &R, const Plan &P) {
   std::string Example;
   for (const Placement &Q : P.Places) {
     const RunKernel &K = R.Kernels[Q.Kernel];
-    T += "\n" + Q.Rel + ": K* of " + K.Name + " (" + K.Processor + "), " + fixed4(K.Speedup) + "x" +
-         (K.Kind.empty() ? "" : " (" + K.Kind + ")") + "\n";
+    T += "\n" + Q.Rel + ": K* of " + K.Name + " (" + K.Processor + "), " + fixed(K.Speedup, 4) +
+         "x" + (K.Kind.empty() ? "" : " (" + K.Kind + ")") + "\n";
     T += "  replaces K0, SHA-256 " + K.K0Sha256 +
          (Q.Found.empty() ? std::string() : " (" + Q.Found + ")") + "\n";
     T += "  K* SHA-256 " + K.KStarSha256 + "\n";

@@ -2,6 +2,7 @@
 // install and uninstall. Self-describing: format name and version first.
 #include "install/Manifest.h"
 
+#include "install/JsonField.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 
@@ -10,14 +11,6 @@
 namespace asmevo::install {
 
 namespace {
-
-// A key's string or integer value, or "" / -1 when it has none of that type (never throws).
-std::string textOf(const nlohmann::json &J, const char *Key) {
-  return J.contains(Key) && J[Key].is_string() ? J[Key].get<std::string>() : "";
-}
-int intOf(const nlohmann::json &J, const char *Key) {
-  return J.contains(Key) && J[Key].is_number_integer() ? J[Key].get<int>() : -1;
-}
 
 nlohmann::ordered_json fileJson(const ManifestFile &F) {
   nlohmann::ordered_json J = {{"path", F.Path}};

@@ -4,8 +4,10 @@
 #include "install/Run.h"
 
 #include "codeobj/CodeObject.h"
+#include "install/JsonField.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Format.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -13,25 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdio>
 
 namespace asmevo::install {
 
 namespace {
-
-// A key's string or integer value, or "" / -1 when it has none of that type (never throws).
-std::string textOf(const nlohmann::json &J, const char *Key) {
-  return J.contains(Key) && J[Key].is_string() ? J[Key].get<std::string>() : "";
-}
-int intOf(const nlohmann::json &J, const char *Key) {
-  return J.contains(Key) && J[Key].is_number_integer() ? J[Key].get<int>() : -1;
-}
-
-std::string fixed4(double V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "%.4f", V);
-  return B;
-}
 
 llvm::Expected<std::vector<std::string>>
 kernelSymbols(const std::string &Bytes, const std::string &Path, std::string *Processor) {
@@ -83,7 +70,7 @@ std::string RunKernel::skipReason(bool All) const {
   if (KStarSha256 == K0Sha256)
     return "no improvement (K* is K0)";
   if (!All && Speedup <= 1)
-    return "no improvement (speedup " + fixed4(Speedup) + "x; --all installs it)";
+    return "no improvement (speedup " + fixed(Speedup, 4) + "x; --all installs it)";
   return "";
 }
 

@@ -1,7 +1,8 @@
 #include "report/Html.h"
 
+#include "support/Format.h"
+
 #include <cmath>
-#include <cstdio>
 
 namespace asmevo::report {
 
@@ -35,9 +36,7 @@ std::string escape(const std::string &Text) {
 std::string num(double V, int D) {
   if (!std::isfinite(V))
     return "-";
-  char B[64];
-  std::snprintf(B, sizeof B, "%.*f", D, V);
-  return B;
+  return fixed(V, D);
 }
 
 std::string figureKind(const std::string &Kind, const std::string &Backend) {

@@ -4,10 +4,6 @@
 #include "report/SearchSection.h"
 #include "report/WorkflowRun.h"
 
-#include "support/Error.h"
-
-#include "llvm/Support/FileSystem.h"
-
 #include <cctype>
 
 namespace asmevo::report {
@@ -84,11 +80,7 @@ RunReport searchReport(SearchRun R) {
 } // namespace
 
 llvm::Expected<RunReport> buildRunReport(const std::string &Dir) {
-  if (!llvm::sys::fs::exists(Dir))
-    return llvm::make_error<ToolError>("no such file or directory", Dir);
-  if (!llvm::sys::fs::is_directory(Dir))
-    return llvm::make_error<ToolError>("not a directory", Dir);
-  if (!isWorkflowRun(Dir)) {
+  if (!isWorkflowRun(Dir)) { // (readSearchRun refuses what is not a directory)
     auto R = readSearchRun(Dir);
     if (!R)
       return R.takeError();

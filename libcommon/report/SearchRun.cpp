@@ -263,11 +263,17 @@ CheckVerdict checkVerdict(const nlohmann::json &J) {
   return C;
 }
 
-llvm::Expected<SearchRun> readSearchRun(const std::string &Dir, const std::string &Prefix) {
+llvm::Error checkRunDirectory(const std::string &Dir) {
   if (!fs::exists(Dir))
     return llvm::make_error<ToolError>("no such file or directory", Dir);
   if (!fs::is_directory(Dir))
     return llvm::make_error<ToolError>("not a directory", Dir);
+  return llvm::Error::success();
+}
+
+llvm::Expected<SearchRun> readSearchRun(const std::string &Dir, const std::string &Prefix) {
+  if (llvm::Error E = checkRunDirectory(Dir))
+    return std::move(E);
   SearchRun R;
   R.Dir = Dir;
   R.Prefix = Prefix;

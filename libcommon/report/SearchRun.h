@@ -68,6 +68,8 @@ struct SearchRun {
   uint64_t commits() const { return Commits.size(); }
 };
 
+// Dir exists and is a directory; else the error both readers give.
+llvm::Error checkRunDirectory(const std::string &Dir);
 // Read Dir as a search run. Prefix is put before every file name in Missing. Fails only when
 // Dir is not a directory; everything inside it is optional.
 llvm::Expected<SearchRun> readSearchRun(const std::string &Dir, const std::string &Prefix = "");

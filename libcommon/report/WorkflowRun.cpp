@@ -51,10 +51,8 @@ bool isWorkflowRun(const std::string &Dir) {
 }
 
 llvm::Expected<WorkflowRun> readWorkflowRun(const std::string &Dir) {
-  if (!fs::exists(Dir))
-    return llvm::make_error<ToolError>("no such file or directory", Dir);
-  if (!fs::is_directory(Dir))
-    return llvm::make_error<ToolError>("not a directory", Dir);
+  if (llvm::Error E = checkRunDirectory(Dir))
+    return std::move(E);
   WorkflowRun W;
   W.Dir = Dir;
   W.Summary = readJson(Dir + "/summary.json");

@@ -11,6 +11,7 @@
 #include "search/Worker.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Format.h"
 #include "support/Interrupt.h"
 #include "timing/TimeRun.h"
 
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
 #include <functional>
 #include <list>
@@ -34,12 +34,6 @@ namespace asmevo::search {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string fixed(double V, int D) {
-  char B[64];
-  std::snprintf(B, sizeof B, "%.*f", D, V);
-  return B;
-}
 
 // Workers that live for the whole run (each thread keeps its own LLVM MC objects, which are
 // costly to set up): run() hands them a batch and returns when all of it is done.

@@ -2,9 +2,9 @@
 
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Format.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
 namespace asmevo::search {
@@ -16,12 +16,6 @@ llvm::Error sameRun(const RunIdentity &Run, const std::string &Dir, const RunIde
     return makeError("run directory '" + Dir +
                      "' is a search of another K0, kernel or launch spec than this one");
   return llvm::Error::success();
-}
-
-std::string fixed4(double V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "%.4f", V);
-  return B;
 }
 
 } // namespace
@@ -53,7 +47,7 @@ llvm::Expected<std::optional<TeamStart>> teamStart(const std::string &Team, unsi
   T.N.Origin = Team + ":" + P->Id;
   T.N.BestBefore = "n000000";
   T.N.Message = "team member " + std::to_string(Member) + " starts from node " + P->Id + " of '" +
-                Team + "' (" + fixed4(P->Speedup) + "x, verified there)";
+                Team + "' (" + fixed(P->Speedup, 4) + "x, verified there)";
   return T;
 }
 
@@ -151,7 +145,7 @@ Report mergeTeam(const std::string &Team, const std::vector<std::string> &Member
             {"stopped_by", "merged " + std::to_string(Members.size()) + " team members"},
             {"journal_events", L->journalEvents()}};
   R.Message = "merged " + std::to_string(Members.size()) + " team members into '" + Team +
-              "': best " + fixed4(B->Speedup) + "x over K0 (" +
+              "': best " + fixed(B->Speedup, 4) + "x over K0 (" +
               (Kind == "modeled" ? "modeled, not measured" : "measured") + ", " + R.Backend +
               ") at node " + B->Id + " after " + std::to_string(L->nodes().size() - 1) +
               " candidates";

@@ -10,6 +10,7 @@
 #include "launch/PlacedLaunch.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Format.h"
 #include "timing/Annotate.h"
 #include "timing/AttImport.h"
 #include "timing/HotWindows.h"
@@ -21,18 +22,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 namespace asmevo::timing {
 
 namespace {
-
-std::string fixed(double V, int Digits) {
-  char B[64];
-  std::snprintf(B, sizeof B, "%.*f", Digits, V);
-  return B;
-}
 
 std::string percent(double Part, double Whole) {
   return Whole > 0 ? fixed(100.0 * Part / Whole, 1) + "%" : "0%";

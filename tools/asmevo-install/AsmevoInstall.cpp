@@ -3,21 +3,14 @@
 #include "install/Manifest.h"
 #include "install/Refusal.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
-
 namespace asmevo {
 
 namespace {
-
-std::string fixed4(double V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "%.4f", V);
-  return B;
-}
 
 // A refusal is outcome "refused" ("<tool>: refused: ..."); everything else is an error.
 int fail(const Cli &C, Report &Rep, llvm::Error E) {
@@ -104,7 +97,7 @@ int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
     if (!K.Reason.empty())
       Line += ": " + K.Reason;
     else
-      Line += " (" + fixed4(K.Speedup) + "x)";
+      Line += " (" + fixed(K.Speedup, 4) + "x)";
     Rep.Notes.push_back(Line);
     Kernels.push_back({{"name", K.Name},
                        {"status", K.Status},
