@@ -601,19 +601,16 @@ private:
   void decide(Job &J, double MustBeat = 0) {
     if (J.R.Stage == "io") // a full disk: stop before anything else is written
       return stop(makeError(J.R.Message));
-    if (J.R.Result == Outcome::Interrupted) {
-      // Not a verdict on the candidate: forget it, so that --resume evaluates it again.
+    if (J.R.Result == Outcome::Interrupted || J.R.Stage == "worker") {
+      // Not a verdict on the candidate (an interrupt, or a worker step that did not start or
+      // died: search/Worker.h): forget it, so that --resume evaluates it again.
       llvm::sys::fs::remove_directories(L->nodeDir(J.Id));
-      return;
-    }
-    if (J.R.Stage == "worker") {
-      // The worker's step did not start or died (search/Worker.h): no verdict either; forget
-      // the candidate, and stop after MaxInfraFailures in a row with the step's error.
-      llvm::sys::fs::remove_directories(L->nodeDir(J.Id));
-      Mem.outcome("worker", "failed");
-      if (++InfraFails >= O.MaxInfraFailures)
-        stop(runtimeError("the worker steps failed " + std::to_string(InfraFails) +
-                          " times in a row; the last: " + J.R.Message));
+      if (J.R.Stage == "worker") {
+        Mem.outcome("worker", "failed");
+        if (++InfraFails >= O.MaxInfraFailures)
+          stop(runtimeError("the worker steps failed " + std::to_string(InfraFails) +
+                            " times in a row; the last: " + J.R.Message));
+      }
       return;
     }
     const Node *B = L->best();
