@@ -345,7 +345,9 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
   }
 }
 
-struct ThreadStats {
+// One per host thread, each on its own cache line: the lane count is updated per instruction,
+// and threads sharing a line would slow each other down.
+struct alignas(64) ThreadStats {
   uint64_t Waves = 0, Insts = 0, LaneInsts = 0, Groups = 0;
 };
 
@@ -626,6 +628,11 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   // Work-item ids: packed into v0 (x 9:0, y 19:10, z 29:20) on gfx90a and later.
   uint32_t *V0 = W.vrow(0);
   unsigned Dims = Bits.workItemIdDims();
+  if (Size[1] == 1 && Size[2] == 1) { // one-dimensional workgroup: Y = Z = 0
+    for (unsigned Ln = 0; Ln < Lanes; ++Ln)
+      V0[Ln] = Wv * kWaveSize + Ln;
+    return;
+  }
   for (unsigned Ln = 0; Ln < Lanes; ++Ln) {
     uint32_t Flat = Wv * kWaveSize + Ln;
     uint32_t X = Flat % Size[0], Y = (Flat / Size[0]) % Size[1], Z = Flat / (Size[0] * Size[1]);

@@ -4,6 +4,7 @@
 // ExecVectorCmp.cpp.
 #include "emu/ExecVectorCore.h"
 
+#include <optional>
 #include <string>
 
 namespace asmevo::emu {
@@ -102,7 +103,7 @@ static u32 *own(VX &x, int i, const u32 *p) {
   return o;
 }
 
-const u32 *fetch32(VX &x, int i, Ty t) {
+const u32 *fetch32General(VX &x, int i, Ty t) {
   uint16_t code = x.in.src[i];
   if (t == Ty::N || code == kNoOperand)
     return kZeroRow;
@@ -233,7 +234,7 @@ static inline float applyOmodClamp(float v, unsigned omod, bool clamp, bool dx10
   return v;
 }
 
-void finish32(VX &x, R res) {
+void finish32General(VX &x, R res) {
   const Inst &in = x.in;
   u32 *r = x.r;
   if (x.post && (res == R::F32 || res == R::F16 || res == R::F16P)) {
@@ -329,10 +330,23 @@ u64 readMask(VX &x, uint16_t code) { return readScalar64(x.w, x.in, code, OpType
 
 void writeMask(VX &x, uint16_t code, u64 mask) { writeScalar64(x.w, code, mask); }
 
+namespace {
+// The 0/1 dwords of every byte of a lane mask: row b holds bit l of b in dword l.
+struct MaskBytes {
+  alignas(32) u32 Row[256][8];
+  MaskBytes() {
+    for (unsigned b = 0; b < 256; ++b)
+      for (unsigned l = 0; l < 8; ++l)
+        Row[b][l] = (b >> l) & 1;
+  }
+};
+const MaskBytes kMaskBytes;
+} // namespace
+
 const u32 *maskRow(VX &x, int i, u64 mask) {
   u32 *o = x.t[i];
-  for (unsigned l = 0; l < 64; ++l)
-    o[l] = u32(mask >> l) & 1;
+  for (unsigned c = 0; c < 8; ++c)
+    std::memcpy(o + 8 * c, kMaskBytes.Row[(mask >> (8 * c)) & 0xff], sizeof(kMaskBytes.Row[0]));
   return o;
 }
 
@@ -388,15 +402,15 @@ template <class T> static inline T med3(T a, T b, T c) {
 template <class Fn> static bool carryOp(VX &x, bool hasCin, Fn f) {
   const u32 *a = fetch32(x, 0, Ty::B32), *b = fetch32(x, 1, Ty::B32);
   const u32 *ci = hasCin ? maskRow(x, 2, readMask(x, x.in.src[2])) : kZeroRow;
-  u64 co = 0;
+  alignas(64) u8 co[64];
   // Clamp (saturation: overflow -> all ones, borrow -> zero) is applied by f.
   for (unsigned l = 0; l < 64; ++l) {
     u64 v = f(a[l], b[l], ci[l]);
-    co |= ((v >> 32) & 1) << l;
+    co[l] = u8((v >> 32) & 1);
     x.r[l] = u32(v);
   }
   finish32(x, R::B32);
-  writeMask(x, x.in.sdst, co & x.exec);
+  writeMask(x, x.in.sdst, packLaneBits(co) & x.exec);
   return true;
 }
 
@@ -425,13 +439,13 @@ static bool integerOp(VX &x) {
     });
   case Op::V_FFBH_U32_E32:
   case Op::V_FFBH_U32_E64:
-    return n1(x, T::B32, R::B32, ffbh);
+    return n1(x, T::B32, R::B32, Fn<ffbh>{});
   case Op::V_FFBL_B32_E32:
   case Op::V_FFBL_B32_E64:
-    return n1(x, T::B32, R::B32, ffbl);
+    return n1(x, T::B32, R::B32, Fn<ffbl>{});
   case Op::V_FFBH_I32_E32:
   case Op::V_FFBH_I32_E64:
-    return n1(x, T::B32, R::B32, ffbhI);
+    return n1(x, T::B32, R::B32, Fn<ffbhI>{});
   case Op::V_SAT_PK_U8_I16_E32:
   case Op::V_SAT_PK_U8_I16_E64:
     return n1(x, T::B32, R::B16, [](u32 a) {
@@ -712,7 +726,7 @@ static bool integerOp(VX &x) {
 
   // ---- SAD / LERP ---------------------------------------------------------------------------
   case Op::V_SAD_U8_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, sadU8);
+    return n3(x, T::B32, T::B32, T::B32, R::B32, Fn<sadU8>{});
   case Op::V_SAD_HI_U8_E64:
     return n3(x, T::B32, T::B32, T::B32, R::B32,
               [](u32 a, u32 b, u32 c) { return (sadU8(a, b, 0) << 16) + c; });
@@ -907,16 +921,16 @@ bool execVector(ExecCtx &c, const Inst &in) {
     return false;
   // v_fmamk/v_madmk (S0 * K + S1) and v_fmaak/v_madak (S0 * S1 + K): K is the literal; the
   // other two operands are staged as src0 and src1 whichever slot the decoder used for K.
-  Inst kin;
+  std::optional<Inst> kin; // built only for the K forms: an Inst is a hundred bytes to set up
   const Inst *ip = &in;
   if (in.op == Op::V_FMAMK_F32_E32 || in.op == Op::V_MADMK_F16_E32 ||
       in.op == Op::V_FMAAK_F32_E32 || in.op == Op::V_MADAK_F16_E32 ||
       in.op == Op::V_MADMK_F32_E32 || in.op == Op::V_MADAK_F32_E32) {
-    kin = in;
-    if (kin.src[1] == kLiteralCode)
-      kin.src[1] = kin.src[2];
-    kin.src[2] = kNoOperand;
-    ip = &kin;
+    kin.emplace(in);
+    if (kin->src[1] == kLiteralCode)
+      kin->src[1] = kin->src[2];
+    kin->src[2] = kNoOperand;
+    ip = &*kin;
   }
   VX x(c, *ip);
   x.exec = c.w.exec();

@@ -96,17 +96,17 @@ template <class V> inline unsigned relInt(V a, V b) {
 
 template <class Fn> u64 loop32(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
   const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1);
-  u64 m = 0;
+  alignas(64) u8 bits[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l)
-    m |= u64((code(a[l], b[l]) & tt) != 0) << l;
-  return m;
+    bits[l] = (code(a[l], b[l]) & tt) != 0;
+  return packLaneBits(bits);
 }
 template <class Fn> u64 loop64(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
   const u64 *a = fetch64(x, 0, t0), *b = fetch64(x, 1, t1);
-  u64 m = 0;
+  alignas(64) u8 bits[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l)
-    m |= u64((code(a[l], b[l]) & tt) != 0) << l;
-  return m;
+    bits[l] = (code(a[l], b[l]) & tt) != 0;
+  return packLaneBits(bits);
 }
 
 } // namespace

@@ -98,18 +98,77 @@ struct VX {
       : c(cc), w(cc.w), in(i), srcMod(u8(i.abs | i.neg)), post(i.clamp || i.omod != 0) {}
 };
 
+// The 64-bit lane mask of 64 bytes that are each 0 or 1 (lane l's byte at bits[l]): the lane
+// loops that make masks write bytes, which the compiler vectorizes, and pack them here.
+inline u64 packLaneBits(const u8 *bits) {
+  u64 m = 0;
+  for (unsigned c = 0; c < 8; ++c) {
+    u64 v;
+    std::memcpy(&v, bits + 8 * c, 8);
+    // Byte i (0 or 1) of v lands on bit 56 + i of the product, with no carries between terms.
+    m |= ((v * 0x0102040810204080ull) >> 56) << (8 * c);
+  }
+  return m;
+}
+
 extern const u32 kZeroRow[64];
 extern const u64 kZeroRow64[64];
 
 void setupDpp(VX &x);
-const u32 *fetch32(VX &x, int i, Ty t);
+// Source i's 64 lane values as type t, with every modifier applied (fetch32), and the result
+// row x.r written back (finish32). The inline forms take the plain case (a register operand
+// with no DPP, SDWA, opsel or abs/neg; a 32-bit result with no clamp, omod, flush or SDWA
+// select) and leave everything else to the general ones (ExecVector.cpp).
+const u32 *fetch32General(VX &x, int i, Ty t);
 const u64 *fetch64(VX &x, int i, Ty t);
-void finish32(VX &x, R res);
+void finish32General(VX &x, R res);
 void finish64(VX &x, R res);
+
+inline const u32 *fetch32(VX &x, int i, Ty t) {
+  const uint16_t code = x.in.src[i];
+  if (t == Ty::N || code == kNoOperand)
+    return kZeroRow;
+  if (!x.dpp && !x.sdwa && !((x.srcMod >> i) & 1) && !(x.vop3 && is16Ty(t))) {
+    if (code >= kVgprBase && code < kAgprBase + 256)
+      return x.w.vrowOf(code);
+    if (code < kVgprBase) { // SGPR, special register, inline constant or literal: broadcast
+      const u32 v = readScalar32(x.w, x.in, code, opType(t));
+      u32 *o = x.t[i];
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        o[l] = v;
+      return o;
+    }
+  }
+  return fetch32General(x, i, t);
+}
+
+inline void finish32(VX &x, R res) {
+  const uint16_t d = x.in.dst;
+  if ((res == R::B32 || res == R::F32) && !x.post && !x.sdwa && d >= kVgprBase &&
+      d < kAgprBase + 256) {
+    u32 *row = x.w.vrowOf(d);
+    const u64 m = x.exec;
+    if (m == ~0ull) {
+      std::memcpy(row, x.r, sizeof(x.r));
+    } else {
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        row[l] = ((m >> l) & 1) ? x.r[l] : row[l];
+    }
+    return;
+  }
+  finish32General(x, res);
+}
 // A lane mask read from a scalar source (VCC / SGPR pair) and expanded into a 0/1 row.
 const u32 *maskRow(VX &x, int i, u64 mask);
 u64 readMask(VX &x, uint16_t code);
 void writeMask(VX &x, uint16_t code, u64 mask);
+
+// A function as a lane operation of its own type: the lane loops below take any callable, and
+// a plain function pointer would make them call through the pointer for every lane instead of
+// inlining (and vectorizing) the operation. Write n2(x, ..., Fn<fmaxT<T32, true>>{}).
+template <auto F> struct Fn {
+  template <class... A> auto operator()(A... a) const { return F(a...); }
+};
 
 template <class Fn>
 inline bool loop3(VX &x, const u32 *a, const u32 *b, const u32 *c, R res, Fn f) {

@@ -402,21 +402,21 @@ template <class M> bool floatOps(VX &x) {
   }
   case Op::V_MAX_F32_E32:
   case Op::V_MAX_F32_E64:
-    return ieee ? n2(x, T::F32, T::F32, R::F32, fmaxT<T32, true>)
-                : n2(x, T::F32, T::F32, R::F32, fmaxT<T32, false>);
+    return ieee ? n2(x, T::F32, T::F32, R::F32, Fn<fmaxT<T32, true>>{})
+                : n2(x, T::F32, T::F32, R::F32, Fn<fmaxT<T32, false>>{});
   case Op::V_MIN_F32_E32:
   case Op::V_MIN_F32_E64:
-    return ieee ? n2(x, T::F32, T::F32, R::F32, fminT<T32, true>)
-                : n2(x, T::F32, T::F32, R::F32, fminT<T32, false>);
+    return ieee ? n2(x, T::F32, T::F32, R::F32, Fn<fminT<T32, true>>{})
+                : n2(x, T::F32, T::F32, R::F32, Fn<fminT<T32, false>>{});
   case Op::V_MAX3_F32_E64:
-    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, fmax3T<T32, true>)
-                : n3(x, T::F32, T::F32, T::F32, R::F32, fmax3T<T32, false>);
+    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, true>>{})
+                : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, false>>{});
   case Op::V_MIN3_F32_E64:
-    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, fmin3T<T32, true>)
-                : n3(x, T::F32, T::F32, T::F32, R::F32, fmin3T<T32, false>);
+    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmin3T<T32, true>>{})
+                : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmin3T<T32, false>>{});
   case Op::V_MED3_F32_E64:
-    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, fmed3T<T32, true>)
-                : n3(x, T::F32, T::F32, T::F32, R::F32, fmed3T<T32, false>);
+    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmed3T<T32, true>>{})
+                : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmed3T<T32, false>>{});
   case Op::V_MAXIMUM3_F32:
     return n3(x, T::F32, T::F32, T::F32, R::F32,
               [](u32 a, u32 b, u32 c) { return fmaximumT<T32>(fmaximumT<T32>(a, b), c); });
@@ -617,9 +617,9 @@ template <class M> bool floatOps(VX &x) {
   case Op::V_MAC_F16_E32:
   case Op::V_MAC_F16_E64:
   case Op::V_MAD_LEGACY_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16, mad16<M>);
+    return n3(x, T::F16, T::F16, T::F16, R::F16, Fn<mad16<M>>{});
   case Op::V_MAD_F16:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P, mad16<M>);
+    return n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<mad16<M>>{});
   case Op::V_MADMK_F16_E32: {
     u32 k = in.literal & 0xffff;
     return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, k, b); });
@@ -629,26 +629,26 @@ template <class M> bool floatOps(VX &x) {
     return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, b, k); });
   }
   case Op::V_FMA_F16:
-    return n3(x, T::F16, T::F16, T::F16, R::F16P, fma16<M>);
+    return n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fma16<M>>{});
   case Op::V_FMA_LEGACY_F16_E64:
-    return n3(x, T::F16, T::F16, T::F16, R::F16, fma16<M>);
+    return n3(x, T::F16, T::F16, T::F16, R::F16, Fn<fma16<M>>{});
   case Op::V_MAX_F16_E32:
   case Op::V_MAX_F16_E64:
-    return ieee ? n2(x, T::F16, T::F16, R::F16, fmaxT<T16, true>)
-                : n2(x, T::F16, T::F16, R::F16, fmaxT<T16, false>);
+    return ieee ? n2(x, T::F16, T::F16, R::F16, Fn<fmaxT<T16, true>>{})
+                : n2(x, T::F16, T::F16, R::F16, Fn<fmaxT<T16, false>>{});
   case Op::V_MIN_F16_E32:
   case Op::V_MIN_F16_E64:
-    return ieee ? n2(x, T::F16, T::F16, R::F16, fminT<T16, true>)
-                : n2(x, T::F16, T::F16, R::F16, fminT<T16, false>);
+    return ieee ? n2(x, T::F16, T::F16, R::F16, Fn<fminT<T16, true>>{})
+                : n2(x, T::F16, T::F16, R::F16, Fn<fminT<T16, false>>{});
   case Op::V_MAX3_F16_E64:
-    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, fmax3T<T16, true>)
-                : n3(x, T::F16, T::F16, T::F16, R::F16P, fmax3T<T16, false>);
+    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmax3T<T16, true>>{})
+                : n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmax3T<T16, false>>{});
   case Op::V_MIN3_F16_E64:
-    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, fmin3T<T16, true>)
-                : n3(x, T::F16, T::F16, T::F16, R::F16P, fmin3T<T16, false>);
+    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmin3T<T16, true>>{})
+                : n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmin3T<T16, false>>{});
   case Op::V_MED3_F16_E64:
-    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, fmed3T<T16, true>)
-                : n3(x, T::F16, T::F16, T::F16, R::F16P, fmed3T<T16, false>);
+    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmed3T<T16, true>>{})
+                : n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmed3T<T16, false>>{});
   case Op::V_LDEXP_F16_E32:
   case Op::V_LDEXP_F16_E64:
     return n2(x, T::F16, T::B16, R::F16, [](u32 a, u32 b) {
@@ -732,11 +732,11 @@ template <class M> bool floatOps(VX &x) {
     return w3(x, T::F64, T::F64, T::F64, R::F64,
               [](u64 a, u64 b, u64 c) { return outF64(std::fma(D(a), D(b), D(c))); });
   case Op::V_MAX_F64:
-    return ieee ? w2(x, T::F64, T::F64, R::F64, fmaxT<T64, true>)
-                : w2(x, T::F64, T::F64, R::F64, fmaxT<T64, false>);
+    return ieee ? w2(x, T::F64, T::F64, R::F64, Fn<fmaxT<T64, true>>{})
+                : w2(x, T::F64, T::F64, R::F64, Fn<fmaxT<T64, false>>{});
   case Op::V_MIN_F64:
-    return ieee ? w2(x, T::F64, T::F64, R::F64, fminT<T64, true>)
-                : w2(x, T::F64, T::F64, R::F64, fminT<T64, false>);
+    return ieee ? w2(x, T::F64, T::F64, R::F64, Fn<fminT<T64, true>>{})
+                : w2(x, T::F64, T::F64, R::F64, Fn<fminT<T64, false>>{});
   case Op::V_LDEXP_F64:
     return w2(x, T::F64, T::B32, R::F64, [](u64 a, u64 b) {
       return outF64(std::ldexp(D(a), std::max(-5000, std::min(5000, i32(u32(b))))));

@@ -599,32 +599,32 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
 
 // ---- MUBUF / MTBUF -----------------------------------------------------------------------
 
+// A V# decoded. Fields are whole words (no byte fields): the struct is filled and read once per
+// instruction, and narrow stores followed by a wide copy stall store forwarding.
 struct BufferRsrc {
   uint64_t base = 0;
   uint32_t stride = 0; // effective (18 bits with add_tid_enable)
   uint32_t numRecords = 0;
-  bool swizzle = false, addTid = false;
-  uint8_t dstSel[4] = {4, 5, 6, 7};
-  uint8_t nfmt = 0, dfmt = 0;
+  uint32_t swizzle = 0, addTid = 0;
+  uint32_t word3 = 0; // DST_SEL_X/Y/Z/W: bits 11:0
+  uint32_t nfmt = 0, dfmt = 0;
   uint32_t indexStride = 8;
+  unsigned dstSel(unsigned k) const { return (word3 >> (3 * k)) & 7u; }
 };
 
-BufferRsrc decodeRsrc(const WaveState &w, uint16_t sbase) {
-  BufferRsrc r;
+void decodeRsrc(const WaveState &w, uint16_t sbase, BufferRsrc &r) {
   uint32_t w0 = w.s[sbase], w1 = w.s[sbase + 1], w2 = w.s[sbase + 2], w3 = w.s[sbase + 3];
   r.base = w0 | (uint64_t(w1 & 0xffffu) << 32);
   r.stride = (w1 >> 16) & 0x3fffu;
   r.swizzle = (w1 >> 31) & 1u;
   r.numRecords = w2;
-  for (unsigned i = 0; i < 4; ++i)
-    r.dstSel[i] = uint8_t((w3 >> (3 * i)) & 7u);
-  r.nfmt = uint8_t((w3 >> 12) & 7u);
-  r.dfmt = uint8_t((w3 >> 15) & 0xfu);
+  r.word3 = w3;
+  r.nfmt = (w3 >> 12) & 7u;
+  r.dfmt = (w3 >> 15) & 0xfu;
   r.indexStride = 8u << ((w3 >> 21) & 3u);
   r.addTid = (w3 >> 23) & 1u;
   if (r.addTid)
-    r.stride |= uint32_t(r.dfmt) << 14; // data_format supplies stride[17:14]
-  return r;
+    r.stride |= r.dfmt << 14; // data_format supplies stride[17:14]
 }
 
 struct BufferAddr {
@@ -682,7 +682,7 @@ bool readMubufOperands(ExecCtx &c, const Inst &in, MubufOperands &m) {
   WaveState &w = c.w;
   if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
     return false;
-  m.r = decodeRsrc(w, in.sbase);
+  decodeRsrc(w, in.sbase, m.r);
   m.soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
   if (in.idxen || in.offen) {
     if (in.addr == kNoOperand)
@@ -793,34 +793,201 @@ bool storeFormatSupported(unsigned bits, unsigned nfmt) {
 // The fast path of raw-buffer dword loads and stores: a lane whose N dwords lie inside
 // num_records and inside one known allocation copies them straight between memory and its
 // registers; any other lane goes to `slow`, the general per-lane path.
+// When every active lane is inside (checked once, on the smallest and largest offset), the copy
+// runs without a per-lane check; with EXEC all ones it is a plain loop over the 64 lanes.
+alignas(64) const uint32_t kZeroOffsets[kWaveSize] = {};
+
 struct RawDwords {
   uint64_t numRecords, sOffset, rel, allocSize;
   uint8_t *bytes;
   const uint32_t *vOff;
   uint32_t instOffset;
 
+  // Lane offset o (vOff + instOffset) inside num_records and inside the allocation.
+  bool inside(uint64_t o, unsigned n) const {
+    const uint64_t at = rel + o; // offset into the allocation (wraps when below it)
+    return sOffset + o + 4 * n <= numRecords && at < allocSize && 4 * n <= allocSize - at;
+  }
+
+  // Every active lane inside: the lowest and the highest offset are, and the allocation offsets
+  // in between do not wrap (at(hi) >= at(lo) with both inside the allocation).
+  bool allInside(uint64_t exec, unsigned n) const {
+    if (!vOff)
+      return inside(instOffset, n);
+    uint32_t lo = ~0u, hi = 0;
+    if (exec == ~0ull) {
+      for (unsigned l = 0; l < kWaveSize; ++l) {
+        lo = vOff[l] < lo ? vOff[l] : lo;
+        hi = vOff[l] > hi ? vOff[l] : hi;
+      }
+    } else {
+      forEachLane(exec, [&](unsigned l) {
+        lo = vOff[l] < lo ? vOff[l] : lo;
+        hi = vOff[l] > hi ? vOff[l] : hi;
+      });
+    }
+    const uint64_t oLo = uint64_t(lo) + instOffset, oHi = uint64_t(hi) + instOffset;
+    return inside(oLo, n) && inside(oHi, n) && rel + oHi >= rel + oLo;
+  }
+
+  template <unsigned N, bool Load>
+  static void copy(uint8_t *p, uint32_t *const *rows, unsigned lane) {
+    for (unsigned k = 0; k < N; ++k) {
+      if (Load)
+        rows[k][lane] = load32(p + 4 * k);
+      else
+        store32(p + 4 * k, rows[k][lane]);
+    }
+  }
+
+  // The copy when allInside(exec, N) holds.
+  // A host cache hint, no change to any result. A streaming kernel's waves read and write
+  // consecutive spans, one after another; the host's prefetchers lose such a stream between
+  // waves and at every 4 KiB page. After a full-EXEC access whose lanes ascend over at most
+  // 4 KiB, the next span of the same length in the allocation is prefetched.
+  template <bool Load> void prefetchNextSpan(const uint8_t *lo, const uint8_t *hi) const {
+    const size_t len = size_t(hi - lo);
+    if (hi <= lo || len > 4096 || size_t(hi - bytes) + len > allocSize)
+      return;
+    for (size_t o = 0; o < len; o += 64)
+      __builtin_prefetch(hi + o, Load ? 0 : 1);
+  }
+
+  // Everything the loop reads is in locals: a store through a byte pointer may alias any memory,
+  // and the compiler would reload the fields and row pointers after each one.
+  template <unsigned N, bool Load> void copyAll(uint64_t exec, uint32_t *const *rowsIn) const {
+    uint8_t *const at = bytes + (rel + instOffset); // every lane's at + vOff is in the allocation
+    const uint32_t *const off = vOff ? vOff : kZeroOffsets;
+    uint32_t *rows[N];
+    for (unsigned k = 0; k < N; ++k)
+      rows[k] = rowsIn[k];
+    if (exec == ~0ull) {
+      for (unsigned lane = 0; lane < kWaveSize; ++lane)
+        copy<N, Load>(at + off[lane], rows, lane);
+      prefetchNextSpan<Load>(at + off[0], at + off[kWaveSize - 1] + 4 * N);
+    } else {
+      forEachLane(exec, [&](unsigned lane) { copy<N, Load>(at + off[lane], rows, lane); });
+    }
+  }
+
   template <unsigned N, bool Load, class Slow>
   bool run(uint64_t exec, uint32_t *const *rows, Slow &slow) const {
+    if (allInside(exec, N)) {
+      copyAll<N, Load>(exec, rows);
+      return true;
+    }
     forEachLane(exec, [&](unsigned lane) {
       const uint64_t o = uint64_t(vOff ? vOff[lane] : 0u) + instOffset;
-      const uint64_t at = rel + o; // offset into the allocation (wraps when below it)
-      if (sOffset + o + 4 * N > numRecords || at >= allocSize || 4 * N > allocSize - at) {
+      if (!inside(o, N)) {
         slow(lane);
         return;
       }
-      uint8_t *p = bytes + at;
-      for (unsigned k = 0; k < N; ++k) {
-        if (Load)
-          rows[k][lane] = load32(p + 4 * k);
-        else
-          store32(p + 4 * k, rows[k][lane]);
-      }
+      copy<N, Load>(bytes + (rel + o), rows, lane);
     });
     return true;
   }
 };
 
+// The commonest buffer access on a short path: buffer_load_dword(xN) / buffer_store_dword(xN)
+// through a V# without swizzle or add_tid, addressed by soffset, offen and the immediate offset
+// (no idxen, no load into LDS), with every active lane's dwords inside num_records and inside one
+// allocation, and no hooks on. It reads only what this case needs and returns false, having
+// changed nothing, in every other case; execBuffer's general path then gives the same result.
+bool bufferDwordsFast(ExecCtx &c, const Inst &in) {
+  unsigned n;
+  bool load;
+  switch (in.op) {
+  case Op::BUFFER_LOAD_DWORD:
+    n = 1, load = true;
+    break;
+  case Op::BUFFER_LOAD_DWORDX2:
+    n = 2, load = true;
+    break;
+  case Op::BUFFER_LOAD_DWORDX3:
+    n = 3, load = true;
+    break;
+  case Op::BUFFER_LOAD_DWORDX4:
+    n = 4, load = true;
+    break;
+  case Op::BUFFER_STORE_DWORD:
+    n = 1, load = false;
+    break;
+  case Op::BUFFER_STORE_DWORDX2:
+    n = 2, load = false;
+    break;
+  case Op::BUFFER_STORE_DWORDX3:
+    n = 3, load = false;
+    break;
+  case Op::BUFFER_STORE_DWORDX4:
+    n = 4, load = false;
+    break;
+  default:
+    return false;
+  }
+  const WaveState &w = c.w;
+  const uint64_t exec = w.exec();
+  const uint16_t reg = load ? in.dst : in.data0;
+  if (in.enc != Enc::MUBUF || in.idxen || in.lds || exec == 0 || c.strict || c.trace || c.track ||
+      in.sbase == kNoOperand || in.sbase + 3 >= 128 || reg < kVgprBase || reg == kNoOperand ||
+      vectorIndex(reg) + n > kNumVectorRegs || (in.offen && in.addr == kNoOperand))
+    return false;
+  const uint32_t w1 = w.s[in.sbase + 1], w3 = w.s[in.sbase + 3];
+  if (((w1 >> 31) & 1u) || ((w3 >> 23) & 1u)) // swizzle_enable, add_tid_enable
+    return false;
+  const uint64_t base = w.s[in.sbase] | (uint64_t(w1 & 0xffffu) << 32);
+  const uint64_t soff = in.soffset == kNoOperand ? 0
+                        : in.soffset < 128       ? w.s[in.soffset]
+                                                 : readScalar32(w, in, in.soffset, OpType::B32);
+  const uint32_t *vOff = in.offen ? w.vrowOf(in.addr) : nullptr;
+  const uint32_t instOffset = uint32_t(in.offset) & 0xfffu;
+  const unsigned first = unsigned(__builtin_ctzll(exec));
+  const uint64_t a0 = base + soff + (vOff ? vOff[first] : 0u) + instOffset;
+  const Allocation *a = c.lastAlloc;
+  if (!a || a0 - a->Base >= a->Size) {
+    a = c.mem.find(a0);
+    if (!a)
+      return false;
+    c.lastAlloc = a;
+  }
+  const RawDwords f{w.s[in.sbase + 2], soff, base + soff - a->Base, a->Size, a->Bytes.get(), vOff,
+                    instOffset};
+  if (!f.allInside(exec, n))
+    return false;
+  uint32_t *rows[4] = {};
+  for (unsigned k = 0; k < n; ++k)
+    rows[k] = c.w.vrowOf(uint16_t(reg + k));
+  switch (n * 2 + (load ? 1 : 0)) {
+  case 2:
+    f.copyAll<1, false>(exec, rows);
+    break;
+  case 3:
+    f.copyAll<1, true>(exec, rows);
+    break;
+  case 4:
+    f.copyAll<2, false>(exec, rows);
+    break;
+  case 5:
+    f.copyAll<2, true>(exec, rows);
+    break;
+  case 6:
+    f.copyAll<3, false>(exec, rows);
+    break;
+  case 7:
+    f.copyAll<3, true>(exec, rows);
+    break;
+  case 8:
+    f.copyAll<4, false>(exec, rows);
+    break;
+  default:
+    f.copyAll<4, true>(exec, rows);
+    break;
+  }
+  return true;
+}
+
 bool execBuffer(ExecCtx &c, const Inst &in) {
+  if (bufferDwordsFast(c, in))
+    return true;
   MemOp m;
   if (!classify(in.op, m))
     return false;
@@ -979,7 +1146,7 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
       }
       uint32_t out[4];
       for (unsigned k = 0; k < 4; ++k) {
-        unsigned sel = r.dstSel[k];
+        unsigned sel = r.dstSel(k);
         out[k] = sel >= 4 ? ch[sel - 4] : sel == 1 ? one : 0;
       }
       if (!m.d16) {
