@@ -253,19 +253,25 @@ inline bool isVectorEnc(Enc E) {
          E != Enc::SMEM;
 }
 
-// Set bits of EXEC, without a library call (the build targets baseline x86-64, which has no
-// popcnt instruction).
+// Set bits of EXEC: the popcnt instruction where the emulator is built for it (x86-64-v2 and
+// up, see ASMEVO_EMU_X86_LEVEL), else without a library call (baseline x86-64 has no popcnt).
 inline unsigned activeLanes(uint64_t M) {
+#ifdef __POPCNT__
+  return unsigned(__builtin_popcountll(M));
+#else
   if (M == ~0ull)
     return 64;
   M = M - ((M >> 1) & 0x5555555555555555ull);
   M = (M & 0x3333333333333333ull) + ((M >> 2) & 0x3333333333333333ull);
   M = (M + (M >> 4)) & 0x0f0f0f0f0f0f0f0full;
   return unsigned((M * 0x0101010101010101ull) >> 56);
+#endif
 }
 
-// Run one wave for at most Quantum instructions, stopping at a barrier or s_endpgm.
-template <bool Strict>
+// Run one wave for at most Quantum instructions, stopping at a barrier or s_endpgm. Strict and
+// Traced (C.strict, C.trace set) are template arguments: the common case tests neither per
+// instruction.
+template <bool Strict, bool Traced>
 inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
                     uint64_t &LaneInsts) {
   WaveState &W = C.w;
@@ -312,13 +318,16 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       }
     }
     const Inst &In = *InP;
-    // The hardware gives a wave the registers its descriptor allocates, no more.
-    if (U->maxVgpr >= C.numVgprs)
-      throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
-    if (U->maxAgpr >= C.numAgprs)
-      throwRegisterFault('a', unsigned(U->maxAgpr), C.numAgprs, Pc);
-    if (U->maxSgpr >= C.numSgprs)
+    // The hardware gives a wave the registers its descriptor allocates, no more (one branch for
+    // the three limits; the fault names the first one exceeded).
+    if ((U->maxVgpr >= C.numVgprs) | (U->maxAgpr >= C.numAgprs) | (U->maxSgpr >= C.numSgprs))
+      [[unlikely]] {
+      if (U->maxVgpr >= C.numVgprs)
+        throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
+      if (U->maxAgpr >= C.numAgprs)
+        throwRegisterFault('a', unsigned(U->maxAgpr), C.numAgprs, Pc);
       throwRegisterFault('s', unsigned(U->maxSgpr), C.numSgprs, Pc);
+    }
     W.pc = Pc + In.size;
     if (++W.instCount > MaxInst)
       throw EmuError(EmuErrorKind::Timeout, "a wave executed more than " + std::to_string(MaxInst) +
@@ -329,12 +338,12 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     if (Strict)
       C.strict->before(C, In, *U, Pc);
     uint32_t First = 0;
-    if (C.trace) {
+    if (Traced) {
       First = uint32_t(C.trace->Accesses.size());
       C.trace->Steps.push_back(TraceStep{int64_t(Pc - C.trace->EntryPc), First, 0});
     }
     bool Ok = executeInst(C, In);
-    if (C.trace)
+    if (Traced)
       C.trace->Steps.back().Count = uint32_t(C.trace->Accesses.size()) - First;
     if (!Ok)
       throw EmuError(
@@ -670,10 +679,14 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
       uint64_t Before = W.instCount;
       // One wave alone still returns here now and then: limits and Ctrl-C are checked.
       unsigned Quantum = NW == 1 ? 1u << 14 : L.VarySchedule ? 1 + unsigned(Next() % 96) : 256;
-      if (L.Strict)
-        runWave<true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
+      if (L.Strict && Ctx[I].trace)
+        runWave<true, true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
+      else if (L.Strict)
+        runWave<true, false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
+      else if (Ctx[I].trace)
+        runWave<false, true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       else
-        runWave<false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
+        runWave<false, false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       AnyRan |= W.instCount != Before;
       if (Lim.Limited) {
         uint64_t Total = Lim.Executed.fetch_add(W.instCount - Before) + (W.instCount - Before);

@@ -4,7 +4,6 @@
 // ExecVectorCmp.cpp.
 #include "emu/ExecVectorCore.h"
 
-#include <optional>
 #include <string>
 
 namespace asmevo::emu {
@@ -915,24 +914,12 @@ static bool integerOp(VX &x) {
 
 } // namespace vec
 
-bool execVector(ExecCtx &c, const Inst &in) {
+namespace {
+
+// One VOP1/VOP2/VOPC/VOP3 instruction (in its plain, DPP or SDWA form).
+bool execVectorInst(ExecCtx &c, const Inst &in) {
   using namespace vec;
-  if (in.enc != Enc::VOP1 && in.enc != Enc::VOP2 && in.enc != Enc::VOPC && in.enc != Enc::VOP3)
-    return false;
-  // v_fmamk/v_madmk (S0 * K + S1) and v_fmaak/v_madak (S0 * S1 + K): K is the literal; the
-  // other two operands are staged as src0 and src1 whichever slot the decoder used for K.
-  std::optional<Inst> kin; // built only for the K forms: an Inst is a hundred bytes to set up
-  const Inst *ip = &in;
-  if (in.op == Op::V_FMAMK_F32_E32 || in.op == Op::V_MADMK_F16_E32 ||
-      in.op == Op::V_FMAAK_F32_E32 || in.op == Op::V_MADAK_F16_E32 ||
-      in.op == Op::V_MADMK_F32_E32 || in.op == Op::V_MADAK_F32_E32) {
-    kin.emplace(in);
-    if (kin->src[1] == kLiteralCode)
-      kin->src[1] = kin->src[2];
-    kin->src[2] = kNoOperand;
-    ip = &*kin;
-  }
-  VX x(c, *ip);
+  VX x(c, in);
   x.exec = c.w.exec();
   x.vop3 = in.enc == Enc::VOP3;
   x.dpp = !x.vop3 && in.form == VForm::Dpp;
@@ -949,6 +936,29 @@ bool execVector(ExecCtx &c, const Inst &in) {
   if (execVectorFloat(x))
     return true;
   return execVectorCompare(x);
+}
+
+// v_fmamk/v_madmk (S0 * K + S1) and v_fmaak/v_madak (S0 * S1 + K): K is the literal; the other
+// two operands are staged as src0 and src1 whichever slot the decoder used for K. A separate
+// function, so that the common path does not set up an Inst copy.
+[[gnu::noinline]] bool execVectorKForm(ExecCtx &c, const Inst &in) {
+  Inst kin = in;
+  if (kin.src[1] == kLiteralCode)
+    kin.src[1] = kin.src[2];
+  kin.src[2] = kNoOperand;
+  return execVectorInst(c, kin);
+}
+
+} // namespace
+
+bool execVector(ExecCtx &c, const Inst &in) {
+  if (in.enc != Enc::VOP1 && in.enc != Enc::VOP2 && in.enc != Enc::VOPC && in.enc != Enc::VOP3)
+    return false;
+  if (in.op == Op::V_FMAMK_F32_E32 || in.op == Op::V_MADMK_F16_E32 ||
+      in.op == Op::V_FMAAK_F32_E32 || in.op == Op::V_MADAK_F16_E32 ||
+      in.op == Op::V_MADMK_F32_E32 || in.op == Op::V_MADAK_F32_E32)
+    return execVectorKForm(c, in);
+  return execVectorInst(c, in);
 }
 
 } // namespace asmevo::emu
