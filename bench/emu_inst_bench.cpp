@@ -86,7 +86,8 @@ k:
 	s_mov_b32 s7, 0x27000
 	s_mov_b32 s12, ITERATIONS
 .Lloop:
-)" + Body + R"(
+)" + Body +
+         R"(
 	s_sub_u32 s12, s12, 1
 	s_cmp_lg_u32 s12, 0
 	s_cbranch_scc1 .Lloop

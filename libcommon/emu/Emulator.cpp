@@ -321,7 +321,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     // The hardware gives a wave the registers its descriptor allocates, no more (one branch for
     // the three limits; the fault names the first one exceeded).
     if ((U->maxVgpr >= C.numVgprs) | (U->maxAgpr >= C.numAgprs) | (U->maxSgpr >= C.numSgprs))
-      [[unlikely]] {
+        [[unlikely]] {
       if (U->maxVgpr >= C.numVgprs)
         throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
       if (U->maxAgpr >= C.numAgprs)

@@ -957,7 +957,8 @@ bool bufferDwordsFast(ExecCtx &c, const Inst &in) {
                     instOffset};
   if (!f.allInside(exec, n))
     return false;
-  uint32_t *rows[4]; // not zero-filled: GCC fills a small array with rep stos, which is slow to start
+  // Not zero-filled: GCC fills a small array with rep stos, which is slow to start.
+  uint32_t *rows[4];
   for (unsigned k = 0; k < 4; ++k)
     rows[k] = c.w.vrowOf(uint16_t(reg + (k < n ? k : 0)));
   switch (n * 2 + (load ? 1 : 0)) {
