@@ -382,6 +382,52 @@ unsigned swizzleSource(unsigned offset, unsigned i) {
 
 } // namespace
 
+namespace {
+
+// ds_read_b32..b128 and ds_write_b32..b128 on a short path: no hooks on (strict checks, trace)
+// and every active lane's bytes inside the workgroup's LDS, checked once on the highest address.
+// It changes nothing and returns false otherwise; the per-lane path then gives the same result
+// (and the fault that names the lane).
+// No hooks on (strict checks, trace) and every active lane's `bytes` bytes at addr + offset16
+// inside the workgroup's LDS: then a lane's bytes are at lds.data() + addr + offset16, with no
+// per-lane check or call (ldsAccess is what checks, reports and traces).
+bool ldsDirect(const ExecCtx &c, const uint32_t *addr, unsigned offset16, unsigned bytes,
+               uint64_t exec) {
+  if (c.strict || c.trace)
+    return false;
+  uint32_t hi = 0;
+  if (exec == ~0ull) {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      hi = addr[l] > hi ? addr[l] : hi;
+  } else {
+    forEachLane(exec, [&](unsigned l) { hi = addr[l] > hi ? addr[l] : hi; });
+  }
+  return uint64_t(hi) + offset16 + bytes <= c.wg.lds.size();
+}
+
+template <bool Load>
+bool ldsDwordsFast(ExecCtx &c, const uint32_t *addr, unsigned offset16, unsigned n, unsigned reg,
+                   uint64_t exec) {
+  if (reg + n > kNumVectorRegs || !ldsDirect(c, addr, offset16, 4 * n, exec))
+    return false;
+  uint8_t *const lds = c.wg.lds.data() + offset16;
+  uint32_t *rows[4];
+  for (unsigned k = 0; k < 4; ++k)
+    rows[k] = c.w.vrow(reg + (k < n ? k : 0));
+  forEachLane(exec, [&](unsigned l) {
+    uint8_t *p = lds + addr[l];
+    for (unsigned k = 0; k < n; ++k) {
+      if (Load)
+        rows[k][l] = load32(p + 4 * k);
+      else
+        store32(p + 4 * k, rows[k][l]);
+    }
+  });
+  return true;
+}
+
+} // namespace
+
 bool execLds(ExecCtx &c, const Inst &in) {
   if (in.gds)
     return false;
@@ -463,8 +509,13 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Read: {
     const unsigned bytes = dsShapeBytes(m.shape, m.n);
     const unsigned r = vectorIndex(in.dst);
+    if (m.shape == DsShape::B32 && ldsDwordsFast<true>(c, addr, offset16, m.n, r, exec))
+      return true;
+    uint8_t *const direct =
+        ldsDirect(c, addr, offset16, bytes, exec) ? c.wg.lds.data() + offset16 : nullptr;
     forEachLane(exec, [&](unsigned i) {
-      const uint8_t *p = ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+      const uint8_t *p = direct ? direct + addr[i]
+                                : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
       uint32_t &d = w.vrow(r)[i];
       uint16_t h = bytes >= 2 ? uint16_t(p[0] | (unsigned(p[1]) << 8)) : 0;
       switch (m.shape) {
@@ -511,8 +562,13 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Write: {
     const unsigned bytes = dsShapeBytes(m.shape, m.n);
     const unsigned r = vectorIndex(in.data0);
+    if (m.shape == DsShape::B32 && ldsDwordsFast<false>(c, addr, offset16, m.n, r, exec))
+      return true;
+    uint8_t *const direct =
+        ldsDirect(c, addr, offset16, bytes, exec) ? c.wg.lds.data() + offset16 : nullptr;
     forEachLane(exec, [&](unsigned i) {
-      uint8_t *p = ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+      uint8_t *p = direct ? direct + addr[i]
+                          : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
       uint32_t v = w.vrow(r)[i];
       switch (m.shape) {
       case DsShape::B8:

@@ -48,6 +48,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace asmevo::emu {
@@ -321,6 +322,29 @@ float toF32(EType t, uint32_t raw, bool ocp) {
   }
 }
 
+// out[i * stride] = the value of raw element i as type t, for i < n: the type is decided once.
+void convertColumn(EType t, const uint32_t *raw, unsigned n, float *out, unsigned stride,
+                   bool ocp) {
+  switch (t) {
+  case EType::F32:
+    for (unsigned i = 0; i < n; ++i)
+      out[i * stride] = bitsToF32(raw[i]);
+    return;
+  case EType::F16:
+    for (unsigned i = 0; i < n; ++i)
+      out[i * stride] = f16ToF32(uint16_t(raw[i]));
+    return;
+  case EType::BF16:
+    for (unsigned i = 0; i < n; ++i)
+      out[i * stride] = bf16ToF32(uint16_t(raw[i]));
+    return;
+  default:
+    for (unsigned i = 0; i < n; ++i)
+      out[i * stride] = toF32(t, raw[i], ocp);
+    return;
+  }
+}
+
 constexpr unsigned kMaxIn = 1024;  // blocks * M * K
 constexpr unsigned kMaxOut = 2048; // blocks * M * N
 
@@ -413,65 +437,97 @@ bool execMfma(ExecCtx &c, const Inst &in) {
     return true;
   }
 
-  // 32-bit accumulators (f32 or i32), stored as raw bits.
+  // 32-bit accumulators (f32 or i32), stored as raw bits. A is kept as [block][i][k], B as
+  // [block][k][j] so that the sums below run over j in the inner loop (vectorized), each D
+  // element still accumulating its k terms in order: the same roundings as one element at a time.
   static thread_local float Af[kMaxIn], Bf[kMaxIn];
   static thread_local int32_t Ai[kMaxIn], Bi[kMaxIn];
   static thread_local uint32_t Cr[kMaxOut];
+  static thread_local uint32_t rawA[64], rawB[64];
+  // For one block and one k, A[i][k] and B[k][j = i] sit in consecutive lanes (L.pos: lane =
+  // first + i), each at the same element of its lane: read a column of raw elements at a time,
+  // then convert it with the operand type fixed.
+  const unsigned aMask = aBits == 32 ? ~0u : (1u << aBits) - 1;
+  const unsigned bMask = bBits == 32 ? ~0u : (1u << bBits) - 1;
   for (unsigned b = 0; b < NB; ++b) {
     unsigned ab = NB > 1 ? (b / grp) * grp + abid : b; // CBSZ/ABID broadcast of A blocks
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned k = 0; k < K; ++k) {
-        unsigned lane, item;
-        L.pos(ab, i, k, lane, item);
-        uint32_t ar = uint32_t(rawElem(w, aBase, lane, item, aBits));
-        L.pos(b, i, k, lane, item);
-        uint32_t br = uint32_t(rawElem(w, bBase, blgpLane(blgp, lane), item, bBits));
-        unsigned idx = (b * M + i) * K + k;
-        if (isInt) {
-          Ai[idx] = int8_t(uint8_t(ar));
-          Bi[idx] = int8_t(uint8_t(br));
-        } else {
-          Af[idx] = toF32(s.a, ar, ocp);
-          Bf[idx] = toF32(s.b, br, ocp);
-        }
+    for (unsigned k = 0; k < K; ++k) {
+      unsigned laneA, itemA, laneB, itemB;
+      L.pos(ab, 0, k, laneA, itemA);
+      L.pos(b, 0, k, laneB, itemB);
+      const uint32_t *rowA = w.vrow(aBase + itemA * aBits / 32) + laneA;
+      const uint32_t *rowB = w.vrow(bBase + itemB * bBits / 32);
+      const unsigned shA = itemA * aBits % 32, shB = itemB * bBits % 32;
+      for (unsigned i = 0; i < M; ++i)
+        rawA[i] = (rowA[i] >> shA) & aMask;
+      if (blgp == 0) {
+        for (unsigned i = 0; i < M; ++i)
+          rawB[i] = (rowB[laneB + i] >> shB) & bMask;
+      } else {
+        for (unsigned i = 0; i < M; ++i)
+          rawB[i] = (rowB[blgpLane(blgp, laneB + i)] >> shB) & bMask;
       }
+      float *af = &Af[(b * M) * K + k], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i * K]
+      int32_t *ai = &Ai[(b * M) * K + k], *bi = &Bi[(b * K + k) * M];
+      if (isInt) {
+        for (unsigned i = 0; i < M; ++i) {
+          ai[i * K] = int8_t(uint8_t(rawA[i]));
+          bi[i] = int8_t(uint8_t(rawB[i]));
+        }
+      } else {
+        convertColumn(s.a, rawA, M, af, K, ocp);
+        convertColumn(s.b, rawB, M, bf, 1, ocp);
+      }
+    }
   }
   uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
+  // Row i of C/D of a block is M consecutive lanes of one register (L.dpos: lane = first + j).
   for (unsigned b = 0; b < NB; ++b)
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < M; ++j) {
-        unsigned reg, lane;
-        L.dpos(b, i, j, reg, lane);
-        Cr[(b * M + i) * M + j] = cIsVec ? w.vrow(cBase + reg)[lane] : cConst;
-      }
+    for (unsigned i = 0; i < M; ++i) {
+      unsigned reg, lane;
+      L.dpos(b, i, 0, reg, lane);
+      uint32_t *cr = &Cr[(b * M + i) * M];
+      if (cIsVec)
+        std::memcpy(cr, w.vrow(cBase + reg) + lane, M * sizeof(uint32_t));
+      else
+        for (unsigned j = 0; j < M; ++j)
+          cr[j] = cConst;
+    }
   for (unsigned b = 0; b < NB; ++b)
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < M; ++j) {
-        uint32_t out;
-        if (isInt) {
-          uint32_t acc = Cr[(b * M + i) * M + j];
-          const int32_t *ar = &Ai[(b * M + i) * K], *br = &Bi[(b * M + j) * K];
-          for (unsigned k = 0; k < K; ++k)
-            acc += uint32_t(ar[k] * br[k]);
-          out = acc;
-        } else {
-          float acc = bitsToF32(Cr[(b * M + i) * M + j]);
-          const float *ar = &Af[(b * M + i) * K], *br = &Bf[(b * M + j) * K];
-          if (s.a == EType::F32) {
-            for (unsigned k = 0; k < K; ++k)
-              acc = std::fma(ar[k], br[k], acc);
-          } else {
-            // Products of f16/bf16/fp8 values are exact in f32, so this is the same single
-            // rounding per step as the fma, and cheaper.
-            for (unsigned k = 0; k < K; ++k)
-              acc = acc + ar[k] * br[k];
-          }
-          out = f32ToBits(f32Result(acc));
+    for (unsigned i = 0; i < M; ++i) {
+      uint32_t *acc = &Cr[(b * M + i) * M]; // row i of block b: C in, D out
+      if (isInt) {
+        for (unsigned k = 0; k < K; ++k) {
+          const int32_t a = Ai[(b * M + i) * K + k], *br = &Bi[(b * K + k) * M];
+          for (unsigned j = 0; j < M; ++j)
+            acc[j] += uint32_t(a * br[j]);
         }
-        unsigned reg, lane;
-        L.dpos(b, i, j, reg, lane);
-        w.vrow(dBase + reg)[lane] = out;
+        continue;
       }
+      float accf[32];
+      for (unsigned j = 0; j < M; ++j)
+        accf[j] = bitsToF32(acc[j]);
+      for (unsigned k = 0; k < K; ++k) {
+        const float a = Af[(b * M + i) * K + k], *br = &Bf[(b * K + k) * M];
+        if (s.a == EType::F32) {
+          for (unsigned j = 0; j < M; ++j)
+            accf[j] = std::fma(a, br[j], accf[j]);
+        } else {
+          // Products of f16/bf16/fp8 values are exact in f32, so this is the same single
+          // rounding per step as the fma, and cheaper.
+          for (unsigned j = 0; j < M; ++j)
+            accf[j] = accf[j] + a * br[j];
+        }
+      }
+      for (unsigned j = 0; j < M; ++j)
+        acc[j] = f32ToBits(f32Result(accf[j]));
+    }
+  for (unsigned b = 0; b < NB; ++b)
+    for (unsigned i = 0; i < M; ++i) {
+      unsigned reg, lane;
+      L.dpos(b, i, 0, reg, lane);
+      std::memcpy(w.vrow(dBase + reg) + lane, &Cr[(b * M + i) * M], M * sizeof(uint32_t));
+    }
   return true;
 }
 

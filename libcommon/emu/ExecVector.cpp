@@ -23,9 +23,11 @@ namespace {
 struct DppTable {
   int8_t Src[0x144][64];
   bool Valid[0x144];
+  u64 HasSrc[0x144]; // lanes whose source lane exists (Src >= 0)
   DppTable() {
     for (unsigned ctrl = 0; ctrl < 0x144; ++ctrl) {
       Valid[ctrl] = true;
+      HasSrc[ctrl] = 0;
       for (int l = 0; l < 64; ++l) {
         int row = l & ~15, rl = l & 15, s = -1;
         if (ctrl <= 0xff)
@@ -55,6 +57,7 @@ struct DppTable {
         else
           Valid[ctrl] = false;
         Src[ctrl][l] = int8_t(s);
+        HasSrc[ctrl] |= u64(s >= 0) << l;
       }
     }
   }
@@ -82,8 +85,13 @@ void setupDpp(VX &x) {
       for (unsigned b = 0; b < 4; ++b)
         if ((in.bankMask >> b) & 1)
           write |= 0xfull << (16 * r + 4 * b);
-  u64 keep = 0;
   const int8_t *src = T.Src[ctrl];
+  if (execIn == ~0ull) { // every source lane active: the table is the answer
+    std::memcpy(x.dppSrc, src, sizeof(x.dppSrc));
+    x.exec &= write & (in.boundCtrl ? ~0ull : T.HasSrc[ctrl]);
+    return;
+  }
+  u64 keep = 0;
   for (unsigned l = 0; l < 64; ++l) {
     int s = src[l];
     if (s >= 0 && !((execIn >> s) & 1))

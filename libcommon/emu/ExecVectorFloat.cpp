@@ -87,6 +87,28 @@ template <class T, bool Ieee = true> inline typename T::B fminT(typename T::B a,
     return a | b;
   return T::val(a) <= T::val(b) ? a : b;
 }
+// v_max_f32 / v_min_f32 over a wave. When no lane of either source is a NaN (checked for the
+// whole wave at once) fmaxT/fminT reduce to a compare and the signed-zero rule, which the lane
+// loop vectorizes; otherwise every lane takes fmaxT/fminT. The same result either way.
+template <bool Max, bool Ieee> bool minMaxF32(VX &x) {
+  const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
+  u32 anyNan = 0;
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    anyNan |= u32(nan32(a[l])) | u32(nan32(b[l]));
+  if (anyNan) {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      x.r[l] = Max ? fmaxT<T32, Ieee>(a[l], b[l]) : fminT<T32, Ieee>(a[l], b[l]);
+  } else {
+    for (unsigned l = 0; l < kWaveSize; ++l) {
+      const u32 p = a[l], q = b[l];
+      const bool zeros = ((p | q) & 0x7fffffffu) == 0;
+      const u32 pick = Max ? (F(p) >= F(q) ? p : q) : (F(p) <= F(q) ? p : q);
+      x.r[l] = zeros ? (Max ? (p & q) : (p | q)) : pick;
+    }
+  }
+  finish32(x, R::F32);
+  return true;
+}
 template <class T, bool Ieee = true>
 inline typename T::B fmed3T(typename T::B a, typename T::B b, typename T::B c) {
   a = T::norm(a), b = T::norm(b), c = T::norm(c);
@@ -402,12 +424,10 @@ template <class M> bool floatOps(VX &x) {
   }
   case Op::V_MAX_F32_E32:
   case Op::V_MAX_F32_E64:
-    return ieee ? n2(x, T::F32, T::F32, R::F32, Fn<fmaxT<T32, true>>{})
-                : n2(x, T::F32, T::F32, R::F32, Fn<fmaxT<T32, false>>{});
+    return ieee ? minMaxF32<true, true>(x) : minMaxF32<true, false>(x);
   case Op::V_MIN_F32_E32:
   case Op::V_MIN_F32_E64:
-    return ieee ? n2(x, T::F32, T::F32, R::F32, Fn<fminT<T32, true>>{})
-                : n2(x, T::F32, T::F32, R::F32, Fn<fminT<T32, false>>{});
+    return ieee ? minMaxF32<false, true>(x) : minMaxF32<false, false>(x);
   case Op::V_MAX3_F32_E64:
     return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, true>>{})
                 : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, false>>{});
@@ -477,6 +497,15 @@ template <class M> bool floatOps(VX &x) {
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32), *c = fetch32(x, 2, T::F32);
     u64 vcc = 0;
     for (unsigned l = 0; l < 64; ++l) {
+      // The common case, without divScaleT's two divisions: S1 and S2 normal (exponent fields
+      // 1..254), S2's exponent less than 96 above S1's and at least -125 from it. Then S2/S1 is
+      // no denormal (|S2/S1| > 2^(e2-e1-1) >= 2^-126), 1/S1 in double never is for a float S1,
+      // and divScaleT's only remaining test is e2 <= 23.
+      const int e1 = int((b[l] >> 23) & 0xff), e2 = int((c[l] >> 23) & 0xff);
+      if (e1 >= 1 && e1 <= 254 && e2 >= 1 && e2 <= 254 && e2 - e1 < 96 && e2 - e1 >= -125) {
+        x.r[l] = e2 <= 23 ? f32ToBits(std::ldexp(F(a[l]), 64)) : a[l];
+        continue;
+      }
       bool v;
       x.r[l] = divScaleT<T32, float>(a[l], b[l], c[l], v, 96, 23, 64);
       vcc |= u64(v) << l;

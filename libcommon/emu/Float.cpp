@@ -4,29 +4,6 @@
 
 namespace asmevo::emu {
 
-float f16ToF32(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t man = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    bits = sign;
-  } else {
-    // Denormal: normalise.
-    int e = -1;
-    do {
-      ++e;
-      man <<= 1;
-    } while ((man & 0x400) == 0);
-    bits = sign | (uint32_t(112 - e) << 23) | ((man & 0x3ff) << 13);
-  }
-  return bitsToF32(bits);
-}
-
 uint16_t f32ToF16(float f) {
   // Every float is exactly a double, so one rounding from the double is the same result
   // (checked for all 2^32 inputs when this replaced a separate f32 path).

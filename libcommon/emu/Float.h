@@ -28,8 +28,19 @@ inline uint64_t f64ToBits(double d) {
   return b;
 }
 
-// IEEE binary16 -> binary32, exact (denormals, infinities and NaN payloads kept).
-float f16ToF32(uint16_t h);
+// IEEE binary16 -> binary32, exact (denormals, infinities and NaN payloads kept). Inline and
+// nearly branch-free: the emulator's f16 lane loops and MFMA operand gathers vectorize it.
+inline float f16ToF32(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, em = h & 0x7fffu;
+  uint32_t bits;
+  if (em >= 0x7c00u) // infinity, NaN (payload kept, a signalling NaN stays signalling)
+    bits = sign | 0x7f800000u | ((em & 0x3ffu) << 13);
+  else if (em >= 0x400u) // normal: rebias the exponent (15 -> 127)
+    bits = sign | ((em << 13) + (112u << 23));
+  else // zero and denormals: em * 2^-24, exact in binary32
+    bits = sign | f32ToBits(float(em) * 0x1p-24f);
+  return bitsToF32(bits);
+}
 // binary32 -> binary16, round to nearest even; NaN stays NaN (quiet), overflow gives infinity.
 uint16_t f32ToF16(float f);
 // bfloat16 <-> binary32 (round to nearest even; NaN stays a quiet NaN).
