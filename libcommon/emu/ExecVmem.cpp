@@ -511,6 +511,57 @@ inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane
 
 // ---- FLAT / GLOBAL / SCRATCH -------------------------------------------------------------
 
+// global_load_dword(xN) / global_store_dword(xN) on a short path: no hooks on (strict checks,
+// trace, footprints) and every active lane's dwords inside one allocation, found from the
+// lowest address and checked against the highest. It changes nothing and returns false
+// otherwise; the per-lane path then gives the same result, or the fault that names the lane.
+template <bool Load>
+bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool hasSaddr,
+                      uint64_t sbase, const uint32_t *vOff, const uint32_t *vHi, int64_t off) {
+  if (c.strict || c.trace || c.track || reg < kVgprBase || reg == kNoOperand ||
+      vectorIndex(reg) + n > kNumVectorRegs)
+    return false;
+  uint64_t addr[kWaveSize];
+  uint64_t lo = ~0ull, hi = 0;
+  auto laneAddr = [&](unsigned l) {
+    const uint64_t a = hasSaddr ? sbase + uint64_t(vOff ? vOff[l] : 0u) + uint64_t(off)
+                                : (uint64_t(vOff[l]) | (uint64_t(vHi[l]) << 32)) + uint64_t(off);
+    addr[l] = a;
+    lo = a < lo ? a : lo;
+    hi = a > hi ? a : hi;
+  };
+  if (exec == ~0ull) {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      laneAddr(l);
+  } else {
+    forEachLane(exec, laneAddr);
+  }
+  const Allocation *a = c.lastAlloc;
+  if (!a || lo - a->Base >= a->Size) {
+    a = c.mem.find(lo);
+    if (!a)
+      return false;
+  }
+  if (hi - a->Base >= a->Size || 4ull * n > a->Size - (hi - a->Base))
+    return false;
+  c.lastAlloc = a;
+  uint8_t *const bytes = a->Bytes.get();
+  const uint64_t base = a->Base;
+  uint32_t *rows[4];
+  for (unsigned k = 0; k < 4; ++k)
+    rows[k] = c.w.vrowOf(uint16_t(reg + (k < n ? k : 0)));
+  forEachLane(exec, [&](unsigned l) {
+    uint8_t *p = bytes + (addr[l] - base);
+    for (unsigned k = 0; k < n; ++k) {
+      if (Load)
+        rows[k][l] = load32(p + 4 * k);
+      else
+        store32(p + 4 * k, rows[k][l]);
+    }
+  });
+  return true;
+}
+
 bool execFlatFamily(ExecCtx &c, const Inst &in) {
   MemOp m;
   if (!classify(in.op, m))
@@ -566,7 +617,11 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
     }
   };
 
+  const bool global = enc == Enc::GLOBAL && m.shape == Shape::B32 && m.n <= 4;
+  const bool hasSaddr = in.saddr != kNoOperand;
   if (m.kind == Kind::Load) {
+    if (global && globalDwordsFast<true>(c, in.dst, m.n, exec, hasSaddr, sbase, vOff, vHi, off))
+      return true;
     const unsigned bytes = shapeBytes(m);
     forEachLane(exec, [&](unsigned lane) {
       uint8_t buf[16] = {};
@@ -576,6 +631,8 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
     return true;
   }
   if (m.kind == Kind::Store) {
+    if (global && globalDwordsFast<false>(c, in.data0, m.n, exec, hasSaddr, sbase, vOff, vHi, off))
+      return true;
     const unsigned bytes = shapeBytes(m);
     forEachLane(exec, [&](unsigned lane) {
       uint8_t buf[16];
