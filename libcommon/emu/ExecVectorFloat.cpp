@@ -445,7 +445,13 @@ template <class M> bool floatOps(VX &x) {
               [](u32 a, u32 b, u32 c) { return fminimumT<T32>(fminimumT<T32>(a, b), c); });
   case Op::V_LDEXP_F32:
     return n2(x, T::F32, T::B32, R::F32, [](u32 a, u32 b) {
-      return outF32(std::ldexp(F(a), std::max(-1000, std::min(1000, i32(b)))));
+      const int n = std::max(-1000, std::min(1000, i32(b))), e = int((a >> 23) & 0xffu);
+      // A normal input whose scaled exponent stays normal: the exponent field moves by n,
+      // exactly, in any rounding mode. Anything else (zero, denormal, inf, NaN, a result that
+      // overflows or goes denormal) takes the library's ldexp.
+      if (e >= 1 && e <= 254 && e + n >= 1 && e + n <= 254)
+        return a + (u32(n) << 23);
+      return outF32(std::ldexp(F(a), n));
     });
   case Op::V_FREXP_MANT_F32_E32:
   case Op::V_FREXP_MANT_F32_E64:

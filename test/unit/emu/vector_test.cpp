@@ -363,6 +363,20 @@ TEST_F(Vec, F32Unary) {
     row(1)[l] = fb(1.5f), row(2)[l] = uint32_t(-149);
   run(mk(Op::V_LDEXP_F32, Enc::VOP3, V(0), V(1), V(2)));
   EXPECT_EQ(row(0)[0], 2u); // 1.5 * 2^-149 -> ties to even -> 2 * 2^-149
+  // ldexp moves a normal number's exponent field when the result stays normal, and calls the
+  // library otherwise: both sides of every boundary, against std::ldexp per lane.
+  const float Xs[] = {1.0f,      -1.5f, 0x1.fffffep127f, 0x1p-126f, -0x1.8p-120f,
+                      0x1p-149f, 0.0f,  -0.0f,           INFINITY};
+  const int Ns[] = {0, 1, -1, 126, 127, 128, -125, -126, -127, -149, -150, 253, 254, -1000, 1000};
+  for (float X : Xs) {
+    for (unsigned l = 0; l < 64; ++l)
+      row(1)[l] = fb(X), row(2)[l] = uint32_t(Ns[l % (sizeof(Ns) / sizeof(Ns[0]))]);
+    run(mk(Op::V_LDEXP_F32, Enc::VOP3, V(0), V(1), V(2)));
+    for (unsigned l = 0; l < 64; ++l) {
+      const int N = Ns[l % (sizeof(Ns) / sizeof(Ns[0]))];
+      ASSERT_EQ(row(0)[l], fb(std::ldexp(X, N))) << X << " * 2^" << N;
+    }
+  }
 }
 
 TEST_F(Vec, Conversions) {
