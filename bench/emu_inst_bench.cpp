@@ -37,7 +37,7 @@ struct Row {
 const Row Rows[] = {
     {"s_nop", "s_nop 0"},
     {"s_add_u32", "s_add_u32 s9, s9, s8"},
-    {"v_mov_b32", "v_mov_b32_e32 v2, v3"},
+    {"v_mov_b32_e32", "v_mov_b32_e32 v2, v3"},
     {"v_add_f32", "v_add_f32_e32 v2, v5, v4"},
     {"v_or_b32", "v_or_b32_e32 v2, 1, v3"},
     {"v_lshlrev_b32", "v_lshlrev_b32_e32 v2, 2, v3"},
