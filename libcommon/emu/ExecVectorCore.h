@@ -124,7 +124,7 @@ const u64 *fetch64(VX &x, int i, Ty t);
 void finish32General(VX &x, R res);
 void finish64(VX &x, R res);
 
-inline const u32 *fetch32(VX &x, int i, Ty t) {
+[[gnu::always_inline]] inline const u32 *fetch32(VX &x, int i, Ty t) {
   const uint16_t code = x.in.src[i];
   if (t == Ty::N || code == kNoOperand)
     return kZeroRow;
@@ -142,7 +142,7 @@ inline const u32 *fetch32(VX &x, int i, Ty t) {
   return fetch32General(x, i, t);
 }
 
-inline void finish32(VX &x, R res) {
+[[gnu::always_inline]] inline void finish32(VX &x, R res) {
   const uint16_t d = x.in.dst;
   if ((res == R::B32 || res == R::F32) && !x.post && !x.sdwa && d >= kVgprBase &&
       d < kAgprBase + 256) {
