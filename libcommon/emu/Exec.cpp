@@ -24,31 +24,6 @@ bool parseGfx(const char *p, Gfx &out) {
   return false;
 }
 
-bool executeInst(ExecCtx &c, const Inst &in) {
-  switch (in.enc) {
-  case Enc::SOP1:
-  case Enc::SOP2:
-  case Enc::SOPK:
-  case Enc::SOPC:
-  case Enc::SOPP:
-    return execScalar(c, in);
-  case Enc::SMEM:
-    return execSmem(c, in);
-  case Enc::VOP1:
-  case Enc::VOP2:
-  case Enc::VOPC:
-  case Enc::VOP3:
-    // v_accvgpr_mov_b32 is VOP1-encoded; the AGPR moves live with the VOP3P executor.
-    return execVector(c, in) || execPacked(c, in);
-  case Enc::VOP3P:
-    return execPacked(c, in) || execMfma(c, in) || execMfmaF8F6F4(c, in);
-  case Enc::DS:
-    return execLds(c, in);
-  default:
-    return execVmem(c, in);
-  }
-}
-
 uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
   const Allocation *a = c.mem.find(addr);
   uint8_t *p =

@@ -94,10 +94,6 @@ uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const
 // A flat address: shared aperture -> LDS, private aperture -> scratch, else global.
 uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
 
-// Run one instruction with the executor of its class; false when that executor does not
-// implement it.
-bool executeInst(ExecCtx &c, const Inst &in);
-
 bool execScalar(ExecCtx &c, const Inst &in);     // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
 bool execSmem(ExecCtx &c, const Inst &in);       // SMEM                       (ExecSmem.cpp)
 bool execVector(ExecCtx &c, const Inst &in);     // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)
@@ -110,5 +106,32 @@ bool execVmem(ExecCtx &c, const Inst &in); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (E
 // Land the pending loads into LDS that vmcnt(vmcnt) proves complete (ExecVmem.cpp): all but the
 // vmcnt most recent vector memory instructions; vmcnt 0 at s_endpgm lands everything.
 void landLdsWrites(ExecCtx &c, unsigned vmcnt);
+
+// Run one instruction with the executor of its class; false when that executor does not
+// implement it. Inline: the scheduler calls it once per instruction.
+inline bool executeInst(ExecCtx &c, const Inst &in) {
+  switch (in.enc) {
+  case Enc::SOP1:
+  case Enc::SOP2:
+  case Enc::SOPK:
+  case Enc::SOPC:
+  case Enc::SOPP:
+    return execScalar(c, in);
+  case Enc::SMEM:
+    return execSmem(c, in);
+  case Enc::VOP1:
+  case Enc::VOP2:
+  case Enc::VOPC:
+  case Enc::VOP3:
+    // v_accvgpr_mov_b32 is VOP1-encoded; the AGPR moves live with the VOP3P executor.
+    return execVector(c, in) || execPacked(c, in);
+  case Enc::VOP3P:
+    return execPacked(c, in) || execMfma(c, in) || execMfmaF8F6F4(c, in);
+  case Enc::DS:
+    return execLds(c, in);
+  default:
+    return execVmem(c, in);
+  }
+}
 
 } // namespace asmevo::emu
