@@ -6,6 +6,8 @@
 //   emu_inst_bench [--repeat 5] [--iterations 2000] [--waves 4] [--only SUBSTRING]
 #include "bench_support.h"
 
+#include "emu/AsmKernelSource.h"
+
 #include "asm/Assembler.h"
 #include "codeobj/Input.h"
 #include "codeobj/TargetId.h"
@@ -20,6 +22,8 @@
 using namespace asmevo;
 using namespace asmevo::emu;
 using namespace asmevo::bench;
+using asmevo::emu::test::AsmKernel;
+using asmevo::emu::test::asmKernelSource;
 
 namespace {
 
@@ -54,20 +58,16 @@ const Row Rows[] = {
     {"buffer_load_dword", "buffer_load_dword v2, v1, s[4:7], 0 offen"},
     {"buffer_store_dword", "buffer_store_dword v3, v1, s[4:7], 0 offen"},
     {"global_load_dword", "global_load_dword v2, v1, s[2:3]"},
-    {"v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8_f16 a[0:15], v[6:7], v[6:7], a[0:15]"},
+    {"v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8_f16 v[8:23], v[6:7], v[6:7], v[8:23]"},
 };
 
-std::string source(const std::string &Body) {
-  return R"(
-	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_load_dwordx2 s[2:3], s[0:1], 0x0
-	v_lshlrev_b32 v1, 2, v0
+// The loop kernel: setup, then Body run ITERATIONS times (test/unit/emu/AsmKernelSource.h
+// supplies the prologue, descriptor and metadata).
+std::string source(const std::string &Body, unsigned Iterations) {
+  AsmKernel K;
+  K.Vgprs = 24;
+  K.Directives = "\t.amdhsa_float_denorm_mode_32 3\n"; // the compiled-kernel default MODE
+  return asmKernelSource(R"(
 	v_mov_b32 v3, v0
 	v_mov_b32 v4, 1.0
 	v_cvt_f32_u32 v5, v0
@@ -79,51 +79,20 @@ k:
 	s_mov_b32 s9, 0
 	s_mov_b64 vcc, 0xffffffff
 	s_mov_b32 m0, -1
-	s_waitcnt lgkmcnt(0)
 	s_mov_b32 s4, s2
 	s_and_b32 s5, s3, 0xffff
 	s_mov_b32 s6, 0x10000
 	s_mov_b32 s7, 0x27000
-	s_mov_b32 s12, ITERATIONS
+	s_mov_b32 s12, )" + std::to_string(Iterations) +
+                             R"(
 .Lloop:
-)" + Body +
-         R"(
+)" + Body + R"(
 	s_sub_u32 s12, s12, 1
 	s_cmp_lg_u32 s12, 0
 	s_cbranch_scc1 .Lloop
 	s_waitcnt vmcnt(0) lgkmcnt(0)
-	s_endpgm
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-	.amdhsa_user_sgpr_kernarg_segment_ptr 1
-	.amdhsa_group_segment_fixed_size 1024
-	.amdhsa_system_vgpr_workitem_id 0
-	.amdhsa_next_free_vgpr 24
-	.amdhsa_next_free_sgpr 32
-	.amdhsa_accum_offset 8
-	.amdhsa_float_denorm_mode_32 3
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-      - { .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }
-    .group_segment_fixed_size: 1024
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 8
-    .max_flat_workgroup_size: 256
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 32
-    .symbol: k.kd
-    .vgpr_count: 24
-    .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--gfx942
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-)";
+)",
+                         K);
 }
 
 // Median milliseconds of Repeat runs of the kernel whose loop body is Inst x Count.
@@ -132,8 +101,7 @@ double timeKernel(const std::string &Inst, unsigned Count, unsigned Iterations, 
   std::string Body;
   for (unsigned I = 0; I < Count; ++I)
     Body += "\t" + Inst + "\n";
-  std::string Src = source(Body);
-  Src.replace(Src.find("ITERATIONS"), 10, std::to_string(Iterations));
+  const std::string Src = source(Body, Iterations);
   auto T = parseTargetId("amdgcn-amd-amdhsa--gfx942", 5);
   auto Obj = assembleAndLink(Src, "k.s", *T);
   if (!Obj) {

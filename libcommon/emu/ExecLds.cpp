@@ -412,17 +412,8 @@ bool ldsDwordsFast(ExecCtx &c, const uint32_t *addr, unsigned offset16, unsigned
     return false;
   uint8_t *const lds = c.wg.lds.data() + offset16;
   uint32_t *rows[4];
-  for (unsigned k = 0; k < 4; ++k)
-    rows[k] = c.w.vrow(reg + (k < n ? k : 0));
-  forEachLane(exec, [&](unsigned l) {
-    uint8_t *p = lds + addr[l];
-    for (unsigned k = 0; k < n; ++k) {
-      if (Load)
-        rows[k][l] = load32(p + 4 * k);
-      else
-        store32(p + 4 * k, rows[k][l]);
-    }
-  });
+  dwordRows(c.w, uint16_t(kVgprBase + reg), n, rows);
+  forEachLane(exec, [&](unsigned l) { copyLaneDwords<Load>(lds + addr[l], rows, n, l); });
   return true;
 }
 

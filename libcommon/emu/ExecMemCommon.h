@@ -5,6 +5,7 @@
 
 #include "emu/Float.h"
 #include "emu/Inst.h"
+#include "emu/Wave.h"
 
 #include <cstdint>
 #include <cstring>
@@ -158,5 +159,23 @@ inline uint64_t load64(const uint8_t *p) {
 }
 inline void store32(uint8_t *p, uint32_t v) { std::memcpy(p, &v, 4); }
 inline void store64(uint8_t *p, uint64_t v) { std::memcpy(p, &v, 8); }
+
+// The rows of the n (1..4) consecutive vector registers from operand code `reg`, for the
+// memory short paths. Slots past n repeat the first: filling them is cheaper than zeroing the
+// array, which GCC does with rep stos (slow to start).
+inline void dwordRows(WaveState &w, uint16_t reg, unsigned n, uint32_t *rows[4]) {
+  for (unsigned k = 0; k < 4; ++k)
+    rows[k] = w.vrowOf(uint16_t(reg + (k < n ? k : 0)));
+}
+// Lane `lane`'s n dwords between memory at p and the rows: loads (Load) or stores.
+template <bool Load>
+inline void copyLaneDwords(uint8_t *p, uint32_t *const *rows, unsigned n, unsigned lane) {
+  for (unsigned k = 0; k < n; ++k) {
+    if (Load)
+      rows[k][lane] = load32(p + 4 * k);
+    else
+      store32(p + 4 * k, rows[k][lane]);
+  }
+}
 
 } // namespace asmevo::emu::memdetail

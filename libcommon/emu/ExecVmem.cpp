@@ -28,6 +28,7 @@
 #include <cctype>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace asmevo::emu {
@@ -548,17 +549,9 @@ bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool 
   uint8_t *const bytes = a->Bytes.get();
   const uint64_t base = a->Base;
   uint32_t *rows[4];
-  for (unsigned k = 0; k < 4; ++k)
-    rows[k] = c.w.vrowOf(uint16_t(reg + (k < n ? k : 0)));
-  forEachLane(exec, [&](unsigned l) {
-    uint8_t *p = bytes + (addr[l] - base);
-    for (unsigned k = 0; k < n; ++k) {
-      if (Load)
-        rows[k][l] = load32(p + 4 * k);
-      else
-        store32(p + 4 * k, rows[k][l]);
-    }
-  });
+  dwordRows(c.w, reg, n, rows);
+  forEachLane(exec,
+              [&](unsigned l) { copyLaneDwords<Load>(bytes + (addr[l] - base), rows, n, l); });
   return true;
 }
 
@@ -852,6 +845,31 @@ bool storeFormatSupported(unsigned bits, unsigned nfmt) {
 // registers; any other lane goes to `slow`, the general per-lane path.
 // When every active lane is inside (checked once, on the smallest and largest offset), the copy
 // runs without a per-lane check; with EXEC all ones it is a plain loop over the 64 lanes.
+// Calls f(std::integral_constant<unsigned, n>, std::bool_constant<load>) for n in 1..4: the
+// dword copies are templates on the count and the direction.
+template <class F> void byDwords(unsigned n, bool load, F &&f) {
+  using L = std::true_type;
+  using S = std::false_type;
+  switch (n * 2 + (load ? 1 : 0)) {
+  case 2:
+    return f(std::integral_constant<unsigned, 1>{}, S{});
+  case 3:
+    return f(std::integral_constant<unsigned, 1>{}, L{});
+  case 4:
+    return f(std::integral_constant<unsigned, 2>{}, S{});
+  case 5:
+    return f(std::integral_constant<unsigned, 2>{}, L{});
+  case 6:
+    return f(std::integral_constant<unsigned, 3>{}, S{});
+  case 7:
+    return f(std::integral_constant<unsigned, 3>{}, L{});
+  case 8:
+    return f(std::integral_constant<unsigned, 4>{}, S{});
+  default:
+    return f(std::integral_constant<unsigned, 4>{}, L{});
+  }
+}
+
 alignas(64) const uint32_t kZeroOffsets[kWaveSize] = {};
 
 struct RawDwords {
@@ -889,12 +907,7 @@ struct RawDwords {
 
   template <unsigned N, bool Load>
   static void copy(uint8_t *p, uint32_t *const *rows, unsigned lane) {
-    for (unsigned k = 0; k < N; ++k) {
-      if (Load)
-        rows[k][lane] = load32(p + 4 * k);
-      else
-        store32(p + 4 * k, rows[k][lane]);
-    }
+    copyLaneDwords<Load>(p, rows, N, lane);
   }
 
   // The copy when allInside(exec, N) holds.
@@ -1014,36 +1027,11 @@ bool bufferDwordsFast(ExecCtx &c, const Inst &in) {
                     instOffset};
   if (!f.allInside(exec, n))
     return false;
-  // Not zero-filled: GCC fills a small array with rep stos, which is slow to start.
   uint32_t *rows[4];
-  for (unsigned k = 0; k < 4; ++k)
-    rows[k] = c.w.vrowOf(uint16_t(reg + (k < n ? k : 0)));
-  switch (n * 2 + (load ? 1 : 0)) {
-  case 2:
-    f.copyAll<1, false>(exec, rows);
-    break;
-  case 3:
-    f.copyAll<1, true>(exec, rows);
-    break;
-  case 4:
-    f.copyAll<2, false>(exec, rows);
-    break;
-  case 5:
-    f.copyAll<2, true>(exec, rows);
-    break;
-  case 6:
-    f.copyAll<3, false>(exec, rows);
-    break;
-  case 7:
-    f.copyAll<3, true>(exec, rows);
-    break;
-  case 8:
-    f.copyAll<4, false>(exec, rows);
-    break;
-  default:
-    f.copyAll<4, true>(exec, rows);
-    break;
-  }
+  dwordRows(c.w, reg, n, rows);
+  byDwords(n, load, [&](auto N, auto L) {
+    f.template copyAll<decltype(N)::value, decltype(L)::value>(exec, rows);
+  });
   return true;
 }
 
@@ -1130,24 +1118,11 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
       }
       const RawDwords f{r.numRecords, soff, r.base + soff - a->Base, a->Size, a->Bytes.get(), vOff,
                         ba.instOffset};
-      switch (m.n * 2 + (load ? 1 : 0)) {
-      case 2:
-        return f.run<1, false>(exec, rows, laneAccess);
-      case 3:
-        return f.run<1, true>(exec, rows, laneAccess);
-      case 4:
-        return f.run<2, false>(exec, rows, laneAccess);
-      case 5:
-        return f.run<2, true>(exec, rows, laneAccess);
-      case 6:
-        return f.run<3, false>(exec, rows, laneAccess);
-      case 7:
-        return f.run<3, true>(exec, rows, laneAccess);
-      case 8:
-        return f.run<4, false>(exec, rows, laneAccess);
-      default:
-        return f.run<4, true>(exec, rows, laneAccess);
-      }
+      bool ran = false;
+      byDwords(m.n, load, [&](auto N, auto L) {
+        ran = f.template run<decltype(N)::value, decltype(L)::value>(exec, rows, laneAccess);
+      });
+      return ran;
     }
     forEachLane(exec, laneAccess);
     return true;

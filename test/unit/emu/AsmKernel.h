@@ -4,6 +4,7 @@
 // dword i = i (or Init), and is read back after the run.
 #pragma once
 
+#include "AsmKernelSource.h"
 #include "EmuHarness.h"
 
 #include "asm/Assembler.h"
@@ -15,17 +16,6 @@
 #include <vector>
 
 namespace asmevo::emu::test {
-
-struct AsmKernel {
-  std::string Target = "gfx942";
-  unsigned LdsBytes = 1024;
-  unsigned BlockItems = 64;
-  unsigned BufferDwords = 1024;
-  bool Strict = false;
-  unsigned Vgprs = 32; // next_free_vgpr
-  // The buffer's contents (BufferDwords dwords) when not empty, instead of dword i = i.
-  std::vector<uint32_t> Init;
-};
 
 struct AsmRun {
   std::string Error; // assembly, load or run error ("" when it ran)
@@ -42,61 +32,6 @@ struct AsmRun {
     return S;
   }
 };
-
-inline std::string asmKernelSource(const std::string &Body, const AsmKernel &K) {
-  const std::string Lds = std::to_string(K.LdsBytes), V = std::to_string(K.Vgprs);
-  return R"(
-	.amdgcn_target "amdgcn-amd-amdhsa--)" +
-         K.Target + R"("
-	.amdhsa_code_object_version 5
-	.text
-	.globl k
-	.p2align 8
-	.type k,@function
-k:
-	s_load_dwordx2 s[2:3], s[0:1], 0x0
-	v_lshlrev_b32 v1, 2, v0
-	s_waitcnt lgkmcnt(0)
-)" + Body +
-         R"(
-	s_endpgm
-	.rodata
-	.p2align 6
-	.amdhsa_kernel k
-	.amdhsa_user_sgpr_kernarg_segment_ptr 1
-	.amdhsa_group_segment_fixed_size )" +
-         Lds + R"(
-	.amdhsa_system_vgpr_workitem_id 0
-	.amdhsa_next_free_vgpr )" +
-         V + R"(
-	.amdhsa_next_free_sgpr 32
-	.amdhsa_accum_offset )" +
-         V + R"(
-	.end_amdhsa_kernel
-	.amdgpu_metadata
----
-amdhsa.kernels:
-  - .args:
-      - { .address_space: global, .offset: 0, .size: 8, .value_kind: global_buffer }
-    .group_segment_fixed_size: )" +
-         Lds + R"(
-    .kernarg_segment_align: 8
-    .kernarg_segment_size: 8
-    .max_flat_workgroup_size: 256
-    .name: k
-    .private_segment_fixed_size: 0
-    .sgpr_count: 32
-    .symbol: k.kd
-    .vgpr_count: )" +
-         V + R"(
-    .wavefront_size: 64
-amdhsa.target: amdgcn-amd-amdhsa--)" +
-         K.Target + R"(
-amdhsa.version: [1, 2]
-...
-	.end_amdgpu_metadata
-)";
-}
 
 inline AsmRun runAsmKernel(const std::string &Body, const AsmKernel &K = AsmKernel()) {
   AsmRun R;
