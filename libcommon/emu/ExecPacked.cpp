@@ -231,56 +231,66 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
                           ? 3
                           : 2;
   uint32_t tmp[3][kWaveSize];
-  const uint32_t *s[3] = {nullptr, nullptr, nullptr};
+  const uint32_t *s[3] = {nullptr, nullptr, nullptr}; // s[2] only for the three-source ops
   for (unsigned i = 0; i < ns; ++i)
     s[i] = packedSrc32(w, in, in.src[i], OpType::F16, tmp[i]);
   uint32_t *d = dstRow(w, in);
   const uint32_t mode = w.mode;
-  auto one = [&](unsigned lane, bool hiHalf) -> uint16_t {
-    uint16_t x[3] = {0, 0, 0};
-    for (unsigned i = 0; i < ns; ++i) {
-      x[i] = half(s[i][lane], bit(hiHalf ? in.opselHi : in.opsel, i));
-      if (bit(hiHalf ? in.negHi : in.neg, i))
-        x[i] ^= 0x8000;
-      if (Moded)
-        x[i] = pm.in16(x[i]);
+  // Decided once per instruction: which half of each source each result half reads (op_sel,
+  // op_sel_hi) and whether its sign flips (neg, neg_hi); then one lane loop per operation.
+  unsigned shift[2][3];
+  uint16_t flip[2][3];
+  for (unsigned h = 0; h < 2; ++h)
+    for (unsigned i = 0; i < 3; ++i) {
+      shift[h][i] = bit(h ? in.opselHi : in.opsel, i) ? 16 : 0;
+      flip[h][i] = bit(h ? in.negHi : in.neg, i) ? 0x8000 : 0;
     }
-    double a = f16ToF32(x[0]), b = f16ToF32(x[1]), cc = f16ToF32(x[2]);
-    uint16_t r;
-    auto res = [&](double v) { return Moded ? pm.out16(v) : f16Result(v); };
-    switch (in.op) {
-    case Op::V_PK_ADD_F16:
-      r = res(a + b);
-      break; // exact in double
-    case Op::V_PK_MUL_F16:
-      r = res(a * b);
-      break; // exact in double
-    case Op::V_PK_FMA_F16:
-      r = res(fmaSum(a, b, cc, Moded ? pm.round16 : 0));
-      break;
-    case Op::V_PK_MAX_F16:
-      r = f16MinMax(x[0], x[1], true, mode);
-      break;
-    case Op::V_PK_MIN_F16:
-      r = f16MinMax(x[0], x[1], false, mode);
-      break;
-    case Op::V_PK_MAXIMUM3_F16:
-      r = f16MaximumMinimum(f16MaximumMinimum(x[0], x[1], true), x[2], true);
-      break;
-    default: // V_PK_MINIMUM3_F16
-      r = f16MaximumMinimum(f16MaximumMinimum(x[0], x[1], false), x[2], false);
-      break;
-    }
+  auto x16 = [&](unsigned lane, unsigned h, unsigned i) -> uint16_t {
+    uint16_t x = uint16_t(uint16_t(s[i][lane] >> shift[h][i]) ^ flip[h][i]);
+    return Moded ? pm.in16(x) : x;
+  };
+  auto val = [&](unsigned lane, unsigned h, unsigned i) -> double {
+    return f16ToF32(x16(lane, h, i));
+  };
+  auto res = [&](double v) -> uint16_t { return Moded ? pm.out16(v) : f16Result(v); };
+  auto post = [&](uint16_t r) -> uint16_t {
     if (in.clamp)
       r = f16Result(clampUnit(f16ToF32(r), mode));
     if (Moded && pm.ftz16Out)
       r = uint16_t(fpmode::flush16(r));
     return r;
   };
-  forEachLane(w.exec(), [&](unsigned lane) {
-    uint16_t lo = one(lane, false), hi = one(lane, true);
-    d[lane] = lo | (uint32_t(hi) << 16);
-  });
+  auto each = [&](auto f) { // f(lane, half): the result half before clamp and flushing
+    forEachLane(w.exec(), [&](unsigned lane) {
+      d[lane] = post(f(lane, 0)) | (uint32_t(post(f(lane, 1))) << 16);
+    });
+  };
+  switch (in.op) {
+  case Op::V_PK_ADD_F16: // exact in double, rounded once
+    return each([&](unsigned l, unsigned h) { return res(val(l, h, 0) + val(l, h, 1)); });
+  case Op::V_PK_MUL_F16: // exact in double, rounded once
+    return each([&](unsigned l, unsigned h) { return res(val(l, h, 0) * val(l, h, 1)); });
+  case Op::V_PK_FMA_F16:
+    return each([&](unsigned l, unsigned h) {
+      return res(fmaSum(val(l, h, 0), val(l, h, 1), val(l, h, 2), Moded ? pm.round16 : 0));
+    });
+  case Op::V_PK_MAX_F16:
+    return each(
+        [&](unsigned l, unsigned h) { return f16MinMax(x16(l, h, 0), x16(l, h, 1), true, mode); });
+  case Op::V_PK_MIN_F16:
+    return each(
+        [&](unsigned l, unsigned h) { return f16MinMax(x16(l, h, 0), x16(l, h, 1), false, mode); });
+  case Op::V_PK_MAXIMUM3_F16:
+    return each([&](unsigned l, unsigned h) {
+      return f16MaximumMinimum(f16MaximumMinimum(x16(l, h, 0), x16(l, h, 1), true), x16(l, h, 2),
+                               true);
+    });
+  default: // V_PK_MINIMUM3_F16
+    return each([&](unsigned l, unsigned h) {
+      return f16MaximumMinimum(f16MaximumMinimum(x16(l, h, 0), x16(l, h, 1), false), x16(l, h, 2),
+                               false);
+    });
+  }
 }
 
 // ---- packed 16-bit integer --------------------------------------------------------------
