@@ -18,39 +18,6 @@ uint16_t f32ToBf16(float f) {
   return uint16_t((x + rounding) >> 16);
 }
 
-uint16_t f64ToF16(double d) {
-  uint64_t x = f64ToBits(d);
-  uint16_t sign = uint16_t((x >> 48) & 0x8000);
-  uint32_t exp = uint32_t((x >> 52) & 0x7ff);
-  uint64_t man = x & 0xfffffffffffffull;
-  if (exp == 0x7ff) {
-    if (man == 0)
-      return uint16_t(sign | 0x7c00);
-    return uint16_t(sign | 0x7e00 | (man >> 42));
-  }
-  int e = int(exp) - 1023 + 15;
-  if (e >= 0x1f)
-    return uint16_t(sign | 0x7c00);
-  uint64_t m = man | (exp ? (1ull << 52) : 0);
-  unsigned shift;
-  if (e <= 0) {
-    if (e < -11)
-      return sign; // below half the smallest denormal
-    shift = unsigned(42 + 1 - e);
-  } else {
-    shift = 42;
-    m &= ~(1ull << 52);
-  }
-  uint64_t q = m >> shift;
-  uint64_t rem = m & ((1ull << shift) - 1);
-  uint64_t half = 1ull << (shift - 1);
-  if (rem > half || (rem == half && (q & 1)))
-    ++q;
-  if (e > 0)
-    q += uint64_t(e) << 10; // carries into the exponent (up to infinity) are correct
-  return uint16_t(sign | q);
-}
-
 uint16_t f64ToF16Rm(double d, unsigned rm) {
   if (rm == 0)
     return f64ToF16(d);
