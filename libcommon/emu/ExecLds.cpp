@@ -380,14 +380,6 @@ unsigned swizzleSource(unsigned offset, unsigned i) {
   return ((((i & 0x1f) & andMask) | orMask) ^ xorMask) | (i & 0x20);
 }
 
-} // namespace
-
-namespace {
-
-// ds_read_b32..b128 and ds_write_b32..b128 on a short path: no hooks on (strict checks, trace)
-// and every active lane's bytes inside the workgroup's LDS, checked once on the highest address.
-// It changes nothing and returns false otherwise; the per-lane path then gives the same result
-// (and the fault that names the lane).
 // No hooks on (strict checks, trace) and every active lane's `bytes` bytes at addr + offset16
 // inside the workgroup's LDS: then a lane's bytes are at lds.data() + addr + offset16, with no
 // per-lane check or call (ldsAccess is what checks, reports and traces).
@@ -405,16 +397,14 @@ bool ldsDirect(const ExecCtx &c, const uint32_t *addr, unsigned offset16, unsign
   return uint64_t(hi) + offset16 + bytes <= c.wg.lds.size();
 }
 
+// ds_read_b32..b128 / ds_write_b32..b128 when ldsDirect holds (lds = LDS + offset16): each
+// lane's n dwords move between lds + addr and the n rows from unified index reg.
 template <bool Load>
-bool ldsDwordsFast(ExecCtx &c, const uint32_t *addr, unsigned offset16, unsigned n, unsigned reg,
+void ldsCopyDwords(WaveState &w, uint8_t *lds, const uint32_t *addr, unsigned n, unsigned reg,
                    uint64_t exec) {
-  if (reg + n > kNumVectorRegs || !ldsDirect(c, addr, offset16, 4 * n, exec))
-    return false;
-  uint8_t *const lds = c.wg.lds.data() + offset16;
   uint32_t *rows[4];
-  dwordRows(c.w, uint16_t(kVgprBase + reg), n, rows);
+  dwordRows(w, uint16_t(kVgprBase + reg), n, rows);
   forEachLane(exec, [&](unsigned l) { copyLaneDwords<Load>(lds + addr[l], rows, n, l); });
-  return true;
 }
 
 } // namespace
@@ -500,10 +490,12 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Read: {
     const unsigned bytes = dsShapeBytes(m.shape, m.n);
     const unsigned r = vectorIndex(in.dst);
-    if (m.shape == DsShape::B32 && ldsDwordsFast<true>(c, addr, offset16, m.n, r, exec))
-      return true;
     uint8_t *const direct =
         ldsDirect(c, addr, offset16, bytes, exec) ? c.wg.lds.data() + offset16 : nullptr;
+    if (direct && m.shape == DsShape::B32 && r + m.n <= kNumVectorRegs) {
+      ldsCopyDwords<true>(w, direct, addr, m.n, r, exec);
+      return true;
+    }
     forEachLane(exec, [&](unsigned i) {
       const uint8_t *p = direct ? direct + addr[i]
                                 : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
@@ -553,10 +545,12 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Write: {
     const unsigned bytes = dsShapeBytes(m.shape, m.n);
     const unsigned r = vectorIndex(in.data0);
-    if (m.shape == DsShape::B32 && ldsDwordsFast<false>(c, addr, offset16, m.n, r, exec))
-      return true;
     uint8_t *const direct =
         ldsDirect(c, addr, offset16, bytes, exec) ? c.wg.lds.data() + offset16 : nullptr;
+    if (direct && m.shape == DsShape::B32 && r + m.n <= kNumVectorRegs) {
+      ldsCopyDwords<false>(w, direct, addr, m.n, r, exec);
+      return true;
+    }
     forEachLane(exec, [&](unsigned i) {
       uint8_t *p = direct ? direct + addr[i]
                           : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);

@@ -9,7 +9,6 @@
 namespace asmevo::emu {
 namespace vec {
 
-alignas(64) const u32 kZeroRow[64] = {};
 alignas(64) const u64 kZeroRow64[64] = {};
 
 // ---- DPP ------------------------------------------------------------------------------------

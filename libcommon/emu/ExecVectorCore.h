@@ -111,7 +111,7 @@ inline u64 packLaneBits(const u8 *bits) {
   return m;
 }
 
-extern const u32 kZeroRow[64];
+inline constexpr const u32 *kZeroRow = kZeroLanes;
 extern const u64 kZeroRow64[64];
 
 void setupDpp(VX &x);
@@ -128,17 +128,8 @@ void finish64(VX &x, R res);
   const uint16_t code = x.in.src[i];
   if (t == Ty::N || code == kNoOperand)
     return kZeroRow;
-  if (!x.dpp && !x.sdwa && !((x.srcMod >> i) & 1) && !(x.vop3 && is16Ty(t))) {
-    if (code >= kVgprBase && code < kAgprBase + 256)
-      return x.w.vrowOf(code);
-    if (code < kVgprBase) { // SGPR, special register, inline constant or literal: broadcast
-      const u32 v = readScalar32(x.w, x.in, code, opType(t));
-      u32 *o = x.t[i];
-      for (unsigned l = 0; l < kWaveSize; ++l)
-        o[l] = v;
-      return o;
-    }
-  }
+  if (!x.dpp && !x.sdwa && !((x.srcMod >> i) & 1) && !(x.vop3 && is16Ty(t)))
+    return readVectorSrc32(x.w, x.in, code, opType(t), x.t[i]); // no modifier to apply
   return fetch32General(x, i, t);
 }
 

@@ -662,7 +662,7 @@ struct BufferRsrc {
   unsigned dstSel(unsigned k) const { return (word3 >> (3 * k)) & 7u; }
 };
 
-void decodeRsrc(const WaveState &w, uint16_t sbase, BufferRsrc &r) {
+inline void decodeRsrc(const WaveState &w, uint16_t sbase, BufferRsrc &r) {
   uint32_t w0 = w.s[sbase], w1 = w.s[sbase + 1], w2 = w.s[sbase + 2], w3 = w.s[sbase + 3];
   r.base = w0 | (uint64_t(w1 & 0xffffu) << 32);
   r.stride = (w1 >> 16) & 0x3fffu;
@@ -728,7 +728,7 @@ struct MubufOperands {
   const uint32_t *vIdx = nullptr, *vOff = nullptr;
 };
 
-bool readMubufOperands(ExecCtx &c, const Inst &in, MubufOperands &m) {
+[[gnu::always_inline]] inline bool readMubufOperands(ExecCtx &c, const Inst &in, MubufOperands &m) {
   WaveState &w = c.w;
   if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
     return false;
@@ -840,11 +840,6 @@ bool storeFormatSupported(unsigned bits, unsigned nfmt) {
   }
 }
 
-// The fast path of raw-buffer dword loads and stores: a lane whose N dwords lie inside
-// num_records and inside one known allocation copies them straight between memory and its
-// registers; any other lane goes to `slow`, the general per-lane path.
-// When every active lane is inside (checked once, on the smallest and largest offset), the copy
-// runs without a per-lane check; with EXEC all ones it is a plain loop over the 64 lanes.
 // Calls f(std::integral_constant<unsigned, n>, std::bool_constant<load>) for n in 1..4: the
 // dword copies are templates on the count and the direction.
 template <class F> void byDwords(unsigned n, bool load, F &&f) {
@@ -870,13 +865,16 @@ template <class F> void byDwords(unsigned n, bool load, F &&f) {
   }
 }
 
-alignas(64) const uint32_t kZeroOffsets[kWaveSize] = {};
-
+// The fast path of raw-buffer dword loads and stores: a lane whose N dwords lie inside
+// num_records and inside one known allocation copies them straight between memory and its
+// registers; any other lane goes to `slow`, the general per-lane path. When every active lane
+// is inside (allInside, checked once on the smallest and largest offset), copyAll runs without
+// a per-lane check; with EXEC all ones it is a plain loop over the 64 lanes.
 struct RawDwords {
-  uint64_t numRecords, sOffset, rel, allocSize;
-  uint8_t *bytes;
-  const uint32_t *vOff;
-  uint32_t instOffset;
+  uint64_t numRecords = 0, sOffset = 0, rel = 0, allocSize = 0;
+  uint8_t *bytes = nullptr;
+  const uint32_t *vOff = nullptr;
+  uint32_t instOffset = 0;
 
   // Lane offset o (vOff + instOffset) inside num_records and inside the allocation.
   bool inside(uint64_t o, unsigned n) const {
@@ -910,7 +908,6 @@ struct RawDwords {
     copyLaneDwords<Load>(p, rows, N, lane);
   }
 
-  // The copy when allInside(exec, N) holds.
   // A host cache hint, no change to any result. A streaming kernel's waves read and write
   // consecutive spans, one after another; the host's prefetchers lose such a stream between
   // waves and at every 4 KiB page. After a full-EXEC access whose lanes ascend over at most
@@ -926,11 +923,12 @@ struct RawDwords {
       __builtin_prefetch(hi + o, Load ? 0 : 1);
   }
 
-  // Everything the loop reads is in locals: a store through a byte pointer may alias any memory,
-  // and the compiler would reload the fields and row pointers after each one.
+  // The copy when allInside(exec, N) holds. Everything the loop reads is in locals: a store through
+  // a byte pointer may alias any memory, and the compiler would reload the fields and row pointers
+  // after each one.
   template <unsigned N, bool Load> void copyAll(uint64_t exec, uint32_t *const *rowsIn) const {
     uint8_t *const at = bytes + (rel + instOffset); // every lane's at + vOff is in the allocation
-    const uint32_t *const off = vOff ? vOff : kZeroOffsets;
+    const uint32_t *const off = vOff ? vOff : kZeroLanes;
     uint32_t *rows[N];
     for (unsigned k = 0; k < N; ++k)
       rows[k] = rowsIn[k];
@@ -944,12 +942,9 @@ struct RawDwords {
     }
   }
 
+  // Lane by lane, for an access with some lane outside (execBuffer tried allInside first).
   template <unsigned N, bool Load, class Slow>
   bool run(uint64_t exec, uint32_t *const *rows, Slow &slow) const {
-    if (allInside(exec, N)) {
-      copyAll<N, Load>(exec, rows);
-      return true;
-    }
     forEachLane(exec, [&](unsigned lane) {
       const uint64_t o = uint64_t(vOff ? vOff[lane] : 0u) + instOffset;
       if (!inside(o, N)) {
@@ -962,60 +957,21 @@ struct RawDwords {
   }
 };
 
-// The commonest buffer access on a short path: buffer_load_dword(xN) / buffer_store_dword(xN)
-// through a V# without swizzle or add_tid, addressed by soffset, offen and the immediate offset
-// (no idxen, no load into LDS), with every active lane's dwords inside num_records and inside one
-// allocation, and no hooks on. It reads only what this case needs and returns false, having
-// changed nothing, in every other case; execBuffer's general path then gives the same result.
-bool bufferDwordsFast(ExecCtx &c, const Inst &in) {
-  unsigned n;
-  bool load;
-  switch (in.op) {
-  case Op::BUFFER_LOAD_DWORD:
-    n = 1, load = true;
-    break;
-  case Op::BUFFER_LOAD_DWORDX2:
-    n = 2, load = true;
-    break;
-  case Op::BUFFER_LOAD_DWORDX3:
-    n = 3, load = true;
-    break;
-  case Op::BUFFER_LOAD_DWORDX4:
-    n = 4, load = true;
-    break;
-  case Op::BUFFER_STORE_DWORD:
-    n = 1, load = false;
-    break;
-  case Op::BUFFER_STORE_DWORDX2:
-    n = 2, load = false;
-    break;
-  case Op::BUFFER_STORE_DWORDX3:
-    n = 3, load = false;
-    break;
-  case Op::BUFFER_STORE_DWORDX4:
-    n = 4, load = false;
-    break;
-  default:
+// The raw-dword view of a buffer access (RawDwords): dwords through a V# without index,
+// swizzle or add_tid (checked by byte offset, whatever its stride), no hooks on, a destination
+// or source of n whole registers, and the allocation the first active lane's address falls in
+// (one lookup per instruction). False when any of that does not hold.
+bool rawDwords(ExecCtx &c, const Inst &in, const MemOp &m, const MubufOperands &mo, uint64_t exec,
+               RawDwords &f, uint32_t *rows[4]) {
+  const BufferRsrc &r = mo.r;
+  const uint16_t reg = m.kind == Kind::Load ? in.dst : in.data0;
+  if ((m.kind != Kind::Load && m.kind != Kind::Store) || m.shape != Shape::B32 || m.n > 4 ||
+      mo.vIdx || r.swizzle || r.addTid || c.strict || c.trace || c.track ||
+      vectorIndex(reg) + m.n > kNumVectorRegs)
     return false;
-  }
-  const WaveState &w = c.w;
-  const uint64_t exec = w.exec();
-  const uint16_t reg = load ? in.dst : in.data0;
-  if (in.enc != Enc::MUBUF || in.idxen || in.lds || exec == 0 || c.strict || c.trace || c.track ||
-      in.sbase == kNoOperand || in.sbase + 3 >= 128 || reg < kVgprBase || reg == kNoOperand ||
-      vectorIndex(reg) + n > kNumVectorRegs || (in.offen && in.addr == kNoOperand))
-    return false;
-  const uint32_t w1 = w.s[in.sbase + 1], w3 = w.s[in.sbase + 3];
-  if (((w1 >> 31) & 1u) || ((w3 >> 23) & 1u)) // swizzle_enable, add_tid_enable
-    return false;
-  const uint64_t base = w.s[in.sbase] | (uint64_t(w1 & 0xffffu) << 32);
-  const uint64_t soff = in.soffset == kNoOperand ? 0
-                        : in.soffset < 128       ? w.s[in.soffset]
-                                                 : readScalar32(w, in, in.soffset, OpType::B32);
-  const uint32_t *vOff = in.offen ? w.vrowOf(in.addr) : nullptr;
   const uint32_t instOffset = uint32_t(in.offset) & 0xfffu;
-  const unsigned first = unsigned(__builtin_ctzll(exec));
-  const uint64_t a0 = base + soff + (vOff ? vOff[first] : 0u) + instOffset;
+  const uint64_t a0 =
+      r.base + mo.soff + (mo.vOff ? mo.vOff[unsigned(__builtin_ctzll(exec))] : 0u) + instOffset;
   const Allocation *a = c.lastAlloc;
   if (!a || a0 - a->Base >= a->Size) {
     a = c.mem.find(a0);
@@ -1023,21 +979,13 @@ bool bufferDwordsFast(ExecCtx &c, const Inst &in) {
       return false;
     c.lastAlloc = a;
   }
-  const RawDwords f{w.s[in.sbase + 2], soff, base + soff - a->Base, a->Size, a->Bytes.get(), vOff,
-                    instOffset};
-  if (!f.allInside(exec, n))
-    return false;
-  uint32_t *rows[4];
-  dwordRows(c.w, reg, n, rows);
-  byDwords(n, load, [&](auto N, auto L) {
-    f.template copyAll<decltype(N)::value, decltype(L)::value>(exec, rows);
-  });
+  f = RawDwords{r.numRecords, mo.soff,   r.base + mo.soff - a->Base, a->Size, a->Bytes.get(),
+                mo.vOff,      instOffset};
+  dwordRows(c.w, reg, m.n, rows);
   return true;
 }
 
 bool execBuffer(ExecCtx &c, const Inst &in) {
-  if (bufferDwordsFast(c, in))
-    return true;
   MemOp m;
   if (!classify(in.op, m))
     return false;
@@ -1053,6 +1001,17 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
   MubufOperands mo;
   if (!readMubufOperands(c, in, mo))
     return false;
+  // The commonest access on a short path: raw dwords with every active lane inside num_records
+  // and the allocation, copied with no per-lane test.
+  RawDwords f;
+  uint32_t *rows[4];
+  const bool raw = rawDwords(c, in, m, mo, exec, f, rows);
+  if (raw && f.allInside(exec, m.n)) {
+    byDwords(m.n, m.kind == Kind::Load, [&](auto N, auto L) {
+      f.template copyAll<decltype(N)::value, decltype(L)::value>(exec, rows);
+    });
+    return true;
+  }
   const char *what = opNameLower(in.op);
   const BufferRsrc &r = mo.r;
   const uint64_t soff = mo.soff;
@@ -1091,33 +1050,9 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
       if (load)
         writeLoad(w, in.dst, lane, m.shape, m.n, buf);
     };
-    // The common case on a fast path: dwords through a V# without index, swizzle or add_tid
-    // (checked by byte offset, whatever its stride), no hooks on, the lane's bytes in range and
-    // inside the allocation the last access hit. Any other lane takes the general path above, which
-    // gives the same result.
-    if (m.shape == Shape::B32 && !vIdx && !r.swizzle && !r.addTid && !c.strict && !c.trace &&
-        !c.track) {
-      // The allocation the first active lane's address falls in: one lookup per instruction.
-      const unsigned first = unsigned(__builtin_ctzll(exec));
-      const uint64_t a0 = r.base + soff + (vOff ? vOff[first] : 0u) + ba.instOffset;
-      const Allocation *a = c.lastAlloc;
-      if (!a || a0 - a->Base >= a->Size)
-        a = c.mem.find(a0);
-      if (!a) {
-        forEachLane(exec, laneAccess);
-        return true;
-      }
-      c.lastAlloc = a;
-      const unsigned reg = vectorIndex(load ? in.dst : in.data0);
-      uint32_t *rows[4] = {};
-      for (unsigned k = 0; k < m.n && reg + k < kNumVectorRegs; ++k)
-        rows[k] = w.vrow(reg + k);
-      if (reg + m.n > kNumVectorRegs) {
-        forEachLane(exec, laneAccess);
-        return true;
-      }
-      const RawDwords f{r.numRecords, soff, r.base + soff - a->Base, a->Size, a->Bytes.get(), vOff,
-                        ba.instOffset};
+    // Raw dwords with some lane outside: the lanes inside are copied directly, the others take
+    // laneAccess, which gives the same result (zeros, dropped writes, or the fault).
+    if (raw) {
       bool ran = false;
       byDwords(m.n, load, [&](auto N, auto L) {
         ran = f.template run<decltype(N)::value, decltype(L)::value>(exec, rows, laneAccess);

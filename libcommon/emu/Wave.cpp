@@ -76,11 +76,7 @@ static uint32_t specialScalar(const WaveState &w, uint16_t code) {
   }
 }
 
-uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
-  if (code < 128)
-    return w.s[code];
-  if (code == kLiteralCode)
-    return in.literal;
+uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t) {
   if (isInlineConstantCode(code))
     return uint32_t(inlineConstant(code, t));
   return specialScalar(w, code);
@@ -114,16 +110,6 @@ void writeScalar64(WaveState &w, uint16_t code, uint64_t value) {
                    "operand code " + std::to_string(code) + " is not a writable register pair");
   w.s[code] = uint32_t(value);
   w.s[code + 1] = uint32_t(value >> 32);
-}
-
-const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
-                                uint32_t *tmp) {
-  if (code >= kVgprBase)
-    return w.vrowOf(code);
-  uint32_t v = readScalar32(w, in, code, t);
-  for (unsigned i = 0; i < kWaveSize; ++i)
-    tmp[i] = v;
-  return tmp;
 }
 
 } // namespace asmevo::emu

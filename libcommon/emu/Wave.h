@@ -15,6 +15,8 @@ namespace asmevo::emu {
 
 constexpr unsigned kWaveSize = 64;
 constexpr unsigned kNumVectorRegs = 512;
+// A row of 64 zero lanes: the value of an absent operand, or of no per-lane offset.
+alignas(64) inline constexpr uint32_t kZeroLanes[kWaveSize] = {};
 
 enum ScalarCode : uint16_t {
   kFlatScratchLo = 102,
@@ -108,15 +110,31 @@ bool isInlineConstantCode(uint16_t code);
 
 // Scalar source operands (codes 0..255): SGPRs and specials, inline constants, the literal.
 // Throws EmuError for a code that names nothing readable on gfx9 (e.g. LDS_DIRECT).
-uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t);
+// readScalar32 is inline for SGPRs and the literal (every VALU broadcast and scalar op reads
+// one); inline constants and special registers are readScalar32Other's.
+uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t);
+inline uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
+  if (code < 128)
+    return w.s[code];
+  if (code == kLiteralCode)
+    return in.literal;
+  return readScalar32Other(w, code, t);
+}
 uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t);
 void writeScalar32(WaveState &w, uint16_t code, uint32_t value);
 void writeScalar64(WaveState &w, uint16_t code, uint64_t value);
 
 // The 64 lane values of a 32-bit source: a row of the register file for a vector code, else
 // `tmp` filled with the broadcast scalar value. Never null.
-const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
-                                uint32_t *tmp);
+inline const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
+                                       uint32_t *tmp) {
+  if (code >= kVgprBase)
+    return w.vrowOf(code);
+  const uint32_t v = readScalar32(w, in, code, t);
+  for (unsigned i = 0; i < kWaveSize; ++i)
+    tmp[i] = v;
+  return tmp;
+}
 // Write a 64-bit value to lane `lane` of the vector register pair at `code`.
 inline void writeVector64(WaveState &w, uint16_t code, unsigned lane, uint64_t value) {
   unsigned r = vectorIndex(code);
