@@ -277,6 +277,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
   WaveState &W = C.w;
   Inst Indexed; // the current instruction with VGPR indexing applied (GprIndex.h)
   RegUses IndexedUses;
+  const uint64_t Limits = packRegCounts(C.numVgprs, C.numAgprs, C.numSgprs);
   for (unsigned K = 0; K < Quantum; ++K) {
     if (W.done || W.atBarrier)
       return;
@@ -320,8 +321,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     const Inst &In = *InP;
     // The hardware gives a wave the registers its descriptor allocates, no more (one branch for
     // the three limits; the fault names the first one exceeded).
-    if ((U->maxVgpr >= C.numVgprs) | (U->maxAgpr >= C.numAgprs) | (U->maxSgpr >= C.numSgprs))
-        [[unlikely]] {
+    if (regsExceed(*U, Limits)) [[unlikely]] {
       if (U->maxVgpr >= C.numVgprs)
         throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
       if (U->maxAgpr >= C.numAgprs)

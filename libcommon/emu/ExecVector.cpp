@@ -4,6 +4,7 @@
 // ExecVectorCmp.cpp.
 #include "emu/ExecVectorCore.h"
 
+#include <atomic>
 #include <string>
 
 namespace asmevo::emu {
@@ -420,7 +421,7 @@ template <class Fn> static bool carryOp(VX &x, bool hasCin, Fn f) {
   return true;
 }
 
-static bool integerOp(VX &x) {
+bool integerOp(VX &x) {
   const Inst &in = x.in;
   const bool clamp = in.clamp;
   using T = Ty;
@@ -923,6 +924,14 @@ static bool integerOp(VX &x) {
 
 namespace {
 
+// Which of the executors runs an op: integerOp, execVectorFp8, the float ops or the compares.
+// Every op belongs to at most one of them (vector_test's OneExecutorPerOp checks it), so the
+// chain in execVectorInst need run only until an op is first seen to run; after that the
+// executor that ran it is called directly. The table belongs to the ops, not to a dispatch:
+// threads share it through relaxed atomics, and each entry is either unknown or the one answer.
+enum class Owner : uint8_t { Unknown, Integer, Fp8, Float, Compare };
+std::atomic<uint8_t> gOwner[size_t(Op::Count)];
+
 // One VOP1/VOP2/VOPC/VOP3 instruction (in its plain, DPP or SDWA form).
 bool execVectorInst(ExecCtx &c, const Inst &in) {
   using namespace vec;
@@ -933,16 +942,35 @@ bool execVectorInst(ExecCtx &c, const Inst &in) {
   x.sdwa = !x.vop3 && in.form == VForm::Sdwa;
   if (x.dpp)
     setupDpp(x);
+  // Round/denormal fields other than the compiled-kernel default: the moded float path, which
+  // runs the float ops and the compares.
+  const bool moded = !fpmode::isDefault(c.w.mode);
+  std::atomic<uint8_t> &owner = gOwner[size_t(in.op)];
+  switch (Owner(owner.load(std::memory_order_relaxed))) {
+  case Owner::Integer:
+    return integerOp(x);
+  case Owner::Fp8:
+    return execVectorFp8(x);
+  case Owner::Float:
+    return moded ? execVectorModed(x) : execVectorFloat(x);
+  case Owner::Compare:
+    return moded ? execVectorModed(x) : execVectorCompare(x);
+  case Owner::Unknown:
+    break;
+  }
+  auto learn = [&owner](Owner o) {
+    owner.store(uint8_t(o), std::memory_order_relaxed);
+    return true;
+  };
   if (integerOp(x))
-    return true;
+    return learn(Owner::Integer);
   if (execVectorFp8(x))
-    return true;
-  // Round/denormal fields other than the compiled-kernel default: the moded float path.
-  if (__builtin_expect(!fpmode::isDefault(c.w.mode), 0))
-    return execVectorModed(x);
+    return learn(Owner::Fp8);
+  if (moded)
+    return execVectorModed(x); // float or compare: learned when one runs in the default mode
   if (execVectorFloat(x))
-    return true;
-  return execVectorCompare(x);
+    return learn(Owner::Float);
+  return execVectorCompare(x) && learn(Owner::Compare);
 }
 
 // v_fmamk/v_madmk (S0 * K + S1) and v_fmaak/v_madak (S0 * S1 + K): K is the literal; the other

@@ -133,11 +133,18 @@ void finish64(VX &x, R res);
   return fetch32General(x, i, t);
 }
 
-[[gnu::always_inline]] inline void finish32(VX &x, R res) {
+// finish32's plain case: a 32-bit result written to a whole VGPR/AGPR row with no clamp, omod,
+// flush or SDWA select. The destination row then, else null.
+[[gnu::always_inline]] inline u32 *plainDst32(VX &x, R res) {
   const uint16_t d = x.in.dst;
   if ((res == R::B32 || res == R::F32) && !x.post && !x.sdwa && d >= kVgprBase &&
-      d < kAgprBase + 256) {
-    u32 *row = x.w.vrowOf(d);
+      d < kAgprBase + 256)
+    return x.w.vrowOf(d);
+  return nullptr;
+}
+
+[[gnu::always_inline]] inline void finish32(VX &x, R res) {
+  if (u32 *row = plainDst32(x, res)) {
     const u64 m = x.exec;
     if (m == ~0ull) {
       std::memcpy(row, x.r, sizeof(x.r));
@@ -163,10 +170,15 @@ template <auto F> struct Fn {
 
 template <class Fn>
 inline bool loop3(VX &x, const u32 *a, const u32 *b, const u32 *c, R res, Fn f) {
-  u32 *r = x.r;
+  // With every lane on and a plain destination the lanes write the destination row itself:
+  // lane l reads lane l of each source and nothing else, so a source that is the destination
+  // row is read before it is written. Otherwise x.r, then finish32.
+  u32 *d = x.exec == ~0ull ? plainDst32(x, res) : nullptr;
+  u32 *r = d ? d : x.r;
   for (unsigned l = 0; l < kWaveSize; ++l)
     r[l] = f(a[l], b[l], c[l]);
-  finish32(x, res);
+  if (!d)
+    finish32(x, res);
   return true;
 }
 
@@ -203,6 +215,7 @@ template <class Fn> inline bool w1(VX &x, Ty t0, R res, Fn f) {
   return w3(x, t0, Ty::N, Ty::N, res, [f](u64 a, u64, u64) { return f(a); });
 }
 
+bool integerOp(VX &x);         // ExecVector.cpp (integer, bit and lane-crossing ops)
 bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp (default MODE)
 bool execVectorModed(VX &x);   // ExecVectorFloat.cpp (any other round/denormal MODE)
 bool execVectorCompare(VX &x); // ExecVectorCmp.cpp

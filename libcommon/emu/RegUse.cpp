@@ -285,6 +285,7 @@ RegUses regUses(const Inst &In, Gfx Target) {
     Note(U.reads[K]);
   for (unsigned K = 0; K < U.numWrites; ++K)
     Note(U.writes[K]);
+  U.need = packRegCounts(unsigned(U.maxVgpr + 1), unsigned(U.maxAgpr + 1), unsigned(U.maxSgpr + 1));
   return U;
 }
 

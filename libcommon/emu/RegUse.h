@@ -63,6 +63,9 @@ struct RegUses {
   // The highest numbered SGPR (s0..s101), arch VGPR and AGPR index read or written; -1 if none.
   // The run checks them against the registers the kernel's descriptor allocates.
   int16_t maxSgpr = -1, maxVgpr = -1, maxAgpr = -1;
+  // The same as register counts (max + 1) in one word, VGPRs in bits 0-15, AGPRs 16-31, SGPRs
+  // 32-47: regsExceed() checks all three with one subtraction.
+  uint64_t need = 0;
 
   bool writes_(uint16_t c) const {
     for (unsigned i = 0; i < numWrites; ++i)
@@ -71,6 +74,17 @@ struct RegUses {
     return false;
   }
 };
+
+// Register counts packed as RegUses::need is (each below 0x8000).
+constexpr uint64_t packRegCounts(unsigned Vgprs, unsigned Agprs, unsigned Sgprs) {
+  return uint64_t(Vgprs) | uint64_t(Agprs) << 16 | uint64_t(Sgprs) << 32;
+}
+// Whether U needs more of some register kind than Limits (packRegCounts) gives. Field by field
+// from bit 0: the first field whose limit is short is reached with no borrow from below and
+// its difference has bit 15 set; when no field is short there is no borrow anywhere.
+inline bool regsExceed(const RegUses &U, uint64_t Limits) {
+  return ((Limits - U.need) & 0x0000800080008000ull) != 0;
+}
 
 // The register reads and writes and the issue class of In on Target.
 RegUses regUses(const Inst &In, Gfx Target);

@@ -127,6 +127,35 @@ std::string firstHazard(Gfx G, const std::string &Source) {
   return "";
 }
 
+// The run's register-limit check (one subtraction over packed counts) agrees with the three
+// comparisons it replaces, for every maximum and limit around the edges, a real
+// instruction's packed counts included.
+TEST(RegUses, PackedLimitCheckAgreesWithTheThreeComparisons) {
+  const int Max[] = {-1, 0, 1, 7, 31, 101, 127, 255, 511};
+  const unsigned Lim[] = {0, 1, 2, 8, 32, 102, 128, 256, 512};
+  for (int V : Max)
+    for (int A : Max)
+      for (int S : Max)
+        for (unsigned LV : Lim)
+          for (unsigned LA : Lim)
+            for (unsigned LS : Lim) {
+              RegUses U;
+              U.need = packRegCounts(unsigned(V + 1), unsigned(A + 1), unsigned(S + 1));
+              bool Want = V >= int(LV) || A >= int(LA) || S >= int(LS);
+              ASSERT_EQ(regsExceed(U, packRegCounts(LV, LA, LS)), Want)
+                  << "v" << V << " a" << A << " s" << S << " limits " << LV << " " << LA << " "
+                  << LS;
+            }
+  std::string Err;
+  auto Is = assemble(Gfx::Gfx942, "v_add_f32 v9, s17, v3", Err);
+  ASSERT_EQ(Err, "");
+  RegUses U = regUses(Is.at(0).In, Gfx::Gfx942);
+  EXPECT_EQ(U.need, packRegCounts(10, 0, 18));
+  EXPECT_FALSE(regsExceed(U, packRegCounts(10, 0, 18)));
+  EXPECT_TRUE(regsExceed(U, packRegCounts(9, 0, 18)));
+  EXPECT_TRUE(regsExceed(U, packRegCounts(10, 0, 17)));
+}
+
 // What the strict checks and the search's liveness are built on: a load into LDS writes no
 // VGPR (its vdst field is unused), and an F8F6F4 MFMA reads as many A/B VGPRs as its format
 // takes (FP4: 4, FP6: 6, FP8: 8), not the table's FP8 width.

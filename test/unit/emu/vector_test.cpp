@@ -2,6 +2,7 @@
 // against hand-computed constants or host formulas independent of the implementation.
 #include "MakeInst.h"
 #include "emu/Exec.h"
+#include "emu/ExecVectorCore.h"
 #include "emu/Float.h"
 
 #include <gtest/gtest.h>
@@ -769,6 +770,53 @@ TEST_F(Vec, UnknownOpsReturnFalse) {
   EXPECT_FALSE(execVector(c, in));
   Inst t = mk(Op::V_TRIG_PREOP_F64, Enc::VOP3, V(0), V(2), kConst(0));
   EXPECT_FALSE(execVector(c, t));
+}
+
+// execVector remembers which of its executors runs each op and then calls that one directly,
+// which is exact only if no op is claimed by two of them. An executor claims an op when it runs
+// it or throws on it; one that does not know the op returns false untouched. Every op is tried
+// on each executor alone, with three operand shapes (all VGPRs; scalar sources and an SGPR
+// destination where the op has one, as v_readlane does; constants), in the default MODE where the
+// float ops and the compares have executors of their own.
+TEST_F(Vec, OneExecutorPerOp) {
+  using Exec = bool (*)(vec::VX &);
+  const Exec execs[] = {vec::integerOp, vec::execVectorFp8, vec::execVectorFloat,
+                        vec::execVectorCompare};
+  const char *names[] = {"integerOp", "execVectorFp8", "execVectorFloat", "execVectorCompare"};
+  int claimedOps = 0;
+  for (int i = 0; i < int(Op::Count); ++i) {
+    std::string owners;
+    int n = 0;
+    for (int e = 0; e < 4; ++e) {
+      bool claims = false;
+      for (int shape = 0; shape < 3; ++shape) {
+        Inst in = shape == 0   ? mk(Op(i), Enc::VOP3, V(10), V(2), V(4), V(6))
+                  : shape == 1 ? mk(Op(i), Enc::VOP3, V(10), S(5), S(6), S(7))
+                               : mk(Op(i), Enc::VOP3, V(10), kOne, kConst(3), kHalf);
+        in.sdst = S(20);
+        // The decoder gives these ops an SGPR destination, and no other VALU op one.
+        const char *name = opName(Op(i));
+        if (shape == 1 && (std::strstr(name, "READLANE") || std::strstr(name, "READFIRSTLANE")))
+          in.dst = S(30);
+        w->setExec(~0ull);
+        vec::VX x(c, in);
+        x.exec = ~0ull;
+        x.vop3 = true;
+        x.dpp = x.sdwa = false;
+        try {
+          claims |= execs[e](x);
+        } catch (const EmuError &) {
+          claims = true;
+        }
+      }
+      if (claims)
+        ++n, owners += std::string(" ") + names[e];
+    }
+    EXPECT_LE(n, 1) << opName(Op(i)) << " is claimed by" << owners;
+    claimedOps += n > 0;
+  }
+  // The executors run the VALU ops (more than 400 of them): the test is not vacuous.
+  EXPECT_GT(claimedOps, 400);
 }
 
 TEST_F(Vec, ThroughputSmoke) {
