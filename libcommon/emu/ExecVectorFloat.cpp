@@ -8,6 +8,7 @@
 // others; the ISA guarantees 1 ULP, so results may differ from hardware in the last bit.
 // exp/log are base 2, sin/cos take revolutions.
 #include "emu/ExecVectorCore.h"
+#include "emu/Exp2.h"
 
 #include <algorithm>
 #include <limits>
@@ -364,6 +365,25 @@ constexpr double kAlmostOneD = 0.99999999999999989; // 0x1.fffffffffffffp-1
 
 } // namespace
 
+// v_exp_f32: float(exp2(double(a))), from exp2F32Fast where it is sure of the rounding (nearly
+// every lane) and from std::exp2 for the lanes it is not (Exp2.h).
+bool exp2F32(VX &x) {
+  const u32 *a = fetch32(x, 0, Ty::F32);
+  u32 *r = x.r;
+  alignas(64) u8 slow[kWaveSize];
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    r[l] = exp2F32Fast(a[l]);
+    slow[l] = r[l] == kExp2Slow;
+  }
+  if (u64 m = packLaneBits(slow))
+    for (; m; m &= m - 1) {
+      const unsigned l = unsigned(__builtin_ctzll(m));
+      r[l] = outF32(float(std::exp2(double(F(a[l])))));
+    }
+  finish32(x, R::F32);
+  return true;
+}
+
 template <class M> bool floatOps(VX &x) {
   const bool ieee = (x.w.mode & fpmode::kIeee) != 0;
   const Inst &in = x.in;
@@ -488,7 +508,7 @@ template <class M> bool floatOps(VX &x) {
     return n1(x, T::F32, R::F32, [](u32 a) { return outF32(std::sqrt(F(a))); });
   case Op::V_EXP_F32_E32:
   case Op::V_EXP_F32_E64:
-    return n1(x, T::F32, R::F32, [](u32 a) { return outF32(float(std::exp2(double(F(a))))); });
+    return exp2F32(x);
   case Op::V_LOG_F32_E32:
   case Op::V_LOG_F32_E64:
     return n1(x, T::F32, R::F32, [](u32 a) { return outF32(float(std::log2(double(F(a))))); });
