@@ -521,17 +521,27 @@ template <class M> bool floatOps(VX &x) {
 
   case Op::V_DIV_SCALE_F32: {
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32), *c = fetch32(x, 2, T::F32);
-    u64 vcc = 0;
+    // The common case, without divScaleT's two divisions: S1 and S2 normal (exponent fields
+    // 1..254), S2's exponent less than 96 above S1's and at least -125 from it. Then S2/S1 is
+    // no denormal (|S2/S1| > 2^(e2-e1-1) >= 2^-126), 1/S1 in double never is for a float S1,
+    // and divScaleT's only remaining test is e2 <= 23, which scales S0 by 2^64: for a finite
+    // S0 the float product S0 * 2^64 is ldexp's value (exact, or the same overflow in every
+    // rounding mode). A lane outside that case (or an infinite or NaN S0 to scale) is left to
+    // divScaleT. Written without branches, so that the loop over lanes vectorizes.
+    alignas(64) u8 slow[kWaveSize];
     for (unsigned l = 0; l < 64; ++l) {
-      // The common case, without divScaleT's two divisions: S1 and S2 normal (exponent fields
-      // 1..254), S2's exponent less than 96 above S1's and at least -125 from it. Then S2/S1 is
-      // no denormal (|S2/S1| > 2^(e2-e1-1) >= 2^-126), 1/S1 in double never is for a float S1,
-      // and divScaleT's only remaining test is e2 <= 23.
-      const int e1 = int((b[l] >> 23) & 0xff), e2 = int((c[l] >> 23) & 0xff);
-      if (e1 >= 1 && e1 <= 254 && e2 >= 1 && e2 <= 254 && e2 - e1 < 96 && e2 - e1 >= -125) {
-        x.r[l] = e2 <= 23 ? f32ToBits(std::ldexp(F(a[l]), 64)) : a[l];
-        continue;
-      }
+      const int e0 = int((a[l] >> 23) & 0xff), e1 = int((b[l] >> 23) & 0xff),
+                e2 = int((c[l] >> 23) & 0xff);
+      const bool common = (unsigned(e1 - 1) < 254u) & (unsigned(e2 - 1) < 254u) & (e2 - e1 < 96) &
+                          (e2 - e1 >= -125) & ((e2 > 23) | (e0 != 255));
+      const u32 scaled = f32ToBits(F(a[l]) * 0x1p64f);
+      const u32 useScaled = 0u - u32(e2 <= 23); // a mask: a select would become a branch
+      x.r[l] = (scaled & useScaled) | (a[l] & ~useScaled);
+      slow[l] = !common;
+    }
+    u64 vcc = 0;
+    for (u64 m = packLaneBits(slow); m; m &= m - 1) {
+      const unsigned l = unsigned(__builtin_ctzll(m));
       bool v;
       x.r[l] = divScaleT<T32, float>(a[l], b[l], c[l], v, 96, 23, 64);
       vcc |= u64(v) << l;
@@ -548,16 +558,16 @@ template <class M> bool floatOps(VX &x) {
   case Op::V_DIV_FMAS_F32_E64: {
     u64 vcc = x.w.vcc();
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32), *c = fetch32(x, 2, T::F32);
-    for (unsigned l = 0; l < 64; ++l) {
-      if ((vcc >> l) & 1) {
-        // Undo v_div_scale's 2^64 scaling with one rounding: the exact product in double,
-        // the sum rounded to odd, the power-of-two scale exact, then one rounding to float.
-        double s = M::sumOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
-        s = std::ldexp(s, expOf<T32>(c[l]) > 127 ? 64 : -64);
-        x.r[l] = outF32(float(s));
-      } else {
-        x.r[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
-      }
+    // Every lane as a plain fma (a loop that vectorizes), then the lanes VCC selects again.
+    for (unsigned l = 0; l < 64; ++l)
+      x.r[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
+    for (u64 m = vcc; m; m &= m - 1) {
+      const unsigned l = unsigned(__builtin_ctzll(m));
+      // Undo v_div_scale's 2^64 scaling with one rounding: the exact product in double,
+      // the sum rounded to odd, the power-of-two scale exact, then one rounding to float.
+      double s = M::sumOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
+      s = std::ldexp(s, expOf<T32>(c[l]) > 127 ? 64 : -64);
+      x.r[l] = outF32(float(s));
     }
     finish32(x, R::F32);
     return true;
