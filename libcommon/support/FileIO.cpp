@@ -9,6 +9,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 #include <unistd.h>
 
 namespace asmevo {
@@ -81,8 +83,11 @@ llvm::Expected<TempDir> TempDir::create(llvm::StringRef Prefix) {
 }
 
 TempDir::~TempDir() {
+  // std::filesystem, not llvm::sys::fs::remove_directories: LLVM's remove refuses anything but
+  // regular files, directories and links, so a FIFO inside kept the directory alive.
+  std::error_code Ec;
   if (!Path.empty())
-    llvm::sys::fs::remove_directories(Path, /*IgnoreErrors=*/true);
+    std::filesystem::remove_all(Path, Ec);
 }
 
 std::string TempDir::file(llvm::StringRef Name) const { return (Path + "/" + Name).str(); }
