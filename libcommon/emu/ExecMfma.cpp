@@ -322,25 +322,25 @@ float toF32(EType t, uint32_t raw, bool ocp) {
   }
 }
 
-// out[i * stride] = the value of raw element i as type t, for i < n: the type is decided once.
-void convertColumn(EType t, const uint32_t *raw, unsigned n, float *out, unsigned stride,
-                   bool ocp) {
+// out[i] = the value of raw element i as type t, for i < n: the type is decided once, and the
+// loops vectorize.
+void convertColumn(EType t, const uint32_t *raw, unsigned n, float *out, bool ocp) {
   switch (t) {
   case EType::F32:
     for (unsigned i = 0; i < n; ++i)
-      out[i * stride] = bitsToF32(raw[i]);
+      out[i] = bitsToF32(raw[i]);
     return;
   case EType::F16:
     for (unsigned i = 0; i < n; ++i)
-      out[i * stride] = f16ToF32(uint16_t(raw[i]));
+      out[i] = f16ToF32(uint16_t(raw[i]));
     return;
   case EType::BF16:
     for (unsigned i = 0; i < n; ++i)
-      out[i * stride] = bf16ToF32(uint16_t(raw[i]));
+      out[i] = bf16ToF32(uint16_t(raw[i]));
     return;
   default:
     for (unsigned i = 0; i < n; ++i)
-      out[i * stride] = toF32(t, raw[i], ocp);
+      out[i] = toF32(t, raw[i], ocp);
     return;
   }
 }
@@ -437,9 +437,10 @@ bool execMfma(ExecCtx &c, const Inst &in) {
     return true;
   }
 
-  // 32-bit accumulators (f32 or i32), stored as raw bits. A is kept as [block][i][k], B as
-  // [block][k][j] so that the sums below run over j in the inner loop (vectorized), each D
-  // element still accumulating its k terms in order: the same roundings as one element at a time.
+  // 32-bit accumulators (f32 or i32), stored as raw bits. A is kept as [block][k][i], B as
+  // [block][k][j]: a column of either is contiguous, so its conversion vectorizes, and the sums
+  // below run over j in the inner loop (vectorized), each D element still accumulating its k
+  // terms in order: the same roundings as one element at a time.
   static thread_local float Af[kMaxIn], Bf[kMaxIn];
   static thread_local int32_t Ai[kMaxIn], Bi[kMaxIn];
   static thread_local uint32_t Cr[kMaxOut];
@@ -467,16 +468,16 @@ bool execMfma(ExecCtx &c, const Inst &in) {
         for (unsigned i = 0; i < M; ++i)
           rawB[i] = (rowB[blgpLane(blgp, laneB + i)] >> shB) & bMask;
       }
-      float *af = &Af[(b * M) * K + k], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i * K]
-      int32_t *ai = &Ai[(b * M) * K + k], *bi = &Bi[(b * K + k) * M];
+      float *af = &Af[(b * K + k) * M], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i]
+      int32_t *ai = &Ai[(b * K + k) * M], *bi = &Bi[(b * K + k) * M];
       if (isInt) {
         for (unsigned i = 0; i < M; ++i) {
-          ai[i * K] = int8_t(uint8_t(rawA[i]));
+          ai[i] = int8_t(uint8_t(rawA[i]));
           bi[i] = int8_t(uint8_t(rawB[i]));
         }
       } else {
-        convertColumn(s.a, rawA, M, af, K, ocp);
-        convertColumn(s.b, rawB, M, bf, 1, ocp);
+        convertColumn(s.a, rawA, M, af, ocp);
+        convertColumn(s.b, rawB, M, bf, ocp);
       }
     }
   }
@@ -498,7 +499,7 @@ bool execMfma(ExecCtx &c, const Inst &in) {
       uint32_t *acc = &Cr[(b * M + i) * M]; // row i of block b: C in, D out
       if (isInt) {
         for (unsigned k = 0; k < K; ++k) {
-          const int32_t a = Ai[(b * M + i) * K + k], *br = &Bi[(b * K + k) * M];
+          const int32_t a = Ai[(b * K + k) * M + i], *br = &Bi[(b * K + k) * M];
           for (unsigned j = 0; j < M; ++j)
             acc[j] += uint32_t(a * br[j]);
         }
@@ -508,7 +509,7 @@ bool execMfma(ExecCtx &c, const Inst &in) {
       for (unsigned j = 0; j < M; ++j)
         accf[j] = bitsToF32(acc[j]);
       for (unsigned k = 0; k < K; ++k) {
-        const float a = Af[(b * M + i) * K + k], *br = &Bf[(b * K + k) * M];
+        const float a = Af[(b * K + k) * M + i], *br = &Bf[(b * K + k) * M];
         if (s.a == EType::F32) {
           for (unsigned j = 0; j < M; ++j)
             accf[j] = std::fma(a, br[j], accf[j]);

@@ -29,17 +29,20 @@ inline uint64_t f64ToBits(double d) {
 }
 
 // IEEE binary16 -> binary32, exact (denormals, infinities and NaN payloads kept). Inline and
-// nearly branch-free: the emulator's f16 lane loops and MFMA operand gathers vectorize it.
+// branch-free: the emulator's f16 lane loops and MFMA operand gathers vectorize it. The three
+// candidates are computed for every input and picked with integer masks (a select between them
+// would let GCC branch around the float multiply, and a loop with a branch does not vectorize).
 inline float f16ToF32(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16, em = h & 0x7fffu;
-  uint32_t bits;
-  if (em >= 0x7c00u) // infinity, NaN (payload kept, a signalling NaN stays signalling)
-    bits = sign | 0x7f800000u | ((em & 0x3ffu) << 13);
-  else if (em >= 0x400u) // normal: rebias the exponent (15 -> 127)
-    bits = sign | ((em << 13) + (112u << 23));
-  else // zero and denormals: em * 2^-24, exact in binary32
-    bits = sign | f32ToBits(float(em) * 0x1p-24f);
-  return bitsToF32(bits);
+  // infinity, NaN (payload kept, a signalling NaN stays signalling)
+  const uint32_t special = sign | 0x7f800000u | ((em & 0x3ffu) << 13);
+  // normal: rebias the exponent (15 -> 127)
+  const uint32_t normal = sign | ((em << 13) + (112u << 23));
+  // zero and denormals: em * 2^-24, exact in binary32 (and a normal binary32 unless zero)
+  const uint32_t denormal = sign | f32ToBits(float(em) * 0x1p-24f);
+  const uint32_t isSpecial = 0u - uint32_t(em >= 0x7c00u), isNormal = 0u - uint32_t(em >= 0x400u);
+  return bitsToF32((special & isSpecial) | (normal & isNormal & ~isSpecial) |
+                   (denormal & ~isNormal));
 }
 // binary32 -> binary16, round to nearest even; NaN stays NaN (quiet), overflow gives infinity.
 uint16_t f32ToF16(float f);
