@@ -265,6 +265,42 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
       d[lane] = post(f(lane, 0)) | (uint32_t(post(f(lane, 1))) << 16);
     });
   };
+  // v_pk_add_f16 / v_pk_mul_f16 in the default MODE without clamp and with no NaN among the
+  // sources: both halves in binary32, in a loop that vectorizes, then rounded to binary16.
+  // The same result as the double path below: a product of two binary16 values is exact in
+  // binary32, and a sum rounded first to binary32 (24 bits >= 2 * 11 + 2) and then to binary16
+  // is the sum rounded once (the double-rounding theorem for +, -, *; packed_test checks it on
+  // random bit patterns). NaNs take the path below, so which NaN a result carries does not
+  // change with the host code's operand order.
+  auto anyNan = [&]() {
+    uint32_t nan = 0;
+    for (unsigned i = 0; i < 2; ++i)
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        nan |= uint32_t((s[i][l] & 0x7fffu) > 0x7c00u) |
+               uint32_t((s[i][l] & 0x7fff0000u) > 0x7c000000u);
+    return nan != 0;
+  };
+  if (!Moded && !in.clamp && (in.op == Op::V_PK_ADD_F16 || in.op == Op::V_PK_MUL_F16) &&
+      !anyNan()) {
+    alignas(64) float r[2][kWaveSize], b[kWaveSize];
+    for (unsigned h = 0; h < 2; ++h) {
+      for (unsigned l = 0; l < kWaveSize; ++l) {
+        r[h][l] = f16ToF32(uint16_t(uint16_t(s[0][l] >> shift[h][0]) ^ flip[h][0]));
+        b[l] = f16ToF32(uint16_t(uint16_t(s[1][l] >> shift[h][1]) ^ flip[h][1]));
+      }
+      if (in.op == Op::V_PK_ADD_F16) {
+        for (unsigned l = 0; l < kWaveSize; ++l)
+          r[h][l] += b[l];
+      } else {
+        for (unsigned l = 0; l < kWaveSize; ++l)
+          r[h][l] *= b[l];
+      }
+    }
+    forEachLane(w.exec(), [&](unsigned lane) {
+      d[lane] = f32ToF16(r[0][lane]) | (uint32_t(f32ToF16(r[1][lane])) << 16);
+    });
+    return;
+  }
   switch (in.op) {
   case Op::V_PK_ADD_F16: // exact in double, rounded once
     return each([&](unsigned l, unsigned h) { return res(val(l, h, 0) + val(l, h, 1)); });
