@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace asmevo::emu {
 namespace {
@@ -350,6 +351,48 @@ constexpr unsigned kMaxOut = 2048; // blocks * M * N
 
 } // namespace
 
+// The f32 MFMA from gathered inputs: D[i][j] = C[i][j], then for k = 0..K-1 in order
+// D[i][j] = D[i][j] + A[i][k] * B[k][j] (Fused: one fma; otherwise the product is exact, so the
+// same single rounding). Af is [block][k][i], Bf [block][k][j]. Every row of C is read (into
+// Cr) before the first row of D is written, since D may overlap C. Mc, when not 0, is M known
+// at compile time: the j loops then have a fixed count, the accumulators stay in vector
+// registers across k, and the row copies are a few moves.
+template <unsigned Mc, bool Fused>
+void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_t cConst,
+             unsigned dBase, const float *Af, const float *Bf, uint32_t *Cr, unsigned NB,
+             unsigned K, unsigned Mrun) {
+  const unsigned M = Mc ? Mc : Mrun;
+  // Row i of C/D of a block is M consecutive lanes of one register (L.dpos: lane = first + j).
+  for (unsigned b = 0; b < NB; ++b)
+    for (unsigned i = 0; i < M; ++i) {
+      unsigned reg, lane;
+      L.dpos(b, i, 0, reg, lane);
+      uint32_t *cr = &Cr[(b * M + i) * M];
+      if (cIsVec)
+        std::memcpy(cr, w.vrow(cBase + reg) + lane, M * sizeof(uint32_t));
+      else
+        for (unsigned j = 0; j < M; ++j)
+          cr[j] = cConst;
+    }
+  for (unsigned b = 0; b < NB; ++b)
+    for (unsigned i = 0; i < M; ++i) {
+      const uint32_t *cr = &Cr[(b * M + i) * M];
+      float accf[Mc ? Mc : 32];
+      for (unsigned j = 0; j < M; ++j)
+        accf[j] = bitsToF32(cr[j]);
+      for (unsigned k = 0; k < K; ++k) {
+        const float a = Af[(b * K + k) * M + i], *br = &Bf[(b * K + k) * M];
+        for (unsigned j = 0; j < M; ++j)
+          accf[j] = Fused ? std::fma(a, br[j], accf[j]) : accf[j] + a * br[j];
+      }
+      unsigned reg, lane;
+      L.dpos(b, i, 0, reg, lane);
+      uint32_t *d = w.vrow(dBase + reg) + lane;
+      for (unsigned j = 0; j < M; ++j)
+        d[j] = f32ToBits(f32Result(accf[j]));
+    }
+}
+
 bool execMfma(ExecCtx &c, const Inst &in) {
   Shape s;
   if (!shapeOf(in.op, s))
@@ -482,7 +525,26 @@ bool execMfma(ExecCtx &c, const Inst &in) {
     }
   }
   uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
-  // Row i of C/D of a block is M consecutive lanes of one register (L.dpos: lane = first + j).
+  if (!isInt) {
+    const bool fused = s.a == EType::F32;
+    auto run = [&](auto mc, auto fusedC) {
+      mfmaF32<decltype(mc)::value, decltype(fusedC)::value>(w, L, cIsVec, cBase, cConst, dBase, Af,
+                                                            Bf, Cr, NB, K, M);
+    };
+    using T = std::true_type;
+    using F = std::false_type;
+    if (M == 32)
+      fused ? run(std::integral_constant<unsigned, 32>{}, T{})
+            : run(std::integral_constant<unsigned, 32>{}, F{});
+    else if (M == 16)
+      fused ? run(std::integral_constant<unsigned, 16>{}, T{})
+            : run(std::integral_constant<unsigned, 16>{}, F{});
+    else
+      fused ? run(std::integral_constant<unsigned, 0>{}, T{})
+            : run(std::integral_constant<unsigned, 0>{}, F{});
+    return true;
+  }
+  // i8: wrapping 32-bit integer sums (exact in any order), C read whole before D is written.
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
       unsigned reg, lane;
@@ -497,31 +559,11 @@ bool execMfma(ExecCtx &c, const Inst &in) {
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
       uint32_t *acc = &Cr[(b * M + i) * M]; // row i of block b: C in, D out
-      if (isInt) {
-        for (unsigned k = 0; k < K; ++k) {
-          const int32_t a = Ai[(b * K + k) * M + i], *br = &Bi[(b * K + k) * M];
-          for (unsigned j = 0; j < M; ++j)
-            acc[j] += uint32_t(a * br[j]);
-        }
-        continue;
-      }
-      float accf[32];
-      for (unsigned j = 0; j < M; ++j)
-        accf[j] = bitsToF32(acc[j]);
       for (unsigned k = 0; k < K; ++k) {
-        const float a = Af[(b * K + k) * M + i], *br = &Bf[(b * K + k) * M];
-        if (s.a == EType::F32) {
-          for (unsigned j = 0; j < M; ++j)
-            accf[j] = std::fma(a, br[j], accf[j]);
-        } else {
-          // Products of f16/bf16/fp8 values are exact in f32, so this is the same single
-          // rounding per step as the fma, and cheaper.
-          for (unsigned j = 0; j < M; ++j)
-            accf[j] = accf[j] + a * br[j];
-        }
+        const int32_t a = Ai[(b * K + k) * M + i], *br = &Bi[(b * K + k) * M];
+        for (unsigned j = 0; j < M; ++j)
+          acc[j] += uint32_t(a * br[j]);
       }
-      for (unsigned j = 0; j < M; ++j)
-        acc[j] = f32ToBits(f32Result(accf[j]));
     }
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {

@@ -260,6 +260,9 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
         double ref = C[(blk * M + i) * M + j], mag = std::fabs(ref);
         if (f64Neg && (m.blgp & 4))
           ref = -ref;
+        // The emulator's documented f32 order: acc = C, then acc = fma(A[i][k], B[k][j], acc)
+        // for k = 0, 1, ... in binary32 (the inputs are exact binary32 values).
+        float acc32 = float(ref);
         int aBlk = blk;
         if (m.cbsz) {
           int g = 1 << m.cbsz;
@@ -279,6 +282,7 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
             b = -b;
           ref += a * b;
           mag += std::fabs(a * b);
+          acc32 = std::fma(float(a), float(b), acc32);
         }
         int gpr, lane;
         outPos(s, i, j, blk, gpr, lane);
@@ -291,6 +295,8 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
         } else {
           double got = bitsToF32(lo[lane]);
           ASSERT_NEAR(got, ref, 4e-7 * (mag + 1) * K) << blk << " " << i << " " << j;
+          ASSERT_EQ(lo[lane], f32ToBits(acc32))
+              << "bits of D[" << i << "][" << j << "] block " << blk;
         }
       }
 }
