@@ -377,15 +377,14 @@ static inline u32 ffbhI(u32 v) {
   return t ? u32(__builtin_clz(t)) : ~0u;
 }
 
-static inline u32 permByte(u64 data, u32 sel) {
+// One byte of v_perm_b32 from {a, b} (a the high dword): selector 0-7 a byte (0-3 of b, 4-7
+// of a), 8-11 the sign of byte 1, 3, 5, 7 repeated, 12 zero, 13 and above 0xff. Every case is
+// computed in 32 bits and one is picked, without branches, so that the lane loop vectorizes.
+static inline u32 permByte(u32 a, u32 b, u32 sel) {
   sel &= 0xff;
-  if (sel >= 13)
-    return 0xff;
-  if (sel == 12)
-    return 0;
-  if (sel >= 8) // sign of byte 1, 3, 5, 7
-    return ((data >> ((sel - 8) * 16 + 15)) & 1) ? 0xff : 0;
-  return u32(data >> (sel * 8)) & 0xff;
+  const u32 byte = ((sel & 4 ? a : b) >> ((sel & 3) * 8)) & 0xff;
+  const u32 sign = (((sel & 2 ? a : b) >> ((sel & 1) * 16 + 15)) & 1) * 0xffu;
+  return sel < 8 ? byte : sel < 12 ? sign : sel == 12 ? 0u : 0xffu;
 }
 
 static inline u32 absdiff(u32 a, u32 b) { return a > b ? a - b : b - a; }
@@ -705,9 +704,8 @@ bool integerOp(VX &x) {
   }
   case Op::V_PERM_B32_E64:
     return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
-      u64 data = ((u64)a << 32) | b;
-      return permByte(data, c) | (permByte(data, c >> 8) << 8) | (permByte(data, c >> 16) << 16) |
-             (permByte(data, c >> 24) << 24);
+      return permByte(a, b, c) | (permByte(a, b, c >> 8) << 8) | (permByte(a, b, c >> 16) << 16) |
+             (permByte(a, b, c >> 24) << 24);
     });
   case Op::V_BCNT_U32_B32:
     return n2(x, T::B32, T::B32, R::B32,
