@@ -496,50 +496,61 @@ bool execLds(ExecCtx &c, const Inst &in) {
       ldsCopyDwords<true>(w, direct, addr, m.n, r, exec);
       return true;
     }
-    forEachLane(exec, [&](unsigned i) {
-      const uint8_t *p = direct ? direct + addr[i]
-                                : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
-      uint32_t &d = w.vrow(r)[i];
-      uint16_t h = bytes >= 2 ? uint16_t(p[0] | (unsigned(p[1]) << 8)) : 0;
-      switch (m.shape) {
-      case DsShape::U8:
-        d = p[0];
-        break;
-      case DsShape::I8:
-        d = uint32_t(int32_t(int8_t(p[0])));
-        break;
-      case DsShape::U16:
-        d = h;
-        break;
-      case DsShape::I16:
-        d = uint32_t(int32_t(int16_t(h)));
-        break;
-      case DsShape::B32:
+    // One lane loop per shape (the shape decided once): f(p, d) is the first destination
+    // dword's new value from the lane's LDS bytes p and its old value d (the D16 forms keep
+    // the other half).
+    auto lanes = [&](auto f) {
+      uint32_t *dr = w.vrow(r);
+      forEachLane(exec, [&](unsigned i) {
+        const uint8_t *p = direct ? direct + addr[i]
+                                  : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+        dr[i] = f(p, dr[i]);
+      });
+    };
+    auto u16 = [](const uint8_t *p) { return uint16_t(p[0] | (unsigned(p[1]) << 8)); };
+    auto s8 = [](const uint8_t *p) { return uint16_t(int16_t(int8_t(p[0]))); };
+    switch (m.shape) {
+    case DsShape::U8:
+      lanes([](const uint8_t *p, uint32_t) { return uint32_t(p[0]); });
+      break;
+    case DsShape::I8:
+      lanes([](const uint8_t *p, uint32_t) { return uint32_t(int32_t(int8_t(p[0]))); });
+      break;
+    case DsShape::U16:
+      lanes([&](const uint8_t *p, uint32_t) { return uint32_t(u16(p)); });
+      break;
+    case DsShape::I16:
+      lanes([&](const uint8_t *p, uint32_t) { return uint32_t(int32_t(int16_t(u16(p)))); });
+      break;
+    case DsShape::B32:
+      forEachLane(exec, [&](unsigned i) {
+        const uint8_t *p = direct ? direct + addr[i]
+                                  : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
         for (unsigned k = 0; k < m.n; ++k)
           w.vrow(r + k)[i] = load32(p + 4 * k);
-        break;
-      case DsShape::U8D16:
-        d = (d & 0xffff0000u) | p[0];
-        break;
-      case DsShape::I8D16:
-        d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(p[0])));
-        break;
-      case DsShape::U8D16Hi:
-        d = (d & 0xffffu) | (uint32_t(p[0]) << 16);
-        break;
-      case DsShape::I8D16Hi:
-        d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(p[0])))) << 16);
-        break;
-      case DsShape::U16D16:
-        d = (d & 0xffff0000u) | h;
-        break;
-      case DsShape::U16D16Hi:
-        d = (d & 0xffffu) | (uint32_t(h) << 16);
-        break;
-      default:
-        break;
-      }
-    });
+      });
+      break;
+    case DsShape::U8D16:
+      lanes([](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | p[0]; });
+      break;
+    case DsShape::I8D16:
+      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | s8(p); });
+      break;
+    case DsShape::U8D16Hi:
+      lanes([](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(p[0]) << 16); });
+      break;
+    case DsShape::I8D16Hi:
+      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(s8(p)) << 16); });
+      break;
+    case DsShape::U16D16:
+      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | u16(p); });
+      break;
+    case DsShape::U16D16Hi:
+      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(u16(p)) << 16); });
+      break;
+    default:
+      break;
+    }
     return true;
   }
   case DsKind::Write: {

@@ -970,6 +970,61 @@ TEST(Lds, SubDwordAndD16) {
   EXPECT_EQ(e.v(2, 0), 0xffffc3d4u);
 }
 
+// Every sub-dword and D16 read shape, on all lanes under a partial EXEC, against the ISA's
+// definitions computed here from the LDS bytes: zero- or sign-extend 8/16 bits into the dword,
+// or (D16) into one half with the other half kept.
+TEST(Lds, SubDwordReadShapesAllLanes) {
+  Env e;
+  e.wg.lds.resize(512);
+  for (unsigned i = 0; i < 512; ++i)
+    e.wg.lds[i] = uint8_t(i * 37 + 11); // both signs in every byte position
+  struct Shape {
+    Op op;
+    unsigned bytes;
+    bool sign;
+    int half; // -1 whole dword, 0 low half (high kept), 1 high half (low kept)
+  };
+  const Shape shapes[] = {
+      {Op::DS_READ_U8, 1, false, -1},       {Op::DS_READ_I8, 1, true, -1},
+      {Op::DS_READ_U16, 2, false, -1},      {Op::DS_READ_I16, 2, true, -1},
+      {Op::DS_READ_U8_D16, 1, false, 0},    {Op::DS_READ_I8_D16, 1, true, 0},
+      {Op::DS_READ_U8_D16_HI, 1, false, 1}, {Op::DS_READ_I8_D16_HI, 1, true, 1},
+      {Op::DS_READ_U16_D16, 2, false, 0},   {Op::DS_READ_U16_D16_HI, 2, false, 1},
+  };
+  const uint64_t exec = 0xf0f0ffff0000a5a5ull;
+  for (const Shape &sh : shapes) {
+    e.w.setExec(exec);
+    for (unsigned l = 0; l < 64; ++l) {
+      e.v(0, l) = 2 * (63 - l) + 8; // even addresses, lanes not in order
+      e.v(2, l) = 0x12345678u + l;
+    }
+    Inst r = dsInst(sh.op);
+    r.addr = V(0);
+    r.dst = V(2);
+    r.offset0 = 6;
+    ASSERT_TRUE(e.lds(r)) << opName(sh.op);
+    for (unsigned l = 0; l < 64; ++l) {
+      const uint32_t old = 0x12345678u + l;
+      if (!((exec >> l) & 1)) {
+        EXPECT_EQ(e.v(2, l), old) << opName(sh.op) << " lane " << l;
+        continue;
+      }
+      const unsigned a = 2 * (63 - l) + 8 + 6;
+      uint32_t raw = e.wg.lds[a] | (sh.bytes == 2 ? uint32_t(e.wg.lds[a + 1]) << 8 : 0u);
+      const unsigned bits = 8 * sh.bytes;
+      const bool neg = sh.sign && ((raw >> (bits - 1)) & 1);
+      uint32_t want;
+      if (sh.half < 0) {
+        want = neg ? raw | (~0u << bits) : raw;
+      } else {
+        const uint32_t h = (neg ? raw | (~0u << bits) : raw) & 0xffffu;
+        want = sh.half ? (old & 0xffffu) | (h << 16) : (old & 0xffff0000u) | h;
+      }
+      EXPECT_EQ(e.v(2, l), want) << opName(sh.op) << " lane " << l;
+    }
+  }
+}
+
 TEST(Lds, AtomicsLaneOrder) {
   Env e;
   e.wg.lds.assign(256, 0);
