@@ -351,18 +351,14 @@ constexpr unsigned kMaxOut = 2048; // blocks * M * N
 
 } // namespace
 
-// The f32 MFMA from gathered inputs: D[i][j] = C[i][j], then for k = 0..K-1 in order
-// D[i][j] = D[i][j] + A[i][k] * B[k][j] (Fused: one fma; otherwise the product is exact, so the
-// same single rounding). Af is [block][k][i], Bf [block][k][j]. Every row of C is read (into
-// Cr) before the first row of D is written, since D may overlap C. Mc, when not 0, is M known
-// at compile time: the j loops then have a fixed count, the accumulators stay in vector
-// registers across k, and the row copies are a few moves.
-template <unsigned Mc, bool Fused>
-void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_t cConst,
-             unsigned dBase, const float *Af, const float *Bf, uint32_t *Cr, unsigned NB,
-             unsigned K, unsigned Mrun) {
+// C as [block][i][j] bits in Cr: a register operand's rows (row i of C/D of a block is M
+// consecutive lanes of one register, L.dpos: lane = first + j), or the constant everywhere.
+// Mc, when not 0, is M known at compile time.
+template <unsigned Mc>
+[[gnu::always_inline]] inline void gatherC(const WaveState &w, const Layout &L, bool cIsVec,
+                                           unsigned cBase, uint32_t cConst, uint32_t *Cr,
+                                           unsigned NB, unsigned Mrun) {
   const unsigned M = Mc ? Mc : Mrun;
-  // Row i of C/D of a block is M consecutive lanes of one register (L.dpos: lane = first + j).
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
       unsigned reg, lane;
@@ -374,6 +370,20 @@ void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_
         for (unsigned j = 0; j < M; ++j)
           cr[j] = cConst;
     }
+}
+
+// The f32 MFMA from gathered inputs: D[i][j] = C[i][j], then for k = 0..K-1 in order
+// D[i][j] = D[i][j] + A[i][k] * B[k][j] (Fused: one fma; otherwise the product is exact, so the
+// same single rounding). Af is [block][k][i], Bf [block][k][j]. Every row of C is read (into
+// Cr) before the first row of D is written, since D may overlap C. Mc, when not 0, is M known
+// at compile time: the j loops then have a fixed count, the accumulators stay in vector
+// registers across k, and the row copies are a few moves.
+template <unsigned Mc, bool Fused>
+void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_t cConst,
+             unsigned dBase, const float *Af, const float *Bf, uint32_t *Cr, unsigned NB,
+             unsigned K, unsigned Mrun) {
+  const unsigned M = Mc ? Mc : Mrun;
+  gatherC<Mc>(w, L, cIsVec, cBase, cConst, Cr, NB, M);
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
       const uint32_t *cr = &Cr[(b * M + i) * M];
@@ -545,17 +555,7 @@ bool execMfma(ExecCtx &c, const Inst &in) {
     return true;
   }
   // i8: wrapping 32-bit integer sums (exact in any order), C read whole before D is written.
-  for (unsigned b = 0; b < NB; ++b)
-    for (unsigned i = 0; i < M; ++i) {
-      unsigned reg, lane;
-      L.dpos(b, i, 0, reg, lane);
-      uint32_t *cr = &Cr[(b * M + i) * M];
-      if (cIsVec)
-        std::memcpy(cr, w.vrow(cBase + reg) + lane, M * sizeof(uint32_t));
-      else
-        for (unsigned j = 0; j < M; ++j)
-          cr[j] = cConst;
-    }
+  gatherC<0>(w, L, cIsVec, cBase, cConst, Cr, NB, M);
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
       uint32_t *acc = &Cr[(b * M + i) * M]; // row i of block b: C in, D out
