@@ -36,7 +36,8 @@ struct Row {
 
 // Registers on entry to the loop: s[4:7] a V# over the buffer (num_records 64 KiB), v1 = 4 * lane,
 // v3 = lane, v4 = 1.0, v5 = float(lane), v8 = two f16 lanes (lane, 1.0), v9 = -lane / 8 (an
-// exponent as softmax makes them, x - max <= 0, for v_exp_f32), s8 = 100,
+// exponent as softmax makes them, x - max <= 0, for v_exp_f32), v[6:7] = four f16 values
+// (0.5, 1.0, 0.25, -1.0; the MFMA's A and B), s8 = 100,
 // vcc = lanes below 32, m0 = -1. Float operands are normal numbers (a denormal can cost the host
 // a microcode assist, which would not be the emulator's cost).
 const Row Rows[] = {
@@ -75,8 +76,8 @@ std::string source(const std::string &Body, unsigned Iterations) {
 	v_mul_f32 v9, 0xbe000000, v5
 	v_cvt_f16_u16 v8, v0
 	v_or_b32 v8, 0x3c000000, v8
-	v_mov_b32 v6, 0
-	v_mov_b32 v7, 0
+	v_mov_b32 v6, 0x3c003800
+	v_mov_b32 v7, 0xbc003400
 	s_mov_b32 s8, 100
 	s_mov_b32 s9, 0
 	s_mov_b64 vcc, 0xffffffff
