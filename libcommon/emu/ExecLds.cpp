@@ -499,13 +499,13 @@ bool execLds(ExecCtx &c, const Inst &in) {
     // One lane loop per shape (the shape decided once): f(p, d) is the first destination
     // dword's new value from the lane's LDS bytes p and its old value d (the D16 forms keep
     // the other half).
+    auto at = [&](unsigned i) -> const uint8_t * { // lane i's LDS bytes
+      return direct ? direct + addr[i]
+                    : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+    };
     auto lanes = [&](auto f) {
       uint32_t *dr = w.vrow(r);
-      forEachLane(exec, [&](unsigned i) {
-        const uint8_t *p = direct ? direct + addr[i]
-                                  : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
-        dr[i] = f(p, dr[i]);
-      });
+      forEachLane(exec, [&](unsigned i) { dr[i] = f(at(i), dr[i]); });
     };
     auto u16 = [](const uint8_t *p) { return uint16_t(p[0] | (unsigned(p[1]) << 8)); };
     auto s8 = [](const uint8_t *p) { return uint16_t(int16_t(int8_t(p[0]))); };
@@ -524,8 +524,7 @@ bool execLds(ExecCtx &c, const Inst &in) {
       break;
     case DsShape::B32:
       forEachLane(exec, [&](unsigned i) {
-        const uint8_t *p = direct ? direct + addr[i]
-                                  : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+        const uint8_t *p = at(i);
         for (unsigned k = 0; k < m.n; ++k)
           w.vrow(r + k)[i] = load32(p + 4 * k);
       });

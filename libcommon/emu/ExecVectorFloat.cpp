@@ -363,8 +363,6 @@ constexpr double kAlmostOneF = 0.99999994039535522; // 0x1.fffffep-1
 constexpr double kAlmostOneH = 0.99951171875;       // 0x1.ffcp-1
 constexpr double kAlmostOneD = 0.99999999999999989; // 0x1.fffffffffffffp-1
 
-} // namespace
-
 // v_exp_f32: float(exp2(double(a))), from exp2F32Fast where it is sure of the rounding (nearly
 // every lane) and from std::exp2 for the lanes it is not (Exp2.h).
 bool exp2F32(VX &x) {
@@ -375,14 +373,13 @@ bool exp2F32(VX &x) {
     r[l] = exp2F32Fast(a[l]);
     slow[l] = r[l] == kExp2Slow;
   }
-  if (u64 m = packLaneBits(slow))
-    for (; m; m &= m - 1) {
-      const unsigned l = unsigned(__builtin_ctzll(m));
-      r[l] = outF32(float(std::exp2(double(F(a[l])))));
-    }
+  forEachLane(packLaneBits(slow),
+              [&](unsigned l) { r[l] = outF32(float(std::exp2(double(F(a[l]))))); });
   finish32(x, R::F32);
   return true;
 }
+
+} // namespace
 
 template <class M> bool floatOps(VX &x) {
   const bool ieee = (x.w.mode & fpmode::kIeee) != 0;
@@ -540,12 +537,11 @@ template <class M> bool floatOps(VX &x) {
       slow[l] = !common;
     }
     u64 vcc = 0;
-    for (u64 m = packLaneBits(slow); m; m &= m - 1) {
-      const unsigned l = unsigned(__builtin_ctzll(m));
+    forEachLane(packLaneBits(slow), [&](unsigned l) {
       bool v;
       x.r[l] = divScaleT<T32, float>(a[l], b[l], c[l], v, 96, 23, 64);
       vcc |= u64(v) << l;
-    }
+    });
     finish32(x, R::F32);
     writeMask(x, in.sdst, vcc & x.exec);
     return true;
@@ -561,14 +557,13 @@ template <class M> bool floatOps(VX &x) {
     // Every lane as a plain fma (a loop that vectorizes), then the lanes VCC selects again.
     for (unsigned l = 0; l < 64; ++l)
       x.r[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
-    for (u64 m = vcc; m; m &= m - 1) {
-      const unsigned l = unsigned(__builtin_ctzll(m));
+    forEachLane(vcc, [&](unsigned l) {
       // Undo v_div_scale's 2^64 scaling with one rounding: the exact product in double,
       // the sum rounded to odd, the power-of-two scale exact, then one rounding to float.
       double s = M::sumOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
       s = std::ldexp(s, expOf<T32>(c[l]) > 127 ? 64 : -64);
       x.r[l] = outF32(float(s));
-    }
+    });
     finish32(x, R::F32);
     return true;
   }
