@@ -35,11 +35,11 @@ struct Row {
 };
 
 // Registers on entry to the loop: s[4:7] a V# over the buffer (num_records 64 KiB), v1 = 4 * lane,
-// v3 = lane, v4 = 1.0, v5 = float(lane), v8 = two f16 lanes (lane, 1.0), v9 = -lane / 8 (an
-// exponent as softmax makes them, x - max <= 0, for v_exp_f32), v[6:7] = four f16 values
-// (0.5, 1.0, 0.25, -1.0; the MFMA's A and B), s8 = 100,
-// vcc = lanes below 32, m0 = -1. Float operands are normal numbers (a denormal can cost the host
-// a microcode assist, which would not be the emulator's cost).
+// v10 = 16 * lane, v3 = lane, v4 = 1.0, v5 = float(lane), v8 = two f16 lanes (lane, 1.0),
+// v9 = -lane / 8 (an exponent as softmax makes them, x - max <= 0, for v_exp_f32), v[6:7] = four
+// f16 values (0.5, 1.0, 0.25, -1.0; the MFMA's A and B), s8 = 100, vcc = lanes below 32, m0 = -1.
+// Float operands are normal numbers (a denormal can cost the host a microcode assist, which would
+// not be the emulator's cost).
 const Row Rows[] = {
     {"s_nop", "s_nop 0"},
     {"s_add_u32", "s_add_u32 s9, s9, s8"},
@@ -59,6 +59,10 @@ const Row Rows[] = {
     {"ds_write_b32", "ds_write_b32 v1, v3"},
     {"buffer_load_dword", "buffer_load_dword v2, v1, s[4:7], 0 offen"},
     {"buffer_store_dword", "buffer_store_dword v3, v1, s[4:7], 0 offen"},
+    {"buffer_load_dword (16 B apart)", "buffer_load_dword v2, v10, s[4:7], 0 offen"},
+    {"buffer_store_dword (16 B apart)", "buffer_store_dword v3, v10, s[4:7], 0 offen"},
+    {"buffer_load_dwordx4", "buffer_load_dwordx4 v[12:15], v10, s[4:7], 0 offen"},
+    {"buffer_store_dwordx4", "buffer_store_dwordx4 v[12:15], v10, s[4:7], 0 offen"},
     {"global_load_dword", "global_load_dword v2, v1, s[2:3]"},
     {"v_mfma_f32_32x32x8_f16", "v_mfma_f32_32x32x8_f16 v[8:23], v[6:7], v[6:7], v[8:23]"},
 };
@@ -71,6 +75,7 @@ std::string source(const std::string &Body, unsigned Iterations) {
   K.Directives = "\t.amdhsa_float_denorm_mode_32 3\n"; // the compiled-kernel default MODE
   return asmKernelSource(R"(
 	v_mov_b32 v3, v0
+	v_lshlrev_b32 v10, 4, v0
 	v_mov_b32 v4, 1.0
 	v_cvt_f32_u32 v5, v0
 	v_mul_f32 v9, 0xbe000000, v5

@@ -8,6 +8,7 @@
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/ExecMemCommon.h"
+#include "emu/LaneBlockCopy.h"
 
 namespace asmevo::emu {
 
@@ -404,6 +405,8 @@ void ldsCopyDwords(WaveState &w, uint8_t *lds, const uint32_t *addr, unsigned n,
                    uint64_t exec) {
   uint32_t *rows[4];
   dwordRows(w, uint16_t(kVgprBase + reg), n, rows);
+  if (exec == ~0ull && copyPackedLanes(Load, lds + addr[0], addr, n, rows))
+    return;
   forEachLane(exec, [&](unsigned l) { copyLaneDwords<Load>(lds + addr[l], rows, n, l); });
 }
 

@@ -24,6 +24,7 @@
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/ExecMemCommon.h"
+#include "emu/LaneBlockCopy.h"
 
 #include <cctype>
 #include <mutex>
@@ -550,6 +551,8 @@ bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool 
   const uint64_t base = a->Base;
   uint32_t *rows[4];
   dwordRows(c.w, reg, n, rows);
+  if (exec == ~0ull && copyPackedLanes(Load, bytes + (addr[0] - base), addr, n, rows))
+    return true;
   forEachLane(exec,
               [&](unsigned l) { copyLaneDwords<Load>(bytes + (addr[l] - base), rows, n, l); });
   return true;
@@ -933,9 +936,11 @@ struct RawDwords {
     for (unsigned k = 0; k < N; ++k)
       rows[k] = rowsIn[k];
     if (exec == ~0ull) {
+      if (!copyPackedLanes(Load, at + off[0], off, N, rowsIn)) {
 #pragma GCC unroll 8
-      for (unsigned lane = 0; lane < kWaveSize; ++lane)
-        copy<N, Load>(at + off[lane], rows, lane);
+        for (unsigned lane = 0; lane < kWaveSize; ++lane)
+          copy<N, Load>(at + off[lane], rows, lane);
+      }
       prefetchAhead<Load>(at + off[0], at + off[kWaveSize - 1] + 4 * N);
     } else {
       forEachLane(exec, [&](unsigned lane) { copy<N, Load>(at + off[lane], rows, lane); });

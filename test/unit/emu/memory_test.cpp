@@ -4,6 +4,7 @@
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
+#include "emu/LaneBlockCopy.h"
 
 #include <gtest/gtest.h>
 
@@ -1270,6 +1271,125 @@ TEST(Lds, Wrxchg2ReadsBeforeWriting) {
   std::memcpy(&b, &e.wg.lds[8], 4);
   EXPECT_EQ(a, 33u);
   EXPECT_EQ(b, 44u);
+}
+
+// ---- Packed lanes (LaneBlockCopy) ---------------------------------------------------------
+// With EXEC all ones and each lane's n dwords right after the previous lane's, the executors
+// move the access as one block. Every width, load and store, through a V#, a global address
+// and LDS, packed and with two lanes swapped (the lane-by-lane path): each lane's dwords are
+// the ones at its own offset.
+enum class Path { Buffer, Global, Lds };
+
+void packedRoundTrip(Path path, unsigned n, bool swapped) {
+  SCOPED_TRACE(::testing::Message()
+               << "path " << int(path) << " n " << n << " swapped " << swapped);
+  Env e;
+  const size_t size = 4096;
+  const Op loads[4][3] = {{Op::BUFFER_LOAD_DWORD, Op::GLOBAL_LOAD_DWORD, Op::DS_READ_B32},
+                          {Op::BUFFER_LOAD_DWORDX2, Op::GLOBAL_LOAD_DWORDX2, Op::DS_READ_B64},
+                          {Op::BUFFER_LOAD_DWORDX3, Op::GLOBAL_LOAD_DWORDX3, Op::DS_READ_B96},
+                          {Op::BUFFER_LOAD_DWORDX4, Op::GLOBAL_LOAD_DWORDX4, Op::DS_READ_B128}};
+  const Op stores[4][3] = {{Op::BUFFER_STORE_DWORD, Op::GLOBAL_STORE_DWORD, Op::DS_WRITE_B32},
+                           {Op::BUFFER_STORE_DWORDX2, Op::GLOBAL_STORE_DWORDX2, Op::DS_WRITE_B64},
+                           {Op::BUFFER_STORE_DWORDX3, Op::GLOBAL_STORE_DWORDX3, Op::DS_WRITE_B96},
+                           {Op::BUFFER_STORE_DWORDX4, Op::GLOBAL_STORE_DWORDX4, Op::DS_WRITE_B128}};
+  const unsigned p = unsigned(path);
+  // Lane l's offset: 16 + 4n * l, lanes 5 and 6 exchanged when swapped.
+  uint32_t off[64];
+  for (unsigned l = 0; l < 64; ++l)
+    off[l] = 16 + 4 * n * l;
+  if (swapped)
+    std::swap(off[5], off[6]);
+  uint64_t base = 0;
+  if (path == Path::Lds) {
+    e.wg.lds.resize(size);
+    for (size_t i = 0; i < size; ++i)
+      e.wg.lds[i] = uint8_t(u8At(i));
+  } else {
+    base = e.pattern(size);
+    e.setRsrc(8, base, 0, uint32_t(size));
+    e.setSgprPair(10, base);
+  }
+  auto make = [&](Op op) {
+    Inst in = path == Path::Buffer ? buffer(op) : path == Path::Global ? global(op) : dsInst(op);
+    in.addr = V(0);
+    if (path == Path::Buffer)
+      in.offen = true;
+    if (path == Path::Global)
+      in.saddr = 10;
+    return in;
+  };
+  auto run = [&](const Inst &in) { return path == Path::Lds ? e.lds(in) : e.vmem(in); };
+  for (unsigned l = 0; l < 64; ++l)
+    e.v(0, l) = off[l];
+  for (unsigned k = 0; k < 4; ++k)
+    e.fillV(4 + k, 0xdeadbeef);
+  Inst ld = make(loads[n - 1][p]);
+  ld.dst = V(4);
+  ASSERT_TRUE(run(ld));
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned k = 0; k < 4; ++k)
+      ASSERT_EQ(e.v(4 + k, l), k < n ? patDword(off[l] + 4 * k) : 0xdeadbeefu)
+          << "lane " << l << " dword " << k;
+  // Stores: distinct values per lane and dword, then every byte of the buffer checked.
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned k = 0; k < 4; ++k)
+      e.v(12 + k, l) = 0xab000000u | (l << 8) | k;
+  Inst st = make(stores[n - 1][p]);
+  st.data0 = V(12);
+  ASSERT_TRUE(run(st));
+  std::vector<uint8_t> want(size), got(size);
+  for (size_t i = 0; i < size; ++i)
+    want[i] = uint8_t(u8At(i));
+  for (unsigned l = 0; l < 64; ++l)
+    for (unsigned k = 0; k < n; ++k) {
+      const uint32_t v = 0xab000000u | (l << 8) | k;
+      std::memcpy(&want[off[l] + 4 * k], &v, 4);
+    }
+  if (path == Path::Lds)
+    got.assign(e.wg.lds.begin(), e.wg.lds.end());
+  else
+    llvm::cantFail(e.mem.read(base, got.data(), size));
+  for (size_t i = 0; i < size; ++i)
+    ASSERT_EQ(int(got[i]), int(want[i])) << "byte " << i;
+}
+
+TEST(PackedLanes, EveryWidthAndPathMatchesLaneByLane) {
+  for (Path path : {Path::Buffer, Path::Global, Path::Lds})
+    for (unsigned n = 1; n <= 4; ++n)
+      for (bool swapped : {false, true})
+        packedRoundTrip(path, n, swapped);
+}
+
+// The block copy itself: offsets that are packed only modulo 2^32 (lane 16's wraps to 0) are
+// not a block, and nothing is written; 64-bit addresses are checked the same way.
+TEST(PackedLanes, WrappedOrUnevenOffsetsAreNotABlock) {
+  std::vector<uint8_t> mem(4096, 0x5a);
+  uint32_t row[4][64];
+  uint32_t *rows[4] = {row[0], row[1], row[2], row[3]};
+  for (auto &r : row)
+    std::fill(std::begin(r), std::end(r), 7u);
+  uint32_t off32[64];
+  for (unsigned l = 0; l < 64; ++l)
+    off32[l] = 0xffffff00u + 16 * l;
+  EXPECT_FALSE(copyPackedLanes(true, mem.data(), off32, 4, rows));
+  for (auto &r : row)
+    for (uint32_t v : r)
+      ASSERT_EQ(v, 7u);
+  uint64_t off64[64];
+  for (unsigned l = 0; l < 64; ++l)
+    off64[l] = 0x100000000ull + 8 * l;
+  off64[63] += 8; // the last lane one step further
+  EXPECT_FALSE(copyPackedLanes(true, mem.data(), off64, 2, rows));
+  off64[63] -= 8;
+  for (unsigned l = 0; l < 64; ++l)
+    std::memcpy(&mem[8 * l], &l, 4);
+  ASSERT_TRUE(copyPackedLanes(true, mem.data(), off64, 2, rows));
+  for (unsigned l = 0; l < 64; ++l) {
+    EXPECT_EQ(row[0][l], l);
+    EXPECT_EQ(row[1][l], 0x5a5a5a5au);
+    EXPECT_EQ(row[2][l], 7u); // past n: untouched
+  }
 }
 
 } // namespace

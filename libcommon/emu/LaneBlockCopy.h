@@ -1,0 +1,21 @@
+// The 64 lanes' dwords of a vector memory or LDS access moved as one block, when each lane's
+// dwords follow the previous lane's: a transpose between memory and register rows that the
+// compiler vectorizes, where the lane-by-lane copy moves one dword per host instruction.
+#pragma once
+
+#include <cstdint>
+
+namespace asmevo::emu {
+
+// With EXEC all ones: lane l's n (1..4) dwords are at offset or address off[l], lane 0's at
+// host pointer lane0. When the lanes are packed (off[l] = off[0] + 4 * n * l for every lane, with
+// no wrap-around), copies the 64 * n dwords from lane0 on into the n rows (load) or out of them
+// and returns true: the lane-by-lane copy's result, since no two lanes overlap. Otherwise copies
+// nothing and returns false. The caller has checked that every lane's dwords are in memory;
+// rows holds n pointers, and memory and rows do not overlap.
+bool copyPackedLanes(bool load, uint8_t *lane0, const uint32_t *off, unsigned n,
+                     uint32_t *const *rows);
+bool copyPackedLanes(bool load, uint8_t *lane0, const uint64_t *off, unsigned n,
+                     uint32_t *const *rows);
+
+} // namespace asmevo::emu
