@@ -4,6 +4,7 @@
 #include "codeobj/TargetLimits.h"
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
+#include "emu/WorkerPool.h"
 #include "support/Error.h"
 #include "support/Interrupt.h"
 
@@ -729,7 +730,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   const KernelInfo *K = D.Kernel;
   unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
   uint64_t TotalGroups = D.TotalGroups;
-  Threads = unsigned(std::min<uint64_t>(Threads, TotalGroups));
+  Threads = unsigned(std::min<uint64_t>({Threads, TotalGroups, kMaxWorkers}));
 
   auto Cleanup = [&] {
     for (uint64_t A : D.Temp)
@@ -842,15 +843,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
       }
     }
   };
-  if (Threads <= 1) {
-    Worker(0);
-  } else {
-    std::vector<std::thread> Pool;
-    for (unsigned T = 0; T < Threads; ++T)
-      Pool.emplace_back(Worker, T);
-    for (std::thread &Th : Pool)
-      Th.join();
-  }
+  runOnWorkers(Threads, Worker);
   RunStats R;
   R.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   R.Threads = Threads;
