@@ -1,14 +1,13 @@
 #include "emu/WorkerPool.h"
 
-#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <pthread.h>
 #include <thread>
-#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -50,7 +49,7 @@ struct Pool {
   std::atomic<uint64_t> Run{0};
   std::atomic<unsigned> Pending{0}; // pool jobs of the current run not yet returned
   llvm::function_ref<void(unsigned)> Job;
-  std::vector<std::thread> Threads; // thread I - 1 runs Job(I)
+  unsigned NumThreads = 0; // started so far, detached; thread I - 1 runs Job(I)
 
   void worker(unsigned I, uint64_t Seen) {
     for (;;) {
@@ -72,12 +71,11 @@ struct Pool {
 
   void run(unsigned Count, llvm::function_ref<void(unsigned)> F) {
     std::lock_guard<std::mutex> Turn(RunLock);
-    while (Threads.size() + 1 < Count) {
-      const unsigned I = unsigned(Threads.size()) + 1;
+    while (NumThreads + 1 < Count) {
+      const unsigned I = ++NumThreads;
       // It waits for the generation after the one now current: the run started below.
       const uint64_t Now = Run.load(std::memory_order_relaxed);
-      Threads.emplace_back([this, I, Now] { worker(I, Now); });
-      Threads.back().detach();
+      std::thread([this, I, Now] { worker(I, Now); }).detach();
     }
     Job = F;
     Pending.store(Count - 1, std::memory_order_relaxed);
@@ -125,7 +123,7 @@ Pool &pool() {
 } // namespace
 
 void runOnWorkers(unsigned N, llvm::function_ref<void(unsigned)> Job) {
-  N = std::min(N, kMaxWorkers);
+  assert(N <= kMaxWorkers && "the run's job count must fit Pool::Run's low 16 bits");
   if (N <= 1) {
     Job(0);
     return;

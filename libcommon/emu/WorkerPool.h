@@ -12,7 +12,7 @@ namespace asmevo::emu {
 // How long a pool thread, or the caller waiting for the pool, spins before it sleeps.
 inline constexpr unsigned kSpinMicroseconds = 2000;
 
-// The most jobs of one run; runOnWorkers runs no more.
+// The most jobs of one run; callers cap their counts at it (Emulator::run does).
 inline constexpr unsigned kMaxWorkers = 0xffff;
 
 // Runs Job(0), ..., Job(N - 1) (N at most kMaxWorkers) at the same time, Job(0) on the calling
