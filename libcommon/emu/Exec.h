@@ -50,6 +50,8 @@ struct ExecCtx {
   uint16_t numSgprs = 102, numVgprs = 256, numAgprs = 256;
   // A traced dispatch (LaunchConfig::TraceWanted): this wave's record, else null.
   WaveTrace *trace = nullptr;
+  // The host bytes the last buffer access prefetched (a cache hint, ExecVmem.cpp).
+  const uint8_t *prefetchFrom = nullptr, *prefetchTo = nullptr;
 };
 
 // Record one memory access of the current instruction in the wave's trace.

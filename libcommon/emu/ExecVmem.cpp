@@ -878,6 +878,10 @@ struct RawDwords {
   uint8_t *bytes = nullptr;
   const uint32_t *vOff = nullptr;
   uint32_t instOffset = 0;
+  // Set by allInside with EXEC all ones: the offsets ascend by `stride` bytes from lane 0's
+  // (off[l] = off[0] + l * stride, no wrap-around), so copyAll need not read them.
+  bool strided = false;
+  uint32_t stride = 0;
 
   // Lane offset o (vOff + instOffset) inside num_records and inside the allocation.
   bool inside(uint64_t o, unsigned n) const {
@@ -886,15 +890,24 @@ struct RawDwords {
   }
 
   // Every active lane inside: the lowest and the highest offset are, and the allocation offsets
-  // in between do not wrap (at(hi) >= at(lo) with both inside the allocation).
-  bool allInside(uint64_t exec, unsigned n) const {
+  // in between do not wrap (at(hi) >= at(lo) with both inside the allocation). With EXEC all
+  // ones, offsets that ascend by a constant stride (one vectorized pass) give both ends at once.
+  bool allInside(uint64_t exec, unsigned n) {
     if (!vOff)
       return inside(instOffset, n);
     uint32_t lo = ~0u, hi = 0;
     if (exec == ~0ull) {
-      for (unsigned l = 0; l < kWaveSize; ++l) {
-        lo = vOff[l] < lo ? vOff[l] : lo;
-        hi = vOff[l] > hi ? vOff[l] : hi;
+      const uint32_t o0 = vOff[0], step = vOff[1] - o0;
+      uint32_t bad = 0;
+      for (unsigned l = 0; l + 1 < kWaveSize; ++l)
+        bad |= (vOff[l + 1] - vOff[l]) ^ step;
+      if (bad == 0 && uint64_t(vOff[kWaveSize - 1]) == uint64_t(o0) + uint64_t(step) * 63) {
+        strided = true, stride = step, lo = o0, hi = vOff[kWaveSize - 1];
+      } else {
+        for (unsigned l = 0; l < kWaveSize; ++l) {
+          lo = vOff[l] < lo ? vOff[l] : lo;
+          hi = vOff[l] > hi ? vOff[l] : hi;
+        }
       }
     } else {
       forEachLane(exec, [&](unsigned l) {
@@ -917,31 +930,47 @@ struct RawDwords {
   // 4 KiB, the span after the next one (of the same length) is prefetched: the next wave's
   // access comes too soon for a prefetch to help it, the one after can use it. emu_bench's
   // vector add measured next-span 8.1e8, span-after-next 8.5e8, three ahead 8.3e8
-  // lane-inst/s (medians of 25 alternated runs on a shared VM).
-  template <bool Load> void prefetchAhead(const uint8_t *lo, const uint8_t *hi) const {
+  // lane-inst/s (medians of 25 alternated runs on a shared VM). A span that the wave's previous
+  // prefetch covered (Triton's loads of dwords 0..3 of each lane's 16 bytes, one instruction
+  // each) is not prefetched again.
+  template <bool Load> void prefetchAhead(ExecCtx &c, const uint8_t *lo, const uint8_t *hi) const {
     const size_t len = size_t(hi - lo);
     if (hi <= lo || len > 4096 || size_t(hi - bytes) + 2 * len > allocSize)
       return;
-    for (size_t o = len; o < 2 * len; o += 64)
-      __builtin_prefetch(hi + o, Load ? 0 : 1);
+    const uint8_t *from = hi + len, *to = hi + 2 * len;
+    if (from >= c.prefetchFrom && to <= c.prefetchTo + 64)
+      return;
+    c.prefetchFrom = from, c.prefetchTo = to;
+    for (const uint8_t *p = from; p < to; p += 64)
+      __builtin_prefetch(p, Load ? 0 : 1);
   }
 
   // The copy when allInside(exec, N) holds. Everything the loop reads is in locals: a store through
   // a byte pointer may alias any memory, and the compiler would reload the fields and row pointers
   // after each one.
-  template <unsigned N, bool Load> void copyAll(uint64_t exec, uint32_t *const *rowsIn) const {
+  template <unsigned N, bool Load>
+  void copyAll(ExecCtx &c, uint64_t exec, uint32_t *const *rowsIn) const {
     uint8_t *const at = bytes + (rel + instOffset); // every lane's at + vOff is in the allocation
     const uint32_t *const off = vOff ? vOff : kZeroLanes;
     uint32_t *rows[N];
     for (unsigned k = 0; k < N; ++k)
       rows[k] = rowsIn[k];
     if (exec == ~0ull) {
-      if (!copyPackedLanes(Load, at + off[0], off, N, rowsIn)) {
+      uint8_t *const p0 = at + off[0];
+      if (strided && stride == 4 * N) {
+        copyPackedBlock(Load, p0, N, rowsIn);
+      } else if (strided) {
+        const size_t s = stride;
+        uint8_t *p = p0;
+#pragma GCC unroll 8
+        for (unsigned lane = 0; lane < kWaveSize; ++lane, p += s)
+          copy<N, Load>(p, rows, lane);
+      } else if (!copyPackedLanes(Load, p0, off, N, rowsIn)) {
 #pragma GCC unroll 8
         for (unsigned lane = 0; lane < kWaveSize; ++lane)
           copy<N, Load>(at + off[lane], rows, lane);
       }
-      prefetchAhead<Load>(at + off[0], at + off[kWaveSize - 1] + 4 * N);
+      prefetchAhead<Load>(c, p0, at + off[kWaveSize - 1] + 4 * N);
     } else {
       forEachLane(exec, [&](unsigned lane) { copy<N, Load>(at + off[lane], rows, lane); });
     }
@@ -1013,7 +1042,7 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
   const bool raw = rawDwords(c, in, m, mo, exec, f, rows);
   if (raw && f.allInside(exec, m.n)) {
     byDwords(m.n, m.kind == Kind::Load, [&](auto N, auto L) {
-      f.template copyAll<decltype(N)::value, decltype(L)::value>(exec, rows);
+      f.template copyAll<decltype(N)::value, decltype(L)::value>(c, exec, rows);
     });
     return true;
   }

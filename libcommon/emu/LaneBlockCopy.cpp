@@ -69,14 +69,18 @@ template <class T>
 bool copyPackedT(bool load, uint8_t *lane0, const T *off, unsigned n, uint32_t *const *rows) {
   if (n < 1 || n > 4 || T(off[1] - off[0]) != T(4 * n) || !lanesAscendBy(off, 4 * n))
     return false;
-  if (load)
-    copyShape<true>(lane0, n, rows);
-  else
-    copyShape<false>(lane0, n, rows);
+  copyPackedBlock(load, lane0, n, rows);
   return true;
 }
 
 } // namespace
+
+void copyPackedBlock(bool load, uint8_t *lane0, unsigned n, uint32_t *const *rows) {
+  if (load)
+    copyShape<true>(lane0, n, rows);
+  else
+    copyShape<false>(lane0, n, rows);
+}
 
 bool copyPackedLanes(bool load, uint8_t *lane0, const uint32_t *off, unsigned n,
                      uint32_t *const *rows) {

@@ -17,5 +17,8 @@ bool copyPackedLanes(bool load, uint8_t *lane0, const uint32_t *off, unsigned n,
                      uint32_t *const *rows);
 bool copyPackedLanes(bool load, uint8_t *lane0, const uint64_t *off, unsigned n,
                      uint32_t *const *rows);
+// The same copy for a caller that has already established that the lanes are packed (lane l's
+// n dwords at lane0 + 4 * n * l): no check.
+void copyPackedBlock(bool load, uint8_t *lane0, unsigned n, uint32_t *const *rows);
 
 } // namespace asmevo::emu

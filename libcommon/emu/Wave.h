@@ -110,14 +110,17 @@ bool isInlineConstantCode(uint16_t code);
 
 // Scalar source operands (codes 0..255): SGPRs and specials, inline constants, the literal.
 // Throws EmuError for a code that names nothing readable on gfx9 (e.g. LDS_DIRECT).
-// readScalar32 is inline for SGPRs and the literal (every VALU broadcast and scalar op reads
-// one); inline constants and special registers are readScalar32Other's.
+// readScalar32 is inline for SGPRs, the literal and the integer inline constants of a 32-bit
+// operand (every VALU broadcast, scalar op and buffer soffset reads one); float inline
+// constants, other widths and special registers are readScalar32Other's.
 uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t);
 inline uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
   if (code < 128)
     return w.s[code];
   if (code == kLiteralCode)
     return in.literal;
+  if (code <= 208 && (t == OpType::B32 || t == OpType::F32)) // 0..64 (128..192), -1..-16
+    return code <= 192 ? uint32_t(code - 128) : uint32_t(192 - int32_t(code));
   return readScalar32Other(w, code, t);
 }
 uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t);
