@@ -4,6 +4,7 @@
 #include "codeobj/TargetLimits.h"
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
+#include "emu/ExecVectorFast.h"
 #include "emu/WorkerPool.h"
 #include "support/Error.h"
 #include "support/Interrupt.h"
@@ -175,6 +176,7 @@ llvm::Error Emulator::loadImage() {
       Inst In;
       std::string Why;
       if (decodeInst(Img + A, size_t(S.Addr - Lo + S.Size - A), Target, In, &Why)) {
+        In.fast = uint8_t(fastVectorOp(In));
         Slots[A / 4] = In;
         SlotUses[A / 4] = regUses(In, Target);
         SlotValid[A / 4] = 1;
@@ -343,7 +345,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       First = uint32_t(C.trace->Accesses.size());
       C.trace->Steps.push_back(TraceStep{int64_t(Pc - C.trace->EntryPc), First, 0});
     }
-    bool Ok = executeInst(C, In);
+    bool Ok = (In.fast && execVectorFast(C, In, FastOp(In.fast))) || executeInst(C, In);
     if (Traced)
       C.trace->Steps.back().Count = uint32_t(C.trace->Accesses.size()) - First;
     if (!Ok)

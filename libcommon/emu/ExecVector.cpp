@@ -350,11 +350,14 @@ struct MaskBytes {
 const MaskBytes kMaskBytes;
 } // namespace
 
-const u32 *maskRow(VX &x, int i, u64 mask) {
-  u32 *o = x.t[i];
+void maskLanes(u64 mask, u32 *row) {
   for (unsigned c = 0; c < 8; ++c)
-    std::memcpy(o + 8 * c, kMaskBytes.Row[(mask >> (8 * c)) & 0xff], sizeof(kMaskBytes.Row[0]));
-  return o;
+    std::memcpy(row + 8 * c, kMaskBytes.Row[(mask >> (8 * c)) & 0xff], sizeof(kMaskBytes.Row[0]));
+}
+
+const u32 *maskRow(VX &x, int i, u64 mask) {
+  maskLanes(mask, x.t[i]);
+  return x.t[i];
 }
 
 // ---- integer helpers ------------------------------------------------------------------------

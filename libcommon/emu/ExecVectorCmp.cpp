@@ -94,22 +94,64 @@ template <class V> inline unsigned relInt(V a, V b) {
   return unsigned(a < b) | (unsigned(a == b) << 1) | (unsigned(a > b) << 2);
 }
 
-template <class Fn> u64 loop32(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
-  const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1);
+// The lanes' truth bits packed into a mask. TT, the condition's truth table, is a template
+// argument for the common conditions (LT, EQ, LE, GT, LG/NE, GE; 0: the runtime tt): the relation
+// code then folds into one comparison per lane.
+template <unsigned TT, class V, class Fn>
+u64 lanesTt(const V *a, const V *b, unsigned tt, Fn code) {
   alignas(64) u8 bits[kWaveSize];
+  const unsigned t = TT ? TT : tt;
   for (unsigned l = 0; l < kWaveSize; ++l)
-    bits[l] = (code(a[l], b[l]) & tt) != 0;
+    bits[l] = (code(a[l], b[l]) & t) != 0;
   return packLaneBits(bits);
 }
+template <class V, class Fn> u64 lanes(const V *a, const V *b, unsigned tt, Fn code) {
+  switch (tt) {
+  case 1:
+    return lanesTt<1>(a, b, tt, code);
+  case 2:
+    return lanesTt<2>(a, b, tt, code);
+  case 3:
+    return lanesTt<3>(a, b, tt, code);
+  case 4:
+    return lanesTt<4>(a, b, tt, code);
+  case 5:
+    return lanesTt<5>(a, b, tt, code);
+  case 6:
+    return lanesTt<6>(a, b, tt, code);
+  default:
+    return lanesTt<0>(a, b, tt, code);
+  }
+}
+template <class Fn> u64 loop32(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
+  return lanes(fetch32(x, 0, t0), fetch32(x, 1, t1), tt, code);
+}
 template <class Fn> u64 loop64(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
-  const u64 *a = fetch64(x, 0, t0), *b = fetch64(x, 1, t1);
-  alignas(64) u8 bits[kWaveSize];
-  for (unsigned l = 0; l < kWaveSize; ++l)
-    bits[l] = (code(a[l], b[l]) & tt) != 0;
-  return packLaneBits(bits);
+  return lanes(fetch64(x, 0, t0), fetch64(x, 1, t1), tt, code);
 }
 
 } // namespace
+
+bool plainCompare32(Op op, Compare32 &type, unsigned &tt) {
+  const CmpInfo &ci = table()[size_t(op)];
+  if (ci.x || (ci.kind != CK::I32 && ci.kind != CK::U32 && ci.kind != CK::F32))
+    return false;
+  type = ci.kind == CK::I32 ? Compare32::I32 : ci.kind == CK::U32 ? Compare32::U32 : Compare32::F32;
+  tt = ci.tt;
+  return true;
+}
+
+u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b) {
+  switch (type) {
+  case Compare32::I32:
+    return lanes(a, b, tt, [](u32 p, u32 q) { return relInt(i32(p), i32(q)); });
+  case Compare32::U32:
+    return lanes(a, b, tt, [](u32 p, u32 q) { return relInt(p, q); });
+  case Compare32::F32:
+    break;
+  }
+  return lanes(a, b, tt, [](u32 p, u32 q) { return rel(F(p), F(q)); });
+}
 
 bool execVectorCompare(VX &x) {
   const CmpInfo &ci = table()[size_t(x.in.op)];
@@ -126,7 +168,7 @@ bool execVectorCompare(VX &x) {
     m = loop32(x, Ty::F16, Ty::F16, tt, [](u32 a, u32 b) { return rel(H(a), H(b)); });
     break;
   case CK::F32:
-    m = loop32(x, Ty::F32, Ty::F32, tt, [](u32 a, u32 b) { return rel(F(a), F(b)); });
+    m = compareLanes32(Compare32::F32, tt, fetch32(x, 0, Ty::F32), fetch32(x, 1, Ty::F32));
     break;
   case CK::F64:
     m = loop64(x, Ty::F64, Ty::F64, tt, [](u64 a, u64 b) { return rel(D(a), D(b)); });
@@ -138,10 +180,10 @@ bool execVectorCompare(VX &x) {
     m = loop32(x, Ty::B16, Ty::B16, tt, [](u32 a, u32 b) { return relInt(u16(a), u16(b)); });
     break;
   case CK::I32:
-    m = loop32(x, Ty::B32, Ty::B32, tt, [](u32 a, u32 b) { return relInt(i32(a), i32(b)); });
+    m = compareLanes32(Compare32::I32, tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
     break;
   case CK::U32:
-    m = loop32(x, Ty::B32, Ty::B32, tt, [](u32 a, u32 b) { return relInt(a, b); });
+    m = compareLanes32(Compare32::U32, tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
     break;
   case CK::I64:
     m = loop64(x, Ty::B64, Ty::B64, tt, [](u64 a, u64 b) { return relInt(i64(a), i64(b)); });

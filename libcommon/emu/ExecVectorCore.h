@@ -156,8 +156,10 @@ void finish64(VX &x, R res);
   }
   finish32General(x, res);
 }
-// A lane mask read from a scalar source (VCC / SGPR pair) and expanded into a 0/1 row.
+// A lane mask read from a scalar source (VCC / SGPR pair) and expanded into a 0/1 row (x.t[i];
+// maskLanes writes any row).
 const u32 *maskRow(VX &x, int i, u64 mask);
+void maskLanes(u64 mask, u32 *row);
 u64 readMask(VX &x, uint16_t code);
 void writeMask(VX &x, uint16_t code, u64 mask);
 
@@ -220,5 +222,33 @@ bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp (default MODE)
 bool execVectorModed(VX &x);   // ExecVectorFloat.cpp (any other round/denormal MODE)
 bool execVectorCompare(VX &x); // ExecVectorCmp.cpp
 bool execVectorFp8(VX &x);     // ExecVectorFp8.cpp (fp8 / bf8 conversions, any MODE)
+
+// The 32-bit compares (ExecVectorCmp.cpp): a v_cmp_* (not v_cmpx_*) of i32, u32 or f32 operands
+// and its truth table over the relation code (L=1, E=2, G=4, U=8), else false; and the mask of
+// the 64 lanes' results (every lane computed; the caller masks it with EXEC). In the default
+// MODE: f32 inputs are not flushed.
+enum class Compare32 : uint8_t { I32, U32, F32 };
+bool plainCompare32(Op op, Compare32 &type, unsigned &tt);
+u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b);
+
+// f32 add, sub, subrev, mul and fma over 64 lanes into r (ExecVectorFloat.cpp; the general
+// executor and the short path both run them; the two-source ones ignore c), and an op run
+// through one of them: sources fetched, lanes computed into x.r, the result written (finish32).
+using RowsFn = void (*)(const u32 *a, const u32 *b, const u32 *c, u32 *r);
+void addF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
+void subF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
+void subrevF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
+void mulF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
+void fmaF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
+inline bool rows(VX &x, Ty t0, Ty t1, Ty t2, R res, RowsFn f) {
+  const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1), *c = fetch32(x, 2, t2);
+  f(a, b, c, x.r);
+  finish32(x, res);
+  return true;
+}
+
+// v_max_f32 / v_min_f32 over 64 lanes, as the MODE's IEEE bit has them (ExecVectorFloat.cpp;
+// the general executor and the short path of ExecVectorFast.cpp both run it).
+void minMaxF32Rows(bool max, bool ieee, const u32 *a, const u32 *b, u32 *r);
 
 } // namespace asmevo::emu::vec

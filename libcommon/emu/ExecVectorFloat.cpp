@@ -91,22 +91,25 @@ template <class T, bool Ieee = true> inline typename T::B fminT(typename T::B a,
 // v_max_f32 / v_min_f32 over a wave. When no lane of either source is a NaN (checked for the
 // whole wave at once) fmaxT/fminT reduce to a compare and the signed-zero rule, which the lane
 // loop vectorizes; otherwise every lane takes fmaxT/fminT. The same result either way.
-template <bool Max, bool Ieee> bool minMaxF32(VX &x) {
-  const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
+template <bool Max, bool Ieee> void minMaxF32Lanes(const u32 *a, const u32 *b, u32 *r) {
   u32 anyNan = 0;
   for (unsigned l = 0; l < kWaveSize; ++l)
     anyNan |= u32(nan32(a[l])) | u32(nan32(b[l]));
   if (anyNan) {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      x.r[l] = Max ? fmaxT<T32, Ieee>(a[l], b[l]) : fminT<T32, Ieee>(a[l], b[l]);
+      r[l] = Max ? fmaxT<T32, Ieee>(a[l], b[l]) : fminT<T32, Ieee>(a[l], b[l]);
   } else {
     for (unsigned l = 0; l < kWaveSize; ++l) {
       const u32 p = a[l], q = b[l];
       const bool zeros = ((p | q) & 0x7fffffffu) == 0;
       const u32 pick = Max ? (F(p) >= F(q) ? p : q) : (F(p) <= F(q) ? p : q);
-      x.r[l] = zeros ? (Max ? (p & q) : (p | q)) : pick;
+      r[l] = zeros ? (Max ? (p & q) : (p | q)) : pick;
     }
   }
+}
+template <bool Max, bool Ieee> bool minMaxF32(VX &x) {
+  const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
+  minMaxF32Lanes<Max, Ieee>(a, b, x.r);
   finish32(x, R::F32);
   return true;
 }
@@ -389,16 +392,16 @@ template <class M> bool floatOps(VX &x) {
   // ---- f32 arithmetic -----------------------------------------------------------------------
   case Op::V_ADD_F32_E32:
   case Op::V_ADD_F32_E64:
-    return n2(x, T::F32, T::F32, R::F32, [](u32 a, u32 b) { return outF32(F(a) + F(b)); });
+    return rows(x, T::F32, T::F32, T::N, R::F32, addF32Rows);
   case Op::V_SUB_F32_E32:
   case Op::V_SUB_F32_E64:
-    return n2(x, T::F32, T::F32, R::F32, [](u32 a, u32 b) { return outF32(F(a) - F(b)); });
+    return rows(x, T::F32, T::F32, T::N, R::F32, subF32Rows);
   case Op::V_SUBREV_F32_E32:
   case Op::V_SUBREV_F32_E64:
-    return n2(x, T::F32, T::F32, R::F32, [](u32 a, u32 b) { return outF32(F(b) - F(a)); });
+    return rows(x, T::F32, T::F32, T::N, R::F32, subrevF32Rows);
   case Op::V_MUL_F32_E32:
   case Op::V_MUL_F32_E64:
-    return n2(x, T::F32, T::F32, R::F32, [](u32 a, u32 b) { return outF32(F(a) * F(b)); });
+    return rows(x, T::F32, T::F32, T::N, R::F32, mulF32Rows);
   case Op::V_MUL_LEGACY_F32:
     return n2(x, T::F32, T::F32, R::F32, [](u32 a, u32 b) {
       return (a & 0x7fffffffu) == 0 || (b & 0x7fffffffu) == 0 ? 0u : outF32(F(a) * F(b));
@@ -406,8 +409,7 @@ template <class M> bool floatOps(VX &x) {
   case Op::V_FMA_F32_E64:
   case Op::V_FMAC_F32_E32:
   case Op::V_FMAC_F32_E64:
-    return n3(x, T::F32, T::F32, T::F32, R::F32,
-              [](u32 a, u32 b, u32 c) { return outF32(std::fma(F(a), F(b), F(c))); });
+    return rows(x, T::F32, T::F32, T::F32, R::F32, fmaF32Rows);
   // gfx90a unfused multiply-add: the product is rounded, then the sum.
   case Op::V_MAC_F32_E32:
   case Op::V_MAC_F32_E64:
@@ -1032,6 +1034,37 @@ const uint8_t *roundUseTable() {
 } // namespace
 
 bool execVectorFloat(VX &x) { return floatOps<FastM>(x); }
+
+// One out-of-line loop per op, which both executors call: which NaN an operation on two NaNs
+// returns is the host's choice (x86 returns its first operand's, and the compiler may swap the
+// operands of a commutative operation), and one compiled loop makes the same choice for both.
+// The ISA guides say only that the result is a quiet NaN.
+[[gnu::noinline]] void addF32Rows(const u32 *a, const u32 *b, const u32 *, u32 *r) {
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    r[l] = outF32(F(a[l]) + F(b[l]));
+}
+[[gnu::noinline]] void subF32Rows(const u32 *a, const u32 *b, const u32 *, u32 *r) {
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    r[l] = outF32(F(a[l]) - F(b[l]));
+}
+[[gnu::noinline]] void subrevF32Rows(const u32 *a, const u32 *b, const u32 *, u32 *r) {
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    r[l] = outF32(F(b[l]) - F(a[l]));
+}
+[[gnu::noinline]] void mulF32Rows(const u32 *a, const u32 *b, const u32 *, u32 *r) {
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    r[l] = outF32(F(a[l]) * F(b[l]));
+}
+[[gnu::noinline]] void fmaF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r) {
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    r[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
+}
+
+void minMaxF32Rows(bool max, bool ieee, const u32 *a, const u32 *b, u32 *r) {
+  if (max)
+    return ieee ? minMaxF32Lanes<true, true>(a, b, r) : minMaxF32Lanes<true, false>(a, b, r);
+  return ieee ? minMaxF32Lanes<false, true>(a, b, r) : minMaxF32Lanes<false, false>(a, b, r);
+}
 
 // The moded path: MODE round/denormal fields other than the default (see ExecVectorCore.h).
 bool execVectorModed(VX &x) {

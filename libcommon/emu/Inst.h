@@ -147,6 +147,10 @@ struct Inst {
   bool nt = false, sc0 = false, sc1 = false;
   bool idxen = false, offen = false, lds = false, sve = false;
   uint8_t dfmt = 0, nfmt = 0; // MTBUF
+
+  // Not a field of the encoding: the emulator's short path for this instruction (a FastOp of
+  // ExecVectorFast.h), set when it pre-decodes a code object; 0 runs the general executor.
+  uint8_t fast = 0, fastArg = 0;
 };
 
 } // namespace asmevo::emu

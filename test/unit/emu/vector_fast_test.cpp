@@ -1,0 +1,275 @@
+// The short path of plain VALU instructions (ExecVectorFast.h) against the general executor
+// (executeInst): every op it takes, in each encoding, with VGPR, SGPR, inline-constant and literal
+// sources, full and partial EXEC, IEEE mode on and off, and lane values that include the float
+// special cases (signalling and quiet NaNs with payloads, infinities, signed zeros, denormals).
+// Both run on copies of one wave state; every register of the copies must then be equal, bit for
+// bit. And the instructions the short path must leave to the general executor.
+#include "MakeInst.h"
+#include "emu/Exec.h"
+#include "emu/ExecVectorFast.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace asmevo::emu;
+using asmevo::emu::test::mk;
+
+namespace {
+
+constexpr uint16_t V(unsigned r) { return uint16_t(kVgprBase + r); }
+constexpr uint16_t kOne = 242; // inline constant 1.0
+
+// Lane values: random bits, and float special cases in every lane position.
+uint32_t laneValue(std::mt19937 &rng, unsigned l) {
+  static const uint32_t special[] = {
+      0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, // +-0, +-inf
+      0x7fc00000u, 0xffc00001u, 0x7f800001u, 0xff812345u, // quiet and signalling NaNs, payloads
+      0x00000001u, 0x807fffffu, 0x00400000u,              // denormals
+      0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0x00800000u, // +-1, max, min normal
+      0x0000001fu, 0x00000020u, 0xffffffffu, 0x80000001u  // shift counts past 31, -1
+  };
+  const unsigned n = sizeof(special) / sizeof(special[0]);
+  switch (rng() % 3) {
+  case 0:
+    return special[(l + rng()) % n];
+  case 1:
+    return uint32_t(rng()) % 100u; // small integers
+  default:
+    return uint32_t(rng());
+  }
+}
+
+struct Case {
+  Op op;
+  Enc enc;
+  unsigned nsrc;
+};
+
+// Every op of the short path, in each encoding the decoder gives it.
+const Case kCases[] = {
+    {Op::V_MOV_B32_E32, Enc::VOP1, 1},      {Op::V_MOV_B32_E64, Enc::VOP3, 1},
+    {Op::V_NOT_B32_E32, Enc::VOP1, 1},      {Op::V_NOT_B32_E64, Enc::VOP3, 1},
+    {Op::V_BFREV_B32_E32, Enc::VOP1, 1},    {Op::V_BFREV_B32_E64, Enc::VOP3, 1},
+    {Op::V_ADD_U32_E32, Enc::VOP2, 2},      {Op::V_ADD_U32_E64, Enc::VOP3, 2},
+    {Op::V_SUB_U32_E32, Enc::VOP2, 2},      {Op::V_SUB_U32_E64, Enc::VOP3, 2},
+    {Op::V_SUBREV_U32_E32, Enc::VOP2, 2},   {Op::V_SUBREV_U32_E64, Enc::VOP3, 2},
+    {Op::V_AND_B32_E32, Enc::VOP2, 2},      {Op::V_AND_B32_E64, Enc::VOP3, 2},
+    {Op::V_OR_B32_E32, Enc::VOP2, 2},       {Op::V_OR_B32_E64, Enc::VOP3, 2},
+    {Op::V_XOR_B32_E32, Enc::VOP2, 2},      {Op::V_XOR_B32_E64, Enc::VOP3, 2},
+    {Op::V_LSHLREV_B32_E32, Enc::VOP2, 2},  {Op::V_LSHLREV_B32_E64, Enc::VOP3, 2},
+    {Op::V_LSHRREV_B32_E32, Enc::VOP2, 2},  {Op::V_LSHRREV_B32_E64, Enc::VOP3, 2},
+    {Op::V_ASHRREV_I32_E32, Enc::VOP2, 2},  {Op::V_ASHRREV_I32_E64, Enc::VOP3, 2},
+    {Op::V_ADD3_U32_E64, Enc::VOP3, 3},     {Op::V_LSHL_ADD_U32_E64, Enc::VOP3, 3},
+    {Op::V_ADD_LSHL_U32_E64, Enc::VOP3, 3}, {Op::V_LSHL_OR_B32, Enc::VOP3, 3},
+    {Op::V_AND_OR_B32, Enc::VOP3, 3},       {Op::V_OR3_B32, Enc::VOP3, 3},
+    {Op::V_CNDMASK_B32_E32, Enc::VOP2, 3},  {Op::V_CNDMASK_B32_E64, Enc::VOP3, 3},
+    {Op::V_ADD_F32_E32, Enc::VOP2, 2},      {Op::V_ADD_F32_E64, Enc::VOP3, 2},
+    {Op::V_SUB_F32_E32, Enc::VOP2, 2},      {Op::V_SUB_F32_E64, Enc::VOP3, 2},
+    {Op::V_SUBREV_F32_E32, Enc::VOP2, 2},   {Op::V_SUBREV_F32_E64, Enc::VOP3, 2},
+    {Op::V_MUL_F32_E32, Enc::VOP2, 2},      {Op::V_MUL_F32_E64, Enc::VOP3, 2},
+    {Op::V_FMA_F32_E64, Enc::VOP3, 3},      {Op::V_FMAC_F32_E32, Enc::VOP2, 3},
+    {Op::V_FMAC_F32_E64, Enc::VOP3, 3},     {Op::V_MAX_F32_E32, Enc::VOP2, 2},
+    {Op::V_MAX_F32_E64, Enc::VOP3, 2},      {Op::V_MIN_F32_E32, Enc::VOP2, 2},
+    {Op::V_MIN_F32_E64, Enc::VOP3, 2},      {Op::V_CMP_LT_I32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_EQ_I32_E64, Enc::VOP3, 2},   {Op::V_CMP_LE_I32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_GT_I32_E32, Enc::VOPC, 2},   {Op::V_CMP_NE_I32_E64, Enc::VOP3, 2},
+    {Op::V_CMP_GE_I32_E32, Enc::VOPC, 2},   {Op::V_CMP_F_I32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_T_I32_E64, Enc::VOP3, 2},    {Op::V_CMP_LT_U32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_GT_U32_E64, Enc::VOP3, 2},   {Op::V_CMP_NE_U32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_LT_F32_E32, Enc::VOPC, 2},   {Op::V_CMP_EQ_F32_E64, Enc::VOP3, 2},
+    {Op::V_CMP_LE_F32_E32, Enc::VOPC, 2},   {Op::V_CMP_GT_F32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_LG_F32_E64, Enc::VOP3, 2},   {Op::V_CMP_GE_F32_E32, Enc::VOPC, 2},
+    {Op::V_CMP_O_F32_E32, Enc::VOPC, 2},    {Op::V_CMP_U_F32_E64, Enc::VOP3, 2},
+    {Op::V_CMP_NGE_F32_E32, Enc::VOPC, 2},  {Op::V_CMP_NEQ_F32_E64, Enc::VOP3, 2},
+    {Op::V_CMP_NLT_F32_E32, Enc::VOPC, 2},  {Op::V_CMP_TRU_F32_E64, Enc::VOP3, 2},
+};
+
+// The instruction of case c with source kind k: 0 all VGPRs; 1 src0 an SGPR; 2 src0 an
+// inline integer; 3 src0 the inline constant 1.0; 4 src0 a literal. The destination is v0
+// (a compare's: VCC for VOPC, s[20:21] for VOP3); FMAC's addend is its destination.
+Inst build(const Case &c, unsigned k) {
+  const bool cmp = c.enc == Enc::VOPC || std::string(opName(c.op)).rfind("V_CMP", 0) == 0;
+  Inst in = mk(c.op, c.enc, cmp ? kNoOperand : V(0), V(1), c.nsrc > 1 ? V(2) : kNoOperand,
+               c.nsrc > 2 ? V(3) : kNoOperand);
+  if (cmp)
+    in.sdst = c.enc == Enc::VOPC ? uint16_t(kVccLo) : uint16_t(20);
+  if (c.op == Op::V_FMAC_F32_E32 || c.op == Op::V_FMAC_F32_E64)
+    in.src[2] = V(0);
+  if (c.op == Op::V_CNDMASK_B32_E32)
+    in.src[2] = kVccLo;
+  if (c.op == Op::V_CNDMASK_B32_E64)
+    in.src[2] = 10; // s[10:11]
+  switch (k) {
+  case 1:
+    in.src[0] = 4;
+    break;
+  case 2:
+    in.src[0] = uint16_t(128 + 17);
+    break;
+  case 3:
+    in.src[0] = kOne;
+    break;
+  case 4:
+    in.src[0] = kLiteralCode;
+    in.literal = 0xc0490fdbu; // -pi
+    in.hasLiteral = true;
+    break;
+  default:
+    break;
+  }
+  return in;
+}
+
+struct VecFast : ::testing::Test {
+  std::unique_ptr<WaveState> gen = std::make_unique<WaveState>();
+  std::unique_ptr<WaveState> fast = std::make_unique<WaveState>();
+  Workgroup wg;
+  DeviceMemory mem;
+
+  void fill(std::mt19937 &rng, uint64_t exec, uint32_t mode) {
+    for (unsigned r = 0; r < 8; ++r)
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        gen->vrow(r)[l] = laneValue(rng, l);
+    for (unsigned i = 0; i < 24; ++i)
+      gen->s[i] = laneValue(rng, i);
+    gen->setVcc(uint64_t(rng()) << 32 | rng());
+    gen->setExec(exec);
+    gen->mode = mode;
+    *fast = *gen;
+  }
+  // The two states differ nowhere.
+  void expectSame(const std::string &what) {
+    for (unsigned r = 0; r < 8; ++r)
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        ASSERT_EQ(fast->vrow(r)[l], gen->vrow(r)[l]) << what << ": v" << r << " lane " << l;
+    ASSERT_EQ(0, std::memcmp(fast->s, gen->s, sizeof gen->s)) << what << ": SGPRs differ";
+    ASSERT_EQ(fast->scc, gen->scc) << what;
+  }
+};
+
+TEST_F(VecFast, EveryOpMatchesTheGeneralExecutor) {
+  std::mt19937 rng(20261204);
+  const uint64_t execs[] = {~0ull, 0x00ff00ff0f0f3c3cull, 0};
+  const uint32_t modes[] = {0x3f0, 0x1f0}; // default round/denormals, IEEE on / off
+  unsigned compared = 0;
+  for (const Case &c : kCases)
+    for (unsigned k = 0; k < 5; ++k)
+      for (uint64_t exec : execs)
+        for (uint32_t mode : modes)
+          for (unsigned rep = 0; rep < 3; ++rep) {
+            Inst in = build(c, k);
+            const FastOp f = fastVectorOp(in);
+            const std::string what = std::string(opName(c.op)) + " sources " + std::to_string(k) +
+                                     " exec " + std::to_string(exec) + " mode " +
+                                     std::to_string(mode);
+            ASSERT_NE(f, FastOp::None) << what << ": the short path does not take it";
+            fill(rng, exec, mode);
+            ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
+            ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
+            ASSERT_TRUE(executeInst(cg, in)) << what;
+            ASSERT_TRUE(execVectorFast(cf, in, f)) << what;
+            expectSame(what);
+            ++compared;
+          }
+  EXPECT_EQ(compared, sizeof(kCases) / sizeof(kCases[0]) * 5 * 3 * 2 * 3);
+}
+
+// abs and neg on float-typed sources (VOP3): the f32 ops, moves, selects and f32 compares take
+// them on the short path; integer ops with them set stay general.
+TEST_F(VecFast, AbsAndNegOnFloatSourcesMatchTheGeneralExecutor) {
+  std::mt19937 rng(11);
+  const uint8_t mods[][2] = {{1, 0}, {0, 1}, {2, 4}, {5, 3}, {7, 7}};
+  unsigned compared = 0, general = 0;
+  for (const Case &c : kCases) {
+    if (c.enc != Enc::VOP3)
+      continue;
+    const std::string name = opName(c.op);
+    const bool floatSources = name.find("F32") != std::string::npos ||
+                              name.rfind("V_MOV_B32", 0) == 0 ||
+                              name.rfind("V_CNDMASK_B32", 0) == 0;
+    for (const auto &m : mods)
+      for (unsigned k : {0u, 1u, 3u}) {
+        Inst in = build(c, k);
+        in.abs = m[0], in.neg = m[1];
+        const FastOp f = fastVectorOp(in);
+        const std::string what = name + " abs " + std::to_string(m[0]) + " neg " +
+                                 std::to_string(m[1]) + " sources " + std::to_string(k);
+        if (!floatSources) {
+          EXPECT_EQ(f, FastOp::None) << what;
+          ++general;
+          continue;
+        }
+        ASSERT_NE(f, FastOp::None) << what;
+        fill(rng, 0xf0f0ffff0000ffffull, 0x3f0);
+        ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
+        ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
+        ASSERT_TRUE(executeInst(cg, in)) << what;
+        ASSERT_TRUE(execVectorFast(cf, in, f)) << what;
+        expectSame(what);
+        ++compared;
+      }
+  }
+  EXPECT_EQ(compared, 15u * 15); // 15 VOP3 cases with float sources, 15 variants each
+  EXPECT_EQ(general, 21u * 15);  // 21 integer VOP3 cases
+}
+
+TEST_F(VecFast, FloatOpsLeaveAnyOtherModeToTheGeneralExecutor) {
+  std::mt19937 rng(7);
+  // Round toward zero, f32 denormals flushed: the f32 ops and f32 compares decline and change
+  // nothing; the integer ops run, and match the general executor.
+  const uint32_t moded = 0x303; // IEEE and DX10 clamp on, f32 toward zero, denormals flushed
+  for (const Case &c : kCases) {
+    Inst in = build(c, 0);
+    const FastOp f = fastVectorOp(in);
+    fill(rng, ~0ull, moded);
+    ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
+    ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
+    const std::string name = opName(c.op);
+    const bool f32 = name.find("F32") != std::string::npos;
+    if (f32) {
+      EXPECT_FALSE(execVectorFast(cf, in, f)) << name;
+      expectSame(name + " (declined)");
+      continue;
+    }
+    ASSERT_TRUE(executeInst(cg, in)) << name;
+    ASSERT_TRUE(execVectorFast(cf, in, f)) << name;
+    expectSame(name);
+  }
+}
+
+TEST(VecFastChoice, ModifiersFormsAndOtherOpsTakeTheGeneralExecutor) {
+  Inst plain = mk(Op::V_ADD_F32_E64, Enc::VOP3, V(0), V(1), V(2));
+  EXPECT_EQ(fastVectorOp(plain), FastOp::AddF32);
+  auto none = [](Inst in) { return fastVectorOp(in) == FastOp::None; };
+  Inst in = mk(Op::V_ADD_U32_E64, Enc::VOP3, V(0), V(1), V(2));
+  in.abs = 1;
+  EXPECT_TRUE(none(in));
+  in.abs = 0, in.neg = 2;
+  EXPECT_TRUE(none(in));
+  in = plain, in.clamp = true;
+  EXPECT_TRUE(none(in));
+  in = plain, in.omod = 1;
+  EXPECT_TRUE(none(in));
+  in = plain, in.opsel = 8;
+  EXPECT_TRUE(none(in));
+  in = mk(Op::V_ADD_F32_E32, Enc::VOP2, V(0), V(1), V(2));
+  in.form = VForm::Dpp;
+  EXPECT_TRUE(none(in));
+  in.form = VForm::Sdwa;
+  EXPECT_TRUE(none(in));
+  // An AGPR destination, a K-form, a carry-out add, v_cmpx (writes EXEC), a 16-bit compare.
+  EXPECT_TRUE(none(mk(Op::V_MOV_B32_E64, Enc::VOP3, uint16_t(kAgprBase + 1), V(1))));
+  EXPECT_TRUE(none(mk(Op::V_FMAAK_F32_E32, Enc::VOP2, V(0), V(1), V(2))));
+  EXPECT_TRUE(none(mk(Op::V_ADD_CO_U32_E32, Enc::VOP2, V(0), V(1), V(2))));
+  EXPECT_TRUE(none(mk(Op::V_CMPX_GT_I32_E32, Enc::VOPC, kNoOperand, V(1), V(2))));
+  EXPECT_TRUE(none(mk(Op::V_CMP_GT_I16_E32, Enc::VOPC, kNoOperand, V(1), V(2))));
+  // A missing source.
+  EXPECT_TRUE(none(mk(Op::V_ADD_U32_E32, Enc::VOP2, V(0), V(1))));
+}
+
+} // namespace
