@@ -141,16 +141,53 @@ bool plainCompare32(Op op, Compare32 &type, unsigned &tt) {
   return true;
 }
 
+namespace {
+
+// The 32-bit compares' lanes, their operands converted by cv (to i32, u32 or float). For a
+// condition without U (TT 1..6), the relation code's bits are written out as the comparisons
+// they stand for, which the compiler turns into one or two vector compares; else the code.
+template <unsigned TT, class Cv> u64 relLanes(const u32 *a, const u32 *b, unsigned tt, Cv cv) {
+  alignas(64) u8 bits[kWaveSize];
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const auto p = cv(a[l]), q = cv(b[l]);
+    if (TT)
+      bits[l] = u8(((TT & 1) && p < q) | ((TT & 2) && p == q) | ((TT & 4) && p > q));
+    else
+      bits[l] = (rel(p, q) & tt) != 0;
+  }
+  return packLaneBits(bits);
+}
+template <class Cv> u64 relLanesAnyTt(const u32 *a, const u32 *b, unsigned tt, Cv cv) {
+  switch (tt) {
+  case 1:
+    return relLanes<1>(a, b, tt, cv);
+  case 2:
+    return relLanes<2>(a, b, tt, cv);
+  case 3:
+    return relLanes<3>(a, b, tt, cv);
+  case 4:
+    return relLanes<4>(a, b, tt, cv);
+  case 5:
+    return relLanes<5>(a, b, tt, cv);
+  case 6:
+    return relLanes<6>(a, b, tt, cv);
+  default:
+    return relLanes<0>(a, b, tt, cv);
+  }
+}
+
+} // namespace
+
 u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b) {
   switch (type) {
   case Compare32::I32:
-    return lanes(a, b, tt, [](u32 p, u32 q) { return relInt(i32(p), i32(q)); });
+    return relLanesAnyTt(a, b, tt, [](u32 v) { return i32(v); });
   case Compare32::U32:
-    return lanes(a, b, tt, [](u32 p, u32 q) { return relInt(p, q); });
+    return relLanesAnyTt(a, b, tt, [](u32 v) { return v; });
   case Compare32::F32:
     break;
   }
-  return lanes(a, b, tt, [](u32 p, u32 q) { return rel(F(p), F(q)); });
+  return relLanesAnyTt(a, b, tt, [](u32 v) { return F(v); });
 }
 
 bool execVectorCompare(VX &x) {

@@ -6,10 +6,12 @@
 // bit. And the instructions the short path must leave to the general executor.
 #include "MakeInst.h"
 #include "emu/Exec.h"
+#include "emu/ExecVectorCore.h"
 #include "emu/ExecVectorFast.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -239,6 +241,40 @@ TEST_F(VecFast, FloatOpsLeaveAnyOtherModeToTheGeneralExecutor) {
     ASSERT_TRUE(executeInst(cg, in)) << name;
     ASSERT_TRUE(execVectorFast(cf, in, f)) << name;
     expectSame(name);
+  }
+}
+
+// The 32-bit compares' lanes (compareLanes32, which both executors run) against the ISA's
+// definition: condition i of F, LT, EQ, LE, GT, LG/NE, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU
+// holds when bit (relation) of i is set, the relation being less (1), equal (2), greater (4) or
+// unordered (8), computed here lane by lane on the host.
+TEST(Compare32, EveryTruthTableAgreesWithTheRelation) {
+  std::mt19937 rng(3);
+  alignas(64) uint32_t a[64], b[64];
+  for (unsigned rep = 0; rep < 20; ++rep) {
+    for (unsigned l = 0; l < 64; ++l) {
+      a[l] = laneValue(rng, l);
+      b[l] = rep % 2 ? laneValue(rng, l + 7) : a[l ^ (rep & 63)]; // some equal pairs
+    }
+    for (unsigned tt = 0; tt < 16; ++tt)
+      for (vec::Compare32 type : {vec::Compare32::I32, vec::Compare32::U32, vec::Compare32::F32}) {
+        uint64_t want = 0;
+        for (unsigned l = 0; l < 64; ++l) {
+          unsigned rel;
+          if (type == vec::Compare32::F32) {
+            float p, q;
+            std::memcpy(&p, &a[l], 4), std::memcpy(&q, &b[l], 4);
+            rel = std::isnan(p) || std::isnan(q) ? 8 : p < q ? 1 : p == q ? 2 : 4;
+          } else if (type == vec::Compare32::I32) {
+            rel = int32_t(a[l]) < int32_t(b[l]) ? 1 : a[l] == b[l] ? 2 : 4;
+          } else {
+            rel = a[l] < b[l] ? 1 : a[l] == b[l] ? 2 : 4;
+          }
+          want |= uint64_t((tt & rel) != 0) << l;
+        }
+        ASSERT_EQ(vec::compareLanes32(type, tt, a, b), want)
+            << "truth table " << tt << " type " << int(type) << " round " << rep;
+      }
   }
 }
 
