@@ -183,6 +183,28 @@ inline typename T::B divFixupT(typename T::B s0, typename T::B s1, typename T::B
   return sign | (s0 & ~T::kSign);
 }
 
+// v_div_fixup_f32 over the 64 lanes: divFixupT for each lane, computed as its last case (the
+// quotient's magnitude with the sign of S1 * S2) in a loop that vectorizes when no lane has a
+// NaN, infinity or zero divisor or dividend or an exponent difference past the underflow bound.
+bool divFixupF32(VX &x) {
+  const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32), *c = fetch32(x, 2, Ty::F32);
+  u32 special = 0;
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    const int e1 = int((b[l] >> 23) & 0xffu), e2 = int((c[l] >> 23) & 0xffu);
+    special |= u32(e1 == 0xff) | u32(e2 == 0xff) | u32((b[l] & 0x7fffffffu) == 0) |
+               u32((c[l] & 0x7fffffffu) == 0) | u32(e2 - e1 < -150);
+  }
+  if (special) {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      x.r[l] = divFixupT<T32>(a[l], b[l], c[l], 0xffc00000u, -150);
+  } else {
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      x.r[l] = ((b[l] ^ c[l]) & 0x80000000u) | (a[l] & 0x7fffffffu);
+  }
+  finish32(x, R::F32);
+  return true;
+}
+
 // v_cmp_class: S1 bit for the class of S0.
 template <class T> inline u32 classBit(typename T::B a) {
   a = T::norm(a);
@@ -570,8 +592,7 @@ template <class M> bool floatOps(VX &x) {
     return true;
   }
   case Op::V_DIV_FIXUP_F32_E64:
-    return n3(x, T::F32, T::F32, T::F32, R::F32,
-              [](u32 a, u32 b, u32 c) { return divFixupT<T32>(a, b, c, 0xffc00000u, -150); });
+    return divFixupF32(x);
 
   // ---- f32 conversions ----------------------------------------------------------------------
   case Op::V_CVT_F32_I32_E32:

@@ -700,6 +700,30 @@ TEST_F(Vec, DivFixupSpecials) {
   EXPECT_TRUE(std::isnan(fix(1.0f, 2.0f, NAN)));
 }
 
+// Ordinary operands take the quotient's magnitude with the sign of S1 * S2 (the ISA's last
+// case), the same whether or not another lane of the wave is special (a NaN divisor in lane 63
+// sends the whole wave through the case-by-case code).
+TEST_F(Vec, DivFixupOrdinaryLanesWhateverTheOtherLanes) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> mag(0.5f, 4.0f);
+  for (unsigned l = 0; l < 64; ++l) {
+    row(1)[l] = fb(l & 1 ? -mag(rng) : mag(rng));
+    row(2)[l] = fb(l & 2 ? -mag(rng) : mag(rng));
+    row(3)[l] = fb(l & 4 ? -mag(rng) * 1e6f : mag(rng) * 1e-6f);
+  }
+  Inst in = mk(Op::V_DIV_FIXUP_F32_E64, Enc::VOP3, V(0), V(1), V(2), V(3));
+  run(in);
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(row(0)[l], ((row(2)[l] ^ row(3)[l]) & 0x80000000u) | (row(1)[l] & 0x7fffffffu)) << l;
+  uint32_t all[64];
+  std::memcpy(all, row(0), sizeof all);
+  row(2)[63] = 0x7fa00000u; // a signalling NaN divisor
+  run(in);
+  for (unsigned l = 0; l < 63; ++l)
+    EXPECT_EQ(row(0)[l], all[l]) << l;
+  EXPECT_EQ(row(0)[63], 0x7fe00000u); // the NaN, quieted
+}
+
 // ---- VOPC
 // ----------------------------------------------------------------------------------------
 
