@@ -75,8 +75,8 @@ void setupDpp(VX &x) {
   const unsigned ctrl = in.dppCtrl;
   const DppTable &T = dppTable();
   if (ctrl >= 0x144 || !T.Valid[ctrl])
-    throw EmuError(EmuErrorKind::IllegalInst, "reserved DPP control 0x" + std::to_string(ctrl) +
-                                                  " at pc " + std::to_string(x.c.instPc));
+    throw EmuError(EmuErrorKind::IllegalInst,
+                   "reserved DPP control " + hexAddr(ctrl) + " at pc " + hexAddr(x.c.instPc));
   const u64 execIn = x.w.exec();
   // Lanes the row and bank masks let write.
   u64 write = 0;

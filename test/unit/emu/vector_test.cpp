@@ -700,6 +700,21 @@ TEST_F(Vec, DivFixupSpecials) {
   EXPECT_TRUE(std::isnan(fix(1.0f, 2.0f, NAN)));
 }
 
+// A DPP control the ISA reserves is an illegal instruction, named in hex with the pc.
+TEST_F(Vec, ReservedDppControlIsIllegal) {
+  Inst in = mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1));
+  in.form = VForm::Dpp;
+  in.dppCtrl = 0x100;
+  c.instPc = 0x1234;
+  try {
+    execVector(c, in);
+    ADD_FAILURE() << "no error";
+  } catch (const EmuError &e) {
+    EXPECT_EQ(e.Kind, EmuErrorKind::IllegalInst);
+    EXPECT_STREQ(e.what(), "reserved DPP control 0x100 at pc 0x1234");
+  }
+}
+
 // Ordinary operands take the quotient's magnitude with the sign of S1 * S2 (the ISA's last
 // case), the same whether or not another lane of the wave is special (a NaN divisor in lane 63
 // sends the whole wave through the case-by-case code).
