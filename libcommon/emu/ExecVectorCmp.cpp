@@ -86,67 +86,18 @@ const std::array<CmpInfo, size_t(Op::Count)> &table() {
   return t;
 }
 
+// The relation code of two values: L=1 less, E=2 equal, G=4 greater, U=8 unordered (a NaN;
+// never for integers).
 template <class V> inline unsigned rel(V a, V b) {
   return unsigned(a < b) | (unsigned(a == b) << 1) | (unsigned(a > b) << 2) |
          (unsigned(a != a || b != b) << 3);
 }
-template <class V> inline unsigned relInt(V a, V b) {
-  return unsigned(a < b) | (unsigned(a == b) << 1) | (unsigned(a > b) << 2);
-}
 
-// The lanes' truth bits packed into a mask. TT, the condition's truth table, is a template
-// argument for the common conditions (LT, EQ, LE, GT, LG/NE, GE; 0: the runtime tt): the relation
-// code then folds into one comparison per lane.
-template <unsigned TT, class V, class Fn>
-u64 lanesTt(const V *a, const V *b, unsigned tt, Fn code) {
-  alignas(64) u8 bits[kWaveSize];
-  const unsigned t = TT ? TT : tt;
-  for (unsigned l = 0; l < kWaveSize; ++l)
-    bits[l] = (code(a[l], b[l]) & t) != 0;
-  return packLaneBits(bits);
-}
-template <class V, class Fn> u64 lanes(const V *a, const V *b, unsigned tt, Fn code) {
-  switch (tt) {
-  case 1:
-    return lanesTt<1>(a, b, tt, code);
-  case 2:
-    return lanesTt<2>(a, b, tt, code);
-  case 3:
-    return lanesTt<3>(a, b, tt, code);
-  case 4:
-    return lanesTt<4>(a, b, tt, code);
-  case 5:
-    return lanesTt<5>(a, b, tt, code);
-  case 6:
-    return lanesTt<6>(a, b, tt, code);
-  default:
-    return lanesTt<0>(a, b, tt, code);
-  }
-}
-template <class Fn> u64 loop32(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
-  return lanes(fetch32(x, 0, t0), fetch32(x, 1, t1), tt, code);
-}
-template <class Fn> u64 loop64(VX &x, Ty t0, Ty t1, unsigned tt, Fn code) {
-  return lanes(fetch64(x, 0, t0), fetch64(x, 1, t1), tt, code);
-}
-
-} // namespace
-
-bool plainCompare32(Op op, Compare32 &type, unsigned &tt) {
-  const CmpInfo &ci = table()[size_t(op)];
-  if (ci.x || (ci.kind != CK::I32 && ci.kind != CK::U32 && ci.kind != CK::F32))
-    return false;
-  type = ci.kind == CK::I32 ? Compare32::I32 : ci.kind == CK::U32 ? Compare32::U32 : Compare32::F32;
-  tt = ci.tt;
-  return true;
-}
-
-namespace {
-
-// The 32-bit compares' lanes, their operands converted by cv (to i32, u32 or float). For a
-// condition without U (TT 1..6), the relation code's bits are written out as the comparisons
-// they stand for, which the compiler turns into one or two vector compares; else the code.
-template <unsigned TT, class Cv> u64 relLanes(const u32 *a, const u32 *b, unsigned tt, Cv cv) {
+// The lanes' results packed into a mask. Both operands are converted by cv to the compare's type;
+// a lane's bit is the condition's truth table tt at their relation code. For a condition without
+// U (TT 1..6, a template argument) the code's bits are written out as the comparisons they stand
+// for, which the compiler turns into one or two vector compares.
+template <unsigned TT, class V, class Cv> u64 relLanes(const V *a, const V *b, unsigned tt, Cv cv) {
   alignas(64) u8 bits[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const auto p = cv(a[l]), q = cv(b[l]);
@@ -157,7 +108,7 @@ template <unsigned TT, class Cv> u64 relLanes(const u32 *a, const u32 *b, unsign
   }
   return packLaneBits(bits);
 }
-template <class Cv> u64 relLanesAnyTt(const u32 *a, const u32 *b, unsigned tt, Cv cv) {
+template <class V, class Cv> u64 relLanesAnyTt(const V *a, const V *b, unsigned tt, Cv cv) {
   switch (tt) {
   case 1:
     return relLanes<1>(a, b, tt, cv);
@@ -175,8 +126,24 @@ template <class Cv> u64 relLanesAnyTt(const u32 *a, const u32 *b, unsigned tt, C
     return relLanes<0>(a, b, tt, cv);
   }
 }
+// v_cmp_class: fn gives each lane's bit.
+template <class V, class Fn> u64 bitLanes(const V *a, const V *b, Fn fn) {
+  alignas(64) u8 bits[kWaveSize];
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    bits[l] = fn(a[l], b[l]) != 0;
+  return packLaneBits(bits);
+}
 
 } // namespace
+
+bool plainCompare32(Op op, Compare32 &type, unsigned &tt) {
+  const CmpInfo &ci = table()[size_t(op)];
+  if (ci.x || (ci.kind != CK::I32 && ci.kind != CK::U32 && ci.kind != CK::F32))
+    return false;
+  type = ci.kind == CK::I32 ? Compare32::I32 : ci.kind == CK::U32 ? Compare32::U32 : Compare32::F32;
+  tt = ci.tt;
+  return true;
+}
 
 u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b) {
   switch (type) {
@@ -202,19 +169,23 @@ bool execVectorCompare(VX &x) {
     x.ftzIn = 0;
   switch (ci.kind) {
   case CK::F16:
-    m = loop32(x, Ty::F16, Ty::F16, tt, [](u32 a, u32 b) { return rel(H(a), H(b)); });
+    m = relLanesAnyTt(fetch32(x, 0, Ty::F16), fetch32(x, 1, Ty::F16), tt,
+                      [](u32 v) { return H(v); });
     break;
   case CK::F32:
     m = compareLanes32(Compare32::F32, tt, fetch32(x, 0, Ty::F32), fetch32(x, 1, Ty::F32));
     break;
   case CK::F64:
-    m = loop64(x, Ty::F64, Ty::F64, tt, [](u64 a, u64 b) { return rel(D(a), D(b)); });
+    m = relLanesAnyTt(fetch64(x, 0, Ty::F64), fetch64(x, 1, Ty::F64), tt,
+                      [](u64 v) { return D(v); });
     break;
   case CK::I16:
-    m = loop32(x, Ty::B16, Ty::B16, tt, [](u32 a, u32 b) { return relInt(i16(a), i16(b)); });
+    m = relLanesAnyTt(fetch32(x, 0, Ty::B16), fetch32(x, 1, Ty::B16), tt,
+                      [](u32 v) { return i16(v); });
     break;
   case CK::U16:
-    m = loop32(x, Ty::B16, Ty::B16, tt, [](u32 a, u32 b) { return relInt(u16(a), u16(b)); });
+    m = relLanesAnyTt(fetch32(x, 0, Ty::B16), fetch32(x, 1, Ty::B16), tt,
+                      [](u32 v) { return u16(v); });
     break;
   case CK::I32:
     m = compareLanes32(Compare32::I32, tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
@@ -223,19 +194,23 @@ bool execVectorCompare(VX &x) {
     m = compareLanes32(Compare32::U32, tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
     break;
   case CK::I64:
-    m = loop64(x, Ty::B64, Ty::B64, tt, [](u64 a, u64 b) { return relInt(i64(a), i64(b)); });
+    m = relLanesAnyTt(fetch64(x, 0, Ty::B64), fetch64(x, 1, Ty::B64), tt,
+                      [](u64 v) { return i64(v); });
     break;
   case CK::U64:
-    m = loop64(x, Ty::B64, Ty::B64, tt, [](u64 a, u64 b) { return relInt(a, b); });
+    m = relLanesAnyTt(fetch64(x, 0, Ty::B64), fetch64(x, 1, Ty::B64), tt, [](u64 v) { return v; });
     break;
   case CK::C16:
-    m = loop32(x, Ty::F16, Ty::B32, 1, [](u32 a, u32 b) { return (b >> classBit16(a)) & 1; });
+    m = bitLanes(fetch32(x, 0, Ty::F16), fetch32(x, 1, Ty::B32),
+                 [](u32 a, u32 b) { return (b >> classBit16(a)) & 1; });
     break;
   case CK::C32:
-    m = loop32(x, Ty::F32, Ty::B32, 1, [](u32 a, u32 b) { return (b >> classBit32(a)) & 1; });
+    m = bitLanes(fetch32(x, 0, Ty::F32), fetch32(x, 1, Ty::B32),
+                 [](u32 a, u32 b) { return (b >> classBit32(a)) & 1; });
     break;
   case CK::C64:
-    m = loop64(x, Ty::F64, Ty::B32, 1, [](u64 a, u64 b) { return u32(b >> classBit64(a)) & 1; });
+    m = bitLanes(fetch64(x, 0, Ty::F64), fetch64(x, 1, Ty::B32),
+                 [](u64 a, u64 b) { return u32(b >> classBit64(a)) & 1; });
     break;
   case CK::None:
     return false;

@@ -144,6 +144,15 @@ struct VecFast : ::testing::Test {
     gen->mode = mode;
     *fast = *gen;
   }
+  // Run `in` through the general executor and the short path (f) on the two states; then they
+  // must differ nowhere.
+  void runBoth(const Inst &in, FastOp f, const std::string &what) {
+    ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
+    ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
+    ASSERT_TRUE(executeInst(cg, in)) << what;
+    ASSERT_TRUE(execVectorFast(cf, in, f)) << what;
+    expectSame(what);
+  }
   // The two states differ nowhere.
   void expectSame(const std::string &what) {
     for (unsigned r = 0; r < 8; ++r)
@@ -171,11 +180,7 @@ TEST_F(VecFast, EveryOpMatchesTheGeneralExecutor) {
                                      std::to_string(mode);
             ASSERT_NE(f, FastOp::None) << what << ": the short path does not take it";
             fill(rng, exec, mode);
-            ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
-            ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
-            ASSERT_TRUE(executeInst(cg, in)) << what;
-            ASSERT_TRUE(execVectorFast(cf, in, f)) << what;
-            expectSame(what);
+            runBoth(in, f, what);
             ++compared;
           }
   EXPECT_EQ(compared, sizeof(kCases) / sizeof(kCases[0]) * 5 * 3 * 2 * 3);
@@ -208,11 +213,7 @@ TEST_F(VecFast, AbsAndNegOnFloatSourcesMatchTheGeneralExecutor) {
         }
         ASSERT_NE(f, FastOp::None) << what;
         fill(rng, 0xf0f0ffff0000ffffull, 0x3f0);
-        ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
-        ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
-        ASSERT_TRUE(executeInst(cg, in)) << what;
-        ASSERT_TRUE(execVectorFast(cf, in, f)) << what;
-        expectSame(what);
+        runBoth(in, f, what);
         ++compared;
       }
   }
@@ -229,18 +230,14 @@ TEST_F(VecFast, FloatOpsLeaveAnyOtherModeToTheGeneralExecutor) {
     Inst in = build(c, 0);
     const FastOp f = fastVectorOp(in);
     fill(rng, ~0ull, moded);
-    ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
-    ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
     const std::string name = opName(c.op);
-    const bool f32 = name.find("F32") != std::string::npos;
-    if (f32) {
+    if (name.find("F32") != std::string::npos) {
+      ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
       EXPECT_FALSE(execVectorFast(cf, in, f)) << name;
       expectSame(name + " (declined)");
       continue;
     }
-    ASSERT_TRUE(executeInst(cg, in)) << name;
-    ASSERT_TRUE(execVectorFast(cf, in, f)) << name;
-    expectSame(name);
+    runBoth(in, f, name);
   }
 }
 
