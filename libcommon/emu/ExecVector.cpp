@@ -440,12 +440,7 @@ bool integerOp(VX &x) {
     return n1(x, T::B32, R::B32, [](u32 a) { return ~a; });
   case Op::V_BFREV_B32_E32:
   case Op::V_BFREV_B32_E64:
-    return n1(x, T::B32, R::B32, [](u32 a) {
-      a = ((a >> 1) & 0x55555555u) | ((a & 0x55555555u) << 1);
-      a = ((a >> 2) & 0x33333333u) | ((a & 0x33333333u) << 2);
-      a = ((a >> 4) & 0x0f0f0f0fu) | ((a & 0x0f0f0f0fu) << 4);
-      return __builtin_bswap32(a);
-    });
+    return n1(x, T::B32, R::B32, Fn<bitReverse32>{});
   case Op::V_FFBH_U32_E32:
   case Op::V_FFBH_U32_E64:
     return n1(x, T::B32, R::B32, Fn<ffbh>{});

@@ -66,6 +66,14 @@ inline OpType opType(Ty t) {
   }
 }
 
+// v_bfrev_b32: the 32 bits in reverse order.
+inline u32 bitReverse32(u32 a) {
+  a = ((a >> 1) & 0x55555555u) | ((a & 0x55555555u) << 1);
+  a = ((a >> 2) & 0x33333333u) | ((a & 0x33333333u) << 2);
+  a = ((a >> 4) & 0x0f0f0f0fu) | ((a & 0x0f0f0f0fu) << 4);
+  return __builtin_bswap32(a);
+}
+
 // ---- float helpers -------------------------------------------------------------------------
 inline float F(u32 b) { return bitsToF32(b); }
 inline double D(u64 b) { return bitsToF64(b); }

@@ -124,6 +124,7 @@ FastOp fastVectorOp(Inst &in) {
       op == FastOp::MovB32 || op == FastOp::CndmaskB32 || op >= FastOp::AddF32;
   return mods && !floatSources ? FastOp::None : op;
 }
+
 namespace {
 
 // The lanes of a one-, two- or three-source op into res (a local row: the compiler need not
@@ -170,12 +171,7 @@ bool execVectorFast(ExecCtx &c, const Inst &in, FastOp op) {
     lanes1(src(0, B, t0), res, [](u32 a) { return ~a; });
     break;
   case FastOp::BfrevB32:
-    lanes1(src(0, B, t0), res, [](u32 a) {
-      a = ((a >> 1) & 0x55555555u) | ((a & 0x55555555u) << 1);
-      a = ((a >> 2) & 0x33333333u) | ((a & 0x33333333u) << 2);
-      a = ((a >> 4) & 0x0f0f0f0fu) | ((a & 0x0f0f0f0fu) << 4);
-      return __builtin_bswap32(a);
-    });
+    lanes1(src(0, B, t0), res, Fn<bitReverse32>{});
     break;
   case FastOp::AddU32:
     lanes2(src(0, B, t0), src(1, B, t1), res, [](u32 a, u32 b) { return a + b; });

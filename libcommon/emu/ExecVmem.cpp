@@ -878,8 +878,9 @@ struct RawDwords {
   uint8_t *bytes = nullptr;
   const uint32_t *vOff = nullptr;
   uint32_t instOffset = 0;
-  // Set by allInside with EXEC all ones: the offsets ascend by `stride` bytes from lane 0's
-  // (off[l] = off[0] + l * stride, no wrap-around), so copyAll need not read them.
+  // Set by allInside: the offsets ascend by `stride` bytes from lane 0's (off[l] = off[0] +
+  // l * stride, no wrap-around; stride 0 without offsets), so copyAll need not read them. Only
+  // with EXEC all ones, or without offsets.
   bool strided = false;
   uint32_t stride = 0;
 
@@ -893,8 +894,10 @@ struct RawDwords {
   // in between do not wrap (at(hi) >= at(lo) with both inside the allocation). With EXEC all
   // ones, offsets that ascend by a constant stride (one vectorized pass) give both ends at once.
   bool allInside(uint64_t exec, unsigned n) {
-    if (!vOff)
+    if (!vOff) { // every lane at the one offset
+      strided = true, stride = 0;
       return inside(instOffset, n);
+    }
     uint32_t lo = ~0u, hi = 0;
     if (exec == ~0ull) {
       const uint32_t o0 = vOff[0], step = vOff[1] - o0;
@@ -968,7 +971,7 @@ struct RawDwords {
 #pragma GCC unroll 8
         for (unsigned lane = 0; lane < kWaveSize; ++lane, p += s)
           copy<N, Load>(p, rows, lane);
-      } else if (!copyPackedLanes(Load, p0, off, N, rowsIn)) {
+      } else { // not a progression, so not packed either
 #pragma GCC unroll 8
         for (unsigned lane = 0; lane < kWaveSize; ++lane)
           copy<N, Load>(at + off[lane], rows, lane);

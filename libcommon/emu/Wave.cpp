@@ -13,7 +13,7 @@ bool isInlineConstantCode(uint16_t code) {
 
 uint64_t inlineConstant(uint16_t code, OpType t) {
   if (code >= 128 && code <= 208) {
-    int64_t v = code <= 192 ? int64_t(code) - 128 : 192 - int64_t(code);
+    const int64_t v = inlineInteger(code);
     switch (t) {
     case OpType::B64:
     case OpType::F64:

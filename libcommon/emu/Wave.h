@@ -106,6 +106,10 @@ struct WaveState {
 // The value an inline-constant code (128..208, 240..248) has for an operand of type T, in the
 // operand's width (zero-extended into the 64-bit result).
 uint64_t inlineConstant(uint16_t code, OpType t);
+// The integer an integer inline-constant code (128..208) stands for: 0..64, then -1..-16.
+inline int32_t inlineInteger(uint16_t code) {
+  return code <= 192 ? int32_t(code) - 128 : 192 - int32_t(code);
+}
 bool isInlineConstantCode(uint16_t code);
 
 // Scalar source operands (codes 0..255): SGPRs and specials, inline constants, the literal.
@@ -119,8 +123,8 @@ inline uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, 
     return w.s[code];
   if (code == kLiteralCode)
     return in.literal;
-  if (code <= 208 && (t == OpType::B32 || t == OpType::F32)) // 0..64 (128..192), -1..-16
-    return code <= 192 ? uint32_t(code - 128) : uint32_t(192 - int32_t(code));
+  if (code <= 208 && (t == OpType::B32 || t == OpType::F32))
+    return uint32_t(inlineInteger(code));
   return readScalar32Other(w, code, t);
 }
 uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t);
