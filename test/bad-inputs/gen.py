@@ -11,12 +11,14 @@ generated is committed; cases.tsv says what each tool must do with each input. O
 found by parsing the ELF here, never hard-coded, so a rebuilt corpus kernel still works.
 Standard library only.
 """
+import importlib.util
 import json
 import os
 import shutil
 import struct
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 SHT_NULL, SHT_PROGBITS, SHT_RELA, SHT_NOBITS = 0, 1, 4, 8
 SHF_ALLOC = 2
 
@@ -101,10 +103,14 @@ class Gen:
         self.names = []
 
     def write(self, name, data):
+        """One input file; a name with '/' is a file inside an input directory (made here),
+        and the directory is then the input a case names."""
         assert name not in self.names, name
         self.names.append(name)
+        path = os.path.join(self.out, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         mode = "w" if isinstance(data, str) else "wb"
-        with open(os.path.join(self.out, name), mode) as f:
+        with open(path, mode) as f:
             f.write(data)
 
     def obj(self, base):
@@ -438,6 +444,14 @@ def main():
     g.assembly()
     g.snippets()
     os.makedirs(os.path.join(g.out, "a-directory.hsaco"))
+    # The other tools' inputs: each gen_*.py beside this file has generate(g), called in name
+    # order with this generator (its write, obj and spec).
+    for name in sorted(os.listdir(HERE)):
+        if name.startswith("gen_") and name.endswith(".py"):
+            spec = importlib.util.spec_from_file_location(name[:-3], os.path.join(HERE, name))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            mod.generate(g)
     print("gen.py: %d inputs in %s" % (len(g.names) + 1, g.out))
 
 

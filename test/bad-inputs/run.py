@@ -3,10 +3,11 @@
 
     run.py BIN_DIR WORK_DIR [-j N] [-k REGEX] [--keep] [--list]
 
-WORK_DIR/inputs must hold gen.py's inputs. Every case runs in its own scratch directory
+WORK_DIR/inputs must hold gen.py's inputs; the cases are cases.tsv's and every cases-*.tsv's
+(each file with its own directives). Every case runs in its own scratch directory
 (WORK_DIR/run/<case>) holding copies of the inputs it names, and must: exit with exactly the
 expected code; never crash (killed by a signal, exit >= 128) nor print a sanitizer report;
-print "<tool>: error: " (hsaco-patch refusals: "<tool>: refused: ") and match the case's
+print "<tool>: error: " (a refusal, exit 1: "<tool>: refused: ") and match the case's
 stderr pattern, which names the input; leave no new file behind (no output, no temporary);
 leave every input byte-identical; and with --json write one report envelope on stdout with
 the outcome of that exit code. Cases expected to exit 0 (the controls that show each mode's
@@ -97,7 +98,7 @@ def resolve(text, inputs, scratch):
         dst = os.path.join(scratch, name)
         if not os.path.lexists(dst):
             if os.path.isdir(src):
-                os.makedirs(dst)
+                shutil.copytree(src, dst, symlinks=True)
             elif os.path.isfile(src):
                 shutil.copyfile(src, dst)
             else:
@@ -128,7 +129,7 @@ def check_report(case, stdout, schema):
     if not isinstance(report, dict):
         return "--json: stdout is not a JSON object"
     want = OUTCOME_OF_EXIT.get(case.exit)
-    if case.exit == 1 and case.tool == "hsaco-patch":
+    if case.exit == 1:
         want = "refused"
     problems = []
     if want and report.get("outcome") != want:
@@ -187,7 +188,7 @@ def run_case(case, bin_dir, work, schema, keep):
     if rc != case.exit:
         fails.append("exit %d, expected %d" % (rc, case.exit))
     if case.exit != 0:
-        word = "refused" if case.exit == 1 and case.tool == "hsaco-patch" else "error"
+        word = "refused" if case.exit == 1 else "error"
         prefix = "%s: %s: " % (case.tool, word)
         if not any(l.startswith(prefix) for l in err.splitlines()):
             fails.append("no line starting %r on stderr" % prefix)
@@ -224,7 +225,14 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     a = ap.parse_args()
     bin_dir, work = os.path.abspath(a.bin_dir), os.path.abspath(a.work)
-    cases = load(os.path.join(HERE, "cases.tsv"))
+    cases = []
+    for name in sorted(os.listdir(HERE)):
+        if name == "cases.tsv" or (name.startswith("cases-") and name.endswith(".tsv")):
+            cases += load(os.path.join(HERE, name))
+    ids = [c.id for c in cases]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        sys.exit("cases*.tsv: duplicate case ids: %s" % " ".join(dup))
     if a.only:
         cases = [c for c in cases if re.search(a.only, c.id)]
     if a.list:

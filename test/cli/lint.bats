@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The house rules' checks (test/lint/): they pass on the tree and fail on a scratch copy with a
-# deliberate violation, naming the file and line.
+# deliberate violation, naming the file and line; and the tests' own tree assertion can fail.
 load test_helper
 
 scratch_copy() {
@@ -53,4 +53,31 @@ scratch_copy() {
   run bash "$ASMEVO_SOURCE_DIR/test/lint/check-includes.sh" "$PWD/src"
   assert_failure 1
   assert_output --regexp "^libcommon/emu/Inst.h:[0-9]+: emu may not include llvm/MC/MCInst.h \(only asm uses LLVM's MC layer and lld\)$"
+}
+
+@test "assert_tree_unchanged: passes on an untouched tree, names what changed, honours outputs" {
+  mkdir -p a/b
+  echo x > a/b/f
+  echo y > g
+  ln -s g l
+  snapshot_tree
+  assert_tree_unchanged
+  echo z > out.html
+  run assert_tree_unchanged
+  assert_failure
+  assert_output --partial './out.html'
+  assert_tree_unchanged out.html
+  echo w > a/b/f
+  run assert_tree_unchanged out.html
+  assert_failure
+  assert_output --partial './a/b/f'
+  assert_tree_unchanged out.html a
+  rm g
+  run assert_tree_unchanged out.html a
+  assert_failure
+  assert_output --partial './g'
+  ln -sf a/b/f l
+  run assert_tree_unchanged out.html a ./g
+  assert_failure
+  assert_output --partial './l -> a/b/f'
 }

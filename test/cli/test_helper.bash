@@ -153,3 +153,44 @@ deopt() {
   kernel-diffcheck --infer deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" \
     -o deopt.json -q
 }
+
+# tree_state DIR: one sorted line per entry under DIR (directories, links with their target,
+# files with their SHA-256), so that two states compare with diff.
+tree_state() {
+  (
+    cd "$1" || exit 2
+    find . -mindepth 1 -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' p; do
+      if [ -L "$p" ]; then
+        printf 'l %s -> %s\n' "$p" "$(readlink "$p")"
+      elif [ -d "$p" ]; then
+        printf 'd %s\n' "$p"
+      else
+        printf 'f %s %s\n' "$p" "$(sha256sum < "$p" | cut -c1-64)"
+      fi
+    done
+  )
+}
+
+# snapshot_tree [DIR]: remember DIR's state (default: the test's directory, $TMP), for
+# assert_tree_unchanged.
+snapshot_tree() {
+  TREE_DIR=$(cd "${1:-$TMP}" && pwd)
+  tree_state "$TREE_DIR" > "$BATS_TEST_TMPDIR/tree.before"
+}
+
+# assert_tree_unchanged [PATH...]: nothing under the snapshot's directory was created, changed
+# or removed since snapshot_tree, except the given paths (relative to that directory, as
+# `./out.html`; a directory's path covers everything below it): the tool's declared outputs.
+assert_tree_unchanged() {
+  local p pat=''
+  for p in "$@"; do
+    p=./${p#./}
+    pat="$pat|^[dlf] $(printf '%s' "${p%/}" | sed 's/[][\.*^$/]/\\&/g')( |/|$)"
+  done
+  tree_state "$TREE_DIR" > "$BATS_TEST_TMPDIR/tree.after"
+  local d
+  d=$(diff "$BATS_TEST_TMPDIR/tree.before" "$BATS_TEST_TMPDIR/tree.after" | grep '^[<>]' |
+    cut -c3- | { if [ -n "$pat" ]; then grep -Ev "${pat#|}"; else cat; fi; } || true)
+  [ -z "$d" ] || fail "files outside the declared outputs changed under $TREE_DIR:
+$d"
+}
