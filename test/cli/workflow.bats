@@ -332,3 +332,92 @@ PY
   [ ! -e runs/summary.json ] && [ ! -e runs/summary.json.tmp ]
   assert_tree_unchanged
 }
+
+@test "share/run-example.sh builds every tool and library README.md says the set-up builds" {
+  # The script in a copy of the repository's layout whose set-up, cmake, ninja and make are
+  # stand-ins: ninja notes the targets it is asked for and makes what the real targets make.
+  mkdir -p src/share src/test/corpus/triton/gfx942 fake
+  cp "$ASMEVO_SOURCE_DIR/share/run-example.sh" src/share/
+  cp "$TRITON/gfx942/vector_add_fp32.hsaco" src/test/corpus/triton/gfx942/
+  echo 'exit 0' > src/test/setup-debian.sh
+  touch src/Makefile.workflow
+  printf '#!/bin/sh\nexit 0\n' > fake/cmake
+  cat > fake/tool <<'SH'
+#!/bin/sh
+# a stand-in tool: --version, or an output after -o
+case "$1" in --version) echo "$(basename "$0") (stand-in)"; exit 0 ;; esac
+while [ $# -gt 0 ]; do [ "$1" = -o ] && { echo x > "$2"; }; shift; done
+SH
+  cat > fake/ninja <<SH
+#!/bin/bash
+# ninja -C BUILD TARGET...: notes the targets; tools into bin/, asmevo-hip and asmevo-capture
+# into lib/ (asmevo-hip with hip-compat/, as its POST_BUILD step).
+b=\$2; shift 2
+echo "\$@" > "$TMP/ninja.args"
+mkdir -p "\$b/bin" "\$b/lib"
+for t in "\$@"; do
+  case \$t in
+  asmevo-hip) touch "\$b/lib/libasmevo-hip.so"; mkdir -p "\$b/lib/hip-compat"
+    ln -sf ../libasmevo-hip.so "\$b/lib/hip-compat/libamdhip64.so.5"
+    ln -sf ../libasmevo-hip.so "\$b/lib/hip-compat/libamdhip64.so" ;;
+  asmevo-capture) touch "\$b/lib/libasmevo-capture.so" ;;
+  *) cp "$TMP/fake/tool" "\$b/bin/\$t" ;;
+  esac
+done
+SH
+  cat > fake/make <<'SH'
+#!/bin/bash
+# make ... RUN=DIR ...: a finished workflow run of one kernel.
+for a; do case $a in RUN=*) run=${a#RUN=} ;; esac; done
+mkdir -p "$run/gfx942-layernorm_fwd_fp16"
+echo '{"kernels": [{"name": "gfx942-layernorm_fwd_fp16", "speedup": 1.5, "kind": "modeled", "backend": "emu", "candidates": 3, "commits": 1, "kstar": "K*"}]}' > "$run/summary.json"
+SH
+  chmod +x fake/*
+  run env PATH="$TMP/fake:$PATH" bash src/share/run-example.sh
+  assert_success
+  # Every tool and library README.md's "Running the tools" names: asked for, and there.
+  read -ra asked < ninja.args
+  sed -n '/^The set-up builds/,/into `build\/lib`/p' "$ASMEVO_SOURCE_DIR/README.md" |
+    grep -o '`[^`]*`' | tr -d '`' > promised
+  grep -qx dispatch-capture promised && grep -qx libasmevo-capture.so promised &&
+    grep -qx hip-compat/ promised || fail "README.md: $(cat promised)"
+  b=$TMP/src/build
+  while read -r p; do
+    case $p in
+    build/bin | build/lib) ;;
+    lib*.so*) [ -e "$b/lib/$p" ] || [ -e "$b/lib/hip-compat/$p" ] || fail "no $p in $b/lib" ;;
+    */) [ -d "$b/lib/$p" ] || fail "no $p in $b/lib" ;;
+    *)
+      [[ " ${asked[*]} " == *" $p "* ]] || fail "README.md names $p, run-example.sh does not build it"
+      [ -x "$b/bin/$p" ] || fail "no $b/bin/$p"
+      ;;
+    esac
+  done < promised
+  # It says where everything is, last.
+  assert_line "the tools: $b/bin; put them on PATH with:"
+  assert_line "the libraries: $b/lib/libasmevo-hip.so (LD_LIBRARY_PATH=$b/lib/hip-compat runs a"
+  assert_line "the run directory: $b/examples/workflow (the kernel's steps in $b/examples/workflow/gfx942-layernorm_fwd_fp16/, its search in"
+  assert_line "the report: $b/examples/workflow/report.html"
+  assert_line "dispatch-capture (stand-in)"
+  # The targets are the build's own, with the outputs the stand-in gave them (hip-compat/ is
+  # asmevo-hip's POST_BUILD step).
+  ninja -C "$ASMEVO_TOOLS/.." -t targets all > targets
+  for t in "${asked[@]}"; do
+    grep -q "^$t: phony" targets || fail "the build has no target $t"
+  done
+  grep -q '^lib/libasmevo-hip.so: ' targets && grep -q '^lib/libasmevo-capture.so: ' targets
+  grep -q 'hip-compat/libamdhip64.so.5' "$ASMEVO_SOURCE_DIR/runtime/hip/CMakeLists.txt"
+}
+
+@test "share/run-example.sh stops when the build did not make a library it promises" {
+  mkdir -p src/share fake
+  cp "$ASMEVO_SOURCE_DIR/share/run-example.sh" src/share/
+  mkdir -p src/test
+  echo 'exit 0' > src/test/setup-debian.sh
+  printf '#!/bin/sh\nexit 0\n' > fake/cmake
+  printf '#!/bin/sh\nexit 0\n' > fake/ninja
+  chmod +x fake/*
+  run env PATH="$TMP/fake:$PATH" bash src/share/run-example.sh
+  assert_failure 3
+  assert_output "run-example.sh: error: the build made no $TMP/src/build/lib/libasmevo-hip.so"
+}
