@@ -268,6 +268,13 @@ PY
   run wf
   refused 'give a kernel object: make -f Makefile.workflow OBJ=K.hsaco (or KERNELS="a.hsaco b.hsaco")'
   assert_tree_unchanged
+  # The makefile away from its checks (a copy elsewhere): said so, nothing run.
+  cp "$ASMEVO_SOURCE_DIR/Makefile.workflow" mk
+  snapshot_tree
+  run make -s -f mk TOOLS="$ASMEVO_TOOLS" OBJ=k/vector_add_fp32.hsaco
+  assert_failure 2
+  assert_output "mk:$(grep -n '^\$(error workflow: no ' mk | cut -d: -f1): *** workflow: no ./share/asmevo/workflow-check.sh: use the repository's Makefile.workflow where it is (make -f REPO/Makefile.workflow).  Stop."
+  assert_tree_unchanged
 }
 
 @test "install without INSTALL= or INSTALL_DIR=, uninstall without INSTALL_DIR=: refused before the workflow runs" {
@@ -292,7 +299,7 @@ PY
   signal_make SIGINT group OBJ=k/vector_add_fp32.hsaco RUN="$TMP/runs" BUDGET=60
   cat make.out
   [ "$(cat make.rc)" -ne 0 ]
-  grep -qxF "workflow: k-vector_add_fp32: the search was interrupted (asmevo-agent exit 130); its verified commits are kept in $TMP/runs/k-vector_add_fp32/search: run the same make command again to resume it" make.out
+  grep -qxF "workflow: k-vector_add_fp32: the search was interrupted (exit 130); its verified commits are kept in $TMP/runs/k-vector_add_fp32/search: run the same make command again to resume it" make.out
   # The search got the signal once: it stopped as asked (a second one ends it at once), and it
   # is gone with make.
   grep -q '"event":"stop",.*"why":"interrupted"' runs/k-vector_add_fp32/search/journal.jsonl
@@ -313,7 +320,7 @@ PY
   signal_make SIGTERM make OBJ=k/vector_add_fp32.hsaco RUN="$TMP/runs" BUDGET=60
   cat make.out
   [ "$(cat make.rc)" -ne 0 ]
-  grep -qxF "workflow: k-vector_add_fp32: the search was interrupted (asmevo-agent exit 143); its verified commits are kept in $TMP/runs/k-vector_add_fp32/search: run the same make command again to resume it" make.out
+  grep -qxF "workflow: k-vector_add_fp32: the search was interrupted (exit 143); its verified commits are kept in $TMP/runs/k-vector_add_fp32/search: run the same make command again to resume it" make.out
   grep -q '"event":"stop",.*"why":"interrupted"' runs/k-vector_add_fp32/search/journal.jsonl
   [ -z "$(pgrep -f "asmevo-agent $TMP/runs/k-vector_add_fp32/k0.hsaco")" ]
   [ ! -e runs/k-vector_add_fp32/summary.json ] && [ ! -e runs/summary.json ]
