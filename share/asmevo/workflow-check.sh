@@ -82,7 +82,8 @@ fi
 
 # clean-run removes RUN: only a directory that holds nothing but a workflow run's files.
 if [[ " $goals " == *" clean-run "* ]] && [ "$problems" = 0 ] && [ -d "$run" ]; then
-  steps_re='^(k0\.hsaco|k0\.s|(gate|spec|baseline|profile|summary|search)\.json(\.tmp)?|search|team|report\.html)$'
+  steps_re='^(k0\.hsaco|k0\.s|(gate|spec|baseline|profile|summary|search)\.json(\.tmp)?'
+  steps_re+='|search|team|report\.html)$'
   stray=
   for e in "$run"/* "$run"/.[!.]* "$run"/..?*; do
     [ -e "$e" ] || [ -L "$e" ] || continue
@@ -126,7 +127,10 @@ for b in BUDGET TEAM_BUDGET; do
 done
 
 # ---- the search's options ----
-case $(v BACKEND) in emu | hip) ;; *) problem "BACKEND must be emu or hip, not '$(v BACKEND)'" ;; esac
+case $(v BACKEND) in
+emu | hip) ;;
+*) problem "BACKEND must be emu or hip, not '$(v BACKEND)'" ;;
+esac
 driver=$(v DRIVER)
 case $driver in
 rules | stochastic | llm) ;;
