@@ -1,10 +1,10 @@
 #include "search/Lineage.h"
+#include "search/LineageIO.h"
 
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Format.h"
 
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <set>
 #include <unistd.h>
 
 namespace asmevo::search {
@@ -71,8 +70,13 @@ llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Sourc
         return makeError("'" + Source + "': " + Err.Message);
       N.Edits.push_back(std::move(*P));
     }
-    for (const auto &R : J.at("edited_lines"))
-      N.Ranges.push_back(LineRange{R.at(0).get<size_t>() - 1, R.at(1).get<size_t>() - 1});
+    for (const auto &R : J.at("edited_lines")) {
+      size_t First = R.at(0).get<size_t>(), Last = R.at(1).get<size_t>();
+      if (First == 0 || Last < First)
+        return makeError("'" + Source + "': malformed lineage node: edited lines " + R.dump() +
+                         " are not a range of 1-based lines");
+      N.Ranges.push_back(LineRange{First - 1, Last - 1});
+    }
     N.CandidateHash = J.at("candidate_sha256").get<std::string>();
     N.ObjectSha256 = J.at("object_sha256").get<std::string>();
     N.Outcome = J.at("outcome").get<std::string>();
@@ -98,38 +102,9 @@ llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Sourc
   return N;
 }
 
+using namespace detail;
+
 namespace {
-
-llvm::Expected<nlohmann::json> readJson(const std::string &Path) {
-  auto B = readFile(Path);
-  if (!B)
-    return B.takeError();
-  llvm::StringRef T = (*B)->getBuffer();
-  nlohmann::json J = nlohmann::json::parse(T.begin(), T.end(), nullptr, false);
-  if (J.is_discarded())
-    return makeError("'" + Path + "': not valid JSON");
-  return J;
-}
-
-// The node directories' names under Dir/nodes, in order.
-llvm::Expected<std::vector<std::string>> nodeIds(const std::string &Dir) {
-  std::error_code EC;
-  std::vector<std::string> Ids;
-  for (llvm::sys::fs::directory_iterator It(Dir + "/nodes", EC), E; It != E && !EC;
-       It.increment(EC))
-    Ids.push_back(llvm::sys::path::filename(It->path()).str());
-  if (EC)
-    return makeError("'" + Dir + "/nodes': " + EC.message());
-  std::sort(Ids.begin(), Ids.end());
-  return Ids;
-}
-
-llvm::Expected<Node> readNode(const std::string &Path) {
-  auto J = readJson(Path);
-  if (!J)
-    return J.takeError();
-  return parseNode(*J, Path);
-}
 
 std::string idOf(uint64_t N) {
   char B[16];
@@ -139,116 +114,107 @@ std::string idOf(uint64_t N) {
 
 } // namespace
 
+llvm::Expected<RunRecord> Lineage::readRun(const std::string &Dir) {
+  std::string RunJson = Dir + "/run.json";
+  if (!llvm::sys::fs::exists(RunJson))
+    return makeError("'" + Dir + "': not a search run directory (no run.json)");
+  auto J = readJson(RunJson);
+  if (!J)
+    return J.takeError();
+  if (!J->is_object() || !J->contains("format") || (*J)["format"] != "asmevo-run")
+    return makeError("'" + RunJson + "': not a search run's record (format asmevo-run)");
+  RunRecord R;
+  for (auto [Key, Field] : {std::pair<const char *, std::string *>{"k0", &R.Id.K0Path},
+                            {"k0_sha256", &R.Id.K0Sha256},
+                            {"kernel", &R.Id.Kernel},
+                            {"spec_sha256", &R.Id.SpecSha256},
+                            {"target", &R.Id.Target}}) {
+    bool Optional = std::string(Key) == "target";
+    if (!J->contains(Key) && Optional)
+      continue;
+    if (!J->contains(Key) || !(*J)[Key].is_string())
+      return makeError("'" + RunJson + "': \"" + Key + "\" must be a string");
+    *Field = (*J)[Key].get<std::string>();
+  }
+  if (J->contains("options") && !(*J)["options"].is_null()) {
+    if (!(*J)["options"].is_object())
+      return makeError("'" + RunJson + "': \"options\" must be an object");
+    R.Options = (*J)["options"];
+  }
+  return R;
+}
+
+llvm::Error Lineage::sameRun(const RunRecord &Run, const std::string &Dir, const RunIdentity &Id) {
+  if (Run.Id.K0Sha256 != Id.K0Sha256)
+    return makeError("run directory '" + Dir + "' is a search of another K0 (" + Run.Id.K0Path +
+                     ", SHA-256 " + shortSha(Run.Id.K0Sha256) + "), not of '" + Id.K0Path + "' (" +
+                     shortSha(Id.K0Sha256) + "): use another --run-dir");
+  if (Run.Id.Kernel != Id.Kernel || Run.Id.SpecSha256 != Id.SpecSha256)
+    return makeError("run directory '" + Dir +
+                     "' was started with another kernel or launch spec: use another --run-dir");
+  return llvm::Error::success();
+}
+
 llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity &Id, bool Resume,
                                       const nlohmann::json &Options) {
   Lineage L;
   L.Dir = Dir;
   std::string RunJson = Dir + "/run.json";
-  bool Exists = llvm::sys::fs::exists(RunJson);
-  auto TakeLock = [&]() -> llvm::Error {
-    auto Lk = FileLock::acquire(Dir + "/lock", "one asmevo-agent at a time on a run directory");
+  const char *What = "one asmevo-agent at a time on a run directory";
+  if (Resume)
+    if (llvm::Error E = resumable(Dir))
+      return std::move(E);
+  if (llvm::sys::fs::exists(RunJson)) {
+    // Read and check everything under a read lock, which writes nothing; only then take the
+    // run and repair it.
+    auto Lk = FileLock::acquireExistingShared(Dir + "/lock", What);
     if (!Lk)
       return Lk.takeError();
     L.Lock = std::move(*Lk);
-    return llvm::Error::success();
-  };
-  if (Exists) {
-    if (llvm::Error E = TakeLock())
+    auto Run = readRun(Dir);
+    if (!Run)
+      return Run.takeError();
+    if (llvm::Error E = sameRun(*Run, Dir, Id))
       return std::move(E);
-    auto J = readJson(RunJson);
-    if (!J)
-      return J.takeError();
-    std::string Sha = J->value("k0_sha256", "");
-    if (Sha != Id.K0Sha256)
-      return makeError("run directory '" + Dir + "' is a search of another K0 (" +
-                       J->value("k0", std::string("?")) + ", SHA-256 " + Sha.substr(0, 12) +
-                       "...), not of '" + Id.K0Path + "' (" + Id.K0Sha256.substr(0, 12) +
-                       "...): use another --run-dir");
-    if (J->value("kernel", "") != Id.Kernel || J->value("spec_sha256", "") != Id.SpecSha256)
-      return makeError("run directory '" + Dir +
-                       "' was started with another kernel or launch spec: use another --run-dir");
     if (!Resume)
       return makeError("run directory '" + Dir +
                        "' already holds a search of this K0: continue it with --resume, or "
                        "use another --run-dir");
-  } else {
-    if (llvm::sys::fs::exists(Dir)) {
-      std::error_code EC;
-      llvm::sys::fs::directory_iterator It(Dir, EC);
-      if (!EC && It != llvm::sys::fs::directory_iterator())
-        return makeError("run directory '" + Dir +
-                         "' exists and is not a search run (no run.json): use an empty or new "
-                         "directory");
-    }
-    if (std::error_code EC = llvm::sys::fs::create_directories(Dir + "/nodes"))
-      return makeError("'" + Dir + "': cannot create the run directory: " + EC.message());
-    if (llvm::Error E = TakeLock())
+    Survey S;
+    if (llvm::Error E = L.survey(S))
       return std::move(E);
-    nlohmann::json J = {{"format", "asmevo-run"}, {"format_version", 1},
-                        {"k0", Id.K0Path},        {"k0_sha256", Id.K0Sha256},
-                        {"kernel", Id.Kernel},    {"spec_sha256", Id.SpecSha256},
-                        {"target", Id.Target},    {"options", Options}};
-    if (llvm::Error E = writeFileAtomic(RunJson, J.dump(2) + "\n"))
-      return std::move(E);
-  }
-  // The journal: cut a torn last line (a kill in the middle of an append).
-  std::string JPath = Dir + "/journal.jsonl";
-  std::set<std::string> Journaled;
-  if (llvm::sys::fs::exists(JPath)) {
-    auto B = readFile(JPath);
-    if (!B)
-      return B.takeError();
-    llvm::StringRef T = (*B)->getBuffer();
-    size_t Keep = T.rfind('\n');
-    Keep = Keep == llvm::StringRef::npos ? 0 : Keep + 1;
-    if (Keep != T.size() && ::truncate(JPath.c_str(), off_t(Keep)) != 0)
-      return makeError("'" + JPath + "': cannot cut the torn last line: " + std::strerror(errno));
-    llvm::SmallVector<llvm::StringRef> Lines;
-    T.substr(0, Keep).split(Lines, '\n', -1, false);
-    for (llvm::StringRef Line : Lines) {
-      nlohmann::json E = nlohmann::json::parse(Line.begin(), Line.end(), nullptr, false);
-      if (E.is_discarded())
-        return makeError("'" + JPath + "': line " + std::to_string(L.Events + 1) + " is not JSON");
-      ++L.Events;
-      if (E.value("event", "") == "node")
-        Journaled.insert(E.value("id", ""));
-    }
-  }
-  // The nodes: complete ones (node.json) loaded, incomplete ones removed.
-  auto Ids = nodeIds(Dir);
-  if (!Ids)
-    return Ids.takeError();
-  for (const std::string &NId : *Ids) {
-    std::string P = L.nodeDir(NId) + "/node.json";
-    uint64_t Num = 0;
-    if (NId.size() > 1 && !llvm::StringRef(NId).drop_front().getAsInteger(10, Num))
-      L.NextId = std::max(L.NextId, Num + 1);
-    if (!llvm::sys::fs::exists(P)) {
-      if (std::error_code RC = llvm::sys::fs::remove_directories(L.nodeDir(NId)))
-        return makeError("'" + L.nodeDir(NId) + "': cannot remove: " + RC.message());
-      ++L.Removed;
-      continue;
-    }
-    auto N = readNode(P);
-    if (!N)
-      return N.takeError();
-    L.Nodes[N->Id] = std::move(*N);
-  }
-  for (auto &[NId, N] : L.Nodes) {
-    if (N.Committed && (L.BestId.empty() || N.Speedup > L.Nodes[L.BestId].Speedup))
-      L.BestId = NId;
-    if (!Journaled.count(NId)) {
-      L.Recovered.push_back(NId);
-      if (llvm::Error E = L.journal({{"event", "node"},
-                                     {"id", NId},
-                                     {"outcome", N.Outcome},
-                                     {"committed", N.Committed},
-                                     {"speedup", N.Speedup},
-                                     {"recovered", true}}))
+    if (L.Lock.held()) {
+      if (llvm::Error E = L.Lock.upgrade(What))
         return std::move(E);
+    } else {
+      auto X = FileLock::acquire(Dir + "/lock", What);
+      if (!X)
+        return X.takeError();
+      L.Lock = std::move(*X);
     }
+    if (llvm::Error E = L.repair(S))
+      return std::move(E);
+    return L;
   }
-  if (llvm::Error E = L.writeBest())
+  if (llvm::sys::fs::exists(Dir)) {
+    std::error_code EC;
+    llvm::sys::fs::directory_iterator It(Dir, EC);
+    if (!EC && It != llvm::sys::fs::directory_iterator())
+      return makeError("run directory '" + Dir +
+                       "' exists and is not a search run (no run.json): use an empty or new "
+                       "directory");
+  }
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir + "/nodes"))
+    return makeError("'" + Dir + "': cannot create the run directory: " + EC.message());
+  auto Lk = FileLock::acquire(Dir + "/lock", What);
+  if (!Lk)
+    return Lk.takeError();
+  L.Lock = std::move(*Lk);
+  nlohmann::json J = {{"format", "asmevo-run"}, {"format_version", 1},
+                      {"k0", Id.K0Path},        {"k0_sha256", Id.K0Sha256},
+                      {"kernel", Id.Kernel},    {"spec_sha256", Id.SpecSha256},
+                      {"target", Id.Target},    {"options", Options}};
+  if (llvm::Error E = writeFileAtomic(RunJson, dumpJson(J, 2) + "\n"))
     return std::move(E);
   return L;
 }
@@ -269,7 +235,7 @@ llvm::Expected<std::string> Lineage::newNode() {
 
 llvm::Error Lineage::journal(nlohmann::json Event) {
   Event["seq"] = Events;
-  std::string Line = Event.dump() + "\n";
+  std::string Line = dumpJson(Event) + "\n";
   std::string P = Dir + "/journal.jsonl";
   int Fd = ::open(P.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (Fd < 0)
@@ -297,15 +263,25 @@ llvm::Error Lineage::journal(nlohmann::json Event) {
   return llvm::Error::success();
 }
 
-llvm::Error Lineage::writeBest() const {
+llvm::Error Lineage::writeBest(bool *Wrote) const {
   if (BestId.empty())
     return llvm::Error::success();
+  const Node &B = Nodes.at(BestId);
+  if (llvm::Error E = checkObject(B, nodeDir(BestId), ", the best,"))
+    return E;
   for (const char *Ext : {"s", "hsaco"}) {
-    auto B = readFile(nodeDir(BestId) + "/cand." + Ext);
-    if (!B)
-      return B.takeError();
-    if (llvm::Error E = writeFileAtomic(Dir + "/best." + Ext, (*B)->getBuffer()))
+    auto Src = readFile(nodeDir(BestId) + "/cand." + Ext);
+    if (!Src)
+      return Src.takeError();
+    std::string To = Dir + "/best." + Ext;
+    if (auto Old = readFile(To); Old && (*Old)->getBuffer() == (*Src)->getBuffer())
+      continue;
+    else if (!Old)
+      llvm::consumeError(Old.takeError());
+    if (llvm::Error E = writeFileAtomic(To, (*Src)->getBuffer()))
       return E;
+    if (Wrote)
+      *Wrote = true;
   }
   return llvm::Error::success();
 }
@@ -315,12 +291,15 @@ llvm::Error Lineage::record(const Node &Rec) {
   if (N.RecordedAt == 0)
     N.RecordedAt =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  // node.json first: once it is there the node (and a commit) survives any kill; best.s and
-  // best.hsaco follow, and --resume writes them again from the best node.
-  if (llvm::Error E = writeFileAtomic(nodeDir(N.Id) + "/node.json", nodeJson(N).dump(2) + "\n"))
+  // node.json first: once it is there the node (and a commit) survives any kill; the journal's
+  // event carries the whole record too, so that a node.json lost later is rebuilt exactly;
+  // best.s and best.hsaco follow, and --resume writes them again from the best node.
+  nlohmann::json NJ = nodeJson(N);
+  if (llvm::Error E = writeFileAtomic(nodeDir(N.Id) + "/node.json", dumpJson(NJ, 2) + "\n"))
     return E;
   Nodes[N.Id] = N;
   bool NewBest = N.Committed && (BestId.empty() || N.Speedup > Nodes[BestId].Speedup);
+  std::string Before = BestId;
   if (NewBest)
     BestId = N.Id;
   if (llvm::Error E = journal({{"event", "node"},
@@ -328,12 +307,25 @@ llvm::Error Lineage::record(const Node &Rec) {
                                {"parent", N.Parent},
                                {"outcome", N.Outcome},
                                {"committed", N.Committed},
-                               {"speedup", N.Speedup}}))
+                               {"speedup", N.Speedup},
+                               {"node", std::move(NJ)}}))
     return E;
-  return NewBest ? writeBest() : llvm::Error::success();
+  if (!NewBest)
+    return llvm::Error::success();
+  if (llvm::Error E = writeBest()) {
+    BestId = Before; // an object that is not the verified one never becomes K*
+    return E;
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<std::string> Lineage::import(Node N, const std::string &Src) {
+  // Checked before anything is made: an object that is not the verified one is never imported.
+  if (N.Verified)
+    if (llvm::Error E = checkObject(
+            N, Src,
+            " of '" + llvm::sys::path::parent_path(llvm::sys::path::parent_path(Src)).str() + "'"))
+      return std::move(E);
   auto Id = newNode();
   if (!Id)
     return Id.takeError();
@@ -357,41 +349,32 @@ llvm::Expected<std::string> Lineage::import(Node N, const std::string &Src) {
 }
 
 llvm::Expected<RunIdentity> Lineage::identity(const std::string &Dir) {
-  std::string RunJson = Dir + "/run.json";
-  if (!llvm::sys::fs::exists(RunJson))
-    return makeError("'" + Dir + "': not a search run directory (no run.json)");
-  auto J = readJson(RunJson);
-  if (!J)
-    return J.takeError();
-  return RunIdentity{J->value("k0", ""), J->value("k0_sha256", ""), J->value("kernel", ""),
-                     J->value("spec_sha256", ""), J->value("target", "")};
+  auto R = readRun(Dir);
+  if (!R)
+    return R.takeError();
+  return R->Id;
 }
 
 llvm::Expected<Lineage::Snapshot> Lineage::read(const std::string &Dir, bool Lock) {
   Snapshot S;
-  auto Id = identity(Dir);
-  if (!Id)
-    return Id.takeError();
-  S.Id = std::move(*Id);
-  FileLock Held;
+  auto Run = readRun(Dir);
+  if (!Run)
+    return Run.takeError();
+  S.Id = std::move(Run->Id);
   if (Lock) {
-    auto Lk = FileLock::acquire(Dir + "/lock", "its search is still running", /*Shared=*/true);
+    auto Lk = FileLock::acquireExistingShared(Dir + "/lock", "its search is still running");
     if (!Lk)
       return Lk.takeError();
-    Held = std::move(*Lk);
+    S.Held = std::move(*Lk);
   }
-  auto Ids = nodeIds(Dir);
-  if (!Ids)
-    return Ids.takeError();
-  for (const std::string &NId : *Ids) {
-    std::string P = Dir + "/nodes/" + NId + "/node.json";
-    if (!llvm::sys::fs::exists(P))
-      continue;
-    auto N = readNode(P);
-    if (!N)
-      return N.takeError();
-    S.Nodes[N->Id] = std::move(*N);
-  }
+  // What a resume would find, read without changing anything: a node the journal names is
+  // there even where its node.json is missing.
+  Lineage L;
+  L.Dir = Dir;
+  Survey Sv;
+  if (llvm::Error E = L.survey(Sv))
+    return std::move(E);
+  S.Nodes = std::move(Sv.Nodes);
   return S;
 }
 

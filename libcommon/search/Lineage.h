@@ -2,16 +2,27 @@
 // and an append-only journal. The layout:
 //   run.json              the run's identity: K0 (path, SHA-256), kernel, spec (SHA-256), options
 //   journal.jsonl         one JSON event per line, appended and fsync'ed: start, node, commit,
-//                         redirect, backtrack, escalate, resume, stop
-//   nodes/nNNNNN/         one per candidate: edit.json (as proposed), cand.s and cand.hsaco (kept
+//                         redirect, backtrack, escalate, resume, stop; a node event carries the
+//                         whole node record ("node", as node.json holds it)
+//   nodes/nNNNNNN/        one per candidate: edit.json (as proposed), cand.s and cand.hsaco (kept
 //                         for verified nodes; rebuilt from the parent and the edit otherwise),
 //                         diffcheck.json and time.json (the tools' reports), node.json last
 //   best.s, best.hsaco    the current best (K*), replaced atomically on every commit
-// A node exists once its node.json does; a node directory without one is a candidate that was
-// being evaluated when the run stopped, and --resume removes it. A commit is decided before its
-// node.json is written, journaled after it, and best.* are written last; after a kill at any
-// moment the committed nodes are the node.json files that say so, and --resume journals any the
-// journal lacks and writes best.* again from the best of them.
+// A node exists once its node.json does. A commit is decided before its node.json is written,
+// journaled after it, and best.* are written last; after a kill at any moment the committed
+// nodes are the node.json files that say so.
+// --resume repairs what a kill leaves, and nothing else, and says what it did (repairs()):
+// a torn last journal line is cut; a node whose node.json is missing but which the journal
+// names is rebuilt (exactly from the journal's node record; from an older journal's events and
+// the node's files as far as they go, saying so in its message); a node directory the journal
+// never names and that holds no verified object (none that passed kernel-diffcheck, none equal
+// to best.hsaco) is a candidate a kill interrupted, and is removed; one that holds one is kept
+// and reported, never removed; nodes the journal lacks are journaled; best.* are written again
+// where they differ from the best node's. Everything is read and checked before anything is
+// written: a resume that refuses (a file that is not what asmevo-agent writes, a best node
+// whose object no longer has its recorded SHA-256, a commit of the journal faster than every
+// node on disk) changes nothing. An object is never copied to best.hsaco, nor imported into
+// another run, unless its SHA-256 is the one its node recorded.
 // One controller at a time: open() takes an exclusive POSIX record lock on lock (support/
 // FileLock.h: honoured on NFS, released when the holder dies) and holds it while the Lineage
 // lives; a second asmevo-agent on the same directory is refused, naming the holder. Workers
@@ -60,21 +71,35 @@ struct RunIdentity {
   std::string K0Path, K0Sha256, Kernel, SpecSha256, Target;
 };
 
+// What a run directory's run.json says: its identity and the options it was started with.
+struct RunRecord {
+  RunIdentity Id;
+  nlohmann::json Options = nlohmann::json::object();
+};
+
 class Lineage {
 public:
   // Create Dir for a new run (refused when it holds one: --resume), or, with Resume, reopen it:
-  // refused when it is another K0's or kernel's or spec's; incomplete node directories removed,
-  // a torn last journal line cut, nodes the journal lacks journaled.
+  // refused when it does not exist, holds no run, or is another K0's or kernel's or spec's; then
+  // repaired as the banner says.
   static llvm::Expected<Lineage> open(const std::string &Dir, const RunIdentity &Id, bool Resume,
                                       const nlohmann::json &Options);
+  // Refused, saying why, when Dir holds no run to resume: missing, empty, no run.json.
+  static llvm::Error resumable(const std::string &Dir);
+  // Dir's run.json, checked, read only.
+  static llvm::Expected<RunRecord> readRun(const std::string &Dir);
+  // Refused when Run is another K0's, kernel's or spec's than Id.
+  static llvm::Error sameRun(const RunRecord &Run, const std::string &Dir, const RunIdentity &Id);
   // The identity a run directory's run.json records.
   static llvm::Expected<RunIdentity> identity(const std::string &Dir);
-  // The complete nodes of another run directory, read without changing it (incomplete node
-  // directories skipped), and its identity. With Lock, its lock is taken while reading
-  // (refused when a controller holds it).
+  // The nodes of another run directory, read without changing it (as a resume would find them:
+  // incomplete node directories skipped, nodes the journal names rebuilt in memory; refused
+  // where a resume would be), and its identity. With Lock, its lock is taken while reading
+  // (refused when a controller holds it) and held while the snapshot lives.
   struct Snapshot {
     RunIdentity Id;
     std::map<std::string, Node> Nodes;
+    FileLock Held; // the read lock, while the snapshot lives
   };
   static llvm::Expected<Snapshot> read(const std::string &Dir, bool Lock);
 
@@ -95,15 +120,24 @@ public:
   uint64_t journalEvents() const { return Events; }
   std::vector<std::string> recovered() const { return Recovered; } // on --resume
   size_t removedIncomplete() const { return Removed; }
+  // On --resume: one sentence per repair made (naming the file), and per thing found and left
+  // as it is (a kept directory); empty when there was nothing to do.
+  const std::vector<std::string> &repairs() const { return Repairs; }
+  const std::vector<std::string> &warnings() const { return Warnings; }
 
 private:
-  llvm::Error writeBest() const;
+  struct Survey;
+  llvm::Error survey(Survey &S) const;
+  llvm::Error repair(Survey &S);
+  // best.s and best.hsaco from the best node, where they differ; refused (nothing written) when
+  // its object is not the one it recorded. Wrote: whether anything was written.
+  llvm::Error writeBest(bool *Wrote = nullptr) const;
   std::string Dir;
   std::map<std::string, Node> Nodes;
   uint64_t NextId = 0, Events = 0;
   std::string BestId;
   FileLock Lock;
-  std::vector<std::string> Recovered;
+  std::vector<std::string> Recovered, Repairs, Warnings;
   size_t Removed = 0;
 };
 

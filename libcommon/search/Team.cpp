@@ -4,6 +4,9 @@
 #include "support/FileIO.h"
 #include "support/Format.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
 #include <algorithm>
 #include <map>
 
@@ -18,7 +21,30 @@ llvm::Error sameRun(const RunIdentity &Run, const std::string &Dir, const RunIde
   return llvm::Error::success();
 }
 
+// A directory's canonical path (symlinks and '..' resolved), or the path as given.
+std::string canonical(const std::string &Dir) {
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(Dir, Real))
+    return Dir;
+  return Real.str().str();
+}
+
 } // namespace
+
+llvm::Error checkTeamFrom(const std::string &Team, const std::string &RunDir,
+                          const RunIdentity &Id) {
+  if (!llvm::sys::fs::exists(Team))
+    return makeError("--team-from '" + Team + "': no such directory");
+  if (!llvm::sys::fs::is_directory(Team))
+    return makeError("--team-from '" + Team + "': not a directory");
+  // (Its own directory would also release its own lock: record locks are per process.)
+  if (llvm::sys::fs::exists(RunDir) && canonical(Team) == canonical(RunDir))
+    return makeError("--team-from '" + Team + "' is this run's own directory");
+  auto Run = Lineage::readRun(Team);
+  if (!Run)
+    return makeError("--team-from: " + llvm::toString(Run.takeError()));
+  return sameRun(Run->Id, Team, Id);
+}
 
 llvm::Expected<std::optional<TeamStart>> teamStart(const std::string &Team, unsigned Member,
                                                    const RunIdentity &Id) {
@@ -58,23 +84,47 @@ Report mergeTeam(const std::string &Team, const std::vector<std::string> &Member
     R.fail(std::move(E));
     return R;
   };
+  // Each member once, and never the team itself (its lock is this process's: reading it as a
+  // member would release it); spellings and symlinks resolved.
+  std::map<std::string, std::string> Seen{{canonical(Team), "--run-dir '" + Team + "'"}};
+  for (const std::string &M : Members) {
+    if (!llvm::sys::fs::is_directory(M))
+      return Fail(makeError(
+          "'" + M + "': " + (llvm::sys::fs::exists(M) ? "not a directory" : "no such directory") +
+          ": a member must be a search run directory"));
+    auto [It, New] = Seen.emplace(canonical(M), "member '" + M + "'");
+    if (!New)
+      return Fail(makeError("--merge: member '" + M + "' is the same directory as " + It->second +
+                            ": give each member once, and not the team"));
+  }
   auto TeamId = Lineage::identity(Team);
   if (!TeamId)
     return Fail(TeamId.takeError());
   const RunIdentity &Id = *TeamId;
-  auto L = Lineage::open(Team, Id, /*Resume=*/true, nlohmann::json());
-  if (!L)
-    return Fail(L.takeError());
-  std::map<std::string, std::string> ByHash; // candidate SHA-256 -> node id in Team
-  for (const auto &[NId, N] : L->nodes())
-    ByHash.emplace(N.CandidateHash, NId);
-  nlohmann::json Brought = nlohmann::json::array();
+  // The members read (and checked, their locks held) before the team is changed at all.
+  std::vector<Lineage::Snapshot> Snaps;
   for (const std::string &M : Members) {
     auto S = Lineage::read(M, /*Lock=*/true);
     if (!S)
       return Fail(S.takeError());
     if (llvm::Error E = sameRun(S->Id, M, Id))
       return Fail(std::move(E));
+    Snaps.push_back(std::move(*S));
+  }
+  auto L = Lineage::open(Team, Id, /*Resume=*/true, nlohmann::json());
+  if (!L)
+    return Fail(L.takeError());
+  for (const std::string &X : L->repairs())
+    R.Notes.push_back("repaired: " + X);
+  for (const std::string &X : L->warnings())
+    R.Notes.push_back("warning: " + X);
+  std::map<std::string, std::string> ByHash; // candidate SHA-256 -> node id in Team
+  for (const auto &[NId, N] : L->nodes())
+    ByHash.emplace(N.CandidateHash, NId);
+  nlohmann::json Brought = nlohmann::json::array();
+  for (size_t I = 0; I < Members.size(); ++I) {
+    const std::string &M = Members[I];
+    const Lineage::Snapshot *S = &Snaps[I];
     std::map<std::string, std::string> Map{{"n000000", "n000000"}};
     uint64_t New = 0, Commits = 0, Known = 0;
     for (const auto &[MId, MN] : S->Nodes) { // ids ascend: a parent before its children

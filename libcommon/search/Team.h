@@ -21,6 +21,11 @@
 
 namespace asmevo::search {
 
+// Before a member's run directory is made: refused when Team is missing, not a search run,
+// another K0's, kernel's or spec's, or RunDir itself.
+llvm::Error checkTeamFrom(const std::string &Team, const std::string &RunDir,
+                          const RunIdentity &Id);
+
 // Member's start point in Team (refused when Team is another K0's, kernel's or spec's): the
 // node to import and its directory; none when Team has no verified node but its root.
 struct TeamStart {
@@ -30,8 +35,9 @@ struct TeamStart {
 llvm::Expected<std::optional<TeamStart>> teamStart(const std::string &Team, unsigned Member,
                                                    const RunIdentity &Id);
 
-// Merge the member run directories into Team; the report's body is a search summary of Team
-// (the same keys as asmevo-agent's) with the members and what each brought.
+// Merge the member run directories into Team (refused, before Team is changed, when a member is
+// missing, given twice, is Team itself or another K0's search); the report's body is a search
+// summary of Team (the same keys as asmevo-agent's) with the members and what each brought.
 Report mergeTeam(const std::string &Team, const std::vector<std::string> &Members);
 
 } // namespace asmevo::search

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace asmevo {
@@ -70,6 +71,42 @@ llvm::Expected<FileLock> FileLock::acquire(const std::string &Path, const std::s
   F.Fd = Fd;
   F.Path = Path;
   return F;
+}
+
+llvm::Expected<FileLock> FileLock::acquireExistingShared(const std::string &Path,
+                                                         const std::string &What) {
+  struct stat St;
+  if (::stat(Path.c_str(), &St) != 0 && errno == ENOENT)
+    return FileLock();
+  return acquire(Path, What, /*Shared=*/true);
+}
+
+llvm::Error FileLock::upgrade(const std::string &What) {
+  if (Fd < 0)
+    return makeError("'" + Path + "': no lock to upgrade");
+  struct flock L;
+  std::memset(&L, 0, sizeof L);
+  L.l_type = F_WRLCK;
+  L.l_whence = SEEK_SET;
+  if (::fcntl(Fd, F_SETLK, &L) != 0) {
+    int Err = errno;
+    if (Err != EAGAIN && Err != EACCES)
+      return makeError("'" + Path + "': cannot lock: " + std::strerror(Err));
+    // Another reader (a team start or merge reading this run): it wrote no name, but the
+    // kernel knows its pid.
+    struct flock Q;
+    std::memset(&Q, 0, sizeof Q);
+    Q.l_type = F_WRLCK;
+    Q.l_whence = SEEK_SET;
+    std::string Who = "another process";
+    if (::fcntl(Fd, F_GETLK, &Q) == 0 && Q.l_type != F_UNLCK)
+      Who = "pid " + std::to_string(Q.l_pid) + " (reading it)";
+    return makeError("'" + Path + "' is in use by " + Who + ": " + What);
+  }
+  std::string Me = lockHolderName() + "\n";
+  if (::ftruncate(Fd, 0) != 0 || ::pwrite(Fd, Me.data(), Me.size(), 0) != ssize_t(Me.size()))
+    return makeError("'" + Path + "': cannot write the lock holder: " + std::strerror(errno));
+  return llvm::Error::success();
 }
 
 } // namespace asmevo

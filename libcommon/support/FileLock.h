@@ -29,6 +29,13 @@ public:
   // (F_RDLCK): readers exclude a holder of the exclusive lock, not each other, and write nothing.
   static llvm::Expected<FileLock> acquire(const std::string &Path, const std::string &What,
                                           bool Shared = false);
+  // A read lock on Path only where the file exists (none where it does not: nothing is
+  // created), so that a reader that may refuse what it reads writes nothing at all.
+  static llvm::Expected<FileLock> acquireExistingShared(const std::string &Path,
+                                                        const std::string &What);
+  // Turn a held read lock into the exclusive one and write the holder: refused, naming the
+  // process, while another holds a read lock too.
+  llvm::Error upgrade(const std::string &What);
   bool held() const { return Fd >= 0; }
 
 private:
