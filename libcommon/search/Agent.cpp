@@ -7,6 +7,7 @@
 #include "search/Lineage.h"
 #include "search/Memory.h"
 #include "search/NodeView.h"
+#include "search/RunOptions.h"
 #include "search/Team.h"
 #include "search/Worker.h"
 #include "support/Error.h"
@@ -118,7 +119,7 @@ public:
   }
 
 private:
-  const AgentOptions &O;
+  AgentOptions O; // a resume takes the run's fixed options (search/RunOptions.h)
   Report R;
   Clock::time_point Start;
   std::unique_ptr<OpenCodeObject> K0;
@@ -163,6 +164,36 @@ private:
                             "kernel-diffcheck --infer K0 --spec " +
                             O.Spec + " -o FULL.json"));
     R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
+    // Everything a run can be refused for is checked before its directory is touched.
+    RunIdentity Id{O.K0, K0Sha, S->Kernel, sha256Hex(S->Text), K0->C.Target.Processor};
+    if (!O.TeamFrom.empty())
+      if (llvm::Error Err = checkTeamFrom(O.TeamFrom, O.RunDir, Id))
+        return fail(std::move(Err));
+    std::vector<std::string> Changed;
+    if (O.Resume) {
+      if (llvm::Error Err = Lineage::resumable(O.RunDir))
+        return fail(std::move(Err));
+      auto Run = Lineage::readRun(O.RunDir);
+      if (!Run)
+        return fail(Run.takeError());
+      if (llvm::Error Err = Lineage::sameRun(*Run, O.RunDir, Id))
+        return fail(std::move(Err));
+      auto C = resumeOptions(Run->Options, O.RunDir + "/run.json", O);
+      if (!C)
+        return fail(C.takeError());
+      Changed = std::move(*C);
+    }
+    // The driver too (an unknown name, the llm driver's endpoint options): before the run
+    // directory is touched.
+    DriverOptions DO;
+    DO.Seed = O.Seed + O.TeamMember;
+    DO.ExecTimeoutSeconds = O.ExecTimeoutSeconds;
+    DO.WorkDir = O.RunDir + "/tmp";
+    DO.Llm = O.Llm;
+    auto Dr = makeDriver(O.Driver, DO);
+    if (!Dr)
+      return fail(Dr.takeError());
+    D = std::move(*Dr);
     E = O.Eval;
     E.K0 = O.K0;
     E.Spec = O.Spec;
@@ -186,15 +217,18 @@ private:
     double BaselineUs = 0;
     if (!O.Baseline.empty() && !readBaseline(K0Sha, BaselineUs))
       return false;
-    RunIdentity Id{O.K0, K0Sha, S->Kernel, sha256Hex(S->Text), K0->C.Target.Processor};
-    nlohmann::json Opts = {{"driver", O.Driver},        {"backend", E.Backend},
-                           {"seeds", E.Seeds},          {"workers", O.Workers},
-                           {"epsilon", O.Gate.Epsilon}, {"k", O.Gate.K},
-                           {"s_floor", O.Gate.Floor},   {"stall", O.Stall}};
-    auto Lin = Lineage::open(O.RunDir, Id, O.Resume, Opts);
+    auto Lin = Lineage::open(O.RunDir, Id, O.Resume, runOptionsJson(O));
     if (!Lin)
       return fail(Lin.takeError());
     L.emplace(std::move(*Lin));
+    // What the resume repaired, and found and left alone, is said at once (a search may run for
+    // hours) and kept in the report's notes.
+    for (const std::string &X : L->repairs())
+      warn("repaired: " + X);
+    for (const std::string &X : L->warnings())
+      warn("warning: " + X);
+    for (const std::string &X : Changed)
+      R.Notes.push_back(X);
     if (llvm::Error Err = llvm::sys::fs::create_directories(O.RunDir + "/tmp")
                               ? makeError("'" + O.RunDir + "/tmp': cannot create")
                               : llvm::Error::success())
@@ -202,11 +236,6 @@ private:
     if (L->nodes().empty() && !root(Text, BaselineUs))
       return false;
     if (!O.TeamFrom.empty() && L->nodes().size() == 1) {
-      // (Its own directory would also release its own lock: record locks are per process.)
-      llvm::SmallString<256> From, Own;
-      if (!llvm::sys::fs::real_path(O.TeamFrom, From) && !llvm::sys::fs::real_path(O.RunDir, Own) &&
-          From == Own)
-        return fail(makeError("--team-from '" + O.TeamFrom + "' is this run's own directory"));
       auto T = teamStart(O.TeamFrom, O.TeamMember, Id);
       if (!T)
         return fail(T.takeError());
@@ -249,18 +278,18 @@ private:
                                         {"nodes", L->nodes().size()},
                                         {"recovered", L->recovered()},
                                         {"removed_incomplete", L->removedIncomplete()},
+                                        {"repairs", L->repairs()},
+                                        {"warnings", L->warnings()},
+                                        {"options_changed", Changed},
                                         {"best", L->best()->Id}}))
         return fail(std::move(Err));
-    DriverOptions DO;
-    DO.Seed = O.Seed + O.TeamMember;
-    DO.ExecTimeoutSeconds = O.ExecTimeoutSeconds;
-    DO.WorkDir = O.RunDir + "/tmp";
-    DO.Llm = O.Llm;
-    auto Dr = makeDriver(O.Driver, DO);
-    if (!Dr)
-      return fail(Dr.takeError());
-    D = std::move(*Dr);
     return true;
+  }
+
+  void warn(const std::string &Line) {
+    R.Notes.push_back(Line);
+    if (O.Progress)
+      O.Progress(AgentOptions::ProgressKind::Warning, Line);
   }
 
   bool readBaseline(const std::string &K0Sha, double &Us) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 
 namespace asmevo::search {
@@ -39,6 +40,9 @@ struct AgentOptions {
   unsigned MaxFaults = 3; // consecutive driver faults before the run stops
   unsigned MaxInfraFailures = 3;
   bool Resume = false;
+  // The options given on the command line, by name ("seeds", "epsilon"): a resume takes the
+  // run's own values for the fixed ones left out (search/RunOptions.h).
+  std::set<std::string> Given;
   bool KeepRejected = false; // keep cand.s/cand.hsaco of rejected candidates
   uint64_t Seed = 1;
   // Workers in other processes (search/Worker.h): each candidate's evaluation runs as
@@ -51,8 +55,9 @@ struct AgentOptions {
   double ExecTimeoutSeconds = 60;
   llm::ClientOptions Llm; // --driver llm: the endpoint, its budgets and cache
   // Progress lines: events (refused proposals, redirects, escalations), and one status line per
-  // evaluated candidate, saying whether it was committed.
-  enum class ProgressKind { Event, Candidate, Commit };
+  // evaluated candidate, saying whether it was committed; warnings: what a resume repaired or
+  // found and left as it was (printed even where progress is not).
+  enum class ProgressKind { Event, Candidate, Commit, Warning };
   std::function<void(ProgressKind, const std::string &)> Progress;
 };
 

@@ -105,9 +105,16 @@ int main(int argc, char **argv) {
   std::vector<std::string> In;
   if (R.count("input"))
     In = R["input"].as<std::vector<std::string>>();
-  if (R.count("worker"))
+  if (R.count("worker")) {
+    if (int Code = onlyOptions(C, "--worker", {"worker"}); Code >= 0)
+      return Code;
+    if (!In.empty())
+      return C.usageError("--worker takes one NODE_DIR and no code object");
     return agentWorker(C, R["worker"].as<std::string>());
+  }
   if (R.count("merge")) {
+    if (int Code = onlyOptions(C, "--merge", {"merge", "run-dir", "input"}); Code >= 0)
+      return Code;
     if (In.empty() || !R.count("run-dir"))
       return C.usageError("--merge takes the members' run directories and the team's --run-dir");
     return agentMerge(C, R["run-dir"].as<std::string>(), In);
@@ -167,10 +174,19 @@ int main(int argc, char **argv) {
   if (O.Gate.Epsilon < 0 || O.Gate.K < 0 || O.Gate.Floor < 1.0)
     return C.usageError("--epsilon and --gate-k must be at least 0, --s-floor at least 1.0 "
                         "(never commit a slower kernel)");
-  if (R.count("max-groups"))
+  if (R.count("max-groups")) {
     O.Eval.MaxSimulatedGroups = R["max-groups"].as<uint64_t>();
-  if (R.count("exec-timeout"))
+    if (O.Eval.MaxSimulatedGroups == 0)
+      return C.usageError("--max-groups must be at least 1 (the workgroups the timing model "
+                          "simulates)");
+  }
+  if (R.count("exec-timeout")) {
+    if (O.Driver.rfind("exec:", 0) != 0)
+      return C.usageError("--exec-timeout is for --driver exec:CMD");
     O.ExecTimeoutSeconds = R["exec-timeout"].as<double>();
+    if (!(O.ExecTimeoutSeconds > 0))
+      return C.usageError("--exec-timeout must be a positive number of seconds");
+  }
   if (R.count("seed"))
     O.Seed = R["seed"].as<uint64_t>();
   bool AnyLlm = false;
@@ -218,6 +234,8 @@ int main(int argc, char **argv) {
     O.TeamMember = R["team-member"].as<unsigned>();
   O.KeepRejected = R.count("keep-rejected") > 0;
   O.Resume = R.count("resume") > 0;
+  for (const auto &KV : R.arguments())
+    O.Given.insert(KV.key());
   O.Eval.Backend = Dev.Backend;
   O.Eval.Threads = Dev.Threads ? Dev.Threads : 1;
   O.Eval.TimeoutSeconds = Dev.TimeoutSeconds;
@@ -227,9 +245,14 @@ int main(int argc, char **argv) {
   std::mutex Lock;
   auto Last = std::chrono::steady_clock::now() - std::chrono::seconds(10);
   O.Progress = [&](search::AgentOptions::ProgressKind Kind, const std::string &Line) {
+    std::lock_guard<std::mutex> G(Lock);
+    // What a resume repaired in the user's run directory is said even with -q.
+    if (Kind == search::AgentOptions::ProgressKind::Warning) {
+      llvm::errs() << C.tool() << ": " << Line << "\n";
+      return;
+    }
     if (Quiet)
       return;
-    std::lock_guard<std::mutex> G(Lock);
     bool Candidate = Kind == search::AgentOptions::ProgressKind::Candidate;
     auto Now = std::chrono::steady_clock::now();
     if (Candidate && !Verbose && Now - Last < std::chrono::seconds(2))
