@@ -858,6 +858,8 @@ private:
           Jobs.push_back(std::move(*J));
       }
       if (Jobs.empty()) {
+        if (!budgetLeft()) // an interrupt during a proposal (the exec driver stops its command)
+          return;
         if (verified().empty()) {
           StopReason = "converged: the driver has nothing more to propose from any verified node";
           return;

@@ -4,19 +4,118 @@
 // The reply is parsed, never run; anything else is a fault (malformed), and a command that
 // fails, crashes or runs past its time is an infrastructure fault. The last gate outcome is in
 // the next context's "feedback".
+// The command runs in a process group of its own, and the whole group is killed (SIGKILL) as
+// soon as the command ends, runs past --exec-timeout, writes more than a reply may hold, or the
+// run is interrupted: nothing a proposal started outlives it, so none outlives the run (only a
+// process that leaves the group, with setsid or setpgid, escapes).
 #include "search/Driver.h"
 
+#include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Interrupt.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Program.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
 
 namespace asmevo::search {
 
 namespace {
 
 constexpr size_t kMaxReply = 1 << 20;
+
+// How one run of the command ended.
+struct Ran {
+  enum { Exited, Signalled, TimedOut, TooLarge, Interrupted, NotStarted } How = NotStarted;
+  int Code = 0; // the exit status or the signal
+  std::string Error;
+};
+
+off_t sizeOf(const std::string &Path) {
+  struct stat St;
+  return ::stat(Path.c_str(), &St) == 0 ? St.st_size : 0;
+}
+
+// `/bin/sh -c Cmd` with stdin from In and stdout, stderr to Out, Err, in a new process group,
+// for at most Seconds; then the group is killed, whatever is left of it. The leader is reaped
+// only after the kill, so that its group id cannot have been reused by then.
+Ran runInGroup(const std::string &Cmd, const std::string &In, const std::string &Out,
+               const std::string &Err, double Seconds) {
+  Ran R;
+  posix_spawn_file_actions_t FA;
+  posix_spawnattr_t A;
+  posix_spawn_file_actions_init(&FA);
+  posix_spawnattr_init(&A);
+  posix_spawn_file_actions_addopen(&FA, 0, In.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&FA, 1, Out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&FA, 2, Err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  sigset_t None, All;
+  sigemptyset(&None);
+  sigfillset(&All);
+  posix_spawnattr_setpgroup(&A, 0);
+  posix_spawnattr_setsigmask(&A, &None);
+  posix_spawnattr_setsigdefault(&A, &All);
+  posix_spawnattr_setflags(&A,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  const char *Argv[] = {"sh", "-c", Cmd.c_str(), nullptr};
+  pid_t P = 0;
+  int Rc = posix_spawn(&P, "/bin/sh", &FA, &A, const_cast<char *const *>(Argv), environ);
+  posix_spawn_file_actions_destroy(&FA);
+  posix_spawnattr_destroy(&A);
+  if (Rc != 0) {
+    R.Error = std::strerror(Rc);
+    return R;
+  }
+  auto Deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(Seconds);
+  auto Nap = std::chrono::microseconds(500);
+  R.How = Ran::Exited;
+  for (;;) {
+    siginfo_t Si;
+    std::memset(&Si, 0, sizeof Si);
+    int W = ::waitid(P_PID, id_t(P), &Si, WEXITED | WNOHANG | WNOWAIT);
+    if ((W == 0 && Si.si_pid == P) || (W != 0 && errno != EINTR))
+      break;
+    if (interrupted()) {
+      R.How = Ran::Interrupted;
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= Deadline) {
+      R.How = Ran::TimedOut;
+      break;
+    }
+    if (size_t(sizeOf(Out)) > kMaxReply || size_t(sizeOf(Err)) > kMaxReply) {
+      R.How = Ran::TooLarge;
+      break;
+    }
+    std::this_thread::sleep_for(Nap);
+    Nap = std::min(Nap * 2, std::chrono::microseconds(20000));
+  }
+  ::kill(-P, SIGKILL);
+  int Status = 0;
+  while (::waitpid(P, &Status, 0) < 0 && errno == EINTR)
+    ;
+  if (R.How == Ran::Exited) {
+    if (WIFSIGNALED(Status)) {
+      R.How = Ran::Signalled;
+      R.Code = WTERMSIG(Status);
+    } else {
+      R.Code = WEXITSTATUS(Status);
+    }
+  }
+  return R;
+}
 
 class ExecDriver : public Driver {
 public:
@@ -39,12 +138,7 @@ public:
       llvm::consumeError(std::move(E));
       return Fault(EditFault::Malformed, "cannot write its input '" + In + "'", true);
     }
-    std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(In), llvm::StringRef(Out),
-                                                  llvm::StringRef(Err)};
-    std::string Msg;
-    bool Failed = false;
-    int Rc = llvm::sys::ExecuteAndWait("/bin/sh", {"sh", "-c", Cmd}, std::nullopt, Redirects,
-                                       unsigned(O.ExecTimeoutSeconds), 0, &Msg, &Failed);
+    Ran Run = runInGroup(Cmd, In, Out, Err, O.ExecTimeoutSeconds);
     auto Reply = readFile(Out);
     std::string Text = Reply ? (*Reply)->getBuffer().str() : std::string();
     if (!Reply)
@@ -55,11 +149,18 @@ public:
       llvm::consumeError(ErrText.takeError());
     for (const std::string &F : {In, Out, Err})
       llvm::sys::fs::remove(F);
-    if (Failed || Rc != 0) {
+    // The run is stopping: nothing more from here (the controller sees the interrupt).
+    if (Run.How == Ran::Interrupted)
+      return std::nullopt;
+    if (Run.How == Ran::TooLarge)
+      return Fault(EditFault::TooLarge,
+                   "wrote more than 1 MiB (a reply holds at most that); stopped", false);
+    if (Run.How != Ran::Exited || Run.Code != 0) {
       std::string Why =
-          Rc == -2 ? "crashed or ran past " + std::to_string(unsigned(O.ExecTimeoutSeconds)) + " s"
-          : Failed ? "could not run: " + Msg
-                   : "exited with status " + std::to_string(Rc);
+          Run.How == Ran::TimedOut     ? "ran past " + secondsText(O.ExecTimeoutSeconds) + " s"
+          : Run.How == Ran::Signalled  ? "was killed by signal " + std::to_string(Run.Code)
+          : Run.How == Ran::NotStarted ? "could not run: " + Run.Error
+                                       : "exited with status " + std::to_string(Run.Code);
       if (!Stderr.empty())
         Why += " (stderr: " + llvm::StringRef(Stderr).take_front(200).str() + ")";
       return Fault(EditFault::Malformed, Why, true);
