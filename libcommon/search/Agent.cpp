@@ -747,17 +747,24 @@ private:
     if (!O.Progress)
       return;
     const Node *B = L->best();
+    // A verified candidate the gate kept out is "slower" on disk (node.json's outcome); here it
+    // is said as the gate and the report say it: faster than K0 but short of Eq. 2's margin
+    // over the best is "not faster enough", not "slower".
+    std::string Word = N.Outcome;
+    if (N.Verified && !N.Committed)
+      Word = N.Speedup > 1.0 ? "not faster enough" : N.Speedup == 1.0 ? "not faster" : "slower";
     std::string Rej;
     for (const auto &[K, C] : Mem.outcomes())
       if (K != "gate:ok")
-        Rej += (Rej.empty() ? "" : ", ") + K + " " + std::to_string(C);
+        Rej += (Rej.empty() ? "" : ", ") + (K == "gate:slower" ? "gate:not committed" : K) + " " +
+               std::to_string(C);
     double Secs = std::max(elapsed(), 1e-3);
-    O.Progress(
-        N.Committed ? AgentOptions::ProgressKind::Commit : AgentOptions::ProgressKind::Candidate,
-        N.Id + " " + N.Outcome + (N.Verified ? " " + fixed(N.Speedup, 4) + "x" : "") + " | " +
-            std::to_string(Evaluated) + " candidates, " + fixed(Evaluated / Secs, 1) + "/s, " +
-            std::to_string(Commits) + " commits; best " + fixed(B->Speedup, 4) + "x " + B->Id +
-            " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
+    O.Progress(N.Committed ? AgentOptions::ProgressKind::Commit
+                           : AgentOptions::ProgressKind::Candidate,
+               N.Id + " " + Word + (N.Verified ? " " + fixed(N.Speedup, 4) + "x" : "") + " | " +
+                   std::to_string(Evaluated) + " candidates, " + fixed(Evaluated / Secs, 1) +
+                   "/s, " + std::to_string(Commits) + " commits; best " + fixed(B->Speedup, 4) +
+                   "x " + B->Id + " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
   }
 
   // Compose J's edits with the fastest disjoint pool member of the same parent.
