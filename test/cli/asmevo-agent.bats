@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # asmevo-agent: the gated loop on the emulator. The rules driver recovers a verified modeled
 # improvement on a de-optimized kernel; fake speedups fed through exec: (divergent, unsafe,
-# abi_invalid) are never committed; kill -9 then --resume loses no verified commit; bad input
-# fails with exact messages and exit codes.
+# abi_invalid) are never committed; kill -9 then --resume loses no verified commit; a resume
+# rebuilds a lost node.json, never removes a verified node or copies an object that changed,
+# says what it repaired, and refuses (writing nothing) what it cannot trust; contradictory
+# options are refused before anything is written; an exec: driver leaves no process behind;
+# bad input fails with exact messages and exit codes.
 load test_helper
 
 # A clang-built gfx942 kernel (a[i] += helper(b[i], i), .max_flat_workgroup_size 1024), its
@@ -461,4 +464,294 @@ PY
     --resume --team-from ./lone
   [ "$status" -eq 2 ]
   [ "$stderr" = "asmevo-agent: error: --team-from './lone' is this run's own directory" ]
+}
+
+# A search of the de-optimized vector add with commits (run/), its committed nodes listed in
+# committed.txt (id, speedup), the best in $best. Made once per file, copied into each test.
+searched() {
+  local cache=$BATS_FILE_TMPDIR/searched
+  if [ ! -d "$cache" ]; then
+    mkdir -p "$cache.new"
+    (
+      cd "$cache.new" && deopt &&
+        asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+          --max-candidates 12 -q
+    ) || fail "the search to resume could not be made"
+    mv "$cache.new" "$cache"
+  fi
+  cp -a "$cache/." .
+  python3 - <<'PY' > committed.txt
+import glob, json
+for f in sorted(glob.glob("run/nodes/*/node.json")):
+    n = json.load(open(f))
+    if n["committed"] and n["id"] != "n000000":
+        print(n["id"], n["speedup"])
+PY
+  [ -s committed.txt ]
+  best=$(sort -k2 -g committed.txt | tail -1 | cut -d' ' -f1)
+  ncand=$(( $(ls run/nodes | wc -l) - 1 ))
+}
+
+# resume [ARGS...]: --resume the search in run/ without evaluating anything more.
+resume() {
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --resume --max-candidates "$ncand" "$@"
+}
+
+@test "--resume rebuilds a committed node whose node.json is lost, exactly, from the journal" {
+  searched
+  snapshot_tree
+  # The damage: the best's node.json gone, a torn journal line, a candidate a kill interrupted.
+  rm "run/nodes/$best/node.json"
+  printf '{"event": "node", "id": "n0' >> run/journal.jsonl
+  next=$(printf 'n%06d' $((ncand + 1)))
+  mkdir "run/nodes/$next"
+  echo half > "run/nodes/$next/cand.s"
+  resume -q --json
+  assert_report asmevo-agent ok 0
+  # Said on stderr even with -q, and in the report's notes.
+  [[ $stderr == *"asmevo-agent: repaired: 'run/journal.jsonl': cut a torn last line (27 bytes: an append that a kill interrupted)"* ]] ||
+    fail "stderr: $stderr"
+  [[ $stderr == *"asmevo-agent: repaired: 'run/nodes/$best/node.json': rebuilt exactly from the journal's record of it (it was missing)"* ]] ||
+    fail "stderr: $stderr"
+  [[ $stderr == *"asmevo-agent: repaired: removed 1 candidate directory that a kill interrupted (no node.json, never in the journal, no verified object): 'run/nodes/$next'"* ]] ||
+    fail "stderr: $stderr"
+  python3 - "$best" <<'PY'
+import json, sys
+d = json.load(open("report.json"))
+notes = d["notes"]
+assert len(notes) == 3 and all(n.startswith("repaired: ") for n in notes), notes
+assert d["body"]["best_node"] == sys.argv[1], d["body"]
+last = [json.loads(l) for l in open("run/journal.jsonl")][-2]
+assert last["event"] == "resume" and len(last["repairs"]) == 3, last
+PY
+  # The node.json is back byte for byte, every node and object as it was; only the journal, the
+  # summary and the lock's holder changed.
+  assert_tree_unchanged run/journal.jsonl run/summary.json run/lock report.json
+}
+
+@test "--resume rebuilds a lost node.json from an older journal's events and the node's files" {
+  searched
+  # A journal as asmevo-agent wrote it before node events carried the whole record.
+  python3 - <<'PY'
+import json
+lines = [json.loads(l) for l in open("run/journal.jsonl")]
+with open("run/journal.jsonl", "w") as f:
+    for e in lines:
+        e.pop("node", None)
+        f.write(json.dumps(e, separators=(",", ":")) + "\n")
+PY
+  cp "run/nodes/$best/node.json" old-node.json
+  rm "run/nodes/$best/node.json"
+  snapshot_tree
+  resume --json
+  assert_report asmevo-agent ok 0
+  [[ $stderr == *"asmevo-agent: repaired: 'run/nodes/$best/node.json': rebuilt from the journal's events and the node's files, as far as they go (the journal predates whole node records) (it was missing)"* ]] ||
+    fail "stderr: $stderr"
+  python3 - "$best" <<'PY'
+import hashlib, json, sys
+i = sys.argv[1]
+old, new = json.load(open("old-node.json")), json.load(open("run/nodes/%s/node.json" % i))
+for k in ("id", "parent", "committed", "verified", "speedup", "outcome", "candidate_sha256",
+          "object_sha256", "kind", "backend"):
+    assert old[k] == new[k], (k, old[k], new[k])
+assert old["edits"][0]["replacement"] == new["edits"][0]["replacement"]
+assert "rebuilt by --resume" in new["message"], new["message"]
+assert json.load(open("report.json"))["body"]["best_node"] == i
+PY
+  assert_tree_unchanged run/journal.jsonl run/summary.json run/lock "run/nodes/$best/node.json" \
+    report.json
+}
+
+@test "--resume keeps a directory outside the journal that holds a verified object, and says so" {
+  searched
+  # K*'s object in a directory the journal never names (a copy made by hand, say).
+  mkdir run/nodes/n000900
+  cp run/best.hsaco run/nodes/n000900/cand.hsaco
+  snapshot_tree
+  resume -q
+  assert_success
+  [ "$stderr" = "asmevo-agent: warning: 'run/nodes/n000900': kept as it is, outside the lineage: it has no node.json and the journal never names it, but it holds the same object as best.hsaco; remove it yourself if it is not needed" ]
+  assert_tree_unchanged run/journal.jsonl run/summary.json run/lock
+}
+
+@test "--resume refuses a best node whose object no longer has its SHA-256, and copies nothing" {
+  searched
+  # The best's object changed after it was verified; best.hsaco still holds the verified one.
+  printf '\x01' | dd of="run/nodes/$best/cand.hsaco" bs=1 seek=300 conv=notrunc status=none
+  # best.hsaco from before the last commit, as a kill between node.json and best.* leaves it.
+  cp run/nodes/n000000/cand.hsaco run/best.hsaco
+  cp "run/nodes/$best/cand.hsaco" best-damaged.hsaco
+  snapshot_tree
+  resume --json
+  assert_report asmevo-agent input_error 2
+  [[ $stderr =~ ^"asmevo-agent: error: 'run/nodes/$best/cand.hsaco': SHA-256 "[0-9a-f]{12}"..., not the "[0-9a-f]{12}"... that node $best, the best ("[0-9.]+"x), recorded when it was verified: the object changed since, and is never copied; restore it from a copy to continue this run (nothing was changed)"$ ]] ||
+    fail "stderr: $stderr"
+  # Nothing was written: best.hsaco is not the damaged object, the lock's holder is the last one.
+  assert_tree_unchanged report.json
+  ! cmp -s run/best.hsaco best-damaged.hsaco
+}
+
+@test "--resume says where the verified object of a damaged best still is" {
+  searched
+  printf '\x01' | dd of="run/nodes/$best/cand.hsaco" bs=1 seek=300 conv=notrunc status=none
+  snapshot_tree
+  resume
+  [ "$status" -eq 2 ]
+  [[ $stderr == *"that node $best, the best ("*"x), recorded when it was verified: the object changed since, and is never copied; 'run/best.hsaco' still holds the verified object: copy it back and --resume again (nothing was changed)" ]] ||
+    fail "stderr: $stderr"
+  assert_tree_unchanged
+}
+
+@test "--resume refuses a journal that commits a node faster than every node on disk" {
+  searched
+  rm -r "run/nodes/$best"
+  snapshot_tree
+  resume
+  [ "$status" -eq 2 ]
+  [[ $stderr =~ ^"asmevo-agent: error: 'run/journal.jsonl':"[0-9]+": the journal commits node $best at "[0-9.]+"x, faster than every committed node on disk ("n[0-9]{6}", "[0-9.]+"x), and 'run/nodes/$best' is gone: restore it; nothing was changed"$ ]] ||
+    fail "stderr: $stderr"
+  assert_tree_unchanged
+}
+
+@test "--resume refuses a run directory that is missing, empty or holds no search, writing nothing" {
+  deopt
+  snapshot_tree
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir run --resume
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: run directory 'run' does not exist: there is no search to --resume (leave --resume out to start one)" ]
+  assert_tree_unchanged
+  mkdir empty other
+  echo notes > other/notes.txt
+  snapshot_tree
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir empty --resume --json
+  assert_report asmevo-agent input_error 2
+  [ "$stderr" = "asmevo-agent: error: run directory 'empty' is empty: there is no search to --resume (leave --resume out to start one there)" ]
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir other --resume
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: run directory 'other' holds no search (no run.json): there is nothing to --resume" ]
+  assert_tree_unchanged report.json
+}
+
+@test "--resume refuses options that decide the verdicts with other values, naming both; keeps the run's" {
+  deopt
+  asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run --max-candidates 2 \
+    --seeds 2 --epsilon 0.01 -q
+  snapshot_tree
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --resume --seeds 4,5 --epsilon 0.01 --s-floor 1.5 --max-candidates 2
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: 'run/run.json': --resume with options the run was not started with: --seeds 4,5 (the run's: 2), --s-floor 1.5 (the run's: 1.0); they decide the run's verdicts and stay fixed for the run: leave them out to keep the run's, or start another --run-dir" ]
+  assert_tree_unchanged
+  # Left out, they are the run's; the budgets and the driver may change, and that is noted.
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --resume --max-candidates 3 --driver stochastic --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+assert d["seeds"] == [2], d["seeds"]
+assert d["notes"] == ["resumed with --driver 'stochastic' (the run started with 'rules')"], d["notes"]
+# the run's epsilon: a verified candidate's threshold is 1.01 times the best's speedup before it
+n = json.load(open("run/nodes/n000003/node.json"))
+b = json.load(open("run/nodes/%s/node.json" % n["best_before"]))
+assert n["driver"] == "stochastic" and n["verified"], n
+assert abs(n["threshold"] - max(1.01 * b["speedup"], 1.0)) < 1e-12, (n["threshold"], b["speedup"])
+PY
+}
+
+@test "contradictory options are refused before anything is written" {
+  deopt
+  asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir team --max-candidates 1 -q
+  ln -s team team-link
+  snapshot_tree
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --team-from nope
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: --team-from 'nope': no such directory" ]
+  mkdir -p empty && snapshot_tree
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --team-from empty
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: --team-from: 'empty': not a search run directory (no run.json)" ]
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --driver gpt
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: --driver 'gpt': unknown driver (rules, stochastic, exec:CMD, llm)" ]
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --max-groups 0
+  [ "$status" -eq 2 ]
+  [ "$(head -1 <<< "$stderr")" = "asmevo-agent: error: --max-groups must be at least 1 (the workgroups the timing model simulates)" ]
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --exec-timeout 5
+  [ "$status" -eq 2 ]
+  [ "$(head -1 <<< "$stderr")" = "asmevo-agent: error: --exec-timeout is for --driver exec:CMD" ]
+  run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 \
+    --driver 'exec:true' --exec-timeout 0
+  [ "$status" -eq 2 ]
+  [ "$(head -1 <<< "$stderr")" = "asmevo-agent: error: --exec-timeout must be a positive number of seconds" ]
+  # --merge: a member twice (however spelled), the team as its own member, a search's option.
+  mkdir -p m1 && cp -r team/. m1/
+  snapshot_tree
+  run --separate-stderr asmevo-agent --merge --run-dir team m1 ./m1/
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: --merge: member './m1/' is the same directory as member 'm1': give each member once, and not the team" ]
+  run --separate-stderr asmevo-agent --merge --run-dir team m1 team-link --json
+  assert_report asmevo-agent input_error 2
+  [ "$stderr" = "asmevo-agent: error: --merge: member 'team-link' is the same directory as --run-dir 'team': give each member once, and not the team" ]
+  run --separate-stderr asmevo-agent --merge --run-dir team m1 missing
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "asmevo-agent: error: 'missing': no such directory: a member must be a search run directory" ]
+  run --separate-stderr asmevo-agent --merge --run-dir team m1 --budget 5 --seeds 3
+  [ "$status" -eq 2 ]
+  [ "$(head -1 <<< "$stderr")" = "asmevo-agent: error: --merge ignores the search's options; it was given --budget, --seeds" ]
+  assert_tree_unchanged report.json
+}
+
+# A driver whose command leaves a process behind (python3 sleeping, with $MARKER among its
+# arguments), then does what $1 says: hang, or reply that it is done.
+leaky_driver() {
+  MARKER=asmevo-agent-test-$$-$RANDOM
+  cat > leaky.sh <<SH
+python3 -c 'import time; time.sleep(60)' $MARKER &
+if [ "$1" = hang ]; then sleep 30; fi
+echo '{"done": true}'
+SH
+}
+
+# survivors: the pids of processes that carry $MARKER (none, or the test kills them by pid).
+survivors() {
+  local p
+  p=$(pgrep -f "$MARKER" || true)
+  if [ -n "$p" ]; then
+    kill $p 2> /dev/null || true
+    fail "processes of the driver outlived the run: $p"
+  fi
+}
+
+@test "exec: the driver's whole process group is killed when its command ends or times out" {
+  deopt
+  leaky_driver hang
+  snapshot_tree
+  SECONDS=0
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --driver 'exec:sh leaky.sh' --exec-timeout 0.5 -q
+  survivors
+  [ "$status" -eq 3 ]
+  [ "$stderr" = "asmevo-agent: error: the driver failed 3 times in a row: exec driver 'sh leaky.sh': ran past 0.5 s" ]
+  [ "$SECONDS" -lt 20 ]
+  assert_tree_unchanged run
+  leaky_driver done
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run2 \
+    --driver 'exec:sh leaky.sh' --json
+  assert_report asmevo-agent ok 0
+  survivors
+}
+
+@test "progress: a verified candidate faster than K0 that the margin kept out is not faster enough" {
+  deopt
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
+    --max-candidates 3 --epsilon 10 -v
+  assert_success
+  echo "$stderr" | grep -E '^asmevo-agent: n00000[1-3] not faster enough 1\.[0-9]{4}x \| ' ||
+    fail "stderr: $stderr"
+  ! echo "$stderr" | grep -E 'slower 1\.[0-9]{4}x' || fail "stderr: $stderr"
+  echo "$stderr" | grep -E 'gate:not committed [1-3]' || fail "stderr: $stderr"
+  # node.json keeps its outcome.
+  python3 -c 'import json,glob; assert any(json.load(open(f))["outcome"] == "slower" and json.load(open(f))["speedup"] > 1 for f in glob.glob("run/nodes/*/node.json"))'
 }
