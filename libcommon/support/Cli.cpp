@@ -145,7 +145,9 @@ Report Cli::report() const {
 }
 
 int Cli::printJson(const Report &R) const {
-  llvm::outs() << R.json().dump(1) << "\n";
+  // A message may quote an argument that is not UTF-8 (an option's value as given): replace
+  // what is not, rather than throw.
+  llvm::outs() << R.json().dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   llvm::outs().flush();
   return R.exitCode();
 }
