@@ -3,6 +3,10 @@
 
 #include "support/Error.h"
 
+#include "llvm/Support/JSON.h"
+
+#include <cstdio>
+
 namespace asmevo::llm {
 
 bool parseDialect(const std::string &S, Dialect &D) {
@@ -53,33 +57,75 @@ std::vector<std::pair<std::string, std::string>> requestHeaders(Dialect D, const
 }
 
 namespace {
-uint64_t count(const nlohmann::json &U, const char *Name) {
-  auto It = U.find(Name);
-  return It != U.end() && It->is_number_unsigned() ? It->get<uint64_t>() : 0;
+// The usage's two counts (their names in the dialect) into R, or why they cannot be believed.
+void readUsage(const nlohmann::json &J, const char *In, const char *Out, ChatReply &R) {
+  auto It = J.find("usage");
+  if (It == J.end() || !It->is_object()) {
+    R.UsageProblem = "the reply has no usage object";
+    return;
+  }
+  for (auto [Name, To] :
+       {std::pair<const char *, uint64_t *>{In, &R.InputTokens}, {Out, &R.OutputTokens}}) {
+    auto F = It->find(Name);
+    if (F == It->end()) {
+      R.UsageProblem = std::string("usage.") + Name + " is missing";
+      return;
+    }
+    if (!F->is_number_unsigned()) {
+      // Negative, fractional, too large for a count, or not a number at all.
+      R.UsageProblem = std::string("usage.") + Name + " is " + excerpt(F->dump(), 40) +
+                       ", not a count of tokens";
+      return;
+    }
+    *To = F->get<uint64_t>();
+  }
+}
+
+// J[Key] when it is a string, else "" (json::value throws on a value of another type).
+std::string str(const nlohmann::json &J, const char *Key) {
+  auto It = J.find(Key);
+  return It != J.end() && It->is_string() ? It->get<std::string>() : std::string();
 }
 } // namespace
 
+std::string excerpt(llvm::StringRef Text, size_t MaxBytes) {
+  std::string T = Text.trim().str();
+  if (!llvm::json::isUTF8(T))
+    T = llvm::json::fixUTF8(T);
+  if (T.size() <= MaxBytes)
+    return T;
+  size_t Cut = MaxBytes;
+  while (Cut > 0 && (static_cast<unsigned char>(T[Cut]) & 0xC0) == 0x80)
+    --Cut; // not inside a character
+  return T.substr(0, Cut) + "...";
+}
+
 llvm::Expected<ChatReply> parseReply(Dialect D, const std::string &Body) {
+  size_t Bad = 0;
+  if (!llvm::json::isUTF8(Body, &Bad)) {
+    char Hex[8];
+    std::snprintf(Hex, sizeof Hex, "0x%02X", static_cast<unsigned char>(Body[Bad]));
+    return makeError("the reply is not valid UTF-8 (byte " + std::string(Hex) + " at offset " +
+                     std::to_string(Bad) + " of " + std::to_string(Body.size()) + "): '" +
+                     excerpt(Body, 120) + "'");
+  }
   nlohmann::json J = nlohmann::json::parse(Body, nullptr, false);
   auto shape = [&](const std::string &Why) {
     return makeError("the reply is not an " + std::string(dialectName(D)) + " reply: " + Why +
-                     " ('" + llvm::StringRef(Body).trim().take_front(120).str() + "')");
+                     " ('" + excerpt(Body, 120) + "')");
   };
   if (J.is_discarded() || !J.is_object())
     return shape("not a JSON object");
   ChatReply R;
   if (D == Dialect::Anthropic) {
-    if (J.contains("usage") && J["usage"].is_object()) {
-      R.InputTokens = count(J["usage"], "input_tokens");
-      R.OutputTokens = count(J["usage"], "output_tokens");
-    }
-    R.StopReason = J.value("stop_reason", "");
+    readUsage(J, "input_tokens", "output_tokens", R);
+    R.StopReason = str(J, "stop_reason");
     if (!J.contains("content") || !J["content"].is_array())
       return shape("no content array");
     for (const nlohmann::json &B : J["content"]) {
       if (!B.is_object())
         continue;
-      std::string Type = B.value("type", "");
+      std::string Type = str(B, "type");
       if (Type == "tool_use" && B.contains("input") && B["input"].is_object() && R.Object.is_null())
         R.Object = B["input"];
       else if (Type == "text" && B.contains("text") && B["text"].is_string())
@@ -91,16 +137,13 @@ llvm::Expected<ChatReply> parseReply(Dialect D, const std::string &Body) {
     }
     return R;
   }
-  if (J.contains("usage") && J["usage"].is_object()) {
-    R.InputTokens = count(J["usage"], "prompt_tokens");
-    R.OutputTokens = count(J["usage"], "completion_tokens");
-  }
+  readUsage(J, "prompt_tokens", "completion_tokens", R);
   if (!J.contains("choices") || !J["choices"].is_array() || J["choices"].empty() ||
       !J["choices"][0].is_object() || !J["choices"][0].contains("message") ||
       !J["choices"][0]["message"].is_object())
     return shape("no choices[0].message");
   const nlohmann::json &M = J["choices"][0]["message"];
-  R.StopReason = J["choices"][0].value("finish_reason", "");
+  R.StopReason = str(J["choices"][0], "finish_reason");
   if (M.contains("refusal") && M["refusal"].is_string() &&
       !M["refusal"].get<std::string>().empty()) {
     R.Refused = true;

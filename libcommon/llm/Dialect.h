@@ -50,11 +50,23 @@ struct ChatReply {
   std::string Text;      // what came instead of an object (for a malformed reply's message)
   std::string StopReason;
   uint64_t InputTokens = 0, OutputTokens = 0;
+  // Why the usage above cannot be believed ("" when both counts were there, whole and not
+  // negative): an endpoint that misreports it would otherwise spend the token budget unseen.
+  std::string UsageProblem;
+  // Where the client keeps this reply once the caller found it usable (Client::keep); empty for
+  // a reply from the cache or without one.
+  std::string CacheFile, CacheEntry;
 };
 
-// A 2xx reply body in the dialect's shape. An error only when the body is not that shape at
-// all (not JSON, no content/choices); a reply whose text is not a JSON object is a ChatReply
-// with a null Object and the text, for the caller to count as malformed.
+// A 2xx reply body in the dialect's shape. An error when the body is not valid UTF-8 (JSON text
+// must be; a byte-order mark in front is ignored, as RFC 8259 allows) or not that shape at all
+// (not JSON, no content/choices); a reply whose text is not a JSON object is a ChatReply with a
+// null Object and the text, for the caller to count as malformed.
 llvm::Expected<ChatReply> parseReply(Dialect D, const std::string &Body);
+
+// At most MaxBytes of Text, trimmed, for a message: valid UTF-8 whatever Text is (a byte that is
+// not becomes U+FFFD), cut between characters, "..." when cut. Reply text goes into the journal,
+// the report and the next prompt as JSON strings, which must be UTF-8.
+std::string excerpt(llvm::StringRef Text, size_t MaxBytes);
 
 } // namespace asmevo::llm

@@ -14,8 +14,19 @@ char HttpError::ID = 0;
 
 namespace {
 
+struct Sink {
+  std::string *Body;
+  size_t Max;
+  bool Over = false;
+};
+
 size_t onBody(char *Data, size_t Size, size_t N, void *User) {
-  static_cast<std::string *>(User)->append(Data, Size * N);
+  Sink &S = *static_cast<Sink *>(User);
+  if (S.Body->size() + Size * N > S.Max) {
+    S.Over = true;
+    return 0; // libcurl stops the transfer (CURLE_WRITE_ERROR)
+  }
+  S.Body->append(Data, Size * N);
   return Size * N;
 }
 
@@ -39,7 +50,8 @@ size_t onHeader(char *Data, size_t Size, size_t N, void *User) {
 
 llvm::Expected<HttpReply> httpPost(const std::string &Url,
                                    const std::vector<std::pair<std::string, std::string>> &Headers,
-                                   const std::string &Body, double TimeoutSeconds) {
+                                   const std::string &Body, double TimeoutSeconds,
+                                   size_t MaxReplyBytes) {
   static std::once_flag Init;
   std::call_once(Init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   CURL *C = curl_easy_init();
@@ -57,7 +69,10 @@ llvm::Expected<HttpReply> httpPost(const std::string &Url,
   curl_easy_setopt(C, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(Body.size()));
   curl_easy_setopt(C, CURLOPT_HTTPHEADER, List);
   curl_easy_setopt(C, CURLOPT_WRITEFUNCTION, onBody);
-  curl_easy_setopt(C, CURLOPT_WRITEDATA, &R.Body);
+  Sink S{&R.Body, MaxReplyBytes};
+  curl_easy_setopt(C, CURLOPT_WRITEDATA, &S);
+  // A Content-Length past the limit fails before the body is read.
+  curl_easy_setopt(C, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(MaxReplyBytes));
   curl_easy_setopt(C, CURLOPT_HEADERFUNCTION, onHeader);
   curl_easy_setopt(C, CURLOPT_HEADERDATA, &R.Headers);
   curl_easy_setopt(C, CURLOPT_TIMEOUT_MS, long(TimeoutSeconds * 1000));
@@ -71,16 +86,28 @@ llvm::Expected<HttpReply> httpPost(const std::string &Url,
   if (Rc == CURLE_OK)
     return R;
   std::string Detail = Why[0] ? Why : curl_easy_strerror(Rc);
-  HttpFailure K = Rc == CURLE_OPERATION_TIMEDOUT ? HttpFailure::Timeout
-                  : Rc == CURLE_PARTIAL_FILE     ? HttpFailure::Truncated
-                                                 : HttpFailure::Other;
-  std::string M = K == HttpFailure::Timeout
+  HttpFailure K = S.Over || Rc == CURLE_FILESIZE_EXCEEDED ? HttpFailure::TooLarge
+                  : Rc == CURLE_OPERATION_TIMEDOUT        ? HttpFailure::Timeout
+                  : Rc == CURLE_PARTIAL_FILE              ? HttpFailure::Truncated
+                                                          : HttpFailure::Other;
+  std::string M = K == HttpFailure::TooLarge
+                      ? "the reply from " + Url + " is larger than " + bytesText(MaxReplyBytes) +
+                            ", the most a reply may have; it was not read further"
+                  : K == HttpFailure::Timeout
                       ? "no reply from " + Url + " within " + secondsText(TimeoutSeconds) + " s"
                   : K == HttpFailure::Truncated
                       ? "the reply from " + Url + " was cut short (" +
                             std::to_string(R.Body.size()) + " bytes of its Content-Length)"
                       : "POST " + Url + ": " + Detail;
   return llvm::make_error<HttpError>(K, M);
+}
+
+std::string bytesText(size_t N) {
+  if (N >= (1u << 20) && N % (1u << 20) == 0)
+    return std::to_string(N >> 20) + " MiB";
+  if (N >= 1024 && N % 1024 == 0)
+    return std::to_string(N >> 10) + " KiB";
+  return std::to_string(N) + " bytes";
 }
 
 } // namespace asmevo::llm

@@ -61,6 +61,9 @@ public:
   virtual void feedback(const Feedback &) {}
   // The controller saw a stall: change direction (Why says what was exhausted).
   virtual void redirect(const std::string &) {}
+  // Why the driver can propose nothing more anywhere (the llm driver's spent budget), when
+  // propose() answered nullopt for that reason; "" otherwise. The run stops with it.
+  virtual std::string spent() const { return ""; }
   // A verified node the driver wants to continue from ("" : the controller chooses).
   virtual std::string preferredStart() { return ""; }
   // What the driver spent (the llm driver: requests and tokens), for the journal and the

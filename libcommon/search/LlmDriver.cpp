@@ -4,8 +4,10 @@
 // the next step; after each gate outcome the feedback goes back and the next proposal replans
 // first; a redirect from the controller's anti-stall supervision drops the plans and says so.
 // Replies are JSON objects held to a schema, parsed and never run; one that is not (no object,
-// a refusal, an edit outside its step's window, a replacement over the limits) is a fault the
-// controller records and the next turn is told about.
+// a refusal, an edit outside its step's window, a replacement over the limits, a reply that is
+// not UTF-8, past the size limit or misreporting its usage) is a fault the controller records
+// and the next turn is told about. Only replies that were a plan, or an edit that the
+// controller took, are kept in the reply cache: a rerun asks again for the others.
 #include "search/Driver.h"
 
 #include "codeobj/TargetLimits.h"
@@ -139,7 +141,10 @@ public:
       : C(std::move(C)), Prompts(std::move(Prompts)) {}
   std::string name() const override { return "llm"; }
 
+  ~LlmDriver() override { settle(); }
+
   std::optional<Proposal> propose(const NodeView &Node, const nlohmann::json &Ctx) override {
+    settle();
     // What prefetch asked for this node ahead, concurrently with the other workers' requests.
     if (auto It = Decided.find(Node.Id); It != Decided.end()) {
       std::optional<Proposal> P = std::move(It->second);
@@ -165,6 +170,7 @@ public:
   // plans concurrently), then every worker's edit request at once, each for its own step.
   bool prefetches() const override { return true; }
   void prefetch(const std::vector<std::pair<const NodeView *, nlohmann::json>> &Starts) override {
+    settle();
     Ready.clear();
     Decided.clear();
     if (Starts.size() < 2)
@@ -215,6 +221,11 @@ public:
   }
 
   void feedback(const Feedback &F) override {
+    // The controller refused the edit just proposed (its replacement over the limits, a window
+    // that does not exist): not kept. Anything else about it means it was taken.
+    if (F.Node.empty() && F.Stage == "propose" && F.Outcome != "repeat")
+      Unsettled.reset();
+    settle();
     History.push_back({{"node", F.Node},
                        {"parent", F.Parent},
                        {"stage", F.Stage},
@@ -236,8 +247,12 @@ public:
     Replan = true;
   }
 
+  std::string spent() const override { return Spent; }
+
   nlohmann::json usage() const override {
     nlohmann::json U = C->usage().json();
+    U["max_requests"] = C->options().MaxRequests;
+    U["max_tokens"] = C->options().MaxTokens;
     U["plan_calls"] = PlanCalls;
     U["edit_calls"] = EditCalls;
     U["faults"] = Faults;
@@ -254,6 +269,8 @@ private:
     std::optional<EditError> Err;
     bool Infra = false;
     bool Stop = false; // the budget is spent: nothing more from this driver
+    std::string StopWhy;
+    llm::ChatReply Kept; // where the reply goes in the cache, once it proved usable
   };
   // An edit request and the step it was for.
   struct Pending {
@@ -292,8 +309,9 @@ private:
   // Take a planner's answer for node Id (on the controller's thread).
   std::optional<std::optional<Proposal>> takePlan(const std::string &Id, const Answer &A) {
     if (!A.Object)
-      return A.Stop ? std::optional<Proposal>() : std::optional<Proposal>(failed(A));
+      return A.Stop ? stopped(A) : std::optional<Proposal>(failed(A));
     ++PlanCalls;
+    C->keep(A.Kept);
     Redirect.clear();
     const nlohmann::json &Steps = (*A.Object)["steps"];
     if (!Steps.is_array() || Steps.empty())
@@ -315,10 +333,24 @@ private:
 
   Proposal failed(const Answer &A) { return fault(A.Err->Fault, A.Err->Message, A.Infra); }
 
+  // The budget is spent: nothing more from any node, and the run says why.
+  std::optional<Proposal> stopped(const Answer &A) {
+    Spent = A.StopWhy;
+    return std::nullopt;
+  }
+
+  // The edit proposed last was taken (the controller said nothing against it before the next
+  // call): keep its reply.
+  void settle() {
+    if (Unsettled)
+      C->keep(*Unsettled);
+    Unsettled.reset();
+  }
+
   // An editor's answer as a proposal (on the controller's thread).
   std::optional<Proposal> finish(const Pending &X) {
     if (!X.A.Object)
-      return X.A.Stop ? std::nullopt : std::optional<Proposal>(failed(X.A));
+      return X.A.Stop ? stopped(X.A) : std::optional<Proposal>(failed(X.A));
     ++EditCalls;
     EditError Err;
     auto E = parseEdit(*X.A.Object, "llm reply", Err);
@@ -334,6 +366,7 @@ private:
                        std::to_string(W.value("first_line", 0u)) + "-" +
                        std::to_string(W.value("last_line", 0u)));
     E->Direction = X.Step.value("direction", "");
+    Unsettled = X.A.Kept;
     return Proposal{std::move(*E), std::nullopt};
   }
 
@@ -386,25 +419,29 @@ private:
     if (!R) {
       llvm::handleAllErrors(R.takeError(), [&](const llm::CallError &E) {
         A.Stop = E.Kind == llm::CallFailure::Budget;
-        no(EditFault::Malformed, "llm " + Which + " call: " + E.Message,
-           E.Kind != llm::CallFailure::Shape);
+        A.StopWhy = E.Message;
+        // A reply that came but cannot be used is the reply's fault, fed back; no reply at
+        // all is the endpoint's (infrastructure).
+        bool Reply = E.Kind == llm::CallFailure::Shape || E.Kind == llm::CallFailure::TooLarge;
+        no(E.Kind == llm::CallFailure::TooLarge ? EditFault::TooLarge : EditFault::Malformed,
+           "llm " + Which + " call: " + E.Message, !Reply);
       });
       return A;
     }
     if (R->Refused)
       return no(EditFault::Refused,
                 "llm " + Which + " call: the model refused" +
-                    (R->RefusalText.empty()
-                         ? std::string()
-                         : ": '" + llvm::StringRef(R->RefusalText).take_front(200).str() + "'"));
+                    (R->RefusalText.empty() ? std::string()
+                                            : ": '" + llm::excerpt(R->RefusalText, 200) + "'"));
     if (R->Object.is_null())
       return no(EditFault::Malformed, "llm " + Which + " call: the reply is not a JSON object: '" +
-                                          llvm::StringRef(R->Text).trim().take_front(120).str() +
-                                          "'");
+                                          llm::excerpt(R->Text, 120) + "'");
     if (Which != "edit" && (!R->Object.contains("steps") || !R->Object["steps"].is_array()))
       return no(EditFault::Malformed, "llm " + Which + " call: the plan has no \"steps\" array: '" +
-                                          R->Object.dump().substr(0, 120) + "'");
+                                          llm::excerpt(R->Object.dump(), 120) + "'");
     A.Object = R->Object;
+    A.Kept.CacheFile = std::move(R->CacheFile);
+    A.Kept.CacheEntry = std::move(R->CacheEntry);
     return A;
   }
 
@@ -416,6 +453,8 @@ private:
   std::vector<nlohmann::json> History;
   bool Replan = false;
   std::string Redirect;
+  std::string Spent;                       // why the budget stopped the driver
+  std::optional<llm::ChatReply> Unsettled; // the last edit's reply, until it proves taken
   uint64_t PlanCalls = 0, EditCalls = 0, Faults = 0;
 };
 
@@ -425,11 +464,20 @@ llvm::Expected<std::unique_ptr<Driver>> makeLlmDriver(const DriverOptions &O) {
   auto C = llm::Client::create(O.Llm);
   if (!C)
     return C.takeError();
+  // Every placeholder a template may use: what vars() and nodeVars() fill. The system prompt
+  // is sent as it is.
+  std::vector<std::string> Names = {
+      "kernel", "target", "node",     "speedup",  "best", "assembly", "hot_windows", "loops",
+      "memory", "gate",   "feedback", "redirect", "plan", "step",     "abi",         "isa_facts"};
   std::map<std::string, std::string> Prompts;
   for (const char *Name : {"system", "plan", "replan", "edit"}) {
     auto P = llm::loadPrompt(Name);
     if (!P)
       return P.takeError();
+    if (llvm::Error E =
+            llm::checkPrompt(*P, llm::promptsDir() + "/" + Name + ".txt",
+                             std::string(Name) == "system" ? std::vector<std::string>() : Names))
+      return std::move(E);
     Prompts[Name] = std::move(*P);
   }
   return std::make_unique<LlmDriver>(std::move(*C), std::move(Prompts));
