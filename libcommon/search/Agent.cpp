@@ -18,6 +18,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <chrono>
@@ -35,6 +36,18 @@ namespace asmevo::search {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A driver that proposes candidates already evaluated is told so each time, redirected after
+// this many in a row (the manual's 25) and stopped after as many again: each repeat may have
+// cost a request to a paid endpoint, and a driver that only repeats would otherwise spend
+// until a budget ran out.
+constexpr uint64_t kRepeatRedirect = 25;
+
+// Text for the journal, the report and the driver's next context, all JSON, which must be
+// UTF-8: a driver's message may quote bytes it was given that are not.
+std::string utf8(const std::string &S) {
+  return llvm::json::isUTF8(S) ? S : llvm::json::fixUTF8(S);
+}
 
 // Workers that live for the whole run (each thread keeps its own LLVM MC objects, which are
 // costly to set up): run() hands them a batch and returns when all of it is done.
@@ -470,7 +483,8 @@ private:
              "\"original\": TEXT (optional)}; or {\"done\": true}"}};
   }
 
-  void fault(const EditError &Err, bool Infra, const std::string &Start) {
+  void fault(EditError Err, bool Infra, const std::string &Start) {
+    Err.Message = utf8(Err.Message);
     ++Faults;
     Mem.outcome("propose", editFaultName(Err.Fault));
     Mem.failure(std::string(editFaultName(Err.Fault)) + ": " + generalisedMessage(Err.Message));
@@ -509,10 +523,12 @@ private:
 
   // A node's context for the driver, with the stall note when the search has stalled.
   nlohmann::json contextOf(const NodeView &V) const {
-    return context(V, Level ? "stalled: " + std::to_string(SinceCommit) +
-                                  " candidates without a commit; try another window or "
-                                  "direction"
-                            : "");
+    std::string Why =
+        Repeats >= kRepeatRedirect
+            ? std::to_string(Repeats) + " proposals in a row were candidates already evaluated"
+        : Level ? std::to_string(SinceCommit) + " candidates without a commit"
+                : "";
+    return context(V, Why.empty() ? "" : "stalled: " + Why + "; try another window or direction");
   }
 
   // Ask the driver for one new candidate from Start.
@@ -522,7 +538,7 @@ private:
       return std::nullopt;
     nlohmann::json Ctx;
     bool CtxMade = false;
-    for (int Try = 0; Try < 256 && !Stopped; ++Try) {
+    for (int Try = 0; Try < 256 && !Stopped && StopReason.empty(); ++Try) {
       if (!CtxMade) {
         Ctx = contextOf(*V);
         CtxMade = true;
@@ -530,9 +546,12 @@ private:
       auto P = D->propose(*V, Ctx);
       if (!P) {
         Exhausted.insert(Start);
+        if (std::string Why = D->spent(); !Why.empty())
+          StopReason = Why; // a spent budget, not convergence
         return std::nullopt;
       }
       if (P->Fault) {
+        P->Fault->Message = utf8(P->Fault->Message);
         fault(*P->Fault, P->Infrastructure, Start);
         if (P->Infrastructure && ++InfraFails >= O.MaxInfraFailures && !Stopped)
           stop(runtimeError("the driver failed " + std::to_string(InfraFails) +
@@ -551,27 +570,83 @@ private:
       }
       Faults = 0;
       if (std::string K = editKey(J.Edits); !K.empty() && Mem.isBadEdit(K)) {
-        ++Repeats;
         Mem.outcome("propose", "known-bad");
+        if (repeated(Start,
+                     "this edit was already evaluated" + failedAs(K) + "; propose a different one"))
+          return std::nullopt;
         continue;
       }
       J.Text = std::move(*T);
       J.Hash = candidateHash(J.Text);
       if (!Mem.firstTime(J.Hash)) {
-        ++Repeats;
         Mem.outcome("propose", "repeat");
-        Feedback F;
-        F.Parent = Start;
-        F.Stage = "propose";
-        F.Outcome = "repeat";
-        F.Message = "this candidate was evaluated before";
-        D->feedback(F);
+        if (repeated(Start, "this edit was already evaluated" + sameAs(J.Hash) +
+                                "; propose a different one"))
+          return std::nullopt;
         continue;
       }
       Repeats = 0;
       return J;
     }
     return std::nullopt;
+  }
+
+  // Where a repeated candidate was evaluated, for the driver's feedback.
+  std::string sameAs(const std::string &Hash) const {
+    for (const auto &[Id, N] : L->nodes())
+      if (N.CandidateHash == Hash)
+        return ": it gives the candidate of node " + Id + " (" +
+               (Id == "n000000" ? std::string("K0 itself")
+                                : (N.Stage.empty() ? "" : N.Stage + ": ") + N.Outcome) +
+               ")";
+    return ": it gives a candidate proposed before";
+  }
+  std::string failedAs(const std::string &Key) const {
+    for (const auto &[Id, N] : L->nodes())
+      if (!N.Verified && editKey(N.Edits) == Key)
+        return " from node " + N.Parent + " as " + Id + ", and failed there (" +
+               (N.Stage.empty() ? "" : N.Stage + ": ") + N.Outcome + ")";
+    return " from another node, and failed there";
+  }
+
+  // One more proposal of a candidate already evaluated: fed back to the driver (the llm
+  // driver's next prompt quotes it), a redirect after kRepeatRedirect in a row, the stop after
+  // as many again. True when the round must end: the redirect backtracks to other start
+  // points, or the run stops.
+  bool repeated(const std::string &Start, const std::string &Message) {
+    ++Repeats;
+    Feedback F;
+    F.Parent = Start;
+    F.Stage = "propose";
+    F.Outcome = "repeat";
+    F.Message = Message;
+    D->feedback(F);
+    if (Repeats == kRepeatRedirect) {
+      ++Redirects;
+      if (Level == 0) {
+        Level = 1;
+        ++Backtracks;
+      }
+      std::string Why =
+          std::to_string(Repeats) + " proposals in a row were candidates already evaluated";
+      D->redirect(Why);
+      event("redirect", Why + "; backtracking to earlier verified nodes");
+      return true;
+    }
+    if (Repeats >= 2 * kRepeatRedirect) {
+      StopReason = "converged: the driver only repeats candidates already evaluated (" +
+                   std::to_string(Repeats) + " proposals in a row, " +
+                   std::to_string(Repeats - kRepeatRedirect) + " of them after a redirect)";
+      return true;
+    }
+    return false;
+  }
+
+  void event(const char *Name, const std::string &Why) {
+    if (llvm::Error Err = L->journal({{"event", Name}, {"why", Why}, {"level", Level}}))
+      stop(std::move(Err));
+    if (O.Progress)
+      O.Progress(AgentOptions::ProgressKind::Event, std::string(Name) + ": " + Why);
   }
 
   bool budgetLeft() {
@@ -812,28 +887,20 @@ private:
       decide(Js[0], std::max(C->Speedup, Best->Speedup));
   }
 
+  // The stall supervision (repeats are repeated()'s).
   void supervise() {
-    auto Event = [&](const char *Name, const std::string &Why) {
-      if (llvm::Error Err = L->journal({{"event", Name}, {"why", Why}, {"level", Level}}))
-        stop(std::move(Err));
-      if (O.Progress)
-        O.Progress(AgentOptions::ProgressKind::Event, std::string(Name) + ": " + Why);
-    };
-    if (Level == 0 && (SinceCommit >= O.Stall || Repeats >= 25)) {
+    if (Level == 0 && SinceCommit >= O.Stall) {
       Level = 1;
       ++Redirects;
       ++Backtracks;
-      std::string Why = Repeats >= 25
-                            ? std::to_string(Repeats) + " repeated proposals"
-                            : std::to_string(SinceCommit) + " candidates without a commit";
-      Repeats = 0;
+      std::string Why = std::to_string(SinceCommit) + " candidates without a commit";
       D->redirect(Why);
-      Event("redirect", Why + "; backtracking to earlier verified nodes");
+      event("redirect", Why + "; backtracking to earlier verified nodes");
     } else if (Level == 1 && SinceCommit >= 2 * uint64_t(O.Stall)) {
       Level = 2;
       ++Escalations;
       D->redirect("escalate");
-      Event("escalate", std::to_string(SinceCommit) +
+      event("escalate", std::to_string(SinceCommit) +
                             " candidates without a commit; multi-start from distinct verified "
                             "nodes");
     } else if (Level == 2 && SinceCommit >= 4 * uint64_t(O.Stall)) {
@@ -863,17 +930,16 @@ private:
           return;
         if (J && Hashes.insert(J->Hash).second)
           Jobs.push_back(std::move(*J));
+        if (!StopReason.empty())
+          break; // what was proposed before is still evaluated
       }
       if (Jobs.empty()) {
-        if (!budgetLeft()) // an interrupt during a proposal (the exec driver stops its command)
+        // a driver's spent budget, or an interrupt during a proposal (the exec driver stops
+        // its command)
+        if (!StopReason.empty() || !budgetLeft())
           return;
         if (verified().empty()) {
           StopReason = "converged: the driver has nothing more to propose from any verified node";
-          return;
-        }
-        if (Repeats >= 2000) {
-          StopReason = "converged: the driver repeats candidates already evaluated (" +
-                       std::to_string(Repeats) + " in a row)";
           return;
         }
         continue;
