@@ -158,8 +158,13 @@ def run_case(case, bin_dir, work, schema, keep):
     try:
         argv = [resolve(t, inputs, scratch) for t in shlex.split(case.argv_text)]
         in_text = resolve(case.in_text, inputs, scratch) if case.in_text is not None else ""
+        env = dict(os.environ)
         for item in filter(None, case.setup.split(",")):
             kind, _, arg = item.partition(":")
+            if kind == "env":  # env:NAME=VALUE, VALUE with {name} / {/name} resolved
+                name, _, value = arg.partition("=")
+                env[name] = resolve(value, inputs, scratch)
+                continue
             if kind != "mkdir":
                 raise ValueError("unknown setup %r" % item)
             os.makedirs(os.path.join(scratch, resolve(arg, inputs, scratch)), exist_ok=True)
@@ -168,7 +173,7 @@ def run_case(case, bin_dir, work, schema, keep):
     before = snapshot(scratch)
     t0 = time.monotonic()
     try:
-        p = subprocess.run([os.path.join(bin_dir, case.tool)] + argv, cwd=scratch,
+        p = subprocess.run([os.path.join(bin_dir, case.tool)] + argv, cwd=scratch, env=env,
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=TIMEOUT)
         rc, out = p.returncode, p.stdout.decode("utf-8", "replace")

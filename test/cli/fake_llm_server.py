@@ -16,6 +16,18 @@ SCRIPT is {"asmevo_plan": [STEP...], "asmevo_edit": [STEP...]}. Each STEP is one
     {"match": TEXT, ...}            taken only by a request whose prompt holds TEXT (the first
                                     entry of the queue that matches is taken; concurrent requests
                                     arrive in any order)
+    {"usage": [IN, OUT], ...}       report these token counts (any JSON value; "absent" leaves
+                                    the field out); {"usage": null} sends no usage object
+                                    (default: the request's bytes / 4 in, 50 out)
+    {"raw": STRING}                 a 200 reply whose body is STRING's code points as bytes
+                                    (latin-1: "\u00ff" is the byte 0xFF), whatever it is
+    {"bytes": {MARK: STRING}, ...}  the reply as usual, with each MARK in its body replaced by
+                                    STRING's code points as bytes (invalid UTF-8 inside a string)
+    {"bom": true, ...}              the reply as usual, after a UTF-8 byte-order mark
+    {"endless": true}               a 200 reply, chunked, of JSON white space without end (until
+                                    the client hangs up; at most 1 GiB)
+    {"huge": N}                     a 200 reply announcing a Content-Length of N bytes, then
+                                    sending white space until the client hangs up
 An exhausted queue answers with SCRIPT's "<name>_then" step when there is one, else
 asmevo_plan with {"steps": [], "done": true} and asmevo_edit with a refusal. Every request is logged as LOG_DIR/NNN.json (time, path, headers, body, the step it
 got). The port it bound is written to PORT_FILE when it is ready.
@@ -34,8 +46,28 @@ lock = threading.Lock()
 count = [0]
 
 
+def usage_of(step, usage, names):
+    """The usage object for a reply (None: none), as step's "usage" says."""
+    if "usage" not in step:
+        return dict(zip(names, usage))
+    if step["usage"] is None:
+        return None
+    return {k: v for k, v in zip(names, step["usage"]) if v != "absent"}
+
+
 def reply_body(path, step, usage):
     anthropic = path == "/v1/messages"
+    body = reply_object(anthropic, step, usage)
+    u = usage_of(step, usage, ("input_tokens", "output_tokens") if anthropic
+                 else ("prompt_tokens", "completion_tokens"))
+    if u is None:
+        body.pop("usage", None)
+    else:
+        body["usage"] = u
+    return body
+
+
+def reply_object(anthropic, step, usage):
     if "payload" in step:
         obj = step["payload"]
         if anthropic:
@@ -113,16 +145,47 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(status, {"error": {"type": "scripted", "message": "status %d" % status}},
                              step.get("headers", {}), step.get("truncate"))
         usage = (len(raw) // 4, 50)
-        return self.send(200, reply_body(self.path, step, usage), {}, step.get("truncate"))
+        if "raw" in step:
+            return self.send(200, None, {}, data=step["raw"].encode("latin-1"))
+        if step.get("endless") or "huge" in step:
+            return self.send(200, None, {}, stream=step.get("huge"))
+        data = json.dumps(reply_body(self.path, step, usage)).encode()
+        for mark, text in step.get("bytes", {}).items():
+            data = data.replace(mark.encode(), text.encode("latin-1"))
+        if step.get("bom"):
+            data = b"\xef\xbb\xbf" + data
+        return self.send(200, None, {}, step.get("truncate"), data=data)
 
-    def send(self, status, obj, headers, truncate=False):
+    def send(self, status, obj, headers, truncate=False, data=None, stream=None):
         try:
-            self.reply(status, obj, headers, truncate)
+            if data is None and obj is None:
+                return self.stream(stream)
+            self.reply(status, obj, headers, truncate, data)
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up first (a scripted delay past its timeout)
+            pass  # the client gave up first (a scripted delay past its timeout, a size limit)
 
-    def reply(self, status, obj, headers, truncate):
-        data = json.dumps(obj).encode()
+    def stream(self, length):
+        """White space without end: chunked, or after a Content-Length of length bytes."""
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        if length is None:
+            self.send_header("transfer-encoding", "chunked")
+        else:
+            self.send_header("content-length", str(length))
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        block = b" " * 65536
+        for _ in range(16384):  # 1 GiB at most
+            if length is None:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+            else:
+                self.wfile.write(block)
+            self.wfile.flush()
+
+    def reply(self, status, obj, headers, truncate, data=None):
+        if data is None:
+            data = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         for k, v in headers.items():

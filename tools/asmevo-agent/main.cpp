@@ -77,23 +77,29 @@ int main(int argc, char **argv) {
                      "anthropic (Messages API; default) or openai (chat completions: vLLM, "
                      "llama-server, OpenAI)",
                      cxxopts::value<std::string>(), "NAME")(
-      "llm-key-env", "The environment variable that holds the API key (default: none sent)",
+      "llm-key-env",
+      "The name of the environment variable that holds the API key, never the key (default: "
+      "none sent)",
+      cxxopts::value<std::string>(), "VAR")(
+      "llm-cache", "Answer a request made before from DIR, and keep every new usable reply there",
       cxxopts::value<std::string>(),
-      "VAR")("llm-cache", "Answer a request made before from DIR, and keep every new reply there",
-             cxxopts::value<std::string>(), "DIR")(
-      "llm-timeout", "Seconds one request may take (default 120)", cxxopts::value<double>(),
-      "SECONDS")("llm-retries",
-                 "Retries of a request after a 429, a 5xx, a timeout or a cut-short reply "
-                 "(default 4)",
-                 cxxopts::value<unsigned>(),
-                 "N")("llm-max-requests", "Requests the run may send (default: no limit)",
-                      cxxopts::value<uint64_t>(),
-                      "N")("llm-max-tokens",
-                           "Input and output tokens the run may spend (default: no "
-                           "limit)",
-                           cxxopts::value<uint64_t>(),
-                           "N")("llm-reply-tokens", "max_tokens of each request (default 4096)",
-                                cxxopts::value<unsigned>(), "N");
+      "DIR")("llm-timeout", "Seconds one request may take (default 120; at most 86400)",
+             cxxopts::value<double>(),
+             "SECONDS")("llm-retries",
+                        "Retries of a request after a 429, a 5xx, a timeout or a cut-short reply "
+                        "(default 4; at most 50)",
+                        cxxopts::value<unsigned>(),
+                        "N")("llm-max-requests",
+                             "Requests the run may send, retries included (default " +
+                                 std::to_string(llm::kDefaultMaxRequests) + "; 0: no limit)",
+                             cxxopts::value<uint64_t>(), "N")(
+      "llm-max-tokens",
+      "Input and output tokens the run may spend (default " +
+          std::to_string(llm::kDefaultMaxTokens) + "; 0: no limit)",
+      cxxopts::value<uint64_t>(), "N")("llm-reply-tokens",
+                                       "max_tokens of each request (default 4096; at most " +
+                                           std::to_string(llm::kMaxReplyTokens) + ")",
+                                       cxxopts::value<unsigned>(), "N");
   C.addLaunchOptions(/*Geometry=*/false);
   C.addDeviceOptions("emu (the emulator; times are modeled, not measured; the default) or hip "
                      "(an AMD GPU: measured)",
@@ -202,25 +208,32 @@ int main(int argc, char **argv) {
     O.Llm.Model = R["llm-model"].as<std::string>();
   if (R.count("llm-dialect") && !llm::parseDialect(R["llm-dialect"].as<std::string>(), O.Llm.Dial))
     return C.usageError("--llm-dialect must be anthropic or openai");
-  if (R.count("llm-key-env"))
+  if (R.count("llm-key-env")) {
     O.Llm.KeyEnv = R["llm-key-env"].as<std::string>();
+    if (!llm::isEnvName(O.Llm.KeyEnv))
+      return C.usageError(llm::kKeyEnvNotAName);
+  }
   if (R.count("llm-cache"))
     O.Llm.CacheDir = R["llm-cache"].as<std::string>();
   if (R.count("llm-timeout")) {
     O.Llm.TimeoutSeconds = R["llm-timeout"].as<double>();
-    if (!(O.Llm.TimeoutSeconds > 0))
-      return C.usageError("--llm-timeout must be more than 0 seconds");
+    if (!(O.Llm.TimeoutSeconds > 0 && O.Llm.TimeoutSeconds <= llm::kMaxTimeoutSeconds))
+      return C.usageError("--llm-timeout must be more than 0 and at most 86400 seconds");
   }
-  if (R.count("llm-retries"))
+  if (R.count("llm-retries")) {
     O.Llm.Retries = R["llm-retries"].as<unsigned>();
+    if (O.Llm.Retries > llm::kMaxRetries)
+      return C.usageError("--llm-retries must be at most " + std::to_string(llm::kMaxRetries));
+  }
   if (R.count("llm-max-requests"))
     O.Llm.MaxRequests = R["llm-max-requests"].as<uint64_t>();
   if (R.count("llm-max-tokens"))
     O.Llm.MaxTokens = R["llm-max-tokens"].as<uint64_t>();
   if (R.count("llm-reply-tokens")) {
     O.Llm.ReplyTokens = R["llm-reply-tokens"].as<unsigned>();
-    if (O.Llm.ReplyTokens == 0)
-      return C.usageError("--llm-reply-tokens must be at least 1");
+    if (O.Llm.ReplyTokens == 0 || O.Llm.ReplyTokens > llm::kMaxReplyTokens)
+      return C.usageError("--llm-reply-tokens must be 1 to " +
+                          std::to_string(llm::kMaxReplyTokens));
   }
   if (R.count("worker-launch")) {
     O.WorkerLaunch = R["worker-launch"].as<std::string>();
