@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace asmevo::check {
 
@@ -135,7 +136,10 @@ private:
 
   llvm::Error placeBuffers();
   llvm::Error fill(Buf &B, int V);
+  llvm::Expected<device::LaunchResult> launchWith(const std::vector<int> &Var,
+                                                  uint64_t MaxInstructions);
   llvm::Error runOnce(const std::vector<int> &Var, bool Extreme = false);
+  llvm::Error blameLoadedAddress(llvm::Error E, const std::vector<int> &Var);
   llvm::Error checkFootprints(const device::LaunchResult &St);
   uint64_t dataLen(const Buf &B) const { return B.Probe ? B.MaxHi : B.Cap; }
   bool changed(const Buf &B, int V) const;
@@ -243,30 +247,107 @@ bool Inference::changed(const Buf &B, int V) const {
   return false;
 }
 
-// One run of K0 with buffer K in its variant Var[K]. Extreme: a role probe with a type-extreme
-// fill; K0 may loop on such values, so its run is bounded by a multiple of run A's instruction
-// count, and its failure is only reported.
-llvm::Error Inference::runOnce(const std::vector<int> &Var, bool Extreme) {
+// Every buffer K in its variant Var[K], K0 loaded afresh and launched.
+llvm::Expected<device::LaunchResult> Inference::launchWith(const std::vector<int> &Var,
+                                                           uint64_t MaxInstructions) {
   for (size_t K = 0; K < Bufs.size(); ++K)
     if (llvm::Error E = fill(Bufs[K], Var[K]))
-      return E;
+      return std::move(E);
   // Every run loads K0 afresh: a kernel that writes its module globals sees the same state
   // in each run (not the previous run's writes).
   auto Mod = Dev.load(K0);
   if (!Mod)
     return Mod.takeError();
   device::LaunchParams LR = L;
-  if (Extreme)
-    LR.MaxInstructions = std::max<uint64_t>(64 * RunAInstructions, 1ull << 20);
-  auto St = Dev.launch(**Mod, LR);
+  LR.MaxInstructions = MaxInstructions;
   ++Rep.Runs;
+  return Dev.launch(**Mod, LR);
+}
+
+// K0 faulted at an address it loaded from a buffer's contents: one of the 8-byte words of
+// buffer X's initial contents lies at most 1 MiB below the address (a pointer plus an offset).
+// Where inference chose the contents (random values), the evidence is that with X's other
+// random contents alone the fault moves or goes, so the address came from X, not from a null
+// argument or a bad index elsewhere; where the spec fixes them (a "file"), a word of at least
+// 64 KiB (no small integer) is taken as the pointer. That is a pointer table, which no launch
+// spec describes: an input error that says to capture a real dispatch. Otherwise E.
+llvm::Error Inference::blameLoadedAddress(llvm::Error E, const std::vector<int> &Var) {
+  constexpr uint64_t kNear = 1ull << 20, kSmall = 1ull << 16;
+  return llvm::handleErrors(std::move(E), [&](std::unique_ptr<MemoryFaultError> F) -> llvm::Error {
+    for (size_t X = 0; X < Bufs.size(); ++X) {
+      const Buf &B = Bufs[X];
+      if (Var[X] > 1)
+        continue;
+      const std::vector<uint8_t> &Data = B.Init[Var[X]];
+      bool Varies = B.Init[0] != B.Init[1];
+      if (!Varies && !B.Fixed)
+        continue; // poison: the same in every run, and not the user's
+      std::optional<std::pair<uint64_t, uint64_t>> Best; // (distance, byte offset)
+      for (uint64_t Off = 0; Off + 8 <= Data.size(); Off += 8) {
+        uint64_t W;
+        std::memcpy(&W, Data.data() + Off, 8);
+        if (F->Address >= W && F->Address - W < kNear && (Varies || W >= kSmall) &&
+            (!Best || F->Address - W < Best->first))
+          Best = std::pair(F->Address - W, Off);
+      }
+      if (!Best)
+        continue;
+      if (Varies) {
+        // Moved: the run with X's other contents ends, or faults elsewhere. A run stopped at
+        // its bound (other values may loop) or by another error tells nothing.
+        std::vector<int> Other = Var;
+        Other[X] ^= 1;
+        auto Again = launchWith(Other, std::max<uint64_t>(64 * RunAInstructions, 1ull << 24));
+        bool Moved = bool(Again);
+        if (!Again)
+          llvm::handleAllErrors(
+              Again.takeError(),
+              [&](const MemoryFaultError &G) { Moved = G.Address != F->Address; },
+              [](const llvm::ErrorInfoBase &) {});
+        if (!Moved)
+          continue;
+      }
+      const ArgSpec &A = S.Args[B.Arg];
+      uint64_t W;
+      std::memcpy(&W, Data.data() + Best->second, 8);
+      return withFile(
+          makeError("launch inference: K0 faults at an address it loaded from buffer '" + A.Label +
+                    "': " + F->Instruction + " at " + hexText(F->Address) + ", " +
+                    std::to_string(Best->first) + " bytes past the value " + hexText(W) + " " +
+                    (Varies ? "that inference wrote at byte " + std::to_string(Best->second) +
+                                  " of it, and other contents move the fault"
+                            : "at byte " + std::to_string(Best->second) + " of its \"file\"") +
+                    " (" + F->Message +
+                    "). A kernel that loads addresses from a buffer (a pointer table) cannot "
+                    "be described by a launch spec: record a real dispatch with "
+                    "dispatch-capture and check it with kernel-diffcheck --capture"),
+          S.Path);
+    }
+    return llvm::Error(std::move(F));
+  });
+}
+
+// One run of K0 with buffer K in its variant Var[K]. Extreme: a role probe with a type-extreme
+// fill; K0 may loop on such values, so its run is bounded by a multiple of run A's instruction
+// count, and its failure is only reported.
+llvm::Error Inference::runOnce(const std::vector<int> &Var, bool Extreme) {
+  auto St = launchWith(Var, Extreme ? std::max<uint64_t>(64 * RunAInstructions, 1ull << 20) : 0);
   if (!St) {
-    // Past a buffer whose size the spec gives: the spec's mistake (input_error).
+    if (Extreme)
+      return St.takeError();
+    // Past a buffer whose size the spec gives: the spec's mistake (input_error); an address
+    // loaded from a buffer: a kernel no spec describes (input_error).
     std::vector<BufferExtent> Given;
     for (const Buf &B : Bufs)
       if (!B.Probe)
         Given.push_back({&S.Args[B.Arg], B.Base + B.DataOff, B.Base + B.DataOff + B.Cap});
-    return prefixed(blameBufferOverrun(St.takeError(), Given), "during launch inference: ");
+    llvm::Error E = blameBufferOverrun(St.takeError(), Given);
+    if (E.isA<MemoryFaultError>()) {
+      E = blameLoadedAddress(std::move(E), Var);
+      if (!E.isA<MemoryFaultError>())
+        return E; // names the spec already
+    }
+    return prefixed(std::move(E), "during launch inference: ");
   }
   if (!RunAInstructions)
     RunAInstructions = St->WaveInstructions;

@@ -316,3 +316,72 @@ JSON
     assert_output --partial "kernel-diffcheck: divergent: buffer '#4' (f32) on seed 1: max_abs_diff"
   done
 }
+
+# pointer_table OUT.hsaco: a gfx942 kernel that loads its row addresses from a buffer,
+# gather(float **rows, float *out, int n): out[i] = rows[i / 16][i % 16] (clang, at test time),
+# and pt.json, its partial spec.
+pointer_table() {
+  cat > pt.c <<'SRC'
+__attribute__((amdgpu_kernel)) void gather(float **rows, float *out, int n) {
+  int i = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;
+  if (i < n) out[i] = rows[i / 16][i % 16];
+}
+SRC
+  "$ASMEVO_LLVM_BINDIR/clang" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -O2 -c pt.c -o pt.o
+  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared pt.o -o "$1"
+  rm pt.c pt.o
+  echo '{"grid": [1], "block": [64], "args": [{"arg": "#0", "type": "u64"},
+    {"arg": "#1", "type": "f32"}, {"arg": "#2", "value": 64}]}' > pt.json
+}
+
+@test "--infer on a kernel that loads addresses from a buffer (a pointer table) says so and points to --capture (exit 2)" {
+  pointer_table pt.hsaco
+  snapshot_tree
+  run --separate-stderr kernel-diffcheck --infer pt.hsaco --spec pt.json -o full.json
+  assert_failure 2
+  [ -z "$output" ]
+  [[ $stderr =~ ^"kernel-diffcheck: error: 'pt.json': launch inference: K0 faults at an address it loaded from buffer '#0': global_load_dword at 0xa, 0 bytes past the value 0xa that inference wrote at byte 0 of it, and other contents move the fault (memory fault: global_load_dword of 4 bytes at 0xa ".*"). A kernel that loads addresses from a buffer (a pointer table) cannot be described by a launch spec: record a real dispatch with dispatch-capture and check it with kernel-diffcheck --capture"$ ]] || fail "$stderr"
+  assert_tree_unchanged
+  run --separate-stderr kernel-diffcheck --infer pt.hsaco --spec pt.json -o full.json --json
+  assert_report kernel-diffcheck input_error 2
+  assert_tree_unchanged report.json
+  # A check with the partial spec infers first: the same error.
+  run kernel-diffcheck pt.hsaco pt.hsaco --spec pt.json
+  assert_failure 2
+  assert_output --partial "launch inference: K0 faults at an address it loaded from buffer '#0'"
+  assert_tree_unchanged report.json
+  # Row addresses from a real run, given as the table's "file": the same, naming the word.
+  python3 -c 'import struct; open("rows.bin", "wb").write(struct.pack("<4Q", *[0x7f1234560000 + r * 0x10000 for r in range(4)]))'
+  echo '{"grid": [1], "block": [64], "args": [{"arg": "#0", "type": "u64", "file": "rows.bin"},
+    {"arg": "#1", "type": "f32"}, {"arg": "#2", "value": 64}]}' > ptf.json
+  snapshot_tree
+  run kernel-diffcheck --infer pt.hsaco --spec ptf.json -o full.json
+  assert_failure 2
+  assert_output --partial "kernel-diffcheck: error: 'ptf.json': launch inference: K0 faults at an address it loaded from buffer '#0': global_load_dword at 0x7f1234560000, 0 bytes past the value 0x7f1234560000 at byte 0 of its \"file\" (memory fault: "
+  assert_tree_unchanged
+}
+
+@test "-q with --infer: a success prints nothing on stderr, an error still prints" {
+  K=$TRITON/gfx942/vector_add_fp32.hsaco
+  snapshot_tree
+  run --separate-stderr kernel-diffcheck --infer "$K" --spec "$(spec vector_add_fp32)" -o full.json -q
+  assert_success
+  [ -z "$output" ] && [ -z "$stderr" ] || fail "stdout: $output; stderr: $stderr"
+  assert_tree_unchanged full.json
+  [ "$(python3 -c 'import json; print(json.load(open("full.json"))["args"][2]["role"])')" = out ]
+  # Without -q, the summary line.
+  run --separate-stderr kernel-diffcheck --infer "$K" --spec "$(spec vector_add_fp32)" -o full.json
+  assert_success
+  [[ $stderr == "kernel-diffcheck: inferred: add_kernel, 3 buffers completed in 5 emulator runs of K0; wrote full.json"* ]] || fail "$stderr"
+  # Errors print under -q: an input error and K0's runtime error.
+  pointer_table pt.hsaco
+  python3 -c 'import json; s = json.load(open("pt.json")); s["args"][0] = {"arg": "#0", "value": "null"}; json.dump(s, open("null.json", "w"))'
+  snapshot_tree
+  run --separate-stderr kernel-diffcheck --infer pt.hsaco --spec pt.json -o full2.json -q
+  assert_failure 2
+  [[ $stderr == "kernel-diffcheck: error: 'pt.json': launch inference: K0 faults at an address it loaded from buffer '#0'"* ]] || fail "$stderr"
+  run --separate-stderr kernel-diffcheck --infer pt.hsaco --spec null.json -o full2.json -q
+  assert_failure 3
+  [[ $stderr == "kernel-diffcheck: runtime_error: K0: during launch inference: memory fault: "* ]] || fail "$stderr"
+  assert_tree_unchanged
+}

@@ -7,13 +7,16 @@ namespace asmevo {
 namespace {
 
 // Text: "<tool>: error: <message>" for an input error, else "<tool>: <verdict line>" and the
-// details (stdout; stderr for --infer, whose stdout may be the spec). JSON: the envelope.
+// details (stdout; stderr for --infer, whose stdout may be the spec; with -q an --infer that
+// succeeds says nothing, as its spec is its result). JSON: the envelope.
 int finish(const Cli &C, Report R, bool InferMode) {
   R.Tool = C.tool();
   if (R.Result == Outcome::InputError)
     return C.fail(R, R.Result, R.Message);
   if (C.common().Json)
     return C.printJson(R);
+  if (InferMode && C.common().Quiet && R.Result == Outcome::Ok)
+    return R.exitCode();
   llvm::raw_ostream &OS = InferMode ? llvm::errs() : llvm::outs();
   OS << C.tool() << ": " << R.Message << "\n";
   if (!C.common().Quiet)
