@@ -739,7 +739,14 @@ Report runInferOnly(const std::string &K0Path, const std::string &SpecPath,
   if (!Inf)
     return errorResult(Inf.takeError());
   Spec->K0Sha256 = sha256Hex((*K0)->C.Bytes);
-  if (llvm::Error E = writeFileAtomic(Out, Spec->toJson().dump(2) + "\n"))
+  // The partial spec's "file" entries are relative to its folder; the completed one may go
+  // elsewhere.
+  if (llvm::Error E = relocateSpecFiles(*Spec, Out))
+    return errorResult(std::move(E));
+  auto Text = launchSpecText(*Spec);
+  if (!Text)
+    return errorResult(withFile(Text.takeError(), K0Path));
+  if (llvm::Error E = writeFileAtomic(Out, *Text))
     return errorResult(std::move(E));
   Report R;
   R.Inputs = {reportInput("k0", K0Path, (*K0)->C.Bytes), reportInput("spec", SpecPath, Spec->Text)};

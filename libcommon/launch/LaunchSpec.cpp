@@ -6,7 +6,11 @@
 #include "support/Error.h"
 #include "support/FileIO.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -32,6 +36,47 @@ bool parseDimsJson(const nlohmann::json &J, std::array<uint32_t, 3> &D) {
     D[I] = uint32_t(V);
   }
   return true;
+}
+
+bool isUtf8(llvm::StringRef S) {
+  const auto *P = reinterpret_cast<const llvm::UTF8 *>(S.data());
+  return llvm::isLegalUTF8String(&P, P + S.size());
+}
+
+// S as a message quotes bytes that may not be text: escaped (\FF).
+std::string escaped(llvm::StringRef S) {
+  std::string R;
+  llvm::raw_string_ostream OS(R);
+  llvm::printEscapedString(S, OS);
+  return R;
+}
+
+// Path with its folder's symbolic links resolved (the file itself need not exist).
+llvm::Expected<std::string> realFolderPath(llvm::StringRef Path) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+  llvm::SmallString<256> Real;
+  if (std::error_code EC = llvm::sys::fs::real_path(Dir.empty() ? "." : Dir, Real))
+    return withFile(makeError("cannot resolve its folder: " + EC.message()), Path);
+  llvm::sys::path::append(Real, llvm::sys::path::filename(Path));
+  return std::string(Real);
+}
+
+// To, relative to the folder From (both absolute, without "." or ".." components).
+std::string relativeTo(llvm::StringRef From, llvm::StringRef To) {
+  llvm::SmallVector<llvm::StringRef, 16> F, T;
+  for (auto It = llvm::sys::path::begin(From), E = llvm::sys::path::end(From); It != E; ++It)
+    F.push_back(*It);
+  for (auto It = llvm::sys::path::begin(To), E = llvm::sys::path::end(To); It != E; ++It)
+    T.push_back(*It);
+  size_t Common = 0;
+  while (Common < F.size() && Common + 1 < T.size() && F[Common] == T[Common])
+    ++Common;
+  llvm::SmallString<256> R;
+  for (size_t I = Common; I < F.size(); ++I)
+    llvm::sys::path::append(R, "..");
+  for (size_t I = Common; I < T.size(); ++I)
+    llvm::sys::path::append(R, T[I]);
+  return std::string(R);
 }
 
 } // namespace
@@ -118,9 +163,36 @@ nlohmann::json LaunchSpec::toJson() const {
 
 llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::string &Path) {
   auto err = [&](const std::string &Msg) { return withFile(makeError(Msg), Path); };
+  // A UTF-8 byte order mark (some editors write one) is skipped. Other encodings and bytes that
+  // are not UTF-8 are refused here, by line, so that no message quotes them (a report envelope
+  // must be UTF-8).
+  llvm::StringRef Body = Text;
+  if (Body.starts_with("\xEF\xBB\xBF"))
+    Body = Body.drop_front(3);
+  else if (Body.starts_with("\xFF\xFE") || Body.starts_with("\xFE\xFF"))
+    return err("begins with a UTF-16 or UTF-32 byte order mark: a launch spec is UTF-8 JSON");
+  {
+    // The first byte that is not UTF-8, or a NUL (UTF-16 without a byte order mark has them;
+    // JSON text never does).
+    const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(Body.data()), *At = Begin;
+    bool Utf8 = llvm::isLegalUTF8String(&At, Begin + Body.size());
+    size_t Off = Utf8 ? Body.size() : size_t(At - Begin);
+    size_t Nul = Body.take_front(Off).find('\0');
+    if (Nul != llvm::StringRef::npos || !Utf8) {
+      Off = Nul != llvm::StringRef::npos ? Nul : Off;
+      llvm::StringRef Before = Body.take_front(Off);
+      size_t LineStart = Before.rfind('\n');
+      LineStart = LineStart == llvm::StringRef::npos ? 0 : LineStart + 1;
+      std::string What = Body[Off] ? "not valid UTF-8: byte " + hexText(uint8_t(Body[Off]))
+                                   : std::string("a NUL byte");
+      return lineError(Path, unsigned(Before.count('\n') + 1),
+                       What + " at column " + std::to_string(Off - LineStart + 1) +
+                           " (a launch spec is UTF-8 JSON)");
+    }
+  }
   nlohmann::json J;
   try {
-    J = nlohmann::json::parse(Text.begin(), Text.end());
+    J = nlohmann::json::parse(Body.begin(), Body.end());
   } catch (const nlohmann::json::exception &E) {
     std::string W = E.what();
     auto P = W.find("] ");
@@ -321,8 +393,8 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
       }
       if (!A.FilePath.empty()) {
         auto F = readFile(A.FilePath);
-        if (!F)
-          return F.takeError();
+        if (!F) // the spec names it, relative to the spec's folder
+          return err(Where + "\"file\" '" + A.File + "': " + llvm::toString(F.takeError()));
         uint64_t Bytes = (*F)->getBufferSize();
         unsigned ES = elemSize(A.Type);
         if (Bytes % ES)
@@ -375,6 +447,39 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
                  " GiB a launch spec's buffers may hold");
   }
   return llvm::Error::success();
+}
+
+llvm::Error relocateSpecFiles(LaunchSpec &S, const std::string &Out) {
+  std::string OutFolder;
+  if (Out != "-") {
+    auto Real = realFolderPath(Out);
+    if (!Real)
+      return Real.takeError();
+    OutFolder = llvm::sys::path::parent_path(*Real).str();
+  }
+  for (ArgSpec &A : S.Args) {
+    if (A.File.empty() || llvm::sys::path::is_absolute(A.File))
+      continue;
+    auto Real = realFolderPath(A.FilePath);
+    if (!Real)
+      return Real.takeError();
+    A.File = Out == "-" ? *Real : relativeTo(OutFolder, *Real);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> launchSpecText(const LaunchSpec &S) {
+  auto notText = [](const std::string &What, const std::string &Value) {
+    return makeError(What + " '" + escaped(Value) +
+                     "' is not valid UTF-8, which a JSON launch spec cannot hold");
+  };
+  if (!isUtf8(S.Kernel))
+    return notText("the kernel's name", S.Kernel);
+  for (const ArgSpec &A : S.Args)
+    if (!isUtf8(A.File))
+      return withFile(
+          notText("args[" + std::to_string(A.Entry) + "]: the path of \"file\"", A.File), S.Path);
+  return S.toJson().dump(2) + "\n";
 }
 
 } // namespace asmevo::launch

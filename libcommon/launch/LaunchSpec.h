@@ -85,7 +85,8 @@ struct LaunchSpec {
   bool needsInference() const;
 };
 
-// Parse a spec's JSON text. Errors name Path and say what is wrong (exit-2 kind).
+// Parse a spec's JSON text (UTF-8; a leading byte order mark is skipped). Errors name Path
+// and say what is wrong (exit-2 kind): bytes that are not UTF-8 by line and column.
 llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::string &Path);
 llvm::Expected<LaunchSpec> readLaunchSpec(const std::string &Path);
 
@@ -95,5 +96,15 @@ llvm::Expected<LaunchSpec> readLaunchSpec(const std::string &Path);
 // require that every explicit argument is covered.
 llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
                               const std::string &KernelOverride = "");
+
+// S as the JSON text --infer writes. An input error when a string in it is not UTF-8, which
+// JSON cannot hold: the kernel's symbol (from K0; the error names no file), a path to a "file"
+// (relocateSpecFiles; the error names the spec).
+llvm::Expected<std::string> launchSpecText(const LaunchSpec &S);
+
+// Rewrite every relative "file" of S so that a spec written to Out names the same files:
+// relative to Out's folder (both folders with their symbolic links resolved), or absolute when
+// Out is "-" (stdout, whose reader's folder is unknown). Absolute entries stay as written.
+llvm::Error relocateSpecFiles(LaunchSpec &S, const std::string &Out);
 
 } // namespace asmevo::launch

@@ -334,6 +334,46 @@ SRC
     {"arg": "#1", "type": "f32"}, {"arg": "#2", "value": 64}]}' > pt.json
 }
 
+@test "--infer -o elsewhere: relative \"file\" entries are rewritten relative to the output, and it reads back" {
+  K=$TRITON/gfx942/vector_add_fp32.hsaco
+  mkdir specs out
+  python3 - "$(spec vector_add_fp32)" <<'PY'
+import json, struct, sys
+s = json.load(open(sys.argv[1]))
+s["args"][0]["file"] = "x.bin"
+json.dump(s, open("specs/partial.json", "w"))
+open("specs/x.bin", "wb").write(struct.pack("<3000f", *[i / 8 for i in range(3000)]))
+PY
+  snapshot_tree
+  run --separate-stderr kernel-diffcheck --infer "$K" --spec specs/partial.json -o out/full.json
+  assert_success
+  assert_tree_unchanged out/full.json
+  run python3 -c 'import json; print(json.load(open("out/full.json"))["args"][0]["file"])'
+  assert_output "../specs/x.bin"
+  # What Makefile.workflow does next: the written spec is the baseline's.
+  run kernel-diffcheck "$K" "$K" --spec out/full.json -q
+  assert_success
+  assert_line --index 0 --partial "kernel-diffcheck: ok: add_kernel"
+  # On stdout the reader's folder is unknown: the path is absolute.
+  run --separate-stderr kernel-diffcheck --infer "$K" --spec specs/partial.json -o - -q
+  assert_success
+  run python3 -c 'import json, sys; print(json.loads(sys.argv[1])["args"][0]["file"])' "$output"
+  assert_output "$(cd specs && pwd -P)/x.bin"
+  # In place, the entry stays as it was.
+  cp specs/partial.json specs/copy.json
+  run kernel-diffcheck --infer "$K" --spec specs/copy.json -o specs/copy.json -q
+  assert_success
+  run python3 -c 'import json; print(json.load(open("specs/copy.json"))["args"][0]["file"])'
+  assert_output "x.bin"
+  # A spec whose "file" is not where it says: the error names the spec, the entry and the path.
+  cp out/full.json full.json
+  snapshot_tree
+  run kernel-diffcheck "$K" "$K" --spec full.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'full.json': args[0]: \"file\" '../specs/x.bin': './../specs/x.bin': cannot read: No such file or directory"
+  assert_tree_unchanged
+}
+
 @test "--infer on a kernel that loads addresses from a buffer (a pointer table) says so and points to --capture (exit 2)" {
   pointer_table pt.hsaco
   snapshot_tree
@@ -384,4 +424,49 @@ SRC
   assert_failure 3
   [[ $stderr == "kernel-diffcheck: runtime_error: K0: during launch inference: memory fault: "* ]] || fail "$stderr"
   assert_tree_unchanged
+}
+
+@test "a launch spec's text: a UTF-8 byte order mark is skipped; UTF-16 and bytes that are not UTF-8 are refused by line (exit 2)" {
+  K=$TRITON/gfx942/vector_add_fp32.hsaco
+  { printf '\xef\xbb\xbf'; cat "$(spec vector_add_fp32)"; } > bom.json
+  { printf '\xff\xfe'; cat "$(spec vector_add_fp32)"; } > utf16.json
+  sed 's/"comment": "out = x/"comment": "out = \xff x/' "$(spec vector_add_fp32)" > bytes.json
+  sed 's/"dynamic_lds"/"dyn\xc3amic_lds"/' "$(spec vector_add_fp32)" > key.json
+  snapshot_tree
+  run kernel-diffcheck "$K" "$K" --spec bom.json -q
+  assert_success
+  assert_line --index 0 --partial "kernel-diffcheck: ok: add_kernel"
+  run kernel-diffcheck --infer "$K" --spec bom.json -o full.json -q
+  assert_success
+  [ "$(head -c 1 full.json)" = "{" ]
+  assert_tree_unchanged full.json
+  snapshot_tree
+  run kernel-diffcheck "$K" "$K" --spec utf16.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'utf16.json': begins with a UTF-16 or UTF-32 byte order mark: a launch spec is UTF-8 JSON"
+  run kernel-diffcheck "$K" "$K" --spec bytes.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bytes.json':2: not valid UTF-8: byte 0xff at column 21 (a launch spec is UTF-8 JSON)"
+  run kernel-diffcheck --infer "$K" --spec key.json -o full.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'key.json':6: not valid UTF-8: byte 0xc3 at column 7 (a launch spec is UTF-8 JSON)"
+  # The report envelope quotes nothing that is not UTF-8 (this ended in SIGABRT).
+  run --separate-stderr kernel-diffcheck "$K" "$K" --spec bytes.json --json
+  assert_report kernel-diffcheck input_error 2
+  assert_tree_unchanged report.json
+}
+
+@test "--infer on a kernel whose name is not UTF-8: exit 2 naming K0, no spec written, no crash" {
+  python3 - "$TRITON/gfx942/vector_add_fp32.hsaco" "$(spec vector_add_fp32)" <<'PY'
+import json, sys
+open("bad.hsaco", "wb").write(open(sys.argv[1], "rb").read().replace(b"add_kernel", b"add_k\xffrnel"))
+s = json.load(open(sys.argv[2])); del s["kernel"]; json.dump(s, open("s.json", "w"))
+PY
+  snapshot_tree
+  run kernel-diffcheck --infer bad.hsaco --spec s.json -o full.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bad.hsaco': the kernel's name 'add_k\\FFrnel' is not valid UTF-8, which a JSON launch spec cannot hold"
+  run --separate-stderr kernel-diffcheck --infer bad.hsaco --spec s.json -o full.json --json
+  assert_report kernel-diffcheck input_error 2
+  assert_tree_unchanged report.json
 }

@@ -207,3 +207,16 @@ make_in() { head -c 512 /dev/zero > in.bin; }
   assert_failure 2
   assert_output "kernel-run: error: 'e.hsaco'@$off: 1 kernel(s) but no instruction of their code decodes"
 }
+
+@test "a kernel whose name is not UTF-8: --sync-profile and --json replace the bytes instead of aborting" {
+  make_inputs 16
+  python3 -c 'import sys; open("bad.hsaco", "wb").write(open(sys.argv[1], "rb").read().replace(b"add_kernel", b"add_k\xffrnel"))' \
+    "$TRITON/gfx942/vector_add_fp32.hsaco"
+  snapshot_tree
+  run --separate-stderr kernel-run bad.hsaco --block 256 --grid 1 --arg @x.bin --arg @y.bin \
+    --arg zeros:64 --arg 16 --arg null --arg null --sync-profile sync.json --json
+  assert_report kernel-run ok 0
+  assert_tree_unchanged report.json sync.json
+  run python3 -c 'import json; print(json.load(open("sync.json"))["kernel"], json.load(open("report.json"))["body"]["kernel"])'
+  assert_output "add_k"$'\ufffd'"rnel add_k"$'\ufffd'"rnel"
+}

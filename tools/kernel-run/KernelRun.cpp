@@ -230,7 +230,9 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
       P["waits"].push_back({{"offset", W.Offset},
                             {"executions", W.Executions},
                             {"max_outstanding", {{"vm", W.MaxVm}, {"lgkm", W.MaxLgkm}}}});
-    if (llvm::Error E = writeFileAtomic(Cfg.SyncProfile, P.dump(2) + "\n"))
+    // The kernel's name may be any bytes: what is not UTF-8 is replaced, not fatal.
+    std::string Text = P.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (llvm::Error E = writeFileAtomic(Cfg.SyncProfile, Text))
       return C.fail(Rep, std::move(E));
   }
   for (const auto &[B, File] : Outs) {

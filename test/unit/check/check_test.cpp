@@ -329,6 +329,24 @@ TEST(Spec, ParseErrorsAreExact) {
             "'s.json': args[0]: \"arg\" is missing (a metadata name or #N)");
 }
 
+TEST(Spec, TextIsUtf8AByteOrderMarkIsSkipped) {
+  const std::string Ok = R"({"grid": [1], "block": [1], "args": []})";
+  EXPECT_EQ(specError("\xEF\xBB\xBF" + Ok), "(parsed)");
+  EXPECT_EQ(
+      specError("\xFF\xFE" + Ok),
+      "'s.json': begins with a UTF-16 or UTF-32 byte order mark: a launch spec is UTF-8 JSON");
+  EXPECT_EQ(specError("{\"grid\": [1],\n \"comment\": \"a\xC3\"}"),
+            "'s.json':2: not valid UTF-8: byte 0xc3 at column 15 (a launch spec is UTF-8 JSON)");
+  // An overlong encoding of '/' and a lone continuation byte are not UTF-8 either.
+  EXPECT_EQ(specError("{\"comment\": \"\xC0\xAF\"}"),
+            "'s.json':1: not valid UTF-8: byte 0xc0 at column 14 (a launch spec is UTF-8 JSON)");
+  // UTF-16 without a byte order mark: NUL bytes, which JSON text never has.
+  EXPECT_EQ(specError(std::string("{\0\"\0", 4)),
+            "'s.json':1: a NUL byte at column 2 (a launch spec is UTF-8 JSON)");
+  EXPECT_EQ(specError("\xEF\xBB\xBF{\"comment\": \"\x80\"}"),
+            "'s.json':1: not valid UTF-8: byte 0x80 at column 14 (a launch spec is UTF-8 JSON)");
+}
+
 TEST(Spec, ResolveErrorsAreExact) {
   std::string K = triton("gfx942", "vector_add_fp32");
   EXPECT_EQ(specError(kVaddSpec, K), "(resolved)");

@@ -9,7 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
 #include <cstring>
+#include <fstream>
 
 using namespace asmevo;
 using namespace asmevo::launch;
@@ -124,7 +128,8 @@ TEST(ArgText, BindsInOrderAndByNameAndRefusesWhatDoesNotFit) {
             "argument '#0' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '5'");
   EXPECT_EQ(err({"null", "null", "null", "1.5x", "null", "null"}),
             "argument '#3': '1.5x' is not a number");
-  EXPECT_EQ(err({"#9=1"}), "kernel 'add_kernel' has no argument '#9'");
+  EXPECT_EQ(err({"#9=1"}), "kernel 'add_kernel' has no argument '#9'"); Triton's global_scratch pointer), #5 "
+            "global_buffer (8 bytes; Triton's profile_scratch pointer)");
   auto Empty = parseArgText("n=");
   ASSERT_FALSE(bool(Empty));
   EXPECT_EQ(llvm::toString(Empty.takeError()), "--arg 'n=': empty value");
@@ -162,6 +167,68 @@ TEST(LaunchSpec, FormatVersionAndTheK0ItWasWrittenFor) {
   EXPECT_EQ(resolve(R"("k0_sha256": ")" + Other + "\", "),
             "'s.json': written for the K0 with SHA-256 " + Other + ", not for '" + K +
                 "' (SHA-256 " + Hash + "): infer a spec for this K0, or remove \"k0_sha256\"");
+}
+
+// A fresh directory under the system's temporary folder, its symbolic links resolved.
+std::string tempDir() {
+  llvm::SmallString<128> D, Real;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("launch-spec-test", D));
+  EXPECT_FALSE(llvm::sys::fs::real_path(D, Real));
+  return std::string(Real);
+}
+
+TEST(LaunchSpec, FileEntriesAreRewrittenForWhereTheSpecGoes) {
+  std::string Root = tempDir();
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Root + "/a/data"));
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Root + "/b/c"));
+  ASSERT_FALSE(llvm::sys::fs::create_link(Root + "/b/c", Root + "/link"));
+  std::ofstream(Root + "/a/data/x.bin") << "0123";
+  std::string Abs = Root + "/a/data/x.bin";
+  auto S = parseLaunchSpec(R"({"grid": [1], "block": [1], "args": [{"arg": "#0", "file": )"
+                           R"("data/x.bin"}, {"arg": "#1", "file": ")" +
+                               Abs + R"("}]})",
+                           Root + "/a/partial.json");
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  auto at = [&](const std::string &Out) {
+    LaunchSpec C = *S;
+    if (llvm::Error E = relocateSpecFiles(C, Out))
+      return llvm::toString(std::move(E));
+    return C.Args[0].File + " " + C.Args[1].File;
+  };
+  EXPECT_EQ(at(Root + "/a/partial.json"), "data/x.bin " + Abs);
+  EXPECT_EQ(at(Root + "/b/c/full.json"), "../../a/data/x.bin " + Abs);
+  // Through a symbolic link to b/c: relative to where the spec really lands.
+  EXPECT_EQ(at(Root + "/link/full.json"), "../../a/data/x.bin " + Abs);
+  EXPECT_EQ(at(Root + "/a/data/full.json"), "x.bin " + Abs);
+  EXPECT_EQ(at("-"), Abs + " " + Abs);
+  EXPECT_EQ(at(Root + "/none/full.json"),
+            "'" + Root + "/none/full.json': cannot resolve its folder: No such file or directory");
+  llvm::sys::fs::remove_directories(Root);
+}
+
+TEST(LaunchSpec, TextThatJsonCannotHoldIsAnErrorNotACrash) {
+  LaunchSpec S;
+  S.Kernel = "add_k\xffrnel";
+  auto T = launchSpecText(S);
+  ASSERT_FALSE(bool(T));
+  EXPECT_EQ(llvm::toString(T.takeError()),
+            "the kernel's name 'add_k\\FFrnel' is not valid UTF-8, which a JSON launch spec cannot "
+            "hold");
+  S.Kernel = "k";
+  S.Path = "s.json";
+  ArgSpec A;
+  A.Buffer = true;
+  A.File = "dir\xc3/x.bin";
+  S.Args.push_back(A);
+  T = launchSpecText(S);
+  ASSERT_FALSE(bool(T));
+  EXPECT_EQ(llvm::toString(T.takeError()),
+            "'s.json': args[0]: the path of \"file\" 'dir\\C3/x.bin' is not valid UTF-8, which a "
+            "JSON launch spec cannot hold");
+  S.Args[0].File = "x.bin";
+  T = launchSpecText(S);
+  ASSERT_TRUE(bool(T));
+  EXPECT_NE(T->find("\"file\": \"x.bin\""), std::string::npos) << *T;
 }
 
 } // namespace
