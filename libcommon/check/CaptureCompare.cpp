@@ -2,6 +2,7 @@
 // (check/CaptureCompare.h).
 #include "check/CaptureCompare.h"
 
+#include "launch/ArgBinding.h"
 #include "support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,8 +28,7 @@ llvm::Expected<const KernelArg *> pointerArg(const KernelSignature &Sig, const s
                                              const launch::CaptureBundle &B) {
   const KernelArg *A = Sig.find(Arg);
   if (!A || A->isHidden())
-    return makeError("--types: " + Sig.Symbol + " has no explicit argument '" + Arg +
-                     "' (give its name or #N, N counting the explicit arguments from 0)");
+    return makeError("--types: " + launch::noSuchArgument(Sig, Arg));
   if (A->Size != 8 || (!A->isGlobalBuffer() && A->ValueKind != "by_value"))
     return makeError("--types: argument '" + Arg + "' of " + Sig.Symbol + " is not a pointer (" +
                      A->ValueKind + ", " + std::to_string(A->Size) + " bytes)");

@@ -35,11 +35,24 @@ std::optional<std::string> kernargSizeConflict(const KernelInfo &K) {
          " in the metadata (.kernarg_segment_size)";
 }
 
+bool producedByTriton(const CodeObject &CO) {
+  // A NUL-delimited "triton" in the string sections a producer lives in.
+  for (const char *Name : {".debug_str", ".debug_info"})
+    if (const ElfSection *S = CO.section(Name)) {
+      llvm::StringRef D = S->Data;
+      if (D.starts_with(llvm::StringRef("triton\0", 7)) ||
+          D.contains(llvm::StringRef("\0triton\0", 8)))
+        return true;
+    }
+  return false;
+}
+
 llvm::Expected<KernelSignature> kernelSignature(const CodeObject &CO, const KernelInfo &K) {
   if (!K.Meta)
     return makeError("'" + CO.Path + "': kernel '" + K.Name + "' has no metadata entry");
   KernelSignature S;
   S.Symbol = K.Name;
+  S.Triton = producedByTriton(CO);
   S.KernargSize =
       uint32_t(Metadata::getUInt(*K.Meta, ".kernarg_segment_size").value_or(K.Kd.KernargSize));
   S.KernargAlign = uint32_t(Metadata::getUInt(*K.Meta, ".kernarg_segment_align").value_or(8));

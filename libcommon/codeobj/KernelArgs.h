@@ -31,6 +31,9 @@ struct KernelSignature {
   uint32_t KernargSize = 0;  // .kernarg_segment_size
   uint32_t KernargAlign = 0; // .kernarg_segment_align
   std::vector<KernelArg> Args;
+  // Triton compiled it (its DWARF producer is "triton"): its metadata names no argument, and
+  // its compiler appends pointer arguments of its own (producedByTriton).
+  bool Triton = false;
   // The explicit (non-hidden) arguments, in order.
   std::vector<const KernelArg *> explicitArgs() const;
   const KernelArg *find(const std::string &NameOrIndex) const;
@@ -41,6 +44,11 @@ struct KernelSignature {
 // metadata (.kernarg_segment_size)". ROCr uses the descriptor's, HIP the metadata's, so which
 // runtime launches the kernel would decide what it reads.
 std::optional<std::string> kernargSizeConflict(const KernelInfo &Kernel);
+
+// Whether CO's DWARF names Triton as its producer (DW_AT_producer "triton", kept in
+// .debug_str or inline in .debug_info). Triton writes line tables unless
+// TRITON_DISABLE_LINE_INFO is set, so a Triton object without them answers false.
+bool producedByTriton(const CodeObject &CO);
 
 // Read the signature of Kernel from its metadata entry. Fails, naming the file, when the kernel
 // has no metadata or an argument lies outside the kernarg segment.

@@ -44,6 +44,44 @@ uint32_t explicitArgsEnd(const KernelSignature &Sig) {
   return End;
 }
 
+std::string noSuchArgument(const KernelSignature &Sig, const std::string &Ref) {
+  auto Explicit = Sig.explicitArgs();
+  std::string Head = "kernel '" + Sig.Symbol + "' has no argument '" + Ref + "'";
+  bool AnyName = false, AnyHidden = Explicit.size() != Sig.Args.size();
+  for (const KernelArg *A : Explicit)
+    AnyName = AnyName || !A->Name.empty();
+  if (Explicit.empty())
+    return Head + " (it takes no explicit arguments)";
+  if (AnyName) {
+    std::string L;
+    for (size_t I = 0; I < Explicit.size(); ++I)
+      L += (I ? ", #" : "#") + std::to_string(I) +
+           (Explicit[I]->Name.empty() ? "" : " '" + Explicit[I]->Name + "'");
+    return Head + " (its explicit arguments: " + L + ")";
+  }
+  // Triton's compiler appends two pointers to every kernel's arguments: its global and profile
+  // scratch buffers. Without Triton's DWARF producer, a kernel shaped like Triton's (no names,
+  // no hidden arguments, two trailing pointers) gets them marked with a doubt.
+  size_t N = Explicit.size();
+  auto trailingPointers = [&] {
+    return N >= 2 && Explicit[N - 2]->isGlobalBuffer() && Explicit[N - 1]->isGlobalBuffer();
+  };
+  bool Mark = trailingPointers() && (Sig.Triton || !AnyHidden);
+  std::string L;
+  for (size_t I = 0; I < N; ++I) {
+    const KernelArg &A = *Explicit[I];
+    L += (I ? ", #" : "#") + std::to_string(I) + " " + A.ValueKind + " (" + std::to_string(A.Size) +
+         " byte" + (A.Size == 1 ? "" : "s");
+    if (Mark && I + 2 >= N)
+      L += std::string("; Triton's ") + (I + 2 == N ? "global_scratch" : "profile_scratch") +
+           " pointer" + (Sig.Triton ? "" : ", if Triton compiled it");
+    L += ")";
+  }
+  return Head + ": its metadata names none of its " + std::to_string(N) + " explicit argument" +
+         (N == 1 ? "" : "s") + (Sig.Triton ? " (a Triton kernel's never does)" : "") +
+         ", so name them by index: " + L;
+}
+
 std::string argLabel(const std::vector<const KernelArg *> &Explicit, size_t I) {
   return Explicit[I]->Name.empty() ? "#" + std::to_string(I) : Explicit[I]->Name;
 }

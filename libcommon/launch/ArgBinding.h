@@ -23,6 +23,12 @@ llvm::Expected<const KernelInfo *> chooseKernel(const CodeObject &CO, const std:
 // metadata name; -1 when it names none.
 int findExplicitArg(const std::vector<const KernelArg *> &Explicit, const std::string &Ref);
 
+// The input error's text for Ref, which names no explicit argument of Sig's kernel: "kernel
+// 'k' has no argument 'x' (its explicit arguments: #0 'a', #1 'b')". Where the metadata names
+// none (Triton's code objects never do) it says so and lists each as #N with its kind and size,
+// marking the two pointers Triton's compiler appends last (global_scratch, profile_scratch).
+std::string noSuchArgument(const KernelSignature &Sig, const std::string &Ref);
+
 // How messages name explicit argument I: its metadata name, else "#I".
 std::string argLabel(const std::vector<const KernelArg *> &Explicit, size_t I);
 

@@ -77,7 +77,7 @@ llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::st
                          std::to_string(Explicit.size()) + ")");
       Idx = int(NextPositional);
     } else if ((Idx = findExplicitArg(Explicit, S.Name)) < 0) {
-      return makeError("kernel '" + Kernel + "' has no argument '" + S.Name + "'");
+      return makeError(noSuchArgument(Sig, S.Name));
     }
     const KernelArg *A = Explicit[Idx];
     std::string Label = argLabel(Explicit, size_t(Idx));

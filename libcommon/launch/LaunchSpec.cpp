@@ -362,9 +362,7 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
     std::string Where = "args[" + std::to_string(A.Entry) + "]: ";
     int Idx = findExplicitArg(Explicit, A.Arg);
     if (Idx < 0)
-      return err(Where + "kernel '" + S.Kernel + "' has no argument '" + A.Arg + "' (it has " +
-                 std::to_string(Explicit.size()) + " explicit arguments, #0 to #" +
-                 std::to_string(Explicit.size() ? Explicit.size() - 1 : 0) + ")");
+      return err(Where + noSuchArgument(S.Sig, A.Arg));
     if (Owner[Idx] >= 0)
       return err(Where + "argument '" + A.Arg + "' is already given by args[" +
                  std::to_string(Owner[Idx]) + "]");

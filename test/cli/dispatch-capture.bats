@@ -244,7 +244,7 @@ PY
   assert_output "kernel-diffcheck: error: --types: argument '#3' of gather_rows is not a pointer (by_value, 4 bytes)"
   run kernel-diffcheck g.bundle g.bundle --capture g.bundle --types '#5=f32'
   assert_failure 2
-  assert_output "kernel-diffcheck: error: --types: gather_rows has no explicit argument '#5' (give its name or #N, N counting the explicit arguments from 0)"
+  assert_output "kernel-diffcheck: error: --types: kernel 'gather_rows' has no argument '#5': its metadata names none of its 5 explicit arguments, so name them by index: #0 global_buffer (8 bytes), #1 global_buffer (8 bytes), #2 global_buffer (8 bytes), #3 by_value (4 bytes), #4 by_value (4 bytes)"
   run kernel-diffcheck g.bundle g.bundle --capture g.bundle --types '#2=f33'
   assert_failure 2
   assert_output --partial "kernel-diffcheck: error: --types: unknown element type 'f33' (f16 bf16 f32 "

@@ -208,6 +208,31 @@ make_in() { head -c 512 /dev/zero > in.bin; }
   assert_output "kernel-run: error: 'e.hsaco'@$off: 1 kernel(s) but no instruction of their code decodes"
 }
 
+@test "--arg NAME= and --out NAME= on a Triton kernel: its metadata names no argument; the message lists #0 to #5 and the scratch pointers" {
+  make_inputs 16
+  K=$TRITON/gfx942/vector_add_fp32.hsaco
+  list="its metadata names none of its 6 explicit arguments (a Triton kernel's never does), so name them by index: #0 global_buffer (8 bytes), #1 global_buffer (8 bytes), #2 global_buffer (8 bytes), #3 by_value (4 bytes), #4 global_buffer (8 bytes; Triton's global_scratch pointer), #5 global_buffer (8 bytes; Triton's profile_scratch pointer)"
+  snapshot_tree
+  run kernel-run "$K" --block 256 --grid 1 --arg x_ptr=@x.bin --arg @y.bin --arg zeros:64 \
+    --arg 16 --arg null --arg null
+  assert_failure 2
+  assert_output "kernel-run: error: kernel 'add_kernel' has no argument 'x_ptr': $list"
+  run kernel-run "$K" --block 256 --grid 1 --arg @x.bin --arg @y.bin --arg zeros:64 \
+    --arg 16 --arg null --arg null --out out_ptr=out.bin
+  assert_failure 2
+  assert_output "kernel-run: error: --out: kernel 'add_kernel' has no argument 'out_ptr': $list"
+  run --separate-stderr kernel-run "$K" --block 256 --grid 1 --arg n_elements=16 --json
+  assert_report kernel-run input_error 2
+  assert_tree_unchanged report.json
+  # A kernel whose metadata names its arguments: the names.
+  assemble "$FIXTURES/handwritten_gfx942.s" hw.hsaco gfx942
+  snapshot_tree
+  run kernel-run hw.hsaco --kernel hw_copy --block 64 --grid 1 --arg input=@x.bin
+  assert_failure 2
+  assert_output "kernel-run: error: kernel 'hw_copy' has no argument 'input' (its explicit arguments: #0 'out', #1 'in', #2 'n')"
+  assert_tree_unchanged
+}
+
 @test "a kernel whose name is not UTF-8: --sync-profile and --json replace the bytes instead of aborting" {
   make_inputs 16
   python3 -c 'import sys; open("bad.hsaco", "wb").write(open(sys.argv[1], "rb").read().replace(b"add_kernel", b"add_k\xffrnel"))' \

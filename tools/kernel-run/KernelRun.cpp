@@ -138,8 +138,7 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
   std::vector<std::pair<const launch::BufferArg *, std::string>> Outs;
   for (const auto &[Name, File] : Cfg.Outputs) {
     if (!Sig->find(Name))
-      return C.fail(Rep,
-                    makeError("--out: kernel '" + K->Name + "' has no argument '" + Name + "'"));
+      return C.fail(Rep, makeError("--out: " + launch::noSuchArgument(*Sig, Name)));
     const launch::BufferArg *B = Bound->buffer(*Sig, Name);
     if (!B)
       return C.fail(Rep, makeError("--out: argument '" + Name +

@@ -100,9 +100,8 @@ TEST(CaptureCompare, SpansStartAtThePointerAndEndAtTheNextSpan) {
 TEST(CaptureCompare, BadTypesAreRefusedByName) {
   Fixture F;
   EXPECT_EQ(errorOf(F, "n=f32"), "--types: argument 'n' of k is not a pointer (by_value, 4 bytes)");
-  EXPECT_EQ(errorOf(F, "z=f32"),
-            "--types: k has no explicit argument 'z' (give its name or #N, N counting the "
-            "explicit arguments from 0)");
+  EXPECT_EQ(errorOf(F, "z=f32"), "--types: kernel 'k' has no argument 'z' (its explicit "
+                                 "arguments: #0 'table', #1 'a', #2 'b', #3 'n')");
   EXPECT_EQ(errorOf(F, "a"), "--types: 'a' is not ARG=TYPE");
   EXPECT_EQ(errorOf(F, ""), "--types: give ARG=TYPE[,ARG=TYPE...]");
   EXPECT_EQ(errorOf(F, "a=f32,#1=i32"),

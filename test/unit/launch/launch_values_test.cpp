@@ -128,7 +128,11 @@ TEST(ArgText, BindsInOrderAndByNameAndRefusesWhatDoesNotFit) {
             "argument '#0' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '5'");
   EXPECT_EQ(err({"null", "null", "null", "1.5x", "null", "null"}),
             "argument '#3': '1.5x' is not a number");
-  EXPECT_EQ(err({"#9=1"}), "kernel 'add_kernel' has no argument '#9'"); Triton's global_scratch pointer), #5 "
+  EXPECT_EQ(err({"#9=1"}),
+            "kernel 'add_kernel' has no argument '#9': its metadata names none of its 6 explicit "
+            "arguments (a Triton kernel's never does), so name them by index: #0 global_buffer "
+            "(8 bytes), #1 global_buffer (8 bytes), #2 global_buffer (8 bytes), #3 by_value (4 "
+            "bytes), #4 global_buffer (8 bytes; Triton's global_scratch pointer), #5 "
             "global_buffer (8 bytes; Triton's profile_scratch pointer)");
   auto Empty = parseArgText("n=");
   ASSERT_FALSE(bool(Empty));
@@ -167,6 +171,54 @@ TEST(LaunchSpec, FormatVersionAndTheK0ItWasWrittenFor) {
   EXPECT_EQ(resolve(R"("k0_sha256": ")" + Other + "\", "),
             "'s.json': written for the K0 with SHA-256 " + Other + ", not for '" + K +
                 "' (SHA-256 " + Hash + "): infer a spec for this K0, or remove \"k0_sha256\"");
+}
+
+KernelSignature signature(std::initializer_list<std::pair<const char *, const char *>> Args) {
+  KernelSignature S;
+  S.Symbol = "k";
+  uint32_t Off = 0;
+  for (auto [Name, Kind] : Args) {
+    KernelArg A;
+    A.Name = Name;
+    A.ValueKind = Kind;
+    A.Size = std::string(Kind) == "by_value" ? 4 : 8;
+    A.Offset = Off;
+    Off += 8;
+    S.Args.push_back(A);
+  }
+  S.KernargSize = Off;
+  return S;
+}
+
+TEST(ArgBinding, AnUnknownArgumentListsWhatTheKernelTakes) {
+  EXPECT_EQ(noSuchArgument(signature({{"a", "global_buffer"}, {"", "by_value"}}), "b"),
+            "kernel 'k' has no argument 'b' (its explicit arguments: #0 'a', #1)");
+  EXPECT_EQ(noSuchArgument(signature({}), "#0"),
+            "kernel 'k' has no argument '#0' (it takes no explicit arguments)");
+  // No names, no hidden arguments, two trailing pointers: shaped like Triton's, with a doubt.
+  auto T = signature(
+      {{"", "global_buffer"}, {"", "by_value"}, {"", "global_buffer"}, {"", "global_buffer"}});
+  EXPECT_EQ(noSuchArgument(T, "x"),
+            "kernel 'k' has no argument 'x': its metadata names none of its 4 explicit arguments, "
+            "so name them by index: #0 global_buffer (8 bytes), #1 by_value (4 bytes), #2 "
+            "global_buffer (8 bytes; Triton's global_scratch pointer, if Triton compiled it), #3 "
+            "global_buffer (8 bytes; Triton's profile_scratch pointer, if Triton compiled it)");
+  T.Triton = true;
+  EXPECT_EQ(noSuchArgument(T, "x"),
+            "kernel 'k' has no argument 'x': its metadata names none of its 4 explicit arguments "
+            "(a Triton kernel's never does), so name them by index: #0 global_buffer (8 bytes), "
+            "#1 by_value (4 bytes), #2 global_buffer (8 bytes; Triton's global_scratch pointer), "
+            "#3 global_buffer (8 bytes; Triton's profile_scratch pointer)");
+  // Hidden arguments (clang's code object v5 launches): not Triton's shape.
+  auto C = signature({{"", "global_buffer"}, {"", "global_buffer"}, {"", "hidden_block_count_x"}});
+  EXPECT_EQ(noSuchArgument(C, "x"),
+            "kernel 'k' has no argument 'x': its metadata names none of its 2 explicit arguments, "
+            "so name them by index: #0 global_buffer (8 bytes), #1 global_buffer (8 bytes)");
+  // The corpus's Triton object says so in its DWARF.
+  auto O = openCodeObject(triton("gfx942", "vector_add_fp32"));
+  ASSERT_TRUE(bool(O));
+  EXPECT_TRUE(producedByTriton((*O)->C));
+  EXPECT_TRUE(llvm::cantFail(kernelSignature((*O)->C, (*O)->C.Kernels[0])).Triton);
 }
 
 // A fresh directory under the system's temporary folder, its symbolic links resolved.
