@@ -106,16 +106,23 @@ Report runCaptureReplay(const ReplayOptions &O) {
                        {"globals", B->Globals.size()}};
   if (llvm::Error E = launch::checkCapturedK0(*B, (*K0)->C.Bytes, O.K0, O.Bundle))
     return R.fail(std::move(E)), R;
+  // K0 is the bundle's own code object: what it lacks for the recorded kernel is the bundle's
+  // fault.
+  const KernelInfo *KI = (*K0)->C.kernel(B->Kernel);
+  if (!KI)
+    return R.fail(withFile(
+               makeError("the capture's kernel '" + B->Kernel + "' is not in its code object"),
+               O.Bundle)),
+           R;
+  auto Sig = kernelSignature((*K0)->C, *KI);
+  if (!Sig)
+    return R.fail(Sig.takeError()), R;
+  if (llvm::Error E = launch::checkCaptureKernarg(*B, *Sig, O.Bundle))
+    return R.fail(std::move(E)), R;
   if (!checkCandidateAbi((*K0)->C, (*K1)->C, R))
     return R;
   std::vector<TypedSpan> Spans;
   if (!O.Types.empty()) {
-    const KernelInfo *KI = (*K0)->C.kernel(B->Kernel);
-    if (!KI)
-      return R.fail(makeError("the capture's kernel " + B->Kernel + " is not in K0")), R;
-    auto Sig = kernelSignature((*K0)->C, *KI);
-    if (!Sig)
-      return R.fail(Sig.takeError()), R;
     auto S = captureTypedSpans(*B, *Sig, O.Types);
     if (!S)
       return R.fail(S.takeError()), R;
@@ -128,7 +135,7 @@ Report runCaptureReplay(const ReplayOptions &O) {
     O.Progress("replaying K0 from the capture");
   auto S0 = replay(*B, (*K0)->C, O, 0);
   if (!S0) {
-    R.fail(S0.takeError());
+    R.fail(launch::blameCaptureFault(S0.takeError(), *B, *Sig, O.Bundle));
     if (R.Result == Outcome::RuntimeError)
       R.Message = "runtime_error: K0: " + R.Message;
     return R;
@@ -152,8 +159,9 @@ Report runCaptureReplay(const ReplayOptions &O) {
           firstCaptureDifference(*B, Spans, Rec, *S0, "the recording", "K0", O.Theta, O.Tau);
       !D.empty())
     return R.Result = Outcome::InputError,
-           R.Message = "K0's replay does not reproduce the recorded post-state, so the capture "
-                       "is no oracle for it: " +
+           R.Message = "'" + O.Bundle +
+                       "': K0's replay does not reproduce the recorded post-state, so the "
+                       "capture is no oracle for it: " +
                        D,
            R;
   std::string Rule = Spans.empty()

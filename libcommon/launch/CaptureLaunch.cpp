@@ -1,6 +1,7 @@
 // Placing a captured dispatch on a device (launch/CaptureLaunch.h).
 #include "launch/CaptureLaunch.h"
 
+#include "launch/ArgBinding.h"
 #include "launch/LaunchGeometry.h"
 #include "support/Error.h"
 
@@ -37,6 +38,82 @@ llvm::Error checkCapturedK0(const CaptureBundle &B, llvm::StringRef K0Bytes, llv
                    "' holds " + llvm::Twine(Recorded.size()) +
                    " bytes of another; the bundle itself can be K0: " +
                    "give BUNDLE as K0 with --capture BUNDLE)");
+}
+
+llvm::Error checkCaptureKernarg(const CaptureBundle &B, const KernelSignature &Sig,
+                                llvm::StringRef BundlePath) {
+  uint32_t Need = explicitArgsEnd(Sig);
+  uint32_t Segment = Sig.KernargSize;
+  auto Explicit = Sig.explicitArgs();
+  if (B.Kernarg.size() < Need) {
+    // The first argument the bytes do not hold.
+    size_t I = 0;
+    while (I < Explicit.size() && Explicit[I]->Offset + Explicit[I]->Size <= B.Kernarg.size())
+      ++I;
+    return withFile(makeError("the capture's kernarg is " + llvm::Twine(B.Kernarg.size()) +
+                              " bytes, but kernel '" + B.Kernel + "' takes " + llvm::Twine(Need) +
+                              " bytes of explicit arguments: it ends before the end of "
+                              "argument " +
+                              argLabel(Explicit, I) + " (offset " +
+                              llvm::Twine(Explicit[I]->Offset) + ", " +
+                              llvm::Twine(Explicit[I]->Size) +
+                              " bytes); the bundle is cut short or not this kernel's"),
+                    BundlePath);
+  }
+  if (Segment && B.Kernarg.size() > Segment)
+    return withFile(makeError("the capture's kernarg is " + llvm::Twine(B.Kernarg.size()) +
+                              " bytes, more than kernel '" + B.Kernel + "''s " +
+                              llvm::Twine(Segment) + "-byte kernarg segment"),
+                    BundlePath);
+  return llvm::Error::success();
+}
+
+llvm::Error blameCaptureFault(llvm::Error E, const CaptureBundle &B, const KernelSignature &Sig,
+                              llvm::StringRef BundlePath) {
+  E = llvm::handleErrors(std::move(E), [&](std::unique_ptr<ToolError> T) -> llvm::Error {
+    if (T->isA(MemoryFaultError::classID()) || T->Kind != ErrorKind::Input || !T->File.empty())
+      return llvm::Error(std::move(T));
+    return withFile(llvm::Error(std::move(T)), BundlePath);
+  });
+  return llvm::handleErrors(std::move(E), [&](std::unique_ptr<MemoryFaultError> F) -> llvm::Error {
+    std::string Why;
+    // The region that ends nearest below the address: one cut short, or the neighbour of a
+    // missing one.
+    const CapturedRegion *Below = nullptr;
+    for (const CapturedRegion &R : B.Regions)
+      if (R.Base + R.size() <= F->Address)
+        Below = &R;
+    // A pointer argument whose value lies at most 1 GiB below the address, in no region.
+    auto Explicit = Sig.explicitArgs();
+    std::string Arg;
+    uint64_t Best = 1ull << 30;
+    for (size_t I = 0; I < Explicit.size(); ++I) {
+      const KernelArg &A = *Explicit[I];
+      if (!A.isGlobalBuffer() || A.Size != 8 || uint64_t(A.Offset) + 8 > B.Kernarg.size())
+        continue;
+      uint64_t V;
+      std::memcpy(&V, B.Kernarg.data() + A.Offset, 8);
+      if (V && V <= F->Address && F->Address - V < Best && !B.regionAt(V)) {
+        Best = F->Address - V;
+        Arg = "argument " + argLabel(Explicit, I) + " (kernarg+" + hex(A.Offset) + ") points to " +
+              hex(V) + ", which no region holds";
+      }
+    }
+    if (!Arg.empty())
+      Why = Arg;
+    else if (Below && F->Address - (Below->Base + Below->size()) < (1ull << 30))
+      Why = "it lies " + std::to_string(F->Address - Below->Base - Below->size()) +
+            " bytes past the end of region " + hex(Below->Base) + " (reached from " +
+            Below->ReachedFrom + ", " + std::to_string(Below->size()) +
+            " bytes), which is cut short or lacks a neighbour";
+    else
+      Why = "no region holds it";
+    return withFile(makeError("K0, the code object the capture recorded, faults on memory the "
+                              "bundle does not hold (" +
+                              F->Instruction + " at " + hex(F->Address) + "): " + Why +
+                              "; capture the dispatch again"),
+                    BundlePath);
+  });
 }
 
 llvm::Expected<CapturePlacement> placeCaptureRegions(device::Device &Dev, const CaptureBundle &B) {

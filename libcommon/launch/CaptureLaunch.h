@@ -4,6 +4,7 @@
 // is loaded, so that the load cannot take their addresses.
 #pragma once
 
+#include "codeobj/KernelArgs.h"
 #include "device/Device.h"
 #include "launch/CaptureBundle.h"
 
@@ -18,6 +19,21 @@ namespace asmevo::launch {
 // an input error otherwise, saying that the bundle itself can stand for K0.
 llvm::Error checkCapturedK0(const CaptureBundle &B, llvm::StringRef K0Bytes, llvm::StringRef K0Path,
                             llvm::StringRef BundlePath);
+
+// The bundle's kernarg bytes against the kernel's signature (Sig, from K0): they must hold every
+// explicit argument (a capture records the explicit part; the launcher fills hidden arguments)
+// and no more than the kernarg segment. Input errors name BundlePath.
+llvm::Error checkCaptureKernarg(const CaptureBundle &B, const KernelSignature &Sig,
+                                llvm::StringRef BundlePath);
+
+// K0's replay of the bundle at BundlePath stopped with E. K0 is the code object the bundle
+// recorded and ran there, so a memory fault is memory the bundle does not hold (a region
+// missing or cut short): an input error naming the bundle, the address, the nearest region and
+// the kernarg pointer argument (Sig's) that reaches no region. An input error that names no
+// file (a region the device cannot map, a geometry, LDS size or global variable the launch
+// refuses) is the bundle's too and names it. Any other error: E.
+llvm::Error blameCaptureFault(llvm::Error E, const CaptureBundle &B, const KernelSignature &Sig,
+                              llvm::StringRef BundlePath);
 
 // Where a replay put the bundle's regions on a device, and the kernargs that reach them.
 struct CapturePlacement {

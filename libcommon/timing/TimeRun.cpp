@@ -54,6 +54,7 @@ private:
   launch::LaunchSpec S;                         // S.Kernel only, with --capture
   std::optional<launch::CaptureBundle> Capture; // --capture
   launch::CapturePlacement CapturePlaced;       // where its regions live on Dev
+  KernelSignature CaptureSig;                   // the captured kernel's, from K0
   std::unique_ptr<device::Device> Dev;
 
   bool fail(llvm::Error E) {
@@ -118,6 +119,19 @@ private:
     R.Inputs.push_back(reportInput("capture", O.Capture, (*Bytes)->getBuffer()));
     if (llvm::Error E = launch::checkCapturedK0(*Capture, Ks[0]->C.Bytes, O.K0, O.Capture))
       return fail(std::move(E));
+    // K0 is the bundle's own code object: what it lacks for the recorded kernel is the
+    // bundle's fault.
+    const KernelInfo *KI = Ks[0]->C.kernel(Capture->Kernel);
+    if (!KI)
+      return fail(withFile(
+          makeError("the capture's kernel '" + Capture->Kernel + "' is not in its code object"),
+          O.Capture));
+    auto Sig = kernelSignature(Ks[0]->C, *KI);
+    if (!Sig)
+      return fail(Sig.takeError());
+    CaptureSig = std::move(*Sig);
+    if (llvm::Error E = launch::checkCaptureKernarg(*Capture, CaptureSig, O.Capture))
+      return fail(std::move(E));
     for (size_t I = 1; I < Ks.size(); ++I)
       if (!Ks[I]->C.kernel(Capture->Kernel))
         return fail(makeError("'" + O.K1 + "': no kernel named '" + Capture->Kernel +
@@ -138,8 +152,8 @@ private:
     R.Backend = Dev->info().Backend;
     if (Capture) {
       auto P = launch::placeCaptureRegions(*Dev, *Capture);
-      if (!P)
-        return fail(P.takeError());
+      if (!P) // a region the device cannot map: the bundle's
+        return fail(launch::blameCaptureFault(P.takeError(), *Capture, CaptureSig, O.Capture));
       CapturePlaced = std::move(*P);
     }
     body()["device"] = Dev->info().Name;
@@ -179,12 +193,18 @@ private:
       // The spec's buffers placed afresh, or the captured state written again.
       std::optional<launch::PlacedLaunch> Placed;
       device::LaunchParams Params;
+      // K0 ran the captured dispatch: what it cannot take is the bundle's fault.
+      auto blame = [&](llvm::Error E) {
+        return Capture && K == 0
+                   ? launch::blameCaptureFault(std::move(E), *Capture, CaptureSig, O.Capture)
+                   : std::move(E);
+      };
       if (Capture) {
         if (llvm::Error E = launch::writeCapturePreState(*Dev, **M, *Capture, CapturePlaced))
-          return (void)fail(std::move(E));
+          return (void)fail(blame(std::move(E)));
         auto P = launch::captureLaunchParams(*Capture, CapturePlaced);
         if (!P)
-          return (void)fail(P.takeError());
+          return (void)fail(blame(P.takeError()));
         Params = std::move(*P);
       } else {
         auto P = launch::placeLaunch(*Dev, S, Init, Roles[K]);
@@ -204,8 +224,9 @@ private:
       if (Placed)
         launch::freeLaunch(*Dev, *Placed);
       if (!MR) {
-        R.fail(MR.takeError());
-        R.Message = Roles[K] + ": " + R.Message;
+        R.fail(blame(MR.takeError()));
+        if (R.Result != Outcome::InputError)
+          R.Message = Roles[K] + ": " + R.Message;
         return;
       }
       if (K == 0 && !O.AnnotatePath.empty()) {

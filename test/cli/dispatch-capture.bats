@@ -277,7 +277,7 @@ PY
   # rewritten, so the replay is refused, naming both regions.
   run "${hip[@]}" ASMEVO_HIP_IGNORE_ADDRESS_HINT=1 kernel-diffcheck --backend hip g.bundle g.bundle --capture g.bundle
   assert_failure 2
-  assert_output --regexp "^kernel-diffcheck: error: the runtime placed region 0x[0-9a-f]+ \(reached from 0x[0-9a-f]+\+0x0\) at 0x7e[0-9a-f]+, not at its recorded address, and region 0x[0-9a-f]+ holds a pointer to it at byte 0: a pointer stored in device memory cannot be rewritten \(only kernarg pointers are\), so this capture replays only where every region it points into keeps its recorded address$"
+  assert_output --regexp "^kernel-diffcheck: error: 'g.bundle': the runtime placed region 0x[0-9a-f]+ \(reached from 0x[0-9a-f]+\+0x0\) at 0x7e[0-9a-f]+, not at its recorded address, and region 0x[0-9a-f]+ holds a pointer to it at byte 0: a pointer stored in device memory cannot be rewritten \(only kernarg pointers are\), so this capture replays only where every region it points into keeps its recorded address$"
   # Top-level pointers only (the Triton-style launch): rewritten, and the replay is exact.
   capture -q -o t.bundle -- "$PROGS/triton_style" "$TRITON/gfx942/vector_add_fp32.hsaco" 3000
   assert_success
@@ -361,4 +361,77 @@ assert e["message"].startswith("K0 ") and e["message"].endswith("modeled, not me
   run kernel-time g.bundle --capture g.bundle --rotate 2
   assert_failure 2
   assert_line --index 0 "kernel-time: error: --rotate and --seed do not apply to --capture (one recorded state)"
+}
+
+# make_bundle ARGS...: test/cli/make_bundle.py (a bundle of the Triton vector add, or an edit).
+make_bundle() {
+  python3 "$BATS_TEST_DIRNAME/make_bundle.py" "$@"
+}
+
+@test "replay and kernel-time --capture: a bundle missing a region K0 writes, or cut short, is an input error about the bundle (exit 2)" {
+  make_bundle vadd "$TRITON/gfx942/vector_add_fp32.hsaco" v.bundle
+  make_bundle edit v.bundle nout.bundle drop-region=kernarg+0x10
+  make_bundle edit v.bundle cut.bundle region-bytes=kernarg+0x10:4000
+  snapshot_tree
+  # The bundle as written reproduces itself (K0 is the bundle's code object).
+  run kernel-diffcheck v.bundle v.bundle --capture v.bundle
+  assert_success
+  assert_line --index 0 "kernel-diffcheck: ok: add_kernel, every byte of 3 regions and 0 global variables equal to K0's on the captured dispatch, strict checks clean (backend emu)"
+  for tool in kernel-diffcheck kernel-time; do
+    if [ $tool = kernel-diffcheck ]; then k1=nout.bundle; else k1=; fi
+    run $tool nout.bundle $k1 --capture nout.bundle
+    assert_failure 2
+    assert_output "$tool: error: 'nout.bundle': K0, the code object the capture recorded, faults on memory the bundle does not hold (buffer_store_dword at 0x7f0000300800): argument #2 (kernarg+0x10) points to 0x7f0000300000, which no region holds; capture the dispatch again"
+    run $tool cut.bundle ${k1:+cut.bundle} --capture cut.bundle
+    assert_failure 2
+    assert_output "$tool: error: 'cut.bundle': K0, the code object the capture recorded, faults on memory the bundle does not hold (buffer_store_dword at 0x7f0000300fa0): it lies 0 bytes past the end of region 0x7f0000300000 (reached from kernarg+0x10, 4000 bytes), which is cut short or lacks a neighbour; capture the dispatch again"
+    run --separate-stderr $tool nout.bundle $k1 --capture nout.bundle --json
+    assert_report $tool input_error 2
+  done
+  # A real capture without the region of one row its table points to.
+  capture_gather
+  python3 "$BATS_TEST_DIRNAME/read_bundle.py" g.bundle > g.json
+  row=$(python3 -c 'import json; print(next(r["reached_from"] for r in json.load(open("g.json"))["regions"] if not r["reached_from"].startswith("kernarg")))')
+  make_bundle edit g.bundle norow.bundle "drop-region=$row"
+  snapshot_tree
+  for tool in kernel-diffcheck kernel-time; do
+    if [ $tool = kernel-diffcheck ]; then k1=norow.bundle; else k1=; fi
+    run $tool norow.bundle $k1 --capture norow.bundle
+    assert_failure 2
+    assert_output --regexp "^$tool: error: 'norow.bundle': K0, the code object the capture recorded, faults on memory the bundle does not hold \(flat_load_dword at 0x[0-9a-f]+\): (it lies [0-9]+ bytes past the end of region 0x[0-9a-f]+ \(reached from [^)]+, [0-9]+ bytes\), which is cut short or lacks a neighbour|no region holds it); capture the dispatch again$"
+  done
+  assert_tree_unchanged report.json
+}
+
+@test "replay and kernel-time --capture: a kernarg shorter than the kernel's explicit arguments, or longer than its segment, is an input error about the bundle" {
+  make_bundle vadd "$TRITON/gfx942/vector_add_fp32.hsaco" v.bundle
+  make_bundle edit v.bundle short.bundle kernarg-bytes=20
+  make_bundle edit v.bundle empty.bundle kernarg-bytes=0
+  python3 - "$BATS_TEST_DIRNAME/make_bundle.py" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("mb", sys.argv[1])
+mb = importlib.util.module_from_spec(spec); spec.loader.exec_module(mb)
+d, _ = mb.unpack(open("v.bundle", "rb").read())
+d["kernarg"] += bytes(8)
+open("long.bundle", "wb").write(mb.pack(d))
+d["kernel"] = "sub_kernel"
+open("other.bundle", "wb").write(mb.pack(d))
+PY
+  snapshot_tree
+  for tool in kernel-diffcheck kernel-time; do
+    k1() { [ $tool = kernel-diffcheck ] && echo "$1"; true; }
+    run $tool short.bundle $(k1 short.bundle) --capture short.bundle
+    assert_failure 2
+    assert_output "$tool: error: 'short.bundle': the capture's kernarg is 20 bytes, but kernel 'add_kernel' takes 48 bytes of explicit arguments: it ends before the end of argument #2 (offset 16, 8 bytes); the bundle is cut short or not this kernel's"
+    run $tool empty.bundle $(k1 empty.bundle) --capture empty.bundle
+    assert_failure 2
+    assert_output "$tool: error: 'empty.bundle': the capture's kernarg is 0 bytes, but kernel 'add_kernel' takes 48 bytes of explicit arguments: it ends before the end of argument #0 (offset 0, 8 bytes); the bundle is cut short or not this kernel's"
+    run $tool long.bundle $(k1 long.bundle) --capture long.bundle
+    assert_failure 2
+    assert_output "$tool: error: 'long.bundle': the capture's kernarg is 56 bytes, more than kernel 'add_kernel''s 48-byte kernarg segment"
+    run $tool other.bundle $(k1 other.bundle) --capture other.bundle
+    assert_failure 2
+    assert_output "$tool: error: 'other.bundle': the capture's kernel 'sub_kernel' is not in its code object"
+  done
+  assert_tree_unchanged
 }

@@ -317,7 +317,6 @@ JSON
   done
 }
 
-
 # pointer_table OUT.hsaco: a gfx942 kernel that loads its row addresses from a buffer,
 # gather(float **rows, float *out, int n): out[i] = rows[i / 16][i % 16] (clang, at test time),
 # and pt.json, its partial spec.

@@ -3,7 +3,9 @@
 // exact messages for the other bad bundles, 0600 files, and reachability through a pointer table.
 #include "TestHelpers.h"
 #include "launch/CaptureBundle.h"
+#include "launch/CaptureLaunch.h"
 #include "launch/CaptureReach.h"
+#include "support/Error.h"
 #include "support/FileIO.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <sys/stat.h>
+#include <tuple>
 
 using namespace asmevo;
 using namespace asmevo::launch;
@@ -330,6 +333,87 @@ TEST(CaptureReach, AReadErrorComesBack) {
   auto F = failure(R);
   EXPECT_EQ(F.Message, "hipMemcpy failed");
   EXPECT_EQ(F.Exit, 3);
+}
+
+// A kernel k(float *a, float *b, int n) and a bundle of it whose kernarg points a into its one
+// region (0x10000, 16 bytes) and b nowhere.
+struct KernargFixture {
+  KernelSignature Sig;
+  CaptureBundle B;
+  KernargFixture() {
+    Sig.Symbol = "k";
+    Sig.KernargSize = 280; // 20 explicit bytes, then hidden arguments
+    for (auto [Name, Kind, Off, Size] : {std::tuple{"a", "global_buffer", 0u, 8u},
+                                         {"b", "global_buffer", 8u, 8u},
+                                         {"n", "by_value", 16u, 4u},
+                                         {"", "hidden_block_count_x", 24u, 4u}}) {
+      KernelArg A;
+      A.Name = Name;
+      A.ValueKind = Kind;
+      A.Offset = Off;
+      A.Size = Size;
+      Sig.Args.push_back(A);
+    }
+    B.Kernel = "k";
+    B.Kernarg.assign(20, 0);
+    uint64_t A = 0x10000, Bp = 0x30000;
+    std::memcpy(B.Kernarg.data(), &A, 8);
+    std::memcpy(B.Kernarg.data() + 8, &Bp, 8);
+    B.Regions.push_back({0x10000, "kernarg+0x0", std::vector<uint8_t>(16), {}});
+  }
+  std::string kernargError() const {
+    return failure(checkCaptureKernarg(B, Sig, "b.bundle")).Message;
+  }
+  std::string faultError(uint64_t Address) const {
+    return failure(blameCaptureFault(llvm::make_error<MemoryFaultError>(
+                                         "memory fault: ...", Address, "global_store_dword"),
+                                     B, Sig, "b.bundle"))
+        .Message;
+  }
+};
+
+TEST(CaptureLaunch, TheKernargMustHoldEveryExplicitArgumentAndNoMoreThanTheSegment) {
+  KernargFixture F;
+  EXPECT_TRUE(F.kernargError().empty()) << F.kernargError();
+  F.B.Kernarg.resize(12);
+  EXPECT_EQ(F.kernargError(),
+            "'b.bundle': the capture's kernarg is 12 bytes, but kernel 'k' takes 20 bytes of "
+            "explicit arguments: it ends before the end of argument b (offset 8, 8 bytes); the "
+            "bundle is cut short or not this kernel's");
+  F.B.Kernarg.resize(281);
+  EXPECT_EQ(F.kernargError(), "'b.bundle': the capture's kernarg is 281 bytes, more than kernel "
+                              "'k''s 280-byte kernarg segment");
+  // The whole segment, hidden arguments included, is a kernarg too.
+  F.B.Kernarg.resize(280);
+  EXPECT_TRUE(F.kernargError().empty()) << F.kernargError();
+}
+
+TEST(CaptureLaunch, K0FaultingIsTheBundlesFaultNamedByArgumentOrRegion) {
+  KernargFixture F;
+  // b points into no region.
+  EXPECT_EQ(F.faultError(0x30040),
+            "'b.bundle': K0, the code object the capture recorded, faults on memory the bundle "
+            "does not hold (global_store_dword at 0x30040): argument b (kernarg+0x8) points to "
+            "0x30000, which no region holds; capture the dispatch again");
+  // Past a's region: cut short.
+  EXPECT_EQ(F.faultError(0x10010),
+            "'b.bundle': K0, the code object the capture recorded, faults on memory the bundle "
+            "does not hold (global_store_dword at 0x10010): it lies 0 bytes past the end of region "
+            "0x10000 (reached from kernarg+0x0, 16 bytes), which is cut short or lacks a "
+            "neighbour; capture the dispatch again");
+  EXPECT_EQ(F.faultError(0x100),
+            "'b.bundle': K0, the code object the capture recorded, faults on memory the bundle "
+            "does not hold (global_store_dword at 0x100): no region holds it; capture the dispatch "
+            "again");
+  // An input error naming no file is the bundle's (what the launch refuses); others pass.
+  EXPECT_EQ(failure(blameCaptureFault(makeError("x"), F.B, F.Sig, "b.bundle")).Message,
+            "'b.bundle': x");
+  EXPECT_EQ(
+      failure(blameCaptureFault(fileError("k.hsaco", 4, "y"), F.B, F.Sig, "b.bundle")).Message,
+      "'k.hsaco'@0x4: y");
+  auto R = failure(blameCaptureFault(runtimeError("z"), F.B, F.Sig, "b.bundle"));
+  EXPECT_EQ(R.Message, "z");
+  EXPECT_EQ(R.Exit, 3);
 }
 
 } // namespace
