@@ -225,7 +225,8 @@ private:
         launch::freeLaunch(*Dev, *Placed);
       if (!MR) {
         R.fail(blame(MR.takeError()));
-        if (R.Result != Outcome::InputError)
+        // An error about the bundle names the bundle, not the kernel that ran it.
+        if (!(Capture && K == 0 && R.Result == Outcome::InputError))
           R.Message = Roles[K] + ": " + R.Message;
         return;
       }
