@@ -135,8 +135,10 @@ def bundles(g):
     bundle("region-wraps", lambda d: (
         d["regions"][2].__setitem__("base", (1 << 64) - 4096),
         d.__setitem__("kernarg", kernarg(regions(d)[:2] + [(1 << 64) - 4096]))))
-    bundle("regions-overlap", lambda d: d["regions"][1].__setitem__("base", d["regions"][0]["base"] + 8))
-    bundle("post-shorter", lambda d: d["regions"][2].__setitem__("post", d["regions"][2]["post"][:8]))
+    bundle("regions-overlap",
+           lambda d: d["regions"][1].__setitem__("base", d["regions"][0]["base"] + 8))
+    bundle("post-shorter",
+           lambda d: d["regions"][2].__setitem__("post", d["regions"][2]["post"][:8]))
     bundle("version-2", setk("format_version", 2))
     # Byte-level damage: a cut file, trailing bytes, and counts and lengths no file can hold.
     bundle("truncated", raw=lambda b: b[:len(b) // 2])
@@ -151,7 +153,8 @@ def bundles(g):
     co = mb.pack(k)[:5]  # bin 32 header of the code object
     bundle("bin-length-4g", raw=swap(co, b"\xc6\xff\xff\xff\xff"))
     regions_key = mb.pack("regions")
-    bundle("region-count-4g", raw=swap(regions_key + b"\x93", regions_key + b"\xdd\xff\xff\xff\xff"))
+    bundle("region-count-4g",
+           raw=swap(regions_key + b"\x93", regions_key + b"\xdd\xff\xff\xff\xff"))
     bundle("map-count-4g", raw=lambda b: b"\xdf\xff\xff\xff\xff" + b[1:])
 
 
