@@ -253,6 +253,8 @@ private:
   bool runSeeds();
   void noteK0Values(const RunOut &R0, const std::vector<std::vector<uint8_t>> &Init);
   bool runSeed(uint64_t Seed, bool Reload);
+  llvm::Error blamePointerTable(llvm::Error E, uint64_t Seed,
+                                const std::vector<std::vector<uint8_t>> &Init);
   bool dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init);
   bool runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
              const std::vector<std::vector<uint8_t>> &Init, uint64_t K1Limit);
@@ -393,6 +395,61 @@ bool DiffRun::dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> 
   return true;
 }
 
+// K0 faulted on seed Seed at an address it loaded from a buffer (a pointer table, which no spec
+// describes: BufferOverrun.h): a word of the buffer's values lies just below the address, and
+// K0 run once more with that buffer's values of another seed faults elsewhere or not at all
+// (a run stopped at its bound tells nothing); a "file" needs no run (a word of at least 64 KiB).
+llvm::Error DiffRun::blamePointerTable(llvm::Error E, uint64_t Seed,
+                                       const std::vector<std::vector<uint8_t>> &Init) {
+  return llvm::handleErrors(std::move(E), [&](std::unique_ptr<MemoryFaultError> F) -> llvm::Error {
+    for (size_t I : Outputs) {
+      const ArgSpec &A = S.Args[I];
+      bool File = !A.FilePath.empty();
+      bool Random = !File && A.Fill != "zero" && (A.R != Role::Out || A.Fill == "random");
+      if (!File && !Random)
+        continue; // zeros or poison: the same whatever the seed, and not the user's
+      auto Word = wordBelow(Init[I], F->Address, File ? 1ull << 16 : 0);
+      if (!Word)
+        continue;
+      if (Random) {
+        std::vector<std::vector<uint8_t>> Other = Init;
+        auto C = initialContents(A, Seed + 0x9e3779b9);
+        if (!C) {
+          llvm::consumeError(C.takeError());
+          continue;
+        }
+        if (*C == Init[I])
+          continue;
+        Other[I] = std::move(*C);
+        auto M = Dev->load(K0->C);
+        if (!M) {
+          llvm::consumeError(M.takeError());
+          continue;
+        }
+        auto Again = runOne(
+            *Dev, **M, S, Other,
+            RunMode{Seed, false, false, 1ull << 24, O.TimeoutSeconds, false, registerFill(Seed)},
+            O.Threads, "K0 (pointer probe)");
+        bool Moved = bool(Again);
+        if (!Again)
+          llvm::handleAllErrors(
+              Again.takeError(),
+              [&](const MemoryFaultError &G) { Moved = G.Address != F->Address; },
+              [](const llvm::ErrorInfoBase &) {});
+        if (!Moved)
+          continue;
+      }
+      std::string At = "at byte " + std::to_string(Word->second);
+      return pointerTableError("", A, *F, Init[I], *Word,
+                               File ? At + " of its \"file\""
+                                    : At + " of its seed-" + std::to_string(Seed) +
+                                          " values, and other values move the fault",
+                               S.Path);
+    }
+    return llvm::Error(std::move(F));
+  });
+}
+
 // One seed: fresh inputs, K0 once, K1 under every schedule.
 bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   // Each seed starts from the code objects' module-scope data as loaded (a kernel that writes
@@ -421,7 +478,7 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
       RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true, registerFill(Seed)},
       O.Threads, "K0");
   if (!R0) {
-    ErrorOutcome EO = errorOutcome(R0.takeError());
+    ErrorOutcome EO = errorOutcome(blamePointerTable(R0.takeError(), Seed, Init));
     R.Result = EO.O;
     if (EO.O == Outcome::Interrupted) {
       R.Message = "stopped during K0's run on seed " + std::to_string(Seed) + ": " + EO.Message;

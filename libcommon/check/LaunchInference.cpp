@@ -272,7 +272,6 @@ llvm::Expected<device::LaunchResult> Inference::launchWith(const std::vector<int
 // 64 KiB (no small integer) is taken as the pointer. That is a pointer table, which no launch
 // spec describes: an input error that says to capture a real dispatch. Otherwise E.
 llvm::Error Inference::blameLoadedAddress(llvm::Error E, const std::vector<int> &Var) {
-  constexpr uint64_t kNear = 1ull << 20, kSmall = 1ull << 16;
   return llvm::handleErrors(std::move(E), [&](std::unique_ptr<MemoryFaultError> F) -> llvm::Error {
     for (size_t X = 0; X < Bufs.size(); ++X) {
       const Buf &B = Bufs[X];
@@ -282,15 +281,8 @@ llvm::Error Inference::blameLoadedAddress(llvm::Error E, const std::vector<int> 
       bool Varies = B.Init[0] != B.Init[1];
       if (!Varies && !B.Fixed)
         continue; // poison: the same in every run, and not the user's
-      std::optional<std::pair<uint64_t, uint64_t>> Best; // (distance, byte offset)
-      for (uint64_t Off = 0; Off + 8 <= Data.size(); Off += 8) {
-        uint64_t W;
-        std::memcpy(&W, Data.data() + Off, 8);
-        if (F->Address >= W && F->Address - W < kNear && (Varies || W >= kSmall) &&
-            (!Best || F->Address - W < Best->first))
-          Best = std::pair(F->Address - W, Off);
-      }
-      if (!Best)
+      auto Word = wordBelow(Data, F->Address, Varies ? 0 : 1ull << 16);
+      if (!Word)
         continue;
       if (Varies) {
         // Moved: the run with X's other contents ends, or faults elsewhere. A run stopped at
@@ -307,21 +299,12 @@ llvm::Error Inference::blameLoadedAddress(llvm::Error E, const std::vector<int> 
         if (!Moved)
           continue;
       }
-      const ArgSpec &A = S.Args[B.Arg];
-      uint64_t W;
-      std::memcpy(&W, Data.data() + Best->second, 8);
-      return withFile(
-          makeError("launch inference: K0 faults at an address it loaded from buffer '" + A.Label +
-                    "': " + F->Instruction + " at " + hexText(F->Address) + ", " +
-                    std::to_string(Best->first) + " bytes past the value " + hexText(W) + " " +
-                    (Varies ? "that inference wrote at byte " + std::to_string(Best->second) +
-                                  " of it, and other contents move the fault"
-                            : "at byte " + std::to_string(Best->second) + " of its \"file\"") +
-                    " (" + F->Message +
-                    "). A kernel that loads addresses from a buffer (a pointer table) cannot "
-                    "be described by a launch spec: record a real dispatch with "
-                    "dispatch-capture and check it with kernel-diffcheck --capture"),
-          S.Path);
+      std::string At = "at byte " + std::to_string(Word->second);
+      return pointerTableError("launch inference: ", S.Args[B.Arg], *F, Data, *Word,
+                               Varies ? "that inference wrote " + At +
+                                            " of it, and other contents move the fault"
+                                      : At + " of its \"file\"",
+                               S.Path);
     }
     return llvm::Error(std::move(F));
   });

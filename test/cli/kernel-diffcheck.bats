@@ -390,6 +390,14 @@ PY
   assert_failure 2
   assert_output --partial "launch inference: K0 faults at an address it loaded from buffer '#0'"
   assert_tree_unchanged report.json
+  # A complete spec (no inference): K0's run in the check says the same.
+  echo '{"grid": [1], "block": [64], "args": [{"arg": "#0", "type": "u64", "elements": 4, "role": "in"},
+    {"arg": "#1", "type": "f32", "elements": 64, "role": "out"}, {"arg": "#2", "value": 64}]}' > ptc.json
+  snapshot_tree
+  run --separate-stderr kernel-diffcheck pt.hsaco pt.hsaco --spec ptc.json --json
+  assert_report kernel-diffcheck input_error 2
+  [[ $stderr =~ ^"kernel-diffcheck: error: 'ptc.json': K0 faults at an address it loaded from buffer '#0': global_load_dword at 0x"[0-9a-f]+", "[0-9]+" bytes past the value 0x"[0-9a-f]+" at byte "[0-9]+" of its seed-1 values, and other values move the fault (memory fault: ".*"). A kernel that loads addresses from a buffer (a pointer table) cannot be described by a launch spec: record a real dispatch with dispatch-capture and check it with kernel-diffcheck --capture (seed 1)"$ ]] || fail "$stderr"
+  assert_tree_unchanged report.json
   # Row addresses from a real run, given as the table's "file": the same, naming the word.
   python3 -c 'import struct; open("rows.bin", "wb").write(struct.pack("<4Q", *[0x7f1234560000 + r * 0x10000 for r in range(4)]))'
   echo '{"grid": [1], "block": [64], "args": [{"arg": "#0", "type": "u64", "file": "rows.bin"},
