@@ -145,8 +145,8 @@ Report Cli::report() const {
 }
 
 int Cli::printJson(const Report &R) const {
-  // A message may quote an option's value as given, and names from a code object may be any
-  // bytes: a report replaces what is not UTF-8 rather than throw.
+  // A path, a name from a code object or a message quoting an option's value may hold bytes
+  // that are not UTF-8: they are written as U+FFFD rather than let dump() throw.
   llvm::outs() << R.json().dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   llvm::outs().flush();
   return R.exitCode();
