@@ -1,7 +1,9 @@
 #include "report/AsmDiff.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <set>
 
 namespace asmevo::report {
 
@@ -16,6 +18,56 @@ std::vector<std::string> splitLines(llvm::StringRef Text) {
 }
 
 namespace {
+
+// Myers' greedy shortest edit script of A[Head, Head+N) into B[Head, Head+M), appended to S:
+// O((N+M)D) time for D differing lines, and the frontier of every round kept for the way back
+// ((D+1)^2 cells). False, with S untouched, when that would pass MaxCells.
+bool myers(const std::vector<std::string> &A, const std::vector<std::string> &B, size_t Head,
+           size_t N, size_t M, size_t MaxCells, std::vector<DiffLine> &S) {
+  const long Max = long(N + M);
+  std::vector<long> V(2 * size_t(Max) + 3, 0);
+  auto Vk = [&](std::vector<long> &Of, long K) -> long & { return Of[size_t(K + Max + 1)]; };
+  std::vector<std::vector<long>> Trace; // round d: V[-d..d] after it
+  size_t Cells = 0;
+  long D = 0;
+  for (bool Done = false; !Done; ++D) {
+    if (D > Max || (Cells += 2 * size_t(D) + 1) > MaxCells)
+      return false;
+    for (long K = -D; K <= D; K += 2) {
+      long X = K == -D || (K != D && Vk(V, K - 1) < Vk(V, K + 1)) ? Vk(V, K + 1) : Vk(V, K - 1) + 1;
+      long Y = X - K;
+      while (X < long(N) && Y < long(M) && A[Head + X] == B[Head + Y])
+        ++X, ++Y;
+      Vk(V, K) = X;
+      if (X >= long(N) && Y >= long(M))
+        Done = true;
+    }
+    Trace.emplace_back(V.begin() + (Max + 1 - D), V.begin() + (Max + 2 + D));
+  }
+  // Back from (N, M): each round ends in a snake (equal lines) after one step down (a line of B
+  // added) or right (a line of A removed).
+  std::vector<DiffLine> Back;
+  long X = long(N), Y = long(M);
+  for (long Dd = long(Trace.size()) - 1; Dd > 0; --Dd) {
+    const std::vector<long> &P = Trace[size_t(Dd - 1)];
+    auto Pk = [&](long K) { return P[size_t(K + Dd - 1)]; };
+    long K = X - Y;
+    long PrevK = K == -Dd || (K != Dd && Pk(K - 1) < Pk(K + 1)) ? K + 1 : K - 1;
+    long PrevX = Pk(PrevK), PrevY = PrevX - PrevK;
+    for (; X > PrevX && Y > PrevY; --X, --Y)
+      Back.push_back({' ', A[Head + X - 1], size_t(Head + X), size_t(Head + Y)});
+    if (PrevK == K + 1)
+      Back.push_back({'+', B[Head + PrevY], 0, size_t(Head + PrevY + 1)});
+    else
+      Back.push_back({'-', A[Head + PrevX], size_t(Head + PrevX + 1), 0});
+    X = PrevX;
+    Y = PrevY;
+  }
+  for (; X > 0 && Y > 0; --X, --Y)
+    Back.push_back({' ', A[Head + X - 1], size_t(Head + X), size_t(Head + Y)});
+  S.insert(S.end(), Back.rbegin(), Back.rend());
+  return true;
+}
 
 // The whole edit script: one DiffLine per line of either text, in order.
 std::vector<DiffLine> script(const std::vector<std::string> &A, const std::vector<std::string> &B,
@@ -56,7 +108,7 @@ std::vector<DiffLine> script(const std::vector<std::string> &A, const std::vecto
       Del(Head + I);
     for (; J < M; ++J)
       Add(Head + J);
-  } else {
+  } else if (!myers(A, B, Head, N, M, MaxCells, S)) {
     for (size_t I = 0; I < N; ++I)
       Del(Head + I);
     for (size_t J = 0; J < M; ++J)
@@ -115,6 +167,54 @@ std::vector<DiffHunk> diffTexts(llvm::StringRef Old, llvm::StringRef New, unsign
     K = End;
   }
   return Hunks;
+}
+
+std::string mnemonicOf(llvm::StringRef Line) {
+  llvm::StringRef T = Line.ltrim(" \t");
+  size_t End = 0;
+  while (End < T.size() &&
+         (std::isalnum(static_cast<unsigned char>(T[End])) || T[End] == '_' || T[End] == '.'))
+    ++End;
+  llvm::StringRef Word = T.take_front(End);
+  if (Word.empty() || !std::isalpha(static_cast<unsigned char>(Word[0])) ||
+      T.drop_front(End).starts_with(":"))
+    return ""; // a comment, a directive (".p2align"), a label (".LBB0_1:", "k:") or nothing
+  return Word.str();
+}
+
+std::map<std::string, size_t> markDeleted(llvm::StringRef Old, llvm::StringRef New,
+                                          std::vector<DiffHunk> &Hunks) {
+  std::map<std::string, long> Count;
+  for (const std::string &L : splitLines(Old))
+    if (std::string Mn = mnemonicOf(L); !Mn.empty())
+      ++Count[Mn];
+  for (const std::string &L : splitLines(New))
+    if (std::string Mn = mnemonicOf(L); !Mn.empty())
+      --Count[Mn];
+  std::map<std::string, size_t> Deleted;
+  for (const auto &[Mn, C] : Count)
+    if (C > 0)
+      Deleted[Mn] = size_t(C);
+  std::set<std::string> Added;
+  for (const DiffHunk &H : Hunks)
+    for (const DiffLine &L : H.Lines)
+      if (L.Kind == '+')
+        Added.insert(llvm::StringRef(L.Text).trim().str());
+  std::map<std::string, size_t> Left = Deleted;
+  // Lines that reappear elsewhere (moved) are marked last.
+  for (bool Moved : {false, true})
+    for (DiffHunk &H : Hunks)
+      for (DiffLine &L : H.Lines) {
+        if (L.Kind != '-' || L.Deleted ||
+            Added.count(llvm::StringRef(L.Text).trim().str()) != size_t(Moved))
+          continue;
+        auto It = Left.find(mnemonicOf(L.Text));
+        if (It != Left.end() && It->second > 0) {
+          --It->second;
+          L.Deleted = true;
+        }
+      }
+  return Deleted;
 }
 
 std::string unifiedText(const std::vector<DiffHunk> &Hunks) {

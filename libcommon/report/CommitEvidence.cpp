@@ -2,6 +2,9 @@
 
 #include "report/AsmDiff.h"
 #include "report/Html.h"
+#include "support/Plural.h"
+
+#include <map>
 
 namespace asmevo::report {
 
@@ -34,16 +37,20 @@ std::vector<nlohmann::json> editsOf(const CommitRecord &C, const NodeRecord *N) 
   return {};
 }
 
-std::string diffHtml(const std::vector<DiffHunk> &Hunks) {
-  std::string S = "<pre class=\"diff\">";
+// Against: "K0" or "parent" (the test of the page tells the two diffs apart by it).
+std::string diffHtml(const std::vector<DiffHunk> &Hunks, const char *Against) {
+  std::string S = "<pre class=\"diff\" data-against=\"" + std::string(Against) + "\">";
   for (const DiffHunk &H : Hunks) {
     S += "<span class=\"hunk\">@@ -" + std::to_string(H.OldStart) + "," +
          std::to_string(H.OldCount) + " +" + std::to_string(H.NewStart) + "," +
          std::to_string(H.NewCount) + " @@</span>";
     for (const DiffLine &L : H.Lines) {
-      const char *Cls = L.Kind == '+' ? "add" : L.Kind == '-' ? "del" : "ctx";
+      const char *Cls = L.Kind == '+'   ? "add"
+                        : L.Deleted     ? "del deleted"
+                        : L.Kind == '-' ? "del"
+                                        : "ctx";
       S += "<span class=\"" + std::string(Cls) + "\">" + escape(std::string(1, L.Kind) + L.Text) +
-           "</span>";
+           (L.Deleted ? "<b class=\"deleted\">deleted</b>" : "") + "</span>";
     }
   }
   return S + "</pre>\n";
@@ -65,6 +72,43 @@ std::string editAsDiff(const std::vector<nlohmann::json> &Edits) {
 
 std::string verdictClass(const std::string &Outcome) {
   return Outcome == "ok" ? "verdict-ok" : "verdict-bad";
+}
+
+// A tool's message without its outcome in front ("ok: 3 seeds..." after the outcome "ok").
+std::string withoutOutcome(const std::string &Message, const std::string &Outcome) {
+  llvm::StringRef M(Message);
+  if (!Outcome.empty() && M.consume_front(Outcome + ":"))
+    return M.ltrim().str();
+  return Message;
+}
+
+// The diff against K0: every edit since K0, also those of ancestors that were not committed,
+// and the instructions of K0 that are gone.
+std::string diffAgainstK0(const SearchRun &R, const CommitRecord &C) {
+  std::string S = "<h4>Against K0</h4>\n";
+  if (!R.RootText)
+    return S + "<p class=\"note\">K0's text (nodes/n000000/cand.s) is missing: no diff against "
+               "K0 can be shown</p>\n";
+  if (!C.Text)
+    return S + "<p class=\"note\">this node's text (nodes/" + C.Id +
+           "/cand.s) is missing: no diff against K0 can be shown</p>\n";
+  std::vector<DiffHunk> H = diffTexts(*R.RootText, *C.Text);
+  std::map<std::string, size_t> Deleted = markDeleted(*R.RootText, *C.Text, H);
+  S += "<p class=\"note\">nodes/n000000/cand.s (K0's recovered assembly) &rarr; nodes/" + C.Id +
+       "/cand.s: every edit since K0, also those of ancestors that were not committed</p>\n";
+  if (!Deleted.empty()) {
+    size_t Total = 0;
+    std::string List;
+    for (const auto &[Mn, Count] : Deleted) {
+      Total += Count;
+      List += (List.empty() ? "" : ", ") + escape(Mn) +
+              (Count > 1 ? " &times;" + std::to_string(Count) : "");
+    }
+    S += "<p class=\"deleted-summary\" data-deleted=\"" + std::to_string(Total) + "\">" +
+         countOf(Total, "instruction") + " of K0 deleted (not in this commit; marked " +
+         "<b class=\"deleted\">deleted</b> below): " + List + "</p>\n";
+  }
+  return S + (H.empty() ? "<p>The texts are equal.</p>\n" : diffHtml(H, "K0"));
 }
 
 } // namespace
@@ -97,7 +141,8 @@ std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std:
   S += "<tr><th>diffcheck</th><td>";
   if (C.Check)
     S += "<span class=\"" + verdictClass(C.Check->Outcome) + "\">" + escape(C.Check->Outcome) +
-         "</span>: " + escape(C.Check->Message) + kindLabel("", C.Check->Backend);
+         "</span>: " + escape(withoutOutcome(C.Check->Message, C.Check->Outcome)) +
+         backendLabel(C.Check->Backend);
   else
     S += "<span class=\"note\">diffcheck.json is missing</span>";
   S += "</td></tr>\n<tr><th>timing</th><td>";
@@ -121,13 +166,21 @@ std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std:
     S += "<span class=\"note\">time.json is missing</span>";
   }
   S += "</td></tr>\n</table>\n";
-  // The assembly diff.
+  // The assembly diffs: against K0, then against the parent when that is not K0.
+  S += diffAgainstK0(R, C);
   std::string Parent = N ? N->Parent : "";
+  if (Parent == "n000000" && C.Text && R.RootText)
+    return S + "</section>\n";
+  const NodeRecord *P = R.node(Parent);
+  S += "<h4>Against its parent " + escape(Parent) + "</h4>\n";
+  if (P && !P->Committed && Parent != "n000000")
+    S += "<p class=\"note\">" + escape(Parent) +
+         " was not committed (a step of the search that the gate did not keep): its edits are "
+         "in the diff against K0 above, not in this one</p>\n";
   if (C.Text && C.ParentText) {
     std::vector<DiffHunk> H = diffTexts(*C.ParentText, *C.Text);
-    S += "<p class=\"note\">nodes/" + escape(Parent) + "/cand.s &rarr; nodes/" + C.Id + "/cand.s" +
-         (Parent == "n000000" ? " (the root's text: K0's recovered assembly)" : "") + "</p>\n" +
-         (H.empty() ? "<p>The texts are equal.</p>\n" : diffHtml(H));
+    S += "<p class=\"note\">nodes/" + escape(Parent) + "/cand.s &rarr; nodes/" + C.Id +
+         "/cand.s</p>\n" + (H.empty() ? "<p>The texts are equal.</p>\n" : diffHtml(H, "parent"));
   } else {
     S += "<p class=\"note\">" +
          std::string(!C.ParentText ? "the parent's text (nodes/" + escape(Parent) + "/cand.s)"

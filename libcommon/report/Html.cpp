@@ -55,6 +55,12 @@ std::string kindLabel(const std::string &Kind, const std::string &Backend) {
          "</span>";
 }
 
+std::string backendLabel(const std::string &Backend) {
+  if (Backend.empty())
+    return "";
+  return "<span class=\"kind backend\">on " + escape(Backend) + "</span>";
+}
+
 namespace {
 
 const char *Style = R"(
@@ -70,6 +76,7 @@ th { background: #eceff1; } td.n { text-align: right; font-variant-numeric: tabu
 .kind.modeled { background: #fff3e0; color: #e65100; border: 1px solid #ffb74d; }
 .kind.measured { background: #e3f2fd; color: #0d47a1; border: 1px solid #64b5f6; }
 .kind.unknown { background: #eee; color: #555; border: 1px solid #bbb; }
+.kind.backend { background: #f5f5f5; color: #37474f; border: 1px solid #cfd8dc; }
 .scroll { overflow: auto; max-height: 900px; border: 1px solid #eceff1; }
 svg text { font: 11px ui-monospace, monospace; fill: #212121; }
 svg.lineage text { paint-order: stroke; stroke: #fff; stroke-width: 3px; }
@@ -87,19 +94,33 @@ pre.diff .hunk { color: #6a1b9a; }
   margin: 0 4px 0 12px; vertical-align: middle; }
 .note { color: #546e7a; } .verdict-ok { color: #2e7d32; font-weight: bold; }
 .verdict-bad { color: #c62828; font-weight: bold; }
-#render-check { color: #90a4ae; font-size: 11px; }
+pre.diff .del.deleted { background: #ffcdd2; }
+pre.diff b.deleted { font: bold 10px system-ui, sans-serif; color: #fff; background: #c62828;
+  border-radius: 6px; padding: 0 5px; margin-left: 10px; }
+.deleted-summary { color: #b71c1c; }
 .plots { display: flex; flex-wrap: wrap; gap: 16px; }
 )";
 
-// Measures what the browser drew: tree nodes with a non-empty box, the plots' axis titles and
-// tick labels. A test reads the result from the DOM of a headless browser.
+// Measures what the browser drew: tree nodes with a non-empty box, which of them the first
+// lineage's scroll box shows before any scrolling (and whether its root is among them), the
+// plots' axis titles and tick labels. The result goes into a data block that is never displayed
+// (a <script> of type application/json), where a test reads it from the DOM of a headless
+// browser.
 const char *Script = R"(
 window.addEventListener('load', function () {
-  var r = {tree_nodes: 0, tree_nodes_drawn: 0, plots: 0, axis_titles: [], tick_labels: 0};
+  var r = {tree_nodes: 0, tree_nodes_drawn: 0, first_view_nodes: 0, root_in_first_view: false,
+           plots: 0, axis_titles: [], tick_labels: 0};
+  var box = document.querySelector('div.scroll'), view = box && box.getBoundingClientRect();
   document.querySelectorAll('svg.lineage g.node').forEach(function (g) {
     r.tree_nodes++;
     var b = g.getBBox();
     if (b.width > 0 && b.height > 0) r.tree_nodes_drawn++;
+    if (!view || !box.contains(g)) return;
+    var c = g.getBoundingClientRect();
+    if (c.bottom > view.top && c.top < view.bottom && c.right > view.left && c.left < view.right) {
+      r.first_view_nodes++;
+      if (g.getAttribute('data-id') === 'n000000') r.root_in_first_view = true;
+    }
   });
   document.querySelectorAll('svg.plot').forEach(function () { r.plots++; });
   document.querySelectorAll('svg.plot text.axis-title').forEach(function (t) {
@@ -108,7 +129,7 @@ window.addEventListener('load', function () {
   document.querySelectorAll('svg.plot text.tick').forEach(function (t) {
     if (t.getBBox().width > 0) r.tick_labels++;
   });
-  document.getElementById('render-check').textContent = 'render-check ' + JSON.stringify(r);
+  document.getElementById('render-check').textContent = JSON.stringify(r);
 });
 )";
 
@@ -118,7 +139,7 @@ std::string page(const std::string &Title, const std::string &Body) {
   return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
          escape(Title) + "</title>\n<style>" + Style + "</style>\n</head>\n<body>\n<h1>" +
          escape(Title) + "</h1>\n" + Body +
-         "\n<pre id=\"render-check\">render-check: not run (scripts off)</pre>\n<script>" + Script +
+         "\n<script type=\"application/json\" id=\"render-check\"></script>\n<script>" + Script +
          "</script>\n</body>\n</html>\n";
 }
 

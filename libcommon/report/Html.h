@@ -1,7 +1,8 @@
 // The HTML of the report: escaping, number formatting, the kind label every figure carries
 // ("modeled" on emu, "measured" on hip), and the page shell with its inline style sheet and the
-// small inline script that measures the rendered SVG (a <pre id="render-check">, which a test
-// reads through a headless browser). Nothing in the page refers outside it.
+// small inline script that measures the rendered SVG into a data block that is never shown
+// (<script type="application/json" id="render-check">, which a test reads through a headless
+// browser). Nothing in the page refers outside it.
 #pragma once
 
 #include <string>
@@ -20,6 +21,10 @@ std::string figureKind(const std::string &Kind, const std::string &Backend);
 
 // The label after a figure: <span class="kind modeled">modeled, emu</span>.
 std::string kindLabel(const std::string &Kind, const std::string &Backend);
+
+// The label after a verdict, which is not a figure and is never modeled: the backend it ran on
+// (<span class="kind backend">on emu</span>); empty when unknown.
+std::string backendLabel(const std::string &Backend);
 
 // The whole page: Title in <title> and <h1>, Body after it.
 std::string page(const std::string &Title, const std::string &Body);

@@ -38,8 +38,8 @@ TreeLayout layoutLineage(const std::vector<TreeItem> &Items, size_t CollapseAbov
     else
       Roots.push_back(I);
   }
-  // Which leaves fold: first the failed ones, then (if still too many) the slower ones.
-  bool FoldFailed = Items.size() > CollapseAbove, FoldSlower = false;
+  // Which leaves fold: first the failed ones, then (if still too many) the verified ones.
+  bool FoldFailed = Items.size() > CollapseAbove, FoldVerified = false;
   if (FoldFailed) {
     size_t Shown = 0;
     for (const auto &[Id, I] : ById)
@@ -48,12 +48,14 @@ TreeLayout layoutLineage(const std::vector<TreeItem> &Items, size_t CollapseAbov
     for (const auto &[Id, I] : ById)
       if (!I->Verified && isLeaf(Kids, Id) && ById.count(I->Parent))
         HasFailedLeaf[I->Parent] = true;
-    FoldSlower = Shown + HasFailedLeaf.size() > CollapseAbove;
+    FoldVerified = Shown + HasFailedLeaf.size() > CollapseAbove;
   }
   TreeLayout L;
   double NextRow = 0;
+  std::map<std::string, bool> Placed;
   std::function<double(const TreeItem &, unsigned)> Place = [&](const TreeItem &I,
                                                                 unsigned Depth) -> double {
+    Placed[I.Id] = true;
     size_t Me = L.Nodes.size();
     PlacedNode P;
     P.Id = I.Id;
@@ -66,45 +68,52 @@ TreeLayout layoutLineage(const std::vector<TreeItem> &Items, size_t CollapseAbov
     L.Nodes.push_back(P);
     L.Columns = std::max(L.Columns, Depth + 1);
     std::vector<double> Rows;
-    PlacedNode Failed, Slower;
+    PlacedNode Failed, Verified;
     for (const TreeItem *K : Kids[I.Id]) {
+      if (Placed.count(K->Id))
+        continue; // a cycle of parents comes back here
       bool Leaf = isLeaf(Kids, K->Id);
       PlacedNode *Fold = nullptr;
       if (Leaf && FoldFailed && !K->Verified)
         Fold = &Failed;
-      else if (Leaf && FoldSlower && K->Verified && !K->Committed)
-        Fold = &Slower;
+      else if (Leaf && FoldVerified && K->Verified && !K->Committed)
+        Fold = &Verified;
       if (Fold) {
-        ++Fold->Folded[K->Verified ? "slower" : K->Outcome];
+        Placed[K->Id] = true;
+        ++Fold->Folded[K->Outcome];
         continue;
       }
       Rows.push_back(Place(*K, Depth + 1));
     }
-    for (auto [Fold, Shape, Tag] : {std::tuple{&Failed, PlacedNode::FoldedFailed, "failed"},
-                                    std::tuple{&Slower, PlacedNode::FoldedSlower, "slower"}}) {
+    for (auto [Fold, Shape, Tag, What] :
+         {std::tuple{&Failed, PlacedNode::FoldedFailed, "failed", "failed"},
+          std::tuple{&Verified, PlacedNode::FoldedVerified, "verified", "not committed"}}) {
       if (Fold->Folded.empty())
         continue;
       Fold->What = Shape;
       Fold->Id = I.Id + "+" + Tag;
       Fold->Parent = I.Id;
-      Fold->Outcome = Tag;
-      Fold->Verified = Shape == PlacedNode::FoldedSlower;
+      Fold->Outcome = What;
+      Fold->Verified = Shape == PlacedNode::FoldedVerified;
       Fold->Depth = Depth + 1;
       Fold->Count = 0;
       for (const auto &[O, C] : Fold->Folded)
         Fold->Count += C;
-      (Shape == PlacedNode::FoldedFailed ? L.FoldedFailed : L.FoldedSlower) += Fold->Count;
+      (Shape == PlacedNode::FoldedFailed ? L.FoldedFailed : L.FoldedVerified) += Fold->Count;
       Fold->Row = NextRow++;
       Rows.push_back(Fold->Row);
       L.Nodes.push_back(*Fold);
       L.Columns = std::max(L.Columns, Depth + 2);
     }
-    double Row = Rows.empty() ? NextRow++ : (Rows.front() + Rows.back()) / 2;
+    double Row = Rows.empty() ? NextRow++ : Rows.front();
     L.Nodes[Me].Row = Row;
     return Row;
   };
   for (const TreeItem *R : Roots)
     Place(*R, 0);
+  for (const auto &[Id, I] : ById)
+    if (!Placed.count(Id))
+      Place(*I, 0);
   L.Rows = unsigned(NextRow);
   return L;
 }
@@ -112,6 +121,8 @@ TreeLayout layoutLineage(const std::vector<TreeItem> &Items, size_t CollapseAbov
 std::string outcomeColour(const std::string &Outcome, bool Verified, bool Committed) {
   if (Committed)
     return "#2e7d32";
+  if (Outcome == "not faster enough")
+    return "#aed581";
   if (Verified || Outcome == "slower")
     return "#90a4ae";
   static const std::map<std::string, std::string> Colours = {
@@ -154,16 +165,14 @@ std::string lineageSvg(const TreeLayout &L) {
     std::string Fill = outcomeColour(N.Outcome, N.Verified, N.Committed);
     std::string Title, Label = labelOf(N);
     if (N.What == PlacedNode::Single) {
-      Title = N.Id + ": " +
-              (N.Committed  ? "committed"
-               : N.Verified ? "verified, not committed"
-                            : N.Outcome);
+      Title = N.Id + ": " + (N.Committed ? "committed" : N.Outcome);
       if (N.Verified)
-        Title += ", " + num(N.Speedup, 4) + "x";
+        Title += ", " + num(N.Speedup, 4) + "x over K0";
     } else {
-      Title = labelOf(N) + " children of " + N.Parent + ":";
+      Title = labelOf(N) + " (children of " + N.Parent + "):";
       for (const auto &[O, C] : N.Folded)
-        Title += " " + O + " " + std::to_string(C);
+        Title += " " + O + " " + std::to_string(C) + ",";
+      Title.pop_back();
     }
     S += "<g class=\"node" + std::string(N.Committed ? " committed" : "") +
          (N.What != PlacedNode::Single ? " folded" : "") + "\" data-id=\"" + escape(N.Id) +

@@ -19,9 +19,17 @@ std::vector<double> niceTicks(double Lo, double Hi, unsigned Target) {
       Step = M * Mag;
       break;
     }
+  // A step below the precision of the values (a range of 1e-9 around 1e6) would never move V:
+  // the ends are then the ticks.
+  double First = std::ceil(Lo / Step - 1e-9) * Step;
+  if (!std::isfinite(Step) || !(Step > 0) || !std::isfinite(First) || First + Step == First ||
+      (Hi - Lo) / Step > 100)
+    return {Lo, Hi};
   std::vector<double> T;
-  for (double V = std::ceil(Lo / Step - 1e-9) * Step; V <= Hi + Step * 1e-9; V += Step)
+  for (double V = First; V <= Hi + Step * 1e-9; V += Step)
     T.push_back(std::fabs(V) < Step * 1e-9 ? 0.0 : V);
+  if (T.empty())
+    T.push_back(Lo);
   return T;
 }
 

@@ -1,8 +1,15 @@
 #include "report/RunReport.h"
 
 #include "report/Html.h"
+#include "report/RunFiles.h"
 #include "report/SearchSection.h"
 #include "report/WorkflowRun.h"
+
+#include "support/Error.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <cctype>
 
@@ -35,7 +42,7 @@ std::string overview(const WorkflowRun &W) {
     const NodeRecord *Root = R ? R->node("n000000") : nullptr;
     std::string Speedup = "-", K0 = "-", Cands = "-", Commits = "-", Stop = "", KStar = "";
     if (K.Row.is_object()) {
-      Speedup = num(K.Row.value("speedup", 0.0), 4) + "\xc3\x97" +
+      Speedup = num(numberOf(K.Row, "speedup"), 4) + "\xc3\x97" +
                 kindLabel(str(K.Row, "kind"), str(K.Row, "backend"));
       Cands = str(K.Row, "candidates");
       Commits = str(K.Row, "commits");
@@ -48,10 +55,10 @@ std::string overview(const WorkflowRun &W) {
       Commits = std::to_string(R->commits());
     }
     if (K.Baseline.is_object()) {
-      nlohmann::json B = K.Baseline.value("body", nlohmann::json::object());
-      nlohmann::json Ks = B.value("kernels", nlohmann::json::array());
+      const nlohmann::json &B = member(K.Baseline, "body");
+      const nlohmann::json &Ks = member(B, "kernels");
       if (Ks.is_array() && !Ks.empty() && Ks[0].is_object())
-        K0 = num(Ks[0].value("microseconds", 0.0), 3) + " &micro;s" +
+        K0 = num(numberOf(Ks[0], "microseconds"), 3) + " &micro;s" +
              kindLabel(str(B, "kind"), str(K.Baseline, "backend"));
     } else if (Root) {
       K0 = num(Root->Us, 3) + " &micro;s" + kindLabel(Root->Kind, Root->Backend);
@@ -77,7 +84,65 @@ RunReport searchReport(SearchRun R) {
   return Out;
 }
 
+namespace fs = llvm::sys::fs;
+
+std::string realPath(const llvm::Twine &Path) {
+  llvm::SmallString<256> Real;
+  return fs::real_path(Path, Real) ? "" : std::string(Real);
+}
+
 } // namespace
+
+llvm::Error checkReportOutput(const std::string &Output, const std::string &Dir) {
+  std::string Run = realPath(Dir);
+  if (Output == "-" || Run.empty())
+    return llvm::Error::success(); // stdout; or no run directory, which is the error to give
+  auto Inside = [&](llvm::StringRef P) {
+    return P.size() > Run.size() && P.starts_with(Run) && P[Run.size()] == '/';
+  };
+  auto Allowed = [&](llvm::StringRef P) {
+    return llvm::sys::path::parent_path(P) == Run && P.ends_with(".html");
+  };
+  // Where the atomic write will put the file: in the output's directory (symbolic links in it
+  // resolved), under the output's name.
+  llvm::SmallString<256> Parent(Output);
+  llvm::sys::path::remove_filename(Parent);
+  std::string ParentReal = realPath(Parent.empty() ? llvm::Twine(".") : llvm::Twine(Parent));
+  if (ParentReal.empty())
+    return llvm::Error::success(); // no such directory: checkOutputPath says so
+  std::string Placed = ParentReal + "/" + llvm::sys::path::filename(Output).str();
+  if (Inside(Placed) && !Allowed(Placed))
+    return llvm::make_error<ToolError>(
+        "is inside the run directory '" + Dir +
+            "', whose files the report reads; the report goes there only as an .html file "
+            "directly in it (by default '" +
+            Dir + "/report.html'): choose another output",
+        Output);
+  // The file the output names now: through a symbolic link at its end, or a hard link.
+  auto Same = [&](const std::string &RunFile) {
+    return llvm::make_error<ToolError>("is the same file as '" + Dir + RunFile.substr(Run.size()) +
+                                           "' of the run directory; writing it would destroy "
+                                           "the run's file: choose another output",
+                                       Output);
+  };
+  fs::file_status St;
+  if (fs::status(Output, St) || !fs::is_regular_file(St))
+    return llvm::Error::success();
+  std::string Real = realPath(Output);
+  if (Inside(Real) && !Allowed(Real))
+    return Same(Real);
+  if (St.getLinkCount() < 2)
+    return llvm::Error::success();
+  std::error_code EC;
+  for (fs::recursive_directory_iterator It(Run, EC, /*follow_symlinks=*/false), E; It != E && !EC;
+       It.increment(EC)) {
+    fs::file_status F;
+    if (!fs::status(It->path(), F, /*follow=*/false) && fs::is_regular_file(F) &&
+        F.getUniqueID() == St.getUniqueID() && !Allowed(It->path()))
+      return Same(It->path());
+  }
+  return llvm::Error::success();
+}
 
 llvm::Expected<RunReport> buildRunReport(const std::string &Dir) {
   if (!isWorkflowRun(Dir)) { // (readSearchRun refuses what is not a directory)

@@ -19,7 +19,14 @@ struct RunReport {
   std::vector<std::string> Missing;
 };
 
-// Fails only when Dir does not exist or is not a directory ("'DIR': <reason>").
+// Fails when Dir does not exist or is not a directory ("'DIR': <reason>"), or when a file in it
+// is damaged (report/RunFiles.h).
 llvm::Expected<RunReport> buildRunReport(const std::string &Dir);
+
+// Refuses an output (not "-") that would be written over one of the run's own files: the report
+// goes into the run directory Dir only as an .html file directly in it (its default is
+// Dir/report.html); any other path inside Dir is refused, and so is a path elsewhere that is the
+// same file as one inside it (a symbolic link, in the path or at its end, or a hard link).
+llvm::Error checkReportOutput(const std::string &Output, const std::string &Dir);
 
 } // namespace asmevo::report

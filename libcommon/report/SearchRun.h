@@ -1,8 +1,10 @@
 // One search run directory (asmevo-agent --run-dir) read as it is on disk, for the report: the
 // run's identity, every node that has a node.json, the journal's events, and for each commit the
 // evidence the report shows (texts, the diffcheck and kernel-time reports). Nothing here is
-// required: a file that is absent or unreadable becomes one line of Missing, so that a run that
-// was killed, is still running or was copied in part can still be shown. The layout is
+// required: a file that is absent becomes one line of Missing, and so does the journal's torn
+// last line, so that a run that was killed, is still running or was copied in part can still be
+// shown. A file that is there must be what its name says (report/RunFiles.h): one that is not
+// was damaged or replaced, and reading the run fails with an error that names it. The layout is
 // search/Lineage.h's; this folder reads it with plain JSON and never links the search library.
 #pragma once
 
@@ -60,9 +62,10 @@ struct SearchRun {
   nlohmann::json Summary;                 // summary.json, asmevo-agent's report (null when absent)
   std::vector<NodeRecord> Nodes;          // by id; n000000 is the root (K0)
   std::vector<CommitRecord> Commits;      // committed nodes other than the root, by id
+  std::optional<std::string> RootText;    // nodes/n000000/cand.s: K0's recovered assembly
   uint64_t JournalEvents = 0;             // the journal's whole lines
   std::map<std::string, uint64_t> Faults; // journal "fault" events: refused proposals per kind
-  std::vector<std::string> Missing;       // "<file>: <what>", one per absent or unreadable part
+  std::vector<std::string> Missing;       // "<file>: <what>", one per absent part
 
   const NodeRecord *node(const std::string &Id) const;
   uint64_t commits() const { return Commits.size(); }
@@ -70,12 +73,13 @@ struct SearchRun {
 
 // Dir exists and is a directory; else the error both readers give.
 llvm::Error checkRunDirectory(const std::string &Dir);
-// Read Dir as a search run. Prefix is put before every file name in Missing. Fails only when
-// Dir is not a directory; everything inside it is optional.
+// Read Dir as a search run. Prefix is put before every file name in Missing. Fails when Dir is
+// not a directory or a file in it is damaged; every file inside it is optional.
 llvm::Expected<SearchRun> readSearchRun(const std::string &Dir, const std::string &Prefix = "");
 
-// kernel-time's and kernel-diffcheck's reports, as time.json and diffcheck.json hold them.
-TimeEvidence timeEvidence(const nlohmann::json &Report);
-CheckVerdict checkVerdict(const nlohmann::json &Report);
+// kernel-time's and kernel-diffcheck's reports, as time.json and diffcheck.json hold them (File
+// names the report in errors about its fields).
+llvm::Expected<TimeEvidence> timeEvidence(const nlohmann::json &Report, const std::string &File);
+llvm::Expected<CheckVerdict> checkVerdict(const nlohmann::json &Report, const std::string &File);
 
 } // namespace asmevo::report

@@ -4,9 +4,12 @@
 #include "report/Html.h"
 #include "report/LineageSvg.h"
 #include "report/Plot.h"
+#include "report/RunFiles.h"
+#include "support/Plural.h"
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace asmevo::report {
 
@@ -21,6 +24,18 @@ std::string str(const nlohmann::json &J, const char *Key) {
   return It->is_string() ? It->get<std::string>() : It->dump();
 }
 
+// The outcome as the page shows it: node.json's, except for a verified node that was not
+// committed, which is "slower" only when it was slower than the best at the time (node.json's
+// best_before; K0 when unknown) and "not faster enough" when it was as fast or faster but short
+// of the commit gate's margin (node.json says "slower" for both).
+std::string shownOutcome(const SearchRun &R, const NodeRecord &N) {
+  if (!N.Verified || N.Committed || N.Id == "n000000")
+    return N.Outcome;
+  const NodeRecord *Best = N.BestBefore.empty() ? nullptr : R.node(N.BestBefore);
+  double Bar = Best ? Best->Speedup : 1.0;
+  return N.Speedup >= Bar ? "not faster enough" : "slower";
+}
+
 std::string row(const std::string &Head, const std::string &Cell) {
   return "<tr><th>" + Head + "</th><td>" + Cell + "</td></tr>\n";
 }
@@ -29,7 +44,7 @@ std::string row(const std::string &Head, const std::string &Cell) {
 std::pair<std::string, std::string> runKind(const SearchRun &R) {
   if (const NodeRecord *Root = R.node("n000000"))
     return {Root->Kind, Root->Backend};
-  std::string B = R.Run.is_object() ? str(R.Run.value("options", nlohmann::json()), "backend") : "";
+  std::string B = str(member(R.Run, "options"), "backend");
   return {"", B};
 }
 
@@ -40,7 +55,7 @@ std::string overview(const SearchRun &R, const std::string &Anchor) {
     S += row("K0", escape(str(R.Run, "k0")) + " <span class=\"note\">SHA-256 " +
                        escape(str(R.Run, "k0_sha256")) + "</span>");
     S += row("kernel", escape(str(R.Run, "kernel")) + " on " + escape(str(R.Run, "target")));
-    nlohmann::json O = R.Run.value("options", nlohmann::json::object());
+    const nlohmann::json &O = member(R.Run, "options");
     S += row("options", "driver " + escape(str(O, "driver")) + ", backend " +
                             escape(str(O, "backend")) + ", workers " + escape(str(O, "workers")) +
                             ", gate &epsilon; " + escape(str(O, "epsilon")) + ", k " +
@@ -59,11 +74,11 @@ std::string overview(const SearchRun &R, const std::string &Anchor) {
     S += row("K* time", num(B->Us, 3) + " &micro;s" + kindLabel(B->Kind, B->Backend));
   S += row("candidates", std::to_string(R.Nodes.empty() ? 0 : R.Nodes.size() - (Root ? 1 : 0)) +
                              " evaluated, " + std::to_string(R.commits()) + " committed");
-  S += row("journal", std::to_string(R.JournalEvents) + " events");
+  S += row("journal", countOf(R.JournalEvents, "event"));
   if (R.Summary.is_object()) {
-    nlohmann::json Body = R.Summary.value("body", nlohmann::json::object());
+    const nlohmann::json &Body = member(R.Summary, "body");
     S += row("stopped by", escape(str(Body, "stopped_by")));
-    S += row("search time", escape(num(Body.value("seconds", 0.0), 1)) + " s wall-clock");
+    S += row("search time", escape(num(numberOf(Body, "seconds"), 1)) + " s wall-clock");
     S += row("result", escape(str(R.Summary, "message")));
   }
   return S + "</table>\n</section>\n";
@@ -71,14 +86,18 @@ std::string overview(const SearchRun &R, const std::string &Anchor) {
 
 std::string legend() {
   std::string S = "<p class=\"legend\">";
-  for (auto [Name, O, V, C] : {std::tuple{"committed", "ok", true, true},
-                               std::tuple{"verified, slower", "slower", true, false},
-                               std::tuple{"divergent", "divergent", false, false},
-                               std::tuple{"unsafe", "unsafe", false, false},
-                               std::tuple{"asm_invalid", "asm_invalid", false, false},
-                               std::tuple{"abi_invalid", "abi_invalid", false, false},
-                               std::tuple{"runtime_error", "runtime_error", false, false},
-                               std::tuple{"other", "other", false, false}})
+  for (auto [Name, O, V, C] :
+       {std::tuple{"committed", "ok", true, true},
+        std::tuple{"verified, not faster enough (as fast as the best or faster, short of the "
+                   "commit gate's margin)",
+                   "not faster enough", true, false},
+        std::tuple{"verified, slower than the best", "slower", true, false},
+        std::tuple{"divergent", "divergent", false, false},
+        std::tuple{"unsafe", "unsafe", false, false},
+        std::tuple{"asm_invalid", "asm_invalid", false, false},
+        std::tuple{"abi_invalid", "abi_invalid", false, false},
+        std::tuple{"runtime_error", "runtime_error", false, false},
+        std::tuple{"other", "other", false, false}})
     S += "<span class=\"sw\" style=\"background:" + outcomeColour(O, V, C) + "\"></span>" + Name;
   return S + "</p>\n";
 }
@@ -86,19 +105,18 @@ std::string legend() {
 std::string tree(const SearchRun &R, const std::string &Anchor) {
   std::vector<TreeItem> Items;
   for (const NodeRecord &N : R.Nodes)
-    Items.push_back({N.Id, N.Parent, N.Outcome, N.Verified, N.Committed, N.Speedup});
+    Items.push_back({N.Id, N.Parent, shownOutcome(R, N), N.Verified, N.Committed, N.Speedup});
   TreeLayout L = layoutLineage(Items);
   std::string S = "<section id=\"" + Anchor + "lineage\">\n<h2>Lineage</h2>\n";
   S += "<p class=\"note\">One node per candidate, from its parent (the verified node its edit "
        "applies to); committed nodes ringed and green, failed ones coloured by outcome.";
-  if (L.FoldedFailed || L.FoldedSlower)
+  if (L.FoldedFailed || L.FoldedVerified)
     S += " More than 150 nodes: each parent's " +
-         std::string(L.FoldedFailed
-                         ? "failed leaves (" + std::to_string(L.FoldedFailed) + " candidates)"
-                         : "") +
-         (L.FoldedFailed && L.FoldedSlower ? " and " : "") +
-         (L.FoldedSlower
-              ? "verified leaves not committed (" + std::to_string(L.FoldedSlower) + " candidates)"
+         std::string(L.FoldedFailed ? "failed leaves (" + countOf(L.FoldedFailed, "candidate") + ")"
+                                    : "") +
+         (L.FoldedFailed && L.FoldedVerified ? " and " : "") +
+         (L.FoldedVerified
+              ? "verified leaves not committed (" + countOf(L.FoldedVerified, "candidate") + ")"
               : "") +
          " are folded into one box with their counts (hover for the outcomes).";
   S += "</p>\n" + legend();
@@ -147,14 +165,15 @@ std::string plots(const SearchRun &R, const std::string &Anchor) {
 }
 
 std::string gateStats(const SearchRun &R, const std::string &Anchor) {
-  std::map<std::pair<std::string, std::string>, uint64_t> ByStage;
+  // (stage, outcome shown, node.json's outcome) -> candidates
+  std::map<std::tuple<std::string, std::string, std::string>, uint64_t> ByStage;
   std::map<std::string, uint64_t> Signatures, Reached;
   uint64_t Total = 0;
   for (const NodeRecord &N : R.Nodes) {
     if (N.Id == "n000000")
       continue;
     ++Total;
-    ++ByStage[{N.Stage, N.Outcome}];
+    ++ByStage[{N.Stage, shownOutcome(R, N), N.Outcome}];
     if (!N.Signature.empty())
       ++Signatures[N.Signature];
     // The funnel: every stage up to the one it stopped at (an unknown stage counts in none).
@@ -163,8 +182,8 @@ std::string gateStats(const SearchRun &R, const std::string &Anchor) {
       ++Reached[*It];
   }
   std::string S = "<section id=\"" + Anchor + "gates\">\n<h2>Gate statistics</h2>\n";
-  S += "<p class=\"note\">" + std::to_string(Total) +
-       " candidates; each stops at the first stage that says no (rebuild &rarr; diffcheck "
+  S += "<p class=\"note\">" + countOf(Total, "candidate") +
+       "; each stops at the first stage that says no (rebuild &rarr; diffcheck "
        "&rarr; time &rarr; the commit gate).</p>\n";
   S += "<table class=\"funnel\"><tr><th>stage</th><th>reached</th><th>stopped there</th>"
        "<th>passed</th></tr>\n";
@@ -177,11 +196,13 @@ std::string gateStats(const SearchRun &R, const std::string &Anchor) {
   }
   S += "</table>\n<table class=\"stages\"><tr><th>stage</th><th>outcome</th><th>candidates</th>"
        "</tr>\n";
-  for (const auto &[Key, Count] : ByStage)
-    S += "<tr class=\"gate\" data-stage=\"" + escape(Key.first) + "\" data-outcome=\"" +
-         escape(Key.second) + "\" data-count=\"" + std::to_string(Count) + "\"><td>" +
-         escape(Key.first) + "</td><td>" + escape(Key.second) + "</td><td class=\"n\">" +
-         std::to_string(Count) + "</td></tr>\n";
+  for (const auto &[Key, Count] : ByStage) {
+    const auto &[Stage, Shown, Outcome] = Key;
+    S += "<tr class=\"gate\" data-stage=\"" + escape(Stage) + "\" data-outcome=\"" +
+         escape(Outcome) + "\" data-count=\"" + std::to_string(Count) + "\"><td>" + escape(Stage) +
+         "</td><td>" + escape(Shown) + "</td><td class=\"n\">" + std::to_string(Count) +
+         "</td></tr>\n";
+  }
   S += "</table>\n";
   if (!R.Faults.empty()) {
     S += "<h3>Proposals refused before a candidate existed (journal)</h3>\n<table><tr><th>fault"
@@ -206,14 +227,14 @@ std::string gateStats(const SearchRun &R, const std::string &Anchor) {
 
 std::string nodeTable(const SearchRun &R, const std::string &Anchor) {
   std::string S = "<section id=\"" + Anchor + "nodes\">\n<h2>Nodes</h2>\n<details><summary>" +
-                  std::to_string(R.Nodes.size()) +
-                  " nodes</summary>\n<table><tr><th>node</th><th>parent</th><th>driver</th>"
+                  countOf(R.Nodes.size(), "node") +
+                  "</summary>\n<table><tr><th>node</th><th>parent</th><th>driver</th>"
                   "<th>stage</th><th>outcome</th><th>speedup</th><th>eval s</th>"
                   "<th>message</th></tr>\n";
   for (const NodeRecord &N : R.Nodes)
     S += "<tr><td>" + escape(N.Id) + (N.Committed ? " &#9733;" : "") + "</td><td>" +
          escape(N.Parent) + "</td><td>" + escape(N.Driver) + "</td><td>" + escape(N.Stage) +
-         "</td><td>" + escape(N.Outcome) + "</td><td class=\"n\">" +
+         "</td><td>" + escape(shownOutcome(R, N)) + "</td><td class=\"n\">" +
          (N.Verified ? num(N.Speedup, 4) + kindLabel(N.Kind, N.Backend) : "") +
          "</td><td class=\"n\">" + num(N.Seconds, 2) + "</td><td>" + escape(N.Message) +
          "</td></tr>\n";

@@ -1,6 +1,7 @@
 #include "AsmevoReport.h"
 
 #include "report/RunReport.h"
+#include "report/SearchRun.h"
 #include "support/FileIO.h"
 #include "support/Plural.h"
 
@@ -11,11 +12,16 @@ namespace asmevo {
 int runAsmevoReport(const Cli &C, const ReportConfig &Cfg) {
   Report Rep = C.report();
   // The run directory first: a path that is not one is the error, not the output beside it.
+  // Then the output, before the run is read: never one of the run's own files.
+  if (llvm::Error E = report::checkRunDirectory(Cfg.RunDir))
+    return C.fail(Rep, std::move(E));
+  if (llvm::Error E = report::checkReportOutput(Cfg.Output, Cfg.RunDir))
+    return C.fail(Rep, std::move(E));
+  if (int Code = C.checkOutput(Cfg.Output, {}); Code >= 0)
+    return Code;
   auto R = report::buildRunReport(Cfg.RunDir);
   if (!R)
     return C.fail(Rep, R.takeError());
-  if (int Code = C.checkOutput(Cfg.Output, {}); Code >= 0)
-    return Code;
   if (llvm::Error E = writeFileAtomic(Cfg.Output, R->Html))
     return C.fail(Rep, std::move(E));
   std::string What = R->Kind == "workflow" ? "workflow run, " + countOf(R->Kernels, "kernel") + ", "

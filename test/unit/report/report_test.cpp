@@ -1,13 +1,16 @@
-// The report's pure parts: the assembly diff (hunks, line numbers, the fallback for a middle too
-// large to match), the lineage tree's layout (rows, columns, folding of failed and slower
-// leaves, orphans), the plots' tick values and the label every figure carries. The expectations are
-// worked out by hand.
+// The report's pure parts: the assembly diff (hunks, line numbers, Myers' script for a middle
+// too large for the table, the fallback for one too large for both, the instructions a text
+// deleted), the lineage tree's layout (rows, columns, folding of failed and verified leaves,
+// orphans, cycles), the plots' tick values and the label every figure carries. The expectations
+// are worked out by hand.
 #include "report/AsmDiff.h"
 #include "report/Html.h"
 #include "report/LineageSvg.h"
 #include "report/Plot.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace asmevo::report;
 
@@ -47,6 +50,52 @@ TEST(AsmDiff, TooLargeAMiddleIsRemovedAndAdded) {
             "@@ -1,5 +1,4 @@\n a\n-b\n-q\n-c\n+q\n+x\n z\n");
 }
 
+TEST(AsmDiff, MyersGivesTheSameScriptWhenTheTableIsTooLarge) {
+  // The middle (e f g h against E f g h X) needs 5 x 6 cells for the table, Myers 1+3+5 for D=2.
+  EXPECT_EQ(unifiedText(diffTexts(Ten, TenEdited, 1, 20)), "@@ -4,3 +4,3 @@\n d\n-e\n+E\n f\n"
+                                                           "@@ -8,2 +8,3 @@\n h\n+X\n i\n");
+}
+
+TEST(AsmDiff, AFewEditsFarApartInALongTextStayFewLines) {
+  // 3000 lines edited near both ends: the middle is ~9 million table cells, Myers needs 16.
+  std::string Old, New;
+  for (int I = 0; I < 3000; ++I) {
+    std::string L = "\tv_mov_b32 v" + std::to_string(I % 200) + ", " + std::to_string(I) + "\n";
+    Old += L;
+    New += I == 5 ? "\ts_nop 0\n" : I == 2990 ? "" : L;
+  }
+  auto H = diffTexts(Old, New, 0);
+  EXPECT_EQ(unifiedText(H), "@@ -6,1 +6,1 @@\n-\tv_mov_b32 v5, 5\n+\ts_nop 0\n"
+                            "@@ -2991,1 +2990,0 @@\n-\tv_mov_b32 v190, 2990\n");
+}
+
+TEST(AsmDiff, MnemonicsOfInstructionsOnly) {
+  EXPECT_EQ(mnemonicOf("\ts_waitcnt vmcnt(0) ; wait"), "s_waitcnt");
+  EXPECT_EQ(mnemonicOf("  v_add_f32_e32 v1, v2, v3"), "v_add_f32_e32");
+  for (const char *Other :
+       {".LBB0_1:", "add_kernel:", "\t.p2align 8", "; a comment", "// a comment", "", "\t"})
+    EXPECT_EQ(mnemonicOf(Other), "") << Other;
+}
+
+TEST(AsmDiff, DeletedInstructionsAreCountedAndMarked) {
+  const char *K0 = "k:\n\ts_waitcnt vmcnt(0)\n\tv_add_f32 v1, v2, v3\n\ts_waitcnt vmcnt(0)\n"
+                   "\ts_endpgm\n";
+  // The first wait deleted, the add replaced by a sub; the second wait kept.
+  const char *K = "k:\n\tv_sub_f32 v1, v2, v3\n\ts_waitcnt vmcnt(0)\n\ts_endpgm\n";
+  auto H = diffTexts(K0, K, 3);
+  auto D = markDeleted(K0, K, H);
+  EXPECT_EQ(D, (std::map<std::string, size_t>{{"s_waitcnt", 1}, {"v_add_f32", 1}}));
+  std::vector<std::string> Marked;
+  for (const DiffHunk &Hk : H)
+    for (const DiffLine &L : Hk.Lines)
+      if (L.Deleted)
+        Marked.push_back(L.Text);
+  EXPECT_EQ(Marked, (std::vector<std::string>{"\ts_waitcnt vmcnt(0)", "\tv_add_f32 v1, v2, v3"}));
+  // A moved instruction is no deletion.
+  auto M = diffTexts("\ta\n\tb\n", "\tb\n\ta\n");
+  EXPECT_TRUE(markDeleted("\ta\n\tb\n", "\tb\n\ta\n", M).empty());
+}
+
 TreeItem item(const char *Id, const char *Parent, const char *Outcome, bool Verified = false,
               bool Committed = false) {
   return TreeItem{Id, Parent, Outcome, Verified, Committed, 1.0};
@@ -75,13 +124,14 @@ void expectPositions(const TreeLayout &L, const std::vector<Pos> &Want) {
   }
 }
 
-TEST(LineageLayout, LeavesOnRowsParentsBetweenTheirChildren) {
-  // n0 -> n1 (committed) -> n3 (divergent), n4 (verified); n0 -> n2 (unsafe).
+TEST(LineageLayout, LeavesOnRowsParentsOnTheirFirstChildsRow) {
+  // n0 -> n1 (committed) -> n3 (divergent), n4 (verified); n0 -> n2 (unsafe). The root is on the
+  // first row, where a reader looks first.
   std::vector<TreeItem> Items = {item("n4", "n1", "slower", true), item("n0", "", "ok", true, true),
                                  item("n2", "n0", "unsafe"), item("n1", "n0", "ok", true, true),
                                  item("n3", "n1", "divergent")};
   TreeLayout L = layoutLineage(Items);
-  expectPositions(L, {{"n0", 0, 1.25}, {"n1", 1, 0.5}, {"n3", 2, 0}, {"n4", 2, 1}, {"n2", 1, 2}});
+  expectPositions(L, {{"n0", 0, 0}, {"n1", 1, 0}, {"n3", 2, 0}, {"n4", 2, 1}, {"n2", 1, 2}});
   EXPECT_EQ(L.Rows, 3u);
   EXPECT_EQ(L.Columns, 3u);
   EXPECT_EQ(L.FoldedFailed, 0u);
@@ -96,9 +146,9 @@ std::vector<TreeItem> fanOut() {
 
 TEST(LineageLayout, FailedLeavesFoldIntoOneBoxPerParent) {
   TreeLayout L = layoutLineage(fanOut(), 3);
-  expectPositions(L, {{"n0", 0, 0.5}, {"n6", 1, 0}, {"n0+failed", 1, 1}});
+  expectPositions(L, {{"n0", 0, 0}, {"n6", 1, 0}, {"n0+failed", 1, 1}});
   EXPECT_EQ(L.FoldedFailed, 5u);
-  EXPECT_EQ(L.FoldedSlower, 0u);
+  EXPECT_EQ(L.FoldedVerified, 0u);
   const PlacedNode &F = L.Nodes[2];
   EXPECT_EQ(F.What, PlacedNode::FoldedFailed);
   EXPECT_EQ(F.Count, 5u);
@@ -108,15 +158,33 @@ TEST(LineageLayout, FailedLeavesFoldIntoOneBoxPerParent) {
   EXPECT_EQ(layoutLineage(fanOut(), 7).Nodes.size(), 7u);
 }
 
-TEST(LineageLayout, SlowerLeavesFoldWhenFailedOnesAreNotEnough) {
+TEST(LineageLayout, VerifiedLeavesFoldWhenFailedOnesAreNotEnough) {
   TreeLayout L = layoutLineage(fanOut(), 2);
-  expectPositions(L, {{"n0", 0, 0.5}, {"n0+failed", 1, 0}, {"n0+slower", 1, 1}});
-  EXPECT_EQ(L.FoldedSlower, 1u);
+  expectPositions(L, {{"n0", 0, 0}, {"n0+failed", 1, 0}, {"n0+verified", 1, 1}});
+  EXPECT_EQ(L.FoldedVerified, 1u);
+  EXPECT_EQ(L.Nodes[2].Outcome, "not committed");
+  EXPECT_EQ(L.Nodes[2].Folded, (std::map<std::string, unsigned>{{"slower", 1}}));
+}
+
+TEST(LineageLayout, ACycleOfParentsIsDrawnOnce) {
+  // A damaged run: n1 and n2 name each other as parent. Every node is drawn once, and the
+  // layout ends.
+  TreeLayout L = layoutLineage({item("n0", "", "ok", true, true), item("n1", "n2", "divergent"),
+                                item("n2", "n1", "unsafe")});
+  expectPositions(L, {{"n0", 0, 0}, {"n1", 0, 1}, {"n2", 1, 1}});
 }
 
 TEST(LineageLayout, AnOrphanStartsATreeBelow) {
   TreeLayout L = layoutLineage({item("n0", "", "ok", true, true), item("n7", "n5", "divergent")});
   expectPositions(L, {{"n0", 0, 0}, {"n7", 0, 1}});
+}
+
+TEST(Plot, TicksEndWhereTheStepIsBelowThePrecision) {
+  // Speedups a damaged node.json could hold: 1e6 and the next double (a step of a fifth of that
+  // cannot move 1e6), and a range too wide for a double.
+  double Next = std::nextafter(1e6, 2e6);
+  EXPECT_EQ(niceTicks(1e6, Next), (std::vector<double>{1e6, Next}));
+  EXPECT_EQ(niceTicks(-1e308, 1e308).size(), 2u);
 }
 
 TEST(Plot, TicksAreRoundSteps) {
