@@ -32,8 +32,10 @@ llvm::Expected<Step> checkPlacement(const Placement &Q, const RunKernel &K, cons
   Step S;
   S.Q = &Q;
   const ManifestEntry *Old = M.entry(Q.Rel);
-  S.Entry = Old ? *Old : ManifestEntry{K.Name, R.AbsDir, Q.Rel, Q.Found, K.K0Sha256, "", "", ""};
+  S.Entry =
+      Old ? *Old : ManifestEntry{K.Name, R.AbsDir, Q.Rel, Q.Found, K.K0Sha256, "", "", "", ""};
   S.Entry.KStarSha256 = K.KStarSha256;
+  S.Entry.Target = K.Target;
   std::string F = Target + "/" + Q.Rel;
   llvm::sys::fs::file_status St;
   bool Ours = false; // one of the install's own mirror links
@@ -71,6 +73,43 @@ llvm::Expected<Step> checkPlacement(const Placement &Q, const RunKernel &K, cons
       F);
 }
 
+// Triton's override directory is keyed by the kernel's source hash, not by the GPU: a compile
+// for any target finds the file there. So one directory holds K* of one target only.
+llvm::Error checkOneTarget(const InstallOptions &O, const Run &R, const Plan &P,
+                           const Manifest &M) {
+  std::string Have, Where; // the first target seen, and what has it
+  for (const Placement &Q : P.Places) {
+    const RunKernel &K = R.Kernels[Q.Kernel];
+    std::string What = K.Name + ", " + Q.Rel;
+    if (Have.empty())
+      Have = K.Target, Where = What;
+    else if (K.Target != Have)
+      return llvm::make_error<InstallRefusal>(
+          "the override directory would hold K* for " + Have + " (" + Where + ") and for " +
+              K.Target + " (" + What +
+              "): Triton's override directory is keyed by the kernel's source hash only, not "
+              "by the GPU, so a compile for either target would load the other's code object; "
+              "give each target its own directory (--to); nothing was changed",
+          O.Target);
+  }
+  for (const ManifestEntry &E : M.Entries) {
+    bool Replaced = false;
+    for (const Placement &Q : P.Places)
+      Replaced |= Q.Rel == E.Path;
+    std::string T = Replaced ? "" : entryTarget(O.Target, E);
+    if (T.empty() || Have.empty() || T == Have)
+      continue;
+    return llvm::make_error<InstallRefusal>(
+        "it holds K* for " + T + " (" + E.Kernel + ", " + E.Path + "), and K* for " + Have + " (" +
+            Where +
+            ") would join it: Triton's override directory is keyed by the kernel's source hash "
+            "only, not by the GPU, so a compile for either target would load the other's code "
+            "object; give each target its own directory (--to); nothing was changed",
+        O.Target);
+  }
+  return llvm::Error::success();
+}
+
 KernelResult kernelResult(const RunKernel &K) {
   KernelResult KR;
   KR.Name = K.Name;
@@ -104,6 +143,9 @@ llvm::Expected<InstallResult> install(const InstallOptions &O) {
     if (!M)
       return M.takeError();
     Old = std::move(*M);
+    if (Old)
+      if (llvm::Error E = checkContained(O.Target, *Old, "installed"))
+        return std::move(E);
   }
   std::string ManifestPath = O.Target + "/" + kManifestFile;
   if (Old && Old->Layout != layoutName(O.Kind))
@@ -115,6 +157,8 @@ llvm::Expected<InstallResult> install(const InstallOptions &O) {
     return P.takeError();
   Res.Target = P->TargetAbs;
   Res.InPlace = P->InPlace;
+  for (const ProtectedDir &D : P->Protected)
+    Res.Protected.push_back({D.Rel, D.Why});
   Manifest M = Old ? *Old : Manifest{layoutName(O.Kind), P->SourceAbs, {}, {}, {}, {}};
   if (!P->SourceAbs.empty())
     M.Source = P->SourceAbs;
@@ -133,6 +177,15 @@ llvm::Expected<InstallResult> install(const InstallOptions &O) {
             "' to install" + (O.Kind == Layout::Triton ? " (is it the dump of K0's compile?)" : ""),
         O.Source);
   // Check everything first: a refusal leaves the target as it was.
+  if (O.Kind == Layout::Triton) {
+    if (llvm::Error E = checkOneTarget(O, *R, *P, M))
+      return std::move(E);
+    if (!P->Places.empty())
+      Res.KStarTarget = R->Kernels[P->Places.front().Kernel].Target;
+    for (const ManifestEntry &E : M.Entries)
+      if (Res.KStarTarget.empty())
+        Res.KStarTarget = entryTarget(O.Target, E);
+  }
   std::vector<Step> Steps;
   for (const Placement &Q : P->Places) {
     auto S = checkPlacement(Q, R->Kernels[Q.Kernel], *R, O.Target, M);

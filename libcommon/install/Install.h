@@ -9,6 +9,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace asmevo::install {
@@ -45,6 +46,9 @@ struct InstallResult {
   unsigned Backups = 0; // files backed up now
   unsigned Links = 0;   // mirror links made now
   std::string Note;     // the HIP note, relative to the target ("" otherwise)
+  // Directories of the source never searched (install/Tree.h: runs, other installs' backups).
+  std::vector<std::pair<std::string, std::string>> Protected; // (relative path, why)
+  std::string KStarTarget; // Triton: the one target of the K* in the target ("" otherwise)
 };
 
 // Install. Errors: ToolError (input: a bad run, source or target; exit 2), InstallRefusal.

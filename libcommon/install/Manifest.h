@@ -1,6 +1,9 @@
 // The install manifest, <target>/asmevo-install.json (format asmevo-install-manifest v1): what
 // an install put into its target, so that a second install is idempotent and --uninstall can
-// restore the target exactly. Paths in it are relative to the target; "run" is absolute.
+// restore the target exactly. Paths in it are relative to the target and must stay inside it
+// (checkContained); "run" is absolute. Each entry's "target" (K*'s target id, "gfx942") was
+// added compatibly within version 1: an entry written before it has none, and its K* file
+// tells (entryTarget).
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
@@ -32,6 +35,7 @@ struct ManifestEntry {
   // "present" (K* was already there when the install came: left alone by --uninstall).
   std::string Action;
   std::string Backup; // relative to the target; empty unless replaced
+  std::string Target; // K*'s target id ("gfx942"); empty in manifests from before the field
 };
 
 // A file the install generated (the HIP note) or a symbolic link it made (the AITer mirror).
@@ -53,8 +57,21 @@ struct Manifest {
   nlohmann::ordered_json json() const;
 };
 
-// The manifest of Target, if there is one (a manifest that is not one is an error).
+// The manifest of Target, if there is one. A manifest that is not one is an error (exit 2) that
+// names the file and the field: not UTF-8 or JSON, another format or version, a field of the
+// wrong type, a SHA-256 that is not 64 hex digits, an absolute path, a backup that is not
+// .asmevo-backup/<path>.
 llvm::Expected<std::optional<Manifest>> readManifest(llvm::StringRef Target);
+
+// Every path M names (entries, backups, the note, links, directories) resolves, after ".." and
+// symbolic links (a link's own name is the manifest's: only its directory is resolved), inside
+// Target; else an InstallRefusal naming the manifest, the entry and where it leads. Doing: what
+// is refused ("uninstalled", "installed").
+llvm::Error checkContained(llvm::StringRef Target, const Manifest &M, const std::string &Doing);
+
+// K*'s target id of an entry: its "target", else read from the K* file at Target/E.Path (empty
+// when that is not a code object).
+std::string entryTarget(llvm::StringRef Target, const ManifestEntry &E);
 // Write it atomically.
 llvm::Error writeManifest(llvm::StringRef Target, const Manifest &M);
 

@@ -16,7 +16,7 @@ namespace asmevo::install {
 namespace {
 
 bool inside(llvm::StringRef Path, llvm::StringRef Dir) {
-  return Path.size() > Dir.size() && Path.starts_with(Dir) && Path[Dir.size()] == '/';
+  return Path != Dir && isWithin(Path, Dir);
 }
 
 } // namespace
@@ -29,11 +29,16 @@ llvm::Expected<Plan> planInstall(const InstallOptions &O, const Run &R,
   P.NotFound.assign(R.Kernels.size(), false);
   if (llvm::sys::fs::exists(O.Target) && !llvm::sys::fs::is_directory(O.Target))
     return llvm::make_error<ToolError>("the target is not a directory", O.Target);
+  if (isWithin(P.TargetAbs, absolutePath(R.Dir)))
+    return llvm::make_error<ToolError>("the target is inside the run directory ('" + R.Dir +
+                                           "'), whose files are the run's own: give another "
+                                           "directory",
+                                       O.Target);
   std::vector<TreeFile> Files;
   std::map<std::string, std::vector<std::string>> BySha;
   if (!O.Source.empty()) {
     P.SourceAbs = absolutePath(O.Source);
-    auto F = listTree(O.Source);
+    auto F = listTree(O.Source, R.Dir, &P.Protected);
     if (!F)
       return F.takeError();
     Files = std::move(*F);

@@ -25,6 +25,7 @@
 #include "install/Install.h"
 #include "install/Manifest.h"
 #include "install/Run.h"
+#include "install/Tree.h"
 
 #include <optional>
 #include <string>
@@ -42,8 +43,9 @@ struct Plan {
   std::string SourceAbs, TargetAbs;
   bool InPlace = false;
   std::vector<Placement> Places;
-  std::vector<bool> NotFound;      // per kernel: eligible, but K0 is nowhere in the source
-  std::vector<std::string> Mirror; // AITer beside the original: source files to link
+  std::vector<bool> NotFound;          // per kernel: eligible, but K0 is nowhere in the source
+  std::vector<std::string> Mirror;     // AITer beside the original: source files to link
+  std::vector<ProtectedDir> Protected; // directories of the source never searched (Tree.h)
 };
 
 // Eligible: per kernel, whether it has a K* to install. Errors name the source or target.

@@ -8,6 +8,7 @@
 #include "support/Error.h"
 #include "support/FileIO.h"
 #include "support/Format.h"
+#include "support/JsonText.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -15,13 +16,16 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace asmevo::install {
 
 namespace {
 
-llvm::Expected<std::vector<std::string>>
-kernelSymbols(const std::string &Bytes, const std::string &Path, std::string *Processor) {
+llvm::Expected<std::vector<std::string>> kernelSymbols(const std::string &Bytes,
+                                                       const std::string &Path,
+                                                       std::string *Processor,
+                                                       std::string *Target = nullptr) {
   auto C = CodeObject::read(Bytes, Path);
   if (!C)
     return C.takeError();
@@ -30,6 +34,8 @@ kernelSymbols(const std::string &Bytes, const std::string &Path, std::string *Pr
     Names.push_back(K.Name);
   std::sort(Names.begin(), Names.end());
   *Processor = C->Target.Processor;
+  if (Target)
+    *Target = shortTargetId(C->Target);
   return Names;
 }
 
@@ -53,7 +59,7 @@ llvm::Error readKernel(const std::string &RunDir, RunKernel &K) {
   K.KStar = (*KS)->getBuffer().str();
   K.KStarSha256 = sha256Hex(K.KStar);
   std::string Processor;
-  auto StarSyms = kernelSymbols(K.KStar, K.KStarPath, &Processor);
+  auto StarSyms = kernelSymbols(K.KStar, K.KStarPath, &Processor, &K.Target);
   if (!StarSyms)
     return StarSyms.takeError();
   if (*StarSyms != K.Symbols || Processor != K.Processor)
@@ -63,6 +69,12 @@ llvm::Error readKernel(const std::string &RunDir, RunKernel &K) {
 }
 
 } // namespace
+
+std::string shortTargetId(const TargetId &T) {
+  std::string Id = T.str();
+  size_t At = Id.find("--");
+  return At == std::string::npos ? Id : Id.substr(At + 2);
+}
 
 std::string RunKernel::skipReason(bool All) const {
   if (KStar.empty())
@@ -91,8 +103,13 @@ llvm::Expected<Run> readRun(llvm::StringRef Dir) {
   if (!S)
     return llvm::make_error<ToolError>(
         "cannot read the run's summary (is the workflow run finished?)", SummaryPath);
-  nlohmann::json J = nlohmann::json::parse((*S)->getBuffer(), nullptr, /*allow_exceptions=*/false);
-  if (J.is_discarded() || !J.is_object() || textOf(J, "format") != "asmevo-workflow-summary" ||
+  if (llvm::Error E = checkUtf8Text(SummaryPath, (*S)->getBuffer()))
+    return std::move(E);
+  auto Parsed = parseJsonText(SummaryPath, (*S)->getBuffer());
+  if (!Parsed)
+    return Parsed.takeError();
+  const nlohmann::json &J = *Parsed;
+  if (!J.is_object() || textOf(J, "format") != "asmevo-workflow-summary" ||
       !J.contains("kernels") || !J["kernels"].is_array())
     return llvm::make_error<ToolError>("not a workflow summary (format asmevo-workflow-summary)",
                                        SummaryPath);
@@ -101,15 +118,23 @@ llvm::Expected<Run> readRun(llvm::StringRef Dir) {
                                            std::to_string(intOf(J, "format_version")) +
                                            " (this installer reads version 1)",
                                        SummaryPath);
-  for (const nlohmann::json &E : J["kernels"]) {
+  const nlohmann::json &Kernels = J["kernels"];
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    const nlohmann::json &E = Kernels[I];
+    std::string Where = "\"kernels[" + std::to_string(I) + "]\"";
     RunKernel K;
     if (!E.is_object() || !E.contains("name") || !E["name"].is_string() || !E.contains("speedup") ||
         !E["speedup"].is_number())
-      return llvm::make_error<ToolError>("a kernel entry without a name or a speedup", SummaryPath);
+      return llvm::make_error<ToolError>(
+          Where + " has no \"name\" (a string) or no \"speedup\" (a number)", SummaryPath);
     K.Name = E["name"].get<std::string>();
     if (K.Name.empty() || K.Name.find('/') != std::string::npos || K.Name == "." || K.Name == "..")
       return llvm::make_error<ToolError>("bad kernel name '" + K.Name + "'", SummaryPath);
     K.Speedup = E["speedup"].get<double>();
+    if (!std::isfinite(K.Speedup) || K.Speedup < 0)
+      return llvm::make_error<ToolError>(Where + ": \"speedup\" is " + jsonShown(E["speedup"]) +
+                                             ", not a finite number >= 0",
+                                         SummaryPath);
     K.Kind = textOf(E, "kind");
     if (llvm::Error Err = readKernel(R.Dir, K))
       return Err;

@@ -3,6 +3,8 @@
 // RUN/<name>/search/best.hsaco is K*.
 #pragma once
 
+#include "codeobj/TargetId.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -20,6 +22,9 @@ struct RunKernel {
   std::string Kind;                  // "modeled" or "measured"
   std::vector<std::string> Symbols;  // K0's kernel symbols (for the HIP note)
   std::string Processor;             // K0's processor ("gfx942")
+  // K*'s target id as its ELF header says, without the triple ("gfx942", "gfx90a:xnack-"): the
+  // GPUs it runs on (K0's processor too: readRun checks it).
+  std::string Target;
 
   // Why this kernel has nothing to install ("" when it has): no K*, K* is K0, or a speedup of
   // at most 1. With All, only the first two count.
@@ -31,6 +36,9 @@ struct Run {
   std::string AbsDir;             // absolute, as the manifest records it
   std::vector<RunKernel> Kernels; // in the summary's order
 };
+
+// A target id without its triple: "gfx942:sramecc+:xnack-".
+std::string shortTargetId(const TargetId &T);
 
 // Read a workflow run directory. Errors name the file: a missing or foreign summary, a kernel
 // without k0.hsaco, a K* that is not a code object with K0's target and kernel symbols.

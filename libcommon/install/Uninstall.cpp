@@ -1,5 +1,6 @@
-// Uninstalling: check that every file the manifest records is still as the install left it
-// (refusing otherwise, before anything is touched), then restore the backups, remove what was
+// Uninstalling: check that every path the manifest names stays inside the target and that every
+// file it records is still as the install left it (refusing otherwise, before anything is
+// touched), then restore the backups, remove what was
 // added (K*, links, the note, backups, directories left empty) and the manifest itself.
 #include "install/Install.h"
 
@@ -84,6 +85,9 @@ llvm::Expected<UninstallResult> uninstall(llvm::StringRef TargetRef) {
     return llvm::make_error<ToolError>("no install here (asmevo-install writes one)",
                                        Target + "/" + kManifestFile);
   const Manifest &M = **MM;
+  // Every path first, then every file: nothing is touched before the whole manifest is checked.
+  if (llvm::Error E = checkContained(Target, M, "uninstalled"))
+    return std::move(E);
   if (llvm::Error E = check(Target, M))
     return std::move(E);
   UninstallResult Res;

@@ -64,7 +64,7 @@ tree() {
   assert_line --index 0 "asmevo-install: installed 1 K* (0 unchanged, 1 skipped) into ovr (triton); manifest ovr/asmevo-install.json"
   assert_line --index 1 --regexp "^  deopt-vector_add_fp32: installed $H/add_kernel.hsaco \(1\.[0-9]{4}x\)$"
   assert_line --index 2 "  gfx942-softmax_fp32: skipped: no improvement (K* is K0)"
-  assert_line --index 3 "  Triton loads it with TRITON_KERNEL_OVERRIDE=1 TRITON_OVERRIDE_DIR=$TMP/ovr (and TRITON_ALWAYS_COMPILE=1 or a fresh TRITON_CACHE_DIR: a cache hit skips the override)"
+  assert_line --index 3 "  Triton loads it with TRITON_KERNEL_OVERRIDE=1 TRITON_OVERRIDE_DIR=$TMP/ovr (and TRITON_ALWAYS_COMPILE=1 or a fresh TRITON_CACHE_DIR: a cache hit skips the override); set it only on gfx942 GPUs: the override directory is keyed by the kernel's source hash, not by the GPU, so a compile for any other target would load this gfx942 code object too"
   cmp ovr/$H/add_kernel.hsaco "$KS"
   [ "$(cd ovr && find . -type f | sort | tr '\n' ' ')" = "./$H/add_kernel.hsaco ./asmevo-install.json " ]
   K0SHA=$(sha256sum < "$K0" | cut -d' ' -f1) KSSHA=$(sha256sum < "$KS" | cut -d' ' -f1) \
@@ -79,7 +79,7 @@ assert e == {"kernel": "deopt-vector_add_fp32", "run": os.environ["WF"],
              "path": os.environ["H"] + "/add_kernel.hsaco",
              "source": os.environ["TMP"] + "/dump/" + os.environ["H"] + "/add_kernel.hsaco",
              "k0_sha256": os.environ["K0SHA"], "kstar_sha256": os.environ["KSSHA"],
-             "action": "added", "backup": None}, e
+             "action": "added", "backup": None, "target": "gfx942"}, e
 assert m["links"] == [] and m["generated"] == [] and m["dirs"] == [".", os.environ["H"]], m
 PY
   run --separate-stderr asmevo-install "$WF" --triton dump --to ovr2 --json
@@ -296,4 +296,158 @@ PY
   assert_success
   assert_output "asmevo-install: uninstalled $TMP/ovr: 0 restored, 1 removed, 0 links removed"
   [ ! -e ovr ]
+}
+
+# gfx90a_run DIR: a workflow run of one kernel for gfx90a (the bundled vector add as K0, K* that
+# same object with one instruction byte changed: K0's symbols and target), and dump90/B/ its
+# Triton dump.
+gfx90a_run() {
+  python3 - "$1" "$TRITON/gfx90a/vector_add_fp32.hsaco" <<'PY'
+import json, os, struct, sys
+run, k0 = sys.argv[1], open(sys.argv[2], "rb").read()
+shoff, = struct.unpack_from("<Q", k0, 0x28)
+shnum, shstrndx = struct.unpack_from("<HH", k0, 0x3C)
+names = struct.unpack_from("<Q", k0, shoff + shstrndx * 64 + 24)[0]
+for i in range(shnum):
+    name, _, _, _, off = struct.unpack_from("<IIQQQ", k0, shoff + i * 64)
+    if k0[names + name:names + name + 6] == b".text\0":
+        text = off
+ks = bytearray(k0)
+ks[text + 4] ^= 1
+os.makedirs(run + "/k90-add/search")
+open(run + "/k90-add/k0.hsaco", "wb").write(k0)
+open(run + "/k90-add/search/best.hsaco", "wb").write(ks)
+json.dump({"format": "asmevo-workflow-summary", "format_version": 1,
+           "kernels": [{"name": "k90-add", "speedup": 1.5, "kind": "modeled"}]},
+          open(run + "/summary.json", "w"))
+os.makedirs("dump90/B")
+open("dump90/B/add_kernel.hsaco", "wb").write(k0)
+PY
+}
+
+@test "in place over a tree that holds the workflow run and other installs' backups: those are left alone" {
+  run_dump
+  # src/ holds K0 where Triton's dump puts it, the workflow run itself (whose k0.hsaco is K0),
+  # another install's backup of K0, and a copy of a search run directory.
+  mkdir -p src/sub/.asmevo-backup/$H src/$H
+  cp "$K0" src/$H/add_kernel.hsaco
+  cp -r "$WF" src/runs
+  cp "$K0" src/sub/.asmevo-backup/$H/add_kernel.hsaco
+  cp -r "$WF/deopt-vector_add_fp32/search" src/agent-run
+  cp "$K0" src/agent-run/k0-copy.hsaco
+  snapshot_tree
+  run asmevo-install src/runs --triton src --to src
+  assert_success
+  assert_line --index 0 "asmevo-install: installed 1 K* (0 unchanged, 1 skipped) into src (triton, in place); manifest src/asmevo-install.json"
+  assert_line --index 1 --regexp "^  deopt-vector_add_fp32: installed $H/add_kernel.hsaco \(1\.[0-9]{4}x\)$"
+  assert_line --index 3 "  not searched: agent-run/ (a search run directory (asmevo-agent); nothing in it is replaced)"
+  assert_line --index 4 "  not searched: runs/ (a workflow run directory; nothing in it is replaced)"
+  assert_line --index 5 "  not searched: sub/.asmevo-backup/ (another install's backups; nothing in it is replaced)"
+  cmp src/$H/add_kernel.hsaco "$KS"
+  cmp src/.asmevo-backup/$H/add_kernel.hsaco "$K0"
+  cmp src/runs/deopt-vector_add_fp32/k0.hsaco "$K0"
+  assert_tree_unchanged src/$H/add_kernel.hsaco src/.asmevo-backup src/asmevo-install.json
+  # A target under a symbolic link to the source is inside the source.
+  ln -s src linked
+  snapshot_tree
+  run asmevo-install "$WF" --triton src --to linked/new
+  assert_failure 2
+  assert_output "asmevo-install: error: 'linked/new': the target and the source ('src') are inside one another: give another directory, or the source itself to install in place"
+  # And the run's own directory is never a target.
+  run asmevo-install "$WF" --triton dump --to "$WF/deopt-vector_add_fp32"
+  assert_failure 2
+  assert_output "asmevo-install: error: '$WF/deopt-vector_add_fp32': the target is inside the run directory ('$WF'), whose files are the run's own: give another directory"
+  assert_tree_unchanged
+}
+
+@test "--uninstall refuses a manifest path that leads outside DIR, naming the entry; nothing changes" {
+  run_dump
+  asmevo-install -q "$WF" --triton dump --to ovr
+  # A file outside the target with K*'s bytes: an uninstall that followed the path would take it
+  # for the K* it installed and remove it.
+  cp "$KS" victim.hsaco
+  ln -s .. ovr/up
+  cp ovr/asmevo-install.json good.json
+  for bad in ../victim.hsaco up/victim.hsaco $H/../../victim.hsaco; do
+    python3 - "$bad" <<'PY'
+import json, sys
+m = json.load(open("good.json"))
+m["entries"].append(dict(m["entries"][0], path=sys.argv[1]))
+json.dump(m, open("ovr/asmevo-install.json", "w"), indent=2)
+PY
+    snapshot_tree
+    run --separate-stderr asmevo-install --uninstall ovr
+    assert_failure 1
+    assert_equal "$stderr" "asmevo-install: refused: 'ovr/asmevo-install.json': \"entries[1].path\" is \"$bad\", which leads outside 'ovr' (to '$TMP/victim.hsaco'): not uninstalled; nothing was changed"
+    assert_tree_unchanged
+  done
+  run --separate-stderr asmevo-install --uninstall ovr --json
+  assert_report asmevo-install refused 1
+  assert_tree_unchanged report.json
+  # A manifest that is not one is an input error, also for an install over it.
+  printf '\xef\xbb\xbf' | cat - good.json > ovr/asmevo-install.json
+  snapshot_tree
+  run asmevo-install --uninstall ovr
+  assert_failure 2
+  assert_output "asmevo-install: error: 'ovr/asmevo-install.json'@0x0: starts with a UTF-8 byte-order mark (EF BB BF); the file is written without one (was it edited or replaced?)"
+  sed 's/"kstar_sha256": "[0-9a-f]*"/"kstar_sha256": "12ab"/' good.json > ovr/asmevo-install.json
+  run asmevo-install "$WF" --triton dump --to ovr
+  assert_failure 2
+  assert_output "asmevo-install: error: 'ovr/asmevo-install.json': a malformed install manifest: \"entries[0].kstar_sha256\" is \"12ab\", not a SHA-256 (64 hex digits)"
+  assert_tree_unchanged ovr/asmevo-install.json
+  # The good manifest still uninstalls.
+  cp good.json ovr/asmevo-install.json
+  rm ovr/up
+  run asmevo-install --uninstall ovr
+  assert_success
+  [ ! -e ovr ] && cmp victim.hsaco "$KS"
+}
+
+@test "the hint lines quote paths with spaces and quotes, so that they can be pasted" {
+  run_dump
+  mkdir "it's here"
+  cp -r dump "it's here/dump"
+  run asmevo-install "$WF" --triton "it's here/dump" --to "it's here/my ovr"
+  assert_success
+  want="$TMP/it's here/my ovr"
+  quoted="'$(printf '%s' "$want" | sed "s/'/'\\\\''/g")'"
+  assert_line --index 3 --partial "TRITON_OVERRIDE_DIR=$quoted (and TRITON_ALWAYS_COMPILE=1"
+  # Pasted into a shell, the line sets the variable to the directory.
+  line=$(printf '%s\n' "${lines[3]}" | sed 's/^  Triton loads it with //; s/ (and TRITON_ALWAYS.*//')
+  [ "$(env -i bash -c "$line bash -c 'printf %s \"\$TRITON_OVERRIDE_DIR\"'")" = "$want" ]
+  mkdir -p "a b/hsa/gfx942"
+  cp "$K0" "a b/hsa/gfx942/k.co"
+  run asmevo-install "$WF" --aiter "a b/hsa" --to "a b/asm dir"
+  assert_success
+  assert_line --index 3 "  AITer loads it with AITER_ASM_DIR='$TMP/a b/asm dir/' (the original's relative paths; the rest links to the originals)"
+  run asmevo-install "$WF" --hip --to "a b/cos"
+  assert_success
+  assert_line --index 3 "  how to load it: '$TMP/a b/cos/asmevo-install.txt'"
+}
+
+@test "Triton: the manifest records K*'s target; one override directory never mixes two targets" {
+  run_dump
+  asmevo-install -q "$WF" --triton dump --to ovr
+  grep -q '"target": "gfx942"' ovr/asmevo-install.json
+  gfx90a_run r90
+  snapshot_tree
+  run asmevo-install r90 --triton dump90 --to ovr
+  assert_failure 1
+  assert_output "asmevo-install: refused: 'ovr': it holds K* for gfx942 (deopt-vector_add_fp32, $H/add_kernel.hsaco), and K* for gfx90a (k90-add, B/add_kernel.hsaco) would join it: Triton's override directory is keyed by the kernel's source hash only, not by the GPU, so a compile for either target would load the other's code object; give each target its own directory (--to); nothing was changed"
+  assert_tree_unchanged
+  # A manifest from before the field: the target is read from the K* installed.
+  python3 -c '
+import json
+m = json.load(open("ovr/asmevo-install.json"))
+for e in m["entries"]: e.pop("target")
+json.dump(m, open("ovr/asmevo-install.json", "w"))'
+  snapshot_tree
+  run --separate-stderr asmevo-install r90 --triton dump90 --to ovr --json
+  assert_report asmevo-install refused 1
+  assert_tree_unchanged report.json
+  # Its own directory is fine, and says which GPUs it is for.
+  run asmevo-install r90 --triton dump90 --to ovr90
+  assert_success
+  assert_line --index 2 --partial "set it only on gfx90a GPUs: the override directory is keyed by the kernel's source hash, not by the GPU, so a compile for any other target would load this gfx90a code object too"
+  grep -q '"target": "gfx90a"' ovr90/asmevo-install.json
 }

@@ -8,6 +8,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cctype>
+#include <cstring>
+
 namespace asmevo {
 
 namespace {
@@ -38,18 +41,38 @@ int render(const Cli &C, const Report &Rep) {
   return Rep.exitCode();
 }
 
+// A word as a POSIX shell reads it back: as it is when it has only characters the shell takes
+// literally, else in single quotes (a ' as '\''), so that a hint can be pasted.
+std::string shellQuote(const std::string &W) {
+  bool Plain = !W.empty();
+  for (char C : W)
+    Plain = Plain && (std::isalnum(static_cast<unsigned char>(C)) ||
+                      std::strchr("_@%+=:,./-", C) != nullptr);
+  if (Plain)
+    return W;
+  std::string Q = "'";
+  for (char C : W)
+    Q += C == '\'' ? std::string("'\\''") : std::string(1, C);
+  return Q + "'";
+}
+
 std::string howToLoad(install::Layout L, const install::InstallResult &R) {
   switch (L) {
   case install::Layout::Triton:
-    return "Triton loads it with TRITON_KERNEL_OVERRIDE=1 TRITON_OVERRIDE_DIR=" + R.Target +
+    return "Triton loads it with TRITON_KERNEL_OVERRIDE=1 TRITON_OVERRIDE_DIR=" +
+           shellQuote(R.Target) +
            " (and TRITON_ALWAYS_COMPILE=1 or a fresh TRITON_CACHE_DIR: a cache hit skips the "
-           "override)";
+           "override); set it only on " +
+           (R.KStarTarget.empty() ? "K*'s target" : R.KStarTarget) +
+           " GPUs: the override directory is keyed by the kernel's source hash, not by the GPU, "
+           "so a compile for any other target would load this " +
+           (R.KStarTarget.empty() ? "" : R.KStarTarget + " ") + "code object too";
   case install::Layout::Aiter:
     return R.InPlace ? "AITer loads it from its own asm directory"
-                     : "AITer loads it with AITER_ASM_DIR=" + R.Target +
-                           "/ (the original's relative paths; the rest links to the originals)";
+                     : "AITer loads it with AITER_ASM_DIR=" + shellQuote(R.Target + "/") +
+                           " (the original's relative paths; the rest links to the originals)";
   case install::Layout::Hip:
-    return "how to load it: " + R.Target + "/" + R.Note;
+    return "how to load it: " + shellQuote(R.Target + "/" + R.Note);
   }
   return "";
 }
@@ -107,6 +130,8 @@ int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
                        {"speedup", K.Speedup},
                        {"paths", K.Paths}});
   }
+  for (const auto &[Rel, Why] : R->Protected)
+    Rep.Notes.push_back("not searched: " + Rel + "/ (" + Why + "; nothing in it is replaced)");
   if (Installed + Unchanged)
     Rep.Notes.push_back(howToLoad(O.Kind, *R));
   Rep.Message = std::string("installed ") + std::to_string(Installed) + " K* (" +
@@ -115,17 +140,22 @@ int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
                 (R->InPlace ? ", in place" : "") + ")";
   if (llvm::sys::fs::exists(O.Target + "/" + install::kManifestFile))
     Rep.Message += std::string("; manifest ") + O.Target + "/" + install::kManifestFile;
-  Rep.Body = {{"layout", install::layoutName(O.Kind)},
-              {"run", O.RunDir},
-              {"source", O.Source.empty() ? nlohmann::json() : nlohmann::json(O.Source)},
-              {"target", R->Target},
-              {"in_place", R->InPlace},
-              {"manifest", O.Target + "/" + install::kManifestFile},
-              {"written", R->Written},
-              {"backups", R->Backups},
-              {"links", R->Links},
-              {"note", R->Note.empty() ? nlohmann::json() : nlohmann::json(R->Note)},
-              {"kernels", Kernels}};
+  Rep.Body = {
+      {"layout", install::layoutName(O.Kind)},
+      {"run", O.RunDir},
+      {"source", O.Source.empty() ? nlohmann::json() : nlohmann::json(O.Source)},
+      {"target", R->Target},
+      {"in_place", R->InPlace},
+      {"manifest", O.Target + "/" + install::kManifestFile},
+      {"written", R->Written},
+      {"backups", R->Backups},
+      {"links", R->Links},
+      {"note", R->Note.empty() ? nlohmann::json() : nlohmann::json(R->Note)},
+      {"kstar_target", R->KStarTarget.empty() ? nlohmann::json() : nlohmann::json(R->KStarTarget)},
+      {"not_searched", nlohmann::json::array()},
+      {"kernels", Kernels}};
+  for (const auto &[Rel, Why] : R->Protected)
+    Rep.Body["not_searched"].push_back({{"path", Rel}, {"why", Why}});
   return render(C, Rep);
 }
 

@@ -16,7 +16,8 @@ int main(int argc, char **argv) {
   C.options().add_options()(
       "triton",
       "Triton: the dump directory (TRITON_DUMP_DIR) of the original compile; K* replaces the "
-      "hsaco stage as <DIR>/<hash>/<name>.hsaco, where the dump's .hsaco is K0",
+      "hsaco stage as <DIR>/<hash>/<name>.hsaco, where the dump's .hsaco is K0 (the hash does "
+      "not depend on the GPU: one override directory holds K* of one target only)",
       cxxopts::value<std::string>(), "DUMP_DIR")(
       "aiter",
       "AITer: the original asm root (aiter's hsa/); K* goes at the relative path where K0 is, "
