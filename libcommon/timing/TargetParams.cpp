@@ -1,20 +1,24 @@
 // Reading the per-target timing parameter files (format "asmevo-timing-params" v1, described in
-// TargetParams.h): every figure present, a number with a unit and a source, nothing unknown; and
-// where loadTargetParams finds them (the environment, the installed share/, the source tree).
+// TargetParams.h): every figure present, in its unit and its range (FigureNames.cpp), with a
+// source, nothing unknown; and where loadTargetParams finds them (the environment, the installed
+// share/, the source tree).
 #include "timing/TargetParams.h"
 
 #include "support/Error.h"
 #include "support/FileIO.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -25,33 +29,6 @@ namespace {
 constexpr const char *kFormat = "asmevo-timing-params";
 constexpr int64_t kFormatVersion = 1;
 
-// Figures the model divides by or sizes a structure with: 0 there is a broken file, not a
-// device without the feature (only the Infinity Cache may be absent, mall_bytes = 0).
-const std::set<std::string> kPositive = {"compute_units",
-                                         "clock_mhz",
-                                         "l2_instances",
-                                         "simds_per_cu",
-                                         "wave_slots_per_simd",
-                                         "vgprs_per_simd_lane",
-                                         "vgpr_granule",
-                                         "sgprs_per_simd",
-                                         "sgpr_granule",
-                                         "lds_bytes_per_cu",
-                                         "lds_banks",
-                                         "lds_bytes_per_clk",
-                                         "l1_bytes",
-                                         "l1_line_bytes",
-                                         "l1_ways",
-                                         "l1_bytes_per_clk",
-                                         "l2_bytes",
-                                         "l2_line_bytes",
-                                         "l2_ways",
-                                         "l2_bytes_per_clk",
-                                         "hbm_bytes_per_clk",
-                                         "hbm_efficiency",
-                                         "scalar_cache_bytes",
-                                         "scalar_cache_line_bytes"};
-
 const std::set<std::string> kTopKeys = {"format", "format_version", "target",
                                         "device", "figures",        "comment"};
 
@@ -59,16 +36,103 @@ llvm::Error inFile(const std::string &Path, const llvm::Twine &Message) {
   return llvm::make_error<ToolError>(Message.str(), Path);
 }
 
-llvm::Error figureError(const std::string &Path, const std::string &Name, const char *What) {
+llvm::Error figureError(const std::string &Path, const std::string &Name, const llvm::Twine &What) {
   return inFile(Path, "figure '" + Name + "' " + What);
+}
+
+// A bound or a value as a person writes it: 1024, 0.01, 1e+07, 17179869184.
+std::string numberText(double V) {
+  char B[40];
+  if (V == std::floor(V) && std::fabs(V) < 1e15)
+    std::snprintf(B, sizeof B, "%.0f", V);
+  else
+    std::snprintf(B, sizeof B, "%.6g", V);
+  return B;
+}
+
+// A JSON value as a message quotes it, cut short: a number as a person writes it (1e+12, not
+// 1000000000000.0), anything else as the file has it.
+std::string valueText(const nlohmann::json &V) {
+  if (V.is_number_float()) {
+    char B[40];
+    std::snprintf(B, sizeof B, "%.15g", V.get<double>());
+    return B;
+  }
+  std::string T = V.dump(-1, ' ', /*ensure_ascii=*/true);
+  return T.size() > 40 ? T.substr(0, 37) + "..." : T;
+}
+
+// "a whole number from 1 to 1024 (count)"
+std::string rangeText(const FigureDef &D) {
+  const char *Kind = D.Kind == FigureKind::Whole        ? "a whole number"
+                     : D.Kind == FigureKind::PowerOfTwo ? "a power of two"
+                                                        : "a number";
+  return std::string(Kind) + " from " + numberText(D.Min) + " to " + numberText(D.Max) + " (" +
+         D.Unit + ")";
+}
+
+// The figure Name of Figs, checked against its definition.
+llvm::Expected<Figure> readFigure(const std::string &Path, const FigureDef &D,
+                                  const nlohmann::json &Figs) {
+  const std::string Name = D.Name;
+  if (!Figs.contains(Name))
+    return figureError(Path, Name, "is missing");
+  const nlohmann::json &F = Figs[Name];
+  if (!F.is_object())
+    return figureError(Path, Name, "must be an object with \"value\", \"unit\" and \"source\"");
+  for (auto It = F.begin(); It != F.end(); ++It)
+    if (It.key() != "value" && It.key() != "unit" && It.key() != "source")
+      return figureError(Path, Name, "has an unknown key '" + It.key() + "' (value, unit, source)");
+  if (!F.contains("value"))
+    return figureError(Path, Name, "has no value");
+  const nlohmann::json &JV = F["value"];
+  // A JSON number is finite (the parser refuses NaN, infinities and overflowing exponents).
+  if (!JV.is_number())
+    return figureError(Path, Name, "is " + valueText(JV) + "; it must be " + rangeText(D));
+  // The unit first: a figure in another unit is also out of range, and the unit says why.
+  if (!F.contains("unit") || !F["unit"].is_string())
+    return figureError(Path, Name, "has no unit (it is in \"" + std::string(D.Unit) + "\")");
+  std::string Unit = F["unit"].get<std::string>();
+  if (Unit != D.Unit)
+    return figureError(Path, Name,
+                       "is in " + valueText(F["unit"]) + "; it must be in \"" + D.Unit + "\"");
+  double V = JV.get<double>();
+  if (!std::isfinite(V) || V < D.Min || V > D.Max ||
+      (D.Kind != FigureKind::Real && V != std::floor(V)) ||
+      (D.Kind == FigureKind::PowerOfTwo && !llvm::isPowerOf2_64(uint64_t(V))))
+    return figureError(Path, Name, "is " + valueText(JV) + "; it must be " + rangeText(D));
+  if (!F.contains("source") || !F["source"].is_string() || F["source"].get<std::string>().empty())
+    return figureError(Path, Name, "has no source");
+  return Figure{V, Unit, F["source"].get<std::string>()};
+}
+
+// A cache of Bytes with lines of Line bytes and Ways ways must hold one line per way at least
+// (the model would otherwise give it a whole set).
+llvm::Error checkCacheShape(const std::string &Path, const TargetParams &P, const char *Bytes,
+                            const char *Line, const std::string &Ways, unsigned FixedWays = 0) {
+  double B = P[Bytes], L = P[Line], W = FixedWays ? FixedWays : P[Ways];
+  if (B == 0 || B >= L * W)
+    return llvm::Error::success();
+  std::string Why =
+      FixedWays ? std::string(Line) + " " + numberText(L) + " x " + std::to_string(FixedWays) +
+                      " ways (the model's)"
+                : std::string(Line) + " " + numberText(L) + " x " + Ways + " " + numberText(W);
+  return figureError(Path, Bytes,
+                     "is " + numberText(B) + ", less than one line per way (" + Why + " = " +
+                         numberText(L * W) + ")");
 }
 
 // nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1, ...": keep the
 // part after the bracketed id.
+// Bytes that are not printable ASCII (nlohmann quotes what it last read, whatever it was) are
+// written as \xNN.
 std::string jsonReason(const nlohmann::json::exception &E) {
   std::string W = E.what();
   auto P = W.find("] ");
-  return P == std::string::npos ? W : W.substr(P + 2);
+  std::string Out;
+  for (unsigned char C : P == std::string::npos ? W : W.substr(P + 2))
+    Out += C >= 0x20 && C < 0x7f ? std::string(1, char(C)) : "\\x" + llvm::utohexstr(C, false, 2);
+  return Out;
 }
 
 // The .json files of Dir without the extension, sorted ("gfx90a, gfx942, gfx950").
@@ -131,27 +195,26 @@ llvm::Expected<TargetParams> readTargetParams(const std::string &Path) {
   P.Device = J.contains("device") ? J["device"].get<std::string>() : std::string();
   P.Path = Path;
   P.Sha256 = sha256Hex(Text);
-  for (const std::string &Name : kFigureNames) {
-    if (!Figs.contains(Name))
-      return figureError(Path, Name, "is missing");
-    const nlohmann::json &F = Figs[Name];
-    if (!F.is_object())
-      return figureError(Path, Name, "must be an object with \"value\", \"unit\" and \"source\"");
-    if (!F.contains("value") || !F["value"].is_number() || !std::isfinite(F["value"].get<double>()))
-      return figureError(Path, Name, "is not a number");
-    double V = F["value"].get<double>();
-    if (V < 0)
-      return figureError(Path, Name, "must not be negative");
-    if (V == 0 && kPositive.count(Name))
-      return figureError(Path, Name, "must be more than 0");
-    if (Name == "hbm_efficiency" && V > 1)
-      return figureError(Path, Name, "must be at most 1 (a fraction of the peak)");
-    if (!F.contains("unit") || !F["unit"].is_string())
-      return figureError(Path, Name, "has no unit");
-    if (!F.contains("source") || !F["source"].is_string() || F["source"].get<std::string>().empty())
-      return figureError(Path, Name, "has no source");
-    P.Figures[Name] = Figure{V, F["unit"].get<std::string>(), F["source"].get<std::string>()};
+  for (const FigureDef &D : kFigures) {
+    auto F = readFigure(Path, D, Figs);
+    if (!F)
+      return F.takeError();
+    P.Figures[D.Name] = std::move(*F);
   }
+  // Figures that must agree with each other.
+  if (P["l2_instances"] > P.computeUnits())
+    return figureError(Path, "l2_instances",
+                       "is " + numberText(P["l2_instances"]) + ", more than compute_units (" +
+                           numberText(P.computeUnits()) + ")");
+  if (llvm::Error E = checkCacheShape(Path, P, "l1_bytes", "l1_line_bytes", "l1_ways"))
+    return std::move(E);
+  if (llvm::Error E = checkCacheShape(Path, P, "l2_bytes", "l2_line_bytes", "l2_ways"))
+    return std::move(E);
+  if (llvm::Error E =
+          checkCacheShape(Path, P, "scalar_cache_bytes", "scalar_cache_line_bytes", "", 4))
+    return std::move(E);
+  if (llvm::Error E = checkCacheShape(Path, P, "mall_bytes", "l2_line_bytes", "", 16))
+    return std::move(E);
   // An Infinity Cache with no bandwidth would stall every miss forever.
   if (P["mall_bytes"] > 0 && P["mall_bytes_per_clk"] == 0)
     return figureError(Path, "mall_bytes_per_clk", "must be more than 0 (mall_bytes is not 0)");

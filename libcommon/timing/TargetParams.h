@@ -8,9 +8,10 @@
 //     "target": "gfx942", "device": "AMD Instinct MI300X",
 //     "figures": { "<name>": { "value": <number>, "unit": "<unit>", "source": "<where from>" },
 //                  ... } }
-// Every name of kFigureNames must be present with a finite number >= 0 (> 0 where marked),
-// a "unit" string and a non-empty "source"; an unknown name is an error too (a typo would
-// otherwise silently leave the default).
+// Every figure of kFigures must be present, in its unit, with a value in its range (a whole
+// number or a power of two where it counts something) and a non-empty "source"; an unknown
+// figure or key is an error too (a typo would otherwise silently leave the default). A UTF-8
+// byte order mark before the JSON is skipped, as RFC 8259 allows a reader to.
 #pragma once
 
 #include "llvm/Support/Error.h"
@@ -41,27 +42,26 @@ struct TargetParams {
   double clockMHz() const { return (*this)["clock_mhz"]; }
 };
 
-// The figure names a file must define, each with the unit it is in:
-//   compute_units (count), clock_mhz (MHz, peak engine clock), l2_instances (count: L2s, one per
-//   XCD/GCD; CUs are spread over them), simds_per_cu, wave_slots_per_simd,
-//   vgprs_per_simd_lane (registers per lane per SIMD: arch + acc, unified), vgpr_granule
-//   (registers), sgprs_per_simd, sgpr_granule, lds_bytes_per_cu, lds_banks,
-//   lds_bytes_per_clk (per CU), lds_latency_clk,
-//   scalar_cache_bytes, scalar_cache_line_bytes, scalar_cache_latency_clk, scalar_miss_latency_clk,
-//   l1_bytes, l1_line_bytes, l1_ways, l1_latency_clk, l1_bytes_per_clk (per CU),
-//   l2_bytes (per instance), l2_line_bytes, l2_ways, l2_latency_clk,
-//   l2_bytes_per_clk (per instance),
-//   mall_bytes (Infinity Cache, whole device; 0 when the target has none), mall_latency_clk,
-//   mall_bytes_per_clk (whole device),
-//   hbm_latency_clk, hbm_bytes_per_clk (whole device: peak bandwidth / clock),
-//   hbm_efficiency (the fraction of the peak a streaming kernel sustains, 0 < x <= 1),
-//   barrier_latency_clk (s_barrier release after the last wave arrives),
-//   branch_taken_clk (extra cycles of a taken branch: the instruction fetch restarts),
-//   launch_overhead_clk (dispatch of the first wave, and the end of the last, per launch)
+// What a figure's value may be besides its range: any number, a whole number (it counts
+// something), or a power of two (a cache line).
+enum class FigureKind { Real, Whole, PowerOfTwo };
+
+// One figure every file must define (the table is kFigures, FigureNames.cpp, which says what
+// each figure is): the unit the file must give ("clk", "bytes", "B/clk", "count", ...) and the
+// plausible range, wide enough for any CDNA device, so that a value outside it is a mistake.
+struct FigureDef {
+  const char *Name;
+  const char *Unit;
+  double Min, Max; // inclusive
+  FigureKind Kind;
+};
+extern const std::vector<FigureDef> kFigures;
+// Their names, in the same order.
 extern const std::vector<std::string> kFigureNames;
 
-// Read and check a parameter file. Errors (exit-2 kind) name the file and the figure:
-// "'f.json': figure 'l2_bytes' is missing", "... has no source", "... is not a number".
+// Read and check a parameter file. Errors (exit-2 kind) name the file, the figure, the value
+// and what it must be: "'f.json': figure 'l2_bytes' is missing", "'f.json': figure
+// 'compute_units' is 1e+12, outside 1 to 1024 (count, a whole number)".
 llvm::Expected<TargetParams> readTargetParams(const std::string &Path);
 
 // The parameter file of Processor ("gfx942") in the installed share/asmevo/timing (or the

@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <set>
 #include <string>
 
 using namespace asmevo;
@@ -124,9 +125,15 @@ TEST_F(TargetParamsTest, FigureWithoutSource) {
 TEST_F(TargetParamsTest, FigureNotANumber) {
   const std::string P = edited();
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_bytes"]["value"] = "4 MiB"; }),
-            "'" + P + "': figure 'l2_bytes' is not a number");
+            "'" + P +
+                "': figure 'l2_bytes' is \"4 MiB\"; it must be a whole number from 65536 to "
+                "1073741824 (bytes)");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_bytes"]["value"] = nullptr; }),
+            "'" + P +
+                "': figure 'l2_bytes' is null; it must be a whole number from 65536 to "
+                "1073741824 (bytes)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_bytes"].erase("value"); }),
-            "'" + P + "': figure 'l2_bytes' is not a number");
+            "'" + P + "': figure 'l2_bytes' has no value");
 }
 
 TEST_F(TargetParamsTest, UnknownFigure) {
@@ -141,11 +148,17 @@ TEST_F(TargetParamsTest, UnknownFigure) {
 TEST_F(TargetParamsTest, ZeroOrNegativeFigures) {
   const std::string P = edited();
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_bytes"]["value"] = 0; }),
-            "'" + P + "': figure 'l2_bytes' must be more than 0");
+            "'" + P +
+                "': figure 'l2_bytes' is 0; it must be a whole number from 65536 to 1073741824 "
+                "(bytes)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["compute_units"]["value"] = 0; }),
-            "'" + P + "': figure 'compute_units' must be more than 0");
+            "'" + P +
+                "': figure 'compute_units' is 0; it must be a whole number from 1 to 1024 "
+                "(count)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["hbm_latency_clk"]["value"] = -1; }),
-            "'" + P + "': figure 'hbm_latency_clk' must not be negative");
+            "'" + P +
+                "': figure 'hbm_latency_clk' is -1; it must be a number from 0 to 20000 "
+                "(clk)");
   // A latency may be 0; an Infinity Cache with no bandwidth may not.
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["branch_taken_clk"]["value"] = 0; }),
             "(read)");
@@ -156,6 +169,101 @@ TEST_F(TargetParamsTest, ZeroOrNegativeFigures) {
               J["figures"]["mall_bytes_per_clk"]["value"] = 0;
             }),
             "(read)");
+}
+
+TEST_F(TargetParamsTest, AbsurdFiguresNameTheValueAndTheRange) {
+  const std::string P = edited();
+  auto Set = [&](const char *Name, nlohmann::json V) {
+    return readEdited([&](nlohmann::json &J) { J["figures"][Name]["value"] = V; });
+  };
+  EXPECT_EQ(Set("compute_units", 1e12),
+            "'" + P +
+                "': figure 'compute_units' is 1000000000000; it must be a whole number from 1 to "
+                "1024 (count)");
+  EXPECT_EQ(Set("clock_mhz", 1e308),
+            "'" + P +
+                "': figure 'clock_mhz' is 1e+308; it must be a number from 100 to 5000 (MHz)");
+  EXPECT_EQ(Set("l1_line_bytes", 3),
+            "'" + P +
+                "': figure 'l1_line_bytes' is 3; it must be a power of two from 16 to 1024 "
+                "(bytes)");
+  EXPECT_EQ(Set("l2_line_bytes", 96),
+            "'" + P +
+                "': figure 'l2_line_bytes' is 96; it must be a power of two from 16 to "
+                "1024 (bytes)");
+  // A fraction where a count is meant.
+  EXPECT_EQ(Set("simds_per_cu", 3.5),
+            "'" + P +
+                "': figure 'simds_per_cu' is 3.5; it must be a whole number from 1 to 8 "
+                "(count)");
+  EXPECT_EQ(Set("hbm_efficiency", 77.5),
+            "'" + P +
+                "': figure 'hbm_efficiency' is 77.5; it must be a number from 0.01 to 1 "
+                "(fraction)");
+  // The edges of a range are in it.
+  EXPECT_EQ(Set("compute_units", 1024), "(read)");
+  EXPECT_EQ(Set("hbm_efficiency", 0.01), "(read)");
+}
+
+TEST_F(TargetParamsTest, WrongUnitOrUnknownKey) {
+  const std::string P = edited();
+  // 2.1 GHz is the right clock in the wrong unit: the unit is what the message names.
+  EXPECT_EQ(readEdited([](nlohmann::json &J) {
+              J["figures"]["clock_mhz"]["value"] = 2.1;
+              J["figures"]["clock_mhz"]["unit"] = "GHz";
+            }),
+            "'" + P + "': figure 'clock_mhz' is in \"GHz\"; it must be in \"MHz\"");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["clock_mhz"].erase("unit"); }),
+            "'" + P + "': figure 'clock_mhz' has no unit (it is in \"MHz\")");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_bytes"]["low"] = 1; }),
+            "'" + P + "': figure 'l2_bytes' has an unknown key 'low' (value, unit, source)");
+}
+
+TEST_F(TargetParamsTest, FiguresThatDisagree) {
+  const std::string P = edited();
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["compute_units"]["value"] = 4; }),
+            "'" + P + "': figure 'l2_instances' is 8, more than compute_units (4)");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) {
+              J["figures"]["l1_bytes"]["value"] = 1024;
+              J["figures"]["l1_ways"]["value"] = 16;
+            }),
+            "'" + P +
+                "': figure 'l1_bytes' is 1024, less than one line per way (l1_line_bytes 128 x "
+                "l1_ways 16 = 2048)");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) {
+              J["figures"]["scalar_cache_bytes"]["value"] = 256;
+              J["figures"]["scalar_cache_line_bytes"]["value"] = 128;
+            }),
+            "'" + P +
+                "': figure 'scalar_cache_bytes' is 256, less than one line per way "
+                "(scalar_cache_line_bytes 128 x 4 ways (the model's) = 512)");
+}
+
+TEST_F(TargetParamsTest, ByteOrderMarkIsSkipped) {
+  auto B = readFile(shipped("gfx942"));
+  ASSERT_TRUE(bool(B));
+  std::string P = write("bom.json", "\xEF\xBB\xBF" + (*B)->getBuffer().str());
+  auto T = readTargetParams(P);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_EQ(T->computeUnits(), 304);
+  // Only a whole mark: two of its bytes are not one.
+  std::string Q = write("half.json", "\xEF\xBB" + (*B)->getBuffer().str());
+  EXPECT_EQ(errorText(readTargetParams(Q)),
+            "'" + Q +
+                "'@0x2: not valid JSON: parse error at line 1, column 3: syntax error while "
+                "parsing value - invalid BOM; must be 0xEF 0xBB 0xBF if given; last read: "
+                "'\\xEF\\xBB{'");
+}
+
+TEST(FigureTable, EveryFigureHasAUnitAndARange) {
+  std::set<std::string> Names;
+  for (const FigureDef &D : kFigures) {
+    EXPECT_TRUE(Names.insert(D.Name).second) << D.Name;
+    EXPECT_NE(std::string(D.Unit), "") << D.Name;
+    EXPECT_LE(D.Min, D.Max) << D.Name;
+    EXPECT_GE(D.Min, 0) << D.Name;
+  }
+  EXPECT_EQ(kFigureNames.size(), kFigures.size());
 }
 
 TEST_F(TargetParamsTest, NotATimingParameterFile) {
