@@ -1,14 +1,19 @@
+// Importing a rocprofv3 thread trace's stats CSVs (AttImport.h): every field read strictly, so
+// that a damaged or hand-edited file is an input error naming its line, column and value.
 #include "timing/AttImport.h"
 
 #include "asm/SchedInfo.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 
 namespace asmevo::timing {
@@ -41,6 +46,70 @@ std::vector<std::string> csvFields(llvm::StringRef Line) {
   return F;
 }
 
+// A field's text as a message shows it: printable ASCII kept, other bytes as \xNN (the text may
+// be anything a file holds), cut short.
+std::string shown(llvm::StringRef T, size_t Max = 40) {
+  std::string S;
+  for (unsigned char C : T.take_front(Max))
+    S += C >= 0x20 && C < 0x7f ? std::string(1, char(C)) : "\\x" + llvm::utohexstr(C, false, 2);
+  return T.size() > Max ? S + "..." : S;
+}
+
+// The most a count or a number of cycles may be: beyond, a double no longer holds every whole
+// number, and no traced dispatch comes near it.
+constexpr double kMaxCount = 9007199254740992.0; // 2^53
+
+// A non-negative decimal number of at most kMaxCount, written as a person or a CSV writer
+// does ("12", "3.5", "1e3"): no sign, no NaN or infinity, no hexadecimal float.
+llvm::Expected<double> countField(llvm::StringRef T, bool Whole) {
+  const char *Kind = Whole ? "a whole number" : "a number";
+  auto Bad = [&](const char *Why) {
+    return makeError("'" + shown(T) + "' is " + Why + " (" + Kind + " from 0 to 2^53)");
+  };
+  if (T.empty())
+    return makeError("is empty");
+  if (T.find_first_not_of("0123456789.eE+-") != llvm::StringRef::npos)
+    return Bad("not a number");
+  if (T.front() == '-')
+    return Bad("negative");
+  std::string S = T.str();
+  char *End = nullptr;
+  double V = std::strtod(S.c_str(), &End);
+  if (End != S.c_str() + S.size() || (!llvm::isDigit(T.front()) && T.front() != '.'))
+    return Bad("not a number");
+  if (!std::isfinite(V) || V > kMaxCount)
+    return Bad("out of range");
+  if (V < 0)
+    return Bad("negative");
+  if (Whole && V != std::floor(V))
+    return Bad("not a whole number");
+  return V;
+}
+
+// An instruction's address: 0x and at most 16 hexadecimal digits, or a decimal number below
+// 2^64.
+llvm::Expected<uint64_t> addressField(llvm::StringRef T) {
+  uint64_t V = 0;
+  if (T.empty())
+    return makeError("is empty");
+  if (T.starts_with_insensitive("0x")) {
+    llvm::StringRef Digits = T.drop_front(2).ltrim('0');
+    if (T.size() > 2 &&
+        T.drop_front(2).find_first_not_of("0123456789abcdefABCDEF") == llvm::StringRef::npos) {
+      if (Digits.size() > 16)
+        return makeError("'" + shown(T) + "' is wider than 64 bits");
+      if (!Digits.empty() && Digits.getAsInteger(16, V))
+        return makeError("'" + shown(T) + "' is wider than 64 bits");
+      return V;
+    }
+  } else if (T.find_first_not_of("0123456789") == llvm::StringRef::npos) {
+    if (T.getAsInteger(10, V))
+      return makeError("'" + shown(T) + "' is wider than 64 bits");
+    return V;
+  }
+  return makeError("'" + shown(T) + "' is not an address (0x and hexadecimal digits, or decimal)");
+}
+
 struct Row {
   std::string Codeobj, Text;
   uint64_t Vaddr = 0, Hit = 0;
@@ -58,7 +127,9 @@ llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObje
   const FunctionExtent *F = K.kernelCode(*KI);
   std::vector<std::string> Files;
   std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator I(Dir, EC), E; I != E && !EC; I.increment(EC)) {
+  // Symbolic links to directories are not followed: a link to a parent would never end.
+  for (llvm::sys::fs::recursive_directory_iterator I(Dir, EC, /*follow_symlinks=*/false), E;
+       I != E && !EC; I.increment(EC)) {
     llvm::StringRef Name = llvm::sys::path::filename(I->path());
     if (Name.starts_with("stats_") && Name.ends_with(".csv"))
       Files.push_back(I->path());
@@ -77,7 +148,12 @@ llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObje
     if (!Buf)
       return Buf.takeError();
     llvm::SmallVector<llvm::StringRef> Lines;
-    (*Buf)->getBuffer().split(Lines, '\n');
+    // A byte order mark is skipped: rocprofv3 writes none, but a CSV saved again by a
+    // spreadsheet often starts with one, and the first column's name would not be found.
+    (*Buf)
+        ->getBuffer()
+        .drop_front((*Buf)->getBuffer().starts_with("\xEF\xBB\xBF") ? 3 : 0)
+        .split(Lines, '\n');
     if (Lines.empty())
       continue;
     std::vector<std::string> Head = csvFields(Lines[0]);
@@ -87,7 +163,9 @@ llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObje
     for (const char *Need :
          {"Codeobj", "Vaddr", "Instruction", "Hitcount", "Latency", "Stall", "Idle"})
       if (!Col.count(Need))
-        return lineError(File, 1, std::string("no column '") + Need + "' in the header");
+        return lineError(File, 1,
+                         std::string("no column '") + Need + "' in the header '" +
+                             shown(Lines[0].rtrim("\r"), 100) + "'");
     std::vector<Row> Rows;
     for (size_t L = 1; L < Lines.size(); ++L) {
       if (Lines[L].trim().empty())
@@ -101,28 +179,27 @@ llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObje
       R.Line = unsigned(L + 1);
       R.Codeobj = Field("Codeobj");
       R.Text = Field("Instruction");
-      auto Num = [&](const char *N, double &Out) -> llvm::Error {
-        std::string T = Field(N);
-        char *End = nullptr;
-        Out = std::strtod(T.c_str(), &End);
-        if (T.empty() || *End)
-          return lineError(File, R.Line,
-                           std::string("column '") + N + "': '" + T + "' is not a number");
-        return llvm::Error::success();
+      // Each field's error says which column and value; the line and file come here.
+      auto InField = [&](const char *N, llvm::Error E) {
+        std::string Why = llvm::toString(std::move(E)); // "is empty", "'x' is not ..."
+        return lineError(File, R.Line,
+                         std::string("column '") + N + (Why[0] == '\'' ? "': " : "' ") + Why);
       };
-      double Vaddr = 0, Hit = 0;
-      for (auto [N, P] : {std::pair{"Vaddr", &Vaddr},
-                          {"Hitcount", &Hit},
-                          {"Latency", &R.Latency},
-                          {"Stall", &R.Stall},
-                          {"Idle", &R.Idle}})
-        if (llvm::Error E = Num(N, *P))
-          return std::move(E);
-      // Vaddr may be written in hex (0x...) or decimal.
-      std::string V = Field("Vaddr");
-      R.Vaddr =
-          llvm::StringRef(V).starts_with("0x") ? std::stoull(V, nullptr, 16) : uint64_t(Vaddr);
-      R.Hit = uint64_t(Hit);
+      auto Vaddr = addressField(Field("Vaddr"));
+      if (!Vaddr)
+        return InField("Vaddr", Vaddr.takeError());
+      R.Vaddr = *Vaddr;
+      auto Hit = countField(Field("Hitcount"), /*Whole=*/true);
+      if (!Hit)
+        return InField("Hitcount", Hit.takeError());
+      R.Hit = uint64_t(*Hit);
+      for (auto [N, P] :
+           {std::pair{"Latency", &R.Latency}, {"Stall", &R.Stall}, {"Idle", &R.Idle}}) {
+        auto V = countField(Field(N), /*Whole=*/false);
+        if (!V)
+          return InField(N, V.takeError());
+        *P = *V;
+      }
       Rows.push_back(std::move(R));
     }
     // The load id whose rows all lie in the kernel's code and match its instructions.

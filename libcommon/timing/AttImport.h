@@ -29,8 +29,12 @@ struct AttProfile {
 
 // Read the stats CSV(s) under Dir and keep the rows of Kernel of K: those of the load id whose
 // addresses fall in the kernel's code and whose instruction text starts with the mnemonic K has
-// at that address (every row of the chosen id must). Input errors name the file and line: no
-// stats_*.csv, a missing column, a malformed number, no rows of the kernel.
+// at that address (every row of the chosen id must). Every row's fields are checked: Vaddr is
+// 0x and at most 16 hexadecimal digits or a decimal below 2^64; Hitcount a whole number,
+// Latency, Stall and Idle numbers, each from 0 to 2^53 (no sign, NaN or infinity). A UTF-8 byte
+// order mark at the start of a file is skipped. Input errors name the file and line, and the
+// column and value: no stats_*.csv, a missing column, a malformed or out-of-range field, no rows
+// of the kernel.
 llvm::Expected<AttProfile> importAttStats(const std::string &Dir, const CodeObject &K,
                                           const std::string &Kernel);
 
