@@ -1,10 +1,11 @@
 #include "check/DiffCheck.h"
 
 #include "asm/AbiCheck.h"
-#include "check/BufferOverrun.h"
 #include "check/Compare.h"
+#include "check/PointerTable.h"
 #include "codeobj/Input.h"
 #include "device/Device.h"
+#include "launch/BufferOverrun.h"
 #include "launch/InputGen.h"
 #include "launch/PlacedLaunch.h"
 #include "support/Error.h"
@@ -497,14 +498,11 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
                         ": the spec gives it too few elements");
     // A read of the guards faults nowhere and compares equal in K0 and K1: only the footprint
     // shows that K0 needs more of the buffer than the spec gives.
-    if (const auto &T = R0->Touched[I];
-        T && (T->first < kGuardBytes || T->second > kGuardBytes + Init[I].size()))
-      return inputError("K0 reads past '" + A.Label + "' (" + elementsText(A) +
-                        "): it touches bytes " +
-                        std::to_string(int64_t(T->first) - int64_t(kGuardBytes)) + " to " +
-                        std::to_string(int64_t(T->second) - int64_t(kGuardBytes)) +
-                        " of a buffer of " + std::to_string(Init[I].size()) + " bytes on seed " +
-                        std::to_string(Seed) + ": the spec gives it too few elements");
+    if (const auto &T = R0->Touched[I])
+      if (llvm::Error E = checkTouchedBytes(A, int64_t(T->first) - int64_t(kGuardBytes),
+                                            int64_t(T->second) - int64_t(kGuardBytes),
+                                            Init[I].size(), " on seed " + std::to_string(Seed)))
+        return inputError(llvm::toString(std::move(E)));
   }
   for (const device::UnsafeFinding &F : R0->Findings)
     noteFinding(K0Unsafe, F, Seed, 1);

@@ -1,7 +1,8 @@
 #include "check/LaunchInference.h"
 
-#include "check/BufferOverrun.h"
+#include "check/PointerTable.h"
 #include "device/Device.h"
+#include "launch/BufferOverrun.h"
 #include "launch/InputGen.h"
 #include "support/Error.h"
 

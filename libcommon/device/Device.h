@@ -6,6 +6,7 @@
 #pragma once
 
 #include "codeobj/CodeObject.h"
+#include "device/Trace.h"
 
 #include "llvm/Support/Error.h"
 
@@ -59,6 +60,9 @@ struct LaunchParams {
   std::function<void(uint64_t, uint64_t)> OnWorkgroupDone;
   // emu: record the workgroups the sink wants, wave by wave (Trace.h); hip: refused.
   TraceSink *Trace = nullptr;
+  // emu: run only these workgroups (Trace.h), a timing model's sample; the rest of the grid is
+  // not run, so the buffers then hold only part of the kernel's result. hip: refused.
+  GroupSubset Only;
 };
 
 // The bytes one launch touched (read or wrote) in one allocation made with alloc.

@@ -87,6 +87,7 @@ public:
     L.Strict = P.Strict;
     L.RegisterFill = P.RegisterFill;
     L.OnWorkgroupDone = P.OnWorkgroupDone;
+    L.Only = P.Only;
     if (TraceSink *T = P.Trace) {
       L.TraceWanted = [T](uint64_t G) { return T->wants(G); };
       L.TraceDone = [T](emu::WorkgroupTrace &&W) { T->take(std::move(W)); };

@@ -459,7 +459,7 @@ public:
     if (P.TrackFootprint)
       return makeError("the hip backend cannot record which bytes a kernel touches (launch "
                        "inference runs on the emu backend)");
-    if (P.Trace)
+    if (P.Trace || !P.Only.all())
       return makeError("the hip backend cannot trace a launch instruction by instruction (the "
                        "timing model runs on the emu backend)");
     auto &M = static_cast<HipModule &>(Mod);

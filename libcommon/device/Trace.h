@@ -10,6 +10,7 @@
 
 namespace asmevo::device {
 
+using GroupSubset = emu::GroupSubset;
 using TraceSpace = emu::TraceSpace;
 using TraceAccess = emu::TraceAccess;
 using TraceStep = emu::TraceStep;

@@ -731,8 +731,31 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   const LaunchConfig &L = D.L;
   const KernelInfo *K = D.Kernel;
   unsigned Threads = L.Threads ? L.Threads : std::max(1u, std::thread::hardware_concurrency());
-  uint64_t TotalGroups = D.TotalGroups;
-  Threads = unsigned(std::min<uint64_t>({Threads, TotalGroups, kMaxWorkers}));
+  // The workgroups to run: all, or L.Only's, enumerated by an index (Slot) that groupAt maps to
+  // a linear id (past the grid's end: skipped).
+  const bool Subset = !L.Only.all();
+  if (Subset && (L.Only.Stride == 0 || L.Only.Count == 0))
+    return makeError("a subset of workgroups with stride or count 0");
+  if (Subset && L.Only.Count > ~0ull / L.Only.First.size())
+    return makeError("a subset of more than 2^64 workgroups");
+  const uint64_t Slots = Subset ? L.Only.First.size() * L.Only.Count : D.TotalGroups;
+  uint64_t TotalGroups = D.TotalGroups; // those that run
+  if (Subset) {
+    TotalGroups = 0;
+    for (uint64_t F : L.Only.First)
+      if (F < D.TotalGroups)
+        TotalGroups += std::min(L.Only.Count, (D.TotalGroups - F - 1) / L.Only.Stride + 1);
+  }
+  auto groupAt = [&](uint64_t Slot) -> uint64_t {
+    if (!Subset)
+      return Slot;
+    uint64_t Round = Slot / L.Only.First.size(), F = L.Only.First[Slot % L.Only.First.size()];
+    if (Round > (~0ull - F) / L.Only.Stride)
+      return ~0ull;
+    return F + Round * L.Only.Stride;
+  };
+  Threads =
+      unsigned(std::min<uint64_t>({Threads, std::max<uint64_t>(1, TotalGroups), kMaxWorkers}));
 
   auto Cleanup = [&] {
     for (uint64_t A : D.Temp)
@@ -747,7 +770,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
   // gets some 16 runs, for balance): neighbouring workgroups mostly touch neighbouring memory,
   // and taken one at a time the threads interleave their writes at workgroup granularity.
   // emu_bench's vector add at 2 threads: median 8.6e8 -> 9.5e8 lane-inst/s/core.
-  const uint64_t Chunk = std::clamp<uint64_t>(TotalGroups / (uint64_t(Threads) * 16), 1, 16);
+  const uint64_t Chunk = std::clamp<uint64_t>(Slots / (uint64_t(Threads) * 16), 1, 16);
   std::atomic<uint64_t> NextGroup{0};
   std::atomic<bool> Abort{false};
   std::atomic<uint64_t> GroupsDone{0};
@@ -771,16 +794,19 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     std::vector<std::unique_ptr<WaveState>> Waves;
     StrictGroup SG;
     std::vector<std::unique_ptr<StrictWave>> SW;
-    uint64_t G = 0, ChunkEnd = 0;
-    for (;; ++G) {
+    uint64_t Slot = 0, ChunkEnd = 0;
+    for (;; ++Slot) {
       if (Abort.load(std::memory_order_relaxed))
         return;
-      if (G >= ChunkEnd) {
-        G = NextGroup.fetch_add(Chunk);
-        ChunkEnd = std::min(G + Chunk, TotalGroups);
+      if (Slot >= ChunkEnd) {
+        Slot = NextGroup.fetch_add(Chunk);
+        ChunkEnd = std::min(Slot + Chunk, Slots);
       }
-      if (G >= TotalGroups)
+      if (Slot >= Slots)
         return;
+      const uint64_t G = groupAt(Slot);
+      if (G >= D.TotalGroups)
+        continue;
       try {
         uint32_t Id[3] = {uint32_t(G % D.NumGroups[0]),
                           uint32_t((G / D.NumGroups[0]) % D.NumGroups[1]),

@@ -62,6 +62,9 @@ struct LaunchConfig {
   // threads and must be thread-safe. Tracing does not change what the dispatch computes.
   std::function<bool(uint64_t)> TraceWanted;
   std::function<void(WorkgroupTrace &&)> TraceDone;
+  // Run only some workgroups (a timing model's sample, GroupSubset): the rest of the grid is not
+  // run, so memory holds only part of the kernel's result. Empty: every workgroup.
+  GroupSubset Only;
 };
 
 // Counts of what ran. Emulated work is a model: no timing here is hardware time.

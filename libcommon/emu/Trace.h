@@ -10,6 +10,16 @@
 
 namespace asmevo::emu {
 
+// The workgroups a sampled launch runs, by linear id: First[i] + k * Stride for every i and
+// k < Count (ids past the grid's end skipped), in the order of k, then of First. A timing model
+// that samples CUs of a round-robin dispatch names them so (Stride: the CUs, First: the sampled
+// ones). Empty First: every workgroup.
+struct GroupSubset {
+  std::vector<uint64_t> First;
+  uint64_t Stride = 1, Count = 0;
+  bool all() const { return First.empty(); }
+};
+
 enum class TraceSpace : uint8_t {
   Vector, // global, flat-global or scratch memory through the vector memory path
   Lds,    // the workgroup's LDS (DS instructions, flat addresses in the shared aperture)

@@ -8,8 +8,9 @@
 //     many, its first MaxSimulatedGroups, and its time is scaled by share / simulated). The
 //     device-wide bandwidths (L2 per instance, Infinity Cache, HBM) are scaled to the sampled
 //     CUs' share of the CUs in use.
-//  3. The launch runs on the device (all workgroups, computing what it computes) and the
-//     sampled workgroups are traced (device/Trace.h).
+//  3. The launch runs on the device (all workgroups, computing what it computes, or with
+//     RunSampleOnly only the sampled ones) and the sampled workgroups are traced
+//     (device/Trace.h).
 //  4. The traces are replayed in one clock-by-clock simulation of the sampled CUs (idle stretches
 //     skipped): each clock one SIMD of each CU may issue, at most one instruction per wave and one
 //     per type (VALU incl. MFMA, SALU/SMEM, VMEM, LDS, branch); units stay busy for their
@@ -723,8 +724,12 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
 
   // 2. Sampling.
   uint64_t Groups = 1;
-  for (unsigned D = 0; D < 3; ++D)
-    Groups *= (uint64_t(PIn.GridItems[D]) + PIn.Block[D] - 1) / std::max(1u, PIn.Block[D]);
+  for (unsigned D = 0; D < 3; ++D) {
+    uint64_t N = (uint64_t(PIn.GridItems[D]) + PIn.Block[D] - 1) / std::max(1u, PIn.Block[D]);
+    if (N && Groups > ~0ull / N)
+      return makeError("a grid of more than 2^64 workgroups");
+    Groups *= N;
+  }
   R.Groups = Groups;
   uint64_t NumCus = uint64_t(TP.computeUnits());
   uint64_t Used = std::min(NumCus, Groups);
@@ -752,12 +757,18 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   // 3. The launch.
   device::LaunchParams P = PIn;
   P.Trace = &Traces;
+  if (O.RunSampleOnly && Groups > Max) {
+    P.Only.Stride = NumCus;
+    P.Only.Count = Take;
+    P.Only.First.assign(Sampled.begin(), Sampled.end());
+  }
   if (O.Threads)
     P.Threads = O.Threads;
   auto LR = Dev.launch(M, P);
   if (!LR)
     return LR.takeError();
   R.Launch = *LR;
+  R.EmulatedGroups = LR->Workgroups;
 
   // 4. The simulation.
   auto Sched = SchedInfo::create(Code);
@@ -790,11 +801,10 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   for (unsigned CI : Sampled) {
     Cu C;
     C.L2 = CI % L2N;
-    for (uint64_t G = CI, N = 0; G < Groups; G += NumCus, ++N) {
-      ++C.Share;
-      if (N < Take)
-        C.Queue.push_back(G);
-    }
+    // Its share of a round-robin dispatch: CI, CI + NumCus, ... (CI < Used <= Groups).
+    C.Share = (Groups - CI - 1) / NumCus + 1;
+    for (uint64_t N = 0; N < std::min(C.Share, Take); ++N)
+      C.Queue.push_back(CI + N * NumCus);
     C.Simd.resize(Sim.Simds);
     C.ValuFree.assign(Sim.Simds, 0);
     C.XdlFree.assign(Sim.Simds, 0);

@@ -29,6 +29,11 @@ struct ModelOptions {
   uint64_t MaxSimulatedGroups = 256;
   bool Profile = false; // per-instruction figures (ModelResult::Insts)
   unsigned Threads = 0; // the emulator's host threads (0: all cores)
+  // Run only the sampled workgroups (LaunchParams::Only): the rest of the grid is not emulated
+  // and the launch's buffers hold only part of its result. The figures are the same: the model
+  // reads nothing but the sampled workgroups' traces (see modelLaunch). A caller that needs the
+  // results (an emulated HIP runtime) leaves it off.
+  bool RunSampleOnly = false;
 };
 
 // Where the waves' cycles went, summed over every simulated wave: each cycle a wave is resident
@@ -67,6 +72,7 @@ struct ModelResult {
   // drop (the VGPR file per SIMD lane shared by WavesPerSimd waves, in allocation granules).
   unsigned Vgprs = 0, VgprHeadroom = 0;
   uint64_t Groups = 0, SimulatedGroups = 0;
+  uint64_t EmulatedGroups = 0;            // the workgroups the launch ran (all, or the sample)
   unsigned SimulatedCus = 0, UsedCus = 0; // CUs simulated, CUs the grid occupies
   Breakdown Total;
   std::vector<InstProfile> Insts; // with Profile: by offset
@@ -74,8 +80,15 @@ struct ModelResult {
 };
 
 // Run P on Dev (which must trace: the emu backend) and model its time on the target of T.
-// Errors: the launch's own (input or runtime kind, e.g. an unsupported instruction with its
-// kernel+offset), and "the <backend> backend cannot trace a launch" (input kind).
+// The figures depend only on the traces of the sampled workgroups (their instructions and lane
+// addresses), the grid's size, the descriptor and T: caches start empty and see only the sampled
+// CUs' addresses, the unsampled CUs' traffic is accounted for by scaling the device-wide
+// bandwidths. An unsampled workgroup changes a sampled one's trace only through memory both use
+// in the same launch (an atomic counter, a flag another workgroup sets): for such a kernel the
+// traces differ with O.RunSampleOnly, as they already differ with the order the emulator runs
+// workgroups in. Errors: the launch's own (input or runtime kind, e.g. an unsupported
+// instruction with its kernel+offset), and "the <backend> backend cannot trace a launch" (input
+// kind); a grid of more than 2^64 workgroups (input kind).
 llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
                                         const device::LaunchParams &P, const TargetParams &T,
                                         const ModelOptions &O = {});

@@ -3,6 +3,7 @@
 #include "codeobj/Input.h"
 #include "codeobj/TargetLimits.h"
 #include "device/Device.h"
+#include "launch/BufferOverrun.h"
 #include "launch/CaptureBundle.h"
 #include "launch/CaptureLaunch.h"
 #include "launch/InputGen.h"
@@ -19,8 +20,10 @@
 #include "timing/TargetParams.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -167,6 +170,8 @@ private:
     if (O.FlushBytes)
       if (llvm::Error E = Dev->flushCaches(O.FlushBytes))
         return (void)fail(std::move(E));
+    if (llvm::Error E = checkGridBound())
+      return (void)fail(std::move(E));
     auto TP = O.ParamsFile.empty() ? loadTargetParams(Ks[0]->C.Target.Processor)
                                    : readTargetParams(O.ParamsFile);
     if (!TP)
@@ -216,17 +221,26 @@ private:
       Params.Seed = 1;
       Params.Threads = O.Threads;
       Params.TimeoutSeconds = O.TimeoutSeconds;
+      // K0's accesses are recorded, so that a spec whose buffers are too small for it is said
+      // to be (K1 running past a buffer K0 stays in is K1's fault).
+      Params.TrackFootprint = K == 0 && Placed && Dev->info().TracksFootprint;
       ModelOptions MO;
       MO.MaxSimulatedGroups = O.MaxSimulatedGroups;
       MO.Profile = O.Profile || !O.AnnotatePath.empty();
       MO.Threads = O.Threads;
+      MO.RunSampleOnly = true; // nothing reads the results
       auto MR = modelLaunch(*Dev, **M, Params, *TP, MO);
+      llvm::Error Err = MR ? llvm::Error::success() : MR.takeError();
+      bool SpecError = false; // K0 ran past one of the spec's buffers
+      if (Placed && K == 0)
+        Err = Err ? blameOverrun(*Placed, Init, std::move(Err), SpecError)
+                  : checkFootprints(*Placed, Init, MR->Launch, SpecError);
       if (Placed)
         launch::freeLaunch(*Dev, *Placed);
-      if (!MR) {
-        R.fail(blame(MR.takeError()));
-        // An error about the bundle names the bundle, not the kernel that ran it.
-        if (!(Capture && K == 0 && R.Result == Outcome::InputError))
+      if (Err) {
+        R.fail(blame(std::move(Err)));
+        // An error about the spec or the bundle names it, not the kernel that ran it.
+        if (!SpecError && !(Capture && K == 0 && R.Result == Outcome::InputError))
           R.Message = Roles[K] + ": " + R.Message;
         return;
       }
@@ -261,27 +275,90 @@ private:
       notes(Roles[K], Results[K]);
   }
 
+  // A modeled launch of more than O.MaxWorkgroups workgroups is refused before anything runs.
+  llvm::Error checkGridBound() {
+    std::array<uint32_t, 3> Block = Capture ? Capture->Block : S.Block;
+    std::array<uint64_t, 3> N;
+    for (unsigned D = 0; D < 3; ++D)
+      N[D] = Capture ? Capture->GridWorkgroups[D]
+                     : (uint64_t(S.gridItems()[D]) + Block[D] - 1) / std::max(1u, Block[D]);
+    uint64_t Groups = 1;
+    bool Over = false;
+    for (uint64_t X : N) {
+      Over |= X && Groups > ~0ull / X;
+      Groups *= X;
+    }
+    if (!Over && Groups <= O.MaxWorkgroups)
+      return llvm::Error::success();
+    return llvm::make_error<ToolError>(
+        "a launch of " + (Over ? std::string("more than 2^64") : std::to_string(Groups)) +
+            " workgroups (" + llvm::formatv("{0} x {1} x {2}", N[0], N[1], N[2]).str() +
+            " workgroups of " +
+            llvm::formatv("{0} x {1} x {2}", Block[0], Block[1], Block[2]).str() +
+            " work-items) is more than the model's bound of " + std::to_string(O.MaxWorkgroups) +
+            " workgroups (--max-workgroups N raises it)",
+        Capture ? O.Capture : O.Spec);
+  }
+
+  // Where each of the spec's buffers lay for K0's run.
+  std::vector<launch::BufferExtent> extents(const launch::PlacedLaunch &P,
+                                            const std::vector<std::vector<uint8_t>> &Init) {
+    std::vector<launch::BufferExtent> X;
+    for (size_t I = 0; I < S.Args.size(); ++I)
+      if (P.Addr[I])
+        X.push_back({&S.Args[I], P.Addr[I], P.Addr[I] + Init[I].size()});
+    return X;
+  }
+  // K0's run faulted beside one of the spec's buffers: the spec's error, not K0's.
+  llvm::Error blameOverrun(const launch::PlacedLaunch &P,
+                           const std::vector<std::vector<uint8_t>> &Init, llvm::Error E,
+                           bool &SpecError) {
+    if (!E.isA<MemoryFaultError>())
+      return E;
+    E = launch::blameBufferOverrun(std::move(E), extents(P, Init));
+    if (E.isA<MemoryFaultError>())
+      return E;
+    SpecError = true;
+    return llvm::make_error<ToolError>(llvm::toString(std::move(E)), O.Spec);
+  }
+  // K0 touched bytes beside one of the spec's buffers without faulting (in its guards).
+  llvm::Error checkFootprints(const launch::PlacedLaunch &P,
+                              const std::vector<std::vector<uint8_t>> &Init,
+                              const device::LaunchResult &L, bool &SpecError) {
+    for (const device::Footprint &F : L.Footprints)
+      for (size_t I = 0; I < S.Args.size(); ++I)
+        if (P.Addr[I] && F.Base == P.Addr[I] - launch::kGuardBytes && F.Touched)
+          if (llvm::Error E = launch::checkTouchedBytes(
+                  S.Args[I], int64_t(F.Lo) - int64_t(launch::kGuardBytes),
+                  int64_t(F.Hi) - int64_t(launch::kGuardBytes), Init[I].size(), "")) {
+            SpecError = true;
+            return llvm::make_error<ToolError>(llvm::toString(std::move(E)), O.Spec);
+          }
+    return llvm::Error::success();
+  }
+
   nlohmann::json kernelJson(const std::string &Role, const ModelResult &M) {
-    nlohmann::json J = {
-        {"role", Role},
-        {"cycles", M.Cycles},
-        {"microseconds", M.Microseconds},
-        {"spread", 0},
-        {"occupancy",
-         {{"waves_per_simd", M.WavesPerSimd},
-          {"workgroups_per_cu", M.GroupsPerCu},
-          {"waves_per_workgroup", M.WavesPerGroup},
-          {"limited_by", M.OccupancyLimit},
-          {"vgprs", M.Vgprs},
-          {"vgpr_headroom", M.VgprHeadroom}}},
-        {"sampling",
-         {{"workgroups", M.Groups},
-          {"simulated_workgroups", M.SimulatedGroups},
-          {"cus_used", M.UsedCus},
-          {"cus_simulated", M.SimulatedCus}}},
-        {"wave_cycles", breakdownJson(M.Total)},
-        {"emulated",
-         {{"wave_instructions", M.Launch.WaveInstructions}, {"host_seconds", M.Launch.Seconds}}}};
+    nlohmann::json J = {{"role", Role},
+                        {"cycles", M.Cycles},
+                        {"microseconds", M.Microseconds},
+                        {"spread", 0},
+                        {"occupancy",
+                         {{"waves_per_simd", M.WavesPerSimd},
+                          {"workgroups_per_cu", M.GroupsPerCu},
+                          {"waves_per_workgroup", M.WavesPerGroup},
+                          {"limited_by", M.OccupancyLimit},
+                          {"vgprs", M.Vgprs},
+                          {"vgpr_headroom", M.VgprHeadroom}}},
+                        {"sampling",
+                         {{"workgroups", M.Groups},
+                          {"simulated_workgroups", M.SimulatedGroups},
+                          {"cus_used", M.UsedCus},
+                          {"cus_simulated", M.SimulatedCus}}},
+                        {"wave_cycles", breakdownJson(M.Total)},
+                        {"emulated",
+                         {{"workgroups", M.EmulatedGroups},
+                          {"wave_instructions", M.Launch.WaveInstructions},
+                          {"host_seconds", M.Launch.Seconds}}}};
     if (O.Profile)
       J.update(profileJson(M.Insts, O.MaxWindows, M.VgprHeadroom));
     return J;

@@ -22,7 +22,10 @@ struct TimeOptions {
   unsigned Threads = 0;        // emu: host threads
   double TimeoutSeconds = 0;   // emu: host seconds per emulated launch (0: none)
   // The model.
-  uint64_t MaxSimulatedGroups = 256;
+  uint64_t MaxSimulatedGroups = 256; // emulated too: the rest of the grid is not
+  // The most workgroups a modeled launch may have (its time comes from the sample above; a grid
+  // beyond this is more likely a mistake in the spec than a launch to time).
+  uint64_t MaxWorkgroups = uint64_t(1) << 32;
   bool Profile = false;     // per-instruction figures and hot windows
   std::string AnnotatePath; // write K0's recovered .s with modeled figures per line here
   unsigned MaxWindows = 10; // hot windows listed
@@ -35,9 +38,10 @@ struct TimeOptions {
   std::function<void(const std::string &)> Progress;
 };
 
-// Outcome ok with the times; input_error (a spec that does not fit the kernel, a missing or bad
-// parameter file, --backend hip with no GPU, ...); runtime_error (an emulated launch that
-// stops: an unsupported instruction, named with kernel+offset).
+// Outcome ok with the times; input_error (a spec that does not fit the kernel or whose buffers
+// are too small for what K0 touches, a missing or bad parameter file, a grid of more than
+// MaxWorkgroups on the model, --backend hip with no GPU, ...); runtime_error (an emulated launch
+// that stops: an unsupported instruction, named with kernel+offset).
 Report runKernelTime(const TimeOptions &O);
 
 } // namespace asmevo::timing

@@ -39,10 +39,14 @@ int main(int argc, char **argv) {
               cxxopts::value<std::string>(),
               "DIR")("windows", "emu: hot windows listed with --profile (default 10)",
                      cxxopts::value<unsigned>(), "N")(
-      "max-groups", "emu: simulate at most N workgroups (default 256): beyond, a sample of the CUs",
+      "max-groups",
+      "emu: simulate (and emulate) at most N workgroups (default 256): beyond, a sample of the "
+      "CUs, and the rest of the grid is not run",
       cxxopts::value<uint64_t>(),
-      "N")("warmup", "hip: untimed launches of each kernel first (default 10)",
-           cxxopts::value<unsigned>(), "N")(
+      "N")("max-workgroups", "emu: refuse a launch of more than N workgroups (default 4294967296)",
+           cxxopts::value<uint64_t>(),
+           "N")("warmup", "hip: untimed launches of each kernel first (default 10)",
+                cxxopts::value<unsigned>(), "N")(
       "reps", "hip: timed launches of each kernel (default 100)", cxxopts::value<unsigned>(), "N")(
       "rotate", "hip: input sets used in turn, per kernel (default 4)", cxxopts::value<unsigned>(),
       "N")("flush-cache",
@@ -66,6 +70,13 @@ int main(int argc, char **argv) {
   if (R.count("att")) {
     if (In.size() != 1)
       return C.usageError("--att profiles one code object (K0)");
+    // An import runs nothing: an option of a run would be silently ignored.
+    for (const char *Opt :
+         {"spec", "capture", "params", "profile", "annotate", "max-groups", "max-workgroups",
+          "seed", "warmup", "reps", "rotate", "flush-cache", "backend", "threads", "timeout"})
+      if (R.count(Opt))
+        return C.usageError(std::string("--") + Opt +
+                            " does not apply to --att (an import runs nothing)");
   } else if (R.count("capture")) {
     if (R.count("spec"))
       return C.usageError("--capture replaces --spec");
@@ -97,6 +108,8 @@ int main(int argc, char **argv) {
       Reads.push_back(O.Spec);
     if (!O.Capture.empty())
       Reads.push_back(O.Capture);
+    if (R.count("params"))
+      Reads.push_back(R["params"].as<std::string>());
     if (int Code = C.checkOutput(O.AnnotatePath, Reads); Code >= 0)
       return Code;
   }
@@ -115,6 +128,11 @@ int main(int argc, char **argv) {
     O.MaxSimulatedGroups = R["max-groups"].as<uint64_t>();
     if (O.MaxSimulatedGroups == 0)
       return C.usageError("--max-groups must be at least 1");
+  }
+  if (R.count("max-workgroups")) {
+    O.MaxWorkgroups = R["max-workgroups"].as<uint64_t>();
+    if (O.MaxWorkgroups == 0)
+      return C.usageError("--max-workgroups must be at least 1");
   }
   if (R.count("warmup"))
     O.Warmup = R["warmup"].as<unsigned>();

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 using namespace asmevo;
@@ -201,6 +202,48 @@ TEST(Model, BarrierReleasesWhenAllArrive) {
   EXPECT_EQ(A.R.Cycles, 28);
   EXPECT_GT(A.R.Total.Barrier, 0);
   EXPECT_EQ(B.R.Cycles, 28 + 64);
+}
+
+TEST(Model, RunningOnlyTheSampleGivesTheSameFigures) {
+  // 2000 workgroups, more than the 256 simulated: with RunSampleOnly only the sampled ones are
+  // emulated, and the figures do not change (the model reads nothing else).
+  auto B = test::build(kernel("\tv_lshlrev_b32_e32 v0, 2, v0\n"
+                              "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                              "\ts_waitcnt lgkmcnt(0)\n"
+                              "\tglobal_load_dword v1, v0, s[2:3]\n"
+                              "\ts_waitcnt vmcnt(0)\n"),
+                       "k.s");
+  ASSERT_TRUE(B);
+  ModelResult R[2];
+  for (int Only = 0; Only < 2; ++Only) {
+    auto Dev = device::createEmuDevice("gfx942");
+    auto M = Dev->load(B->C);
+    ASSERT_TRUE(bool(M));
+    auto Buf = Dev->alloc(65536, "buf");
+    ASSERT_TRUE(bool(Buf));
+    std::vector<uint8_t> Zero(65536, 0);
+    std::memcpy(Zero.data(), &*Buf, 8); // s_load reads the buffer's own address
+    ASSERT_FALSE(bool(Dev->write(*Buf, Zero.data(), Zero.size())));
+    device::LaunchParams P;
+    P.Kernel = "k";
+    P.GridItems = {64 * 2000, 1, 1};
+    P.Block = {64, 1, 1};
+    P.Kernarg.resize(8);
+    std::memcpy(P.Kernarg.data(), &*Buf, 8);
+    ModelOptions O;
+    O.RunSampleOnly = Only;
+    auto X = modelLaunch(*Dev, **M, P, params(), O);
+    ASSERT_TRUE(bool(X)) << llvm::toString(X.takeError());
+    R[Only] = std::move(*X);
+  }
+  EXPECT_EQ(R[0].Groups, 2000u);
+  EXPECT_EQ(R[0].EmulatedGroups, 2000u);
+  EXPECT_LE(R[1].SimulatedGroups, 256u);
+  EXPECT_EQ(R[1].EmulatedGroups, R[1].SimulatedGroups);
+  EXPECT_EQ(R[1].SimulatedGroups, R[0].SimulatedGroups);
+  EXPECT_EQ(R[1].Cycles, R[0].Cycles);
+  EXPECT_EQ(totalCycles(R[1].Total), totalCycles(R[0].Total));
+  EXPECT_EQ(R[1].Total.WaitVm, R[0].Total.WaitVm);
 }
 
 } // namespace
