@@ -247,7 +247,7 @@ PY
   sed -i '1s/,Stall//' att/stats_ui_output_agent_1_dispatch_3.csv
   run kernel-time "$VADD" --att att
   assert_failure 2
-  assert_output "kernel-time: error: 'att/stats_ui_output_agent_1_dispatch_3.csv':1: no column 'Stall' in the header"
+  assert_output "kernel-time: error: 'att/stats_ui_output_agent_1_dispatch_3.csv':1: no column 'Stall' in the header 'Idle,Codeobj,Instruction,Vaddr,Hitcount,Latency,Source'"
 }
 
 @test "--annotate writes K0's recovered .s with modeled figures on every executed line; it rebuilds the same" {
@@ -282,4 +282,262 @@ assert w["loop_depth"] == 1 and w["loop"] == {"begin": loops[0]["begin"], "end":
 assert any(c["text"].startswith("v_mfma") for c in w["code"]), w
 assert "a0" in w["live_in"] and "a0" in w["live_out"], w  # the accumulators carry around the loop
 PY
+}
+
+# params NAME.json EDIT [NAME.json EDIT ...]: copies of the shipped gfx942 parameter file, each
+# with one Python statement applied to it (F is its "figures"); one python3 for all of them.
+params() {
+  python3 - "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" "$@" <<'PY'
+import json, sys
+for name, edit in zip(sys.argv[2::2], sys.argv[3::2]):
+    d = json.load(open(sys.argv[1]))
+    F = d["figures"]
+    exec(edit)
+    json.dump(d, open(name, "w"), indent=1)
+PY
+}
+
+@test "a parameter file with absurd figures is an input error naming the file, the figure, its value and its range" {
+  vadd
+  params cu.json 'F["compute_units"]["value"] = 1e12' \
+    clock.json 'F["clock_mhz"]["value"] = 1e308' \
+    line.json 'F["l1_line_bytes"]["value"] = 3' \
+    line96.json 'F["l2_line_bytes"]["value"] = 96' \
+    fraction.json 'F["simds_per_cu"]["value"] = 3.5' \
+    ghz.json 'F["clock_mhz"].update(value=2.1, unit="GHz")' \
+    negative.json 'F["hbm_latency_clk"]["value"] = -1' \
+    zero.json 'F["l2_bytes"]["value"] = 0' \
+    text.json 'F["l2_bytes"]["value"] = "4 MiB"' \
+    null.json 'F["l2_bytes"]["value"] = None' \
+    novalue.json 'del F["l2_bytes"]["value"]' \
+    extra.json 'F["l2_bytes"]["low"] = 1' \
+    unknown.json 'F["l3_bytes"] = F["l2_bytes"]' \
+    l2s.json 'F["compute_units"]["value"] = 4' \
+    ways.json 'F["l1_bytes"]["value"] = 1024; F["l1_ways"]["value"] = 16'
+  sed 's/"value": 2100,/"value": NaN,/' "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" > nan.json
+  snapshot_tree
+  bad() {
+    run kernel-time "$VADD" --spec va.json --params "$1"
+    assert_failure 2
+    assert_output "kernel-time: error: '$1': $2"
+  }
+  bad cu.json "figure 'compute_units' is 1000000000000; it must be a whole number from 1 to 1024 (count)"
+  bad clock.json "figure 'clock_mhz' is 1e+308; it must be a number from 100 to 5000 (MHz)"
+  bad line.json "figure 'l1_line_bytes' is 3; it must be a power of two from 16 to 1024 (bytes)"
+  bad line96.json "figure 'l2_line_bytes' is 96; it must be a power of two from 16 to 1024 (bytes)"
+  bad fraction.json "figure 'simds_per_cu' is 3.5; it must be a whole number from 1 to 8 (count)"
+  bad ghz.json "figure 'clock_mhz' is in \"GHz\"; it must be in \"MHz\""
+  bad negative.json "figure 'hbm_latency_clk' is -1; it must be a number from 0 to 20000 (clk)"
+  bad zero.json "figure 'l2_bytes' is 0; it must be a whole number from 65536 to 1073741824 (bytes)"
+  bad text.json "figure 'l2_bytes' is \"4 MiB\"; it must be a whole number from 65536 to 1073741824 (bytes)"
+  bad null.json "figure 'l2_bytes' is null; it must be a whole number from 65536 to 1073741824 (bytes)"
+  bad novalue.json "figure 'l2_bytes' has no value"
+  bad extra.json "figure 'l2_bytes' has an unknown key 'low' (value, unit, source)"
+  bad unknown.json "unknown figure 'l3_bytes'"
+  bad l2s.json "figure 'l2_instances' is 8, more than compute_units (4)"
+  bad ways.json "figure 'l1_bytes' is 1024, less than one line per way (l1_line_bytes 128 x l1_ways 16 = 2048)"
+  run kernel-time "$VADD" --spec va.json --params nan.json
+  assert_failure 2
+  assert_output --regexp "^kernel-time: error: 'nan.json'@0x[0-9a-f]+: not valid JSON: .*invalid literal"
+  run --separate-stderr kernel-time "$VADD" --spec va.json --params cu.json --json
+  assert_report kernel-time input_error 2
+  assert_tree_unchanged report.json
+}
+
+@test "a UTF-8 byte order mark before a parameter file's JSON is skipped; a broken one is named in hex" {
+  vadd
+  printf '\xef\xbb\xbf' | cat - "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" > bom.json
+  printf '\xef\xbb' | cat - "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" > half.json
+  snapshot_tree
+  run kernel-time "$VADD" --spec va.json
+  assert_success
+  first=${lines[0]}
+  run kernel-time "$VADD" --spec va.json --params bom.json
+  assert_success
+  [ "${lines[0]}" = "$first" ]
+  run kernel-time "$VADD" --spec va.json --params half.json
+  assert_failure 2
+  assert_output "kernel-time: error: 'half.json'@0x2: not valid JSON: parse error at line 1, column 3: syntax error while parsing value - invalid BOM; must be 0xEF 0xBB 0xBF if given; last read: '\\xEF\\xBB{'"
+  assert_tree_unchanged
+}
+
+# att_csv DIR PYTHON [DIR PYTHON ...]: DIR/stats_x.csv, a thread trace of the vector add's K0
+# (from prof.json: kernel-time --profile --json), with one Python statement applied to its rows
+# (lists of fields; rows[1] is the second instruction's) or setting its bytes T; one python3 for
+# all of them.
+att_csv() {
+  python3 - "$(symbol_addr "$VADD" add_kernel)" "$@" <<'PY'
+import json, os, sys
+ins = json.load(open("prof.json"))["body"]["kernels"][0]["instructions"]
+text = "Codeobj,Vaddr,Instruction,Hitcount,Latency,Stall,Idle,Source\n"
+for d, edit in zip(sys.argv[2::2], sys.argv[3::2]):
+    rows = [["2", str(int(sys.argv[1]) + i["offset"]), '"%s"' % i["text"].replace('"', '""'),
+             "4", "8", "2", "1", ""] for i in ins]
+    T = None
+    exec(edit)
+    T = T if T is not None else text.encode() + b"".join(",".join(r).encode() + b"\n" for r in rows)
+    os.makedirs(d, exist_ok=True)
+    open(d + "/stats_x.csv", "wb").write(T)
+PY
+}
+
+@test "--att: non-finite, negative or out-of-range fields and addresses wider than 64 bits are input errors naming the file, line, column and value" {
+  vadd
+  kernel-time "$VADD" --spec va.json --profile --json > prof.json
+  att_csv good pass \
+    hex17 'rows[1][1] = "0x1" + "0" * 16' \
+    dec65 'rows[1][1] = "18446744073709551616"' \
+    notaddr 'rows[1][1] = "0xZZ"' \
+    nan 'rows[1][4] = "nan"' \
+    inf 'rows[1][4] = "inf"' \
+    huge 'rows[1][4] = "1e400"' \
+    big 'rows[1][6] = "1e300"' \
+    hexfloat 'rows[1][4] = "0x1p3"' \
+    negative 'rows[1][5] = "-3"' \
+    fraction 'rows[1][3] = "2.5"' \
+    empty 'rows[1][4] = ""' \
+    binary 'rows[1][4] = "\xff\x01"'
+  snapshot_tree
+  bad() {
+    run kernel-time "$VADD" --att "$1"
+    assert_failure 2
+    assert_output "kernel-time: error: '$1/stats_x.csv':3: column $2"
+  }
+  bad hex17 "'Vaddr': '0x10000000000000000' is wider than 64 bits"
+  bad dec65 "'Vaddr': '18446744073709551616' is wider than 64 bits"
+  bad notaddr "'Vaddr': '0xZZ' is not an address (0x and hexadecimal digits, or decimal)"
+  bad nan "'Latency': 'nan' is not a number (a number from 0 to 2^53)"
+  bad inf "'Latency': 'inf' is not a number (a number from 0 to 2^53)"
+  bad huge "'Latency': '1e400' is out of range (a number from 0 to 2^53)"
+  bad big "'Idle': '1e300' is out of range (a number from 0 to 2^53)"
+  bad hexfloat "'Latency': '0x1p3' is not a number (a number from 0 to 2^53)"
+  bad negative "'Stall': '-3' is negative (a number from 0 to 2^53)"
+  bad fraction "'Hitcount': '2.5' is not a whole number (a whole number from 0 to 2^53)"
+  bad empty "'Latency' is empty"
+  bad binary "'Latency': '\\xC3\\xBF\\x01' is not a number (a number from 0 to 2^53)"
+  run --separate-stderr kernel-time "$VADD" --att hex17 --json
+  assert_report kernel-time input_error 2
+  run kernel-time "$VADD" --att good
+  assert_success
+  assert_tree_unchanged report.json
+}
+
+@test "--att skips a UTF-8 byte order mark, follows no directory link, and reports a load id that is not UTF-8" {
+  vadd
+  kernel-time "$VADD" --spec va.json --profile --json > prof.json
+  att_csv good pass \
+    bom 'T = b"\xef\xbb\xbf" + text.encode() + b"".join(",".join(r).encode() + b"\n" for r in rows)' \
+    latin 'T = text.encode() + b"".join(b"\xff," + ",".join(r[1:]).encode() + b"\n" for r in rows)' \
+    loop pass
+  # A link back up the trace's own tree: followed, the walk would never end.
+  mkdir loop/sub
+  ln -s .. loop/sub/up
+  snapshot_tree
+  run kernel-time "$VADD" --att good
+  assert_success
+  first=${lines[0]}
+  run kernel-time "$VADD" --att bom
+  assert_success
+  [ "${lines[0]}" = "$first" ]
+  run timeout 60 kernel-time "$VADD" --att loop
+  assert_success
+  [ "${lines[0]}" = "$first" ]
+  run --separate-stderr kernel-time "$VADD" --att latin --json
+  assert_report kernel-time ok 0
+  python3 -c 'import json; b = json.load(open("report.json"))["body"]; assert b["codeobj"] == "\ufffd", b["codeobj"]'
+  assert_tree_unchanged report.json
+}
+
+@test "a huge grid: only the sampled workgroups are emulated, and past --max-workgroups the launch is refused before it runs" {
+  vadd
+  python3 - <<'PY'
+import json
+d = json.load(open("va.json"))
+d["grid"] = [4096, 1, 1]
+json.dump(d, open("g4096.json", "w"))
+del d["grid"]
+d["grid_items"] = [4294967295, 1, 1]  # 16777216 workgroups of 256, masked past n = 3000
+json.dump(d, open("huge.json", "w"))
+d["grid_items"] = [65536 * 256, 65537, 1]
+json.dump(d, open("over.json", "w"))
+d["grid_items"] = [4294967295, 4294967295, 4294967295]
+d["block"] = [1, 1, 1]
+json.dump(d, open("wrap.json", "w"))
+PY
+  snapshot_tree
+  run --separate-stderr kernel-time "$VADD" --spec g4096.json --json
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+k = json.load(open("report.json"))["body"]["kernels"][0]
+s, e = k["sampling"], k["emulated"]
+assert s["workgroups"] == 4096 and s["simulated_workgroups"] < 256, s
+assert e["workgroups"] == s["simulated_workgroups"], (s, e)
+PY
+  run --separate-stderr timeout 120 kernel-time "$VADD" --spec huge.json --json
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+k = json.load(open("report.json"))["body"]["kernels"][0]
+s, e = k["sampling"], k["emulated"]
+assert s["workgroups"] == 16777216 and e["workgroups"] == s["simulated_workgroups"] == 256, (s, e)
+PY
+  run kernel-time "$VADD" --spec over.json
+  assert_failure 2
+  assert_output "kernel-time: error: 'over.json': a launch of 4295032832 workgroups (65536 x 65537 x 1 workgroups of 256 x 1 x 1 work-items) is more than the model's bound of 4294967296 workgroups (--max-workgroups N raises it)"
+  run kernel-time "$VADD" --spec wrap.json --max-workgroups 18446744073709551615
+  assert_failure 2
+  assert_output "kernel-time: error: 'wrap.json': a launch of more than 2^64 workgroups (4294967295 x 4294967295 x 4294967295 workgroups of 1 x 1 x 1 work-items) is more than the model's bound of 18446744073709551615 workgroups (--max-workgroups N raises it)"
+  run kernel-time "$VADD" --spec g4096.json --max-workgroups 4095
+  assert_failure 2
+  assert_output "kernel-time: error: 'g4096.json': a launch of 4096 workgroups (4096 x 1 x 1 workgroups of 256 x 1 x 1 work-items) is more than the model's bound of 4095 workgroups (--max-workgroups N raises it)"
+  run kernel-time "$VADD" --spec g4096.json --max-workgroups 4096
+  assert_success
+  run kernel-time "$VADD" --spec g4096.json --max-workgroups 0
+  assert_failure 2
+  assert_line --index 0 "kernel-time: error: --max-workgroups must be at least 1"
+  assert_tree_unchanged report.json
+}
+
+@test "a spec whose buffers are too small for what K0 touches is an input error about the spec, worded as kernel-diffcheck words it" {
+  vadd
+  python3 - <<'PY'
+import json
+d = json.load(open("va.json"))
+d["args"][0]["elements"] = 2990  # K0 reads 3000: the last 40 bytes lie in the guard
+json.dump(d, open("short.json", "w"))
+d["args"][0]["elements"] = 3000
+d["args"][2]["elements"] = 10  # K0 writes 3000: far past the buffer, a fault
+json.dump(d, open("tiny.json", "w"))
+PY
+  snapshot_tree
+  run kernel-time "$VADD" --spec short.json
+  assert_failure 2
+  assert_output "kernel-time: error: 'short.json': K0 reads past '#0' (2990 f32 elements): it touches bytes 0 to 12000 of a buffer of 11960 bytes: the spec gives it too few elements"
+  run kernel-diffcheck "$VADD" "$VADD" --spec short.json
+  assert_failure 2
+  assert_output --partial "K0 reads past '#0' (2990 f32 elements): it touches bytes 0 to 12000 of a buffer of 11960 bytes on seed 1: the spec gives it too few elements"
+  run kernel-time "$VADD" "$VADD" --spec tiny.json
+  assert_failure 2
+  assert_output --regexp "^kernel-time: error: 'tiny.json': K0 writes past '#2' \(10 f32 elements\): buffer_store_dword at byte offset [0-9]+ of a buffer of 40 bytes faults \(memory fault: .*\): the spec gives it too few elements$"
+  run --separate-stderr kernel-time "$VADD" --spec tiny.json --json
+  assert_report kernel-time input_error 2
+  assert_tree_unchanged report.json
+}
+
+@test "options that do not go together are usage errors: --att with a run's options, --annotate onto the parameter file" {
+  vadd
+  kernel-time "$VADD" --spec va.json --profile --json > prof.json
+  att_csv att pass
+  cp "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" p.json
+  snapshot_tree
+  for opt in "--spec va.json" "--params p.json" "--profile" "--max-groups 3" "--backend emu" "--seed 2"; do
+    run kernel-time "$VADD" --att att $opt
+    assert_failure 2
+    assert_line --index 0 "kernel-time: error: ${opt%% *} does not apply to --att (an import runs nothing)"
+  done
+  run kernel-time "$VADD" --spec va.json --params p.json --annotate p.json
+  assert_failure 2
+  assert_output "kernel-time: error: 'p.json': is the input 'p.json'; writing it would destroy the input (choose another output)"
+  assert_tree_unchanged
 }
