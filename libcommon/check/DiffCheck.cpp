@@ -431,13 +431,7 @@ llvm::Error DiffRun::blamePointerTable(llvm::Error E, uint64_t Seed,
             *Dev, **M, S, Other,
             RunMode{Seed, false, false, 1ull << 24, O.TimeoutSeconds, false, registerFill(Seed)},
             O.Threads, "K0 (pointer probe)");
-        bool Moved = bool(Again);
-        if (!Again)
-          llvm::handleAllErrors(
-              Again.takeError(),
-              [&](const MemoryFaultError &G) { Moved = G.Address != F->Address; },
-              [](const llvm::ErrorInfoBase &) {});
-        if (!Moved)
+        if (!faultMoved(Again ? llvm::Error::success() : Again.takeError(), F->Address))
           continue;
       }
       std::string At = "at byte " + std::to_string(Word->second);

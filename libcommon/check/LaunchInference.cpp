@@ -291,13 +291,7 @@ llvm::Error Inference::blameLoadedAddress(llvm::Error E, const std::vector<int> 
         std::vector<int> Other = Var;
         Other[X] ^= 1;
         auto Again = launchWith(Other, std::max<uint64_t>(64 * RunAInstructions, 1ull << 24));
-        bool Moved = bool(Again);
-        if (!Again)
-          llvm::handleAllErrors(
-              Again.takeError(),
-              [&](const MemoryFaultError &G) { Moved = G.Address != F->Address; },
-              [](const llvm::ErrorInfoBase &) {});
-        if (!Moved)
+        if (!faultMoved(Again ? llvm::Error::success() : Again.takeError(), F->Address))
           continue;
       }
       std::string At = "at byte " + std::to_string(Word->second);

@@ -17,6 +17,14 @@ std::optional<std::pair<uint64_t, uint64_t>> wordBelow(const std::vector<uint8_t
   return Best;
 }
 
+bool faultMoved(llvm::Error E, uint64_t Address) {
+  bool Moved = !E;
+  llvm::handleAllErrors(
+      std::move(E), [&](const MemoryFaultError &G) { Moved = G.Address != Address; },
+      [](const llvm::ErrorInfoBase &) {});
+  return Moved;
+}
+
 llvm::Error pointerTableError(const std::string &Lead, const launch::ArgSpec &A,
                               const MemoryFaultError &Fault, const std::vector<uint8_t> &Data,
                               std::pair<uint64_t, uint64_t> Word, const std::string &Whence,

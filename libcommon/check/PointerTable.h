@@ -22,6 +22,11 @@ namespace asmevo::check {
 std::optional<std::pair<uint64_t, uint64_t>> wordBelow(const std::vector<uint8_t> &Data,
                                                        uint64_t Address, uint64_t MinWord);
 
+// Whether a second run of K0 with other contents in the suspected buffer, which ended with E,
+// moved the fault at Address: it ended (success), or faulted elsewhere. A run stopped at its
+// bound (other values may loop) or by another error tells nothing (false). Consumes E.
+bool faultMoved(llvm::Error E, uint64_t Address);
+
 // The input error (naming SpecPath, after Lead: "launch inference: ") for K0 faulting (Fault)
 // at an address it loaded from A's contents: the word found by wordBelow, Whence saying where
 // the word came from ("that inference wrote at byte 0 of it"). It says that no launch spec

@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,11 +37,6 @@ bool parseDimsJson(const nlohmann::json &J, std::array<uint32_t, 3> &D) {
     D[I] = uint32_t(V);
   }
   return true;
-}
-
-bool isUtf8(llvm::StringRef S) {
-  const auto *P = reinterpret_cast<const llvm::UTF8 *>(S.data());
-  return llvm::isLegalUTF8String(&P, P + S.size());
 }
 
 // S as a message quotes bytes that may not be text: escaped (\FF).
@@ -471,10 +467,10 @@ llvm::Expected<std::string> launchSpecText(const LaunchSpec &S) {
     return makeError(What + " '" + escaped(Value) +
                      "' is not valid UTF-8, which a JSON launch spec cannot hold");
   };
-  if (!isUtf8(S.Kernel))
+  if (!llvm::json::isUTF8(S.Kernel))
     return notText("the kernel's name", S.Kernel);
   for (const ArgSpec &A : S.Args)
-    if (!isUtf8(A.File))
+    if (!llvm::json::isUTF8(A.File))
       return withFile(
           notText("args[" + std::to_string(A.Entry) + "]: the path of \"file\"", A.File), S.Path);
   return S.toJson().dump(2) + "\n";
