@@ -55,6 +55,17 @@ std::optional<int64_t> immOperand(const llvm::MCInst &I, unsigned N) {
   return std::nullopt;
 }
 
+// Whether the printed operands (after the mnemonic) have Word as a whole modifier ("sc1" in
+// "global_load_dword v1, v0, s[2:3] sc0 sc1").
+bool hasWord(const std::string &Text, const char *Word) {
+  llvm::SmallVector<llvm::StringRef, 16> Parts;
+  llvm::StringRef(Text).split(Parts, ' ', -1, false);
+  for (size_t I = 1; I < Parts.size(); ++I)
+    if (Parts[I].trim(", ") == Word)
+      return true;
+  return false;
+}
+
 // The value of a printed modifier "name:N" (cbsz:1), or Default when the printer omitted it.
 unsigned printedModifier(const std::string &Text, const std::string &Name, unsigned Default) {
   std::smatch Mt;
@@ -164,6 +175,13 @@ InstCost costOf(const McTarget &M, const DecodedInsn &D) {
     C.Store = Mn.find("store") != std::string::npos ||
               (Mn.find("atomic") != std::string::npos && C.Text.find(" glc") == std::string::npos &&
                C.Text.find(" sc0") == std::string::npos);
+    C.Atomic = Mn.find("atomic") != std::string::npos;
+    for (const char *Bit : {"sc0", "glc"})
+      C.Sc0 |= hasWord(C.Text, Bit);
+    for (const char *Bit : {"sc1", "scc"})
+      C.Sc1 |= hasWord(C.Text, Bit);
+    for (const char *Bit : {"nt", "slc"})
+      C.Nt |= hasWord(C.Text, Bit);
     C.LdsDirect = Mn.find("load_lds") != std::string::npos ||
                   (startsWith(Mn, "buffer_load") &&
                    (C.Text.size() >= 4 && C.Text.compare(C.Text.size() - 4, 4, " lds") == 0));

@@ -55,6 +55,11 @@ struct InstCost {
   unsigned SleepClk = 0;  // s_sleep N: 64 * N clocks
   bool Barrier = false, EndPgm = false;
   bool LdsDirect = false; // a vector memory load that writes LDS (buffer_load ... lds)
+  bool Atomic = false;    // a vector memory atomic (buffer_/global_/flat_atomic_*)
+  // The cache-policy bits of a vector memory instruction, as printed. gfx940 and later name
+  // them sc0, sc1 and nt; gfx90a's glc, scc and slc are the same bits (LLVM's CPol: GLC = SC0,
+  // SCC = SC1, SLC = NT), and are reported here under the newer names.
+  bool Sc0 = false, Sc1 = false, Nt = false;
   // The 32-bit registers it reads and writes, by name ("v4", "s2", "a0", "vcc", "exec",
   // "scc", "m0"): its printed operands (the instruction's first NumDefs ones are written) and
   // the implicit ones LLVM's instruction description lists.

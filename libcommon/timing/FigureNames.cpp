@@ -20,7 +20,11 @@ const std::vector<FigureDef> kFigures = {
     // Compute resources (MI300X: 304 CUs at 2100 MHz). l2_instances: the L2s, one per XCD or
     // GCD; CUs are spread over them.
     {"compute_units", "count", 1, 1024, Whole},
-    {"clock_mhz", "MHz", 100, 5000, Real}, // peak engine clock
+    // The engine clock: its peak (boost), the sustained clock with every CU's matrix cores busy,
+    // and the exponent of the power law between them (Model.h: the clock model).
+    {"clock_mhz", "MHz", 100, 5000, Real},
+    {"mfma_clock_mhz", "MHz", 100, 5000, Real},
+    {"clock_power_exponent", "exponent", 0.5, 8, Real},
     {"l2_instances", "count", 1, 64, Whole},
     {"simds_per_cu", "count", 1, 8, Whole},
     {"wave_slots_per_simd", "waves", 1, 32, Whole},
@@ -60,11 +64,12 @@ const std::vector<FigureDef> kFigures = {
     {"hbm_bytes_per_clk", "B/clk", 1, 1 * MiB, Real},
     {"hbm_efficiency", "fraction", 0.01, 1, Real},
     // Events: s_barrier release after the last wave arrives; the extra cycles of a taken branch
-    // (the instruction fetch restarts); dispatch of the first wave and the end of the last, per
-    // launch (1e7 clk is 2 ms at 5 GHz).
+    // (the instruction fetch restarts). The launch overhead is in microseconds, not clocks: the
+    // gap a launch adds between back-to-back launches is the command processor's and the host
+    // runtime's, not the engine clock's (Model.h: what a modeled time includes).
     {"barrier_latency_clk", "clk", 0, 10000, Real},
     {"branch_taken_clk", "clk", 0, 1000, Real},
-    {"launch_overhead_clk", "clk", 0, 1e7, Real},
+    {"launch_overhead_us", "us", 0, 10000, Real},
 };
 
 const std::vector<std::string> kFigureNames = [] {

@@ -18,7 +18,10 @@
 //     L1, LDS by bank-conflict passes); memory completion times come from the caches the real
 //     addresses go through; s_waitcnt waits for them; s_nop, s_sleep, s_barrier and taken
 //     branches hold the wave. CDNA has no register interlocks for VALU/MFMA results (the code's
-//     own s_nops are the wait states), so none are modeled.
+//     own s_nops are the wait states), so none are modeled. A load into LDS writes the LDS port
+//     when its data returns (Model.h).
+//  5. The clock: the device's MFMA load from the simulation gives the engine clock the cycles
+//     are converted at (Model.h); the launch overhead is added in microseconds.
 #include "timing/Model.h"
 
 #include "asm/SchedInfo.h"
@@ -32,6 +35,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <queue>
 #include <unordered_map>
 
 namespace asmevo::timing {
@@ -190,6 +194,11 @@ struct Group {
   std::vector<SimWave *> Waves;
 };
 
+// Writes of loads into LDS waiting for their SIMD pair's LDS port: (when the data arrives, its
+// port cycles), earliest first.
+using DmaWrites = std::priority_queue<std::pair<double, double>,
+                                      std::vector<std::pair<double, double>>, std::greater<>>;
+
 struct Cu {
   unsigned L2 = 0;
   std::vector<uint64_t> Queue; // groups still to dispatch, in order
@@ -198,9 +207,11 @@ struct Cu {
   unsigned Resident = 0;
   std::vector<std::vector<SimWave *>> Simd; // resident waves per SIMD, oldest first
   std::vector<double> ValuFree, XdlFree, SaluFree, BranchFree, LdsFree;
+  std::vector<DmaWrites> LdsDma; // per LDS port, as LdsFree
   double TaFree = 0, SmemFree = 0;
   Cache L1, Scalar;
-  double Done = 0; // when its last wave ended and its last access completed
+  double Done = 0;    // when its last wave ended and its last access completed
+  double XdlBusy = 0; // clocks its SIMDs' matrix cores were busy, summed over the SIMDs
 };
 
 class Sink : public device::TraceSink {
@@ -219,12 +230,14 @@ public:
 class Simulation {
 public:
   Simulation(const TargetParams &P, SchedInfo &Sched, uint64_t EntryAddr, bool Profile)
-      : P(P), Sched(Sched), EntryAddr(EntryAddr), Profile(Profile) {}
+      : P(P), Sched(Sched), EntryAddr(EntryAddr), Profile(Profile),
+        Gfx90aPolicy(P.Target == "gfx90a") {}
 
   const TargetParams &P;
   SchedInfo &Sched;
   uint64_t EntryAddr;
   bool Profile;
+  bool Gfx90aPolicy; // glc, not sc1 or nt, is what bypasses the L1
 
   unsigned Simds = 4, GroupsPerCu = 1;
   std::vector<Cu> Cus;
@@ -366,6 +379,7 @@ public:
       Free = C.TaFree;
       break;
     case InstUnit::Lds:
+      settleDma(C, W.Simd / 2, T);
       Free = C.LdsFree[W.Simd / 2];
       break;
     case InstUnit::Smem:
@@ -397,10 +411,23 @@ public:
     Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
   }
 
+  // Whether a load skips the per-CU L1 (no lookup, no fill), by its cache-policy bits (LLVM's
+  // memory model, SIMemoryLegalizer: gfx940 agent scope sets sc1, system scope sc0 sc1, both
+  // "bypass the L1"; gfx90a agent and system scope set glc, "L1 cache policy MISS_EVICT"; RMW
+  // atomics "implicitly bypass the L1 cache"). nt: measured on an MI300X at the latency of an
+  // L2 hit for a line the L1 held (MrRoy09/AMD-CDNA3-CacheBenchmarking, cache_latency_test:
+  // L1 hit 112 clk, nt 224, sc1 224); taken to hold on gfx950 too. sc0 alone (workgroup scope)
+  // and gfx90a's slc and scc leave the L1 as it is.
+  bool bypassesL1(const InstCost &I) const {
+    if (I.Atomic)
+      return true;
+    return Gfx90aPolicy ? I.Sc0 : I.Sc1 || I.Nt;
+  }
+
   // Completion time of a vector memory access of one line issued to the L1 at T.
-  double vectorLine(Cu &C, uint64_t Addr, double T, bool Store) {
+  double vectorLine(Cu &C, uint64_t Addr, double T, bool Store, bool BypassL1) {
     double LineBytes = P["l1_line_bytes"];
-    if (!Store && C.L1.access(Addr))
+    if (!Store && !BypassL1 && C.L1.access(Addr))
       return T + P["l1_latency_clk"];
     unsigned Inst = C.L2;
     double S = L2Bw[Inst].start(T, LineBytes);
@@ -461,6 +488,16 @@ public:
     return Cycles;
   }
 
+  // Writes of loads into LDS that arrived at Port by T take it, in arrival order, before a DS
+  // instruction that wants it at T (one arriving later waits for that instruction).
+  void settleDma(Cu &C, unsigned Port, double T) {
+    DmaWrites &Q = C.LdsDma[Port];
+    while (!Q.empty() && Q.top().first <= T) {
+      C.LdsFree[Port] = std::max(C.LdsFree[Port], Q.top().first) + Q.top().second;
+      Q.pop();
+    }
+  }
+
   void issue(Cu &C, SimWave &W, double T) {
     const device::TraceStep &S = W.T->Steps[W.Step];
     const InstCost &I = *W.Cur;
@@ -481,6 +518,7 @@ public:
     case InstUnit::Mfma:
       C.XdlFree[W.Simd] = T + Quad * I.BusyQuads;
       C.ValuFree[W.Simd] = std::max(C.ValuFree[W.Simd], T + Quad);
+      C.XdlBusy += Quad * I.BusyQuads;
       break;
     case InstUnit::Salu:
       C.SaluFree[W.Simd] = T + Quad * I.BusyQuads;
@@ -495,10 +533,22 @@ public:
       double PerLine = LineBytes / P["l1_bytes_per_clk"];
       C.TaFree = T + std::max(Quad, double(Ls.size()) * PerLine);
       double Done = T + Quad;
+      bool Bypass = bypassesL1(I);
       for (size_t K = 0; K < Ls.size(); ++K)
-        Done = std::max(Done, vectorLine(C, Ls[K], T + double(K) * PerLine, I.Store));
-      if (I.LdsDirect) // the data then goes through the LDS port
-        C.LdsFree[W.Simd / 2] = std::max(C.LdsFree[W.Simd / 2], Done);
+        Done = std::max(Done, vectorLine(C, Ls[K], T + double(K) * PerLine, I.Store, Bypass));
+      if (I.LdsDirect) {
+        // The data is written into LDS when it returns (Model.h): the port is taken for the
+        // write's cycles then, not while the load is in flight; vmcnt counts the load complete
+        // once the write is done. Contention for the port at the return is not added to that
+        // completion (the write queues behind DS instructions only for them).
+        double Conflict = 0;
+        double Cyc = ldsCycles(*W.T, S, Conflict);
+        C.LdsDma[W.Simd / 2].push({Done, Cyc});
+        Total.LdsConflict += Conflict;
+        if (Profile)
+          Prof[S.Offset].Cycles.LdsConflict += Conflict;
+        Done += Cyc;
+      }
       if (I.Vm) {
         Done = std::max(Done, W.Vm.empty() ? 0 : W.Vm.back());
         W.Vm.push_back(Done);
@@ -513,6 +563,7 @@ public:
     case InstUnit::Lds: {
       double Conflict = 0;
       double Cyc = ldsCycles(*W.T, S, Conflict);
+      settleDma(C, W.Simd / 2, T);
       double Start = std::max(T, C.LdsFree[W.Simd / 2]);
       C.LdsFree[W.Simd / 2] = Start + Cyc;
       Total.LdsConflict += Conflict;
@@ -677,6 +728,15 @@ public:
 
 } // namespace
 
+double engineClock(const TargetParams &TP, double MfmaLoad) {
+  double Boost = TP.clockMHz();
+  if (MfmaLoad <= 0)
+    return Boost;
+  double F =
+      TP["mfma_clock_mhz"] * std::pow(std::min(1.0, MfmaLoad), -1.0 / TP["clock_power_exponent"]);
+  return std::min(Boost, F);
+}
+
 llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
                                         const device::LaunchParams &PIn, const TargetParams &TP,
                                         const ModelOptions &O) {
@@ -811,6 +871,7 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
     C.SaluFree.assign(Sim.Simds, 0);
     C.BranchFree.assign(Sim.Simds, 0);
     C.LdsFree.assign((Sim.Simds + 1) / 2, 0);
+    C.LdsDma.resize(C.LdsFree.size());
     C.L1 = Cache(uint64_t(TP["l1_bytes"]), uint64_t(TP["l1_line_bytes"]), unsigned(TP["l1_ways"]));
     C.Scalar =
         Cache(uint64_t(TP["scalar_cache_bytes"]), uint64_t(TP["scalar_cache_line_bytes"]), 4);
@@ -823,8 +884,21 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   R.UsedCus = unsigned(Used);
   for (const Cu &C : Sim.Cus)
     R.SimulatedGroups += C.Queue.size();
-  R.Cycles = End + TP["launch_overhead_clk"];
-  R.Microseconds = R.Cycles / TP.clockMHz();
+  // 5. The clock (Model.h): the device's MFMA load, from the sampled CUs' matrix cores (a CU
+  // whose share was cut simulated its first workgroups: its busy time scales as its time).
+  double Xdl = 0;
+  for (const Cu &C : Sim.Cus)
+    Xdl += C.XdlBusy * (C.Queue.size() < C.Share && !C.Queue.empty()
+                            ? double(C.Share) / double(C.Queue.size())
+                            : 1.0);
+  double SimdClocks = End * Sim.Simds * double(std::max<size_t>(1, Sim.Cus.size()));
+  double Busy = SimdClocks > 0 ? std::min(1.0, Xdl / SimdClocks) : 0;
+  R.MfmaLoad = Busy * double(Used) / double(NumCus);
+  R.ClockMHz = engineClock(TP, R.MfmaLoad);
+  R.Cycles = End;
+  R.KernelMicroseconds = End / R.ClockMHz;
+  R.LaunchOverheadMicroseconds = TP["launch_overhead_us"];
+  R.Microseconds = R.KernelMicroseconds + R.LaunchOverheadMicroseconds;
   R.Total = Sim.Total;
   if (O.Profile) {
     for (auto &[Off, IP] : Sim.Prof) {

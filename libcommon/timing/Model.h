@@ -8,6 +8,34 @@
 // costs come from LLVM's scheduling model (asm/SchedInfo.h), device figures from the target's
 // parameter file (TargetParams.h). Every figure it returns is modeled, not measured; the same
 // inputs give the same figures.
+//
+// Mechanisms whose sources are thin, and what the model assumes (the parameter files' README
+// gives the sources):
+//  - Loads into LDS (buffer_load ... lds, global_load_lds_*): no AMD document says that the LDS
+//    is held while such a load is in flight. The model writes the data into LDS when it
+//    returns: the write takes the SIMD pair's LDS port for its bytes at the port's rate (bank
+//    conflicts counted as for a DS write), in arrival order with the DS instructions, and the
+//    load counts as complete for vmcnt when its write is done (return + write time).
+//  - The engine clock: the clock is power-limited under MFMA load (AMD, "Measuring
+//    Max-Achievable FLOPs", part 2). The model takes the device's MFMA load L (the fraction of
+//    CUs the grid uses times the sampled CUs' matrix-core busy fraction over the launch) and
+//    gives the launch the clock at which L x f^k stays within the power that dense MFMA work
+//    draws at mfma_clock_mhz: f = min(clock_mhz, mfma_clock_mhz x L^(-1/k)),
+//    k = clock_power_exponent. A kernel that does little MFMA work runs at boost. The launch is
+//    simulated in clocks with the parameter file's figures (HBM and Infinity Cache bandwidths
+//    and latencies converted to clocks at the boost clock) and converted to time at f: under a
+//    lowered clock a memory-bound phase is modeled slightly slow (its bytes per clock are higher
+//    in truth). Other activity (VALU, LDS, memory) also draws power; only MFMA load has a
+//    published clock, so only it lowers the modeled clock.
+//  - Cache-policy bits of vector memory loads: a load that bypasses the per-CU L1 neither looks
+//    it up nor fills it: on gfx940 and later sc1 (agent or system scope) and nt, on gfx90a glc
+//    (LLVM's memory model; nt and sc1 measured at L2 latency on an MI300X), and every atomic
+//    (RMW atomics bypass the L1). What nt does in L2 and the Infinity Cache (streaming, evict
+//    first) has no published cost and is not modeled, nor are gfx90a's slc and scc.
+//  - Launch overhead: a modeled time is one launch of a back-to-back sequence timed with events
+//    (as AITer's and kernel-time's hip backend measure): the kernel's own time plus the target's
+//    launch_overhead_us, an assumption (ModelResult keeps both terms). A profiler's kernel
+//    duration excludes the overhead: compare it with KernelMicroseconds.
 #pragma once
 
 #include "device/Device.h"
@@ -63,8 +91,14 @@ struct InstProfile {
 
 struct ModelResult {
   std::string Target, Device; // from the parameter file
-  double Cycles = 0;          // of the whole launch, on the device's clock
-  double Microseconds = 0;    // Cycles / clock
+  // The kernel: from its first wave's dispatch to the end of its last wave and access, in
+  // clocks of the engine clock ClockMHz (the clock model: MfmaLoad, from 0 to 1).
+  double Cycles = 0;
+  double ClockMHz = 0, MfmaLoad = 0;
+  double KernelMicroseconds = 0;         // Cycles / ClockMHz
+  double LaunchOverheadMicroseconds = 0; // the target's launch_overhead_us
+  // One launch of a back-to-back sequence: the kernel and the launch overhead.
+  double Microseconds = 0;
   // Occupancy: what the descriptor and the workgroup size allow on one CU.
   unsigned WavesPerGroup = 0, GroupsPerCu = 0, WavesPerSimd = 0;
   std::string OccupancyLimit; // "VGPRs", "SGPRs", "LDS", "wave slots", "workgroups per CU"
@@ -78,6 +112,11 @@ struct ModelResult {
   std::vector<InstProfile> Insts; // with Profile: by offset
   device::LaunchResult Launch;    // what the emulated launch itself reported
 };
+
+// The engine clock (MHz) the model gives a launch whose device-wide MFMA load is MfmaLoad
+// (0..1): the boost clock T's clock_mhz where the load is light, falling as the power law of
+// the clock model (above) says to mfma_clock_mhz at full load.
+double engineClock(const TargetParams &T, double MfmaLoad);
 
 // Run P on Dev (which must trace: the emu backend) and model its time on the target of T.
 // The figures depend only on the traces of the sampled workgroups (their instructions and lane

@@ -215,6 +215,11 @@ llvm::Expected<TargetParams> readTargetParams(const std::string &Path) {
     return std::move(E);
   if (llvm::Error E = checkCacheShape(Path, P, "mall_bytes", "l2_line_bytes", "", 16))
     return std::move(E);
+  // The clock under MFMA load is the boost clock or lower (Model.h: the clock model).
+  if (P["mfma_clock_mhz"] > P.clockMHz())
+    return figureError(Path, "mfma_clock_mhz",
+                       "is " + numberText(P["mfma_clock_mhz"]) + ", more than clock_mhz (" +
+                           numberText(P.clockMHz()) + ")");
   // An Infinity Cache with no bandwidth would stall every miss forever.
   if (P["mall_bytes"] > 0 && P["mall_bytes_per_clk"] == 0)
     return figureError(Path, "mall_bytes_per_clk", "must be more than 0 (mall_bytes is not 0)");

@@ -257,15 +257,19 @@ private:
     }
     body()["kernels"] = Kernels;
     const ModelResult &M0 = Results[0];
-    R.Message = Roles[0] + " " + fixed(M0.Microseconds, 3) + " us (" + fixed(M0.Cycles, 0) +
-                " cycles at " + fixed(M0.Cycles / M0.Microseconds, 0) + " MHz) on " + M0.Device +
+    R.Message = Roles[0] + " " + fixed(M0.Microseconds, 3) + " us (kernel " +
+                fixed(M0.KernelMicroseconds, 3) + " us: " + fixed(M0.Cycles, 0) + " cycles at " +
+                fixed(M0.ClockMHz, 0) + " MHz; launch overhead " +
+                fixed(M0.LaunchOverheadMicroseconds, 3) + " us) on " + M0.Device +
                 ", modeled, not measured";
     if (Results.size() == 2) {
-      double Ratio = Results[1].Cycles / M0.Cycles;
+      // Times, not cycles: the two kernels' clocks differ with their MFMA load.
+      double Ratio = Results[1].Microseconds / M0.Microseconds;
       body()["ratio"] = {{"value", Ratio},
                          {"low", Ratio},
                          {"high", Ratio},
-                         {"basis", "modeled cycles of K1 / K0"},
+                         {"basis", "modeled time of K1 / K0, each one launch of a back-to-back "
+                                   "sequence (kernel and launch overhead)"},
                          {"interval", "a point: the model is deterministic (spread 0)"}};
       R.Message += "; K1 " + fixed(Results[1].Microseconds, 3) +
                    " us, t(K1)/t(K0) = " + fixed(Ratio, 4) +
@@ -341,6 +345,10 @@ private:
     nlohmann::json J = {{"role", Role},
                         {"cycles", M.Cycles},
                         {"microseconds", M.Microseconds},
+                        {"kernel_us", M.KernelMicroseconds},
+                        {"launch_overhead_us", M.LaunchOverheadMicroseconds},
+                        {"clock_mhz", M.ClockMHz},
+                        {"mfma_load", M.MfmaLoad},
                         {"spread", 0},
                         {"occupancy",
                          {{"waves_per_simd", M.WavesPerSimd},

@@ -3,7 +3,10 @@
 // 500-cycle HBM, 64 B/clk L1, 2 clocks per 128-byte line). Each case's timeline is in its
 // comment: a wave on SIMD 0 is offered an issue slot at clocks 0, 4, 8, ...; the second wave of
 // a workgroup sits on SIMD 1 (slots 1, 5, 9, ...); a wave ends one slot (4 clocks) after it
-// issues s_endpgm.
+// issues s_endpgm. Then the known-direction tests (issue 38): edits whose effect on hardware is
+// known in direction, on hand-written kernels with the instruction patterns of AITer's attention
+// (loads into LDS prefetching the next tile while ds_reads and MFMAs use this one), a vector
+// add, an MFMA loop on more or fewer CUs and loads with cache-policy bits.
 #include "asm/AsmFixture.h"
 #include "device/Device.h"
 #include "timing/HotWindows.h"
@@ -12,9 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 using namespace asmevo;
 using namespace asmevo::timing;
@@ -31,7 +36,7 @@ std::string kernel(const std::string &Body, unsigned Vgprs = 8, unsigned Accum =
 TargetParams params() {
   auto P = readTargetParams(std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing/gfx942.json");
   EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
-  std::map<std::string, double> Round = {{"launch_overhead_clk", 0},
+  std::map<std::string, double> Round = {{"launch_overhead_us", 0},
                                          {"scalar_cache_latency_clk", 20},
                                          {"scalar_miss_latency_clk", 200},
                                          {"l1_line_bytes", 128},
@@ -244,6 +249,299 @@ TEST(Model, RunningOnlyTheSampleGivesTheSameFigures) {
   EXPECT_EQ(R[1].Cycles, R[0].Cycles);
   EXPECT_EQ(totalCycles(R[1].Total), totalCycles(R[0].Total));
   EXPECT_EQ(R[1].Total.WaitVm, R[0].Total.WaitVm);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Known-direction tests (issue 38).
+
+// The fixture's kernel with room for a block of 512 work-items and 32 SGPRs.
+std::string bigKernel(const std::string &Target, const std::string &Body, unsigned Vgprs,
+                      unsigned Accum, unsigned Lds = 0) {
+  std::string S = test::kernelSource(Target, Body, Vgprs, Accum, /*Buffer=*/true, Lds);
+  for (auto [From, To] : {std::pair<std::string, std::string>{".amdhsa_next_free_sgpr 16",
+                                                              ".amdhsa_next_free_sgpr 32"},
+                          {".sgpr_count: 16", ".sgpr_count: 32"},
+                          {".max_flat_workgroup_size: 256", ".max_flat_workgroup_size: 512"}}) {
+    size_t At = S.find(From);
+    EXPECT_NE(At, std::string::npos) << From;
+    if (At != std::string::npos)
+      S.replace(At, From.size(), To);
+  }
+  return S;
+}
+
+// Model Groups workgroups of Block work-items of Source on T, its argument a zeroed buffer of
+// Bytes; only the sampled workgroups (at most MaxSimulated) run.
+ModelResult modelGrid(const std::string &Target, const std::string &Source, uint32_t Groups,
+                      uint32_t Block, uint64_t Bytes, const TargetParams &T,
+                      uint64_t MaxSimulated = 256) {
+  ModelResult Out;
+  auto B = test::build(Source, "k.s", Target);
+  EXPECT_TRUE(bool(B));
+  if (!B)
+    return Out;
+  auto Dev = device::createEmuDevice(Target);
+  auto M = Dev->load(B->C);
+  EXPECT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  if (!M)
+    return Out;
+  auto Buf = Dev->alloc(Bytes, "buf");
+  EXPECT_TRUE(bool(Buf));
+  std::vector<uint8_t> Zero(Bytes, 0);
+  EXPECT_FALSE(bool(Dev->write(*Buf, Zero.data(), Zero.size())));
+  device::LaunchParams P;
+  P.Kernel = "k";
+  P.GridItems = {Groups * Block, 1, 1};
+  P.Block = {Block, 1, 1};
+  P.Kernarg.resize(8);
+  std::memcpy(P.Kernarg.data(), &*Buf, 8);
+  ModelOptions O;
+  O.MaxSimulatedGroups = MaxSimulated;
+  O.RunSampleOnly = true;
+  auto R = modelLaunch(*Dev, **M, P, T, O);
+  EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  if (R)
+    Out = std::move(*R);
+  return Out;
+}
+
+// AITer's attention forward pattern in miniature (hsa/gfx942/fmha_v3_fwd/MI300/
+// fwd_hd128_bf16_rtne.co's main loop): 8 waves; each iteration every wave reads this tile of LDS
+// with 16 ds_read_b64 and runs 24 MFMAs, while its 4 `buffer_load_dword ... lds` (each after an
+// `s_add_u32 m0`, as in AITer) fetch its KiB of the tile after next into a third LDS buffer
+// (prefetch distance 2); before each barrier s_waitcnt vmcnt(Wait): 4 waits for the next tile
+// only, leaving this iteration's loads in flight. As in AITer's kernel, the LDS reads are not
+// the loop's critical path: waves 4-7 run their MFMAs before their reads, waves 0-3 after, so
+// one group reads while the other keeps the matrix cores busy. Order: where the loads go among
+// the ds_reads (AITer: one after every 4).
+enum class Order { Interleaved, LoadsFirst, LoadsLast };
+std::string prefetchLoop(Order O, int Wait, unsigned Iterations) {
+  auto Loads = [](const std::string &Buffer) {
+    std::string L = "\ts_add_u32 m0, " + Buffer + ", s21\n\ts_nop 0\n";
+    for (int J = 0; J < 4; ++J)
+      L += "\tbuffer_load_dword v" + std::to_string(4 + J) +
+           ", s[8:11], s12 offen lds\n\ts_add_u32 m0, 0x100, m0\n\ts_nop 0\n";
+    return L + "\ts_add_u32 s12, s12, 0x2000\n\ts_and_b32 s12, s12, 0xffff\n";
+  };
+  std::string B = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                  "\tv_lshrrev_b32_e32 v8, 6, v0\n"
+                  "\tv_readfirstlane_b32 s20, v8\n"
+                  "\tv_and_b32_e32 v9, 63, v0\n"
+                  "\tv_lshlrev_b32_e32 v2, 3, v9\n"
+                  "\tv_lshlrev_b32_e32 v4, 2, v9\n"
+                  "\tv_add_u32_e32 v5, 0x100, v4\n"
+                  "\tv_add_u32_e32 v6, 0x200, v4\n"
+                  "\tv_add_u32_e32 v7, 0x300, v4\n"
+                  "\ts_lshl_b32 s21, s20, 10\n"
+                  "\ts_mov_b32 s12, s21\n"
+                  "\ts_mov_b32 s14, 0\n\ts_mov_b32 s15, 0x2000\n\ts_mov_b32 s16, 0x4000\n"
+                  "\ts_mov_b32 s13, " +
+                  std::to_string(Iterations) +
+                  "\n\ts_waitcnt lgkmcnt(0)\n"
+                  "\ts_mov_b32 s8, s2\n\ts_and_b32 s9, s3, 0xffff\n"
+                  "\ts_mov_b32 s10, 0x10000\n\ts_mov_b32 s11, 0x20000\n" +
+                  Loads("s14") + Loads("s15") + "\ts_waitcnt vmcnt(4)\n\ts_barrier\n.Lloop:\n";
+  std::string Reads[4], Prefetch[4], Mfma;
+  for (int G = 0; G < 4; ++G) {
+    for (int I = 4 * G; I < 4 * G + 4; ++I)
+      Reads[G] += "\tds_read_b64 v[" + std::to_string(20 + 2 * I) + ":" +
+                  std::to_string(21 + 2 * I) + "], v3 offset:" + std::to_string(256 * I) + "\n";
+    Prefetch[G] = "\tbuffer_load_dword v" + std::to_string(4 + G) +
+                  ", s[8:11], s12 offen lds\n\ts_add_u32 m0, 0x100, m0\n";
+  }
+  for (unsigned K = 0; K < 24; ++K) {
+    std::string A =
+        "a[" + std::to_string(16 * (K % 4)) + ":" + std::to_string(16 * (K % 4) + 15) + "]";
+    unsigned V = 20 + 4 * (K % 8);
+    Mfma += "\tv_mfma_f32_32x32x8_f16 " + A + ", v[" + std::to_string(V) + ":" +
+            std::to_string(V + 1) + "], v[" + std::to_string(V + 2) + ":" + std::to_string(V + 3) +
+            "], " + A + "\n";
+  }
+  B += "\ts_cmp_lt_u32 s20, 4\n\ts_cbranch_scc1 .Lreads\n" + Mfma + ".Lreads:\n";
+  B += "\ts_add_u32 m0, s16, s21\n\tv_add_u32_e32 v3, s14, v2\n";
+  for (int G = 0; G < 4; ++G)
+    B += O == Order::Interleaved  ? Reads[G] + Prefetch[G]
+         : O == Order::LoadsFirst ? Prefetch[G]
+                                  : Reads[G];
+  for (int G = 0; G < 4 && O != Order::Interleaved; ++G)
+    B += O == Order::LoadsFirst ? Reads[G] : Prefetch[G];
+  B += "\ts_waitcnt lgkmcnt(0)\n\ts_cmp_lt_u32 s20, 4\n\ts_cbranch_scc0 .Ldone\n" + Mfma +
+       ".Ldone:\n"
+       "\ts_add_u32 s12, s12, 0x2000\n\ts_and_b32 s12, s12, 0xffff\n"
+       "\ts_waitcnt vmcnt(" +
+       std::to_string(Wait) +
+       ")\n\ts_barrier\n"
+       "\ts_mov_b32 s17, s14\n\ts_mov_b32 s14, s15\n\ts_mov_b32 s15, s16\n\ts_mov_b32 s16, s17\n"
+       "\ts_sub_u32 s13, s13, 1\n\ts_cmp_lg_u32 s13, 0\n\ts_cbranch_scc1 .Lloop\n";
+  return bigKernel("gfx942", B, 160, 96, 3 * 8192);
+}
+
+ModelResult modelPrefetch(Order O, int Wait) {
+  return modelGrid("gfx942", prefetchLoop(O, Wait, 8), 1, 512, 65536, params());
+}
+
+TEST(ModelDirection, RegroupingLoadsIntoLdsAroundDsReadsChangesLittle) {
+  // Moving the 4 loads into LDS before (or after) the 16 ds_reads should change little on
+  // hardware: the loads' data is written into LDS when it returns, a few clocks of the port
+  // each. A model that holds the LDS port from a load's issue to its return makes every
+  // ds_read behind an in-flight load wait for memory, and the regroupings look 1.3-1.8x faster
+  // (AITer's attention forward, issue 38).
+  // What is left is the order's own cost: moved first, the loads and their m0 updates take
+  // 8 issue slots of each wave before its first ds_read.
+  ModelResult K0 = modelPrefetch(Order::Interleaved, 4);
+  ModelResult First = modelPrefetch(Order::LoadsFirst, 4);
+  ModelResult Last = modelPrefetch(Order::LoadsLast, 4);
+  ASSERT_GT(K0.Cycles, 0);
+  RecordProperty("loads_first_over_k0", std::to_string(First.Cycles / K0.Cycles));
+  RecordProperty("loads_last_over_k0", std::to_string(Last.Cycles / K0.Cycles));
+  EXPECT_NEAR(First.Cycles / K0.Cycles, 1, 0.04) << K0.Cycles << " " << First.Cycles;
+  EXPECT_NEAR(Last.Cycles / K0.Cycles, 1, 0.04) << K0.Cycles << " " << Last.Cycles;
+}
+
+TEST(ModelDirection, ForcingThePrefetchToLandBeforeEachBarrierIsSlower) {
+  // vmcnt(4) -> vmcnt(0): each iteration now waits for the loads it just issued, a memory
+  // latency (250 clocks for an L2 hit here, 500 from HBM) that the prefetch distance hid.
+  ModelResult K0 = modelPrefetch(Order::Interleaved, 4);
+  ModelResult Sync = modelPrefetch(Order::Interleaved, 0);
+  ASSERT_GT(K0.Cycles, 0);
+  RecordProperty("sync_over_k0", std::to_string(Sync.Cycles / K0.Cycles));
+  EXPECT_GT(Sync.Cycles / K0.Cycles, 1.1) << K0.Cycles << " " << Sync.Cycles;
+}
+
+// A vector add c = a + b over Groups workgroups of 256 (a, b and c in one buffer); WaitEach
+// adds s_waitcnt vmcnt(0) after the first load, so the second waits for it.
+std::string vectorAdd(uint32_t Groups, bool WaitEach) {
+  std::string N4 = std::to_string(uint64_t(Groups) * 256 * 4);
+  std::string B = "\ts_load_dwordx2 s[4:5], s[0:1], 0x0\n"
+                  "\ts_lshl_b32 s3, s2, 8\n"
+                  "\tv_add_u32_e32 v1, s3, v0\n"
+                  "\tv_lshlrev_b32_e32 v1, 2, v1\n"
+                  "\ts_waitcnt lgkmcnt(0)\n"
+                  "\ts_add_u32 s6, s4, " +
+                  N4 + "\n\ts_addc_u32 s7, s5, 0\n\ts_add_u32 s8, s6, " + N4 +
+                  "\n\ts_addc_u32 s9, s7, 0\n"
+                  "\tglobal_load_dword v2, v1, s[4:5]\n" +
+                  (WaitEach ? "\ts_waitcnt vmcnt(0)\n" : "") +
+                  "\tglobal_load_dword v3, v1, s[6:7]\n"
+                  "\ts_waitcnt vmcnt(0)\n"
+                  "\tv_add_f32_e32 v2, v2, v3\n"
+                  "\tglobal_store_dword v1, v2, s[8:9]\n";
+  return bigKernel("gfx942", B, 8, 8);
+}
+
+TEST(ModelDirection, WaitingForEachLoadOfAVectorAddCostsOnlyWhenLatencyBound) {
+  // On the shipped MI300X figures. A full launch (8 workgroups of 256 per CU on every CU) is
+  // bound by HBM bandwidth: the serialised loads hide behind the other waves' traffic. One
+  // workgroup per CU is bound by latency: two memory latencies instead of one.
+  auto T = readTargetParams(std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing/gfx942.json");
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  auto Run = [&](uint32_t Groups, bool WaitEach) {
+    return modelGrid("gfx942", vectorAdd(Groups, WaitEach), Groups, 256,
+                     uint64_t(Groups) * 256 * 12, *T)
+        .KernelMicroseconds;
+  };
+  double Full = Run(304 * 8, false), FullWait = Run(304 * 8, true);
+  double One = Run(304, false), OneWait = Run(304, true);
+  ASSERT_GT(Full, 0);
+  ASSERT_GT(One, 0);
+  RecordProperty("full_wait_over_full", std::to_string(FullWait / Full));
+  RecordProperty("one_wait_over_one", std::to_string(OneWait / One));
+  EXPECT_NEAR(FullWait / Full, 1, 0.05) << Full << " " << FullWait;
+  EXPECT_GT(OneWait / One, 1.2) << One << " " << OneWait;
+}
+
+// Every wave of a 4-wave workgroup (one per SIMD) runs 16 MFMAs, or 64 full-rate VALU
+// instructions.
+std::string busyLoop(bool Mfma) {
+  std::string B;
+  for (int K = 0; K < (Mfma ? 16 : 64); ++K) {
+    std::string A =
+        "a[" + std::to_string(16 * (K % 4)) + ":" + std::to_string(16 * (K % 4) + 15) + "]";
+    B += Mfma ? "\tv_mfma_f32_32x32x8_f16 " + A + ", v[0:1], v[2:3], " + A + "\n"
+              : "\tv_add_f32_e32 v1, v1, v1\n";
+  }
+  return bigKernel("gfx942", B, 72, 8);
+}
+
+TEST(ModelDirection, DenseMfmaOnTwiceTheCusLowersTheClock) {
+  // On MI300X, doubling the CUs busy with dense MFMA work made AITer's attention forward 1.62x
+  // slower (128 to 256 workgroups, each CU doing the same work): the clock is power-limited.
+  // The modeled clock falls with the device's MFMA load (Model.h), so twice the CUs take
+  // longer; a kernel without MFMA work runs at the boost clock on any number of CUs.
+  auto T = readTargetParams(std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing/gfx942.json");
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  auto Run = [&](bool Mfma, uint32_t Groups) {
+    return modelGrid("gfx942", busyLoop(Mfma), Groups, 256, 4096, *T, 32);
+  };
+  ModelResult Half = Run(true, 152), Full = Run(true, 304);
+  ASSERT_GT(Half.KernelMicroseconds, 0);
+  RecordProperty("full_over_half",
+                 std::to_string(Full.KernelMicroseconds / Half.KernelMicroseconds));
+  EXPECT_EQ(Half.Cycles, Full.Cycles); // the same work per CU
+  EXPECT_GT(Full.MfmaLoad, 0.8);
+  EXPECT_NEAR(Half.MfmaLoad, Full.MfmaLoad / 2, 1e-9);
+  EXPECT_LT(Full.ClockMHz, Half.ClockMHz);
+  EXPECT_GT(Full.KernelMicroseconds / Half.KernelMicroseconds, 1.15)
+      << Half.ClockMHz << " " << Full.ClockMHz;
+  // At full load the clock is near the sustained MFMA clock (1207 MHz at load 1).
+  EXPECT_NEAR(Full.ClockMHz, engineClock(*T, Full.MfmaLoad), 1e-9);
+  EXPECT_LT(Full.ClockMHz, 1300);
+  ModelResult VHalf = Run(false, 152), VFull = Run(false, 304);
+  EXPECT_EQ(VHalf.MfmaLoad, 0);
+  EXPECT_EQ(VFull.ClockMHz, 2100);
+  EXPECT_EQ(VFull.KernelMicroseconds, VHalf.KernelMicroseconds);
+}
+
+TEST(ModelDirection, TheClockModel) {
+  auto T = readTargetParams(std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing/gfx942.json");
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_EQ(engineClock(*T, 0), 2100);
+  EXPECT_EQ(engineClock(*T, 1), 1207);
+  // Below (1207 / 2100)^3 = 0.19 the power the load draws at boost is within the budget.
+  EXPECT_EQ(engineClock(*T, 0.18), 2100);
+  EXPECT_NEAR(engineClock(*T, 0.5), 1207 * std::cbrt(2.0), 1e-9);
+}
+
+// Two loads of the same 256 bytes, the second with cache-policy Bits; its latency is the L1's
+// (100 clocks) or, bypassing the L1, the L2's (250).
+double secondLoad(const std::string &Target, const std::string &Bits) {
+  std::string Body = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                     "\tv_lshlrev_b32_e32 v0, 2, v0\n"
+                     "\ts_waitcnt lgkmcnt(0)\n"
+                     "\tglobal_load_dword v1, v0, s[2:3]\n"
+                     "\ts_waitcnt vmcnt(0)\n"
+                     "\tglobal_load_dword v1, v0, s[2:3]" +
+                     Bits + "\n\ts_waitcnt vmcnt(0)\n";
+  TargetParams T = params();
+  if (Target != "gfx942") {
+    auto P = readTargetParams(std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing/" + Target +
+                              ".json");
+    EXPECT_TRUE(bool(P));
+    if (!P)
+      return 0;
+    for (auto &[Name, F] : T.Figures)
+      if (P->Figures.count(Name) && Name.rfind("l1_", 0) != 0 && Name.rfind("l2_", 0) != 0 &&
+          Name.rfind("hbm", 0) != 0 && Name.rfind("mall", 0) != 0 && Name.rfind("scalar", 0) != 0)
+        F = P->Figures[Name]; // the target's compute figures, the round memory figures
+    T.Target = P->Target;
+    T.Device = P->Device;
+  }
+  return modelGrid(Target, bigKernel(Target, Body, 8, 8), 1, 64, 65536, T).Cycles;
+}
+
+TEST(ModelDirection, LoadsThatBypassTheL1MissIt) {
+  // The second load of a line the L1 holds takes the L1's 100 clocks, or the L2's 250 when its
+  // cache-policy bits bypass the L1 (completion times fall on issue slots, 4 clocks apart).
+  double Plain = secondLoad("gfx942", "");
+  ASSERT_GT(Plain, 0);
+  EXPECT_EQ(secondLoad("gfx942", " sc0"), Plain); // workgroup scope: the L1 as usual
+  EXPECT_NEAR(secondLoad("gfx942", " sc1"), Plain + 150, 4);
+  EXPECT_NEAR(secondLoad("gfx942", " sc0 sc1"), Plain + 150, 4);
+  EXPECT_NEAR(secondLoad("gfx942", " nt"), Plain + 150, 4);
+  double Plain90a = secondLoad("gfx90a", "");
+  ASSERT_GT(Plain90a, 0);
+  EXPECT_NEAR(secondLoad("gfx90a", " glc"), Plain90a + 150, 4);
+  EXPECT_EQ(secondLoad("gfx90a", " slc"), Plain90a); // no published L1 effect
 }
 
 } // namespace
