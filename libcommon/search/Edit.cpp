@@ -2,10 +2,13 @@
 
 #include "support/FileIO.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <set>
 
 namespace asmevo::search {
 
@@ -229,6 +232,35 @@ bool checkReplacement(const std::string &Text, const EditLimits &L, EditError &E
   return true;
 }
 
+// The code of Lines (comments and blank lines dropped) as words, one list per line; with
+// DropPolicy, without the cache-policy modifiers.
+std::vector<std::vector<std::string>> codeWords(llvm::ArrayRef<std::string> Lines,
+                                                bool DropPolicy) {
+  static const std::set<llvm::StringRef> Policy = {"sc0", "sc1", "nt", "glc", "slc", "scc"};
+  std::vector<std::vector<std::string>> Out;
+  for (const std::string &L : Lines) {
+    llvm::SmallVector<llvm::StringRef> Parts;
+    llvm::StringRef(L).split(';').first.split("//").first.split(Parts, ' ', -1, false);
+    std::vector<std::string> W;
+    for (llvm::StringRef P : Parts)
+      for (llvm::StringRef Q : llvm::split(P, ','))
+        if (Q = Q.trim(" \t"); !Q.empty() && !(DropPolicy && W.size() && Policy.count(Q)))
+          W.push_back(Q.str());
+    if (!W.empty())
+      Out.push_back(std::move(W));
+  }
+  return Out;
+}
+
+// Whether Replacement is Window with only cache-policy bits set or cleared.
+bool onlyCachePolicy(llvm::ArrayRef<std::string> Window, const std::string &Replacement) {
+  llvm::SmallVector<llvm::StringRef> R;
+  llvm::StringRef(Replacement).split(R, '\n');
+  std::vector<std::string> Rep(R.begin(), R.end());
+  return codeWords(Window, false) != codeWords(Rep, false) &&
+         codeWords(Window, true) == codeWords(Rep, true);
+}
+
 } // namespace
 
 std::optional<std::string> applyEdits(const KernelLines &Map, const std::vector<Edit> &Edits,
@@ -257,6 +289,14 @@ std::optional<std::string> applyEdits(const KernelLines &Map, const std::vector<
     size_t N = 0;
     if (!checkReplacement(E.Replacement, L, Err, N))
       return std::nullopt;
+    if (onlyCachePolicy(
+            llvm::ArrayRef<std::string>(Map.Lines).slice(R->First, R->Last - R->First + 1),
+            E.Replacement))
+      return fault(Err, EditFault::Refused,
+                   "the edit only sets or clears cache-policy bits (sc0, sc1, nt; glc, slc, scc): "
+                   "the timing model cannot price them past the L1, and scope bits change "
+                   "coherence, which the emulator does not check"),
+             std::nullopt;
     Rs.push_back({*R, &E});
   }
   std::sort(Rs.begin(), Rs.end(),

@@ -66,7 +66,10 @@ struct EditLimits {
 };
 
 // Check the replacement (instructions, local labels, comments and `.long` words only) and the
-// window, and return the edited text.
+// window, and return the edited text. An edit whose replacement differs from its window only in
+// cache-policy bits (sc0, sc1, nt; gfx90a's glc, slc, scc) is refused: the timing model cannot
+// price what nt does past the L1, and the scope bits change coherence, which the emulator does
+// not check (timing/Model.h).
 std::optional<std::string> applyEdits(const KernelLines &Map, const std::vector<Edit> &Edits,
                                       const EditLimits &L, EditError &Err,
                                       std::vector<LineRange> *Ranges = nullptr);

@@ -1,7 +1,7 @@
 // The `rules` driver: deterministic rewrites of a node's hot windows, each one an edit that the
 // gates then judge. Per node it lists every rewrite once, in order (waits first, then load
-// hoisting, s_nop trimming, dead moves, cache-policy variants), hottest window first, and hands
-// them out one per proposal. The rewrites reason only inside one basic block, from the
+// hoisting, s_nop trimming, dead moves), hottest window first, and hands them out one per
+// proposal. The rewrites reason only inside one basic block, from the
 // registers each instruction reads and writes (asm/SchedInfo.h):
 //   - relax an s_waitcnt vmcnt(N) to the count its next uses need (loads complete in order);
 //   - sink an s_waitcnt past the instructions after it that touch none of the registers of the
@@ -9,10 +9,14 @@
 //     for each vector-memory operation it passes, so it waits for exactly what it did);
 //   - drop an s_waitcnt that an earlier one in the block already implies; merge adjacent ones;
 //   - hoist a load above the independent non-memory instructions before it;
-//   - drop a move whose register is written again before any read;
-//   - toggle the non-temporal bit of a load (nt; slc on gfx90a).
+//   - drop a move whose register is written again before any read.
 // Not built: merging narrow loads into wide ones, list scheduling a window with the model's
 // latencies, and trimming s_nop (the gate refuses fewer wait states than K0 has: GatedEval.h).
+// Not proposed: toggling a load's cache-policy bits (nt, sc0, sc1; glc, slc, scc on gfx90a).
+// The model prices only what a source says they do to the L1 (timing/Model.h); what nt does in
+// L2 and the Infinity Cache has no published cost, so the model's verdict on such an edit
+// would be half of its effect, and the scope bits change coherence, which the emulator cannot
+// check (search/Edit.h refuses an edit that only changes these bits, whoever proposes it).
 #include "search/Driver.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -347,31 +351,6 @@ private:
                          "drop '" + T.trim().str() + "': its result is overwritten unread"));
   }
 
-  void policy(size_t K, std::vector<Edit> &Out) const {
-    const InstCost &C = *I[K].C;
-    llvm::StringRef M(C.Mnemonic);
-    if (!(M.starts_with("global_load") || M.starts_with("buffer_load")) || C.LdsDirect)
-      return;
-    std::string Bit = V->Target == "gfx90a" ? "slc" : "nt";
-    std::string Line = V->Map.Lines[I[K].Line];
-    llvm::SmallVector<llvm::StringRef> Words;
-    llvm::StringRef(Line).split(Words, ' ', -1, false);
-    std::string New;
-    bool Had = false;
-    for (llvm::StringRef Wd : Words) {
-      if (Wd.trim() == Bit) {
-        Had = true;
-        continue;
-      }
-      New += (New.empty() ? "" : " ") + Wd.str();
-    }
-    if (!Had)
-      New = llvm::StringRef(Line).rtrim().str() + " " + Bit;
-    Out.push_back(edit(I[K].Line, I[K].Line, New, "memory-access restructuring",
-                       std::string(Had ? "drop" : "set") + " the " + Bit +
-                           " cache-policy bit of '" + llvm::StringRef(C.Text).trim().str() + "'"));
-  }
-
   std::vector<Edit> rewrites(const NodeView &N) {
     index(N);
     // Instruction order: hot windows first (hottest first), then the rest in text order.
@@ -397,8 +376,6 @@ private:
       hoist(K, Out);
     for (size_t K : Order)
       deadMove(K, Out);
-    for (size_t K : Order)
-      policy(K, Out);
     V = nullptr;
     return Out;
   }

@@ -189,6 +189,35 @@ TEST(Edit, RefusesDirectivesGlobalLabelsOverlapsAndSizes) {
   EXPECT_EQ(Err.Message, "the edits' windows overlap");
 }
 
+TEST(Edit, RefusesAnEditThatOnlySetsOrClearsCachePolicyBits) {
+  // The timing model cannot price what nt does past the L1, and scope bits change coherence,
+  // which the emulator does not check: such an edit is refused before anything is built.
+  Vadd V;
+  size_t W = V.line("buffer_load_dword v4, v0");
+  std::string Load = V.Map.Lines[W];
+  Edit E;
+  E.W.Function = "add_kernel";
+  E.W.FirstLine = E.W.LastLine = unsigned(W + 1);
+  EditError Err;
+  for (const char *Bits : {" nt", " sc1", " sc0 sc1", " nt ; streaming"}) {
+    E.Replacement = Load + Bits;
+    EXPECT_FALSE(applyEdits(V.Map, {E}, EditLimits{}, Err)) << Bits;
+    EXPECT_EQ(Err.Fault, EditFault::Refused);
+    EXPECT_EQ(Err.Message,
+              "the edit only sets or clears cache-policy bits (sc0, sc1, nt; glc, slc, scc): the "
+              "timing model cannot price them past the L1, and scope bits change coherence, "
+              "which the emulator does not check");
+  }
+  // Moved with a wait and given a bit: more than a cache-policy edit.
+  E.W.LastLine = E.W.FirstLine + 1;
+  E.Replacement = V.Map.Lines[W + 1] + "\n" + Load + " nt";
+  EXPECT_TRUE(applyEdits(V.Map, {E}, EditLimits{}, Err)) << Err.Message;
+  // The same text in other spacing or with a comment is not a cache-policy edit either.
+  E.W.LastLine = E.W.FirstLine;
+  E.Replacement = "  " + llvm::StringRef(Load).trim().str() + " ; unchanged";
+  EXPECT_TRUE(applyEdits(V.Map, {E}, EditLimits{}, Err)) << Err.Message;
+}
+
 TEST(Edit, CandidateHashIgnoresCommentsAndBlankSpace) {
   EXPECT_EQ(candidateHash("\ts_nop 0\n\tv_mov_b32 v0, v1\n"),
             candidateHash("  s_nop 0   ; padding\n\n\tv_mov_b32 v0, v1 // x\n"));
