@@ -5,7 +5,8 @@
 //   - an MFMA-only loop on every CU (FP16 rate), dependent and independent v_fma_f32 loops
 //     (clocks per wave instruction), a streaming copy on every CU (bandwidth).
 // Each figure is the steady state: two launches that differ only in the loop count, and the
-// difference of their modeled cycles (launch overhead, set-up and cold start cancel). Every
+// difference of their modeled cycles (launch overhead, set-up and cold start cancel), for a rate
+// turned into time at the clock the model gives the steady state's MFMA load. Every
 // kernel's result is checked on the host. Then, on two Triton kernels of the corpus with large
 // grids, the host cost of a modeled launch against a plain emulated one (one host thread), and
 // the error of the model's workgroup sampling against full simulation.
@@ -172,6 +173,7 @@ struct Target {
   std::unique_ptr<device::Device> Dev;
   timing::TargetParams P;
   std::vector<std::string> &Runs;
+  double SteadyUs = 0, SteadyClock = 0; // the last steady(): its time, at its modeled clock
   Target(const std::string &Proc, std::vector<std::string> &Runs)
       : Proc(Proc), Dev(device::createEmuDevice(Proc)),
         P(ok(timing::loadTargetParams(Proc), "timing parameters of " + Proc)), Runs(Runs) {}
@@ -186,7 +188,8 @@ struct Target {
   // Model kernel Name of K twice, with loop counts N1 and N2 (Args(N): the kernarg; Check(N):
   // the host's check of the result, "" when right), record both launches under Label and return
   // the modeled cycles of the second beyond the first: the steady state of N2 - N1 iterations,
-  // launch overhead, set-up and cold start cancelled.
+  // launch overhead, set-up and cold start cancelled (SteadyUs: the same in microseconds, at the
+  // clock the model gives the steady state's MFMA load, SteadyClock).
   double steady(const Built &K, const std::string &Name, const std::string &Label, uint32_t Groups,
                 uint32_t Block, uint32_t Lds, uint64_t MaxSimulated, uint32_t N1, uint32_t N2,
                 const std::function<std::vector<uint8_t>(uint32_t)> &Args,
@@ -208,12 +211,19 @@ struct Target {
       if (!Bad.empty())
         die(Label + " (" + Proc + ", " + std::to_string(N) + " iterations): " + Bad);
     }
+    // The steady state's own MFMA load (a launch's load is its matrix-core busy time over its
+    // cycles, so the difference of the two busy times over the difference of the cycles), and
+    // the clock the model gives that load: set-up and tail, which run at a lighter load, cancel.
+    double Delta = R[1].Cycles - R[0].Cycles;
+    double Load = (R[1].MfmaLoad * R[1].Cycles - R[0].MfmaLoad * R[0].Cycles) / Delta;
+    SteadyClock = timing::engineClock(P, Load);
+    SteadyUs = Delta / SteadyClock;
     char Line[256];
-    std::snprintf(Line, sizeof Line, "  %-24s %12.0f %12.0f %12.0f   %llu of %llu", Label.c_str(),
-                  R[0].Cycles, R[1].Cycles, R[1].Cycles - R[0].Cycles,
+    std::snprintf(Line, sizeof Line, "  %-24s %12.0f %12.0f %12.0f %9.3f %9.0f   %llu of %llu",
+                  Label.c_str(), R[0].Cycles, R[1].Cycles, Delta, Load, SteadyClock,
                   (unsigned long long)R[1].SimulatedGroups, (unsigned long long)R[1].Groups);
     Runs.push_back(Line);
-    return R[1].Cycles - R[0].Cycles;
+    return Delta;
   }
 };
 
@@ -386,7 +396,7 @@ double mfmaRate(Target &T, uint32_t N1, uint32_t N2) {
   auto K = build(T.Proc, "mfma", mfmaSource(T.Proc));
   uint32_t Groups = uint32_t(T.P.computeUnits()), Lanes = Groups * 256;
   uint64_t Out = T.alloc(uint64_t(Lanes) * 4);
-  double D = T.steady(
+  T.steady(
       *K, "mfma", "MFMA loop " + T.Proc, Groups, 256, 0, 1 << 20, N1, N2,
       [&](uint32_t N) { return kernarg({Out}, {N}); },
       [&](uint32_t N) {
@@ -394,7 +404,7 @@ double mfmaRate(Target &T, uint32_t N1, uint32_t N2) {
       });
   ok(T.Dev->free(Out), "free");
   double Flop = double(Groups) * 4 * double(N2 - N1) * kMfmaUnroll * (2.0 * 32 * 32 * 8);
-  return Flop / (D / (T.P.clockMHz() * 1e6)) / 1e12;
+  return Flop / (T.SteadyUs * 1e-6) / 1e12;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -478,7 +488,7 @@ double copyBandwidth(Target &T, uint32_t Groups, uint32_t N1, uint32_t N2) {
   for (size_t I = 0; I < Data.size(); ++I)
     Data[I] = uint32_t(I * 2654435761u);
   ok(T.Dev->write(Src, Data.data(), Bytes), "writing src");
-  double D = T.steady(
+  T.steady(
       *K, "copy", "copy " + T.Proc, Groups, 256, 0, timing::ModelOptions().MaxSimulatedGroups, N1,
       N2, [&](uint32_t N) { return kernarg({Src, Dst}, {N, Groups}); },
       [&](uint32_t N) -> std::string {
@@ -489,7 +499,7 @@ double copyBandwidth(Target &T, uint32_t Groups, uint32_t N1, uint32_t N2) {
   ok(T.Dev->free(Src), "free");
   ok(T.Dev->free(Dst), "free");
   double Moved = 2.0 * double(Groups) * double(N2 - N1) * 16384;
-  return Moved / (D / (T.P.clockMHz() * 1e6)) / 1e12;
+  return Moved / (T.SteadyUs * 1e-6) / 1e12;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -590,7 +600,10 @@ const char *kSources[] = {
     "    clk on its 16-wide SIMD",
     "[6] ROCm docs mi300.md; AMD CDNA 3 white paper: HBM3 peak 5.3 TB/s",
     "[7] samuel-bohman/AI-benchmarking-guide Azure_Results/ND_MI300X_v5_results.md: STREAM Copy\n"
-    "    4.11 TB/s (ND MI300X v5)"};
+    "    4.11 TB/s (ND MI300X v5)",
+    "[8] AMD ROCm blog 'Measuring Max-Achievable FLOPs - Part 2', Table 1: MI300X FP16 654\n"
+    "    TFLOP/s at a median 1115 MHz (dense hipBLASLt GEMM, 750 W; the model's sustained clock\n"
+    "    is the BF16 median, 1207 MHz)"};
 
 std::string fig(const Target &T, const char *Name) {
   char B[64];
@@ -627,10 +640,19 @@ int main(int argc, char **argv) {
                   fig(M300, "hbm_latency_clk")});
   Rows.push_back({"HBM chase, 4096 lines in 1 GiB", "gfx942", Hbm, 1212, "clk/load", "[2] cold",
                   fig(M300, "hbm_latency_clk")});
-  Rows.push_back({"MFMA 32x32x8 f16, 4 waves x all CUs", "gfx942", mfmaRate(M300, 2, 6), 1307.4,
-                  "TFLOP/s", "[3]", fig(M300, "clock_mhz") + ", LLVM passes"});
-  Rows.push_back({"MFMA 32x32x8 f16, 4 waves x all CUs", "gfx90a", mfmaRate(M250, 2, 6), 191.5,
-                  "TFLOP/s", "[4]", fig(M250, "clock_mhz") + ", LLVM passes"});
+  // The MFMA rows run at the clock the model gives dense MFMA work on every CU (Model.h), not
+  // at the boost clock the peaks assume: the peak is printed, not judged, on gfx942, where a
+  // sustained figure is published.
+  double Mfma300 = mfmaRate(M300, 2, 6);
+  std::string Clock300 = "clock " + std::to_string(int(std::lround(M300.SteadyClock))) + " MHz";
+  Rows.push_back({"MFMA 32x32x8 f16, 4 waves x all CUs", "gfx942", Mfma300, 1307.4, "TFLOP/s",
+                  "[3] peak", Clock300 + ", LLVM passes", false});
+  Rows.push_back({"MFMA 32x32x8 f16, 4 waves x all CUs", "gfx942", Mfma300, 654, "TFLOP/s",
+                  "[8] MAF", Clock300 + ", LLVM passes"});
+  double Mfma250 = mfmaRate(M250, 2, 6);
+  Rows.push_back(
+      {"MFMA 32x32x8 f16, 4 waves x all CUs", "gfx90a", Mfma250, 191.5, "TFLOP/s", "[4]",
+       "clock " + std::to_string(int(std::lround(M250.SteadyClock))) + " MHz, LLVM passes"});
   Rows.push_back({"v_fma_f32 dependent, 1 wave", "gfx942", fmaClocks(M300, true, 1, 3), 4,
                   "clk/inst", "[5]", "LLVM busy quads, issue model"});
   Rows.push_back({"v_fma_f32 independent, 1 wave", "gfx942", fmaClocks(M300, false, 1, 3), 4,
@@ -663,9 +685,10 @@ int main(int argc, char **argv) {
               Judged);
   for (const char *S : kSources)
     std::printf("%s\n", S);
-  std::printf("\nThe launches (modeled cycles; steady state = second - first):\n");
-  std::printf("  %-24s %12s %12s %12s   %s\n", "kernel", "first", "second", "delta",
-              "groups simulated");
+  std::printf("\nThe launches (modeled cycles; steady state = second - first, its MFMA load and "
+              "the clock the model gives it):\n");
+  std::printf("  %-24s %12s %12s %12s %9s %9s   %s\n", "kernel", "first", "second", "delta", "load",
+              "MHz", "groups simulated");
   for (const std::string &L : Runs)
     std::printf("%s\n", L.c_str());
   std::fflush(stdout);
