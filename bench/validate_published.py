@@ -222,15 +222,16 @@ def run_row(r, co, spec, args):
     return res
 
 
-def summarize(done):
+def summarize(done, by_family=False):
     groups = {}
     for d in done:
         if "ratio" in d:
-            groups.setdefault(d["gpu"], []).append(d["ratio"])
+            key = (d["gpu"], d["family"]) if by_family else (d["gpu"],)
+            groups.setdefault(key, []).append(d["ratio"])
     out = []
-    for gpu, rs in groups.items():
+    for key, rs in groups.items():
         within = sum(1 for x in rs if abs(x - 1) <= WITHIN)
-        out.append({"gpu": gpu, "rows": len(rs),
+        out.append({"gpu": key[0], **({"family": key[1]} if by_family else {}), "rows": len(rs),
                     "geomean": math.exp(sum(math.log(x) for x in rs) / len(rs)),
                     "within": within, "share_within": within / len(rs),
                     "min": min(rs), "max": max(rs)})
@@ -263,6 +264,11 @@ def render(doc, w=sys.stdout, before=None):
     w.write(f"{'gpu':<8} {'rows':>4} {'geomean':>8} {'within 25%':>11} {'min':>6} {'max':>6}\n")
     for g in doc["groups"]:
         w.write(f"{g['gpu']:<8} {g['rows']:>4} {g['geomean']:>8.2f} "
+                f"{g['within']:>4}/{g['rows']:<2} {100 * g['share_within']:>3.0f}% "
+                f"{g['min']:>6.2f} {g['max']:>6.2f}\n")
+    w.write("\nper GPU and family:\n")
+    for g in summarize(doc["rows"], by_family=True):
+        w.write(f"{g['gpu']:<8} {g['family']:<20} {g['rows']:>4} {g['geomean']:>8.2f} "
                 f"{g['within']:>4}/{g['rows']:<2} {100 * g['share_within']:>3.0f}% "
                 f"{g['min']:>6.2f} {g['max']:>6.2f}\n")
     if before:

@@ -103,6 +103,8 @@ fake_table() {
   # (1.2 x 1.25 x 0.6)^(1/3) = 0.9655; a GPU's rows only: GPU-Y is not mixed into GPU-X.
   assert_line 'GPU-X       3     0.97    2/3   67%   0.60   1.25'
   assert_line 'GPU-Y       1     1.00    1/1  100%   1.00   1.00'
+  assert_line 'per GPU and family:'
+  assert_line 'GPU-X    t                       3     0.97    2/3   67%   0.60   1.25'
   assert_line 'not modeled (left out of the means):'
   assert_line '  e: kernel-time exited 3: K0: unsupported instruction v_fake at kernel+0x10'
   refute_line --partial 'f  '
