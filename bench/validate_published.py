@@ -8,11 +8,13 @@ launch spec (bench/published/specs/ID.json, written from AITer's host code by ge
 prints published and modeled microseconds, their ratio, and per GPU the geometric mean of
 modeled/published and the share within +-25%.
 
-    bench/validate_published.py AITER_GIT_DIR [--quick | --all | --rows REGEX] [--json FILE]
-    bench/validate_published.py --from-json FILE      # print a saved run again
+    bench/validate_published.py AITER_GIT_DIR [--quick | --all | --rows REGEX] [--json FILE
+                                [--resume]] [--kernel-time PATH] [--before SAVED.json]
+    bench/validate_published.py --from-json FILE [--before SAVED.json]  # print a saved run
 
-Opt-in: CI cannot reach AITer, so nothing here runs under ctest. Standard library only. See
-bench/README.md ("validate_published").
+Opt-in: CI cannot reach AITer, so no AITer row runs under ctest (test/cli/validate-published.bats
+tests the script's logic with a fake kernel-time). Standard library only. See bench/README.md
+("validate_published").
 """
 import argparse
 import datetime
