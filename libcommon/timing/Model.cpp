@@ -10,7 +10,8 @@
 //     CUs' share of the CUs in use.
 //  3. The launch runs on the device (all workgroups, computing what it computes, or with
 //     RunSampleOnly only the sampled ones) and the sampled workgroups are traced
-//     (device/Trace.h).
+//     (device/Trace.h). Steps 1-3 are traceLaunch; they use only exact figures, so step 4
+//     (simulateLaunch) can run on the same traces under any number of parameter sets.
 //  4. The traces are replayed in one clock-by-clock simulation of the sampled CUs (idle stretches
 //     skipped): each clock one SIMD of each CU may issue, at most one instruction per wave and one
 //     per type (VALU incl. MFMA, SALU/SMEM, VMEM, LDS, branch); units stay busy for their
@@ -28,6 +29,7 @@
 #include "codeobj/TargetLimits.h"
 #include "device/Trace.h"
 #include "support/Error.h"
+#include "support/Format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -737,9 +739,28 @@ double engineClock(const TargetParams &TP, double MfmaLoad) {
   return std::min(Boost, F);
 }
 
-llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
-                                        const device::LaunchParams &PIn, const TargetParams &TP,
-                                        const ModelOptions &O) {
+// What traceLaunch keeps for simulateLaunch: the traces, the sampling plan and the figures the
+// plan was made with.
+struct TracedLaunch::Data {
+  const CodeObject *Code = nullptr;
+  uint64_t EntryAddr = 0;
+  std::unique_ptr<SchedInfo> Sched;
+  std::map<uint64_t, device::WorkgroupTrace> Traces;
+  std::vector<unsigned> Sampled; // the sampled CUs
+  uint64_t Groups = 0, NumCus = 0, Used = 0, Take = 0, PerCu = 1;
+  unsigned Simds = 4;
+  std::string Target;
+  std::map<std::string, double> Exact; // the exact figures the plan depends on
+};
+
+TracedLaunch::TracedLaunch() = default;
+TracedLaunch::~TracedLaunch() = default;
+TracedLaunch::TracedLaunch(TracedLaunch &&) noexcept = default;
+TracedLaunch &TracedLaunch::operator=(TracedLaunch &&) noexcept = default;
+
+llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
+                                         const device::LaunchParams &PIn, const TargetParams &TP,
+                                         const ModelOptions &O) {
   if (!Dev.info().Traces)
     return makeError("the " + Dev.info().Backend +
                      " backend cannot trace a launch (the timing model runs on the emu backend)");
@@ -751,9 +772,18 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
     return makeError("'" + Code.Path + "' is for " + Code.Target.Processor +
                      ", the timing parameters '" + TP.Path + "' are for " + TP.Target);
 
-  ModelResult R;
+  TracedLaunch TL;
+  TL.D = std::make_unique<TracedLaunch::Data>();
+  TracedLaunch::Data &D = *TL.D;
+  ModelResult &R = TL.Shape;
   R.Target = TP.Target;
   R.Device = TP.Device;
+  D.Code = &Code;
+  D.EntryAddr = K->EntryAddr;
+  D.Target = TP.Target;
+  for (const FigureDef &F : kFigures)
+    if (mustBeExact(F))
+      D.Exact[F.Name] = TP[F.Name];
 
   // 1. Occupancy with the target's figures.
   TargetLimits L = targetLimits(Code.Target);
@@ -781,11 +811,13 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
     unsigned Fit = std::min(L.VgprsPerSimdLane / Occ.WavesPerSimd, 512u) / Granule * Granule;
     R.VgprHeadroom = Fit > R.Vgprs ? Fit - R.Vgprs : 0;
   }
+  D.PerCu = PerCu;
+  D.Simds = L.SimdsPerCu;
 
   // 2. Sampling.
   uint64_t Groups = 1;
-  for (unsigned D = 0; D < 3; ++D) {
-    uint64_t N = (uint64_t(PIn.GridItems[D]) + PIn.Block[D] - 1) / std::max(1u, PIn.Block[D]);
+  for (unsigned Dim = 0; Dim < 3; ++Dim) {
+    uint64_t N = (uint64_t(PIn.GridItems[Dim]) + PIn.Block[Dim] - 1) / std::max(1u, PIn.Block[Dim]);
     if (N && Groups > ~0ull / N)
       return makeError("a grid of more than 2^64 workgroups");
     Groups *= N;
@@ -813,6 +845,10 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
     SampleIndex[Sampled[I]] = int(I);
   Sink Traces;
   Traces.Want = [&](uint64_t G) { return SampleIndex[G % NumCus] >= 0 && G / NumCus < Take; };
+  D.Groups = Groups;
+  D.NumCus = NumCus;
+  D.Used = Used;
+  D.Take = Take;
 
   // 3. The launch.
   device::LaunchParams P = PIn;
@@ -829,15 +865,40 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
     return LR.takeError();
   R.Launch = *LR;
   R.EmulatedGroups = LR->Workgroups;
+  D.Traces = std::move(Traces.Groups);
+  D.Sampled = std::move(Sampled);
 
-  // 4. The simulation.
   auto Sched = SchedInfo::create(Code);
   if (!Sched)
     return Sched.takeError();
-  Simulation Sim(TP, **Sched, K->EntryAddr, O.Profile);
-  Sim.Traces = &Traces.Groups;
-  Sim.Simds = L.SimdsPerCu;
-  Sim.GroupsPerCu = unsigned(PerCu);
+  D.Sched = std::move(*Sched);
+  return TL;
+}
+
+llvm::Expected<ModelResult> simulateLaunch(TracedLaunch &TL, const TargetParams &TP, bool Profile) {
+  if (!TL.D)
+    return makeError("timing model: no traced launch to simulate");
+  TracedLaunch::Data &D = *TL.D;
+  // The plan holds only for the figures it was made with.
+  if (TP.Target != D.Target)
+    return makeError("the timing parameters '" + TP.Path + "' are for " + TP.Target +
+                     ", the launch was traced for " + D.Target);
+  for (const auto &[Name, V] : D.Exact)
+    if (TP[Name] != V)
+      return makeError("the timing parameters '" + TP.Path + "' give " + Name + " " +
+                       fixed(TP[Name], 0) + ", the launch was traced with " + fixed(V, 0) +
+                       " (an exact figure: a parameter set may vary only the others)");
+  ModelResult R = TL.Shape;
+  R.Target = TP.Target;
+  R.Device = TP.Device;
+  const std::vector<unsigned> &Sampled = D.Sampled;
+  uint64_t Groups = D.Groups, NumCus = D.NumCus, Used = D.Used, Take = D.Take;
+
+  // 4. The simulation.
+  Simulation Sim(TP, *D.Sched, D.EntryAddr, Profile);
+  Sim.Traces = &D.Traces;
+  Sim.Simds = D.Simds;
+  Sim.GroupsPerCu = unsigned(D.PerCu);
   unsigned L2N = std::max(1u, unsigned(TP["l2_instances"]));
   std::vector<unsigned> SimPerL2(L2N, 0), UsedPerL2(L2N, 0);
   for (uint64_t C = 0; C < Used; ++C)
@@ -900,7 +961,7 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
   R.LaunchOverheadMicroseconds = TP["launch_overhead_us"];
   R.Microseconds = R.KernelMicroseconds + R.LaunchOverheadMicroseconds;
   R.Total = Sim.Total;
-  if (O.Profile) {
+  if (Profile) {
     for (auto &[Off, IP] : Sim.Prof) {
       IP.Offset = Off;
       auto It = Sim.Costs.find(Off);
@@ -910,7 +971,7 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
         IP.Reads = It->second->Reads;
         IP.Writes = It->second->Writes;
         if (It->second->BranchTarget)
-          IP.Target = int64_t(*It->second->BranchTarget - K->EntryAddr);
+          IP.Target = int64_t(*It->second->BranchTarget - D.EntryAddr);
       }
       R.Insts.push_back(IP);
     }
@@ -918,6 +979,15 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
               [](const InstProfile &A, const InstProfile &B) { return A.Offset < B.Offset; });
   }
   return R;
+}
+
+llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
+                                        const device::LaunchParams &P, const TargetParams &TP,
+                                        const ModelOptions &O) {
+  auto TL = traceLaunch(Dev, M, P, TP, O);
+  if (!TL)
+    return TL.takeError();
+  return simulateLaunch(*TL, TP, O.Profile);
 }
 
 } // namespace asmevo::timing

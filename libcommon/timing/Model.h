@@ -44,6 +44,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,5 +132,28 @@ double engineClock(const TargetParams &T, double MfmaLoad);
 llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
                                         const device::LaunchParams &P, const TargetParams &T,
                                         const ModelOptions &O = {});
+
+// modelLaunch in its two halves, so that one launch is emulated once and simulated under many
+// parameter sets (an ensemble, Ensemble.h): traceLaunch runs P with the sampled workgroups
+// traced and keeps the traces and the sampling plan, which depend only on T's exact figures
+// (counts and sizes: TargetParams.h, mustBeExact) and on O's MaxSimulatedGroups, Threads and
+// RunSampleOnly; simulateLaunch replays them under a parameter set whose exact figures are the
+// traced ones (else an input-kind error naming the figure). simulateLaunch(traceLaunch(...), T,
+// O.Profile) is modelLaunch(..., T, O), figure for figure. A TracedLaunch refers to M's code
+// object (keep M alive while it lives) and simulates one parameter set at a time.
+struct TracedLaunch {
+  ModelResult Shape; // occupancy, sampling and the launch's own report; no cycles yet
+  struct Data;
+  std::unique_ptr<Data> D;
+  TracedLaunch();
+  ~TracedLaunch();
+  TracedLaunch(TracedLaunch &&) noexcept;
+  TracedLaunch &operator=(TracedLaunch &&) noexcept;
+};
+llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
+                                         const device::LaunchParams &P, const TargetParams &T,
+                                         const ModelOptions &O = {});
+llvm::Expected<ModelResult> simulateLaunch(TracedLaunch &L, const TargetParams &T,
+                                           bool Profile = false);
 
 } // namespace asmevo::timing

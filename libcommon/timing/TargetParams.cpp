@@ -1,7 +1,7 @@
-// Reading the per-target timing parameter files (format "asmevo-timing-params" v1, described in
-// TargetParams.h): every figure present, in its unit and its range (FigureNames.cpp), with a
-// source, nothing unknown; and where loadTargetParams finds them (the environment, the installed
-// share/, the source tree).
+// Reading the per-target timing parameter files (format "asmevo-timing-params" v2, described in
+// TargetParams.h): every figure present, in its unit and its plausible range (FigureNames.cpp),
+// with a source and the range of the model's uncertainty about it, nothing unknown; and where
+// loadTargetParams finds them (the environment, the installed share/, the source tree).
 #include "timing/TargetParams.h"
 
 #include "support/Error.h"
@@ -27,7 +27,7 @@ namespace asmevo::timing {
 namespace {
 
 constexpr const char *kFormat = "asmevo-timing-params";
-constexpr int64_t kFormatVersion = 1;
+constexpr int64_t kFormatVersion = 2;
 
 const std::set<std::string> kTopKeys = {"format", "format_version", "target",
                                         "device", "figures",        "comment"};
@@ -81,8 +81,11 @@ llvm::Expected<Figure> readFigure(const std::string &Path, const FigureDef &D,
   if (!F.is_object())
     return figureError(Path, Name, "must be an object with \"value\", \"unit\" and \"source\"");
   for (auto It = F.begin(); It != F.end(); ++It)
-    if (It.key() != "value" && It.key() != "unit" && It.key() != "source")
-      return figureError(Path, Name, "has an unknown key '" + It.key() + "' (value, unit, source)");
+    if (It.key() != "value" && It.key() != "unit" && It.key() != "source" && It.key() != "range" &&
+        It.key() != "range_source")
+      return figureError(Path, Name,
+                         "has an unknown key '" + It.key() +
+                             "' (value, unit, source, range, range_source)");
   if (!F.contains("value"))
     return figureError(Path, Name, "has no value");
   const nlohmann::json &JV = F["value"];
@@ -103,7 +106,56 @@ llvm::Expected<Figure> readFigure(const std::string &Path, const FigureDef &D,
     return figureError(Path, Name, "is " + valueText(JV) + "; it must be " + rangeText(D));
   if (!F.contains("source") || !F["source"].is_string() || F["source"].get<std::string>().empty())
     return figureError(Path, Name, "has no source");
-  return Figure{V, Unit, F["source"].get<std::string>()};
+  Figure Out{V, Unit, F["source"].get<std::string>()};
+  // The range's form here; whether it holds the value, after the figures are checked together
+  // (checkRange), so that a value edited alone is named for what it disagrees with first.
+  if (!F.contains("range"))
+    return figureError(Path, Name, "has no range (\"range\": [low, high])");
+  const nlohmann::json &JR = F["range"];
+  if (!JR.is_array() || JR.size() != 2 || !JR[0].is_number() || !JR[1].is_number())
+    return figureError(Path, Name,
+                       "has range " + valueText(JR) + "; it must be [low, high], two numbers");
+  Out.Low = JR[0].get<double>();
+  Out.High = JR[1].get<double>();
+  if (!F.contains("range_source") || !F["range_source"].is_string() ||
+      F["range_source"].get<std::string>().empty())
+    return figureError(Path, Name, "has no range_source");
+  Out.RangeSource = F["range_source"].get<std::string>();
+  return Out;
+}
+
+// "[213, 254]"
+std::string rangeText(double Low, double High) {
+  return "[" + numberText(Low) + ", " + numberText(High) + "]";
+}
+
+// Figure F (defined by D) against its range: the range well formed, within the plausible one,
+// holding the value, zero-width where D must be exact, and labelled.
+llvm::Error checkRange(const std::string &Path, const FigureDef &D, const Figure &F) {
+  const std::string Name = D.Name;
+  const std::string R = rangeText(F.Low, F.High);
+  if (F.Low > F.High)
+    return figureError(Path, Name, "has range " + R + ": its low is more than its high");
+  if (F.Low < D.Min || F.High > D.Max)
+    return figureError(Path, Name,
+                       "has range " + R + "; it must lie within " + numberText(D.Min) + " to " +
+                           numberText(D.Max) + " (" + D.Unit + ")");
+  if (F.Value < F.Low || F.Value > F.High)
+    return figureError(Path, Name, "is " + numberText(F.Value) + ", outside its range " + R);
+  if (mustBeExact(D) && !F.exact())
+    return figureError(Path, Name,
+                       "has range " + R + "; it must be exact (" + rangeText(F.Value, F.Value) +
+                           "): a count or size is held fixed, since the model's occupancy, "
+                           "sampling and cache shapes depend on it");
+  llvm::StringRef S(F.RangeSource);
+  bool Exact = S.starts_with("exact:");
+  if (!Exact && !S.starts_with("sources:") && !S.starts_with("assumed:"))
+    return figureError(Path, Name,
+                       "has range_source " + valueText(nlohmann::json(F.RangeSource)) +
+                           "; it must start with \"exact:\", \"sources:\" or \"assumed:\"");
+  if (Exact && !F.exact())
+    return figureError(Path, Name, "has range " + R + ", but its range_source says it is exact");
+  return llvm::Error::success();
 }
 
 // A cache of Bytes with lines of Line bytes and Ways ways must hold one line per way at least
@@ -171,11 +223,17 @@ llvm::Expected<TargetParams> readTargetParams(const std::string &Path) {
       return inFile(Path, "unknown key '" + It.key() +
                               "' (format, format_version, target, device, figures, comment)");
   if (!J.contains("format_version") || !J["format_version"].is_number_integer() ||
-      J["format_version"].get<int64_t>() != kFormatVersion)
+      J["format_version"].get<int64_t>() != kFormatVersion) {
+    bool V1 = J.contains("format_version") && J["format_version"] == 1;
     return inFile(Path, "\"format_version\" is " +
                             (J.contains("format_version") ? J["format_version"].dump()
                                                           : std::string("missing")) +
-                            "; this tool reads " + std::to_string(kFormatVersion));
+                            "; this tool reads " + std::to_string(kFormatVersion) +
+                            (V1 ? " (version 1 gives no ranges: add \"range\" and "
+                                  "\"range_source\" to every figure, as "
+                                  "share/asmevo/timing/README.md says)"
+                                : ""));
+  }
   if (!J.contains("target") || !J["target"].is_string() || J["target"].get<std::string>().empty())
     return inFile(Path, "\"target\" must be a string (the processor, e.g. \"gfx942\")");
   if (J.contains("device") && !J["device"].is_string())
@@ -223,6 +281,14 @@ llvm::Expected<TargetParams> readTargetParams(const std::string &Path) {
   // An Infinity Cache with no bandwidth would stall every miss forever.
   if (P["mall_bytes"] > 0 && P["mall_bytes_per_clk"] == 0)
     return figureError(Path, "mall_bytes_per_clk", "must be more than 0 (mall_bytes is not 0)");
+  for (const FigureDef &D : kFigures)
+    if (llvm::Error E = checkRange(Path, D, P.Figures.at(D.Name)))
+      return std::move(E);
+  // Nor may a parameter set drawn from the ranges have one (Ensemble.h).
+  if (const Figure &M = P.Figures.at("mall_bytes_per_clk"); P["mall_bytes"] > 0 && M.Low == 0)
+    return figureError(Path, "mall_bytes_per_clk",
+                       "has range " + rangeText(M.Low, M.High) +
+                           ": its low must be more than 0 (mall_bytes is not 0)");
   return P;
 }
 

@@ -3,15 +3,23 @@
 // MI355X). Every figure in the file carries its source. Instruction latencies and MFMA passes
 // are NOT here: they come from LLVM's scheduling model (asm/SchedInfo.h).
 //
-// File format ("asmevo-timing-params", version 1):
-//   { "format": "asmevo-timing-params", "format_version": 1,
+// File format ("asmevo-timing-params", version 2):
+//   { "format": "asmevo-timing-params", "format_version": 2,
 //     "target": "gfx942", "device": "AMD Instinct MI300X",
-//     "figures": { "<name>": { "value": <number>, "unit": "<unit>", "source": "<where from>" },
+//     "figures": { "<name>": { "value": <number>, "unit": "<unit>", "source": "<where from>",
+//                              "range": [<low>, <high>], "range_source": "<why this range>" },
 //                  ... } }
-// Every figure of kFigures must be present, in its unit, with a value in its range (a whole
-// number or a power of two where it counts something) and a non-empty "source"; an unknown
+// Every figure of kFigures must be present, in its unit, with a value in its plausible range (a
+// whole number or a power of two where it counts something) and a non-empty "source"; an unknown
 // figure or key is an error too (a typo would otherwise silently leave the default). A UTF-8
 // byte order mark before the JSON is skipped, as RFC 8259 allows a reader to.
+// Version 2 adds the model's uncertainty about each figure: "range" [low, high] holds the value
+// and lies within the plausible range; "range_source" starts with "exact:" (a documented fact or
+// one of the model's structural counts: low = high = value), "sources:" (the spread of the
+// figure's sources) or "assumed:" (a stated default, e.g. +-20%, for a figure no source pins
+// down). A figure that counts something (kind Whole or PowerOfTwo) must be exact: the occupancy,
+// the sampling plan and the caches' shapes depend on them, so one trace serves every parameter
+// set an ensemble draws (Ensemble.h). Version 1 files (no ranges) are refused, saying so.
 #pragma once
 
 #include "llvm/Support/Error.h"
@@ -25,6 +33,9 @@ namespace asmevo::timing {
 struct Figure {
   double Value = 0;
   std::string Unit, Source;
+  double Low = 0, High = 0; // the range: Low <= Value <= High (equal for an exact figure)
+  std::string RangeSource;  // "exact: ...", "sources: ..." or "assumed: ..."
+  bool exact() const { return Low == High; }
 };
 
 struct TargetParams {
@@ -55,13 +66,17 @@ struct FigureDef {
   double Min, Max; // inclusive
   FigureKind Kind;
 };
+// Whether a file must give D a zero-width range: a count, a size or a line (TargetParams.h's
+// banner says why).
+inline bool mustBeExact(const FigureDef &D) { return D.Kind != FigureKind::Real; }
 extern const std::vector<FigureDef> kFigures;
 // Their names, in the same order.
 extern const std::vector<std::string> kFigureNames;
 
 // Read and check a parameter file. Errors (exit-2 kind) name the file, the figure, the value
 // and what it must be: "'f.json': figure 'l2_bytes' is missing", "'f.json': figure
-// 'compute_units' is 1e+12, outside 1 to 1024 (count, a whole number)".
+// 'compute_units' is 1e+12, outside 1 to 1024 (count, a whole number)", "'f.json': figure
+// 'l2_latency_clk' has range [300, 200]: its low is more than its high".
 llvm::Expected<TargetParams> readTargetParams(const std::string &Path);
 
 // The parameter file of Processor ("gfx942") in the installed share/asmevo/timing (or the

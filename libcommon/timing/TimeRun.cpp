@@ -14,6 +14,7 @@
 #include "support/Format.h"
 #include "timing/Annotate.h"
 #include "timing/AttImport.h"
+#include "timing/Ensemble.h"
 #include "timing/HotWindows.h"
 #include "timing/Measure.h"
 #include "timing/Model.h"
@@ -188,10 +189,16 @@ private:
         return (void)fail(C.takeError());
       Init[I] = std::move(*C);
     }
-    std::vector<ModelResult> Results;
+    // The parameter sets: the nominal one first (Ensemble.h).
+    const unsigned N = std::max(1u, O.Ensemble);
+    std::vector<TargetParams> Sets = drawParameterSets(*TP, N, O.EnsembleSeed);
+    std::vector<ModelResult> Results;            // the nominal set's
+    std::vector<std::vector<double>> Cycles, Us; // per kernel, per set
     nlohmann::json Kernels = nlohmann::json::array();
     for (size_t K = 0; K < Ks.size(); ++K) {
-      progress("modeling " + Roles[K] + " ...");
+      progress("modeling " + Roles[K] +
+               (N > 1 ? " under " + std::to_string(N) + " parameter sets" : std::string()) +
+               " ...");
       auto M = Dev->load(Ks[K]->C);
       if (!M)
         return (void)fail(M.takeError());
@@ -229,7 +236,10 @@ private:
       MO.Profile = O.Profile || !O.AnnotatePath.empty();
       MO.Threads = O.Threads;
       MO.RunSampleOnly = true; // nothing reads the results
-      auto MR = modelLaunch(*Dev, **M, Params, *TP, MO);
+      // Emulated once; simulated under the nominal set here, under the others below.
+      auto TL = traceLaunch(*Dev, **M, Params, *TP, MO);
+      llvm::Expected<ModelResult> MR = TL ? simulateLaunch(*TL, Sets[0], MO.Profile)
+                                          : llvm::Expected<ModelResult>(TL.takeError());
       llvm::Error Err = MR ? llvm::Error::success() : MR.takeError();
       bool SpecError = false; // K0 ran past one of the spec's buffers
       if (Placed && K == 0)
@@ -244,6 +254,18 @@ private:
           R.Message = Roles[K] + ": " + R.Message;
         return;
       }
+      Cycles.push_back({MR->Cycles});
+      Us.push_back({MR->Microseconds});
+      for (unsigned I = 1; I < N; ++I) {
+        auto X = simulateLaunch(*TL, Sets[I]);
+        if (!X) {
+          R.fail(X.takeError());
+          R.Message = Roles[K] + ": parameter set " + std::to_string(I) + ": " + R.Message;
+          return;
+        }
+        Cycles.back().push_back(X->Cycles);
+        Us.back().push_back(X->Microseconds);
+      }
       if (K == 0 && !O.AnnotatePath.empty()) {
         auto A = annotatedAssembly(Ks[0]->C, O.K0, O.AnnotatePath, S.Kernel, MR->Insts);
         if (!A)
@@ -252,28 +274,73 @@ private:
           return (void)fail(std::move(E));
         body()["annotated"] = O.AnnotatePath;
       }
-      Kernels.push_back(kernelJson(Roles[K], *MR));
+      Kernels.push_back(kernelJson(Roles[K], *MR, Cycles.back(), Us.back()));
       Results.push_back(std::move(*MR));
     }
     body()["kernels"] = Kernels;
+    std::vector<std::string> Ranged = rangedFigures(*TP);
+    body()["ensemble"] = {{"members", N},
+                          {"seed", O.EnsembleSeed},
+                          {"method", kEnsembleMethod},
+                          {"ranged_figures", Ranged}};
     const ModelResult &M0 = Results[0];
     R.Message = Roles[0] + " " + fixed(M0.Microseconds, 3) + " us (kernel " +
                 fixed(M0.KernelMicroseconds, 3) + " us: " + fixed(M0.Cycles, 0) + " cycles at " +
                 fixed(M0.ClockMHz, 0) + " MHz; launch overhead " +
                 fixed(M0.LaunchOverheadMicroseconds, 3) + " us) on " + M0.Device +
                 ", modeled, not measured";
+    if (N > 1) {
+      Interval T0 = summarizeEnsemble(Us[0]);
+      R.Notes.push_back("ensemble: " + std::to_string(N) + " parameter sets (seed " +
+                        std::to_string(O.EnsembleSeed) + "; the nominal one and " +
+                        std::to_string(N - 1) + " drawn over " + std::to_string(Ranged.size()) +
+                        " ranged figures): K0 " + fixed(T0.Min, 3) + " to " + fixed(T0.Max, 3) +
+                        " us, median " + fixed(T0.Median, 3));
+      if (Ranged.empty())
+        R.Notes.push_back("ensemble: the parameter file gives every figure exactly, so every "
+                          "parameter set is the nominal one");
+    }
     if (Results.size() == 2) {
       // Times, not cycles: the two kernels' clocks differ with their MFMA load.
+      SpeedupInterval Sp = pairedSpeedups(Us[0], Us[1]);
       double Ratio = Results[1].Microseconds / M0.Microseconds;
+      std::vector<double> Ratios;
+      for (double X : Sp.Speedups)
+        Ratios.push_back(X > 0 ? 1 / X : 0);
+      Interval Q = summarizeEnsemble(Ratios);
+      std::string Over = N > 1 ? "over " + std::to_string(N) +
+                                     " parameter sets drawn from the parameter file's ranges, "
+                                     "the same for K0 and K1 (member 0: the nominal figures)"
+                               : "a point: the nominal figures only (--ensemble N draws N "
+                                 "parameter sets from the ranges)";
       body()["ratio"] = {{"value", Ratio},
-                         {"low", Ratio},
-                         {"high", Ratio},
+                         {"low", Q.Min},
+                         {"high", Q.Max},
+                         {"median", Q.Median},
                          {"basis", "modeled time of K1 / K0, each one launch of a back-to-back "
                                    "sequence (kernel and launch overhead)"},
-                         {"interval", "a point: the model is deterministic (spread 0)"}};
+                         {"interval", Over}};
+      body()["speedup"] = {{"value", Sp.Value},
+                           {"min", Sp.Min},
+                           {"max", Sp.Max},
+                           {"median", Sp.Median},
+                           {"cv", Sp.Cv},
+                           {"members", Sp.Members},
+                           {"faster_members", Sp.Faster},
+                           {"faster_fraction", Sp.fasterFraction()},
+                           {"per_member", Sp.Speedups},
+                           {"basis", "modeled time of K0 / K1 (kernel and launch overhead), per "
+                                     "parameter set"},
+                           {"interval", Over}};
       R.Message += "; K1 " + fixed(Results[1].Microseconds, 3) +
-                   " us, t(K1)/t(K0) = " + fixed(Ratio, 4) +
-                   " (modeled; spread 0: the model is deterministic)";
+                   " us, t(K1)/t(K0) = " + fixed(Ratio, 4) + " (modeled";
+      if (N > 1)
+        R.Message += "); speedup " + fixed(Sp.Value, 4) + " [min " + fixed(Sp.Min, 4) +
+                     ", median " + fixed(Sp.Median, 4) + ", max " + fixed(Sp.Max, 4) +
+                     "], K1 faster under " + std::to_string(Sp.Faster) + " of " +
+                     std::to_string(N) + " parameter sets";
+      else
+        R.Message += " at the nominal figures only; --ensemble N gives its interval)";
     }
     for (size_t K = 0; K < Results.size(); ++K)
       notes(Roles[K], Results[K]);
@@ -341,7 +408,10 @@ private:
     return llvm::Error::success();
   }
 
-  nlohmann::json kernelJson(const std::string &Role, const ModelResult &M) {
+  // Role's figures under the nominal set (M), and over every set (Cycles, Us: per set).
+  nlohmann::json kernelJson(const std::string &Role, const ModelResult &M,
+                            const std::vector<double> &Cycles, const std::vector<double> &Us) {
+    Interval C = summarizeEnsemble(Cycles), T = summarizeEnsemble(Us);
     nlohmann::json J = {{"role", Role},
                         {"cycles", M.Cycles},
                         {"microseconds", M.Microseconds},
@@ -349,7 +419,13 @@ private:
                         {"launch_overhead_us", M.LaunchOverheadMicroseconds},
                         {"clock_mhz", M.ClockMHz},
                         {"mfma_load", M.MfmaLoad},
-                        {"spread", 0},
+                        // the ensemble's relative spread of the cycles (0: one set)
+                        {"spread", M.Cycles > 0 ? (C.Max - C.Min) / M.Cycles : 0},
+                        {"ensemble",
+                         {{"members", C.Members},
+                          {"cycles", {{"min", C.Min}, {"median", C.Median}, {"max", C.Max}}},
+                          {"microseconds", {{"min", T.Min}, {"median", T.Median}, {"max", T.Max}}},
+                          {"cycles_per_member", Cycles}}},
                         {"occupancy",
                          {{"waves_per_simd", M.WavesPerSimd},
                           {"workgroups_per_cu", M.GroupsPerCu},

@@ -26,7 +26,12 @@ struct TimeOptions {
   // The most workgroups a modeled launch may have (its time comes from the sample above; a grid
   // beyond this is more likely a mistake in the spec than a launch to time).
   uint64_t MaxWorkgroups = uint64_t(1) << 32;
-  bool Profile = false;     // per-instruction figures and hot windows
+  // The model's uncertainty (Ensemble.h): each kernel is emulated once and simulated under
+  // this many parameter sets drawn from the parameter file's ranges (the first: its nominal
+  // figures), the same sets for K0 and K1, so the ratio comes with its interval.
+  unsigned Ensemble = 1;
+  uint64_t EnsembleSeed = 1;
+  bool Profile = false;     // per-instruction figures and hot windows (the nominal set's)
   std::string AnnotatePath; // write K0's recovered .s with modeled figures per line here
   unsigned MaxWindows = 10; // hot windows listed
   // Measured (hip).

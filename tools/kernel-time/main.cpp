@@ -2,6 +2,7 @@
 // spec: modeled on the CPU emulator's timing model (emu: "modeled, not measured"), or measured
 // with HIP events on an AMD GPU (hip). The two kinds of figure never mix.
 #include "support/Cli.h"
+#include "timing/Ensemble.h"
 #include "timing/TimeRun.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -28,7 +29,14 @@ int main(int argc, char **argv) {
                         cxxopts::value<uint64_t>(), "N")(
       "params", "emu: the model's parameter file (default: share/asmevo/timing/<processor>.json)",
       cxxopts::value<std::string>(),
-      "FILE")("profile", "emu: per-instruction modeled cycles and the ranked hot windows")(
+      "FILE")("ensemble",
+              "emu: model each kernel under N parameter sets drawn from the parameter file's "
+              "ranges (the first: its nominal figures; the same sets for K0 and K1), emulating "
+              "it once, and give the times' and the speedup's interval (default 1; at most 1024)",
+              cxxopts::value<unsigned>(),
+              "N")("ensemble-seed", "emu: seed of the parameter sets --ensemble draws (default 1)",
+                   cxxopts::value<uint64_t>(), "S")(
+      "profile", "emu: per-instruction modeled cycles and the ranked hot windows")(
       "annotate",
       "emu: write K0's recovered assembly to FILE with each instruction's modeled figures as a "
       "comment (it reassembles to the same code)",
@@ -71,9 +79,9 @@ int main(int argc, char **argv) {
     if (In.size() != 1)
       return C.usageError("--att profiles one code object (K0)");
     // An import runs nothing: an option of a run would be silently ignored.
-    for (const char *Opt :
-         {"spec", "capture", "params", "profile", "annotate", "max-groups", "max-workgroups",
-          "seed", "warmup", "reps", "rotate", "flush-cache", "backend", "threads", "timeout"})
+    for (const char *Opt : {"spec", "capture", "params", "profile", "annotate", "max-groups",
+                            "max-workgroups", "seed", "warmup", "reps", "rotate", "flush-cache",
+                            "backend", "threads", "timeout", "ensemble", "ensemble-seed"})
       if (R.count(Opt))
         return C.usageError(std::string("--") + Opt +
                             " does not apply to --att (an import runs nothing)");
@@ -134,6 +142,14 @@ int main(int argc, char **argv) {
     if (O.MaxWorkgroups == 0)
       return C.usageError("--max-workgroups must be at least 1");
   }
+  if (R.count("ensemble")) {
+    O.Ensemble = R["ensemble"].as<unsigned>();
+    if (O.Ensemble == 0 || O.Ensemble > timing::kMaxEnsemble)
+      return C.usageError("--ensemble must be from 1 to " + std::to_string(timing::kMaxEnsemble) +
+                          " (parameter sets), not " + std::to_string(O.Ensemble));
+  }
+  if (R.count("ensemble-seed"))
+    O.EnsembleSeed = R["ensemble-seed"].as<uint64_t>();
   if (R.count("warmup"))
     O.Warmup = R["warmup"].as<unsigned>();
   if (R.count("reps")) {

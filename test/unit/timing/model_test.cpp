@@ -542,6 +542,79 @@ TEST(ModelDirection, LoadsThatBypassTheL1MissIt) {
   ASSERT_GT(Plain90a, 0);
   EXPECT_NEAR(secondLoad("gfx90a", " glc"), Plain90a + 150, 4);
   EXPECT_EQ(secondLoad("gfx90a", " slc"), Plain90a); // no published L1 effect
+
+TEST(Model, ReplayingTheTracesGivesModelLaunchsFigures) {
+  // One launch traced once (traceLaunch) and simulated under several parameter sets
+  // (simulateLaunch): under the nominal set it is modelLaunch figure for figure, a second replay
+  // gives the same again, and a set with another uncertain figure moves the time the way that
+  // figure should. 600 workgroups of loads: more than the 256 simulated, so it is sampled.
+  auto B = test::build(kernel("\tv_lshlrev_b32_e32 v0, 2, v0\n"
+                              "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                              "\ts_waitcnt lgkmcnt(0)\n"
+                              "\tglobal_load_dword v1, v0, s[2:3]\n"
+                              "\ts_waitcnt vmcnt(0)\n"),
+                       "k.s");
+  ASSERT_TRUE(B);
+  auto Launch = [&](device::Device &Dev) {
+    auto Buf = Dev.alloc(65536, "buf");
+    EXPECT_TRUE(bool(Buf));
+    std::vector<uint8_t> Zero(65536, 0);
+    std::memcpy(Zero.data(), &*Buf, 8);
+    EXPECT_FALSE(bool(Dev.write(*Buf, Zero.data(), Zero.size())));
+    device::LaunchParams P;
+    P.Kernel = "k";
+    P.GridItems = {64 * 600, 1, 1};
+    P.Block = {64, 1, 1};
+    P.Kernarg.resize(8);
+    std::memcpy(P.Kernarg.data(), &*Buf, 8);
+    return P;
+  };
+  ModelOptions O;
+  O.Profile = true;
+  O.RunSampleOnly = true;
+  auto Dev0 = device::createEmuDevice("gfx942");
+  auto M0 = Dev0->load(B->C);
+  ASSERT_TRUE(bool(M0));
+  auto Whole = modelLaunch(*Dev0, **M0, Launch(*Dev0), params(), O);
+  ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+
+  auto Dev = device::createEmuDevice("gfx942");
+  auto M = Dev->load(B->C);
+  ASSERT_TRUE(bool(M));
+  auto TL = traceLaunch(*Dev, **M, Launch(*Dev), params(), O);
+  ASSERT_TRUE(bool(TL)) << llvm::toString(TL.takeError());
+  EXPECT_EQ(TL->Shape.Cycles, 0); // nothing simulated yet
+  for (int Replay = 0; Replay < 2; ++Replay) {
+    auto R = simulateLaunch(*TL, params(), true);
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    EXPECT_EQ(R->Cycles, Whole->Cycles);
+    EXPECT_EQ(R->Microseconds, Whole->Microseconds);
+    EXPECT_EQ(R->SimulatedGroups, Whole->SimulatedGroups);
+    EXPECT_LT(R->SimulatedGroups, 600u);
+    EXPECT_EQ(R->EmulatedGroups, Whole->EmulatedGroups);
+    EXPECT_EQ(R->GroupsPerCu, Whole->GroupsPerCu);
+    EXPECT_EQ(totalCycles(R->Total), totalCycles(Whole->Total));
+    EXPECT_EQ(R->Total.WaitVm, Whole->Total.WaitVm);
+    ASSERT_EQ(R->Insts.size(), Whole->Insts.size());
+    for (size_t I = 0; I < R->Insts.size(); ++I)
+      EXPECT_EQ(totalCycles(R->Insts[I].Cycles), totalCycles(Whole->Insts[I].Cycles)) << I;
+  }
+  // A slower memory: every load waits longer.
+  TargetParams Slow = params();
+  Slow.Figures["hbm_latency_clk"].Value = 1000;
+  auto S = simulateLaunch(*TL, Slow);
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_GT(S->Cycles, Whole->Cycles + 400);
+  EXPECT_TRUE(S->Insts.empty()); // no profile asked for
+  // The plan was made for 304 CUs: a set with another count cannot reuse it.
+  TargetParams Other = params();
+  Other.Figures["compute_units"].Value = 256;
+  auto E = simulateLaunch(*TL, Other);
+  ASSERT_FALSE(bool(E));
+  EXPECT_EQ(llvm::toString(E.takeError()),
+            "the timing parameters '" + std::string(ASMEVO_SOURCE_DIR) +
+                "/share/asmevo/timing/gfx942.json' give compute_units 256, the launch was traced "
+                "with 304 (an exact figure: a parameter set may vary only the others)");
 }
 
 } // namespace

@@ -160,13 +160,18 @@ TEST_F(TargetParamsTest, ZeroOrNegativeFigures) {
                 "': figure 'hbm_latency_clk' is -1; it must be a number from 0 to 20000 "
                 "(clk)");
   // A latency may be 0; an Infinity Cache with no bandwidth may not.
-  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["branch_taken_clk"]["value"] = 0; }),
+  EXPECT_EQ(readEdited([](nlohmann::json &J) {
+              J["figures"]["branch_taken_clk"]["value"] = 0;
+              J["figures"]["branch_taken_clk"]["range"] = {0, 40};
+            }),
             "(read)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["mall_bytes_per_clk"]["value"] = 0; }),
             "'" + P + "': figure 'mall_bytes_per_clk' must be more than 0 (mall_bytes is not 0)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) {
-              J["figures"]["mall_bytes"]["value"] = 0;
-              J["figures"]["mall_bytes_per_clk"]["value"] = 0;
+              for (const char *F : {"mall_bytes", "mall_bytes_per_clk"}) {
+                J["figures"][F]["value"] = 0;
+                J["figures"][F]["range"] = {0, 0};
+              }
             }),
             "(read)");
 }
@@ -174,7 +179,10 @@ TEST_F(TargetParamsTest, ZeroOrNegativeFigures) {
 TEST_F(TargetParamsTest, AbsurdFiguresNameTheValueAndTheRange) {
   const std::string P = edited();
   auto Set = [&](const char *Name, nlohmann::json V) {
-    return readEdited([&](nlohmann::json &J) { J["figures"][Name]["value"] = V; });
+    return readEdited([&](nlohmann::json &J) {
+      J["figures"][Name]["value"] = V;
+      J["figures"][Name]["range"] = {V, V};
+    });
   };
   EXPECT_EQ(Set("compute_units", 1e12),
             "'" + P +
@@ -216,7 +224,9 @@ TEST_F(TargetParamsTest, WrongUnitOrUnknownKey) {
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["clock_mhz"].erase("unit"); }),
             "'" + P + "': figure 'clock_mhz' has no unit (it is in \"MHz\")");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_bytes"]["low"] = 1; }),
-            "'" + P + "': figure 'l2_bytes' has an unknown key 'low' (value, unit, source)");
+            "'" + P +
+                "': figure 'l2_bytes' has an unknown key 'low' (value, unit, source, range, "
+                "range_source)");
 }
 
 TEST_F(TargetParamsTest, FiguresThatDisagree) {
@@ -272,8 +282,14 @@ TEST_F(TargetParamsTest, NotATimingParameterFile) {
             "'" + P + "': not a timing parameter file (format is not asmevo-timing-params)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J = nlohmann::json::array(); }),
             "'" + P + "': not a timing parameter file (format is not asmevo-timing-params)");
-  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["format_version"] = 2; }),
-            "'" + P + "': \"format_version\" is 2; this tool reads 1");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["format_version"] = 3; }),
+            "'" + P + "': \"format_version\" is 3; this tool reads 2");
+  // Version 1 files have no ranges: the message says what to add.
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["format_version"] = 1; }),
+            "'" + P +
+                "': \"format_version\" is 1; this tool reads 2 (version 1 gives no ranges: add "
+                "\"range\" and \"range_source\" to every figure, as "
+                "share/asmevo/timing/README.md says)");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["target"] = 942; }),
             "'" + P + "': \"target\" must be a string (the processor, e.g. \"gfx942\")");
   EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figure"] = J["figures"]; }),
@@ -291,6 +307,97 @@ TEST_F(TargetParamsTest, JsonSyntaxErrorNamesTheOffset) {
   std::string Missing = Dir->file("absent.json");
   EXPECT_EQ(errorText(readTargetParams(Missing)),
             "'" + Missing + "': cannot read: No such file or directory");
+}
+
+TEST_F(TargetParamsTest, ShippedRangesHoldTheValueAndAreLabelled) {
+  for (const char *T : {"gfx90a", "gfx942", "gfx950"}) {
+    auto P = readTargetParams(shipped(T));
+    ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+    unsigned Ranged = 0;
+    for (const FigureDef &D : kFigures) {
+      const Figure &F = P->Figures.at(D.Name);
+      EXPECT_LE(F.Low, F.Value) << T << " " << D.Name;
+      EXPECT_GE(F.High, F.Value) << T << " " << D.Name;
+      EXPECT_FALSE(F.RangeSource.empty()) << T << " " << D.Name;
+      if (mustBeExact(D))
+        EXPECT_TRUE(F.exact()) << T << " " << D.Name;
+      Ranged += !F.exact();
+      llvm::StringRef S(F.RangeSource);
+      EXPECT_TRUE(S.starts_with(F.exact() ? "exact:" : "sources:") || S.starts_with("assumed:"))
+          << T << " " << D.Name << ": " << F.RangeSource;
+    }
+    EXPECT_GE(Ranged, 10u) << T; // latencies, bandwidths, efficiency, clock, launch overhead
+  }
+  // Documented facts are exact; the clock under load and the L2 latency have source spreads.
+  auto P = readTargetParams(shipped("gfx942"));
+  ASSERT_TRUE(bool(P));
+  EXPECT_TRUE(P->Figures.at("compute_units").exact());
+  EXPECT_TRUE(P->Figures.at("l2_line_bytes").exact());
+  EXPECT_EQ(P->Figures.at("clock_mhz").Low, 1067);
+  EXPECT_EQ(P->Figures.at("clock_mhz").High, 2100);
+  EXPECT_EQ(P->Figures.at("l2_latency_clk").Low, 213);
+  EXPECT_EQ(P->Figures.at("l2_latency_clk").High, 254);
+}
+
+TEST_F(TargetParamsTest, BadRangesNameTheFigureAndTheValues) {
+  const std::string P = edited();
+  auto Range = [&](const char *Name, nlohmann::json R) {
+    return readEdited([&](nlohmann::json &J) { J["figures"][Name]["range"] = R; });
+  };
+  EXPECT_EQ(Range("l2_latency_clk", {254, 213}),
+            "'" + P +
+                "': figure 'l2_latency_clk' has range [254, 213]: its low is more than its high");
+  EXPECT_EQ(Range("l2_latency_clk", {100, 20000}),
+            "'" + P +
+                "': figure 'l2_latency_clk' has range [100, 20000]; it must lie within 0 to 10000 "
+                "(clk)");
+  EXPECT_EQ(Range("hbm_efficiency", {0.5, 1.5}),
+            "'" + P +
+                "': figure 'hbm_efficiency' has range [0.5, 1.5]; it must lie within 0.01 to 1 "
+                "(fraction)");
+  EXPECT_EQ(Range("l2_latency_clk", {240, 300}),
+            "'" + P + "': figure 'l2_latency_clk' is 230, outside its range [240, 300]");
+  EXPECT_EQ(Range("compute_units", {300, 310}),
+            "'" + P +
+                "': figure 'compute_units' has range [300, 310]; it must be exact ([304, 304]): a "
+                "count or size is held fixed, since the model's occupancy, sampling and cache "
+                "shapes depend on it");
+  EXPECT_EQ(Range("l2_latency_clk", {213}),
+            "'" + P +
+                "': figure 'l2_latency_clk' has range [213]; it must be [low, high], two "
+                "numbers");
+  EXPECT_EQ(Range("l2_latency_clk", "213-254"),
+            "'" + P +
+                "': figure 'l2_latency_clk' has range \"213-254\"; it must be [low, high], "
+                "two numbers");
+  EXPECT_EQ(Range("mall_bytes_per_clk", {0, 8192}),
+            "'" + P +
+                "': figure 'mall_bytes_per_clk' has range [0, 8192]: its low must be more "
+                "than 0 (mall_bytes is not 0)");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) { J["figures"]["l2_latency_clk"].erase("range"); }),
+            "'" + P + "': figure 'l2_latency_clk' has no range (\"range\": [low, high])");
+  EXPECT_EQ(
+      readEdited([](nlohmann::json &J) { J["figures"]["l2_latency_clk"].erase("range_source"); }),
+      "'" + P + "': figure 'l2_latency_clk' has no range_source");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) {
+              J["figures"]["l2_latency_clk"]["range_source"] = "a guess";
+            }),
+            "'" + P +
+                "': figure 'l2_latency_clk' has range_source \"a guess\"; it must start with "
+                "\"exact:\", \"sources:\" or \"assumed:\"");
+  EXPECT_EQ(readEdited([](nlohmann::json &J) {
+              J["figures"]["l2_latency_clk"]["range_source"] = "exact: trust me";
+            }),
+            "'" + P +
+                "': figure 'l2_latency_clk' has range [213, 254], but its range_source says it "
+                "is exact");
+  // A point range on an uncertain figure is allowed (sources that agree); the edges hold.
+  EXPECT_EQ(Range("l2_latency_clk", {230, 230}), "(read)");
+  EXPECT_EQ(Range("l2_latency_clk", {0, 10000}), "(read)");
+  auto T = readTargetParams(edited());
+  ASSERT_TRUE(bool(T));
+  EXPECT_EQ(T->Figures.at("l2_latency_clk").Low, 0);
+  EXPECT_EQ(T->Figures.at("l2_latency_clk").High, 10000);
 }
 
 TEST_F(TargetParamsTest, LoadByProcessor) {

@@ -1,0 +1,104 @@
+// The ensemble's parameter sets (Ensemble.h): set 0 is the nominal file, the others a Latin
+// hypercube over the ranged figures only, the same for the same seed and inside every range;
+// and the summaries of an ensemble's values and paired speedups.
+#include "timing/Ensemble.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+using namespace asmevo::timing;
+
+namespace {
+
+TargetParams shipped(const char *Target = "gfx942") {
+  auto P =
+      readTargetParams(std::string(ASMEVO_SOURCE_DIR) + "/share/asmevo/timing/" + Target + ".json");
+  EXPECT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  return P ? std::move(*P) : TargetParams();
+}
+
+TEST(Ensemble, MemberZeroIsTheNominalSetAndExactFiguresNeverMove) {
+  TargetParams P = shipped();
+  std::vector<TargetParams> Sets = drawParameterSets(P, 16, 7);
+  ASSERT_EQ(Sets.size(), 16u);
+  for (const FigureDef &D : kFigures)
+    EXPECT_EQ(Sets[0][D.Name], P[D.Name]) << D.Name;
+  for (const TargetParams &S : Sets) {
+    EXPECT_EQ(S.Path, P.Path);
+    EXPECT_EQ(S.Sha256, P.Sha256);
+    for (const FigureDef &D : kFigures) {
+      const Figure &F = P.Figures.at(D.Name);
+      if (F.exact())
+        EXPECT_EQ(S[D.Name], F.Value) << D.Name;
+      EXPECT_GE(S[D.Name], F.Low) << D.Name;
+      EXPECT_LE(S[D.Name], F.High) << D.Name;
+    }
+  }
+  // One set is the file itself.
+  std::vector<TargetParams> One = drawParameterSets(P, 1, 7);
+  ASSERT_EQ(One.size(), 1u);
+  for (const FigureDef &D : kFigures)
+    EXPECT_EQ(One[0][D.Name], P[D.Name]) << D.Name;
+}
+
+TEST(Ensemble, TheSameSeedGivesTheSameSetsAnotherSeedOthers) {
+  TargetParams P = shipped();
+  auto A = drawParameterSets(P, 9, 1), B = drawParameterSets(P, 9, 1),
+       C = drawParameterSets(P, 9, 2);
+  bool Differ = false;
+  for (size_t I = 0; I < A.size(); ++I)
+    for (const FigureDef &D : kFigures) {
+      EXPECT_EQ(A[I][D.Name], B[I][D.Name]) << I << " " << D.Name;
+      Differ |= A[I][D.Name] != C[I][D.Name];
+    }
+  EXPECT_TRUE(Differ);
+  // Fixed values of the streams: a change to how sets are drawn shows up here, as it would in
+  // every recorded verdict (a run's node records compare members by index).
+  EXPECT_NEAR(A[1]["l2_latency_clk"], 236.790268927, 1e-6);
+  EXPECT_NEAR(A[8]["hbm_latency_clk"], 698.023654567, 1e-6);
+}
+
+TEST(Ensemble, LatinHypercubeUsesEveryStratumOfEveryRangedFigureOnce) {
+  TargetParams P = shipped();
+  const unsigned N = 13, M = N - 1;
+  auto Sets = drawParameterSets(P, N, 3);
+  std::vector<std::string> Ranged = rangedFigures(P);
+  EXPECT_GE(Ranged.size(), 10u);
+  EXPECT_EQ(std::count(Ranged.begin(), Ranged.end(), "compute_units"), 0);
+  EXPECT_EQ(std::count(Ranged.begin(), Ranged.end(), "l2_latency_clk"), 1);
+  for (const std::string &Name : Ranged) {
+    const Figure &F = P.Figures.at(Name);
+    std::set<unsigned> Strata;
+    for (unsigned K = 1; K < N; ++K) {
+      double U = (Sets[K][Name] - F.Low) / (F.High - F.Low);
+      Strata.insert(std::min(M - 1, unsigned(U * M)));
+    }
+    EXPECT_EQ(Strata.size(), M) << Name;
+  }
+}
+
+TEST(Ensemble, SummariesOfValuesAndPairedSpeedups) {
+  Interval I = summarizeEnsemble({4, 1, 3, 2});
+  EXPECT_EQ(I.Value, 4);
+  EXPECT_EQ(I.Min, 1);
+  EXPECT_EQ(I.Max, 4);
+  EXPECT_EQ(I.Median, 2.5);
+  EXPECT_EQ(I.Members, 4u);
+  EXPECT_NEAR(I.Cv, 0.4472136, 1e-6); // sd 1.118 / mean 2.5
+  Interval One = summarizeEnsemble({7});
+  EXPECT_EQ(One.Median, 7);
+  EXPECT_EQ(One.Cv, 0);
+  // K1 faster under two members of three; member 0 is the point estimate.
+  SpeedupInterval S = pairedSpeedups({100, 100, 100}, {80, 125, 50});
+  EXPECT_EQ(S.Value, 1.25);
+  EXPECT_EQ(S.Min, 0.8);
+  EXPECT_EQ(S.Max, 2);
+  EXPECT_EQ(S.Median, 1.25);
+  EXPECT_EQ(S.Faster, 2u);
+  EXPECT_NEAR(S.fasterFraction(), 2.0 / 3, 1e-12);
+  EXPECT_EQ(S.Speedups, (std::vector<double>{1.25, 0.8, 2}));
+}
+
+} // namespace
