@@ -118,8 +118,8 @@ std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std:
   std::string Kind = N ? N->Kind : "", Backend = N ? N->Backend : "";
   std::string S = "<section class=\"commit\" id=\"" + Anchor + "commit-" + C.Id + "\">\n<h3>" +
                   "Commit " + C.Id + (N ? " (from " + escape(N->Parent) + ")" : "") + ": " +
-                  (N ? num(N->Speedup, 4) + "\xc3\x97 over K0" : "?") + kindLabel(Kind, Backend) +
-                  "</h3>\n<table>\n";
+                  (N ? num(N->Speedup, 4) + "\xc3\x97" + nodeInterval(*N) + " over K0" : "?") +
+                  kindLabel(Kind, Backend) + "</h3>\n<table>\n";
   std::vector<nlohmann::json> Edits = editsOf(C, N);
   if (N) {
     S += "<tr><th>driver</th><td>" + escape(N->Driver) +
@@ -127,9 +127,9 @@ std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std:
                              : " (composes " + escape(N->Sources.front()) + " and " +
                                    escape(N->Sources.back()) + ")") +
          "</td></tr>\n";
-    S += "<tr><th>gate</th><td>speedup " + num(N->Speedup, 4) + " &ge; threshold " +
-         num(N->Threshold, 4) + kindLabel(Kind, Backend) + "; " + escape(N->Message) +
-         "</td></tr>\n";
+    S += "<tr><th>gate</th><td>speedup " + num(N->Speedup, 4) + nodeInterval(*N) +
+         " &ge; threshold " + num(N->Threshold, 4) + kindLabel(Kind, Backend) + "; " +
+         escape(N->Message) + "</td></tr>\n";
   }
   for (const nlohmann::json &E : Edits) {
     S += "<tr><th>edit</th><td>" + escape(windowText(E.value("window", nlohmann::json())));
@@ -158,6 +158,13 @@ std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std:
         S += " [" + num(*T.Low, 4) + ", " + num(*T.High, 4) + "]" +
              (T.Level ? " (" + num(100 * *T.Level, 0) + "% interval)" : "");
       S += K;
+      if (T.Speedup && T.Ensemble)
+        S += "<br>speedup T(K0)/T(K1) = " + num(*T.Speedup, 4) +
+             intervalLabel(T.Ensemble->Min, T.Ensemble->Max, T.Ensemble->Members,
+                           T.Ensemble->Faster) +
+             ", median " + num(T.Ensemble->Median, 4) + ", K1 faster under " +
+             std::to_string(T.Ensemble->Faster) + " of " + std::to_string(T.Ensemble->Members) +
+             " parameter sets" + K;
       if (!T.Interval.empty() || !T.Basis.empty())
         S += "<br><span class=\"note\">" + escape(T.Basis) +
              (T.Basis.empty() || T.Interval.empty() ? "" : "; ") + escape(T.Interval) + "</span>";
@@ -191,6 +198,12 @@ std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std:
                               editAsDiff(Edits));
   }
   return S + "</section>\n";
+}
+
+std::string nodeInterval(const NodeRecord &N) {
+  return N.Interval ? intervalLabel(N.Interval->Min, N.Interval->Max, N.Interval->Members,
+                                    N.Interval->Faster)
+                    : "";
 }
 
 } // namespace asmevo::report

@@ -11,4 +11,8 @@ namespace asmevo::report {
 
 std::string commitEvidence(const SearchRun &R, const CommitRecord &C, const std::string &Anchor);
 
+// N's modeled speedup interval over the ensemble's parameter sets, as the page shows it beside
+// the speedup ("" when N has none).
+std::string nodeInterval(const NodeRecord &N);
+
 } // namespace asmevo::report

@@ -55,6 +55,15 @@ std::string kindLabel(const std::string &Kind, const std::string &Backend) {
          "</span>";
 }
 
+std::string intervalLabel(double Min, double Max, uint64_t Members, uint64_t Faster) {
+  if (Members < 2)
+    return "";
+  std::string N = std::to_string(Members);
+  return " <span class=\"interval\" title=\"least and most over " + N +
+         " parameter sets of the model; faster than K0 under " + std::to_string(Faster) + " of " +
+         N + "\">[" + num(Min, 4) + ", " + num(Max, 4) + "]</span>";
+}
+
 std::string backendLabel(const std::string &Backend) {
   if (Backend.empty())
     return "";
@@ -77,6 +86,7 @@ th { background: #eceff1; } td.n { text-align: right; font-variant-numeric: tabu
 .kind.measured { background: #e3f2fd; color: #0d47a1; border: 1px solid #64b5f6; }
 .kind.unknown { background: #eee; color: #555; border: 1px solid #bbb; }
 .kind.backend { background: #f5f5f5; color: #37474f; border: 1px solid #cfd8dc; }
+.interval { font-size: 12px; color: #5d4037; margin-left: 3px; }
 .scroll { overflow: auto; max-height: 900px; border: 1px solid #eceff1; }
 svg text { font: 11px ui-monospace, monospace; fill: #212121; }
 svg.lineage text { paint-order: stroke; stroke: #fff; stroke-width: 3px; }

@@ -5,6 +5,7 @@
 // browser). Nothing in the page refers outside it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace asmevo::report {
@@ -21,6 +22,9 @@ std::string figureKind(const std::string &Kind, const std::string &Backend);
 
 // The label after a figure: <span class="kind modeled">modeled, emu</span>.
 std::string kindLabel(const std::string &Kind, const std::string &Backend);
+// A modeled speedup's interval over an ensemble of Members parameter sets, shown beside the
+// speedup: " <span class="interval" ...>[1.0100, 1.0800]</span>" ("" for fewer than 2 sets).
+std::string intervalLabel(double Min, double Max, uint64_t Members, uint64_t Faster);
 
 // The label after a verdict, which is not a figure and is never modeled: the backend it ran on
 // (<span class="kind backend">on emu</span>); empty when unknown.

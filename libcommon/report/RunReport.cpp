@@ -1,5 +1,6 @@
 #include "report/RunReport.h"
 
+#include "report/CommitEvidence.h"
 #include "report/Html.h"
 #include "report/RunFiles.h"
 #include "report/SearchSection.h"
@@ -43,14 +44,15 @@ std::string overview(const WorkflowRun &W) {
     std::string Speedup = "-", K0 = "-", Cands = "-", Commits = "-", Stop = "", KStar = "";
     if (K.Row.is_object()) {
       Speedup = num(numberOf(K.Row, "speedup"), 4) + "\xc3\x97" +
+                (Best ? nodeInterval(*Best) : "") +
                 kindLabel(str(K.Row, "kind"), str(K.Row, "backend"));
       Cands = str(K.Row, "candidates");
       Commits = str(K.Row, "commits");
       Stop = escape(str(K.Row, "stopped_by"));
       KStar = escape(str(K.Row, "kstar"));
     } else if (Best) {
-      Speedup = num(Best->Speedup, 4) + "\xc3\x97" + kindLabel(Best->Kind, Best->Backend) +
-                " <span class=\"note\">(so far)</span>";
+      Speedup = num(Best->Speedup, 4) + "\xc3\x97" + nodeInterval(*Best) +
+                kindLabel(Best->Kind, Best->Backend) + " <span class=\"note\">(so far)</span>";
       Cands = std::to_string(R->Nodes.size() - (Root ? 1 : 0));
       Commits = std::to_string(R->commits());
     }

@@ -31,6 +31,18 @@ void checkEdit(Fields E) {
     E.str(Text);
 }
 
+// An interval object: its least value under MinKey ("min"), "median", "max", "members" and
+// "faster_members".
+SpeedupRange speedupRange(Fields F, const char *MinKey) {
+  SpeedupRange R;
+  R.Min = F.num(MinKey);
+  R.Median = F.num("median");
+  R.Max = F.num("max");
+  R.Members = uint64_t(F.num("members"));
+  R.Faster = uint64_t(F.num("faster_members"));
+  return R;
+}
+
 llvm::Expected<NodeRecord> nodeRecord(const nlohmann::json &J, const std::string &File) {
   Fields F(J, File);
   NodeRecord N;
@@ -69,6 +81,12 @@ llvm::Expected<NodeRecord> nodeRecord(const nlohmann::json &J, const std::string
           "\"edited_lines[" + std::to_string(I) + "]\" is not a line range [first, last]", File);
     N.EditedLines.push_back({L[0].get<uint64_t>(), L[1].get<uint64_t>()});
   }
+  if (F.object("speedup_interval").is_object())
+    N.Interval = speedupRange(F.sub("speedup_interval"), "min");
+  if (N.Interval && N.Interval->Members < 2)
+    N.Interval.reset(); // one parameter set: a point, shown as the speedup alone
+  if (F.object("gate").is_object())
+    N.PointCommit = F.sub("gate").flag("point_commit");
   nlohmann::json Edits = F.array("edits");
   for (size_t I = 0; Edits.is_array() && I < Edits.size(); ++I)
     checkEdit(F.element(Edits, I, "edits"));
@@ -342,6 +360,12 @@ llvm::Expected<TimeEvidence> timeEvidence(const nlohmann::json &J, const std::st
     T.Level = Num("level");
     T.Basis = Q.str("basis");
     T.Interval = Q.str("interval");
+  }
+  if (B.object("speedup").is_object()) {
+    T.Speedup = B.sub("speedup").num("value");
+    SpeedupRange S = speedupRange(B.sub("speedup"), "min");
+    if (S.Members > 1)
+      T.Ensemble = S;
   }
   if (llvm::Error E = F.error())
     return std::move(E);

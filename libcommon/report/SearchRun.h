@@ -21,6 +21,13 @@
 
 namespace asmevo::report {
 
+// A modeled speedup's interval over the parameter sets of kernel-time's ensemble (node.json's
+// "speedup_interval", time.json's "speedup").
+struct SpeedupRange {
+  double Min = 0, Median = 0, Max = 0;
+  uint64_t Members = 0, Faster = 0; // parameter sets, and those where K is faster than K0
+};
+
 // nodes/<id>/node.json (format asmevo-node), read leniently: an absent key keeps its default.
 struct NodeRecord {
   std::string Id, Parent, Driver, Outcome, Stage, Signature, Message, Kind, Backend, BestBefore;
@@ -30,6 +37,8 @@ struct NodeRecord {
   double Recorded = 0; // node.json's recorded_at, else its modification time (epoch seconds)
   std::vector<std::pair<uint64_t, uint64_t>> EditedLines; // 1-based, inclusive
   nlohmann::json Edits = nlohmann::json::array();
+  std::optional<SpeedupRange> Interval; // with an ensemble of more than one parameter set
+  bool PointCommit = false; // the gate's point estimate passed (node.json's gate.point_commit)
 };
 
 // time.json: kernel-time's --json report on K0 and the candidate.
@@ -38,6 +47,8 @@ struct TimeEvidence {
   double K0Us = 0, Us = 0, K0Cv = 0, Cv = 0;
   bool HasMedian = false; // measured: the figures are medians over launches
   std::optional<double> Ratio, Low, High, Level;
+  std::optional<double> Speedup;        // T(K0)/T(K1) at the nominal figures
+  std::optional<SpeedupRange> Ensemble; // over the ensemble's parameter sets
 };
 
 // diffcheck.json: kernel-diffcheck's --json report.

@@ -33,6 +33,8 @@ std::string shownOutcome(const SearchRun &R, const NodeRecord &N) {
     return N.Outcome;
   const NodeRecord *Best = N.BestBefore.empty() ? nullptr : R.node(N.BestBefore);
   double Bar = Best ? Best->Speedup : 1.0;
+  if (N.PointCommit && N.Interval)
+    return "not faster under every parameter set";
   return N.Speedup >= Bar ? "not faster enough" : "slower";
 }
 
@@ -59,15 +61,20 @@ std::string overview(const SearchRun &R, const std::string &Anchor) {
     S += row("options", "driver " + escape(str(O, "driver")) + ", backend " +
                             escape(str(O, "backend")) + ", workers " + escape(str(O, "workers")) +
                             ", gate &epsilon; " + escape(str(O, "epsilon")) + ", k " +
-                            escape(str(O, "k")) + ", s_floor " + escape(str(O, "s_floor")));
+                            escape(str(O, "k")) + ", s_floor " + escape(str(O, "s_floor")) +
+                            (str(O, "ensemble").empty()
+                                 ? std::string()
+                                 : ", " + escape(str(O, "ensemble")) + " parameter sets (seed " +
+                                       escape(str(O, "ensemble_seed")) +
+                                       ": a commit clears the gate under every one)"));
   }
   const NodeRecord *B = bestNode(R);
   const NodeRecord *Root = R.node("n000000");
   if (B)
     S +=
         row("best", "<a href=\"#" + Anchor + (B->Id == "n000000" ? "overview" : "commit-" + B->Id) +
-                        "\">" + B->Id + "</a>: " + num(B->Speedup, 4) + "\xc3\x97 over K0" +
-                        kindLabel(B->Kind, B->Backend));
+                        "\">" + B->Id + "</a>: " + num(B->Speedup, 4) + "\xc3\x97" +
+                        nodeInterval(*B) + " over K0" + kindLabel(B->Kind, B->Backend));
   if (Root)
     S += row("K0 time", num(Root->Us, 3) + " &micro;s" + kindLabel(Root->Kind, Root->Backend));
   if (B && Root && B != Root)
@@ -235,7 +242,7 @@ std::string nodeTable(const SearchRun &R, const std::string &Anchor) {
     S += "<tr><td>" + escape(N.Id) + (N.Committed ? " &#9733;" : "") + "</td><td>" +
          escape(N.Parent) + "</td><td>" + escape(N.Driver) + "</td><td>" + escape(N.Stage) +
          "</td><td>" + escape(shownOutcome(R, N)) + "</td><td class=\"n\">" +
-         (N.Verified ? num(N.Speedup, 4) + kindLabel(N.Kind, N.Backend) : "") +
+         (N.Verified ? num(N.Speedup, 4) + nodeInterval(N) + kindLabel(N.Kind, N.Backend) : "") +
          "</td><td class=\"n\">" + num(N.Seconds, 2) + "</td><td>" + escape(N.Message) +
          "</td></tr>\n";
   return S + "</table>\n</details>\n</section>\n";

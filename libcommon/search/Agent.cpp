@@ -346,7 +346,9 @@ private:
     double Us = BaselineUs;
     std::string Kind = E.Backend == "emu" ? "modeled" : "measured";
     if (Us == 0) {
-      Report TR = timing::runKernelTime(timeOptions(E));
+      timing::TimeOptions TO = timeOptions(E);
+      TO.Ensemble = 1; // K0's speedup over itself is 1 under every parameter set
+      Report TR = timing::runKernelTime(TO);
       if (TR.Result != Outcome::Ok) {
         R.Result = TR.Result;
         R.Message = "timing K0: " + TR.Message;
@@ -475,7 +477,14 @@ private:
             {"loops", V.Profile.value("loops", nlohmann::json::array())},
             {"memory", Mem.json()},
             {"redirect", Redirect},
-            {"gate", {{"epsilon", O.Gate.Epsilon}, {"k", O.Gate.K}, {"s_floor", O.Gate.Floor}}},
+            {"gate",
+             {{"epsilon", O.Gate.Epsilon},
+              {"k", O.Gate.K},
+              {"s_floor", O.Gate.Floor},
+              {"parameter_sets", E.Backend == "emu" ? E.Ensemble : 1u},
+              {"rule", E.Backend == "emu" && E.Ensemble > 1
+                           ? "faster by the margin under every parameter set of the model"
+                           : "faster by the margin"}}},
             {"edit_schema",
              "{\"window\": {\"function\": K, \"first_line\": N, \"last_line\": M} | "
              "{\"function\": K, \"offsets\": [B, E]} | {\"function\": K, \"label\": L}, "
@@ -741,7 +750,19 @@ private:
     if (J.R.Result == Outcome::Ok) {
       N.Verified = true;
       N.Speedup = J.R.Speedup;
-      GateDecision G = commitGate(N.Speedup, B ? B->Speedup : 1.0, N.Cv, O.Gate);
+      N.Speedups = J.R.Speedups;
+      // Modeled: Eq. 2 under every parameter set of the ensemble, cv from their spread;
+      // measured: Eq. 2 with the timing's cv.
+      GateDecision G = !N.Speedups.empty()
+                           ? commitGateEnsemble(N.Speedups, B ? B->Speedups : std::vector<double>(),
+                                                B ? B->Speedup : 1.0, O.Gate)
+                           : commitGate(N.Speedup, B ? B->Speedup : 1.0, N.Cv, O.Gate);
+      if (!N.Speedups.empty())
+        N.Cv = G.Cv;
+      N.GainLow = G.GainLow;
+      N.GainHigh = G.GainHigh;
+      N.Clearing = G.Clearing;
+      N.PointCommit = G.PointCommit;
       N.Threshold = G.Threshold;
       N.Committed = G.Commit && N.Speedup > MustBeat;
       N.Stage = "gate";
@@ -751,7 +772,9 @@ private:
                       ? "composition not faster than both parents (" + fixed(MustBeat, 4) + "x)"
                       : G.Reason;
       if (!N.Committed)
-        N.Signature = "slower: " + std::string(G.Commit ? "composition" : "below threshold");
+        N.Signature = "slower: " + std::string(G.Commit        ? "composition"
+                                               : G.PointCommit ? "not under every set"
+                                                               : "below threshold");
     } else {
       N.Outcome = outcomeName(J.R.Result);
     }
@@ -802,6 +825,7 @@ private:
                                         {"id", N.Id},
                                         {"parent", N.Parent},
                                         {"speedup", N.Speedup},
+                                        {"speedup_interval", speedupIntervalJson(N)},
                                         {"kind", N.Kind},
                                         {"backend", N.Backend}}))
         return stop(std::move(Err));
@@ -827,7 +851,10 @@ private:
     // over the best is "not faster enough", not "slower".
     std::string Word = N.Outcome;
     if (N.Verified && !N.Committed)
-      Word = N.Speedup > 1.0 ? "not faster enough" : N.Speedup == 1.0 ? "not faster" : "slower";
+      Word = N.PointCommit && N.Speedups.size() > 1 ? "not faster under every parameter set"
+             : N.Speedup > 1.0                      ? "not faster enough"
+             : N.Speedup == 1.0                     ? "not faster"
+                                                    : "slower";
     std::string Rej;
     for (const auto &[K, C] : Mem.outcomes())
       if (K != "gate:ok")
@@ -836,10 +863,10 @@ private:
     double Secs = std::max(elapsed(), 1e-3);
     O.Progress(N.Committed ? AgentOptions::ProgressKind::Commit
                            : AgentOptions::ProgressKind::Candidate,
-               N.Id + " " + Word + (N.Verified ? " " + fixed(N.Speedup, 4) + "x" : "") + " | " +
+               N.Id + " " + Word + (N.Verified ? " " + speedupText(N) : "") + " | " +
                    std::to_string(Evaluated) + " candidates, " + fixed(Evaluated / Secs, 1) +
-                   "/s, " + std::to_string(Commits) + " commits; best " + fixed(B->Speedup, 4) +
-                   "x " + B->Id + " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
+                   "/s, " + std::to_string(Commits) + " commits; best " + speedupText(*B) + " " +
+                   B->Id + " (" + B->Kind + ", " + B->Backend + ") | " + Rej);
   }
 
   // Compose J's edits with the fastest disjoint pool member of the same parent.
@@ -974,44 +1001,47 @@ private:
     if (StopReason.empty() && !Stopped)
       StopReason = "stopped";
     std::string Kind = B->Kind.empty() ? (E.Backend == "emu" ? "modeled" : "measured") : B->Kind;
-    R.Body = {{"k0", O.K0},
-              {"kernel", E.Kernel},
-              {"target", K0->C.Target.Processor},
-              {"run_dir", O.RunDir},
-              {"kstar", B->Id == "n000000" ? O.K0 : O.RunDir + "/best.hsaco"},
-              {"kstar_asm", O.RunDir + "/best.s"},
-              {"best_node", B->Id},
-              {"speedup", B->Speedup},
-              {"kind", Kind},
-              {"label", Kind == "modeled" ? "modeled, not measured" : "measured"},
-              {"k0_us", Root ? Root->Us : 0},
-              {"kstar_us", B->Id == "n000000" ? (Root ? Root->Us : 0) : B->Us},
-              {"driver", O.Driver},
-              {"workers", O.Workers},
-              {"candidates", Candidates},
-              {"evaluated_this_run", Evaluated},
-              {"commits",
-               [&] {
-                 uint64_t C = 0;
-                 for (const auto &[Id, N] : L->nodes())
-                   C += N.Committed && Id != "n000000";
-                 return C;
-               }()},
-              {"compositions", Compositions},
-              {"redirects", Redirects},
-              {"escalations", Escalations},
-              {"outcomes", Outcomes},
-              {"stages", Mem.outcomes()},
-              {"failure_signatures", Failures},
-              {"seconds", Secs},
-              {"candidates_per_hour", Secs > 0 ? 3600.0 * Evaluated / Secs : 0},
-              {"stopped_by", StopReason},
-              {"journal_events", L->journalEvents()}};
+    R.Body = {
+        {"k0", O.K0},
+        {"kernel", E.Kernel},
+        {"target", K0->C.Target.Processor},
+        {"run_dir", O.RunDir},
+        {"kstar", B->Id == "n000000" ? O.K0 : O.RunDir + "/best.hsaco"},
+        {"kstar_asm", O.RunDir + "/best.s"},
+        {"best_node", B->Id},
+        {"speedup", B->Speedup},
+        {"speedup_interval", speedupIntervalJson(*B)},
+        {"ensemble", {{"members", E.Backend == "emu" ? E.Ensemble : 0u}, {"seed", E.EnsembleSeed}}},
+        {"kind", Kind},
+        {"label", Kind == "modeled" ? "modeled, not measured" : "measured"},
+        {"k0_us", Root ? Root->Us : 0},
+        {"kstar_us", B->Id == "n000000" ? (Root ? Root->Us : 0) : B->Us},
+        {"driver", O.Driver},
+        {"workers", O.Workers},
+        {"candidates", Candidates},
+        {"evaluated_this_run", Evaluated},
+        {"commits",
+         [&] {
+           uint64_t C = 0;
+           for (const auto &[Id, N] : L->nodes())
+             C += N.Committed && Id != "n000000";
+           return C;
+         }()},
+        {"compositions", Compositions},
+        {"redirects", Redirects},
+        {"escalations", Escalations},
+        {"outcomes", Outcomes},
+        {"stages", Mem.outcomes()},
+        {"failure_signatures", Failures},
+        {"seconds", Secs},
+        {"candidates_per_hour", Secs > 0 ? 3600.0 * Evaluated / Secs : 0},
+        {"stopped_by", StopReason},
+        {"journal_events", L->journalEvents()}};
     nlohmann::json Usage = D ? D->usage() : nlohmann::json();
     if (!Usage.is_null())
       R.Body["driver_usage"] = Usage;
     if (!Stopped) {
-      R.Message = "best " + fixed(B->Speedup, 4) + "x over K0 (" +
+      R.Message = "best " + speedupText(*B) + " over K0 (" +
                   (Kind == "modeled" ? "modeled, not measured" : "measured") + ", " + E.Backend +
                   ") at node " + B->Id + " after " + std::to_string(Candidates) +
                   " candidates; stopped by " + StopReason;

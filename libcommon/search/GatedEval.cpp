@@ -57,6 +57,8 @@ timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1) {
   T.Threads = O.Threads;
   T.TimeoutSeconds = O.TimeoutSeconds;
   T.MaxSimulatedGroups = O.MaxSimulatedGroups;
+  T.Ensemble = O.Ensemble;
+  T.EnsembleSeed = O.EnsembleSeed;
   T.Warmup = O.Warmup;
   T.Reps = O.Reps;
   T.Rotate = O.Rotate;
@@ -75,6 +77,8 @@ nlohmann::json evalOptionsJson(const EvalOptions &O) {
           {"threads", O.Threads},
           {"timeout_seconds", O.TimeoutSeconds},
           {"max_simulated_groups", O.MaxSimulatedGroups},
+          {"ensemble", O.Ensemble},
+          {"ensemble_seed", O.EnsembleSeed},
           {"warmup", O.Warmup},
           {"reps", O.Reps},
           {"rotate", O.Rotate},
@@ -94,6 +98,9 @@ EvalOptions parseEvalOptions(const nlohmann::json &J) {
   O.Threads = J.at("threads").get<unsigned>();
   O.TimeoutSeconds = J.at("timeout_seconds").get<double>();
   O.MaxSimulatedGroups = J.at("max_simulated_groups").get<uint64_t>();
+  // Written since ensembles: an older controller's workers model one parameter set.
+  O.Ensemble = J.value("ensemble", 1u);
+  O.EnsembleSeed = J.value("ensemble_seed", uint64_t(1));
   O.Warmup = J.at("warmup").get<unsigned>();
   O.Reps = J.at("reps").get<unsigned>();
   O.Rotate = J.at("rotate").get<unsigned>();
@@ -113,6 +120,7 @@ nlohmann::json evalResultJson(const EvalResult &R) {
           {"us", R.Us},
           {"speedup", R.Speedup},
           {"cv", R.Cv},
+          {"speedups", R.Speedups},
           {"kind", R.Kind},
           {"backend", R.Backend},
           {"rebuild", R.Rebuild},
@@ -138,6 +146,8 @@ EvalResult parseEvalResult(const nlohmann::json &J) {
   R.Us = J.at("us").get<double>();
   R.Speedup = J.at("speedup").get<double>();
   R.Cv = J.at("cv").get<double>();
+  if (J.contains("speedups"))
+    R.Speedups = J.at("speedups").get<std::vector<double>>();
   R.Kind = J.at("kind").get<std::string>();
   R.Backend = J.at("backend").get<std::string>();
   R.Rebuild = J.at("rebuild");
@@ -246,6 +256,10 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
   R.Cv = std::max(Ks.at(0).value("cv", 0.0), Ks.at(1).value("cv", 0.0));
   double Ratio = TR.Body["ratio"].value("value", 0.0);
   R.Speedup = Ratio > 0 ? 1.0 / Ratio : 0;
+  if (TR.Body.contains("speedup")) // modeled: one per parameter set, member 0 the nominal one
+    R.Speedups = TR.Body["speedup"].value("per_member", std::vector<double>());
+  if (!R.Speedups.empty())
+    R.Speedups[0] = R.Speedup; // the same number, not one rounding apart
   R.Message = DR.Message;
   return R;
 }

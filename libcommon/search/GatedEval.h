@@ -18,6 +18,12 @@
 
 namespace asmevo::search {
 
+// The agent's default ensemble: 16 parameter sets. A gain that fails under a fraction p of the
+// ranges' volume survives 15 random sets with probability (1 - p)^15: 21% for p = 0.1, 3.5% for
+// p = 0.2; 8 sets would let 48% and 21% through, 32 sets cost twice 16 (bench/README.md has the
+// measured cost per candidate).
+constexpr unsigned kDefaultEnsemble = 16;
+
 struct EvalOptions {
   std::string K0, Spec, Kernel; // K0's path and its complete launch spec
   std::string Backend = "emu";
@@ -26,6 +32,10 @@ struct EvalOptions {
   unsigned Threads = 1;      // host threads per emulated launch
   double TimeoutSeconds = 0; // per emulated launch (0: none)
   uint64_t MaxSimulatedGroups = 256;
+  // emu: the model's parameter sets per timing (kernel-time --ensemble; Ensemble.h) and their
+  // seed; the commit gate needs the candidate faster under every one (search/Gate.h).
+  unsigned Ensemble = kDefaultEnsemble;
+  uint64_t EnsembleSeed = 1;
   unsigned Warmup = 10, Reps = 100, Rotate = 4; // hip
   // K0's s_nop wait states (nopWaitStates of its recovered text): a candidate with fewer is
   // refused as unsafe before it is built. The emulator's hazard table (emu/Hazards.cpp) does not
@@ -43,7 +53,8 @@ struct EvalResult {
   std::string Message;
   std::string ObjectSha256;
   double K0Us = 0, Us = 0, Speedup = 0, Cv = 0;
-  std::string Kind, Backend;               // "modeled"/"measured", "emu"/"hip"
+  std::vector<double> Speedups; // modeled: per parameter set of the ensemble (member 0: Speedup)
+  std::string Kind, Backend;    // "modeled"/"measured", "emu"/"hip"
   nlohmann::json Rebuild, DiffCheck, Time; // the step reports (null when not reached)
   bool Infrastructure = false;             // the failure is not the candidate's (K0 failed, I/O)
 };

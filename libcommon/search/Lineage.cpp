@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "support/FileIO.h"
 #include "support/Format.h"
+#include "timing/Ensemble.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -17,6 +18,29 @@
 #include <unistd.h>
 
 namespace asmevo::search {
+
+nlohmann::json speedupIntervalJson(const Node &N) {
+  if (N.Speedups.empty())
+    return nullptr;
+  timing::Interval I = timing::summarizeEnsemble(N.Speedups);
+  unsigned Faster = 0;
+  for (double X : N.Speedups)
+    Faster += X > 1;
+  return {{"members", I.Members},
+          {"min", I.Min},
+          {"median", I.Median},
+          {"max", I.Max},
+          {"faster_members", Faster}};
+}
+
+std::string speedupText(const Node &N) {
+  std::string T = fixed(N.Speedup, 4) + "x";
+  if (N.Speedups.size() > 1) {
+    timing::Interval I = timing::summarizeEnsemble(N.Speedups);
+    T += " [" + fixed(I.Min, 4) + ", " + fixed(I.Max, 4) + "]";
+  }
+  return T;
+}
 
 nlohmann::json nodeJson(const Node &N) {
   nlohmann::json Edits = nlohmann::json::array();
@@ -51,7 +75,16 @@ nlohmann::json nodeJson(const Node &N) {
           {"seconds", N.Seconds},
           {"best_before", N.BestBefore},
           {"origin", N.Origin},
-          {"recorded_at", N.RecordedAt}};
+          {"recorded_at", N.RecordedAt},
+          {"speedups", N.Speedups},
+          {"speedup_interval", speedupIntervalJson(N)},
+          {"gate",
+           {{"cv", N.Cv},
+            {"gain_low", N.GainLow},
+            {"gain_high", N.GainHigh},
+            {"members", N.Speedups.size()},
+            {"clearing", N.Clearing},
+            {"point_commit", N.PointCommit}}}};
 }
 
 llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Source) {
@@ -96,6 +129,16 @@ llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Sourc
     N.BestBefore = J.at("best_before").get<std::string>();
     N.Origin = J.value("origin", "");
     N.RecordedAt = J.value("recorded_at", 0.0);
+    // Written since ensembles (a node of an older run has none).
+    if (J.contains("speedups"))
+      N.Speedups = J.at("speedups").get<std::vector<double>>();
+    if (J.contains("gate")) {
+      const nlohmann::json &G = J.at("gate");
+      N.GainLow = G.value("gain_low", 0.0);
+      N.GainHigh = G.value("gain_high", 0.0);
+      N.Clearing = G.value("clearing", 0u);
+      N.PointCommit = G.value("point_commit", false);
+    }
   } catch (const nlohmann::json::exception &E) {
     return makeError("'" + Source + "': malformed lineage node: " + E.what());
   }

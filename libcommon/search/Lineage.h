@@ -56,6 +56,15 @@ struct Node {
   std::string Stage, Signature, Message;
   bool Verified = false, Committed = false;
   double Speedup = 0, K0Us = 0, Us = 0, Cv = 0, Threshold = 0;
+  // A modeled speedup over the parameter sets of kernel-time's ensemble (timing/Ensemble.h): one
+  // per set, member 0 the nominal figures and equal to Speedup (empty: measured, or a node
+  // recorded before ensembles). The same sets for every node of a run, so they pair by index.
+  std::vector<double> Speedups;
+  // The gate's view of them (search/Gate.h): the least and most gain over the best, the sets
+  // under which Eq. 2 held, and whether the point estimate alone passed.
+  double GainLow = 0, GainHigh = 0;
+  unsigned Clearing = 0;
+  bool PointCommit = false;
   std::string Kind, Backend;
   std::vector<LineRange> Ranges; // the edited 0-based lines of Parent's text
   double Seconds = 0;            // evaluation wall time
@@ -65,6 +74,11 @@ struct Node {
 };
 
 nlohmann::json nodeJson(const Node &N);
+// The interval of N's modeled speedup over K0 ({"members", "min", "median", "max",
+// "faster_members"}: members with K* faster than K0), or null when N has no ensemble.
+nlohmann::json speedupIntervalJson(const Node &N);
+// "1.0420x" or, with an ensemble, "1.0420x [1.0100, 1.0800]" (the least and most over the sets).
+std::string speedupText(const Node &N);
 llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Source);
 
 struct RunIdentity {

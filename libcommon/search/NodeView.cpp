@@ -45,6 +45,7 @@ llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
   timing::TimeOptions TO = timeOptions(O, IsRoot ? "" : Dir + "/cand.hsaco");
   TO.Profile = true;
   TO.MaxWindows = 16;
+  TO.Ensemble = 1; // a profile is the nominal figures' (the gate has the interval)
   Report R = timing::runKernelTime(TO);
   if (R.Result == Outcome::RuntimeError)
     return runtimeError("profiling node " + Id + ": " + R.Message);

@@ -1,6 +1,7 @@
 #include "search/RunOptions.h"
 
 #include "support/Error.h"
+#include "timing/Ensemble.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -63,6 +64,14 @@ const std::vector<RunOption> &runOptions() {
        [](AgentOptions &O, const nlohmann::json &J) {
          return take(J, O.Eval.MaxSimulatedGroups) && O.Eval.MaxSimulatedGroups > 0;
        }},
+      {"ensemble", "--ensemble", true, [](const AgentOptions &O) { return O.Eval.Ensemble; },
+       [](AgentOptions &O, const nlohmann::json &J) {
+         return take(J, O.Eval.Ensemble) && O.Eval.Ensemble >= 1 &&
+                O.Eval.Ensemble <= timing::kMaxEnsemble;
+       }},
+      {"ensemble_seed", "--ensemble-seed", true,
+       [](const AgentOptions &O) { return O.Eval.EnsembleSeed; },
+       [](AgentOptions &O, const nlohmann::json &J) { return take(J, O.Eval.EnsembleSeed); }},
       {"team_from", "--team-from", true, [](const AgentOptions &O) { return O.TeamFrom; },
        [](AgentOptions &O, const nlohmann::json &J) { return take(J, O.TeamFrom); }},
       {"team_member", "--team-member", true, [](const AgentOptions &O) { return O.TeamMember; },

@@ -513,6 +513,9 @@ private:
 void TimeRunner::measured() {
   body()["kind"] = "measured";
   body()["label"] = "measured on " + Dev->info().Name;
+  if (O.Ensemble > 1)
+    R.Notes.push_back("the parameter sets of --ensemble are the model's: measured times have "
+                      "none (their interval is the bootstrap's)");
   if (O.Profile || !O.AnnotatePath.empty())
     return (void)fail(makeError("on a GPU the hot windows come from a thread trace: record one "
                                 "with rocprofv3 --att -d DIR and import it with --att DIR"));

@@ -6,6 +6,7 @@
 #include "search/Agent.h"
 #include "support/Cli.h"
 #include "support/Interrupt.h"
+#include "timing/Ensemble.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,10 +50,17 @@ int main(int argc, char **argv) {
       "s-floor", "Commit gate: minimum speedup over K0 (default 1.0)", cxxopts::value<double>(),
       "X")("max-groups", "emu: workgroups the timing model simulates (default 256)",
            cxxopts::value<uint64_t>(),
-           "N")("exec-timeout", "exec: seconds a proposer may run per proposal (default 60)",
-                cxxopts::value<double>(), "SECONDS")(
-      "seed", "The stochastic driver's seed (default 1)", cxxopts::value<uint64_t>(),
-      "N")("keep-rejected", "Keep the text and object of rejected candidates too")(
+           "N")("ensemble",
+                "emu: parameter sets the model times each candidate under, drawn from the "
+                "parameter file's ranges; a candidate is committed only if it clears the gate "
+                "under every one (default " +
+                    std::to_string(search::kDefaultEnsemble) + "; 1 to 1024)",
+                cxxopts::value<unsigned>(), "N")(
+      "ensemble-seed", "emu: seed of the parameter sets (default 1)", cxxopts::value<uint64_t>(),
+      "S")("exec-timeout", "exec: seconds a proposer may run per proposal (default 60)",
+           cxxopts::value<double>(), "SECONDS")("seed", "The stochastic driver's seed (default 1)",
+                                                cxxopts::value<uint64_t>(), "N")(
+      "keep-rejected", "Keep the text and object of rejected candidates too")(
       "resume", "Continue the search in --run-dir (after a stop, a crash or kill -9)");
   C.options().add_options()("worker-launch",
                             "Evaluate each candidate as a separate process started through "
@@ -186,6 +194,14 @@ int main(int argc, char **argv) {
       return C.usageError("--max-groups must be at least 1 (the workgroups the timing model "
                           "simulates)");
   }
+  if (R.count("ensemble")) {
+    O.Eval.Ensemble = R["ensemble"].as<unsigned>();
+    if (O.Eval.Ensemble == 0 || O.Eval.Ensemble > timing::kMaxEnsemble)
+      return C.usageError("--ensemble must be from 1 to " + std::to_string(timing::kMaxEnsemble) +
+                          " (parameter sets), not " + std::to_string(O.Eval.Ensemble));
+  }
+  if (R.count("ensemble-seed"))
+    O.Eval.EnsembleSeed = R["ensemble-seed"].as<uint64_t>();
   if (R.count("exec-timeout")) {
     if (O.Driver.rfind("exec:", 0) != 0)
       return C.usageError("--exec-timeout is for --driver exec:CMD");
@@ -250,6 +266,9 @@ int main(int argc, char **argv) {
   for (const auto &KV : R.arguments())
     O.Given.insert(KV.key());
   O.Eval.Backend = Dev.Backend;
+  if (Dev.Backend == "hip" && (R.count("ensemble") || R.count("ensemble-seed")))
+    return C.usageError("--ensemble and --ensemble-seed are the model's (emu): measured times "
+                        "have no parameter sets");
   O.Eval.Threads = Dev.Threads ? Dev.Threads : 1;
   O.Eval.TimeoutSeconds = Dev.TimeoutSeconds;
   // Progress on stderr: every event (commits, redirects, refused proposals); candidates one

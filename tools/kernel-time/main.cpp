@@ -150,6 +150,9 @@ int main(int argc, char **argv) {
   }
   if (R.count("ensemble-seed"))
     O.EnsembleSeed = R["ensemble-seed"].as<uint64_t>();
+  if (Dev.Backend == "hip" && (R.count("ensemble") || R.count("ensemble-seed")))
+    return C.usageError("--ensemble and --ensemble-seed are the model's (emu): measured times "
+                        "have no parameter sets");
   if (R.count("warmup"))
     O.Warmup = R["warmup"].as<unsigned>();
   if (R.count("reps")) {
