@@ -230,6 +230,19 @@ private:
     double BaselineUs = 0;
     if (!O.Baseline.empty() && !readBaseline(K0Sha, BaselineUs))
       return false;
+    // The model: K0 under the run's parameter sets, once, for every candidate's timing (and the
+    // root's time, unless a baseline gives it).
+    if (E.Backend == "emu") {
+      Report TR = timing::runKernelTime(timeOptions(E));
+      if (TR.Result != Outcome::Ok) {
+        R.Result = TR.Result;
+        R.Message = "timing K0: " + TR.Message;
+        return false;
+      }
+      E.K0Reference = timing::modeledReference(TR);
+      if (BaselineUs == 0)
+        BaselineUs = TR.Body["kernels"][0].value("microseconds", 0.0);
+    }
     auto Lin = Lineage::open(O.RunDir, Id, O.Resume, runOptionsJson(O));
     if (!Lin)
       return fail(Lin.takeError());

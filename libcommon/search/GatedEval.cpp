@@ -59,6 +59,8 @@ timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1) {
   T.MaxSimulatedGroups = O.MaxSimulatedGroups;
   T.Ensemble = O.Ensemble;
   T.EnsembleSeed = O.EnsembleSeed;
+  if (!K1.empty())
+    T.K0Reference = O.K0Reference;
   T.Warmup = O.Warmup;
   T.Reps = O.Reps;
   T.Rotate = O.Rotate;
@@ -79,6 +81,7 @@ nlohmann::json evalOptionsJson(const EvalOptions &O) {
           {"max_simulated_groups", O.MaxSimulatedGroups},
           {"ensemble", O.Ensemble},
           {"ensemble_seed", O.EnsembleSeed},
+          {"k0_reference", O.K0Reference},
           {"warmup", O.Warmup},
           {"reps", O.Reps},
           {"rotate", O.Rotate},
@@ -101,6 +104,7 @@ EvalOptions parseEvalOptions(const nlohmann::json &J) {
   // Written since ensembles: an older controller's workers model one parameter set.
   O.Ensemble = J.value("ensemble", 1u);
   O.EnsembleSeed = J.value("ensemble_seed", uint64_t(1));
+  O.K0Reference = J.value("k0_reference", nlohmann::json());
   O.Warmup = J.at("warmup").get<unsigned>();
   O.Reps = J.at("reps").get<unsigned>();
   O.Rotate = J.at("rotate").get<unsigned>();

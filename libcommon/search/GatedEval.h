@@ -8,6 +8,7 @@
 
 #include "codeobj/CodeObject.h"
 #include "support/Outcome.h"
+#include "timing/Ensemble.h"
 #include "timing/TimeRun.h"
 
 #include <nlohmann/json.hpp>
@@ -17,12 +18,6 @@
 #include <vector>
 
 namespace asmevo::search {
-
-// The agent's default ensemble: 16 parameter sets. A gain that fails under a fraction p of the
-// ranges' volume survives 15 random sets with probability (1 - p)^15: 21% for p = 0.1, 3.5% for
-// p = 0.2; 8 sets would let 48% and 21% through, 32 sets cost twice 16 (bench/README.md has the
-// measured cost per candidate).
-constexpr unsigned kDefaultEnsemble = 16;
 
 struct EvalOptions {
   std::string K0, Spec, Kernel; // K0's path and its complete launch spec
@@ -34,8 +29,11 @@ struct EvalOptions {
   uint64_t MaxSimulatedGroups = 256;
   // emu: the model's parameter sets per timing (kernel-time --ensemble; Ensemble.h) and their
   // seed; the commit gate needs the candidate faster under every one (search/Gate.h).
-  unsigned Ensemble = kDefaultEnsemble;
+  unsigned Ensemble = timing::kDefaultEnsemble;
   uint64_t EnsembleSeed = 1;
+  // emu: K0's modeled figures under those sets (timing::modeledReference), so that each
+  // candidate's timing models only the candidate (null: K0 is modeled with every candidate).
+  nlohmann::json K0Reference;
   unsigned Warmup = 10, Reps = 100, Rotate = 4; // hip
   // K0's s_nop wait states (nopWaitStates of its recovered text): a candidate with fewer is
   // refused as unsafe before it is built. The emulator's hazard table (emu/Hazards.cpp) does not

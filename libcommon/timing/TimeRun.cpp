@@ -164,7 +164,70 @@ private:
     return true;
   }
 
-  // The model: each kernel on the same inputs (seed O.Seed), traced and simulated.
+  // What a modeled kernel contributes to the report: its JSON, its figures per parameter set
+  // (the first: the nominal set) and its notes.
+  struct ModeledKernel {
+    nlohmann::json Json;
+    std::vector<double> Cycles, Us;
+    std::vector<std::string> Notes;
+  };
+
+  // The key an earlier run's K0 figures must match to be reused (modeledReference).
+  nlohmann::json referenceKey(const TargetParams &TP) const {
+    std::string K0Sha, SpecSha;
+    for (const ReportInput &In : R.Inputs) {
+      if (In.Role == "k0")
+        K0Sha = In.Sha256;
+      if (In.Role == "spec")
+        SpecSha = In.Sha256;
+    }
+    return {{"k0_sha256", K0Sha},
+            {"spec_sha256", SpecSha},
+            {"params_sha256", TP.Sha256},
+            {"seed", O.Seed},
+            {"ensemble", std::max(1u, O.Ensemble)},
+            {"ensemble_seed", O.EnsembleSeed},
+            {"max_groups", O.MaxSimulatedGroups}};
+  }
+
+  // K0's figures from O.K0Reference if it was made under Key with N parameter sets, every field
+  // of the expected type (it may come from another process: a worker's options); else none, and
+  // K0 is modeled as always.
+  std::optional<ModeledKernel> reusedK0(const nlohmann::json &Key, unsigned N) const {
+    const nlohmann::json &Ref = O.K0Reference;
+    if (!Ref.is_object() || !Ref.contains("key") || Ref["key"] != Key || !Ref.contains("kernel") ||
+        !Ref["kernel"].is_object())
+      return std::nullopt;
+    const nlohmann::json &RK = Ref["kernel"];
+    auto Numbers = [&](const nlohmann::json &E, const char *Name, std::vector<double> &Out) {
+      if (!E.contains(Name) || !E[Name].is_array() || E[Name].size() != N)
+        return false;
+      for (const nlohmann::json &X : E[Name]) {
+        if (!X.is_number() || !std::isfinite(X.get<double>()) || X.get<double>() <= 0)
+          return false;
+        Out.push_back(X.get<double>());
+      }
+      return true;
+    };
+    for (const char *F : {"kernel_us", "clock_mhz", "launch_overhead_us"})
+      if (!RK.contains(F) || !RK[F].is_number() || !std::isfinite(RK[F].get<double>()))
+        return std::nullopt;
+    ModeledKernel M;
+    if (!RK.contains("ensemble") || !RK["ensemble"].is_object() ||
+        !Numbers(RK["ensemble"], "cycles_per_member", M.Cycles) ||
+        !Numbers(RK["ensemble"], "microseconds_per_member", M.Us))
+      return std::nullopt;
+    if (Ref.contains("notes") && Ref["notes"].is_array())
+      for (const nlohmann::json &X : Ref["notes"])
+        if (X.is_string())
+          M.Notes.push_back(X.get<std::string>());
+    M.Json = RK;
+    M.Json["reused"] = true;
+    return M;
+  }
+
+  // The model: each kernel on the same inputs (seed O.Seed), emulated once and simulated under
+  // every parameter set.
   void modeled() {
     body()["kind"] = "modeled";
     body()["label"] = "modeled, not measured";
@@ -192,14 +255,25 @@ private:
     // The parameter sets: the nominal one first (Ensemble.h).
     const unsigned N = std::max(1u, O.Ensemble);
     std::vector<TargetParams> Sets = drawParameterSets(*TP, N, O.EnsembleSeed);
-    std::vector<ModelResult> Results;            // the nominal set's
-    std::vector<std::vector<double>> Cycles, Us; // per kernel, per set
-    nlohmann::json Kernels = nlohmann::json::array();
+    std::vector<ModeledKernel> Mk;
     for (size_t K = 0; K < Ks.size(); ++K) {
+      // K0's figures from an earlier run of the same options: not modeled again.
+      if (K == 0 && Ks.size() == 2 && !Capture && !O.Profile && O.AnnotatePath.empty())
+        if (std::optional<ModeledKernel> M = reusedK0(referenceKey(*TP), N)) {
+          Mk.push_back(std::move(*M));
+          continue;
+        }
       progress("modeling " + Roles[K] +
                (N > 1 ? " under " + std::to_string(N) + " parameter sets" : std::string()) +
                " ...");
-      auto M = Dev->load(Ks[K]->C);
+      // Each kernel of a spec on a device of its own, so that its buffers lie where K0's lay
+      // (and its figures do not depend on what ran before it); a capture's regions are placed
+      // once, on Dev.
+      std::unique_ptr<device::Device> Own;
+      if (K > 0 && !Capture && Dev->info().Backend == "emu")
+        Own = device::createEmuDevice(Ks[0]->C.Target.Processor);
+      device::Device &KDev = Own ? *Own : *Dev;
+      auto M = KDev.load(Ks[K]->C);
       if (!M)
         return (void)fail(M.takeError());
       // The spec's buffers placed afresh, or the captured state written again.
@@ -212,14 +286,14 @@ private:
                    : std::move(E);
       };
       if (Capture) {
-        if (llvm::Error E = launch::writeCapturePreState(*Dev, **M, *Capture, CapturePlaced))
+        if (llvm::Error E = launch::writeCapturePreState(KDev, **M, *Capture, CapturePlaced))
           return (void)fail(blame(std::move(E)));
         auto P = launch::captureLaunchParams(*Capture, CapturePlaced);
         if (!P)
           return (void)fail(blame(P.takeError()));
         Params = std::move(*P);
       } else {
-        auto P = launch::placeLaunch(*Dev, S, Init, Roles[K]);
+        auto P = launch::placeLaunch(KDev, S, Init, Roles[K]);
         if (!P)
           return (void)fail(P.takeError());
         Placed = std::move(*P);
@@ -230,14 +304,14 @@ private:
       Params.TimeoutSeconds = O.TimeoutSeconds;
       // K0's accesses are recorded, so that a spec whose buffers are too small for it is said
       // to be (K1 running past a buffer K0 stays in is K1's fault).
-      Params.TrackFootprint = K == 0 && Placed && Dev->info().TracksFootprint;
+      Params.TrackFootprint = K == 0 && Placed && KDev.info().TracksFootprint;
       ModelOptions MO;
       MO.MaxSimulatedGroups = O.MaxSimulatedGroups;
       MO.Profile = O.Profile || !O.AnnotatePath.empty();
       MO.Threads = O.Threads;
       MO.RunSampleOnly = true; // nothing reads the results
       // Emulated once; simulated under the nominal set here, under the others below.
-      auto TL = traceLaunch(*Dev, **M, Params, *TP, MO);
+      auto TL = traceLaunch(KDev, **M, Params, *TP, MO);
       llvm::Expected<ModelResult> MR = TL ? simulateLaunch(*TL, Sets[0], MO.Profile)
                                           : llvm::Expected<ModelResult>(TL.takeError());
       llvm::Error Err = MR ? llvm::Error::success() : MR.takeError();
@@ -246,7 +320,7 @@ private:
         Err = Err ? blameOverrun(*Placed, Init, std::move(Err), SpecError)
                   : checkFootprints(*Placed, Init, MR->Launch, SpecError);
       if (Placed)
-        launch::freeLaunch(*Dev, *Placed);
+        launch::freeLaunch(KDev, *Placed);
       if (Err) {
         R.fail(blame(std::move(Err)));
         // An error about the spec or the bundle names it, not the kernel that ran it.
@@ -254,17 +328,18 @@ private:
           R.Message = Roles[K] + ": " + R.Message;
         return;
       }
-      Cycles.push_back({MR->Cycles});
-      Us.push_back({MR->Microseconds});
+      ModeledKernel X;
+      X.Cycles = {MR->Cycles};
+      X.Us = {MR->Microseconds};
       for (unsigned I = 1; I < N; ++I) {
-        auto X = simulateLaunch(*TL, Sets[I]);
-        if (!X) {
-          R.fail(X.takeError());
+        auto Y = simulateLaunch(*TL, Sets[I]);
+        if (!Y) {
+          R.fail(Y.takeError());
           R.Message = Roles[K] + ": parameter set " + std::to_string(I) + ": " + R.Message;
           return;
         }
-        Cycles.back().push_back(X->Cycles);
-        Us.back().push_back(X->Microseconds);
+        X.Cycles.push_back(Y->Cycles);
+        X.Us.push_back(Y->Microseconds);
       }
       if (K == 0 && !O.AnnotatePath.empty()) {
         auto A = annotatedAssembly(Ks[0]->C, O.K0, O.AnnotatePath, S.Kernel, MR->Insts);
@@ -274,23 +349,30 @@ private:
           return (void)fail(std::move(E));
         body()["annotated"] = O.AnnotatePath;
       }
-      Kernels.push_back(kernelJson(Roles[K], *MR, Cycles.back(), Us.back()));
-      Results.push_back(std::move(*MR));
+      X.Json = kernelJson(Roles[K], *MR, X.Cycles, X.Us);
+      X.Notes = notes(Roles[K], *MR);
+      Mk.push_back(std::move(X));
     }
+    nlohmann::json Kernels = nlohmann::json::array();
+    for (const ModeledKernel &X : Mk)
+      Kernels.push_back(X.Json);
     body()["kernels"] = Kernels;
     std::vector<std::string> Ranged = rangedFigures(*TP);
     body()["ensemble"] = {{"members", N},
                           {"seed", O.EnsembleSeed},
                           {"method", kEnsembleMethod},
                           {"ranged_figures", Ranged}};
-    const ModelResult &M0 = Results[0];
-    R.Message = Roles[0] + " " + fixed(M0.Microseconds, 3) + " us (kernel " +
-                fixed(M0.KernelMicroseconds, 3) + " us: " + fixed(M0.Cycles, 0) + " cycles at " +
-                fixed(M0.ClockMHz, 0) + " MHz; launch overhead " +
-                fixed(M0.LaunchOverheadMicroseconds, 3) + " us) on " + M0.Device +
+    body()["reference_key"] = referenceKey(*TP);
+    // K0's figures at the nominal set (reusedK0 checks that a reused K0's JSON has them).
+    const nlohmann::json &J0 = Mk[0].Json;
+    double C0 = Mk[0].Cycles[0], U0 = Mk[0].Us[0];
+    R.Message = Roles[0] + " " + fixed(U0, 3) + " us (kernel " +
+                fixed(J0["kernel_us"].get<double>(), 3) + " us: " + fixed(C0, 0) + " cycles at " +
+                fixed(J0["clock_mhz"].get<double>(), 0) + " MHz; launch overhead " +
+                fixed(J0["launch_overhead_us"].get<double>(), 3) + " us) on " + TP->Device +
                 ", modeled, not measured";
     if (N > 1) {
-      Interval T0 = summarizeEnsemble(Us[0]);
+      Interval T0 = summarizeEnsemble(Mk[0].Us);
       R.Notes.push_back("ensemble: " + std::to_string(N) + " parameter sets (seed " +
                         std::to_string(O.EnsembleSeed) + "; the nominal one and " +
                         std::to_string(N - 1) + " drawn over " + std::to_string(Ranged.size()) +
@@ -300,10 +382,10 @@ private:
         R.Notes.push_back("ensemble: the parameter file gives every figure exactly, so every "
                           "parameter set is the nominal one");
     }
-    if (Results.size() == 2) {
+    if (Mk.size() == 2) {
       // Times, not cycles: the two kernels' clocks differ with their MFMA load.
-      SpeedupInterval Sp = pairedSpeedups(Us[0], Us[1]);
-      double Ratio = Results[1].Microseconds / M0.Microseconds;
+      SpeedupInterval Sp = pairedSpeedups(Mk[0].Us, Mk[1].Us);
+      double Ratio = Mk[1].Us[0] / U0;
       std::vector<double> Ratios;
       for (double X : Sp.Speedups)
         Ratios.push_back(X > 0 ? 1 / X : 0);
@@ -332,8 +414,8 @@ private:
                            {"basis", "modeled time of K0 / K1 (kernel and launch overhead), per "
                                      "parameter set"},
                            {"interval", Over}};
-      R.Message += "; K1 " + fixed(Results[1].Microseconds, 3) +
-                   " us, t(K1)/t(K0) = " + fixed(Ratio, 4) + " (modeled";
+      R.Message +=
+          "; K1 " + fixed(Mk[1].Us[0], 3) + " us, t(K1)/t(K0) = " + fixed(Ratio, 4) + " (modeled";
       if (N > 1)
         R.Message += "); speedup " + fixed(Sp.Value, 4) + " [min " + fixed(Sp.Min, 4) +
                      ", median " + fixed(Sp.Median, 4) + ", max " + fixed(Sp.Max, 4) +
@@ -342,8 +424,8 @@ private:
       else
         R.Message += " at the nominal figures only; --ensemble N gives its interval)";
     }
-    for (size_t K = 0; K < Results.size(); ++K)
-      notes(Roles[K], Results[K]);
+    for (const ModeledKernel &X : Mk)
+      R.Notes.insert(R.Notes.end(), X.Notes.begin(), X.Notes.end());
   }
 
   // A modeled launch of more than O.MaxWorkgroups workgroups is refused before anything runs.
@@ -425,7 +507,8 @@ private:
                          {{"members", C.Members},
                           {"cycles", {{"min", C.Min}, {"median", C.Median}, {"max", C.Max}}},
                           {"microseconds", {{"min", T.Min}, {"median", T.Median}, {"max", T.Max}}},
-                          {"cycles_per_member", Cycles}}},
+                          {"cycles_per_member", Cycles},
+                          {"microseconds_per_member", Us}}},
                         {"occupancy",
                          {{"waves_per_simd", M.WavesPerSimd},
                           {"workgroups_per_cu", M.GroupsPerCu},
@@ -448,23 +531,24 @@ private:
     return J;
   }
 
-  void notes(const std::string &Role, const ModelResult &M) {
+  std::vector<std::string> notes(const std::string &Role, const ModelResult &M) {
     const Breakdown &B = M.Total;
     double T = totalCycles(B);
-    R.Notes.push_back(
-        Role + ": " + std::to_string(M.WavesPerSimd) + " waves/SIMD (limited by " +
-        M.OccupancyLimit + "), " + std::to_string(M.GroupsPerCu) + " workgroups/CU; simulated " +
-        std::to_string(M.SimulatedGroups) + " of " + std::to_string(M.Groups) + " workgroups on " +
-        std::to_string(M.SimulatedCus) + " of " + std::to_string(M.UsedCus) + " CUs in use");
-    R.Notes.push_back(Role + ": wave-cycles: issue " + percent(B.Issue, T) + ", s_nop/latency " +
-                      percent(B.Dependency, T) + ", unit busy " + percent(B.UnitBusy, T) +
-                      ", vmcnt " + percent(B.WaitVm, T) + ", lgkmcnt " + percent(B.WaitLgkm, T) +
-                      ", barrier " + percent(B.Barrier, T) + ", arbitration " +
-                      percent(B.Arbitration, T) + "; LDS bank conflicts " +
-                      fixed(B.LdsConflict, 0) + " cycles");
+    std::vector<std::string> Out;
+    Out.push_back(Role + ": " + std::to_string(M.WavesPerSimd) + " waves/SIMD (limited by " +
+                  M.OccupancyLimit + "), " + std::to_string(M.GroupsPerCu) +
+                  " workgroups/CU; simulated " + std::to_string(M.SimulatedGroups) + " of " +
+                  std::to_string(M.Groups) + " workgroups on " + std::to_string(M.SimulatedCus) +
+                  " of " + std::to_string(M.UsedCus) + " CUs in use");
+    Out.push_back(Role + ": wave-cycles: issue " + percent(B.Issue, T) + ", s_nop/latency " +
+                  percent(B.Dependency, T) + ", unit busy " + percent(B.UnitBusy, T) + ", vmcnt " +
+                  percent(B.WaitVm, T) + ", lgkmcnt " + percent(B.WaitLgkm, T) + ", barrier " +
+                  percent(B.Barrier, T) + ", arbitration " + percent(B.Arbitration, T) +
+                  "; LDS bank conflicts " + fixed(B.LdsConflict, 0) + " cycles");
     if (O.Profile)
       for (const HotWindow &W : hotWindows(M.Insts, std::min(O.MaxWindows, 5u)))
-        R.Notes.push_back(windowNote(Role, W, "wave-cycles"));
+        Out.push_back(windowNote(Role, W, "wave-cycles"));
+    return Out;
   }
 
   // "K0: hot window +0x100..+0x210 (50 instructions, 100.0% of wave-cycles, waits on vmcnt)"
@@ -602,5 +686,17 @@ void TimeRunner::measured() {
 } // namespace
 
 Report runKernelTime(const TimeOptions &O) { return TimeRunner(O).run(); }
+
+nlohmann::json modeledReference(const Report &R) {
+  if (R.Result != Outcome::Ok || R.Body.value("kind", "") != "modeled" ||
+      !R.Body.contains("reference_key") || !R.Body.contains("kernels") ||
+      !R.Body["kernels"].is_array() || R.Body["kernels"].empty())
+    return nullptr;
+  std::vector<std::string> Notes;
+  for (const std::string &N : R.Notes)
+    if (llvm::StringRef(N).starts_with("K0: "))
+      Notes.push_back(N);
+  return {{"key", R.Body["reference_key"]}, {"kernel", R.Body["kernels"][0]}, {"notes", Notes}};
+}
 
 } // namespace asmevo::timing

@@ -40,6 +40,12 @@ struct TimeOptions {
   // Import mode: K0's hot windows from a rocprofv3 thread trace under this directory
   // (AttImport.h); nothing runs and no spec is needed.
   std::string AttDir;
+  // K0's modeled figures from an earlier run (modeledReference of its report), so that K0 timed
+  // against many candidates is modeled once: used only when that run had the same K0, spec,
+  // parameter file, seed, sample size and parameter sets, no --profile or --annotate here, and
+  // no capture; else K0 is modeled as always. Every kernel of a spec is modeled on a device of
+  // its own, so K1's figures do not depend on whether K0 ran before it.
+  nlohmann::json K0Reference;
   std::function<void(const std::string &)> Progress;
 };
 
@@ -48,5 +54,10 @@ struct TimeOptions {
 // MaxWorkgroups on the model, --backend hip with no GPU, ...); runtime_error (an emulated launch
 // that stops: an unsupported instruction, named with kernel+offset).
 Report runKernelTime(const TimeOptions &O);
+
+// What a later run may reuse of a modeled report of K0 (TimeOptions::K0Reference): K0's entry
+// of "kernels" with its figures per parameter set, its notes and the options they depend on;
+// null for a report that is not an ok modeled one.
+nlohmann::json modeledReference(const Report &R);
 
 } // namespace asmevo::timing

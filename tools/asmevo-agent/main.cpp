@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
                 "emu: parameter sets the model times each candidate under, drawn from the "
                 "parameter file's ranges; a candidate is committed only if it clears the gate "
                 "under every one (default " +
-                    std::to_string(search::kDefaultEnsemble) + "; 1 to 1024)",
+                    std::to_string(timing::kDefaultEnsemble) + "; 1 to 1024)",
                 cxxopts::value<unsigned>(), "N")(
       "ensemble-seed", "emu: seed of the parameter sets (default 1)", cxxopts::value<uint64_t>(),
       "S")("exec-timeout", "exec: seconds a proposer may run per proposal (default 60)",

@@ -1,11 +1,16 @@
 // The ensemble's parameter sets (Ensemble.h): set 0 is the nominal file, the others a Latin
 // hypercube over the ranged figures only, the same for the same seed and inside every range;
-// and the summaries of an ensemble's values and paired speedups.
+// and the summaries of an ensemble's values and paired speedups; a gate candidate's timing that
+// reuses K0's figures (TimeOptions::K0Reference) gets what the full pair gets.
 #include "timing/Ensemble.h"
+
+#include "support/FileIO.h"
+#include "timing/TimeRun.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 using namespace asmevo::timing;
@@ -99,6 +104,95 @@ TEST(Ensemble, SummariesOfValuesAndPairedSpeedups) {
   EXPECT_EQ(S.Faster, 2u);
   EXPECT_NEAR(S.fasterFraction(), 2.0 / 3, 1e-12);
   EXPECT_EQ(S.Speedups, (std::vector<double>{1.25, 0.8, 2}));
+}
+
+// The Triton vector add (n = 3000) and its complete spec, as kernel-diffcheck --infer writes it.
+struct VaddPair {
+  asmevo::TempDir Dir;
+  TimeOptions O;
+};
+std::optional<VaddPair> vaddPair(unsigned Ensemble) {
+  auto D = asmevo::TempDir::create("ensemble-test");
+  if (!D) {
+    ADD_FAILURE() << llvm::toString(D.takeError());
+    return std::nullopt;
+  }
+  std::string Spec = D->file("va.json");
+  EXPECT_FALSE(bool(asmevo::writeFileAtomic(
+      Spec, R"({"format": "asmevo-launch-spec", "format_version": 1, "kernel": "add_kernel",
+        "grid": [3, 1, 1], "block": [256, 1, 1], "dynamic_lds": 0, "args": [
+        {"arg": "#0", "elements": 3000, "role": "in", "type": "f32"},
+        {"arg": "#1", "elements": 3000, "role": "in", "type": "f32"},
+        {"arg": "#2", "elements": 3000, "role": "out", "type": "f32"},
+        {"arg": "#3", "value": 3000}, {"arg": "#4", "value": "null"},
+        {"arg": "#5", "value": "null"}]})")));
+  VaddPair P{std::move(*D), {}};
+  P.O.K0 = P.O.K1 =
+      std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton/gfx942/vector_add_fp32.hsaco";
+  P.O.Spec = Spec;
+  P.O.Ensemble = Ensemble;
+  P.O.EnsembleSeed = 5;
+  P.O.Threads = 1;
+  return P;
+}
+
+TEST(Ensemble, AGateCandidateReusesK0sFiguresAndGetsWhatTheFullPairGets) {
+  auto P = vaddPair(4);
+  ASSERT_TRUE(P);
+  asmevo::Report Full = runKernelTime(P->O);
+  ASSERT_EQ(Full.Result, asmevo::Outcome::Ok) << Full.Message;
+  TimeOptions K0Only = P->O;
+  K0Only.K1.clear();
+  nlohmann::json Ref = modeledReference(runKernelTime(K0Only));
+  ASSERT_TRUE(Ref.is_object());
+  TimeOptions C = P->O;
+  C.K0Reference = Ref;
+  asmevo::Report Cand = runKernelTime(C);
+  ASSERT_EQ(Cand.Result, asmevo::Outcome::Ok) << Cand.Message;
+  EXPECT_EQ(Cand.Body["kernels"][0].value("reused", false), true);
+  EXPECT_FALSE(Full.Body["kernels"][0].contains("reused"));
+  EXPECT_EQ(Cand.Body["kernels"][1]["ensemble"], Full.Body["kernels"][1]["ensemble"]);
+  EXPECT_EQ(Cand.Body["speedup"], Full.Body["speedup"]);
+  EXPECT_EQ(Cand.Message, Full.Message);
+  EXPECT_EQ(Cand.Notes, Full.Notes);
+  EXPECT_EQ(Full.Body["speedup"]["per_member"], nlohmann::json({1.0, 1.0, 1.0, 1.0}));
+
+  // Figures made under other options, or damaged ones, are not used: K0 is modeled again.
+  std::vector<nlohmann::json> Unusable = {"a string", nlohmann::json::array(), nullptr};
+  auto Edited = [&](auto F) {
+    nlohmann::json X = Ref;
+    F(X);
+    Unusable.push_back(X);
+  };
+  Edited([](nlohmann::json &X) { X["key"]["ensemble_seed"] = 6; });
+  Edited([](nlohmann::json &X) { X["key"]["spec_sha256"] = "0"; });
+  Edited([](nlohmann::json &X) { X["kernel"] = 3; });
+  Edited([](nlohmann::json &X) { X.erase("kernel"); });
+  Edited([](nlohmann::json &X) { X["kernel"]["ensemble"] = "x"; });
+  Edited([](nlohmann::json &X) { X["kernel"]["ensemble"]["cycles_per_member"] = {1, 2}; });
+  Edited([](nlohmann::json &X) {
+    X["kernel"]["ensemble"]["microseconds_per_member"] = {"1", "2", "3", "4"};
+  });
+  Edited([](nlohmann::json &X) { X["kernel"]["ensemble"]["cycles_per_member"][2] = -1; });
+  Edited([](nlohmann::json &X) { X["notes"] = 7; });
+  for (size_t I = 0; I < Unusable.size(); ++I) {
+    TimeOptions U = P->O;
+    U.K0Reference = Unusable[I];
+    asmevo::Report R = runKernelTime(U);
+    ASSERT_EQ(R.Result, asmevo::Outcome::Ok) << I << ": " << R.Message;
+    bool Reused = R.Body["kernels"][0].value("reused", false);
+    // The last one has good figures and notes of the wrong type, which are left out.
+    EXPECT_EQ(Reused, I + 1 == Unusable.size()) << I;
+    EXPECT_EQ(R.Body["speedup"], Full.Body["speedup"]) << I;
+  }
+  // Under another number of sets, a reference of 4 is not used either.
+  TimeOptions Five = P->O;
+  Five.Ensemble = 5;
+  Five.K0Reference = Ref;
+  asmevo::Report R5 = runKernelTime(Five);
+  ASSERT_EQ(R5.Result, asmevo::Outcome::Ok) << R5.Message;
+  EXPECT_FALSE(R5.Body["kernels"][0].contains("reused"));
+  EXPECT_EQ(R5.Body["speedup"]["members"], 5);
 }
 
 } // namespace
