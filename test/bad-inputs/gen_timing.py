@@ -75,7 +75,7 @@ def generate(g):
     p("l1-under-a-set", 'F["l1_bytes"]["value"] = 1024; F["l1_ways"]["value"] = 16')
     p("mall-no-bandwidth", 'F["mall_bytes_per_clk"]["value"] = 0')
     p("figures-array", 'd["figures"] = []')
-    p("version-2", 'd["format_version"] = 2')
+    p("version-1", 'd["format_version"] = 1')
     p("unknown-key", 'd["figure"] = {}')
     text = shipped.decode()
     W("kt-params-nan.json", text.replace('"value": 2100,', '"value": NaN,', 1))

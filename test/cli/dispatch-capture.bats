@@ -351,7 +351,7 @@ assert e["message"].startswith("K0 ") and e["message"].endswith("modeled, not me
   run kernel-time g.bundle k1.hsaco --capture g.bundle
   assert_success
   assert_line --index 0 --partial "; K1 "
-  assert_line --index 0 --partial "t(K1)/t(K0) = 1.0000 (modeled; spread 0: the model is deterministic)"
+  assert_line --index 0 --partial "t(K1)/t(K0) = 1.0000 (modeled at the nominal figures only; --ensemble N gives its interval)"
   run kernel-time "$PROGS/pointer_rich.hsaco" --capture g.bundle
   assert_failure 2
   assert_output "kernel-time: error: '$PROGS/pointer_rich.hsaco' is not the code object the capture recorded ('g.bundle' holds 8456 bytes of another; the bundle itself can be K0: give BUNDLE as K0 with --capture BUNDLE)"

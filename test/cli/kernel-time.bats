@@ -69,11 +69,14 @@ assert "vmcnt" in w["waits_on"] and w["share"] > 0.5, w
 PY
 }
 
-@test "K0 against itself: ratio 1, a point interval, said to be deterministic" {
+@test "K0 against itself: ratio 1 at the nominal figures, and --ensemble N gives its interval" {
   vadd
   run kernel-time "$VADD" "$VADD" --spec va.json
   assert_success
-  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 1\.0000 \(modeled; spread 0: the model is deterministic\)$'
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 1\.0000 \(modeled at the nominal figures only; --ensemble N gives its interval\)$'
+  run kernel-time "$VADD" "$VADD" --spec va.json --ensemble 5
+  assert_success
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 1\.0000 \(modeled\); speedup 1\.0000 \[min 1\.0000, median 1\.0000, max 1\.0000\], K1 faster under 0 of 5 parameter sets$'
 }
 
 @test "modeled time rises for added s_nops" {
@@ -336,7 +339,7 @@ PY
   bad text.json "figure 'l2_bytes' is \"4 MiB\"; it must be a whole number from 65536 to 1073741824 (bytes)"
   bad null.json "figure 'l2_bytes' is null; it must be a whole number from 65536 to 1073741824 (bytes)"
   bad novalue.json "figure 'l2_bytes' has no value"
-  bad extra.json "figure 'l2_bytes' has an unknown key 'low' (value, unit, source)"
+  bad extra.json "figure 'l2_bytes' has an unknown key 'low' (value, unit, source, range, range_source)"
   bad unknown.json "unknown figure 'l3_bytes'"
   bad l2s.json "figure 'l2_instances' is 8, more than compute_units (4)"
   bad ways.json "figure 'l1_bytes' is 1024, less than one line per way (l1_line_bytes 128 x l1_ways 16 = 2048)"
@@ -544,4 +547,81 @@ PY
   assert_failure 2
   assert_output "kernel-time: error: 'p.json': is the input 'p.json'; writing it would destroy the input (choose another output)"
   assert_tree_unchanged
+}
+
+# ensemble_pair K1 N SEED OUT: kernel-time --json of K0 = $VADD against K1 under N parameter
+# sets into OUT; asserts ok.
+ensemble_pair() {
+  run --separate-stderr kernel-time "$VADD" "$1" --spec va.json --ensemble "$2" --ensemble-seed "$3" --json
+  assert_report kernel-time ok 0
+  mv report.json "$4"
+}
+
+@test "--ensemble N --ensemble-seed S: the speedup's interval over N parameter sets drawn from the ranges, in text and JSON, paired set by set, the same for the same seed" {
+  vadd
+  # K1: three s_nop 7 before the first load, slower under every parameter set
+  sed 's/^\tbuffer_load_dword v4, v0/\ts_nop 7\n\ts_nop 7\n\ts_nop 7\n&/' k.s > k1.s
+  rebuild_checked k1.s
+  run kernel-time "$VADD" k1.hsaco --spec va.json --ensemble 8 --ensemble-seed 3
+  assert_success
+  assert_line --index 0 --regexp '^kernel-time: K0 .*; K1 [0-9.]+ us, t\(K1\)/t\(K0\) = 1\.[0-9]{4} \(modeled\); speedup 0\.[0-9]{4} \[min 0\.[0-9]{4}, median 0\.[0-9]{4}, max 0\.[0-9]{4}\], K1 faster under 0 of 8 parameter sets$'
+  assert_line --index 1 --regexp '^  ensemble: 8 parameter sets \(seed 3; the nominal one and 7 drawn over [0-9]+ ranged figures\): K0 [0-9.]+ to [0-9.]+ us, median [0-9.]+$'
+  ensemble_pair k1.hsaco 8 3 a.json
+  ensemble_pair k1.hsaco 8 3 b.json
+  ensemble_pair k1.hsaco 8 4 c.json
+  ensemble_pair k1.hsaco 1 3 one.json
+  python3 - "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" <<'PY'
+import json, sys
+figs = json.load(open(sys.argv[1]))["figures"]
+ranged = sorted(k for k, v in figs.items() if v["range"][0] != v["range"][1])
+a, b, c, one = (json.load(open(f))["body"] for f in ("a.json", "b.json", "c.json", "one.json"))
+e = a["ensemble"]
+assert e["members"] == 8 and e["seed"] == 3 and sorted(e["ranged_figures"]) == ranged, e
+assert e["method"].startswith("member 0: the nominal figures; members 1..N-1: a Latin hypercube"), e
+k0, k1 = a["kernels"]
+c0, c1 = k0["ensemble"]["cycles_per_member"], k1["ensemble"]["cycles_per_member"]
+assert len(c0) == len(c1) == 8 and c0[0] == k0["cycles"] and c1[0] == k1["cycles"], (k0, k1)
+# the sets move the figures: K0's cycles differ between sets, and its spread says so
+assert len(set(c0)) > 1 and k0["spread"] == (max(c0) - min(c0)) / c0[0], k0
+assert k0["ensemble"]["cycles"] == {"min": min(c0), "median": sorted(c0)[3] / 2 + sorted(c0)[4] / 2, "max": max(c0)}, k0
+s = a["speedup"]
+per = [x / y for x, y in zip(c0, c1)]
+assert s["per_member"] == per and s["members"] == 8, s
+assert s["value"] == per[0] and s["min"] == min(per) and s["max"] == max(per), s
+assert s["faster_members"] == 0 and s["faster_fraction"] == 0 and max(per) < 1, s
+r = a["ratio"]
+assert r["value"] == c1[0] / c0[0] and r["low"] == 1 / max(per) and r["high"] == 1 / min(per), r
+assert "8 parameter sets" in r["interval"] and "8 parameter sets" in s["interval"], (r, s)
+# the same seed gives the same sets; another seed other drawn sets, the same nominal one
+assert b["speedup"] == s and b["kernels"][0]["ensemble"] == k0["ensemble"], b
+assert c["speedup"]["per_member"][0] == per[0] and c["speedup"]["per_member"][1:] != per[1:], c
+# one set: the nominal figures, a point
+o = one["speedup"]
+assert o["per_member"] == [per[0]] and o["min"] == o["max"] == per[0] and one["kernels"][0]["spread"] == 0, o
+assert one["ratio"]["interval"].startswith("a point: the nominal figures only"), one["ratio"]
+PY
+}
+
+@test "--ensemble: figures with no range are the same in every set, so a parameter file that gives every figure exactly gives a point interval" {
+  vadd
+  python3 - "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d["figures"].values():
+    f["range"] = [f["value"], f["value"]]
+    f["range_source"] = "exact: pinned for the test"
+json.dump(d, open("exact.json", "w"), indent=1)
+PY
+  run --separate-stderr kernel-time "$VADD" "$VADD" --spec va.json --params exact.json --ensemble 6 --json
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+b = d["body"]
+assert b["ensemble"]["ranged_figures"] == [], b["ensemble"]
+assert b["speedup"]["per_member"] == [1.0] * 6, b["speedup"]
+c = b["kernels"][0]["ensemble"]["cycles_per_member"]
+assert len(c) == 6 and len(set(c)) == 1 and b["kernels"][0]["spread"] == 0, c
+assert "ensemble: the parameter file gives every figure exactly, so every parameter set is the nominal one" in d["notes"], d["notes"]
+PY
 }
