@@ -67,7 +67,11 @@ b = d["body"]
 assert d["backend"] == "emu" and b["kind"] == "modeled" and b["label"] == "modeled, not measured", b
 assert b["speedup"] > 1.2, b["speedup"]
 assert b["commits"] >= 3 and b["kstar"] == "run/best.hsaco", b
-assert d["message"].startswith("best %.4fx over K0 (modeled, not measured, emu)" % b["speedup"]), d["message"]
+# the model's ensemble (8 parameter sets by default): the best's interval over the sets
+iv = b["speedup_interval"]
+assert b["ensemble"] == {"members": 8, "seed": 1} and iv["members"] == 8, b
+assert iv["min"] <= b["speedup"] <= iv["max"] and iv["faster_members"] == 8, iv
+assert d["message"].startswith("best %.4fx [%.4f, %.4f] over K0 (modeled, not measured, emu)" % (b["speedup"], iv["min"], iv["max"])), d["message"]
 # summary.json is the same report
 s = json.load(open("run/summary.json"))
 assert s["body"]["speedup"] == b["speedup"] and s["tool"] == "asmevo-agent"
@@ -748,10 +752,36 @@ survivors() {
   run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run \
     --max-candidates 3 --epsilon 10 -v
   assert_success
-  echo "$stderr" | grep -E '^asmevo-agent: n00000[1-3] not faster enough 1\.[0-9]{4}x \| ' ||
+  echo "$stderr" | grep -E '^asmevo-agent: n00000[1-3] not faster enough 1\.[0-9]{4}x \[[0-9]\.[0-9]{4}, [0-9]\.[0-9]{4}\] \| ' ||
     fail "stderr: $stderr"
   ! echo "$stderr" | grep -E 'slower 1\.[0-9]{4}x' || fail "stderr: $stderr"
   echo "$stderr" | grep -E 'gate:not committed [1-3]' || fail "stderr: $stderr"
   # node.json keeps its outcome.
   python3 -c 'import json,glob; assert any(json.load(open(f))["outcome"] == "slower" and json.load(open(f))["speedup"] > 1 for f in glob.glob("run/nodes/*/node.json"))'
+}
+
+@test "the ensemble gate: a candidate faster at the nominal figures but not by the margin under every parameter set is not committed; under one set it is" {
+  M=$TRITON/gfx942/matmul_fp16.hsaco
+  kernel-diffcheck --infer "$M" --spec "$ASMEVO_SOURCE_DIR/test/specs/matmul_fp16.json" -o mm.json 2>/dev/null
+  # The rules driver's first candidate hoists a load; the model has it faster at the nominal
+  # figures, and by less than the margin (or not at all) under some drawn set.
+  run --separate-stderr asmevo-agent "$M" --spec mm.json --run-dir run --max-candidates 1 -v --json
+  assert_report asmevo-agent ok 0
+  echo "$stderr" | grep -E '^asmevo-agent: n000001 not faster under every parameter set 1\.[0-9]{4}x \[[01]\.[0-9]{4}, 1\.[0-9]{4}\] \| ' ||
+    fail "stderr: $stderr"
+  python3 - <<'PY'
+import json
+b = json.load(open("report.json"))["body"]
+assert b["commits"] == 0 and b["best_node"] == "n000000", b
+n = json.load(open("run/nodes/n000001/node.json"))
+s = n["speedups"]
+assert not n["committed"] and n["outcome"] == "slower" and len(s) == 8 and s[0] == n["speedup"], n
+assert s[0] >= 1.002 and min(s) < 1.002, s  # the nominal set clears eps, some set does not
+assert n["message"].startswith("not faster under every parameter set: "), n["message"]
+assert n["message"].endswith(" of 8 sets"), n["message"]
+PY
+  # Under the nominal figures alone (one set), Eq. 2 commits the same candidate.
+  run --separate-stderr asmevo-agent "$M" --spec mm.json --run-dir run1 --max-candidates 1 --ensemble 1 --json
+  assert_report asmevo-agent ok 0
+  python3 -c 'import json; b = json.load(open("report.json"))["body"]; assert b["commits"] == 1 and b["best_node"] == "n000001", b'
 }
