@@ -17,7 +17,7 @@ def generate(g):
         g.write("km-params-" + name + ".json", json.dumps(d, indent=1))
 
     # a control: the sustained clock may equal the boost clock
-    p("mfma-at-boost", 'F["mfma_clock_mhz"]["value"] = 2100')
+    p("mfma-at-boost", 'F["mfma_clock_mhz"].update(value=2100, range=[1067, 2100])')
     p("mfma-over-boost", 'F["mfma_clock_mhz"]["value"] = 2400')
     p("mfma-zero", 'F["mfma_clock_mhz"]["value"] = 0')
     p("mfma-ghz", 'F["mfma_clock_mhz"].update(value=1.207, unit="GHz")')

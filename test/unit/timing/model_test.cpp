@@ -542,6 +542,7 @@ TEST(ModelDirection, LoadsThatBypassTheL1MissIt) {
   ASSERT_GT(Plain90a, 0);
   EXPECT_NEAR(secondLoad("gfx90a", " glc"), Plain90a + 150, 4);
   EXPECT_EQ(secondLoad("gfx90a", " slc"), Plain90a); // no published L1 effect
+}
 
 TEST(Model, ReplayingTheTracesGivesModelLaunchsFigures) {
   // One launch traced once (traceLaunch) and simulated under several parameter sets
