@@ -157,18 +157,33 @@ deopt() {
 # tree_state DIR: one sorted line per entry under DIR (directories, links with their target,
 # files with their SHA-256), so that two states compare with diff.
 tree_state() {
-  (
-    cd "$1" || exit 2
-    find . -mindepth 1 -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' p; do
-      if [ -L "$p" ]; then
-        printf 'l %s -> %s\n' "$p" "$(readlink "$p")"
-      elif [ -d "$p" ]; then
-        printf 'd %s\n' "$p"
-      else
-        printf 'f %s %s\n' "$p" "$(sha256sum < "$p" | cut -c1-64)"
-      fi
-    done
-  )
+  # One python3 process (not a sha256sum per file): a run directory has thousands of files.
+  python3 - "$1" <<'PY'
+import hashlib, os, sys
+try:
+    os.chdir(sys.argv[1])
+except OSError as e:
+    sys.exit("tree_state: %s" % e)
+lines, stack = [], [b"."]
+while stack:
+    d = stack.pop()
+    for e in os.scandir(d):
+        p = os.path.join(d, e.name)
+        if e.is_symlink():
+            lines.append((p, b"l " + p + b" -> " + os.readlink(p)))
+        elif e.is_dir():
+            lines.append((p, b"d " + p))
+            stack.append(p)
+        else:
+            try:
+                with open(p, "rb") as f:
+                    h = hashlib.sha256(f.read()).hexdigest().encode()
+            except OSError:
+                h = b""
+            lines.append((p, b"f " + p + b" " + h))
+lines.sort()  # by path, bytewise, as LC_ALL=C sort
+sys.stdout.buffer.write(b"".join(l + b"\n" for _, l in lines))
+PY
 }
 
 # snapshot_tree [DIR]: remember DIR's state (default: the test's directory, $TMP), for
