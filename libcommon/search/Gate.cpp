@@ -1,7 +1,8 @@
 #include "search/Gate.h"
 
+#include "timing/Ensemble.h"
+
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 namespace asmevo::search {
@@ -34,20 +35,16 @@ GateDecision commitGateEnsemble(const std::vector<double> &S, const std::vector<
   auto BestAt = [&](size_t I) { return Best.size() == N ? Best[I] : BestPoint; };
   // The spread of the paired gains.
   std::vector<double> G(N);
-  double Mean = 0;
   for (size_t I = 0; I < N; ++I)
-    Mean += G[I] = BestAt(I) > 0 ? S[I] / BestAt(I) : 0;
-  Mean /= double(N);
-  double Var = 0;
-  for (double X : G)
-    Var += (X - Mean) * (X - Mean);
-  double Cv = Mean > 0 ? std::sqrt(Var / double(N)) / Mean : 0;
+    G[I] = BestAt(I) > 0 ? S[I] / BestAt(I) : 0;
+  timing::Interval Gain = timing::summarizeEnsemble(G);
+  double Cv = Gain.Cv;
   // Eq. 2 with that cv, member by member.
   GateDecision D = commitGate(S[0], BestAt(0), Cv, P);
   D.Members = unsigned(N);
   D.Clearing = 0;
-  D.GainLow = *std::min_element(G.begin(), G.end());
-  D.GainHigh = *std::max_element(G.begin(), G.end());
+  D.GainLow = Gain.Min;
+  D.GainHigh = Gain.Max;
   double Margin = 1 + std::max(P.Epsilon, P.K * Cv);
   for (size_t I = 0; I < N; ++I)
     D.Clearing += S[I] >= std::max(Margin * BestAt(I), P.Floor);
