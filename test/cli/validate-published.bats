@@ -154,7 +154,7 @@ print('ok')"
   make_aiter
   { echo "$HEAD"; row tiny MI300X 1 us - profiler table; } > t.tsv
   spec tiny "tiny kernel, s_endpgm only"
-  run --separate-stderr VP aiter --table t.tsv --specs specs --threads 1 --json run.json
+  run --separate-stderr VP aiter --table t.tsv --specs specs --kernel-time "$ASMEVO_TOOLS/kernel-time" --threads 1 --json run.json
   assert_success
   assert_line --regexp '^tiny +MI300X +n=1 +profiler +1\.0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +(yes|no) +[0-9]+$'
   assert_line --regexp '^MI300X +1 +[0-9.]+ +[01]/1 '
