@@ -2,6 +2,8 @@
 
 #include "asm/Recover.h"
 #include "codeobj/Input.h"
+#include "launch/CaptureBundle.h"
+#include "launch/CaptureLaunch.h"
 #include "launch/LaunchSpec.h"
 #include "search/Driver.h"
 #include "search/Lineage.h"
@@ -166,19 +168,75 @@ private:
     K0 = std::move(*K);
     std::string K0Sha = sha256Hex(K0->C.Bytes);
     R.Inputs.push_back(reportInput("k0", O.K0, K0->C.Bytes));
-    auto S = launch::readLaunchSpec(O.Spec);
-    if (!S)
-      return fail(S.takeError());
-    if (llvm::Error Err = launch::resolveLaunchSpec(*S, K0->C, O.Kernel))
-      return fail(std::move(Err));
-    if (S->needsInference())
-      return fail(makeError("'" + O.Spec +
-                            "' leaves buffer sizes or roles open; complete it first with "
-                            "kernel-diffcheck --infer K0 --spec " +
-                            O.Spec + " -o FULL.json"));
-    R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
-    // Everything a run can be refused for is checked before its directory is touched.
-    RunIdentity Id{O.K0, K0Sha, S->Kernel, sha256Hex(S->Text), K0->C.Target.Processor};
+    // The launches: the spec's (correctness on synthetic inputs, and the timing launch unless
+    // captures are given) and the captured dispatches' (correctness on recorded state, and
+    // together the timing launch).
+    std::string Kernel = O.Kernel, LaunchText;
+    if (!O.Spec.empty()) {
+      auto S = launch::readLaunchSpec(O.Spec);
+      if (!S)
+        return fail(S.takeError());
+      if (llvm::Error Err = launch::resolveLaunchSpec(*S, K0->C, O.Kernel))
+        return fail(std::move(Err));
+      if (S->needsInference())
+        return fail(makeError("'" + O.Spec +
+                              "' leaves buffer sizes or roles open; complete it first with "
+                              "kernel-diffcheck --infer K0 --spec " +
+                              O.Spec + " -o FULL.json"));
+      R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
+      Kernel = S->Kernel;
+      LaunchText = S->Text;
+    }
+    // A representative launch to time on (--time-spec): a complete spec of the same kernel.
+    std::string TimeText;
+    if (!O.Eval.TimeSpec.empty()) {
+      if (!O.Eval.Captures.empty())
+        return fail(makeError("--time-spec and --capture: the captures are the timing launch; "
+                              "give one or the other"));
+      auto T = launch::readLaunchSpec(O.Eval.TimeSpec);
+      if (!T)
+        return fail(T.takeError());
+      if (llvm::Error Err = launch::resolveLaunchSpec(*T, K0->C, Kernel))
+        return fail(std::move(Err));
+      if (T->needsInference())
+        return fail(makeError("'" + O.Eval.TimeSpec +
+                              "' leaves buffer sizes or roles open; complete it first with "
+                              "kernel-diffcheck --infer K0 --spec " +
+                              O.Eval.TimeSpec + " -o FULL.json"));
+      if (T->Kernel != Kernel)
+        return fail(makeError("'" + O.Eval.TimeSpec + "' launches kernel '" + T->Kernel +
+                              "', the spec '" + Kernel + "'"));
+      R.Inputs.push_back(reportInput("time_spec", O.Eval.TimeSpec, T->Text));
+      TimeText = T->Text;
+    }
+    std::string CaptureShas;
+    for (const std::string &Bundle : O.Eval.Captures) {
+      auto Bytes = readFile(Bundle);
+      if (!Bytes)
+        return fail(Bytes.takeError());
+      llvm::StringRef BT = (*Bytes)->getBuffer();
+      auto B = launch::decodeCaptureBundle(BT, Bundle);
+      if (!B)
+        return fail(B.takeError());
+      if (llvm::Error Err = launch::checkCapturedK0(*B, K0->C.Bytes, O.K0, Bundle))
+        return fail(std::move(Err));
+      if (!Kernel.empty() && B->Kernel != Kernel)
+        return fail(makeError("'" + Bundle + "' captured kernel '" + B->Kernel + "', not '" +
+                              Kernel + "'" + (O.Spec.empty() ? "" : " (the spec's)")));
+      Kernel = B->Kernel;
+      R.Inputs.push_back(reportInput("capture", Bundle, BT));
+      CaptureShas += "capture " + sha256Hex(BT) + "\n";
+    }
+    if (!O.Eval.Types.empty() && O.Eval.Captures.empty())
+      return fail(makeError("--types is for --capture (a spec types its arguments itself)"));
+    // Everything a run can be refused for is checked before its directory is touched. A run
+    // on captures is one launch set: the spec's text and the bundles', hashed together.
+    std::string Launches = LaunchText;
+    if (!CaptureShas.empty())
+      Launches += "\n" + CaptureShas + "types " + O.Eval.Types + "\n";
+    if (!TimeText.empty())
+      Launches += "\ntime spec\n" + TimeText;
+    RunIdentity Id{O.K0, K0Sha, Kernel, sha256Hex(Launches), K0->C.Target.Processor};
     if (!O.TeamFrom.empty())
       if (llvm::Error Err = checkTeamFrom(O.TeamFrom, O.RunDir, Id))
         return fail(std::move(Err));
@@ -210,7 +268,7 @@ private:
     E = O.Eval;
     E.K0 = O.K0;
     E.Spec = O.Spec;
-    E.Kernel = S->Kernel;
+    E.Kernel = Kernel;
     R.Backend = E.Backend;
     R.Seeds = E.Seeds;
     std::string Text;
@@ -233,15 +291,24 @@ private:
     // The model: K0 under the run's parameter sets, once, for every candidate's timing (and the
     // root's time, unless a baseline gives it).
     if (E.Backend == "emu") {
-      Report TR = timing::runKernelTime(timeOptions(E));
-      if (TR.Result != Outcome::Ok) {
-        R.Result = TR.Result;
-        R.Message = "timing K0: " + TR.Message;
-        return false;
+      double Us = 0;
+      for (size_t I = 0; I < timingLaunches(E); ++I) {
+        Report TR = timing::runKernelTime(timeOptions(E, "", I));
+        if (TR.Result != Outcome::Ok) {
+          R.Result = TR.Result;
+          R.Message = "timing K0" +
+                      (E.Captures.empty() ? std::string() : " on '" + E.Captures[I] + "'") +
+                      ": " + TR.Message;
+          return false;
+        }
+        if (E.Captures.empty())
+          E.K0Reference = timing::modeledReference(TR);
+        else
+          E.K0Reference.push_back(timing::modeledReference(TR));
+        Us += TR.Body["kernels"][0].value("microseconds", 0.0);
       }
-      E.K0Reference = timing::modeledReference(TR);
       if (BaselineUs == 0)
-        BaselineUs = TR.Body["kernels"][0].value("microseconds", 0.0);
+        BaselineUs = Us;
     }
     auto Lin = Lineage::open(O.RunDir, Id, O.Resume, runOptionsJson(O));
     if (!Lin)
@@ -255,6 +322,11 @@ private:
       warn("warning: " + X);
     for (const std::string &X : Changed)
       R.Notes.push_back(X);
+    if (O.Spec.empty())
+      warn("warning: correctness is checked on the captured dispatch" +
+           std::string(E.Captures.size() > 1 ? "es" : "") +
+           " only: a candidate is verified for exactly the captured inputs and launch geometry (no "
+           "synthetic seeds, no other shapes); give --spec too for launches of other sizes");
     if (llvm::Error Err = llvm::sys::fs::create_directories(O.RunDir + "/tmp")
                               ? makeError("'" + O.RunDir + "/tmp': cannot create")
                               : llvm::Error::success())
@@ -279,11 +351,18 @@ private:
       // Workers read the evaluation options from the run directory, with absolute paths (a
       // job step may start elsewhere).
       EvalOptions W = E;
-      llvm::SmallString<256> K0Abs(W.K0), SpecAbs(W.Spec);
-      llvm::sys::fs::make_absolute(K0Abs);
-      llvm::sys::fs::make_absolute(SpecAbs);
-      W.K0 = K0Abs.str().str();
-      W.Spec = SpecAbs.str().str();
+      auto Absolute = [](std::string &P) {
+        if (P.empty())
+          return;
+        llvm::SmallString<256> A(P);
+        llvm::sys::fs::make_absolute(A);
+        P = A.str().str();
+      };
+      Absolute(W.K0);
+      Absolute(W.Spec);
+      Absolute(W.TimeSpec);
+      for (std::string &C : W.Captures)
+        Absolute(C);
       if (llvm::Error Err =
               writeFileAtomic(O.RunDir + "/worker.json", evalOptionsJson(W).dump(2) + "\n"))
         return fail(std::move(Err));
@@ -332,6 +411,35 @@ private:
         Ours = true;
     if (!Ours)
       return fail(makeError("'" + O.Baseline + "' times another K0 than '" + O.K0 + "'"));
+    // With captures the baseline times them (kernel-time --capture: one bundle).
+    std::multiset<std::string> Timed, RunCaptures;
+    for (const auto &In : J.value("inputs", nlohmann::json::array()))
+      if (In.value("role", "") == "capture")
+        Timed.insert(In.value("sha256", ""));
+    for (const ReportInput &In : R.Inputs)
+      if (In.Role == "capture")
+        RunCaptures.insert(In.Sha256);
+    // Without captures: the spec it timed must be the run's timing spec (where it names one).
+    std::string TimedSpec, RunSpec;
+    for (const auto &In : J.value("inputs", nlohmann::json::array()))
+      if (In.value("role", "") == "spec")
+        TimedSpec = In.value("sha256", "");
+    for (const ReportInput &In : R.Inputs)
+      if (In.Role == (O.Eval.TimeSpec.empty() ? "spec" : "time_spec"))
+        RunSpec = In.Sha256;
+    if (RunCaptures.empty() && !TimedSpec.empty() && TimedSpec != RunSpec)
+      return fail(makeError("'" + O.Baseline + "' times another launch spec than the run's " +
+                            (O.Eval.TimeSpec.empty() ? "--spec" : "--time-spec") + " ('" +
+                            (O.Eval.TimeSpec.empty() ? O.Spec : O.Eval.TimeSpec) + "')"));
+    if (Timed != RunCaptures)
+      return fail(makeError(
+          "'" + O.Baseline + "' times " +
+          (Timed.empty() ? std::string("a spec's launch") : "another captured dispatch") +
+          ", not the run's " +
+          (RunCaptures.empty() ? std::string("spec")
+                         : RunCaptures.size() == 1 ? std::string("capture")
+                                             : std::to_string(RunCaptures.size()) +
+                                                   " captures (time them without --baseline)")));
     if (J.value("outcome", "") != "ok")
       return fail(makeError("'" + O.Baseline + "': the baseline timing did not succeed"));
     Us = J["body"]["kernels"][0].value("microseconds", 0.0);
@@ -358,8 +466,8 @@ private:
     }
     double Us = BaselineUs;
     std::string Kind = E.Backend == "emu" ? "modeled" : "measured";
-    if (Us == 0) {
-      timing::TimeOptions TO = timeOptions(E);
+    for (size_t I = 0; BaselineUs == 0 && I < timingLaunches(E); ++I) {
+      timing::TimeOptions TO = timeOptions(E, "", I);
       TO.Ensemble = 1; // K0's speedup over itself is 1 under every parameter set
       Report TR = timing::runKernelTime(TO);
       if (TR.Result != Outcome::Ok) {
@@ -367,7 +475,7 @@ private:
         R.Message = "timing K0: " + TR.Message;
         return false;
       }
-      Us = TR.Body["kernels"][0].value("microseconds", 0.0);
+      Us += TR.Body["kernels"][0].value("microseconds", 0.0);
       Kind = TR.Body.value("kind", Kind);
     }
     Node N;
@@ -1050,6 +1158,25 @@ private:
         {"candidates_per_hour", Secs > 0 ? 3600.0 * Evaluated / Secs : 0},
         {"stopped_by", StopReason},
         {"journal_events", L->journalEvents()}};
+    // What K0 and K* were checked and timed on.
+    R.Body["launches"] = {
+        {"correctness",
+         {{"spec", O.Spec.empty() ? nlohmann::json() : nlohmann::json(O.Spec)},
+          {"seeds", O.Spec.empty() ? nlohmann::json::array() : nlohmann::json(E.Seeds)},
+          {"captures", E.Captures}}},
+        {"timing",
+         E.Captures.empty()
+             ? nlohmann::json{{"spec", E.TimeSpec.empty() ? O.Spec : E.TimeSpec},
+                              {"checked",
+                               E.TimeSpec.empty()
+                                   ? "it is the correctness launch"
+                                   : "once (seed " + std::to_string(E.Seeds.front()) +
+                                         ") for every candidate faster than K0 there, before "
+                                         "it can be committed"}}
+             : nlohmann::json{{"captures", E.Captures},
+                              {"basis", E.Captures.size() > 1
+                                            ? "the sum of the times on the captured dispatches"
+                                            : "the captured dispatch"}}}};
     nlohmann::json Usage = D ? D->usage() : nlohmann::json();
     if (!Usage.is_null())
       R.Body["driver_usage"] = Usage;

@@ -20,7 +20,17 @@
 namespace asmevo::search {
 
 struct EvalOptions {
-  std::string K0, Spec, Kernel; // K0's path and its complete launch spec
+  std::string K0, Spec, Kernel; // K0's path and its complete launch spec ("": captures only)
+  // Dispatches recorded by dispatch-capture (launch/CaptureBundle.h), each a launch the
+  // candidate must pass (check/CaptureReplay.h: byte-exact, Eq. 1 on the spans Types types) and
+  // together the timing launch: the candidate's time is the sum of its modeled (or measured)
+  // times on them, K0's likewise. Without captures the spec's launch is timed.
+  std::vector<std::string> Captures;
+  std::string Types; // kernel-diffcheck --types, for every capture (one kernel, one signature)
+  // A complete spec of a representative launch to time on instead of Spec's (no captures): a
+  // candidate faster than K0 there must also pass the differential check on it (the first seed)
+  // before it can be committed.
+  std::string TimeSpec;
   std::string Backend = "emu";
   std::vector<uint64_t> Seeds{1, 2, 3};
   unsigned Schedules = 1;
@@ -32,7 +42,8 @@ struct EvalOptions {
   unsigned Ensemble = timing::kDefaultEnsemble;
   uint64_t EnsembleSeed = 1;
   // emu: K0's modeled figures under those sets (timing::modeledReference), so that each
-  // candidate's timing models only the candidate (null: K0 is modeled with every candidate).
+  // candidate's timing models only the candidate (null: K0 is modeled with every candidate);
+  // with captures an array, one per capture.
   nlohmann::json K0Reference;
   unsigned Warmup = 10, Reps = 100, Rotate = 4; // hip
   // K0's s_nop wait states (nopWaitStates of its recovered text): a candidate with fewer is
@@ -69,8 +80,13 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
                      const EvalOptions &O);
 
 // kernel-time's options for K0 (and K1 when given) under O: the same seed, threads, limits and
-// protocol for the root's time, every candidate's and every node's profile.
-timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1 = "");
+// protocol for the root's time, every candidate's and every node's profile. With captures, the
+// Capture-th of them is the launch (and the spec is not).
+timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1 = "",
+                                size_t Capture = 0);
+
+// The timing launches of O: its captures, or the one launch of its timing spec (else its spec).
+size_t timingLaunches(const EvalOptions &O);
 
 // The wait states of every s_nop in an assembly text (s_nop N: N + 1).
 unsigned nopWaitStates(const std::string &Text);

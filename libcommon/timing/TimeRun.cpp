@@ -174,20 +174,25 @@ private:
 
   // The key an earlier run's K0 figures must match to be reused (modeledReference).
   nlohmann::json referenceKey(const TargetParams &TP) const {
-    std::string K0Sha, SpecSha;
+    std::string K0Sha, SpecSha, CaptureSha;
     for (const ReportInput &In : R.Inputs) {
       if (In.Role == "k0")
         K0Sha = In.Sha256;
       if (In.Role == "spec")
         SpecSha = In.Sha256;
+      if (In.Role == "capture")
+        CaptureSha = In.Sha256;
     }
-    return {{"k0_sha256", K0Sha},
+    nlohmann::json Key = {{"k0_sha256", K0Sha},
             {"spec_sha256", SpecSha},
             {"params_sha256", TP.Sha256},
             {"seed", O.Seed},
             {"ensemble", std::max(1u, O.Ensemble)},
             {"ensemble_seed", O.EnsembleSeed},
             {"max_groups", O.MaxSimulatedGroups}};
+    if (!CaptureSha.empty()) // a key without it is a spec's: never reused for a capture
+      Key["capture_sha256"] = CaptureSha;
+    return Key;
   }
 
   // K0's figures from O.K0Reference if it was made under Key with N parameter sets, every field
@@ -258,8 +263,13 @@ private:
     std::vector<ModeledKernel> Mk;
     for (size_t K = 0; K < Ks.size(); ++K) {
       // K0's figures from an earlier run of the same options: not modeled again.
-      if (K == 0 && Ks.size() == 2 && !Capture && !O.Profile && O.AnnotatePath.empty())
+      if (K == 0 && Ks.size() == 2 && !O.Profile && O.AnnotatePath.empty())
         if (std::optional<ModeledKernel> M = reusedK0(referenceKey(*TP), N)) {
+          // A capture's kernels share Dev: K0's code is loaded where it would be, so that K1's
+          // lies where it lay when K0 ran first.
+          if (Capture)
+            if (auto L = Dev->load(Ks[0]->C); !L)
+              return (void)fail(L.takeError());
           Mk.push_back(std::move(*M));
           continue;
         }

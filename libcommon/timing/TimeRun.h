@@ -42,9 +42,9 @@ struct TimeOptions {
   std::string AttDir;
   // K0's modeled figures from an earlier run (modeledReference of its report), so that K0 timed
   // against many candidates is modeled once: used only when that run had the same K0, spec,
-  // parameter file, seed, sample size and parameter sets, no --profile or --annotate here, and
-  // no capture; else K0 is modeled as always. Every kernel of a spec is modeled on a device of
-  // its own, so K1's figures do not depend on whether K0 ran before it.
+  // parameter file, seed, sample size and parameter sets (or the same capture bundle), no
+  // --profile or --annotate here; else K0 is modeled as always. Every kernel of a spec is
+  // modeled on a device of its own, so K1's figures do not depend on whether K0 ran before it.
   nlohmann::json K0Reference;
   std::function<void(const std::string &)> Progress;
 };

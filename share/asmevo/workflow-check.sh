@@ -6,7 +6,7 @@
 # make). It also names the kernels, so that the makefile and its documentation agree on one rule.
 #
 #   bash workflow-check.sh VAR=VALUE... -- KERNEL...
-# VAR: GOALS (make's command goals), RUN, OBJ, SPEC, SPECS, TOOLS, TEAM, WORKERS, BUDGET,
+# VAR: GOALS (make's command goals), RUN, OBJ, SPEC, SPECS, CAPTURES, TIME_SPEC, TOOLS, TEAM, WORKERS, BUDGET,
 # TEAM_BUDGET, MAX_CANDIDATES, BACKEND, DRIVER, LLM_URL, LLM_MODEL, LLM_DIALECT, LLM_KEY_ENV,
 # INSTALL, INSTALL_DIR. Prints "TEAM WORKERS NAME..." (the numbers normalized, one name per
 # kernel) on stdout and exits 0; or prints one "workflow: ..." line per problem on stderr and
@@ -82,7 +82,7 @@ fi
 
 # clean-run removes RUN: only a directory that holds nothing but a workflow run's files.
 if [[ " $goals " == *" clean-run "* ]] && [ "$problems" = 0 ] && [ -d "$run" ]; then
-  steps_re='^(k0\.hsaco|k0\.s|(gate|spec|baseline|profile|summary|search)\.json(\.tmp)?'
+  steps_re='^(k0\.hsaco|k0\.s|(gate|spec|time-spec|baseline|profile|summary|search)\.json(\.tmp)?'
   steps_re+='|search|team|report\.html)$'
   stray=
   for e in "$run"/* "$run"/.[!.]* "$run"/..?*; do
@@ -252,9 +252,42 @@ for k in "${kernels[@]}"; do
   names+=("$n")
 done
 
-# ---- the launch specs: SPEC for every kernel, or SPECS/<file name>.json ----
+# ---- captured dispatches: CAPTURES (or CAPTURE), of the one kernel object ----
+captures=$(v CAPTURES)
+if [ "$steps" = 1 ] && [ -n "$captures" ]; then
+  [ "${#kernels[@]}" -gt 1 ] &&
+    problem "CAPTURE is for one kernel object (OBJ=K.hsaco, the code object the dispatches ran)," \
+      "not ${#kernels[@]}"
+  for c in $captures; do
+    if is_unsafe "$c"; then
+      problem "CAPTURE='$c' cannot be used: $(unsafe_reason "$c")"
+    elif [ ! -f "$c" ]; then
+      problem "no capture bundle CAPTURE='$c' (in $cwd; dispatch-capture -o FILE makes one)"
+    fi
+  done
+fi
+
+# ---- TIME_SPEC: a representative launch to time on (one kernel object, no captures) ----
+time_spec=$(v TIME_SPEC)
+if [ "$steps" = 1 ] && [ -n "$time_spec" ]; then
+  if [ -n "$captures" ]; then
+    problem "TIME_SPEC and CAPTURE: the captured dispatches are the timing launch; give one or" \
+      "the other"
+  elif [ "${#kernels[@]}" -gt 1 ]; then
+    problem "TIME_SPEC is for one kernel object (OBJ=K.hsaco), not ${#kernels[@]}"
+  elif is_unsafe "$time_spec"; then
+    problem "TIME_SPEC='$time_spec' cannot be used: $(unsafe_reason "$time_spec")"
+  elif [ ! -f "$time_spec" ]; then
+    problem "no launch spec TIME_SPEC='$time_spec' (in $cwd)"
+  fi
+fi
+
+# ---- the launch specs: SPEC for every kernel, or SPECS/<file name>.json (with CAPTURE only
+# SPEC, and it may be left out) ----
 spec=$(v SPEC) specs=$(v SPECS)
-if [ "$steps" = 1 ] && [ -n "$spec" ]; then
+if [ "$steps" = 1 ] && [ -n "$captures" ] && [ -z "$spec" ]; then
+  : # correctness and timing on the captures alone
+elif [ "$steps" = 1 ] && [ -n "$spec" ]; then
   if is_unsafe "$spec"; then
     problem "SPEC='$spec' cannot be used: $(unsafe_reason "$spec")"
   elif [ ! -f "$spec" ]; then

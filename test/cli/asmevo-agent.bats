@@ -245,7 +245,7 @@ PY
   assert_output --partial "already holds a search of this K0: continue it with --resume"
   run asmevo-agent deopt.hsaco --run-dir run2
   assert_failure 2
-  assert_line --index 0 "asmevo-agent: error: --spec is required"
+  assert_line --index 0 "asmevo-agent: error: --spec is required (or --capture)"
   run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run3 --driver gpt
   assert_failure 2
   assert_output --partial "--driver 'gpt': unknown driver (rules, stochastic, exec:CMD, llm)"

@@ -19,11 +19,26 @@ using namespace asmevo;
 int main(int argc, char **argv) {
   Cli C("asmevo-agent",
         "search for a faster, verified replacement of an AMDGPU kernel (the gated loop)",
-        "K0.hsaco --spec SPEC.json --run-dir DIR");
+        "K0.hsaco --spec SPEC.json --run-dir DIR | K0.hsaco --capture BUNDLE [--spec "
+        "SPEC.json] --run-dir DIR");
   C.addJsonOption();
   C.options().add_options("positional")("input", "", cxxopts::value<std::vector<std::string>>());
   C.options().add_options()("spec", "K0's complete launch spec (kernel-diffcheck --infer)",
                             cxxopts::value<std::string>(), "FILE")(
+      "capture",
+      "A dispatch recorded by dispatch-capture: every candidate must replay it as K0 does "
+      "(kernel-diffcheck --capture), and the captures are the timing launch (their times "
+      "summed); repeatable; with --spec, the spec's launch is checked too but not timed",
+      cxxopts::value<std::vector<std::string>>(), "BUNDLE")(
+      "time-spec",
+      "A complete spec of a representative launch to time candidates on instead of --spec's "
+      "(e.g. a grid that fills the GPU several times); a candidate faster than K0 there must "
+      "also pass the differential check on it (the first seed) before it can be committed",
+      cxxopts::value<std::string>(), "FILE")(
+      "types",
+      "With --capture: element types of the memory pointer arguments reach, compared by Eq. 1 "
+      "(kernel-diffcheck --types), for every capture",
+      cxxopts::value<std::string>(), "ARG=TYPE[,...]")(
       "run-dir", "The run directory: lineage, journal, best.s/best.hsaco, summary.json",
       cxxopts::value<std::string>(),
       "DIR")("asm", "K0's recovered assembly (hsaco-recover; default: recovered here)",
@@ -135,8 +150,10 @@ int main(int argc, char **argv) {
   }
   if (In.size() != 1)
     return C.usageError("give one code object (K0)");
-  if (!R.count("spec"))
-    return C.usageError("--spec is required");
+  if (!R.count("spec") && !R.count("capture"))
+    return C.usageError("--spec is required (or --capture)");
+  if (R.count("types") && !R.count("capture"))
+    return C.usageError("--types is for --capture (a spec types its arguments itself)");
   if (!R.count("run-dir"))
     return C.usageError("--run-dir is required");
   DeviceOptions Dev;
@@ -147,7 +164,17 @@ int main(int argc, char **argv) {
     return Code;
   search::AgentOptions O;
   O.K0 = In[0];
-  O.Spec = R["spec"].as<std::string>();
+  if (R.count("spec"))
+    O.Spec = R["spec"].as<std::string>();
+  if (R.count("capture"))
+    O.Eval.Captures = R["capture"].as<std::vector<std::string>>();
+  if (R.count("types"))
+    O.Eval.Types = R["types"].as<std::string>();
+  if (R.count("time-spec")) {
+    if (!R.count("spec"))
+      return C.usageError("--time-spec needs --spec (the correctness launches)");
+    O.Eval.TimeSpec = R["time-spec"].as<std::string>();
+  }
   O.RunDir = R["run-dir"].as<std::string>();
   O.Kernel = Launch.Kernel;
   if (R.count("asm"))
