@@ -297,8 +297,8 @@ private:
         if (TR.Result != Outcome::Ok) {
           R.Result = TR.Result;
           R.Message = "timing K0" +
-                      (E.Captures.empty() ? std::string() : " on '" + E.Captures[I] + "'") +
-                      ": " + TR.Message;
+                      (E.Captures.empty() ? std::string() : " on '" + E.Captures[I] + "'") + ": " +
+                      TR.Message;
           return false;
         }
         if (E.Captures.empty())
@@ -437,9 +437,9 @@ private:
           (Timed.empty() ? std::string("a spec's launch") : "another captured dispatch") +
           ", not the run's " +
           (RunCaptures.empty() ? std::string("spec")
-                         : RunCaptures.size() == 1 ? std::string("capture")
-                                             : std::to_string(RunCaptures.size()) +
-                                                   " captures (time them without --baseline)")));
+           : RunCaptures.size() == 1
+               ? std::string("capture")
+               : std::to_string(RunCaptures.size()) + " captures (time them without --baseline)")));
     if (J.value("outcome", "") != "ok")
       return fail(makeError("'" + O.Baseline + "': the baseline timing did not succeed"));
     Us = J["body"]["kernels"][0].value("microseconds", 0.0);

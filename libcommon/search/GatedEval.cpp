@@ -48,9 +48,7 @@ std::string generalisedMessage(const std::string &Message) {
   return S;
 }
 
-size_t timingLaunches(const EvalOptions &O) {
-  return O.Captures.empty() ? 1 : O.Captures.size();
-}
+size_t timingLaunches(const EvalOptions &O) { return O.Captures.empty() ? 1 : O.Captures.size(); }
 
 timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1, size_t Capture) {
   timing::TimeOptions T;

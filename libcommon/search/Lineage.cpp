@@ -193,8 +193,9 @@ llvm::Error Lineage::sameRun(const RunRecord &Run, const std::string &Dir, const
                      ", SHA-256 " + shortSha(Run.Id.K0Sha256) + "), not of '" + Id.K0Path + "' (" +
                      shortSha(Id.K0Sha256) + "): use another --run-dir");
   if (Run.Id.Kernel != Id.Kernel || Run.Id.SpecSha256 != Id.SpecSha256)
-    return makeError("run directory '" + Dir +
-                     "' was started with another kernel, launch spec or captures: use another --run-dir");
+    return makeError(
+        "run directory '" + Dir +
+        "' was started with another kernel, launch spec or captures: use another --run-dir");
   return llvm::Error::success();
 }
 

@@ -184,12 +184,12 @@ private:
         CaptureSha = In.Sha256;
     }
     nlohmann::json Key = {{"k0_sha256", K0Sha},
-            {"spec_sha256", SpecSha},
-            {"params_sha256", TP.Sha256},
-            {"seed", O.Seed},
-            {"ensemble", std::max(1u, O.Ensemble)},
-            {"ensemble_seed", O.EnsembleSeed},
-            {"max_groups", O.MaxSimulatedGroups}};
+                          {"spec_sha256", SpecSha},
+                          {"params_sha256", TP.Sha256},
+                          {"seed", O.Seed},
+                          {"ensemble", std::max(1u, O.Ensemble)},
+                          {"ensemble_seed", O.EnsembleSeed},
+                          {"max_groups", O.MaxSimulatedGroups}};
     if (!CaptureSha.empty()) // a key without it is a spec's: never reused for a capture
       Key["capture_sha256"] = CaptureSha;
     return Key;

@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
-# asmevo-agent and Makefile.workflow on captured dispatches (issue 39): a dispatch of the Triton
+# asmevo-agent and Makefile.workflow on the launches that matter (issue 39): correctness launches
+# and the timing launch. Captured dispatches: a dispatch of the Triton
 # vector add, recorded by dispatch-capture from test/hip's triton_style program (n = 3000: a
 # partial last block) on the emulated HIP runtime, is a correctness launch every candidate must
 # replay as K0 does and the launch candidates are timed on. The spec's launch (n = 2048, full
-# blocks) checks on synthetic inputs too. Every time asserted is computed again here with
-# kernel-time --capture on the same objects.
+# blocks) checks on synthetic inputs too. A timing spec (--time-spec, TIME_SPEC=): a larger
+# launch (n = 99999, 98 workgroups, a partial last block) to time on, which a candidate faster
+# than K0 must also pass. Every time asserted is computed again here with kernel-time on the
+# same objects and launches.
 load test_helper
 
 setup_file() {
@@ -197,4 +200,80 @@ PY
   assert_failure 2
   assert_line "workflow: CAPTURE is for one kernel object (OBJ=K.hsaco, the code object the dispatches ran), not 2"
   [ ! -e runs ]
+}
+
+# tfull.json: the vector add at n = 99999 (98 workgroups, the last one partial).
+timing_spec() {
+  cat > tpart.json <<'JSON'
+{"kernel": "add_kernel", "grid": [98, 1, 1], "block": [256, 1, 1],
+ "args": [{"arg": "#0", "type": "f32"}, {"arg": "#1", "type": "f32"}, {"arg": "#2", "type": "f32"},
+          {"arg": "#3", "value": 99999}, {"arg": "#4", "value": "null"}, {"arg": "#5", "value": "null"}]}
+JSON
+  kernel-diffcheck --infer vadd.hsaco --spec tpart.json -o tfull.json -q
+}
+
+@test "--time-spec: a faster tail bug equal on the correctness launch is rejected on the timing launch; a correct edit is timed there" {
+  captured_vadd
+  timing_spec
+  exec_driver
+  # 1: the last lane mask dropped (its compare deleted, its select a move): faster, and equal
+  # wherever n is a multiple of 4 (the spec's 2048), but writes past n = 99999.
+  cmp=$(line $'\tv_cmp_gt_i32_e32 vcc, s8, v3' k.s)
+  mask=$(line $'\tv_cndmask_b32_e32 v3, v5, v4, vcc' k.s)
+  [ "$mask" -gt "$cmp" ]
+  { sed -n "$((cmp + 1)),$((mask - 1))p" k.s; printf '\tv_mov_b32_e32 v3, v4\n'; } > tail.txt
+  reply 1 "$cmp" "$mask" "$(sed 's/\t/\\t/g' tail.txt | awk '{printf "%s\\n", $0}' | sed 's/\\n$//')"
+  a=$(line $'\ts_mov_b32 s2, s14' k.s)
+  reply 2 "$a" "$((a + 1))" '\ts_mov_b32 s3, s15\n\ts_mov_b32 s2, s14'
+  run --separate-stderr asmevo-agent vadd.hsaco --asm k.s --spec full.json --time-spec tfull.json \
+    --run-dir run --driver 'exec:sh driver.sh' --keep-rejected --json
+  assert_report asmevo-agent ok 0
+  # The tail bug on its own: equal on the correctness launch, faster and wrong on the timing one.
+  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec full.json
+  assert_success
+  run kernel-time vadd.hsaco run/nodes/n000001/cand.hsaco --spec tfull.json --ensemble 8
+  assert_success
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 0\.9[0-9]+ \(modeled'
+  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec tfull.json --seeds 1
+  assert_failure 1
+  assert_line --index 0 "kernel-diffcheck: divergent: buffer '#2' (f32) on seed 1: guard after the buffer written at byte offset 399996 (value 0xfe)"
+  kernel-time vadd.hsaco run/nodes/n000002/cand.hsaco --spec tfull.json --json > alone.json
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+assert d["body"]["launches"]["timing"] == {"spec": "tfull.json", "checked": "once (seed 1) for every candidate faster than K0 there, before it can be committed"}, d["body"]["launches"]
+assert d["body"]["launches"]["correctness"] == {"spec": "full.json", "seeds": [1, 2, 3], "captures": []}
+n1 = json.load(open("run/nodes/n000001/node.json"))
+assert (n1["outcome"], n1["stage"], n1["committed"]) == ("divergent", "diffcheck", False), n1
+assert n1["message"] == "on the timing launch ('tfull.json', seed 1): divergent: buffer '#2' (f32) on seed 1: guard after the buffer written at byte offset 399996 (value 0xfe)", n1["message"]
+n2 = json.load(open("run/nodes/n000002/node.json"))
+k = json.load(open("alone.json"))["body"]["kernels"]
+assert abs(n2["k0_us"] - k[0]["microseconds"]) < 1e-9 and abs(n2["us"] - k[1]["microseconds"]) < 1e-9, (n2, k)
+t = json.load(open("run/nodes/n000002/time.json"))
+assert [i["path"] for i in t["inputs"] if i["role"] == "spec"] == ["tfull.json"], t["inputs"]
+assert t["body"]["kernels"][1]["sampling"]["workgroups"] == 98, t["body"]["kernels"][1]["sampling"]
+PY
+}
+
+@test "the workflow with TIME_SPEC: baseline, profile and search on the timing launch; the spec's launch checks" {
+  captured_vadd
+  timing_spec
+  run make -s -f "$ASMEVO_SOURCE_DIR/Makefile.workflow" OBJ=vadd.hsaco SPEC=part.json TIME_SPEC=tpart.json \
+    RUN=runs DRIVER=stochastic MAX_CANDIDATES=4
+  assert_success
+  r=runs/$(ls runs | grep -- '-vadd$')
+  cmp "$r/time-spec.json" tfull.json
+  python3 - "$r" <<'PY'
+import json, sys
+r = sys.argv[1]
+for f in ("baseline.json", "profile.json"):
+    b = json.load(open(r + "/" + f))
+    assert [i["path"] for i in b["inputs"] if i["role"] == "spec"] == [r + "/time-spec.json"], (f, b["inputs"])
+s = json.load(open(r + "/summary.json"))["body"]["launches"]
+assert s["timing"]["spec"] == r + "/time-spec.json" and s["correctness"]["spec"] == r + "/spec.json", s
+PY
+  run make -s -f "$ASMEVO_SOURCE_DIR/Makefile.workflow" OBJ=vadd.hsaco TIME_SPEC=tpart.json \
+    CAPTURE=t.bundle RUN=runs2
+  assert_failure 2
+  assert_line "workflow: TIME_SPEC and CAPTURE: the captured dispatches are the timing launch; give one or the other"
 }
