@@ -6,8 +6,12 @@
 // test/specs/clang when the corpus is built (build/corpus/clang), and a de-optimized Triton
 // vector add (an s_waitcnt vmcnt(0) after every load: known slack). Every K* is verified by the
 // gates it passed (kernel-diffcheck strict on seeds 1,2,3); speedups are modeled, not measured.
+// The timing launch (issue 39): where test/specs/timing/<name>.json gives a representative launch
+// (a grid of several workgroups per CU of the modeled GPU), the search times there
+// (asmevo-agent --time-spec; the spec's small launch stays the correctness one); --toy times on
+// the small spec's launch instead, as before. Each row names its timing launch's workgroups.
 //   agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] [--driver NAME]
-//               [--workers N] [--only SUBSTRING]
+//               [--workers N] [--only SUBSTRING] [--toy] [--max-candidates N]
 #include "bench_support.h"
 
 #include "asm/Rebuild.h"
@@ -20,6 +24,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -31,8 +37,22 @@ using namespace asmevo::bench;
 namespace {
 
 struct Case {
-  std::string Name, Object, PartialSpec;
+  std::string Name, Object, PartialSpec, TimingSpec;
 };
+
+// The grid's workgroups of a spec file (0 when it cannot be read).
+uint64_t specWorkgroups(const std::string &Path) {
+  auto T = readFile(Path);
+  if (!T)
+    return llvm::consumeError(T.takeError()), 0;
+  nlohmann::json J = nlohmann::json::parse((*T)->getBuffer().str(), nullptr, false);
+  if (J.is_discarded() || !J.contains("grid") || !J["grid"].is_array())
+    return 0;
+  uint64_t N = 1;
+  for (const auto &X : J["grid"])
+    N *= X.is_number_unsigned() ? X.get<uint64_t>() : 0;
+  return N;
+}
 
 std::string deoptimize(const std::string &Text) {
   std::string Out;
@@ -56,6 +76,8 @@ int main(int argc, char **argv) {
   std::string Src = ASMEVO_SOURCE_DIR, Corpus, Driver = "rules", Only;
   double Budget = 30;
   unsigned Workers = 1;
+  bool Toy = false;
+  uint64_t MaxCandidates = 0;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
     auto Next = [&]() -> std::string {
@@ -77,10 +99,15 @@ int main(int argc, char **argv) {
       Workers = unsigned(std::stoul(Next()));
     else if (A == "--only")
       Only = Next();
+    else if (A == "--toy")
+      Toy = true;
+    else if (A == "--max-candidates")
+      MaxCandidates = std::stoull(Next());
     else {
       std::fprintf(stderr,
                    "usage: agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] "
-                   "[--driver NAME] [--workers N] [--only SUBSTRING]\n");
+                   "[--driver NAME] [--workers N] [--only SUBSTRING] [--toy] "
+                   "[--max-candidates N]\n");
       return 2;
     }
   }
@@ -100,8 +127,9 @@ int main(int argc, char **argv) {
   for (const std::string &P : Triton) {
     std::string N = llvm::sys::path::stem(P).str();
     std::string S = Src + "/test/specs/" + N + ".json";
+    std::string T = Src + "/test/specs/timing/" + N + ".json";
     if (llvm::sys::fs::exists(S))
-      Cases.push_back({"triton/" + N, P, S});
+      Cases.push_back({"triton/" + N, P, S, llvm::sys::fs::exists(T) ? T : ""});
   }
   if (!Corpus.empty())
     for (llvm::sys::fs::directory_iterator It(Src + "/test/specs/clang", EC), E; It != E && !EC;
@@ -121,7 +149,8 @@ int main(int argc, char **argv) {
       auto RB = rebuildFromAssembly(deoptimize(Rec->Asm), "deopt.s", nullptr);
       if (RB && !writeFileAtomic(Tmp->file("deopt_vector_add.hsaco"), RB->Object))
         Cases.push_back({"deopt/vector_add_fp32", Tmp->file("deopt_vector_add.hsaco"),
-                         Src + "/test/specs/vector_add_fp32.json"});
+                         Src + "/test/specs/vector_add_fp32.json",
+                         Src + "/test/specs/timing/vector_add_fp32.json"});
       else if (!RB)
         llvm::consumeError(RB.takeError());
     } else {
@@ -129,10 +158,13 @@ int main(int argc, char **argv) {
     }
   }
   std::printf("asmevo-agent bench: driver %s, budget %.0f s per kernel, %u worker(s); speedups "
-              "modeled, not measured (emu)\n",
-              Driver.c_str(), Budget, Workers);
-  std::printf("%-36s %8s %6s %6s %9s %7s %7s %7s %7s %7s %s\n", "kernel", "speedup", "cands",
-              "commit", "cands/h", "asm%", "abi%", "diff%", "time%", "slow%", "stopped by");
+              "modeled, not measured (emu); timing launch: %s\n",
+              Driver.c_str(), Budget, Workers,
+              Toy ? "the small spec's (--toy)"
+                  : "test/specs/timing/<name>.json where there is one (else the spec's)");
+  std::printf("%-36s %6s %8s %6s %6s %9s %7s %7s %7s %7s %7s %s\n", "kernel", "groups", "speedup",
+              "cands", "commit", "cands/h", "asm%", "abi%", "diff%", "time%", "slow%",
+              "stopped by");
   double LogSum = 0;
   unsigned N = 0, Dir = 0;
   for (const Case &C : Cases) {
@@ -147,6 +179,17 @@ int main(int argc, char **argv) {
     search::AgentOptions O;
     O.K0 = C.Object;
     O.Spec = Full;
+    std::string Timed = Full;
+    if (!Toy && !C.TimingSpec.empty()) {
+      std::string TFull = Tmp->file("timing" + std::to_string(Dir) + ".json");
+      Report TR = check::runInferOnly(C.Object, C.TimingSpec, "", TFull, check::InferOptions{});
+      if (TR.Result != Outcome::Ok) {
+        std::printf("%-36s timing spec: %s\n", C.Name.c_str(), TR.Message.c_str());
+        continue;
+      }
+      O.Eval.TimeSpec = Timed = TFull;
+    }
+    O.MaxCandidates = MaxCandidates;
     O.RunDir = Tmp->file("run" + std::to_string(Dir++));
     O.Driver = Driver;
     O.BudgetSeconds = Budget;
@@ -168,8 +211,8 @@ int main(int argc, char **argv) {
       return 100.0 * S / Cands;
     };
     double S = B["speedup"].get<double>();
-    std::printf("%-36s %7.4fx %6.0f %6llu %9.0f %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%% %s\n",
-                C.Name.c_str(), S, Cands,
+    std::printf("%-36s %6llu %7.4fx %6.0f %6llu %9.0f %6.1f%% %6.1f%% %6.1f%% %6.1f%% %6.1f%% %s\n",
+                C.Name.c_str(), static_cast<unsigned long long>(specWorkgroups(Timed)), S, Cands,
                 static_cast<unsigned long long>(B["commits"].get<uint64_t>()),
                 B["candidates_per_hour"].get<double>(), Pct({"asm_invalid"}), Pct({"abi_invalid"}),
                 Pct({"divergent", "unsafe", "runtime_error"}), Pct({"input_error"}),

@@ -34,14 +34,21 @@ echo "recovered assembly: $out"
 "$build/bin/hsaco-recover" --check "$src"/test/corpus/triton/gfx*/*.hsaco
 # The workflow on one kernel, on the emulator: every figure is modeled, not measured.
 run=$build/examples/workflow
+# The layer norm is checked on 3 rows (test/specs, three seeds) and timed on 1216 rows, 4 per CU
+# of the modeled 304-CU MI300X (test/specs/timing: the representative launch).
 make -s -f "$src/Makefile.workflow" -C "$src" TOOLS="$build/bin" RUN="$run" BUDGET=30 \
-  OBJ=test/corpus/triton/gfx942/layernorm_fwd_fp16.hsaco
+  OBJ=test/corpus/triton/gfx942/layernorm_fwd_fp16.hsaco \
+  TIME_SPEC=test/specs/timing/layernorm_fwd_fp16.json
 python3 - "$run" <<'PY'
 import json, sys
 k = json.load(open(sys.argv[1] + "/summary.json"))["kernels"][0]
+d = sys.argv[1] + "/" + k["name"]
+grid = lambda f: "x".join(str(g) for g in json.load(open(f))["grid"])
 print("the search: K* is %.4fx faster than K0 (%s on %s), verified by kernel-diffcheck against K0;"
       % (k["speedup"], "modeled, not measured" if k["kind"] == "modeled" else k["kind"], k["backend"]))
 print("  %d candidates, %d commits; K* %s" % (k["candidates"], k["commits"], k["kstar"]))
+print("  checked on grid %s (seeds 1,2,3; %s/spec.json), timed on grid %s (%s/time-spec.json)"
+      % (grid(d + "/spec.json"), d, grid(d + "/time-spec.json"), d))
 PY
 kernel=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernels"][0]["name"])' \
   "$run/summary.json")

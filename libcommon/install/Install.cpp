@@ -36,6 +36,7 @@ llvm::Expected<Step> checkPlacement(const Placement &Q, const RunKernel &K, cons
       Old ? *Old : ManifestEntry{K.Name, R.AbsDir, Q.Rel, Q.Found, K.K0Sha256, "", "", "", ""};
   S.Entry.KStarSha256 = K.KStarSha256;
   S.Entry.Target = K.Target;
+  S.Entry.VerifiedOn = K.VerifiedOn;
   std::string F = Target + "/" + Q.Rel;
   llvm::sys::fs::file_status St;
   bool Ours = false; // one of the install's own mirror links
@@ -116,6 +117,7 @@ KernelResult kernelResult(const RunKernel &K) {
   KR.K0Sha256 = K.K0Sha256;
   KR.KStarSha256 = K.KStarSha256;
   KR.Speedup = K.Speedup;
+  KR.VerifiedOn = K.VerifiedOn;
   return KR;
 }
 

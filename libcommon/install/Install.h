@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +38,7 @@ struct KernelResult {
   std::string K0Sha256, KStarSha256;
   double Speedup = 0;
   std::vector<std::string> Paths; // where K* is, relative to the target
+  nlohmann::json VerifiedOn;      // install/Run.h's verifiedLaunches
 };
 
 struct InstallResult {

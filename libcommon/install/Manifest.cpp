@@ -116,6 +116,8 @@ ManifestEntry parseEntry(Reader &In, const nlohmann::json &J, const std::string 
   E.Action = In.str(J, Where, "action", true);
   E.Backup = In.path(J, Where, "backup", false);
   E.Target = In.str(J, Where, "target", false);
+  if (J.contains("verified_on") && (J["verified_on"].is_array() || J["verified_on"].is_null()))
+    E.VerifiedOn = J["verified_on"];
   if (!In.ok())
     return E;
   if (E.Action != "replaced" && E.Action != "added" && E.Action != "present")
@@ -197,7 +199,8 @@ nlohmann::ordered_json Manifest::json() const {
                             {"kstar_sha256", E.KStarSha256},
                             {"action", E.Action},
                             {"backup", E.Backup.empty() ? OJ() : OJ(E.Backup)},
-                            {"target", E.Target.empty() ? OJ() : OJ(E.Target)}});
+                            {"target", E.Target.empty() ? OJ() : OJ(E.Target)},
+                            {"verified_on", OJ::parse(E.VerifiedOn.dump())}});
   for (const ManifestFile &F : Generated)
     J["generated"].push_back(fileJson(F));
   for (const ManifestFile &F : Links)

@@ -36,6 +36,8 @@ struct ManifestEntry {
   std::string Action;
   std::string Backup; // relative to the target; empty unless replaced
   std::string Target; // K*'s target id ("gfx942"); empty in manifests from before the field
+  // The launches K* was verified on (install/Run.h's verifiedLaunches; null: not recorded).
+  nlohmann::json VerifiedOn;
 };
 
 // A file the install generated (the HIP note) or a symbolic link it made (the AITer mirror).

@@ -39,6 +39,61 @@ llvm::Expected<std::vector<std::string>> kernelSymbols(const std::string &Bytes,
   return Names;
 }
 
+// A spec file's grid and block ({} when it cannot be read: the entry still names the file).
+nlohmann::json specShape(const std::string &Path) {
+  auto T = readFile(Path);
+  if (!T)
+    return llvm::consumeError(T.takeError()), nlohmann::json::object();
+  nlohmann::json J = nlohmann::json::parse((*T)->getBuffer().str(), nullptr, false);
+  nlohmann::json Out = nlohmann::json::object();
+  for (const char *F : {"grid", "block"})
+    if (J.is_object() && J.contains(F) && J[F].is_array())
+      Out[F] = J[F];
+  return Out;
+}
+
+} // namespace
+
+nlohmann::json verifiedLaunches(const std::string &RunDir, const std::string &Name) {
+  auto T = readFile(RunDir + "/" + Name + "/summary.json");
+  if (!T)
+    return llvm::consumeError(T.takeError()), nullptr;
+  nlohmann::json S = nlohmann::json::parse((*T)->getBuffer().str(), nullptr, false);
+  if (!S.is_object() || !S.contains("body") || !S["body"].is_object() ||
+      !S["body"].contains("launches") || !S["body"]["launches"].is_object())
+    return nullptr;
+  const nlohmann::json &L = S["body"]["launches"];
+  nlohmann::json Out = nlohmann::json::array();
+  auto Spec = [&](const std::string &File, const nlohmann::json &Seeds, const char *When) {
+    nlohmann::json E = {{"spec", Name + "/" + File}};
+    E.update(specShape(RunDir + "/" + Name + "/" + File));
+    E["seeds"] = Seeds;
+    if (When)
+      E["when"] = When;
+    Out.push_back(E);
+  };
+  const nlohmann::json C = L.value("correctness", nlohmann::json::object());
+  if (C.contains("spec") && C["spec"].is_string())
+    Spec("spec.json", C.value("seeds", nlohmann::json::array()), nullptr);
+  const nlohmann::json Tm = L.value("timing", nlohmann::json::object());
+  if (Tm.contains("checked") && Tm["checked"].is_string() &&
+      Tm["checked"].get<std::string>() != "it is the correctness launch" &&
+      llvm::sys::fs::exists(RunDir + "/" + Name + "/time-spec.json"))
+    Spec("time-spec.json",
+         nlohmann::json::array({C.value("seeds", nlohmann::json::array({1})).front()}),
+         "before a commit");
+  std::vector<std::string> Shas;
+  for (const nlohmann::json &In : S.value("inputs", nlohmann::json::array()))
+    if (In.is_object() && In.value("role", "") == "capture")
+      Shas.push_back(In.value("sha256", ""));
+  const nlohmann::json Caps = C.value("captures", nlohmann::json::array());
+  for (size_t I = 0; Caps.is_array() && I < Caps.size(); ++I)
+    Out.push_back({{"capture", Caps[I]}, {"sha256", I < Shas.size() ? Shas[I] : ""}});
+  return Out;
+}
+
+namespace {
+
 llvm::Error readKernel(const std::string &RunDir, RunKernel &K) {
   K.K0Path = RunDir + "/" + K.Name + "/k0.hsaco";
   K.KStarPath = RunDir + "/" + K.Name + "/search/best.hsaco";
@@ -51,6 +106,7 @@ llvm::Error readKernel(const std::string &RunDir, RunKernel &K) {
   if (!Syms)
     return Syms.takeError();
   K.Symbols = *Syms;
+  K.VerifiedOn = verifiedLaunches(RunDir, K.Name);
   if (!llvm::sys::fs::exists(K.KStarPath))
     return llvm::Error::success();
   auto KS = readFile(K.KStarPath);

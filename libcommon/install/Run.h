@@ -8,6 +8,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -25,6 +27,9 @@ struct RunKernel {
   // K*'s target id as its ELF header says, without the triple ("gfx942", "gfx90a:xnack-"): the
   // GPUs it runs on (K0's processor too: readRun checks it).
   std::string Target;
+  // The launches K* was verified on (verifiedLaunches): an array, or null for a run whose search
+  // summary does not record them.
+  nlohmann::json VerifiedOn;
 
   // Why this kernel has nothing to install ("" when it has): no K*, K* is K0, or a speedup of
   // at most 1. With All, only the first two count.
@@ -39,6 +44,13 @@ struct Run {
 
 // A target id without its triple: "gfx942:sramecc+:xnack-".
 std::string shortTargetId(const TargetId &T);
+
+// The launches the search of kernel Name in RunDir checked every committed node on, from
+// RUN/<name>/summary.json's "launches" and the run's spec files: {"spec": "<name>/spec.json",
+// "grid", "block", "seeds"} for the correctness spec, the same with "when" for a timing spec
+// (checked on its first seed before a commit), {"capture", "sha256"} per captured dispatch.
+// Null when the summary has no "launches" (a run from before they were recorded).
+nlohmann::json verifiedLaunches(const std::string &RunDir, const std::string &Name);
 
 // Read a workflow run directory. Errors name the file: a missing or foreign summary, a kernel
 // without k0.hsaco, a K* that is not a code object with K0's target and kernel symbols.

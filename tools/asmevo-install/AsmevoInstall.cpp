@@ -96,6 +96,39 @@ int runUninstall(const Cli &C, Report &Rep, const std::string &Target) {
 
 } // namespace
 
+// What K* was verified on, in words: the other launches of the kernel were not (a Triton cache
+// key does not include the problem size, so its other sizes load K* too).
+static std::string verifiedText(const nlohmann::json &V) {
+  if (!V.is_array())
+    return "the launches K* was verified on are not recorded (a search from before they were); "
+           "launches other than the search's were not verified";
+  std::string S;
+  auto Dims = [](const nlohmann::json &A) {
+    std::string D;
+    for (const nlohmann::json &X : A)
+      D += (D.empty() ? "" : "x") + X.dump();
+    return D;
+  };
+  for (const nlohmann::json &E : V) {
+    S += S.empty() ? "" : "; ";
+    if (E.contains("capture")) {
+      S += "the captured dispatch " + E.value("capture", std::string());
+      continue;
+    }
+    S += E.value("spec", std::string());
+    if (E.contains("grid"))
+      S +=
+          " (grid " + Dims(E["grid"]) + ", block " + Dims(E.value("block", nlohmann::json())) + ")";
+    std::string Seeds;
+    for (const nlohmann::json &X : E.value("seeds", nlohmann::json::array()))
+      Seeds += (Seeds.empty() ? "" : ",") + X.dump();
+    S += " seeds " + Seeds;
+  }
+  return "verified on " + S +
+         " only; other launches of the kernel were not verified (a Triton cache key does not "
+         "include the problem size: every size loads K*)";
+}
+
 int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
   Report Rep = C.report();
   const install::InstallOptions &O = Cfg.Options;
@@ -106,6 +139,7 @@ int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
     return fail(C, Rep, R.takeError());
   nlohmann::json Kernels = nlohmann::json::array();
   unsigned Installed = 0, Unchanged = 0, Skipped = 0;
+  std::vector<std::string> Verified; // what each K* was verified on, after the other notes
   for (const install::KernelResult &K : R->Kernels) {
     Installed += K.Status == "installed";
     Unchanged += K.Status == "unchanged";
@@ -122,7 +156,10 @@ int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
     else
       Line += " (" + fixed(K.Speedup, 4) + "x)";
     Rep.Notes.push_back(Line);
+    if (K.Status == "installed" || K.Status == "unchanged")
+      Verified.push_back(K.Name + ": " + verifiedText(K.VerifiedOn));
     Kernels.push_back({{"name", K.Name},
+                       {"verified_on", K.VerifiedOn},
                        {"status", K.Status},
                        {"reason", K.Reason},
                        {"k0_sha256", K.K0Sha256},
@@ -134,6 +171,7 @@ int runAsmevoInstall(const Cli &C, const InstallConfig &Cfg) {
     Rep.Notes.push_back("not searched: " + Rel + "/ (" + Why + "; nothing in it is replaced)");
   if (Installed + Unchanged)
     Rep.Notes.push_back(howToLoad(O.Kind, *R));
+  Rep.Notes.insert(Rep.Notes.end(), Verified.begin(), Verified.end());
   Rep.Message = std::string("installed ") + std::to_string(Installed) + " K* (" +
                 std::to_string(Unchanged) + " unchanged, " + std::to_string(Skipped) +
                 " skipped) into " + O.Target + " (" + install::layoutName(O.Kind) +
