@@ -1,5 +1,7 @@
 #include "timing/HotWindows.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -98,28 +100,75 @@ nlohmann::json profileJson(const std::vector<InstProfile> &Insts, unsigned MaxWi
   return {{"instructions", Is}, {"hot_windows", Ws}, {"loops", Ls}};
 }
 
+// Whether an instruction waits (a counter wait or a barrier): a window may end after it.
+static bool waits(const std::string &Text) {
+  llvm::StringRef T = llvm::StringRef(Text).ltrim();
+  return T.starts_with("s_waitcnt") || T.starts_with("s_barrier");
+}
+
 std::vector<HotWindow> hotWindows(const std::vector<InstProfile> &Insts, unsigned Max) {
-  std::vector<HotWindow> W;
   double All = 0;
   for (const InstProfile &I : Insts)
     All += totalCycles(I.Cycles);
   std::vector<Loop> Nest = loopNest(Insts);
+  // 1. Blocks as they ran: [first, last] instruction indices.
+  std::vector<std::pair<size_t, size_t>> Blocks;
   for (size_t K = 0; K < Insts.size(); ++K) {
     const InstProfile &I = Insts[K];
     // A loop's head starts a window even when its code before ran as often.
     bool Head =
         std::any_of(Nest.begin(), Nest.end(), [&](const Loop &L) { return L.Begin == I.Offset; });
-    bool Continues = !Head && !W.empty() && W.back().End == I.Offset &&
-                     W.back().Executions / std::max(1u, W.back().Instructions) == I.Executions;
-    if (!Continues) {
-      W.push_back(HotWindow{});
-      W.back().Begin = I.Offset;
+    bool Continues =
+        !Head && !Blocks.empty() &&
+        Insts[Blocks.back().second].Offset + int64_t(Insts[Blocks.back().second].Size) ==
+            I.Offset &&
+        Insts[Blocks.back().second].Executions == I.Executions;
+    if (Continues)
+      Blocks.back().second = K;
+    else
+      Blocks.push_back({K, K});
+  }
+  // 2. A long block outside loops (a straight-line kernel is one) split into several targets: after
+  // each instruction that waits and after each that costs at least a fifth of its block, so that
+  // the code leading up to a wait, and the wait itself, can be aimed at apart from the rest.
+  // Every piece keeps at least kMinPiece instructions.
+  constexpr size_t kMinSplit = 8, kMinPiece = 2;
+  std::vector<std::pair<size_t, size_t>> Pieces;
+  for (auto [F, L] : Blocks) {
+    // A loop's body stays whole: it is the target, and its pieces would rank below code that
+    // runs once.
+    bool InLoop = std::any_of(Nest.begin(), Nest.end(), [&](const Loop &Lp) {
+      return Lp.Begin <= Insts[F].Offset && Insts[L].Offset < Lp.End;
+    });
+    if (InLoop || L - F + 1 < kMinSplit) {
+      Pieces.push_back({F, L});
+      continue;
     }
-    HotWindow &H = W.back();
-    H.End = I.Offset + int64_t(I.Size);
-    ++H.Instructions;
-    H.Executions += I.Executions;
-    addInto(H.Cycles, I.Cycles);
+    double BlockCycles = 0;
+    for (size_t K = F; K <= L; ++K)
+      BlockCycles += totalCycles(Insts[K].Cycles);
+    size_t Start = F;
+    for (size_t K = F; K < L; ++K) {
+      bool Cut = waits(Insts[K].Text) ||
+                 (BlockCycles > 0 && totalCycles(Insts[K].Cycles) >= 0.2 * BlockCycles);
+      if (Cut && K + 1 - Start >= kMinPiece && L - K >= kMinPiece) {
+        Pieces.push_back({Start, K});
+        Start = K + 1;
+      }
+    }
+    Pieces.push_back({Start, L});
+  }
+  std::vector<HotWindow> W;
+  for (auto [F, L] : Pieces) {
+    HotWindow H;
+    H.Begin = Insts[F].Offset;
+    H.End = Insts[L].Offset + int64_t(Insts[L].Size);
+    for (size_t K = F; K <= L; ++K) {
+      ++H.Instructions;
+      H.Executions += Insts[K].Executions;
+      addInto(H.Cycles, Insts[K].Cycles);
+    }
+    W.push_back(std::move(H));
   }
   for (HotWindow &H : W) {
     std::set<std::string> Written, In, Out, ReadOutside;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace asmevo::timing;
 
 namespace {
@@ -70,6 +72,37 @@ TEST(HotWindows, WindowsAreBlocksAsTheyRanHottestFirst) {
   EXPECT_EQ(W[1].End, 8);
   EXPECT_EQ(W[1].LoopDepth, 1u);
   EXPECT_EQ(hotWindows(P, 2).size(), 2u);
+}
+
+// A straight-line block of ten instructions, run once: split after its s_waitcnt (index 4) and
+// after the instruction that costs more than a fifth of the block (index 7); never into a piece
+// of one instruction (the s_barrier at index 8 would leave one).
+TEST(HotWindows, LongBlocksSplitAfterWaitsAndCostlyInstructions) {
+  std::vector<InstProfile> P;
+  for (int K = 0; K < 10; ++K) {
+    P.push_back(inst(4 * K, 1));
+    P.back().Size = 4;
+    P.back().Text = "v_add_f32 v0, v0, v1";
+  }
+  P[4].Text = "s_waitcnt vmcnt(0)";
+  P[4].Cycles.WaitVm = 10;
+  P[7].Cycles.Dependency = 40; // 44 of 90
+  P[8].Text = "s_barrier";
+  auto W = hotWindows(P, 10);
+  ASSERT_EQ(W.size(), 3u);
+  std::sort(W.begin(), W.end(), [](auto &A, auto &B) { return A.Begin < B.Begin; });
+  EXPECT_EQ(std::make_pair(W[0].Begin, W[0].End), std::make_pair(int64_t(0), int64_t(20)));
+  EXPECT_EQ(std::make_pair(W[1].Begin, W[1].End), std::make_pair(int64_t(20), int64_t(32)));
+  EXPECT_EQ(std::make_pair(W[2].Begin, W[2].End), std::make_pair(int64_t(32), int64_t(40)));
+  EXPECT_EQ(W[0].Instructions + W[1].Instructions + W[2].Instructions, 10u);
+  EXPECT_EQ(W[0].WaitsOn, std::vector<std::string>{"vmcnt"});
+  // Inside a loop (a latch at the end branching back to the start) the block stays whole.
+  auto Q = P;
+  Q.back().Target = int64_t(0);
+  EXPECT_EQ(hotWindows(Q, 10).size(), 1u);
+  // A block under eight instructions stays whole.
+  P.resize(7);
+  EXPECT_EQ(hotWindows(P, 10).size(), 1u);
 }
 
 } // namespace
