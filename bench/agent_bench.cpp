@@ -11,7 +11,8 @@
 // (asmevo-agent --time-spec; the spec's small launch stays the correctness one); --toy times on
 // the small spec's launch instead, as before. Each row names its timing launch's workgroups.
 //   agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] [--driver NAME]
-//               [--workers N] [--only SUBSTRING] [--toy] [--max-candidates N]
+//               [--workers N] [--only SUBSTRING] [--toy] [--max-candidates N] [--no-k0-reuse]
+// --no-k0-reuse: K0's differential-check runs with every candidate, as before issue 39.
 #include "bench_support.h"
 
 #include "asm/Rebuild.h"
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
   std::string Src = ASMEVO_SOURCE_DIR, Corpus, Driver = "rules", Only;
   double Budget = 30;
   unsigned Workers = 1;
-  bool Toy = false;
+  bool Toy = false, ReuseK0 = true;
   uint64_t MaxCandidates = 0;
   for (int I = 1; I < argc; ++I) {
     std::string A = argv[I];
@@ -101,13 +102,15 @@ int main(int argc, char **argv) {
       Only = Next();
     else if (A == "--toy")
       Toy = true;
+    else if (A == "--no-k0-reuse")
+      ReuseK0 = false;
     else if (A == "--max-candidates")
       MaxCandidates = std::stoull(Next());
     else {
       std::fprintf(stderr,
                    "usage: agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] "
                    "[--driver NAME] [--workers N] [--only SUBSTRING] [--toy] "
-                   "[--max-candidates N]\n");
+                   "[--max-candidates N] [--no-k0-reuse]\n");
       return 2;
     }
   }
@@ -158,10 +161,11 @@ int main(int argc, char **argv) {
     }
   }
   std::printf("asmevo-agent bench: driver %s, budget %.0f s per kernel, %u worker(s); speedups "
-              "modeled, not measured (emu); timing launch: %s\n",
+              "modeled, not measured (emu); timing launch: %s; K0's check runs %s\n",
               Driver.c_str(), Budget, Workers,
               Toy ? "the small spec's (--toy)"
-                  : "test/specs/timing/<name>.json where there is one (else the spec's)");
+                  : "test/specs/timing/<name>.json where there is one (else the spec's)",
+              ReuseK0 ? "once per run" : "with every candidate (--no-k0-reuse)");
   std::printf("%-36s %6s %8s %6s %6s %9s %7s %7s %7s %7s %7s %s\n", "kernel", "groups", "speedup",
               "cands", "commit", "cands/h", "asm%", "abi%", "diff%", "time%", "slow%",
               "stopped by");
@@ -190,6 +194,7 @@ int main(int argc, char **argv) {
       O.Eval.TimeSpec = Timed = TFull;
     }
     O.MaxCandidates = MaxCandidates;
+    O.ReuseK0Runs = ReuseK0;
     O.RunDir = Tmp->file("run" + std::to_string(Dir++));
     O.Driver = Driver;
     O.BudgetSeconds = Budget;

@@ -18,6 +18,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <set>
 
 namespace asmevo::check {
@@ -194,6 +196,42 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
   return R;
 }
 
+} // namespace
+
+class K0RunCache {
+public:
+  std::shared_ptr<const RunOut> find(const std::string &Key) {
+    std::lock_guard<std::mutex> G(M);
+    auto It = Runs.find(Key);
+    if (It == Runs.end())
+      return nullptr;
+    ++Hits;
+    return It->second;
+  }
+  void add(const std::string &Key, std::shared_ptr<const RunOut> R) {
+    std::lock_guard<std::mutex> G(M);
+    ++Misses;
+    Runs.emplace(Key, std::move(R));
+  }
+  std::pair<uint64_t, uint64_t> counts() {
+    std::lock_guard<std::mutex> G(M);
+    return {Hits, Misses};
+  }
+
+private:
+  std::mutex M;
+  std::map<std::string, std::shared_ptr<const RunOut>> Runs;
+  uint64_t Hits = 0, Misses = 0;
+};
+
+std::shared_ptr<K0RunCache> makeK0RunCache() { return std::make_shared<K0RunCache>(); }
+
+std::pair<uint64_t, uint64_t> k0RunCacheCounts(const K0RunCache &C) {
+  return const_cast<K0RunCache &>(C).counts();
+}
+
+namespace {
+
 // One differential check, in named steps. A step returns false when the report is final.
 class DiffRun {
 public:
@@ -254,6 +292,9 @@ private:
   bool runSeeds();
   void noteK0Values(const RunOut &R0, const std::vector<std::vector<uint8_t>> &Init);
   bool runSeed(uint64_t Seed, bool Reload);
+  bool k0Failed(llvm::Error Err, uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init);
+  bool afterK0(uint64_t Seed, const RunOut &R0, bool Cached,
+               const std::vector<std::vector<uint8_t>> &Init);
   llvm::Error blamePointerTable(llvm::Error E, uint64_t Seed,
                                 const std::vector<std::vector<uint8_t>> &Init);
   bool dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init);
@@ -468,22 +509,49 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   }
   if (!O.DumpDir.empty() && !dumpInputs(Seed, Init))
     return false;
-  auto R0 = runOne(
-      *Dev, *Mod0, S, Init,
-      RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true, registerFill(Seed)},
-      O.Threads, "K0");
+  // K0's run of this seed, from the cache when an earlier check made it (the same K0, spec text,
+  // seed and strictness: its inputs, register fill and launch are the same).
+  std::string CacheKey;
+  for (const ReportInput &In : R.Inputs)
+    if (In.Role != "k1")
+      CacheKey += In.Role + "=" + In.Sha256 + ";";
+  CacheKey += "seed=" + std::to_string(Seed) + ";strict=" + std::to_string(Strict) +
+              ";backend=" + O.Backend;
+  std::shared_ptr<const RunOut> R0 = O.K0Cache ? O.K0Cache->find(CacheKey) : nullptr;
+  bool Cached = R0 != nullptr;
   if (!R0) {
-    ErrorOutcome EO = errorOutcome(blamePointerTable(R0.takeError(), Seed, Init));
-    R.Result = EO.O;
-    if (EO.O == Outcome::Interrupted) {
-      R.Message = "stopped during K0's run on seed " + std::to_string(Seed) + ": " + EO.Message;
-      return false;
-    }
-    R.Message = EO.O == Outcome::RuntimeError
-                    ? "runtime_error: K0: " + EO.Message + " (seed " + std::to_string(Seed) + ")"
-                    : EO.Message + " (seed " + std::to_string(Seed) + ")";
+    auto Run0 = runOne(
+        *Dev, *Mod0, S, Init,
+        RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true, registerFill(Seed)},
+        O.Threads, "K0");
+    if (!Run0)
+      return k0Failed(Run0.takeError(), Seed, Init);
+    R0 = std::make_shared<const RunOut>(std::move(*Run0));
+    if (O.K0Cache)
+      O.K0Cache->add(CacheKey, R0);
+  }
+  return afterK0(Seed, *R0, Cached, Init);
+}
+
+// K0 failed on seed Seed: the report says how (K0's failure is never the candidate's).
+bool DiffRun::k0Failed(llvm::Error Err, uint64_t Seed,
+                       const std::vector<std::vector<uint8_t>> &Init) {
+  ErrorOutcome EO = errorOutcome(blamePointerTable(std::move(Err), Seed, Init));
+  R.Result = EO.O;
+  if (EO.O == Outcome::Interrupted) {
+    R.Message = "stopped during K0's run on seed " + std::to_string(Seed) + ": " + EO.Message;
     return false;
   }
+  R.Message = EO.O == Outcome::RuntimeError
+                  ? "runtime_error: K0: " + EO.Message + " (seed " + std::to_string(Seed) + ")"
+                  : EO.Message + " (seed " + std::to_string(Seed) + ")";
+  return false;
+}
+
+// What K0's run of seed Seed says (its own checks, findings, values), then K1 on every schedule.
+bool DiffRun::afterK0(uint64_t Seed, const RunOut &Run0, bool Cached,
+                      const std::vector<std::vector<uint8_t>> &Init) {
+  const RunOut *R0 = &Run0;
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
     if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I)))
@@ -512,6 +580,7 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   if (O.Progress)
     O.Progress("seed " + std::to_string(Seed) + ": K0 ran " + std::to_string(R0->WaveInstructions) +
                " wave-instructions in " + llvm::formatv("{0:f3}", R0->Seconds).str() + " s" +
+               (Cached ? " (an earlier check's run, reused)" : "") +
                (K1Limit ? "; K1 may run " + std::to_string(K1Limit) : std::string()));
   for (unsigned Sched = 1; Sched <= Schedules; ++Sched)
     if (!runK1(Seed, Sched, *R0, Init, K1Limit))

@@ -11,10 +11,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace asmevo::check {
+
+// K0's runs kept across differential checks of many candidates against one K0 (a search checks
+// hundreds): each (K0, spec, seed, strictness) is run once per cache and its outputs, footprint,
+// findings and instruction count reused. Thread-safe; in memory only.
+class K0RunCache;
+std::shared_ptr<K0RunCache> makeK0RunCache();
+// The K0 runs a cache answered, and the ones it had to make.
+std::pair<uint64_t, uint64_t> k0RunCacheCounts(const K0RunCache &C);
 
 struct DiffOptions {
   std::string K0, K1, Spec, Kernel;
@@ -38,6 +47,7 @@ struct DiffOptions {
   double TimeoutSeconds = 0;
   // Progress lines (-v): one per seed and run. The library never prints.
   std::function<void(const std::string &)> Progress;
+  std::shared_ptr<K0RunCache> K0Cache; // null: K0 runs on every seed of every check
 };
 
 // The check's report (support/Report.h; the caller names the tool): outcome ok, abi_invalid,

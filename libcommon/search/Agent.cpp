@@ -266,6 +266,8 @@ private:
       return fail(Dr.takeError());
     D = std::move(*Dr);
     E = O.Eval;
+    if (!E.K0Runs && O.ReuseK0Runs)
+      E.K0Runs = check::makeK0RunCache(); // K0's check runs, once for the run
     E.K0 = O.K0;
     E.Spec = O.Spec;
     E.Kernel = Kernel;

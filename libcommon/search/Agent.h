@@ -44,6 +44,9 @@ struct AgentOptions {
   // run's own values for the fixed ones left out (search/RunOptions.h).
   std::set<std::string> Given;
   bool KeepRejected = false; // keep cand.s/cand.hsaco of rejected candidates
+  // K0's differential-check runs made once per seed and launch for the run (false: with every
+  // candidate, as before issue 39; for benchmarks that compare the two).
+  bool ReuseK0Runs = true;
   uint64_t Seed = 1;
   // Workers in other processes (search/Worker.h): each candidate's evaluation runs as
   // `WorkerLaunch WorkerCommand --worker NODE_DIR`; empty: in this process.

@@ -261,6 +261,7 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
     D.Strict = true;
     D.Schedules = O.Schedules;
     D.TimeoutSeconds = O.TimeoutSeconds;
+    D.K0Cache = O.K0Runs;
     Report DR = check::runDiffCheck(D);
     DR.Tool = "kernel-diffcheck";
     R.DiffCheck = DR.json();
@@ -377,6 +378,7 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
     D.Threads = O.Threads;
     D.Strict = true;
     D.TimeoutSeconds = O.TimeoutSeconds;
+    D.K0Cache = O.K0Runs;
     Report TL = check::runDiffCheck(D);
     TL.Tool = "kernel-diffcheck";
     if (R.DiffCheck.is_object() && R.DiffCheck.contains("body"))

@@ -6,6 +6,7 @@
 // the tools write (the same envelope whether a Makefile ran the tool or this ran the library).
 #pragma once
 
+#include "check/DiffCheck.h"
 #include "codeobj/CodeObject.h"
 #include "support/Outcome.h"
 #include "timing/Ensemble.h"
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,9 @@ struct EvalOptions {
   // v_pk_add_f32 whose result the next VALU reads), so padding the compiler put in cannot be
   // shown unneeded here; moving it is allowed, removing it is not.
   unsigned K0NopStates = 0;
+  // K0's runs of the differential check, once per seed and launch for the whole run (in this
+  // process: workers in other processes run K0 themselves). Null: K0 runs with every candidate.
+  std::shared_ptr<check::K0RunCache> K0Runs;
 };
 
 struct EvalResult {

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -544,6 +546,36 @@ TEST(DiffCheck, IdenticalKernelsAreOkAndReportMetrics) {
   EXPECT_EQ(B["seeds"][2]["max_abs_diff"], 0.0);
   EXPECT_EQ(B["seeds"][2]["nan_mismatches"], 0);
   EXPECT_EQ(R.Body["spec"]["args"][0]["elements"], 3000);
+}
+
+// K0's runs kept across checks (a search): the second check of the same K0, spec and seeds runs
+// K0 on none of them, and says what the first said; another seed is run and kept.
+TEST(DiffCheck, K0RunCacheRunsK0OncePerSeed) {
+  DiffOptions O;
+  O.K0 = O.K1 = triton("gfx942", "vector_add_fp32");
+  O.Spec = src("test/specs/vector_add_fp32.json");
+  O.Seeds = {1, 2, 3};
+  O.K0Cache = makeK0RunCache();
+  std::vector<std::string> Lines;
+  O.Progress = [&](const std::string &L) { Lines.push_back(L); };
+  Report A = runDiffCheck(O);
+  ASSERT_EQ(A.exitCode(), 0) << A.Message;
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(0), uint64_t(3)));
+  Lines.clear();
+  Report B = runDiffCheck(O);
+  EXPECT_EQ(B.Message, A.Message);
+  EXPECT_EQ(B.Body["buffers"], A.Body["buffers"]);
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(3), uint64_t(3)));
+  EXPECT_EQ(std::count_if(Lines.begin(), Lines.end(),
+                          [](const std::string &L) {
+                            return L.find("K0 ran") != std::string::npos &&
+                                   L.find("(an earlier check's run, reused)") != std::string::npos;
+                          }),
+            3);
+  O.Seeds = {4};
+  Report C = runDiffCheck(O);
+  ASSERT_EQ(C.exitCode(), 0) << C.Message;
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(3), uint64_t(4)));
 }
 
 TEST(DiffCheck, DifferentKernelsAreAbiInvalid) {
