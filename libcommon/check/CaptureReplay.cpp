@@ -138,6 +138,7 @@ Report runCaptureReplay(const ReplayOptions &O) {
     R.fail(launch::blameCaptureFault(S0.takeError(), *B, *Sig, O.Bundle));
     if (R.Result == Outcome::RuntimeError)
       R.Message = "runtime_error: K0: " + R.Message;
+    R.Body["failed"] = "K0"; // K0's failure, not the candidate's
     return R;
   }
   R.Backend = S0->Backend;

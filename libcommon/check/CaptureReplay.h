@@ -33,7 +33,7 @@ struct ReplayOptions {
 // named by region and offset), unsafe (a strict-check finding in K1 that K0 does not have),
 // input_error (an unreadable bundle, a K0 that is not the bundle's code object, a K0 replay
 // that does not reproduce the recording) or runtime_error (K1 faults, with the address, or
-// runs away).
+// runs away). The body's "failed" is "K0" when K0's replay failed (never the candidate's).
 Report runCaptureReplay(const ReplayOptions &O);
 
 } // namespace asmevo::check

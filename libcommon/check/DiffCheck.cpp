@@ -272,6 +272,8 @@ private:
     Report Err = errorResult(std::move(E));
     R.Result = Err.Result;
     R.Message = std::move(Err.Message);
+    if (R.Result == Outcome::RuntimeError) // errorResult's "runtime_error: K0: ..."
+      body()["failed"] = "K0";
     return false;
   }
   // An input error that keeps what the report has so far.
@@ -538,6 +540,7 @@ bool DiffRun::k0Failed(llvm::Error Err, uint64_t Seed,
                        const std::vector<std::vector<uint8_t>> &Init) {
   ErrorOutcome EO = errorOutcome(blamePointerTable(std::move(Err), Seed, Init));
   R.Result = EO.O;
+  body()["failed"] = "K0"; // K0's failure, not the candidate's
   if (EO.O == Outcome::Interrupted) {
     R.Message = "stopped during K0's run on seed " + std::to_string(Seed) + ": " + EO.Message;
     return false;

@@ -52,7 +52,8 @@ struct DiffOptions {
 
 // The check's report (support/Report.h; the caller names the tool): outcome ok, abi_invalid,
 // divergent, unsafe, input_error or runtime_error; Message the verdict line ("divergent:
-// buffer 'out' ..."); Notes the details; Body the buffers, findings and inferred spec.
+// buffer 'out' ..."); Notes the details; Body the buffers, findings and inferred spec, and
+// "failed": "K0" when K0 itself failed (a search's infrastructure failure, not the candidate's).
 Report runDiffCheck(const DiffOptions &O);
 
 // The static checks of a candidate: K1's frozen ABI against K0's, then what K1's descriptors

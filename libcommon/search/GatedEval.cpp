@@ -242,10 +242,8 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
   auto CheckFailed = [&](const Report &CR, const std::string &Where = "") {
     // K0's own failure, an input the spec cannot place or a bundle K0 does not reproduce is the
     // run's problem, not the candidate's.
-    llvm::StringRef M(CR.Message);
-    M.consume_front(std::string(outcomeName(CR.Result)) + ": "); // a capture's verdict line
     bool Infra = CR.Result == Outcome::InputError ||
-                 (CR.Result == Outcome::RuntimeError && M.starts_with("K0"));
+                 (CR.Body.is_object() && CR.Body.value("failed", "") == "K0");
     return Fail(CR.Result, "diffcheck", Where + CR.Message, Infra);
   };
   nlohmann::json Checked = nlohmann::json::array(); // the captures' verdicts, in order
