@@ -43,7 +43,9 @@ python3 - "$run" <<'PY'
 import json, sys
 k = json.load(open(sys.argv[1] + "/summary.json"))["kernels"][0]
 d = sys.argv[1] + "/" + k["name"]
-grid = lambda f: "x".join(str(g) for g in json.load(open(f))["grid"])
+import os
+grid = lambda f: ("x".join(str(g) for g in json.load(open(f))["grid"]) if os.path.exists(f)
+                  else "(no %s)" % f)
 print("the search: K* is %.4fx faster than K0 (%s on %s), verified by kernel-diffcheck against K0;"
       % (k["speedup"], "modeled, not measured" if k["kind"] == "modeled" else k["kind"], k["backend"]))
 print("  %d candidates, %d commits; K* %s" % (k["candidates"], k["commits"], k["kstar"]))

@@ -298,9 +298,13 @@ private:
         Report TR = timing::runKernelTime(timeOptions(E, "", I));
         if (TR.Result != Outcome::Ok) {
           R.Result = TR.Result;
-          R.Message = "timing K0" +
-                      (E.Captures.empty() ? std::string() : " on '" + E.Captures[I] + "'") + ": " +
-                      TR.Message;
+          // A capture's input error names the bundle already.
+          R.Message =
+              !E.Captures.empty() && TR.Result == Outcome::InputError
+                  ? TR.Message
+                  : "timing K0" +
+                        (E.Captures.empty() ? std::string() : " on '" + E.Captures[I] + "'") +
+                        ": " + TR.Message;
           return false;
         }
         if (E.Captures.empty())

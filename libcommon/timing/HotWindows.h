@@ -1,9 +1,9 @@
 // Hot windows: where a kernel's modeled time goes, as ranges of instructions the search can
 // edit. A window is a run of consecutive instructions executed equally often (a basic block as
 // it ran: a branch target or a branch ends one), ranked by the wave-cycles spent in it. A block
-// of 8 or more instructions outside every loop is split further after each instruction that waits (s_waitcnt,
-// s_barrier) and after each that costs a fifth of the block or more, every piece at least two
-// instructions, so that a straight-line kernel gives several ranked targets, not one.
+// of 8 or more instructions outside every loop is split further after each instruction that waits
+// (s_waitcnt, s_barrier) and after each that costs a fifth of the block or more, every piece at
+// least two instructions, so that a straight-line kernel gives several ranked targets, not one.
 #pragma once
 
 #include "timing/Model.h"
