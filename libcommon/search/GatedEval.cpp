@@ -193,6 +193,25 @@ unsigned nopWaitStates(const std::string &Text) {
   return N;
 }
 
+// The strict differential check of candidate K1 against K0 on Spec's launch, for the gate.
+static check::DiffOptions diffOptions(const EvalOptions &O, const std::string &K1,
+                                      const std::string &Spec, std::vector<uint64_t> Seeds,
+                                      unsigned Schedules) {
+  check::DiffOptions D;
+  D.K0 = O.K0;
+  D.K1 = K1;
+  D.Spec = Spec;
+  D.Kernel = O.Kernel;
+  D.Seeds = std::move(Seeds);
+  D.Backend = O.Backend;
+  D.Threads = O.Threads;
+  D.Strict = true;
+  D.Schedules = Schedules;
+  D.TimeoutSeconds = O.TimeoutSeconds;
+  D.K0Cache = O.K0Runs;
+  return D;
+}
+
 EvalResult gatedEval(const std::string &Text, const std::string &Dir, const CodeObject &K0,
                      const EvalOptions &O) {
   EvalResult R;
@@ -248,19 +267,7 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
   };
   nlohmann::json Checked = nlohmann::json::array(); // the captures' verdicts, in order
   if (!O.Spec.empty()) {
-    check::DiffOptions D;
-    D.K0 = O.K0;
-    D.K1 = ObjPath;
-    D.Spec = O.Spec;
-    D.Kernel = O.Kernel;
-    D.Seeds = O.Seeds;
-    D.Backend = O.Backend;
-    D.Threads = O.Threads;
-    D.Strict = true;
-    D.Schedules = O.Schedules;
-    D.TimeoutSeconds = O.TimeoutSeconds;
-    D.K0Cache = O.K0Runs;
-    Report DR = check::runDiffCheck(D);
+    Report DR = check::runDiffCheck(diffOptions(O, ObjPath, O.Spec, O.Seeds, O.Schedules));
     DR.Tool = "kernel-diffcheck";
     R.DiffCheck = DR.json();
     R.Backend = DR.Backend;
@@ -366,17 +373,8 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
   for (double X : R.Speedups)
     Faster |= X > 1;
   if (!O.TimeSpec.empty() && Faster) {
-    check::DiffOptions D;
-    D.K0 = O.K0;
-    D.K1 = ObjPath;
-    D.Spec = O.TimeSpec;
-    D.Kernel = O.Kernel;
-    D.Seeds = {O.Seeds.empty() ? 1 : O.Seeds.front()};
-    D.Backend = O.Backend;
-    D.Threads = O.Threads;
-    D.Strict = true;
-    D.TimeoutSeconds = O.TimeoutSeconds;
-    D.K0Cache = O.K0Runs;
+    check::DiffOptions D =
+        diffOptions(O, ObjPath, O.TimeSpec, {O.Seeds.empty() ? 1 : O.Seeds.front()}, 1);
     Report TL = check::runDiffCheck(D);
     TL.Tool = "kernel-diffcheck";
     if (R.DiffCheck.is_object() && R.DiffCheck.contains("body"))
