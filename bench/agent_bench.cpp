@@ -19,13 +19,12 @@
 #include "asm/Recover.h"
 #include "check/DiffCheck.h"
 #include "codeobj/Input.h"
+#include "launch/LaunchSpec.h"
 #include "search/Agent.h"
 #include "support/FileIO.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -43,16 +42,10 @@ struct Case {
 
 // The grid's workgroups of a spec file (0 when it cannot be read).
 uint64_t specWorkgroups(const std::string &Path) {
-  auto T = readFile(Path);
-  if (!T)
-    return llvm::consumeError(T.takeError()), 0;
-  nlohmann::json J = nlohmann::json::parse((*T)->getBuffer().str(), nullptr, false);
-  if (J.is_discarded() || !J.contains("grid") || !J["grid"].is_array())
-    return 0;
-  uint64_t N = 1;
-  for (const auto &X : J["grid"])
-    N *= X.is_number_unsigned() ? X.get<uint64_t>() : 0;
-  return N;
+  auto S = launch::readLaunchSpec(Path);
+  if (!S)
+    return llvm::consumeError(S.takeError()), 0;
+  return uint64_t(S->Grid[0]) * S->Grid[1] * S->Grid[2];
 }
 
 std::string deoptimize(const std::string &Text) {

@@ -76,8 +76,9 @@ nlohmann::json verifiedLaunches(const std::string &RunDir, const std::string &Na
   if (C.contains("spec") && C["spec"].is_string())
     Spec("spec.json", C.value("seeds", nlohmann::json::array()), nullptr);
   const nlohmann::json Tm = L.value("timing", nlohmann::json::object());
-  if (Tm.contains("checked") && Tm["checked"].is_string() &&
-      Tm["checked"].get<std::string>() != "it is the correctness launch" &&
+  // A timing spec other than the correctness spec (the workflow's time-spec.json).
+  if (Tm.contains("spec") && Tm["spec"].is_string() &&
+      Tm["spec"] != C.value("spec", nlohmann::json()) &&
       llvm::sys::fs::exists(RunDir + "/" + Name + "/time-spec.json"))
     Spec("time-spec.json",
          nlohmann::json::array({C.value("seeds", nlohmann::json::array({1})).front()}),

@@ -173,16 +173,9 @@ private:
     // together the timing launch).
     std::string Kernel = O.Kernel, LaunchText;
     if (!O.Spec.empty()) {
-      auto S = launch::readLaunchSpec(O.Spec);
+      auto S = completeSpec(O.Spec, O.Kernel);
       if (!S)
         return fail(S.takeError());
-      if (llvm::Error Err = launch::resolveLaunchSpec(*S, K0->C, O.Kernel))
-        return fail(std::move(Err));
-      if (S->needsInference())
-        return fail(makeError("'" + O.Spec +
-                              "' leaves buffer sizes or roles open; complete it first with "
-                              "kernel-diffcheck --infer K0 --spec " +
-                              O.Spec + " -o FULL.json"));
       R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
       Kernel = S->Kernel;
       LaunchText = S->Text;
@@ -193,16 +186,9 @@ private:
       if (!O.Eval.Captures.empty())
         return fail(makeError("--time-spec and --capture: the captures are the timing launch; "
                               "give one or the other"));
-      auto T = launch::readLaunchSpec(O.Eval.TimeSpec);
+      auto T = completeSpec(O.Eval.TimeSpec, Kernel);
       if (!T)
         return fail(T.takeError());
-      if (llvm::Error Err = launch::resolveLaunchSpec(*T, K0->C, Kernel))
-        return fail(std::move(Err));
-      if (T->needsInference())
-        return fail(makeError("'" + O.Eval.TimeSpec +
-                              "' leaves buffer sizes or roles open; complete it first with "
-                              "kernel-diffcheck --infer K0 --spec " +
-                              O.Eval.TimeSpec + " -o FULL.json"));
       if (T->Kernel != Kernel)
         return fail(makeError("'" + O.Eval.TimeSpec + "' launches kernel '" + T->Kernel +
                               "', the spec '" + Kernel + "'"));
@@ -395,6 +381,22 @@ private:
                                         {"best", L->best()->Id}}))
         return fail(std::move(Err));
     return true;
+  }
+
+  // A complete launch spec of K0 (kernel Kernel, or the one it names), ready to launch.
+  llvm::Expected<launch::LaunchSpec> completeSpec(const std::string &Path,
+                                                  const std::string &Kernel) {
+    auto S = launch::readLaunchSpec(Path);
+    if (!S)
+      return S.takeError();
+    if (llvm::Error Err = launch::resolveLaunchSpec(*S, K0->C, Kernel))
+      return std::move(Err);
+    if (S->needsInference())
+      return makeError("'" + Path +
+                       "' leaves buffer sizes or roles open; complete it first with "
+                       "kernel-diffcheck --infer K0 --spec " +
+                       Path + " -o FULL.json");
+    return S;
   }
 
   void warn(const std::string &Line) {
