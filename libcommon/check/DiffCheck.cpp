@@ -6,6 +6,7 @@
 #include "codeobj/Input.h"
 #include "device/Device.h"
 #include "launch/BufferOverrun.h"
+#include "launch/EdgeShape.h"
 #include "launch/InputGen.h"
 #include "launch/PlacedLaunch.h"
 #include "support/Error.h"
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 namespace asmevo::check {
@@ -217,10 +219,24 @@ public:
     std::lock_guard<std::mutex> G(M);
     return {Hits, Misses};
   }
+  // An edge shape K0 cannot be the reference on, and why (K0 is not run on it again).
+  std::optional<std::string> skipped(const std::string &Key) {
+    std::lock_guard<std::mutex> G(M);
+    auto It = Skips.find(Key);
+    if (It == Skips.end())
+      return std::nullopt;
+    ++Hits;
+    return It->second;
+  }
+  void addSkip(const std::string &Key, const std::string &Why) {
+    std::lock_guard<std::mutex> G(M);
+    Skips.emplace(Key, Why);
+  }
 
 private:
   mutable std::mutex M;
   std::map<std::string, std::shared_ptr<const RunOut>> Runs;
+  std::map<std::string, std::string> Skips;
   uint64_t Hits = 0, Misses = 0;
 };
 
@@ -236,7 +252,8 @@ public:
   explicit DiffRun(const DiffOptions &O) : O(O) {}
 
   Report run() {
-    if (open() && staticChecks() && infer() && openDevice() && planOutputs() && runSeeds())
+    if (open() && staticChecks() && infer() && openDevice() && planOutputs() && runSeeds() &&
+        runEdgeShapes())
       conclude();
     return std::move(R);
   }
@@ -263,6 +280,34 @@ private:
   unsigned Schedules = 1;
   // Findings, one per rule and instruction offset, with where they were first seen.
   std::vector<nlohmann::json> K0Unsafe, K1Unsafe;
+  // The edge shape being run (null: the spec's own launch), the ones checked, what each did.
+  const EdgeShape *Shape = nullptr;
+  std::vector<std::string> ShapesChecked;
+  nlohmann::json ShapeJson = nlohmann::json::array();
+  std::string ShapeSkip;       // why the shape being run is left out ("": it is not)
+  uint64_t K0MostInstructions = 0; // K0's largest run on the spec's launch (bounds the shapes')
+
+  // Where a run is, for messages: "seed 3", or "edge shape 'tail' ('n' 3000 -> 2999), seed 3".
+  std::string at(uint64_t Seed) const {
+    return Shape ? "edge shape '" + Shape->Name + "' (" + Shape->Change + "), seed " +
+                       std::to_string(Seed)
+                 : "seed " + std::to_string(Seed);
+  }
+  // A finding's or metric's JSON, with the edge shape it was seen on.
+  nlohmann::json tagged(nlohmann::json J) const {
+    if (Shape)
+      J["shape"] = Shape->Name;
+    return J;
+  }
+  std::string dumpDir(uint64_t Seed) const {
+    return O.DumpDir + "/" + (Shape ? Shape->Name + "-" : std::string()) + "seed" +
+           std::to_string(Seed);
+  }
+  // K0 cannot be the reference on the edge shape being run: it is left out, with why.
+  bool skipShape(const std::string &Why) {
+    ShapeSkip = Why;
+    return true;
+  }
 
   nlohmann::json &body() { return R.Body; }
   // An error: the report keeps its inputs and what it has so far.
@@ -290,6 +335,7 @@ private:
   bool openDevice();
   bool planOutputs();
   bool runSeeds();
+  bool runEdgeShapes();
   void noteK0Values(const RunOut &R0, const std::vector<std::vector<uint8_t>> &Init);
   bool runSeed(uint64_t Seed, bool Reload);
   bool k0Failed(llvm::Error Err, uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init);
@@ -306,6 +352,15 @@ private:
                    unsigned Sched);
   void judgeUnsafe();
   void conclude();
+  // " and on edge shapes tail, one-workgroup (seed 3)", or "" when none was checked.
+  std::string shapesText() const {
+    std::string T;
+    for (const std::string &N : ShapesChecked)
+      T += (T.empty() ? "" : ", ") + N;
+    return T.empty() ? T
+                     : " and on edge shape" + std::string(ShapesChecked.size() > 1 ? "s " : " ") +
+                           T + " (seed " + std::to_string(O.Seeds.back()) + ")";
+  }
 };
 
 // K0, K1 and the spec bound to K0.
@@ -411,6 +466,45 @@ bool DiffRun::runSeeds() {
   return true;
 }
 
+// The edge shapes (launch/EdgeShape.h), each on the last seed, once the spec's own launch found
+// no failure. A shape on which K0 fails, runs past four times its instructions on the spec's
+// launch, touches bytes outside a buffer, or has a strict finding the spec's launch did not show
+// (a stride shrunk past its rows' width makes them overlap) is left out with a note: K0 is the
+// reference only where it is a kernel working within its contract.
+bool DiffRun::runEdgeShapes() {
+  if (!O.EdgeShapes || First)
+    return true;
+  std::vector<EdgeShape> Shapes = edgeShapes(S);
+  const LaunchSpec Main = S;
+  const uint64_t Seed = O.Seeds.back();
+  bool Go = true;
+  for (const EdgeShape &E : Shapes) {
+    S = E.Spec;
+    Shape = &E;
+    ShapeSkip.clear();
+    if (O.Progress)
+      O.Progress(at(Seed) + ": running");
+    Go = runSeed(Seed, true);
+    nlohmann::json J = {{"name", E.Name}, {"change", E.Change}, {"seed", Seed}};
+    if (!ShapeSkip.empty()) {
+      J["checked"] = false;
+      J["why"] = ShapeSkip;
+      R.Notes.push_back("edge shape '" + E.Name + "' (" + E.Change + ") not checked: " + ShapeSkip);
+    } else {
+      J["checked"] = true;
+      if (Go)
+        ShapesChecked.push_back(E.Name);
+    }
+    ShapeJson.push_back(J);
+    if (!Go || First)
+      break;
+  }
+  S = Main;
+  Shape = nullptr;
+  body()["edge_shapes"] = ShapeJson;
+  return Go;
+}
+
 void DiffRun::noteFinding(std::vector<nlohmann::json> &List, const device::UnsafeFinding &F,
                           uint64_t Seed, unsigned Sched) {
   for (const nlohmann::json &E : List)
@@ -422,11 +516,12 @@ void DiffRun::noteFinding(std::vector<nlohmann::json> &List, const device::Unsaf
                   {"instructions", F.Instructions},
                   {"message", F.Message},
                   {"seed", Seed},
-                  {"schedule", Sched}});
+                  {"schedule", Sched},
+                  {"at", at(Seed)}});
 }
 
 bool DiffRun::dumpInputs(uint64_t Seed, const std::vector<std::vector<uint8_t>> &Init) {
-  std::string Dir = O.DumpDir + "/seed" + std::to_string(Seed);
+  std::string Dir = dumpDir(Seed);
   if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
     return fail(makeError("--dump-inputs: cannot create '" + Dir + "': " + EC.message()));
   for (size_t I : Outputs)
@@ -517,15 +612,25 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
       CacheKey += In.Role + "=" + In.Sha256 + ";";
   CacheKey += "seed=" + std::to_string(Seed) + ";strict=" + std::to_string(Strict) +
               ";backend=" + O.Backend;
+  if (Shape)
+    CacheKey += ";shape=" + Shape->Name + ":" + Shape->Change;
+  if (Shape && O.K0Cache)
+    if (auto Why = O.K0Cache->skipped(CacheKey))
+      return skipShape(*Why);
   std::shared_ptr<const RunOut> R0 = O.K0Cache ? O.K0Cache->find(CacheKey) : nullptr;
   bool Cached = R0 != nullptr;
   if (!R0) {
     auto Run0 = runOne(
         *Dev, *Mod0, S, Init,
-        RunMode{Seed, false, Strict, 0, O.TimeoutSeconds, /*Footprint=*/true, registerFill(Seed)},
+        RunMode{Seed, false, Strict, Shape ? 4 * K0MostInstructions : 0, O.TimeoutSeconds,
+                /*Footprint=*/true, registerFill(Seed)},
         O.Threads, "K0");
-    if (!Run0)
-      return k0Failed(Run0.takeError(), Seed, Init);
+    if (!Run0) {
+      bool Go = k0Failed(Run0.takeError(), Seed, Init);
+      if (Shape && !ShapeSkip.empty() && O.K0Cache)
+        O.K0Cache->addSkip(CacheKey, ShapeSkip);
+      return Go;
+    }
     R0 = std::make_shared<const RunOut>(std::move(*Run0));
     if (O.K0Cache)
       O.K0Cache->add(CacheKey, R0);
@@ -536,11 +641,15 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
 // K0 failed on seed Seed: the report says how (K0's failure is never the candidate's).
 bool DiffRun::k0Failed(llvm::Error Err, uint64_t Seed,
                        const std::vector<std::vector<uint8_t>> &Init) {
+  if (Shape && !interrupted()) {
+    ErrorOutcome EO = errorOutcome(std::move(Err));
+    return skipShape("K0: " + EO.Message);
+  }
   ErrorOutcome EO = errorOutcome(blamePointerTable(std::move(Err), Seed, Init));
   R.Result = EO.O;
   body()["failed"] = "K0"; // K0's failure, not the candidate's
   if (EO.O == Outcome::Interrupted) {
-    R.Message = "stopped during K0's run on seed " + std::to_string(Seed) + ": " + EO.Message;
+    R.Message = "stopped during K0's run on " + at(Seed) + ": " + EO.Message;
     return false;
   }
   R.Message = EO.O == Outcome::RuntimeError
@@ -555,31 +664,49 @@ bool DiffRun::afterK0(uint64_t Seed, const RunOut &Run0, bool Cached,
   const RunOut *R0 = &Run0;
   for (size_t I : Outputs) {
     const ArgSpec &A = S.Args[I];
-    if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I)))
+    if (auto G = checkGuards(R0->Alloc[I].data(), Init[I].size(), unsigned(I))) {
+      if (Shape)
+        return skipShape("K0 writes outside buffer '" + A.Label + "': " + G->text());
       return inputError("K0 writes outside buffer '" + A.Label + "' (" + elementsText(A) +
                         ") on seed " + std::to_string(Seed) + ": " + G->text() +
                         ": the spec gives it too few elements");
+    }
     // A read of the guards faults nowhere and compares equal in K0 and K1: only the footprint
     // shows that K0 needs more of the buffer than the spec gives.
     if (const auto &T = R0->Touched[I])
       if (llvm::Error E = checkTouchedBytes(A, int64_t(T->first) - int64_t(kGuardBytes),
                                             int64_t(T->second) - int64_t(kGuardBytes),
-                                            Init[I].size(), " on seed " + std::to_string(Seed)))
-        return inputError(llvm::toString(std::move(E)));
+                                            Init[I].size(), " on " + at(Seed)))
+        return Shape ? skipShape(llvm::toString(std::move(E)))
+                     : inputError(llvm::toString(std::move(E)));
   }
+  if (Shape)
+    for (const device::UnsafeFinding &F : R0->Findings) {
+      bool Seen = false;
+      for (const nlohmann::json &E : K0Unsafe)
+        Seen |= E["rule"] == F.Rule && E["offset"] == F.Offset;
+      if (!Seen)
+        return skipShape("K0 has a strict finding its spec's launch does not: " + F.Message);
+    }
   for (const device::UnsafeFinding &F : R0->Findings)
     noteFinding(K0Unsafe, F, Seed, 1);
-  for (size_t I : Outputs)
-    if (S.Args[I].R != Role::In && !Init[I].empty() &&
-        std::memcmp(R0->Alloc[I].data() + kGuardBytes, Init[I].data(), Init[I].size()) != 0)
-      K0Wrote = true;
-  noteK0Values(*R0, Init);
+  if (!Shape)
+    K0MostInstructions = std::max(K0MostInstructions, R0->WaveInstructions);
+  // What K0 writes and how many of its values are finite: on the spec's own launch (its seeds),
+  // which decides whether the check checks anything.
+  if (!Shape) {
+    for (size_t I : Outputs)
+      if (S.Args[I].R != Role::In && !Init[I].empty() &&
+          std::memcmp(R0->Alloc[I].data() + kGuardBytes, Init[I].data(), Init[I].size()) != 0)
+        K0Wrote = true;
+    noteK0Values(*R0, Init);
+  }
   // K1's bound: a multiple of what K0 executed on this launch (emu), or the user's.
   uint64_t K1Limit = O.MaxInstructions
                          ? O.MaxInstructions
                          : R0->WaveInstructions * uint64_t(std::max(1u, O.InstructionFactor));
   if (O.Progress)
-    O.Progress("seed " + std::to_string(Seed) + ": K0 ran " + std::to_string(R0->WaveInstructions) +
+    O.Progress(at(Seed) + ": K0 ran " + std::to_string(R0->WaveInstructions) +
                " wave-instructions in " + llvm::formatv("{0:f3}", R0->Seconds).str() + " s" +
                (Cached ? " (an earlier check's run, reused)" : "") +
                (K1Limit ? "; K1 may run " + std::to_string(K1Limit) : std::string()));
@@ -608,7 +735,7 @@ bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
   auto R1 = runOne(*Dev, *Mod1, S, Init, M1, O.Threads, "K1");
   if (!R1 && interrupted()) {
     R.Result = Outcome::Interrupted;
-    R.Message = "stopped during K1's run on seed " + std::to_string(Seed) + ": " +
+    R.Message = "stopped during K1's run on " + at(Seed) + ": " +
                 errorOutcome(R1.takeError()).Message;
     return false;
   }
@@ -631,12 +758,12 @@ bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
         [&](const ToolError &T) { Msg = formatError(T); },
         [&](const llvm::ErrorInfoBase &B) { Msg = B.message(); });
     R.Result = Outcome::RuntimeError;
-    R.Message = "runtime_error: K1: " + Msg + " (seed " + std::to_string(Seed) +
+    R.Message = "runtime_error: K1: " + Msg + " (" + at(Seed) +
                 (Schedules > 1 ? ", schedule " + std::to_string(Sched) : "") + ")";
     return false;
   }
   if (O.Progress)
-    O.Progress("seed " + std::to_string(Seed) +
+    O.Progress(at(Seed) +
                (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
                ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
                llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
@@ -653,15 +780,13 @@ void DiffRun::compareOutputs(uint64_t Seed, unsigned Sched, const RunOut &R0, co
     const ArgSpec &A = S.Args[I];
     uint64_t DataBytes = Init[I].size();
     const uint8_t *D0 = R0.Alloc[I].data() + kGuardBytes, *D1 = R1.Alloc[I].data() + kGuardBytes;
-    std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on seed " +
-                       std::to_string(Seed) +
+    std::string Head = "buffer '" + A.Label + "' (" + elemTypeName(A.Type) + ") on " + at(Seed) +
                        (Schedules > 1 ? " schedule " + std::to_string(Sched) : "") + ": ";
-    nlohmann::json SJ = {{"seed", Seed}};
+    nlohmann::json SJ = tagged({{"seed", Seed}});
     if (Schedules > 1)
       SJ["schedule"] = Sched;
     if (!O.DumpDir.empty()) {
-      std::string Base =
-          O.DumpDir + "/seed" + std::to_string(Seed) + "/" + fileLabel(unsigned(I), A.Label);
+      std::string Base = dumpDir(Seed) + "/" + fileLabel(unsigned(I), A.Label);
       llvm::consumeError(writeFileAtomic(
           Base + ".k0.bin", llvm::StringRef(reinterpret_cast<const char *>(D0), DataBytes)));
       llvm::consumeError(writeFileAtomic(
@@ -669,31 +794,31 @@ void DiffRun::compareOutputs(uint64_t Seed, unsigned Sched, const RunOut &R0, co
     }
     if (auto G = checkGuards(R1.Alloc[I].data(), DataBytes, unsigned(I))) {
       SJ["guard"] = G->text();
-      Findings.push_back({{"seed", Seed},
+      Findings.push_back(tagged({{"seed", Seed},
                           {"arg", A.Arg},
                           {"kind", "guard_write"},
                           {"kernel", "K1"},
-                          {"detail", G->text()}});
+                          {"detail", G->text()}}));
       if (!First)
         First = Failure{Outcome::Divergent, "divergent: " + Head + G->text()};
     }
     if (A.R == Role::In) {
       bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
       if (K0Changed)
-        Findings.push_back({{"seed", Seed},
+        Findings.push_back(tagged({{"seed", Seed},
                             {"arg", A.Arg},
                             {"kind", "input_written"},
                             {"kernel", "K0"},
-                            {"detail", "K0 changes this input buffer"}});
+                            {"detail", "K0 changes this input buffer"}}));
       BufferMetrics M = compareBuffers(ElemType::Bytes, D0, D1, DataBytes, O.Theta, O.Tau);
       SJ["input_unchanged_as_k0"] = M.ok();
       if (!M.ok()) {
-        Findings.push_back({{"seed", Seed},
+        Findings.push_back(tagged({{"seed", Seed},
                             {"arg", A.Arg},
                             {"kind", "input_changed"},
                             {"kernel", "K1"},
                             {"detail", M.Failure},
-                            {"byte", M.FirstDiff}});
+                            {"byte", M.FirstDiff}}));
         if (!First)
           First = Failure{Outcome::Divergent, "divergent: " + Head +
                                                   "input buffer changed: " + M.Failure +
@@ -745,7 +870,7 @@ void DiffRun::judgeUnsafe() {
   const nlohmann::json &E = K1Unsafe.front();
   First = Failure{Outcome::Unsafe,
                   "unsafe: " + S.Kernel + offsetText(E) + ": " + E["message"].get<std::string>() +
-                      " (seed " + std::to_string(E["seed"].get<uint64_t>()) +
+                      " (" + E["at"].get<std::string>() +
                       (Schedules > 1 ? ", schedule " + std::to_string(E["schedule"].get<unsigned>())
                                      : std::string()) +
                       ")"};
@@ -809,7 +934,7 @@ void DiffRun::conclude() {
     R.Result = Outcome::Ok;
     R.Message =
         "ok: " + S.Kernel + ", " + std::to_string(NOut) + " output buffer" +
-        (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) +
+        (NOut == 1 ? "" : "s") + " equal on seeds " + seedList(O.Seeds) + shapesText() +
         (Schedules > 1 ? " x " + std::to_string(Schedules) + " schedules" : "") +
         (Strict ? (K0Unsafe.empty() ? ", strict checks clean" : ", strict checks: K0 itself unsafe")
                 : ", no strict checks") +

@@ -1,7 +1,8 @@
 // kernel-diffcheck as a library: differential equivalence of a candidate K1 against the
 // original K0 on synthetic inputs (tier 1): static ABI check, launch inference, then per seed
 // fresh inputs, K0 and K1 on identical launches in separate guarded allocations, and Eq. 1 of
-// DESIGN.md on every output buffer.
+// DESIGN.md on every output buffer; then the same on the spec's edge shapes (tails, one
+// workgroup).
 #pragma once
 
 #include "check/LaunchInference.h"
@@ -38,6 +39,9 @@ struct DiffOptions {
   // Wave interleavings K1 runs under per seed: the first is the emulator's default order, the
   // others seeded, varied orders.
   unsigned Schedules = 1;
+  // The edge shapes (launch/EdgeShape.h: the spec with every integer size 1, 2 and 3 smaller,
+  // and on one workgroup), each on the last seed, after the spec's own launch.
+  bool EdgeShapes = true;
   InferOptions Infer;
   // Runaway candidates: K1 may execute at most InstructionFactor times the wave-instructions K0
   // executed on the same launch (emu), or MaxInstructions when given; past it K1 is a

@@ -73,8 +73,13 @@ nlohmann::json verifiedLaunches(const std::string &RunDir, const std::string &Na
     Out.push_back(E);
   };
   const nlohmann::json C = L.value("correctness", nlohmann::json::object());
-  if (C.contains("spec") && C["spec"].is_string())
+  if (C.contains("spec") && C["spec"].is_string()) {
     Spec("spec.json", C.value("seeds", nlohmann::json::array()), nullptr);
+    // Its edge shapes (kernel-diffcheck(1)): tails and one workgroup, on the last seed.
+    if (C.contains("edge_shapes") && C["edge_shapes"].is_array() && !C["edge_shapes"].empty())
+      Out.back()["edge_shapes"] = {{"shapes", C["edge_shapes"]},
+                                   {"seed", C.value("edge_shapes_seed", nlohmann::json())}};
+  }
   const nlohmann::json Tm = L.value("timing", nlohmann::json::object());
   // A timing spec other than the correctness spec (the workflow's time-spec.json).
   if (Tm.contains("spec") && Tm["spec"].is_string() &&

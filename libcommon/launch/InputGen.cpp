@@ -110,6 +110,40 @@ double floatBoundary(ElemType T, uint64_t K) {
   }
 }
 
+// The largest finite value of a float type (fp8 and fp4 formats saturate: any large value).
+double floatLargest(ElemType T) {
+  switch (T) {
+  case ElemType::F16:
+    return 65504.0;
+  case ElemType::BF16:
+    return 0x1.fep127;
+  case ElemType::F32:
+    return double(std::numeric_limits<float>::max());
+  case ElemType::F64:
+    return std::numeric_limits<double>::max();
+  default:
+    return 0x1p60; // stored saturated to the small format's largest value
+  }
+}
+
+// A non-negative integer at or next to a multiple of a divisor, at most Max: k*d-1, k*d or
+// k*d+1 for d a power of two (2^1 .. 2^24) or a small odd number or a round size (3, 5, 7,
+// 12, 1000), k random and large enough that a reciprocal-based quotient may be off by one.
+uint64_t nearMultiple(uint64_t X, uint64_t Max) {
+  static const uint64_t Odd[] = {3, 5, 7, 12, 1000};
+  uint64_t D = X & 1 ? uint64_t(1) << (1 + (X >> 1) % 24) : Odd[(X >> 1) % 5];
+  uint64_t K = (X >> 8) % (Max / D + 1);
+  uint64_t V = K * D;
+  switch ((X >> 6) % 3) {
+  case 0:
+    return V ? V - 1 : 0;
+  case 1:
+    return V;
+  default:
+    return V < Max ? V + 1 : V;
+  }
+}
+
 } // namespace
 
 std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_t Seed,
@@ -153,7 +187,8 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
         V = K == 0   ? std::numeric_limits<double>::quiet_NaN()
             : K == 1 ? std::numeric_limits<double>::infinity()
                      : -std::numeric_limits<double>::infinity();
-      }
+      } else if (Boundaries >= 2 && Pick == 9)
+        V = floatLargest(T) * (R.next() & 1 ? -1 : 1);
       storeFloat(T, V, &Out[I * ES]);
     }
     return Out;
@@ -180,8 +215,10 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
     uint64_t X = R.next();
     uint64_t V = uint64_t(Lo) + (Span ? (X >> 8) % Span : (X >> 8));
     if (Boundaries >= 1 && (X & 127) == 0) {
-      static const int Which[] = {0, 1, 2, 3, 4};
-      switch (Which[R.next() % 5]) {
+      // Seed 2: 0, 1, -1, the extremes; from seed 3 on also values at and around multiples of
+      // a divisor (integer division's correction steps).
+      uint64_t Y = R.next();
+      switch (Boundaries >= 2 ? Y % 8 : Y % 5) {
       case 0:
         V = 0;
         break;
@@ -194,8 +231,11 @@ std::vector<uint8_t> generateValues(const ArgSpec &A, uint64_t Elements, uint64_
       case 3:
         V = uint64_t(Min);
         break;
-      default:
+      case 4:
         V = Max;
+        break;
+      default:
+        V = nearMultiple(R.next(), Max);
         break;
       }
     }

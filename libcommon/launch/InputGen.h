@@ -5,9 +5,12 @@
 // Policy (documented in kernel-diffcheck(1)):
 //   floats: uniform in [-1, 1) (or in the argument's "range" [lo, hi)); from seed 2 on, about
 //     1 value in 128 is a finite boundary value (0, -0, the smallest and largest denormal, the
-//     smallest normal, +-1, +-1024); from seed 3 on, about 1 in 1024 is NaN, +Inf or -Inf.
+//     smallest normal, +-1, +-1024); from seed 3 on, about 1 in 1024 is NaN, +Inf or -Inf and
+//     about 1 in 1024 the type's largest finite magnitude (+-65504 for f16).
 //   integers: uniform in the "range" [lo, hi] (inclusive), else in [-8, 8] (signed) or
-//     [0, 16] (unsigned); from seed 2 on, about 1 in 128 is 0, 1, -1, the minimum or maximum.
+//     [0, 16] (unsigned); from seed 2 on, about 1 in 128 is 0, 1, -1, the minimum or maximum;
+//     from seed 3 on these also include values at and around multiples of a divisor (k*d-1,
+//     k*d, k*d+1 for d a power of two up to 2^24, 3, 5, 7, 12 or 1000, up to the maximum).
 //   "range" arguments get in-range values only; "bytes" get uniform random bytes.
 //   outputs are poisoned with a recognisable NaN (f32 0x7fc0dead, f16 0x7dea, bf16 0x7fde,
 //     f64 0x7ff8dead7ff8dead) or 0xff bytes (integers and bytes).

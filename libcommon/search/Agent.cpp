@@ -4,6 +4,7 @@
 #include "codeobj/Input.h"
 #include "launch/CaptureBundle.h"
 #include "launch/CaptureLaunch.h"
+#include "launch/EdgeShape.h"
 #include "launch/LaunchSpec.h"
 #include "search/Driver.h"
 #include "search/Lineage.h"
@@ -149,6 +150,8 @@ private:
   std::map<std::string, std::vector<std::string>> Improving; // parent -> faster verified nodes
   std::set<std::pair<std::string, std::string>> Composed;
   unsigned Level = 0; // 0 best, 1 backtrack, 2 multi-start
+  // The spec's edge shapes (launch/EdgeShape.h), checked after its seeds: name and change.
+  nlohmann::json EdgeShapes = nlohmann::json::array();
   uint64_t SinceCommit = 0, Repeats = 0, Faults = 0, InfraFails = 0, Evaluated = 0, Commits = 0,
            Backtracks = 0, Redirects = 0, Escalations = 0, Compositions = 0;
   size_t Rotate = 0;
@@ -179,6 +182,8 @@ private:
       R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
       Kernel = S->Kernel;
       LaunchText = S->Text;
+      for (const launch::EdgeShape &Sh : launch::edgeShapes(*S))
+        EdgeShapes.push_back({{"name", Sh.Name}, {"change", Sh.Change}});
     }
     // A representative launch to time on (--time-spec): a complete spec of the same kernel.
     std::string TimeText;
@@ -1171,6 +1176,8 @@ private:
         {"correctness",
          {{"spec", O.Spec.empty() ? nlohmann::json() : nlohmann::json(O.Spec)},
           {"seeds", O.Spec.empty() ? nlohmann::json::array() : nlohmann::json(E.Seeds)},
+          {"edge_shapes", EdgeShapes},
+          {"edge_shapes_seed", E.Seeds.empty() ? nlohmann::json() : nlohmann::json(E.Seeds.back())},
           {"captures", E.Captures}}},
         {"timing",
          E.Captures.empty()

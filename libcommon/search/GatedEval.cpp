@@ -88,6 +88,7 @@ nlohmann::json evalOptionsJson(const EvalOptions &O) {
           {"backend", O.Backend},
           {"seeds", O.Seeds},
           {"schedules", O.Schedules},
+          {"edge_shapes", O.EdgeShapes},
           {"threads", O.Threads},
           {"timeout_seconds", O.TimeoutSeconds},
           {"max_simulated_groups", O.MaxSimulatedGroups},
@@ -114,6 +115,7 @@ EvalOptions parseEvalOptions(const nlohmann::json &J) {
   O.Backend = J.at("backend").get<std::string>();
   O.Seeds = J.at("seeds").get<std::vector<uint64_t>>();
   O.Schedules = J.at("schedules").get<unsigned>();
+  O.EdgeShapes = J.value("edge_shapes", true);
   O.Threads = J.at("threads").get<unsigned>();
   O.TimeoutSeconds = J.at("timeout_seconds").get<double>();
   O.MaxSimulatedGroups = J.at("max_simulated_groups").get<uint64_t>();
@@ -207,6 +209,7 @@ static check::DiffOptions diffOptions(const EvalOptions &O, const std::string &K
   D.Threads = O.Threads;
   D.Strict = true;
   D.Schedules = Schedules;
+  D.EdgeShapes = O.EdgeShapes;
   D.TimeoutSeconds = O.TimeoutSeconds;
   D.K0Cache = O.K0Runs;
   return D;
@@ -375,6 +378,7 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
   if (!O.TimeSpec.empty() && Faster) {
     check::DiffOptions D =
         diffOptions(O, ObjPath, O.TimeSpec, {O.Seeds.empty() ? 1 : O.Seeds.front()}, 1);
+    D.EdgeShapes = false; // the correctness launches have them; this is the timing launch
     Report TL = check::runDiffCheck(D);
     TL.Tool = "kernel-diffcheck";
     if (R.DiffCheck.is_object() && R.DiffCheck.contains("body"))

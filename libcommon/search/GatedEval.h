@@ -36,6 +36,8 @@ struct EvalOptions {
   std::string Backend = "emu";
   std::vector<uint64_t> Seeds{1, 2, 3};
   unsigned Schedules = 1;
+  // The spec's edge shapes checked after its seeds (kernel-diffcheck's; launch/EdgeShape.h).
+  bool EdgeShapes = true;
   unsigned Threads = 1;      // host threads per emulated launch
   double TimeoutSeconds = 0; // per emulated launch (0: none)
   uint64_t MaxSimulatedGroups = 256;

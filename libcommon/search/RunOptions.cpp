@@ -53,6 +53,14 @@ const std::vector<RunOption> &runOptions() {
          O.Eval.Seeds = S;
          return true;
        }},
+      {"no_edge_shapes", "--no-edge-shapes", true,
+       [](const AgentOptions &O) { return !O.Eval.EdgeShapes; },
+       [](AgentOptions &O, const nlohmann::json &J) {
+         if (!J.is_boolean())
+           return false;
+         O.Eval.EdgeShapes = !J.get<bool>();
+         return true;
+       }},
       {"epsilon", "--epsilon", true, [](const AgentOptions &O) { return O.Gate.Epsilon; },
        [](AgentOptions &O, const nlohmann::json &J) { return take(J, O.Gate.Epsilon); }},
       {"k", "--gate-k", true, [](const AgentOptions &O) { return O.Gate.K; },

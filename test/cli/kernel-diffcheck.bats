@@ -21,7 +21,7 @@ recover_vadd() {
       n=$(basename "$s" .json)
       run kernel-diffcheck "$TRITON/$arch/$n.hsaco" "$TRITON/$arch/$n.hsaco" --spec "$s" -q
       [ "$status" -eq 0 ] || fail "$arch $n: $output"
-      assert_line --index 0 --regexp "^kernel-diffcheck: ok: [a-z_]+, [0-9]+ output buffers? equal on seeds 1,2,3, strict checks( clean|: K0 itself unsafe) \(backend emu, CPU emulator \($arch, wave64\)\)$"
+      assert_line --index 0 --regexp "^kernel-diffcheck: ok: [a-z_]+, [0-9]+ output buffers? equal on seeds 1,2,3 and on edge shapes? (tail-1, tail-2, tail-3, )?one-workgroup \(seed 3\), strict checks( clean|: K0 itself unsafe) \(backend emu, CPU emulator \($arch, wave64\)\)$"
     done
   done
 }
@@ -101,7 +101,42 @@ j = json.load(open("report.json"))["body"]
 assert j["strict"] is True and j["schedules"] == 3
 assert j["unsafe"][0]["rule"] == "lds-race", j["unsafe"][0]
 assert j["k0_unsafe"] == []
-assert all(len(b["seeds"]) == 9 for b in j["buffers"] if b["role"] != "in")'
+assert all(len([s for s in b["seeds"] if "shape" not in s]) == 9 for b in j["buffers"] if b["role"] != "in")'
+}
+
+@test "edge shapes: a lane's bounds check that reuses the previous lane's passes n = 3000 and fails the tail where that lane is the first past n" {
+  recover_vadd
+  k0="$TRITON/gfx942/vector_add_fp32.hsaco"
+  # Each thread adds a vector of 4 elements (v0, v0|1, v0|2, v0|3), each masked by its own
+  # compare with n (s8). Deleting lane k's compare leaves it lane k-1's: wrong only when n is
+  # k past a multiple of 4, which n = 3000 is not and n - (4 - k) is.
+  for k in 1 2 3; do
+    n=$(grep -nFx $'\tv_cmp_gt_i32_e32 vcc, s8, v'"$k" k.s | cut -d: -f1)
+    [ -n "$n" ]
+    sed "${n}d" k.s > k$k.s
+    hsaco-rebuild k$k.s -o k$k.hsaco --abi-of "$k0"
+    run kernel-diffcheck "$k0" k$k.hsaco --spec "$(spec vector_add_fp32)" --no-edge-shapes -q
+    assert_success
+    run kernel-diffcheck "$k0" k$k.hsaco --spec "$(spec vector_add_fp32)" -q
+    assert_failure 1
+    less=$((4 - k)) m=$((3000 - 4 + k))
+    assert_output --regexp "^kernel-diffcheck: divergent: buffer '#2' \(f32\) on edge shape 'tail-$less' \('#3' 3000 -> $m\), seed 3: nan_mismatches 1 at index $m \(K0 nan, K1 [-0-9.e+]+\)$"
+  done
+  # K0 against itself: ok on every shape, which the report lists.
+  run --separate-stderr kernel-diffcheck "$k0" "$k0" --spec "$(spec vector_add_fp32)" --json
+  assert_report kernel-diffcheck ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+assert d["message"].startswith("ok: add_kernel, 1 output buffer equal on seeds 1,2,3 and on edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3), strict checks clean"), d["message"]
+assert [(e["name"], e["change"], e["checked"]) for e in d["body"]["edge_shapes"]] == [
+    ("tail-1", "'#3' 3000 -> 2999", True), ("tail-2", "'#3' 3000 -> 2998", True),
+    ("tail-3", "'#3' 3000 -> 2997", True), ("one-workgroup", "grid 3x1x1 -> 1x1x1", True)]
+PY
+  # --no-edge-shapes does not apply to a capture.
+  run kernel-diffcheck "$k0" "$k0" --capture none.bundle --no-edge-shapes
+  assert_failure 2
+  assert_output --partial "--no-edge-shapes does not apply to --capture (one recorded state)"
 }
 
 @test "a candidate that traps is a runtime_error of K1 (exit 3)" {
@@ -193,7 +228,7 @@ JSON
   hw_spec
   run kernel-diffcheck hw.hsaco hw.hsaco --spec hw.json -q
   assert_success
-  assert_line --index 0 --regexp "^kernel-diffcheck: ok: hw_copy, 1 output buffer equal on seeds 1,2,3, strict checks clean "
+  assert_line --index 0 --regexp "^kernel-diffcheck: ok: hw_copy, 1 output buffer equal on seeds 1,2,3( and on edge shapes? [a-z0-9, -]+ \(seed 3\))?, strict checks clean "
   # v40 with 8 VGPRs allocated: the static check sees it.
   handwritten v40 > k1.s
   assemble k1.s k1.hsaco gfx942

@@ -739,6 +739,11 @@ def cmd_run(a):
         return 1
     if a.schedules and has_sched:
         tools["check_opts"] += ["--schedules", str(a.schedules)]
+    # Each mutant is classified from K0's profile on the spec's own launch: its verdict is
+    # asked for that launch, not also for kernel-diffcheck's edge shapes (other launches,
+    # tested in kernel-diffcheck.bats).
+    if "--no-edge-shapes" in run([tools["diffcheck"], "--help"]).stdout:
+        tools["check_opts"] += ["--no-edge-shapes"]
     os.makedirs(a.work, exist_ok=True)
     try:
         reviewed = load_reviewed(a.reviewed)

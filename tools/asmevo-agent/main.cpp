@@ -53,7 +53,9 @@ int main(int argc, char **argv) {
       "workers", "Candidates evaluated in parallel (default 1)", cxxopts::value<unsigned>(),
       "N")("seeds", "Input seeds of the differential check (default 1,2,3)",
            cxxopts::value<std::string>(),
-           "N[,N...]")("stall",
+           "N[,N...]")("no-edge-shapes",
+                       "Check candidates on the spec's launch only, not also on its edge shapes "
+                       "(kernel-diffcheck --no-edge-shapes)")("stall",
                        "Candidates without a commit before a redirect and backtrack (default 40; "
                        "twice that escalates to multi-start, four times stops)",
                        cxxopts::value<unsigned>(), "N")(
@@ -206,6 +208,7 @@ int main(int argc, char **argv) {
       return C.usageError(llvm::toString(S.takeError()));
     O.Eval.Seeds = *S;
   }
+  O.Eval.EdgeShapes = R.count("no-edge-shapes") == 0;
   if (R.count("epsilon"))
     O.Gate.Epsilon = R["epsilon"].as<double>();
   if (R.count("gate-k"))

@@ -40,6 +40,9 @@ int main(int argc, char **argv) {
       "then seeded varied ones",
       cxxopts::value<unsigned>(), "N")(
       "no-strict", "Compare outputs only: no strict checks (pending loads, wait states, races)")(
+      "no-edge-shapes",
+      "Check the spec's launch only: not also its edge shapes (every integer argument >= 2 "
+      "1, 2 and 3 smaller, and one workgroup; on the last seed)")(
       "max-instructions",
       "K1 may execute at most N wave-instructions per run (emu; default: 64 "
       "times what K0 executed on the same launch); past it K1 is a "
@@ -72,7 +75,7 @@ int main(int argc, char **argv) {
   if (R.count("capture")) {
     if (R.count("spec") || R.count("infer"))
       return C.usageError("--capture replaces --spec; it takes no --infer");
-    for (const char *Opt : {"seeds", "dump-inputs", "schedules"})
+    for (const char *Opt : {"seeds", "dump-inputs", "schedules", "no-edge-shapes"})
       if (R.count(Opt))
         return C.usageError(std::string("--") + Opt +
                             " does not apply to --capture (one recorded state)");
@@ -151,6 +154,7 @@ int main(int argc, char **argv) {
       return C.usageError("--schedules must be between 1 and 64");
   }
   O.Strict = R.count("no-strict") == 0;
+  O.EdgeShapes = R.count("no-edge-shapes") == 0;
   if (R.count("max-instructions")) {
     O.MaxInstructions = R["max-instructions"].as<uint64_t>();
     if (O.MaxInstructions == 0)

@@ -537,11 +537,17 @@ TEST(DiffCheck, IdenticalKernelsAreOkAndReportMetrics) {
   O.Seeds = {1, 2, 3};
   Report R = runDiffCheck(O);
   ASSERT_EQ(R.exitCode(), 0) << R.Message;
-  EXPECT_EQ(R.Message, "ok: add_kernel, 1 output buffer equal on seeds 1,2,3, strict checks clean "
+  EXPECT_EQ(R.Message, "ok: add_kernel, 1 output buffer equal on seeds 1,2,3 and on edge shapes "
+                       "tail-1, tail-2, tail-3, one-workgroup (seed 3), strict checks clean "
                        "(backend emu, CPU emulator (gfx942, wave64))");
   const auto &B = R.Body["buffers"][2];
   EXPECT_EQ(B["role"], "out");
-  EXPECT_EQ(B["seeds"].size(), 3u);
+  ASSERT_EQ(B["seeds"].size(), 7u); // three seeds, then four edge shapes on seed 3
+  EXPECT_EQ(B["seeds"][3]["shape"], "tail-1");
+  EXPECT_EQ(B["seeds"][6]["shape"], "one-workgroup");
+  EXPECT_EQ(R.Body["edge_shapes"][1],
+            (nlohmann::json{{"name", "tail-2"}, {"change", "'#3' 3000 -> 2998"}, {"seed", 3},
+                            {"checked", true}}));
   EXPECT_EQ(B["seeds"][2]["cosine"], 1.0);
   EXPECT_EQ(B["seeds"][2]["max_abs_diff"], 0.0);
   EXPECT_EQ(B["seeds"][2]["nan_mismatches"], 0);
@@ -549,7 +555,8 @@ TEST(DiffCheck, IdenticalKernelsAreOkAndReportMetrics) {
 }
 
 // K0's runs kept across checks (a search): the second check of the same K0, spec and seeds runs
-// K0 on none of them, and says what the first said; another seed is run and kept.
+// K0 on none of them (the seeds and the four edge shapes), and says what the first said; another
+// seed is run and kept.
 TEST(DiffCheck, K0RunCacheRunsK0OncePerSeed) {
   DiffOptions O;
   O.K0 = O.K1 = triton("gfx942", "vector_add_fp32");
@@ -560,22 +567,58 @@ TEST(DiffCheck, K0RunCacheRunsK0OncePerSeed) {
   O.Progress = [&](const std::string &L) { Lines.push_back(L); };
   Report A = runDiffCheck(O);
   ASSERT_EQ(A.exitCode(), 0) << A.Message;
-  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(0), uint64_t(3)));
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(0), uint64_t(7)));
   Lines.clear();
   Report B = runDiffCheck(O);
   EXPECT_EQ(B.Message, A.Message);
   EXPECT_EQ(B.Body["buffers"], A.Body["buffers"]);
-  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(3), uint64_t(3)));
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(7), uint64_t(7)));
   EXPECT_EQ(std::count_if(Lines.begin(), Lines.end(),
                           [](const std::string &L) {
                             return L.find("K0 ran") != std::string::npos &&
                                    L.find("(an earlier check's run, reused)") != std::string::npos;
                           }),
-            3);
+            7);
   O.Seeds = {4};
+  O.EdgeShapes = false;
   Report C = runDiffCheck(O);
   ASSERT_EQ(C.exitCode(), 0) << C.Message;
-  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(3), uint64_t(4)));
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(7), uint64_t(8)));
+}
+
+// An edge shape K0 cannot be the reference on is left out, with why, and the verdict names the
+// shapes checked: the flash attention's tails shrink its strides below its head dimension (64, a
+// constexpr), so K0 reads past its input. A search does not run K0 on such a shape again.
+TEST(DiffCheck, EdgeShapesWhereK0FailsAreLeftOutOnce) {
+  DiffOptions O;
+  O.K0 = O.K1 = triton("gfx942", "flash_attn_fwd_fp16");
+  O.Spec = src("test/specs/flash_attn_fwd_fp16.json");
+  O.K0Cache = makeK0RunCache();
+  Report A = runDiffCheck(O);
+  ASSERT_EQ(A.exitCode(), 0) << A.Message;
+  EXPECT_NE(A.Message.find("equal on seeds 1,2,3 and on edge shape one-workgroup (seed 3), "),
+            std::string::npos)
+      << A.Message;
+  const auto &E = A.Body["edge_shapes"];
+  ASSERT_EQ(E.size(), 4u);
+  for (int I = 0; I < 3; ++I) {
+    EXPECT_EQ(E[I]["checked"], false);
+    EXPECT_EQ(E[I]["why"].get<std::string>().rfind("K0: K0 reads past '#0' (13568 f16 elements): ",
+                                                   0),
+              0u)
+        << E[I];
+  }
+  EXPECT_EQ(E[3]["checked"], true);
+  unsigned Notes = 0;
+  for (const std::string &N : A.Notes)
+    Notes += N.rfind("edge shape 'tail-", 0) == 0 && N.find(" not checked: K0: ") != N.npos;
+  EXPECT_EQ(Notes, 3u);
+  // seeds 1-3 and one-workgroup ran K0 (4); the tails failed (not kept as runs)
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(0), uint64_t(4)));
+  Report B = runDiffCheck(O);
+  EXPECT_EQ(B.Message, A.Message);
+  EXPECT_EQ(B.Body["edge_shapes"], A.Body["edge_shapes"]);
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(7), uint64_t(4)));
 }
 
 TEST(DiffCheck, DifferentKernelsAreAbiInvalid) {

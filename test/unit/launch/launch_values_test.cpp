@@ -3,6 +3,7 @@
 #include "codeobj/Input.h"
 #include "launch/ArgBinding.h"
 #include "launch/ArgText.h"
+#include "launch/EdgeShape.h"
 #include "launch/LaunchSpec.h"
 #include "launch/ScalarValue.h"
 #include "support/FileIO.h"
@@ -281,6 +282,61 @@ TEST(LaunchSpec, TextThatJsonCannotHoldIsAnErrorNotACrash) {
   T = launchSpecText(S);
   ASSERT_TRUE(bool(T));
   EXPECT_NE(T->find("\"file\": \"x.bin\""), std::string::npos) << *T;
+}
+
+// Edge shapes: every by-value integer >= 2 one smaller (its bytes too), the grid cut to one
+// workgroup; nothing for floats, 0, 1, negative values, or a grid of one workgroup.
+TEST(EdgeShape, TailAndOneWorkgroupFromTheSpec) {
+  auto O = openCodeObject(triton("gfx942", "layernorm_fwd_fp16"));
+  ASSERT_TRUE(bool(O));
+  auto shapes = [&](const std::string &Grid, const std::string &Values) {
+    auto S = parseLaunchSpec(R"({"kernel": "layer_norm_fwd_kernel", )" + Grid +
+                                 R"(, "block": [256], "dynamic_lds": 16, "args": [
+      {"arg": "#0", "type": "f16"}, {"arg": "#1", "type": "f16"}, {"arg": "#2", "type": "f16"},
+      {"arg": "#3", "type": "f16"}, {"arg": "#4", "type": "f32"}, {"arg": "#5", "type": "f32"}, )" +
+                                 Values + R"(, {"arg": "#9", "value": "null"},
+      {"arg": "#10", "value": "null"}]})",
+                             "s.json");
+    EXPECT_TRUE(bool(S));
+    EXPECT_FALSE(bool(resolveLaunchSpec(*S, (*O)->C)));
+    return std::make_pair(*S, edgeShapes(*S));
+  };
+  auto [S, E] = shapes(R"("grid": [3])", R"({"arg": "#6", "value": 1008}, {"arg": "#7", "value": 1000},
+      {"arg": "#8", "type": "f32", "value": 1e-5})");
+  ASSERT_EQ(E.size(), 4u);
+  EXPECT_EQ(E[0].Name, "tail-1");
+  EXPECT_EQ(E[0].Change, "'#6' 1008 -> 1007, '#7' 1000 -> 999");
+  EXPECT_EQ(E[2].Name, "tail-3");
+  EXPECT_EQ(E[2].Change, "'#6' 1008 -> 1005, '#7' 1000 -> 997");
+  uint32_t V6 = 0, V7 = 0;
+  std::memcpy(&V6, E[1].Spec.Args[6].ValueBytes.data(), 4);
+  std::memcpy(&V7, E[1].Spec.Args[7].ValueBytes.data(), 4);
+  EXPECT_EQ(V6, 1006u);
+  EXPECT_EQ(V7, 998u);
+  EXPECT_EQ(E[1].Spec.Args[7].Value, 998);
+  EXPECT_EQ(E[0].Spec.Args[8].ValueBytes, S.Args[8].ValueBytes); // the float eps stays
+  EXPECT_EQ(E[0].Spec.GridItems, S.GridItems);
+  EXPECT_EQ(E[0].Spec.Args[0].Elements, S.Args[0].Elements); // buffers as they are
+  EXPECT_EQ(E[3].Name, "one-workgroup");
+  EXPECT_EQ(E[3].Change, "grid 3x1x1 -> 1x1x1");
+  EXPECT_EQ(E[3].Spec.GridItems, (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(E[3].Spec.Args[7].ValueBytes, S.Args[7].ValueBytes);
+  // 0, 1, a negative value: no tail; one workgroup already: no one-workgroup shape.
+  auto [S2, E2] = shapes(R"("grid": [1])", R"({"arg": "#6", "value": 1}, {"arg": "#7", "value": -5},
+      {"arg": "#8", "type": "f32", "value": 2})");
+  EXPECT_TRUE(E2.empty());
+  // An integer "type" given as text counts; grid_items keep their partial workgroup.
+  auto [S3, E3] = shapes(R"("grid_items": [300])", R"({"arg": "#6", "value": 0},
+      {"arg": "#7", "type": "i32", "value": "0x10"}, {"arg": "#8", "type": "f32", "value": 2})");
+  ASSERT_EQ(E3.size(), 4u);
+  EXPECT_EQ(E3[0].Change, "'#7' 16 -> 15");
+  EXPECT_EQ(E3[2].Change, "'#7' 16 -> 13");
+  EXPECT_EQ(E3[3].Change, "grid_items 300x1x1 -> 256x1x1");
+  // Never below 1: a 2 stays 1 in tail-2 and tail-3.
+  auto [S4, E4] = shapes(R"("grid": [1])", R"({"arg": "#6", "value": 2}, {"arg": "#7", "value": 1},
+      {"arg": "#8", "type": "f32", "value": 2})");
+  ASSERT_EQ(E4.size(), 3u);
+  EXPECT_EQ(E4[2].Change, "'#6' 2 -> 1");
 }
 
 } // namespace
