@@ -2,6 +2,7 @@
 
 #include "asm/AbiCheck.h"
 #include "check/Compare.h"
+#include "check/K0RunCache.h"
 #include "check/PointerTable.h"
 #include "codeobj/Input.h"
 #include "device/Device.h"
@@ -98,19 +99,6 @@ std::string fileLabel(unsigned Index, const std::string &Label) {
   return S;
 }
 
-// One kernel's run on one seed: each buffer's whole allocation (guard, data, guard) afterwards.
-struct RunOut {
-  std::vector<std::vector<uint8_t>> Alloc; // indexed like Spec.Args (empty for non-buffers)
-  uint64_t WaveInstructions = 0;           // emu: what the dispatch executed
-  double Seconds = 0;
-  bool Checked = false; // the strict checks ran
-  std::vector<device::UnsafeFinding> Findings;
-  uint64_t FindingsTotal = 0;
-  // With footprint tracking, per buffer (like Alloc): the lowest and one past the highest byte
-  // offset touched in its allocation (guards included); nullopt when untouched or not tracked.
-  std::vector<std::optional<std::pair<uint64_t, uint64_t>>> Touched;
-};
-
 // A finding's kind: its rule and the instructions involved (not where: pcs, waves, bytes and
 // registers differ between K0 and K1 for the same behaviour).
 std::string findingKind(const nlohmann::json &F) {
@@ -200,47 +188,9 @@ llvm::Expected<RunOut> runOne(device::Device &Dev, device::Module &Mod, const La
 
 } // namespace
 
-class K0RunCache {
-public:
-  std::shared_ptr<const RunOut> find(const std::string &Key) {
-    std::lock_guard<std::mutex> G(M);
-    auto It = Runs.find(Key);
-    if (It == Runs.end())
-      return nullptr;
-    ++Hits;
-    return It->second;
-  }
-  void add(const std::string &Key, std::shared_ptr<const RunOut> R) {
-    std::lock_guard<std::mutex> G(M);
-    ++Misses;
-    Runs.emplace(Key, std::move(R));
-  }
-  std::pair<uint64_t, uint64_t> counts() const {
-    std::lock_guard<std::mutex> G(M);
-    return {Hits, Misses};
-  }
-  // An edge shape K0 cannot be the reference on, and why (K0 is not run on it again).
-  std::optional<std::string> skipped(const std::string &Key) {
-    std::lock_guard<std::mutex> G(M);
-    auto It = Skips.find(Key);
-    if (It == Skips.end())
-      return std::nullopt;
-    ++Hits;
-    return It->second;
-  }
-  void addSkip(const std::string &Key, const std::string &Why) {
-    std::lock_guard<std::mutex> G(M);
-    Skips.emplace(Key, Why);
-  }
-
-private:
-  mutable std::mutex M;
-  std::map<std::string, std::shared_ptr<const RunOut>> Runs;
-  std::map<std::string, std::string> Skips;
-  uint64_t Hits = 0, Misses = 0;
-};
-
-std::shared_ptr<K0RunCache> makeK0RunCache() { return std::make_shared<K0RunCache>(); }
+std::shared_ptr<K0RunCache> makeK0RunCache(const std::string &Dir, bool ReadOnly) {
+  return std::make_shared<K0RunCache>(Dir, ReadOnly);
+}
 
 std::pair<uint64_t, uint64_t> k0RunCacheCounts(const K0RunCache &C) { return C.counts(); }
 
@@ -284,7 +234,7 @@ private:
   const EdgeShape *Shape = nullptr;
   std::vector<std::string> ShapesChecked;
   nlohmann::json ShapeJson = nlohmann::json::array();
-  std::string ShapeSkip;       // why the shape being run is left out ("": it is not)
+  std::string ShapeSkip;           // why the shape being run is left out ("": it is not)
   uint64_t K0MostInstructions = 0; // K0's largest run on the spec's launch (bounds the shapes')
 
   // Where a run is, for messages: "seed 3", or "edge shape 'tail' ('n' 3000 -> 2999), seed 3".
@@ -299,6 +249,11 @@ private:
       J["shape"] = Shape->Name;
     return J;
   }
+  // Host threads of a run. An edge shape runs its workgroups on one thread, in order, K0's and
+  // K1's alike: a shrunk stride can make workgroups write the same bytes (a race across
+  // workgroups, which the strict checks do not see), and with several threads which one writes
+  // last would change from run to run, K0 against itself included.
+  unsigned threads() const { return Shape ? 1 : O.Threads; }
   std::string dumpDir(uint64_t Seed) const {
     return O.DumpDir + "/" + (Shape ? Shape->Name + "-" : std::string()) + "seed" +
            std::to_string(Seed);
@@ -610,7 +565,10 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   for (const ReportInput &In : R.Inputs)
     if (In.Role != "k1")
       CacheKey += In.Role + "=" + In.Sha256 + ";";
-  CacheKey += "seed=" + std::to_string(Seed) + ";strict=" + std::to_string(Strict) +
+  // On an edge shape K0 runs under the strict checks even with --no-strict (emu): they are how
+  // a shape that breaks the kernel's contract (rows made to overlap) is found and left out.
+  const bool K0Strict = Shape ? Dev->info().Emulator : Strict;
+  CacheKey += "seed=" + std::to_string(Seed) + ";strict=" + std::to_string(K0Strict) +
               ";backend=" + O.Backend;
   if (Shape)
     CacheKey += ";shape=" + Shape->Name + ":" + Shape->Change;
@@ -620,11 +578,11 @@ bool DiffRun::runSeed(uint64_t Seed, bool Reload) {
   std::shared_ptr<const RunOut> R0 = O.K0Cache ? O.K0Cache->find(CacheKey) : nullptr;
   bool Cached = R0 != nullptr;
   if (!R0) {
-    auto Run0 = runOne(
-        *Dev, *Mod0, S, Init,
-        RunMode{Seed, false, Strict, Shape ? 4 * K0MostInstructions : 0, O.TimeoutSeconds,
-                /*Footprint=*/true, registerFill(Seed)},
-        O.Threads, "K0");
+    auto Run0 =
+        runOne(*Dev, *Mod0, S, Init,
+               RunMode{Seed, false, K0Strict, Shape ? 4 * K0MostInstructions : 0, O.TimeoutSeconds,
+                       /*Footprint=*/true, registerFill(Seed)},
+               threads(), "K0");
     if (!Run0) {
       bool Go = k0Failed(Run0.takeError(), Seed, Init);
       if (Shape && !ShapeSkip.empty() && O.K0Cache)
@@ -732,11 +690,11 @@ bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
              O.TimeoutSeconds,
              false,
              registerFill(Seed)};
-  auto R1 = runOne(*Dev, *Mod1, S, Init, M1, O.Threads, "K1");
+  auto R1 = runOne(*Dev, *Mod1, S, Init, M1, threads(), "K1");
   if (!R1 && interrupted()) {
     R.Result = Outcome::Interrupted;
-    R.Message = "stopped during K1's run on " + at(Seed) + ": " +
-                errorOutcome(R1.takeError()).Message;
+    R.Message =
+        "stopped during K1's run on " + at(Seed) + ": " + errorOutcome(R1.takeError()).Message;
     return false;
   }
   if (!R1) {
@@ -763,8 +721,7 @@ bool DiffRun::runK1(uint64_t Seed, unsigned Sched, const RunOut &R0,
     return false;
   }
   if (O.Progress)
-    O.Progress(at(Seed) +
-               (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
+    O.Progress(at(Seed) + (Schedules > 1 ? " schedule " + std::to_string(Sched) : std::string()) +
                ": K1 ran " + std::to_string(R1->WaveInstructions) + " wave-instructions in " +
                llvm::formatv("{0:f3}", R1->Seconds).str() + " s");
   for (const device::UnsafeFinding &F : R1->Findings)
@@ -795,10 +752,10 @@ void DiffRun::compareOutputs(uint64_t Seed, unsigned Sched, const RunOut &R0, co
     if (auto G = checkGuards(R1.Alloc[I].data(), DataBytes, unsigned(I))) {
       SJ["guard"] = G->text();
       Findings.push_back(tagged({{"seed", Seed},
-                          {"arg", A.Arg},
-                          {"kind", "guard_write"},
-                          {"kernel", "K1"},
-                          {"detail", G->text()}}));
+                                 {"arg", A.Arg},
+                                 {"kind", "guard_write"},
+                                 {"kernel", "K1"},
+                                 {"detail", G->text()}}));
       if (!First)
         First = Failure{Outcome::Divergent, "divergent: " + Head + G->text()};
     }
@@ -806,19 +763,19 @@ void DiffRun::compareOutputs(uint64_t Seed, unsigned Sched, const RunOut &R0, co
       bool K0Changed = DataBytes && std::memcmp(D0, Init[I].data(), DataBytes) != 0;
       if (K0Changed)
         Findings.push_back(tagged({{"seed", Seed},
-                            {"arg", A.Arg},
-                            {"kind", "input_written"},
-                            {"kernel", "K0"},
-                            {"detail", "K0 changes this input buffer"}}));
+                                   {"arg", A.Arg},
+                                   {"kind", "input_written"},
+                                   {"kernel", "K0"},
+                                   {"detail", "K0 changes this input buffer"}}));
       BufferMetrics M = compareBuffers(ElemType::Bytes, D0, D1, DataBytes, O.Theta, O.Tau);
       SJ["input_unchanged_as_k0"] = M.ok();
       if (!M.ok()) {
         Findings.push_back(tagged({{"seed", Seed},
-                            {"arg", A.Arg},
-                            {"kind", "input_changed"},
-                            {"kernel", "K1"},
-                            {"detail", M.Failure},
-                            {"byte", M.FirstDiff}}));
+                                   {"arg", A.Arg},
+                                   {"kind", "input_changed"},
+                                   {"kernel", "K1"},
+                                   {"detail", M.Failure},
+                                   {"byte", M.FirstDiff}}));
         if (!First)
           First = Failure{Outcome::Divergent, "divergent: " + Head +
                                                   "input buffer changed: " + M.Failure +

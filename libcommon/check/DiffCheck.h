@@ -19,10 +19,11 @@
 namespace asmevo::check {
 
 // K0's runs kept across differential checks of many candidates against one K0 (a search checks
-// hundreds): each (K0, spec, seed, strictness) is run once per cache and its outputs, footprint,
-// findings and instruction count reused. Thread-safe; in memory only.
+// hundreds): each (K0, spec, seed, edge shape, strictness) is run once per cache and its
+// outputs, footprint, findings and instruction count reused (check/K0RunCache.h). Thread-safe;
+// in memory, and in Dir's files when Dir is given (written unless ReadOnly).
 class K0RunCache;
-std::shared_ptr<K0RunCache> makeK0RunCache();
+std::shared_ptr<K0RunCache> makeK0RunCache(const std::string &Dir = "", bool ReadOnly = false);
 // The K0 runs a cache answered, and the ones it had to make.
 std::pair<uint64_t, uint64_t> k0RunCacheCounts(const K0RunCache &C);
 

@@ -257,8 +257,10 @@ private:
       return fail(Dr.takeError());
     D = std::move(*Dr);
     E = O.Eval;
+    // K0's check runs, once for the run: kept in RUN_DIR/k0-runs too, for a --resume and for
+    // workers in other processes.
     if (!E.K0Runs && O.ReuseK0Runs)
-      E.K0Runs = check::makeK0RunCache(); // K0's check runs, once for the run
+      E.K0Runs = check::makeK0RunCache(O.RunDir + "/k0-runs");
     E.K0 = O.K0;
     E.Spec = O.Spec;
     E.Kernel = Kernel;
@@ -302,7 +304,7 @@ private:
           E.K0Reference = timing::modeledReference(TR);
         else
           E.K0Reference.push_back(timing::modeledReference(TR));
-        Us += TR.Body["kernels"][0].value("microseconds", 0.0);
+        Us += timingWeight(E, I) * TR.Body["kernels"][0].value("microseconds", 0.0);
       }
       if (BaselineUs == 0)
         BaselineUs = Us;
@@ -363,6 +365,14 @@ private:
       if (llvm::Error Err =
               writeFileAtomic(O.RunDir + "/worker.json", evalOptionsJson(W).dump(2) + "\n"))
         return fail(std::move(Err));
+      // K0's runs on the spec's launches, made here once and kept in RUN_DIR/k0-runs, where the
+      // workers (which write nothing outside their node) find them.
+      if (!E.Spec.empty() && E.K0Runs) {
+        Report K = checkK0Itself(E);
+        if (K.Result != Outcome::Ok)
+          warn("warning: K0 against itself on the spec: " + K.Message +
+               " (each worker runs K0 itself)");
+      }
     }
     if (!L->best())
       return fail(makeError("run directory '" + O.RunDir + "' has no committed node"));
@@ -1176,8 +1186,10 @@ private:
         {"correctness",
          {{"spec", O.Spec.empty() ? nlohmann::json() : nlohmann::json(O.Spec)},
           {"seeds", O.Spec.empty() ? nlohmann::json::array() : nlohmann::json(E.Seeds)},
-          {"edge_shapes", EdgeShapes},
-          {"edge_shapes_seed", E.Seeds.empty() ? nlohmann::json() : nlohmann::json(E.Seeds.back())},
+          {"edge_shapes", E.EdgeShapes ? EdgeShapes : nlohmann::json::array()},
+          {"edge_shapes_seed", E.EdgeShapes && !EdgeShapes.empty() && !E.Seeds.empty()
+                                   ? nlohmann::json(E.Seeds.back())
+                                   : nlohmann::json()},
           {"captures", E.Captures}}},
         {"timing",
          E.Captures.empty()
@@ -1188,10 +1200,7 @@ private:
                                    : "once (seed " + std::to_string(E.Seeds.front()) +
                                          ") for every candidate faster than K0 there, before "
                                          "it can be committed"}}
-             : nlohmann::json{{"captures", E.Captures},
-                              {"basis", E.Captures.size() > 1
-                                            ? "the sum of the times on the captured dispatches"
-                                            : "the captured dispatch"}}}};
+             : nlohmann::json{{"captures", E.Captures}, {"basis", timingBasis(E)}}}};
     nlohmann::json Usage = D ? D->usage() : nlohmann::json();
     if (!Usage.is_null())
       R.Body["driver_usage"] = Usage;

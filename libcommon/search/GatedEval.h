@@ -26,8 +26,10 @@ struct EvalOptions {
   // Dispatches recorded by dispatch-capture (launch/CaptureBundle.h), each a launch the
   // candidate must pass (check/CaptureReplay.h: byte-exact, Eq. 1 on the spans Types types) and
   // together the timing launch: the candidate's time is the sum of its modeled (or measured)
-  // times on them, K0's likewise. Without captures the spec's launch is timed.
+  // times on them, K0's likewise, each weighted by CaptureWeights (empty: all 1; e.g. how
+  // often each dispatch runs in the application). Without captures the spec's launch is timed.
   std::vector<std::string> Captures;
+  std::vector<double> CaptureWeights;
   std::string Types; // kernel-diffcheck --types, for every capture (one kernel, one signature)
   // A complete spec of a representative launch to time on instead of Spec's (no captures): a
   // candidate faster than K0 there must also pass the differential check on it (the first seed)
@@ -94,6 +96,14 @@ timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1 = ""
 
 // The timing launches of O: its captures, or the one launch of its timing spec (else its spec).
 size_t timingLaunches(const EvalOptions &O);
+// The gate's differential check of K0 against itself on the spec's launches (every seed and
+// edge shape), through O.K0Runs: it leaves K0's runs in the cache.
+Report checkK0Itself(const EvalOptions &O);
+// The weight of timing launch I in the candidate's time (1 unless --capture-weights).
+double timingWeight(const EvalOptions &O, size_t I);
+// How a candidate's time is made of the timing launches, for reports: "the captured dispatch",
+// "the sum of the times on the captured dispatches", "the weighted sum (weights 3, 1) of ...".
+std::string timingBasis(const EvalOptions &O);
 
 // The wait states of every s_nop in an assembly text (s_nop N: N + 1).
 unsigned nopWaitStates(const std::string &Text);

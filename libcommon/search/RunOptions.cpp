@@ -1,6 +1,7 @@
 #include "search/RunOptions.h"
 
 #include "support/Error.h"
+#include "support/Format.h"
 #include "timing/Ensemble.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -53,6 +54,20 @@ const std::vector<RunOption> &runOptions() {
          O.Eval.Seeds = S;
          return true;
        }},
+      {"capture_weights", "--capture-weights", true,
+       [](const AgentOptions &O) { return O.Eval.CaptureWeights; },
+       [](AgentOptions &O, const nlohmann::json &J) {
+         if (!J.is_array())
+           return false;
+         std::vector<double> W;
+         for (const auto &X : J)
+           if (!X.is_number() || !(X.get<double>() > 0))
+             return false;
+           else
+             W.push_back(X.get<double>());
+         O.Eval.CaptureWeights = W;
+         return true;
+       }},
       {"no_edge_shapes", "--no-edge-shapes", true,
        [](const AgentOptions &O) { return !O.Eval.EdgeShapes; },
        [](AgentOptions &O, const nlohmann::json &J) {
@@ -96,8 +111,8 @@ std::string text(const nlohmann::json &J) {
     return J.get<std::string>().empty() ? "none" : "'" + J.get<std::string>() + "'";
   if (J.is_array()) {
     std::string S;
-    for (const auto &X : J)
-      S += (S.empty() ? "" : ",") + X.dump();
+    for (const auto &X : J) // weights as given: "3,0.5", not "3.0,0.5"
+      S += (S.empty() ? "" : ",") + (X.is_number_float() ? general(X.get<double>()) : X.dump());
     return S;
   }
   return J.dump();

@@ -105,6 +105,9 @@ Report runWorker(const std::string &NodeDir) {
   } catch (const nlohmann::json::exception &X) {
     return Fail(makeError("'" + OptPath + "': " + X.what()));
   }
+  // K0's runs that the controller made (RUN_DIR/k0-runs), read, never written: a worker writes
+  // nothing outside its node directory.
+  E.K0Runs = check::makeK0RunCache((RunDir.empty() ? "." : RunDir) + "/k0-runs", true);
   auto Text = readFile(NodeDir + "/cand.s");
   if (!Text)
     return Fail(Text.takeError());

@@ -6,7 +6,7 @@
 # make). It also names the kernels, so that the makefile and its documentation agree on one rule.
 #
 #   bash workflow-check.sh VAR=VALUE... -- KERNEL...
-# VAR: GOALS (make's command goals), RUN, OBJ, SPEC, SPECS, CAPTURES, TIME_SPEC, TOOLS, TEAM, WORKERS, BUDGET,
+# VAR: GOALS (make's command goals), RUN, OBJ, SPEC, SPECS, CAPTURES, CAPTURE_WEIGHTS, TIME_SPEC, TOOLS, TEAM, WORKERS, BUDGET,
 # TEAM_BUDGET, MAX_CANDIDATES, BACKEND, DRIVER, LLM_URL, LLM_MODEL, LLM_DIALECT, LLM_KEY_ENV,
 # INSTALL, INSTALL_DIR. Prints "TEAM WORKERS NAME..." (the numbers normalized, one name per
 # kernel) on stdout and exits 0; or prints one "workflow: ..." line per problem on stderr and
@@ -265,6 +265,24 @@ if [ "$steps" = 1 ] && [ -n "$captures" ]; then
       problem "no capture bundle CAPTURE='$c' (in $cwd; dispatch-capture -o FILE makes one)"
     fi
   done
+fi
+
+# ---- CAPTURE_WEIGHTS: one positive number per capture ----
+weights=$(v CAPTURE_WEIGHTS)
+if [ "$steps" = 1 ] && [ -n "$weights" ]; then
+  read -ra caps <<< "$captures"
+  IFS=, read -ra ws <<< "$weights"
+  if [ "${#caps[@]}" -eq 0 ]; then
+    problem "CAPTURE_WEIGHTS='$weights' without CAPTURE: the weights are the captures' in their sum"
+  elif [ "${#ws[@]}" -ne "${#caps[@]}" ]; then
+    problem "CAPTURE_WEIGHTS='$weights' gives ${#ws[@]} weights for ${#caps[@]} captures (W,W,...," \
+      "one per capture, in CAPTURES' order)"
+  else
+    for w in "${ws[@]}"; do
+      [[ $w =~ ^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$ ]] && awk "BEGIN{exit !($w > 0)}" ||
+        problem "CAPTURE_WEIGHTS: '$w' is not a positive number"
+    done
+  fi
 fi
 
 # ---- TIME_SPEC: a representative launch to time on (one kernel object, no captures) ----

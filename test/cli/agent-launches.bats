@@ -56,6 +56,8 @@ line() {
 @test "a tail bug equal on the spec's full blocks is rejected by the capture; a correct edit is timed on the capture" {
   captured_vadd
   exec_driver
+  # The spec's edge shapes would catch the tail bug first (n = 2047 leaves the last lane of a
+  # vector past n): off here, so that the capture is what rejects it.
   # 1: the last mask dropped (lanes past n address memory): equal wherever n is a multiple of 4.
   mask=$(line $'\tv_cndmask_b32_e32 v3, v5, v4, vcc' k.s)
   reply 1 "$mask" "$mask" '\tv_mov_b32_e32 v3, v4'
@@ -64,11 +66,15 @@ line() {
   [ "$(sed -n "$((a + 1))p" k.s)" = $'\ts_mov_b32 s3, s15' ]
   reply 2 "$a" "$((a + 1))" '\ts_mov_b32 s3, s15\n\ts_mov_b32 s2, s14'
   run --separate-stderr asmevo-agent vadd.hsaco --asm k.s --spec full.json --capture t.bundle \
-    --run-dir run --driver 'exec:sh driver.sh' --keep-rejected --json
+    --no-edge-shapes --run-dir run --driver 'exec:sh driver.sh' --keep-rejected --json
   assert_report asmevo-agent ok 0
-  # The tail bug passes the spec's launch on its own, and fails the capture on its own.
-  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec full.json
+  # The tail bug passes the spec's launch on its own, fails its edge shape tail-1, and fails the
+  # capture on its own.
+  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec full.json --no-edge-shapes
   assert_success
+  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec full.json
+  assert_failure 1
+  assert_line --index 0 --partial "kernel-diffcheck: divergent: buffer '#2' (f32) on edge shape 'tail-1' ('#3' 2048 -> 2047), seed 3: "
   run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --capture t.bundle
   assert_failure 3
   assert_line --index 0 --partial "kernel-diffcheck: runtime_error: K1: memory fault: buffer_load_dword"
@@ -79,6 +85,7 @@ import json
 d = json.load(open("report.json"))
 b = d["body"]
 assert b["launches"] == {"correctness": {"spec": "full.json", "seeds": [1, 2, 3],
+                                         "edge_shapes": [], "edge_shapes_seed": None,
                                          "captures": ["t.bundle"]},
                          "timing": {"captures": ["t.bundle"], "basis": "the captured dispatch"}}, b["launches"]
 assert not any("correctness is checked on the captured" in x for x in d["notes"]), d["notes"]
@@ -118,7 +125,7 @@ PY
   python3 - <<'PY'
 import json
 d = json.load(open("report.json"))
-assert d["body"]["launches"]["correctness"] == {"spec": None, "seeds": [], "captures": ["t.bundle", "u.bundle"]}
+assert d["body"]["launches"]["correctness"] == {"spec": None, "seeds": [], "edge_shapes": [], "edge_shapes_seed": None, "captures": ["t.bundle", "u.bundle"]}
 assert d["body"]["launches"]["timing"]["basis"] == "the sum of the times on the captured dispatches"
 n = json.load(open("run/nodes/n000001/node.json"))
 t, u = (json.load(open(f))["body"]["kernels"] for f in ("t.json", "u.json"))
@@ -130,6 +137,35 @@ assert abs(root["us"] - k0) < 1e-9, root
 dc = json.load(open("run/nodes/n000001/diffcheck.json"))
 assert [c["outcome"] for c in dc["body"]["captures"]] == ["ok", "ok"], dc["body"]
 PY
+  # Weighted (--capture-weights 3,0.5): each capture's times count that many times, K0's too.
+  rm -f count
+  run --separate-stderr asmevo-agent vadd.hsaco --capture t.bundle --capture u.bundle \
+    --capture-weights 3,0.5 --run-dir wrun --driver 'exec:sh driver.sh' --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import json
+d = json.load(open("report.json"))
+assert d["body"]["launches"]["timing"]["basis"] == "the weighted sum (weights 3, 0.5) of the times on the captured dispatches", d["body"]["launches"]
+n = json.load(open("wrun/nodes/n000001/node.json"))
+t, u = (json.load(open(f))["body"]["kernels"] for f in ("t.json", "u.json"))
+k0, k1 = 3 * t[0]["microseconds"] + 0.5 * u[0]["microseconds"], 3 * t[1]["microseconds"] + 0.5 * u[1]["microseconds"]
+assert abs(n["k0_us"] - k0) < 1e-9 and abs(n["us"] - k1) < 1e-9, (n, k0, k1)
+tl = json.load(open("wrun/nodes/n000001/time.json"))["body"]["timing_launches"]
+assert [l["weight"] for l in tl["launches"]] == [3, 0.5], tl
+assert json.load(open("wrun/run.json"))["options"]["capture_weights"] == [3, 0.5]
+PY
+  # One weight per capture, each positive; a resume keeps the run's weights.
+  run asmevo-agent vadd.hsaco --capture t.bundle --capture u.bundle --capture-weights 3 --run-dir x
+  assert_failure 2
+  assert_output --partial "--capture-weights gives 1 weight for 2 --capture"
+  run asmevo-agent vadd.hsaco --capture t.bundle --capture-weights -1 --run-dir x
+  assert_failure 2
+  assert_output --partial "--capture-weights: '-1' is not a positive number (W[,W...], one per --capture)"
+  run asmevo-agent vadd.hsaco --capture t.bundle --capture u.bundle --capture-weights 1,1 \
+    --run-dir wrun --resume --driver 'exec:sh driver.sh'
+  assert_failure 2
+  assert_output --partial "--capture-weights 1,1 (the run's: 3,0.5)"
+  [ ! -e x ]
 }
 
 @test "the workflow on a captured dispatch: dispatch-capture, then make CAPTURE=...; a resume keeps every node" {
@@ -199,6 +235,14 @@ PY
     CAPTURE=t.bundle RUN=runs
   assert_failure 2
   assert_line "workflow: CAPTURE is for one kernel object (OBJ=K.hsaco, the code object the dispatches ran), not 2"
+  run make -s -f "$ASMEVO_SOURCE_DIR/Makefile.workflow" OBJ=vadd.hsaco CAPTURE=t.bundle \
+    CAPTURE_WEIGHTS=1,x RUN=runs
+  assert_failure 2
+  assert_line "workflow: CAPTURE_WEIGHTS='1,x' gives 2 weights for 1 captures (W,W,..., one per capture, in CAPTURES' order)"
+  run make -s -f "$ASMEVO_SOURCE_DIR/Makefile.workflow" OBJ=vadd.hsaco CAPTURES="t.bundle t.bundle" \
+    CAPTURE_WEIGHTS=1,0 RUN=runs
+  assert_failure 2
+  assert_line "workflow: CAPTURE_WEIGHTS: '0' is not a positive number"
   [ ! -e runs ]
 }
 
@@ -225,11 +269,25 @@ JSON
   reply 1 "$cmp" "$mask" "$(sed 's/\t/\\t/g' tail.txt | awk '{printf "%s\\n", $0}' | sed 's/\\n$//')"
   a=$(line $'\ts_mov_b32 s2, s14' k.s)
   reply 2 "$a" "$((a + 1))" '\ts_mov_b32 s3, s15\n\ts_mov_b32 s2, s14'
+  # With the spec's edge shapes (the default) the tail bug fails the correctness launch already.
   run --separate-stderr asmevo-agent vadd.hsaco --asm k.s --spec full.json --time-spec tfull.json \
-    --run-dir run --driver 'exec:sh driver.sh' --keep-rejected --json
+    --run-dir edge --driver 'exec:sh driver.sh' --keep-rejected --max-candidates 1 --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import json
+n1 = json.load(open("edge/nodes/n000001/node.json"))
+assert (n1["outcome"], n1["stage"]) == ("divergent", "diffcheck"), n1
+assert n1["message"].startswith("divergent: buffer '#2' (f32) on edge shape 'tail-1' ('#3' 2048 -> 2047), seed 3: "), n1["message"]
+c = json.load(open("report.json"))["body"]["launches"]["correctness"]
+assert [e["name"] for e in c["edge_shapes"]] == ["tail-1", "tail-2", "tail-3", "one-workgroup"] and c["edge_shapes_seed"] == 3, c
+PY
+  # Without them (--no-edge-shapes), the timing launch is what rejects it.
+  rm -f count
+  run --separate-stderr asmevo-agent vadd.hsaco --asm k.s --spec full.json --time-spec tfull.json \
+    --no-edge-shapes --run-dir run --driver 'exec:sh driver.sh' --keep-rejected --json
   assert_report asmevo-agent ok 0
   # The tail bug on its own: equal on the correctness launch, faster and wrong on the timing one.
-  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec full.json
+  run kernel-diffcheck vadd.hsaco run/nodes/n000001/cand.hsaco --spec full.json --no-edge-shapes
   assert_success
   run kernel-time vadd.hsaco run/nodes/n000001/cand.hsaco --spec tfull.json --ensemble 8
   assert_success
@@ -242,7 +300,7 @@ JSON
 import json
 d = json.load(open("report.json"))
 assert d["body"]["launches"]["timing"] == {"spec": "tfull.json", "checked": "once (seed 1) for every candidate faster than K0 there, before it can be committed"}, d["body"]["launches"]
-assert d["body"]["launches"]["correctness"] == {"spec": "full.json", "seeds": [1, 2, 3], "captures": []}
+assert d["body"]["launches"]["correctness"] == {"spec": "full.json", "seeds": [1, 2, 3], "edge_shapes": [], "edge_shapes_seed": None, "captures": []}
 n1 = json.load(open("run/nodes/n000001/node.json"))
 assert (n1["outcome"], n1["stage"], n1["committed"]) == ("divergent", "diffcheck", False), n1
 assert n1["message"] == "on the timing launch ('tfull.json', seed 1): divergent: buffer '#2' (f32) on seed 1: guard after the buffer written at byte offset 399996 (value 0xfe)", n1["message"]

@@ -90,7 +90,7 @@ PY
   # The best candidate passes kernel-diffcheck on its own, and times faster than K0.
   run kernel-diffcheck deopt.hsaco run/best.hsaco --spec deopt.json
   assert_success
-  assert_output --partial "ok: add_kernel, 1 output buffer equal on seeds 1,2,3, strict checks clean"
+  assert_output --partial "ok: add_kernel, 1 output buffer equal on seeds 1,2,3 and on edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3), strict checks clean"
   run kernel-time deopt.hsaco run/best.hsaco --spec deopt.json
   assert_success
   assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 0\.[0-8][0-9]+ \(modeled'
@@ -385,6 +385,13 @@ assert not glob.glob("steps/nodes/*/eval.json") and not glob.glob("steps/nodes/*
 w = json.load(open("steps/worker.json"))
 assert w["format"] == "asmevo-worker" and os.path.isabs(w["k0"]) and os.path.isabs(w["spec"]), w
 assert open("steps/best.hsaco", "rb").read() == open("local/best.hsaco", "rb").read()
+# K0's runs (seeds 1-3, the four edge shapes) were made once, by the controller, before the
+# first step, and kept for the workers, which read them and write none
+runs = sorted(glob.glob("steps/k0-runs/*.k0run"))
+assert len(runs) == 7, runs
+first = min(os.path.getmtime(f) for f in glob.glob("steps/nodes/n0*/cand.s") if "n000000" not in f)
+assert all(os.path.getmtime(f) <= first for f in runs), "a K0 run written after the first step"
+assert sorted(glob.glob("local/k0-runs/*.k0run")) and len(glob.glob("local/k0-runs/*")) == 7
 PY
 }
 

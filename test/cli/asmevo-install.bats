@@ -64,7 +64,7 @@ tree() {
   assert_line --index 0 "asmevo-install: installed 1 K* (0 unchanged, 1 skipped) into ovr (triton); manifest ovr/asmevo-install.json"
   assert_line --index 1 --regexp "^  deopt-vector_add_fp32: installed $H/add_kernel.hsaco \(1\.[0-9]{4}x\)$"
   assert_line --index 2 "  gfx942-softmax_fp32: skipped: no improvement (K* is K0)"
-  assert_line --index 4 "  deopt-vector_add_fp32: verified on deopt-vector_add_fp32/spec.json (grid 3x1x1, block 256x1x1) seeds 1,2,3 only; other launches of the kernel were not verified (a Triton cache key does not include the problem size: every size loads K*)"
+  assert_line --index 4 "  deopt-vector_add_fp32: verified on deopt-vector_add_fp32/spec.json (grid 3x1x1, block 256x1x1) seeds 1,2,3 and edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3) only; other launches of the kernel were not verified (a Triton cache key does not include the problem size: every size loads K*)"
   assert_line --index 3 "  Triton loads it with TRITON_KERNEL_OVERRIDE=1 TRITON_OVERRIDE_DIR=$TMP/ovr (and TRITON_ALWAYS_COMPILE=1 or a fresh TRITON_CACHE_DIR: a cache hit skips the override); set it only on gfx942 GPUs: the override directory is keyed by the kernel's source hash, not by the GPU, so a compile for any other target would load this gfx942 code object too"
   cmp ovr/$H/add_kernel.hsaco "$KS"
   [ "$(cd ovr && find . -type f | sort | tr '\n' ' ')" = "./$H/add_kernel.hsaco ./asmevo-install.json " ]
@@ -82,7 +82,12 @@ assert e == {"kernel": "deopt-vector_add_fp32", "run": os.environ["WF"],
              "k0_sha256": os.environ["K0SHA"], "kstar_sha256": os.environ["KSSHA"],
              "action": "added", "backup": None, "target": "gfx942",
              "verified_on": [{"spec": "deopt-vector_add_fp32/spec.json", "grid": [3, 1, 1],
-                              "block": [256, 1, 1], "seeds": [1, 2, 3]}]}, e
+                              "block": [256, 1, 1], "seeds": [1, 2, 3],
+                              "edge_shapes": {"seed": 3, "shapes": [
+                                  {"name": "tail-1", "change": "'#3' 3000 -> 2999"},
+                                  {"name": "tail-2", "change": "'#3' 3000 -> 2998"},
+                                  {"name": "tail-3", "change": "'#3' 3000 -> 2997"},
+                                  {"name": "one-workgroup", "change": "grid 3x1x1 -> 1x1x1"}]}}]}, e
 assert m["links"] == [] and m["generated"] == [] and m["dirs"] == [".", os.environ["H"]], m
 PY
   run --separate-stderr asmevo-install "$WF" --triton dump --to ovr2 --json

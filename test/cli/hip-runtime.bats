@@ -145,8 +145,8 @@ open('y.bin', 'wb').write(struct.pack('<%df' % n, *[1000.0 - i for i in range(n)
   assert_output "kernel-run: error: --strict and --sync-profile need the emu backend (a GPU cannot report what its timing hid)"
   run --separate-stderr env ASMEVO_HIP_LIBRARY=$HIPLIB/libasmevo-hip.so kernel-diffcheck --backend hip "$k" "$k" --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json"
   assert_success
-  assert_line --index 0 "kernel-diffcheck: ok: add_kernel, 1 output buffer equal on seeds 1,2,3, no strict checks (backend hip, AsmEvo emulated gfx942 (MI300X figures) (gfx942:sramecc+:xnack-), emulated by libasmevo-hip)"
+  assert_line --index 0 "kernel-diffcheck: ok: add_kernel, 1 output buffer equal on seeds 1,2,3 and on edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3), no strict checks (backend hip, AsmEvo emulated gfx942 (MI300X figures) (gfx942:sramecc+:xnack-), emulated by libasmevo-hip)"
   run --separate-stderr env ASMEVO_HIP_LIBRARY=$HIPLIB/libasmevo-hip.so kernel-diffcheck --backend auto "$k" "$k" --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json"
   assert_success
-  assert_line --index 0 "kernel-diffcheck: ok: add_kernel, 1 output buffer equal on seeds 1,2,3, strict checks clean (backend emu, CPU emulator (gfx942, wave64))"
+  assert_line --index 0 "kernel-diffcheck: ok: add_kernel, 1 output buffer equal on seeds 1,2,3 and on edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3), strict checks clean (backend emu, CPU emulator (gfx942, wave64))"
 }

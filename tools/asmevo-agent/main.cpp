@@ -8,10 +8,13 @@
 #include "support/Interrupt.h"
 #include "timing/Ensemble.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <mutex>
 
 using namespace asmevo;
@@ -30,6 +33,10 @@ int main(int argc, char **argv) {
       "(kernel-diffcheck --capture), and the captures are the timing launch (their times "
       "summed); repeatable; with --spec, the spec's launch is checked too but not timed",
       cxxopts::value<std::vector<std::string>>(), "BUNDLE")(
+      "capture-weights",
+      "Weights of the captures' times in the sum, in --capture's order (e.g. how often each "
+      "dispatch runs in the application; default all 1)",
+      cxxopts::value<std::string>(), "W[,W...]")(
       "time-spec",
       "A complete spec of a representative launch to time candidates on instead of --spec's "
       "(e.g. a grid that fills the GPU several times); a candidate faster than K0 there must "
@@ -52,18 +59,18 @@ int main(int argc, char **argv) {
                  cxxopts::value<uint64_t>(), "N")(
       "workers", "Candidates evaluated in parallel (default 1)", cxxopts::value<unsigned>(),
       "N")("seeds", "Input seeds of the differential check (default 1,2,3)",
-           cxxopts::value<std::string>(),
-           "N[,N...]")("no-edge-shapes",
-                       "Check candidates on the spec's launch only, not also on its edge shapes "
-                       "(kernel-diffcheck --no-edge-shapes)")("stall",
-                       "Candidates without a commit before a redirect and backtrack (default 40; "
-                       "twice that escalates to multi-start, four times stops)",
-                       cxxopts::value<unsigned>(), "N")(
-      "epsilon", "Commit gate: minimum improvement margin (default 0.002)",
-      cxxopts::value<double>(), "X")("gate-k",
-                                     "Commit gate: weight of the timing's CV (default "
-                                     "0.85)",
-                                     cxxopts::value<double>(), "X")(
+           cxxopts::value<std::string>(), "N[,N...]")(
+      "no-edge-shapes", "Check candidates on the spec's launch only, not also on its edge shapes "
+                        "(kernel-diffcheck --no-edge-shapes)")(
+      "stall",
+      "Candidates without a commit before a redirect and backtrack (default 40; "
+      "twice that escalates to multi-start, four times stops)",
+      cxxopts::value<unsigned>(),
+      "N")("epsilon", "Commit gate: minimum improvement margin (default 0.002)",
+           cxxopts::value<double>(), "X")("gate-k",
+                                          "Commit gate: weight of the timing's CV (default "
+                                          "0.85)",
+                                          cxxopts::value<double>(), "X")(
       "s-floor", "Commit gate: minimum speedup over K0 (default 1.0)", cxxopts::value<double>(),
       "X")("max-groups", "emu: workgroups the timing model simulates (default 256)",
            cxxopts::value<uint64_t>(),
@@ -172,6 +179,22 @@ int main(int argc, char **argv) {
     O.Eval.Captures = R["capture"].as<std::vector<std::string>>();
   if (R.count("types"))
     O.Eval.Types = R["types"].as<std::string>();
+  if (R.count("capture-weights")) {
+    llvm::SmallVector<llvm::StringRef, 8> Parts;
+    llvm::StringRef(R["capture-weights"].as<std::string>()).split(Parts, ',');
+    for (llvm::StringRef P : Parts) {
+      double W = 0;
+      if (P.trim().getAsDouble(W) || !(W > 0) || !std::isfinite(W))
+        return C.usageError("--capture-weights: '" + P.str() +
+                            "' is not a positive number (W[,W...], one per --capture)");
+      O.Eval.CaptureWeights.push_back(W);
+    }
+    if (O.Eval.CaptureWeights.size() != O.Eval.Captures.size())
+      return C.usageError("--capture-weights gives " +
+                          std::to_string(O.Eval.CaptureWeights.size()) + " weight" +
+                          (O.Eval.CaptureWeights.size() == 1 ? "" : "s") + " for " +
+                          std::to_string(O.Eval.Captures.size()) + " --capture");
+  }
   if (R.count("time-spec")) {
     if (!R.count("spec"))
       return C.usageError("--time-spec needs --spec (the correctness launches)");

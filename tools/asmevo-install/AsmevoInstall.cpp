@@ -123,6 +123,14 @@ static std::string verifiedText(const nlohmann::json &V) {
     for (const nlohmann::json &X : E.value("seeds", nlohmann::json::array()))
       Seeds += (Seeds.empty() ? "" : ",") + X.dump();
     S += " seeds " + Seeds;
+    const nlohmann::json Edge = E.value("edge_shapes", nlohmann::json::object());
+    if (Edge.is_object() && Edge.contains("shapes") && Edge["shapes"].is_array()) {
+      std::string Names;
+      for (const nlohmann::json &X : Edge["shapes"])
+        Names += (Names.empty() ? "" : ", ") + X.value("name", std::string());
+      S += " and edge shapes " + Names + " (seed " + Edge.value("seed", nlohmann::json()).dump() +
+           ")";
+    }
   }
   return "verified on " + S +
          " only; other launches of the kernel were not verified (a Triton cache key does not "

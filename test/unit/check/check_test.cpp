@@ -3,6 +3,7 @@
 #include "../emu/TorchTables.h"
 #include "check/Compare.h"
 #include "check/DiffCheck.h"
+#include "check/K0RunCache.h"
 #include "check/LaunchInference.h"
 #include "codeobj/Input.h"
 #include "emu/Float.h"
@@ -12,6 +13,8 @@
 #include "support/FileIO.h"
 
 #include <gtest/gtest.h>
+
+#include "llvm/Support/FileSystem.h"
 
 #include <algorithm>
 
@@ -545,9 +548,10 @@ TEST(DiffCheck, IdenticalKernelsAreOkAndReportMetrics) {
   ASSERT_EQ(B["seeds"].size(), 7u); // three seeds, then four edge shapes on seed 3
   EXPECT_EQ(B["seeds"][3]["shape"], "tail-1");
   EXPECT_EQ(B["seeds"][6]["shape"], "one-workgroup");
-  EXPECT_EQ(R.Body["edge_shapes"][1],
-            (nlohmann::json{{"name", "tail-2"}, {"change", "'#3' 3000 -> 2998"}, {"seed", 3},
-                            {"checked", true}}));
+  EXPECT_EQ(
+      R.Body["edge_shapes"][1],
+      (nlohmann::json{
+          {"name", "tail-2"}, {"change", "'#3' 3000 -> 2998"}, {"seed", 3}, {"checked", true}}));
   EXPECT_EQ(B["seeds"][2]["cosine"], 1.0);
   EXPECT_EQ(B["seeds"][2]["max_abs_diff"], 0.0);
   EXPECT_EQ(B["seeds"][2]["nan_mismatches"], 0);
@@ -586,6 +590,70 @@ TEST(DiffCheck, K0RunCacheRunsK0OncePerSeed) {
   EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(7), uint64_t(8)));
 }
 
+// K0's runs on disk (a search's RUN_DIR/k0-runs): another process's cache on the same folder
+// answers every run from the files and says what the first check said; a read-only one writes
+// nothing; a damaged file is a miss (K0 runs again), never a wrong reference.
+TEST(DiffCheck, K0RunsOnDiskServeAnotherProcess) {
+  auto T = TempDir::create("k0-runs");
+  ASSERT_TRUE(bool(T));
+  std::string Dir = T->file("k0-runs");
+  DiffOptions O;
+  O.K0 = O.K1 = triton("gfx942", "vector_add_fp32");
+  O.Spec = src("test/specs/vector_add_fp32.json");
+  O.K0Cache = makeK0RunCache(Dir);
+  Report A = runDiffCheck(O);
+  ASSERT_EQ(A.exitCode(), 0) << A.Message;
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(0), uint64_t(7)));
+  auto files = [&] {
+    std::vector<std::string> F;
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator I(Dir, EC), E; !EC && I != E; I.increment(EC))
+      F.push_back(I->path());
+    std::sort(F.begin(), F.end());
+    return F;
+  };
+  std::vector<std::string> Files = files();
+  ASSERT_EQ(Files.size(), 7u); // seeds 1-3, four edge shapes
+  O.K0Cache = makeK0RunCache(Dir, /*ReadOnly=*/true);
+  Report B = runDiffCheck(O);
+  EXPECT_EQ(B.Message, A.Message);
+  EXPECT_EQ(B.Body["buffers"], A.Body["buffers"]);
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(7), uint64_t(0)));
+  // Half a file: not a run; K0 runs again, and the read-only cache leaves the file as it is.
+  auto Bytes = readFile(Files[0]);
+  ASSERT_TRUE(bool(Bytes));
+  std::string Half = (*Bytes)->getBuffer().substr(0, (*Bytes)->getBufferSize() / 2).str();
+  ASSERT_FALSE(bool(writeFileAtomic(Files[0], Half)));
+  O.K0Cache = makeK0RunCache(Dir, true);
+  Report C = runDiffCheck(O);
+  EXPECT_EQ(C.Message, A.Message);
+  EXPECT_EQ(k0RunCacheCounts(*O.K0Cache), std::make_pair(uint64_t(6), uint64_t(1)));
+  EXPECT_EQ(files(), Files);
+  auto Again = readFile(Files[0]);
+  ASSERT_TRUE(bool(Again));
+  EXPECT_EQ((*Again)->getBuffer().str(), Half);
+  // A run read back is the run written (encodeK0Run/decodeK0Run), and only under its own key.
+  RunOut R;
+  R.Alloc = {{}, {1, 2, 3}};
+  R.WaveInstructions = 42;
+  R.Seconds = 0.25;
+  R.Checked = true;
+  R.Findings = {{"pending-read", 0x1c, {"v_add_f32", "global_load_dword"}, "m"}};
+  R.FindingsTotal = 3;
+  R.Touched = {std::nullopt, std::pair(uint64_t(4096), uint64_t(4099))};
+  auto D = decodeK0Run(encodeK0Run("k", R), "k");
+  ASSERT_TRUE(D.has_value());
+  EXPECT_EQ(D->Alloc, R.Alloc);
+  EXPECT_EQ(D->WaveInstructions, 42u);
+  EXPECT_EQ(D->Seconds, 0.25);
+  EXPECT_TRUE(D->Checked);
+  ASSERT_EQ(D->Findings.size(), 1u);
+  EXPECT_EQ(D->Findings[0].Instructions, R.Findings[0].Instructions);
+  EXPECT_EQ(D->FindingsTotal, 3u);
+  EXPECT_EQ(D->Touched, R.Touched);
+  EXPECT_FALSE(decodeK0Run(encodeK0Run("k", R), "other").has_value());
+}
+
 // An edge shape K0 cannot be the reference on is left out, with why, and the verdict names the
 // shapes checked: the flash attention's tails shrink its strides below its head dimension (64, a
 // constexpr), so K0 reads past its input. A search does not run K0 on such a shape again.
@@ -603,9 +671,9 @@ TEST(DiffCheck, EdgeShapesWhereK0FailsAreLeftOutOnce) {
   ASSERT_EQ(E.size(), 4u);
   for (int I = 0; I < 3; ++I) {
     EXPECT_EQ(E[I]["checked"], false);
-    EXPECT_EQ(E[I]["why"].get<std::string>().rfind("K0: K0 reads past '#0' (13568 f16 elements): ",
-                                                   0),
-              0u)
+    EXPECT_EQ(
+        E[I]["why"].get<std::string>().rfind("K0: K0 reads past '#0' (13568 f16 elements): ", 0),
+        0u)
         << E[I];
   }
   EXPECT_EQ(E[3]["checked"], true);

@@ -301,8 +301,8 @@ TEST(EdgeShape, TailAndOneWorkgroupFromTheSpec) {
     EXPECT_FALSE(bool(resolveLaunchSpec(*S, (*O)->C)));
     return std::make_pair(*S, edgeShapes(*S));
   };
-  auto [S, E] = shapes(R"("grid": [3])", R"({"arg": "#6", "value": 1008}, {"arg": "#7", "value": 1000},
-      {"arg": "#8", "type": "f32", "value": 1e-5})");
+  auto [S, E] = shapes(R"("grid": [3])", R"({"arg": "#6", "value": 1008},
+      {"arg": "#7", "value": 1000}, {"arg": "#8", "type": "f32", "value": 1e-5})");
   ASSERT_EQ(E.size(), 4u);
   EXPECT_EQ(E[0].Name, "tail-1");
   EXPECT_EQ(E[0].Change, "'#6' 1008 -> 1007, '#7' 1000 -> 999");
