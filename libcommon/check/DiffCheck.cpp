@@ -427,7 +427,7 @@ bool DiffRun::runSeeds() {
 // (a stride shrunk past its rows' width makes them overlap) is left out with a note: K0 is the
 // reference only where it is a kernel working within its contract.
 bool DiffRun::runEdgeShapes() {
-  if (!O.EdgeShapes || First)
+  if (!O.EdgeShapes || First || O.Seeds.empty())
     return true;
   std::vector<EdgeShape> Shapes = edgeShapes(S);
   const LaunchSpec Main = S;

@@ -179,6 +179,24 @@ std::string K0RunCache::path(const std::string &Key, const char *Ext) const {
   return Dir + "/" + sha256Hex(Key) + Ext;
 }
 
+std::optional<std::string> K0RunCache::stored(const std::string &Key, const char *Ext) const {
+  if (Dir.empty())
+    return std::nullopt;
+  auto Bytes = readFile(path(Key, Ext));
+  if (!Bytes) {
+    llvm::consumeError(Bytes.takeError());
+    return std::nullopt;
+  }
+  return (*Bytes)->getBuffer().str();
+}
+
+void K0RunCache::store(const std::string &Key, const char *Ext, const std::string &Data) const {
+  // The store is a saving, not a result: what cannot be written (a full disk) is run again by
+  // the next process that needs it.
+  if (!Dir.empty() && !ReadOnly && !llvm::sys::fs::create_directories(Dir))
+    llvm::consumeError(writeFileAtomic(path(Key, Ext), Data));
+}
+
 std::shared_ptr<const RunOut> K0RunCache::find(const std::string &Key) {
   std::lock_guard<std::mutex> G(M);
   auto It = Runs.find(Key);
@@ -186,14 +204,8 @@ std::shared_ptr<const RunOut> K0RunCache::find(const std::string &Key) {
     ++Hits;
     return It->second;
   }
-  if (Dir.empty())
-    return nullptr;
-  auto Bytes = readFile(path(Key, ".k0run"));
-  if (!Bytes) {
-    llvm::consumeError(Bytes.takeError());
-    return nullptr;
-  }
-  auto R = decodeK0Run((*Bytes)->getBuffer(), Key);
+  auto Bytes = stored(Key, ".k0run");
+  auto R = Bytes ? decodeK0Run(*Bytes, Key) : std::nullopt;
   if (!R)
     return nullptr;
   ++Hits;
@@ -205,10 +217,7 @@ std::shared_ptr<const RunOut> K0RunCache::find(const std::string &Key) {
 void K0RunCache::add(const std::string &Key, std::shared_ptr<const RunOut> R) {
   std::lock_guard<std::mutex> G(M);
   ++Misses;
-  // The store is a saving, not a result: a run that cannot be written (a full disk) is run
-  // again by the next process that needs it.
-  if (!Dir.empty() && !ReadOnly && !llvm::sys::fs::create_directories(Dir))
-    llvm::consumeError(writeFileAtomic(path(Key, ".k0run"), encodeK0Run(Key, *R)));
+  store(Key, ".k0run", encodeK0Run(Key, *R));
   Runs.emplace(Key, std::move(R));
 }
 
@@ -219,16 +228,11 @@ std::optional<std::string> K0RunCache::skipped(const std::string &Key) {
     ++Hits;
     return It->second;
   }
-  if (Dir.empty())
+  auto Bytes = stored(Key, ".skip");
+  if (!Bytes)
     return std::nullopt;
-  auto Bytes = readFile(path(Key, ".skip"));
-  if (!Bytes) {
-    llvm::consumeError(Bytes.takeError());
-    return std::nullopt;
-  }
   // The key, a newline, then why.
-  llvm::StringRef T = (*Bytes)->getBuffer();
-  auto [K, Why] = T.split('\n');
+  auto [K, Why] = llvm::StringRef(*Bytes).split('\n');
   if (K != Key || Why.empty())
     return std::nullopt;
   ++Hits;
@@ -238,9 +242,8 @@ std::optional<std::string> K0RunCache::skipped(const std::string &Key) {
 
 void K0RunCache::addSkip(const std::string &Key, const std::string &Why) {
   std::lock_guard<std::mutex> G(M);
-  if (!Dir.empty() && !ReadOnly && Key.find('\n') == std::string::npos &&
-      !llvm::sys::fs::create_directories(Dir))
-    llvm::consumeError(writeFileAtomic(path(Key, ".skip"), Key + "\n" + Why));
+  if (Key.find('\n') == std::string::npos)
+    store(Key, ".skip", Key + "\n" + Why);
   Skips.emplace(Key, Why);
 }
 

@@ -54,6 +54,9 @@ public:
 
 private:
   std::string path(const std::string &Key, const char *Ext) const;
+  // Dir's file of Key (nullopt: none, or no Dir); write one (not when ReadOnly; errors ignored).
+  std::optional<std::string> stored(const std::string &Key, const char *Ext) const;
+  void store(const std::string &Key, const char *Ext, const std::string &Data) const;
   const std::string Dir;
   const bool ReadOnly;
   mutable std::mutex M;
