@@ -237,7 +237,7 @@ private:
   std::string ShapeSkip;           // why the shape being run is left out ("": it is not)
   uint64_t K0MostInstructions = 0; // K0's largest run on the spec's launch (bounds the shapes')
 
-  // Where a run is, for messages: "seed 3", or "edge shape 'tail' ('n' 3000 -> 2999), seed 3".
+  // Where a run is, for messages: "seed 3", or "edge shape 'tail-1' ('#3' 3000 -> 2999), seed 3".
   std::string at(uint64_t Seed) const {
     return Shape ? "edge shape '" + Shape->Name + "' (" + Shape->Change + "), seed " +
                        std::to_string(Seed)
@@ -307,7 +307,7 @@ private:
                    unsigned Sched);
   void judgeUnsafe();
   void conclude();
-  // " and on edge shapes tail, one-workgroup (seed 3)", or "" when none was checked.
+  // " and on edge shapes tail-1, ..., one-workgroup (seed 3)", or "" when none was checked.
   std::string shapesText() const {
     std::string T;
     for (const std::string &N : ShapesChecked)
