@@ -230,10 +230,9 @@ private:
   unsigned Schedules = 1;
   // Findings, one per rule and instruction offset, with where they were first seen.
   std::vector<nlohmann::json> K0Unsafe, K1Unsafe;
-  // The edge shape being run (null: the spec's own launch), the ones checked, what each did.
+  // The edge shape being run (null: the spec's own launch), and the ones checked.
   const EdgeShape *Shape = nullptr;
   std::vector<std::string> ShapesChecked;
-  nlohmann::json ShapeJson = nlohmann::json::array();
   std::string ShapeSkip;           // why the shape being run is left out ("": it is not)
   uint64_t K0MostInstructions = 0; // K0's largest run on the spec's launch (bounds the shapes')
 
@@ -432,6 +431,7 @@ bool DiffRun::runEdgeShapes() {
   std::vector<EdgeShape> Shapes = edgeShapes(S);
   const LaunchSpec Main = S;
   const uint64_t Seed = O.Seeds.back();
+  nlohmann::json ShapeJson = nlohmann::json::array(); // what each shape did
   bool Go = true;
   for (const EdgeShape &E : Shapes) {
     S = E.Spec;
