@@ -11,7 +11,9 @@
 // (asmevo-agent --time-spec; the spec's small launch stays the correctness one); --toy times on
 // the small spec's launch instead, as before. Each row names its timing launch's workgroups.
 //   agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] [--driver NAME]
-//               [--workers N] [--only SUBSTRING] [--toy] [--max-candidates N] [--no-k0-reuse]
+//               [--workers N] [--threads N] [--only SUBSTRING] [--toy] [--max-candidates N]
+//               [--no-k0-reuse]
+// --threads: host threads per emulated launch and per simulated ensemble, per worker (default 1).
 // --no-k0-reuse: K0's differential-check runs with every candidate, as before issue 39.
 #include "bench_support.h"
 
@@ -69,7 +71,7 @@ std::string deoptimize(const std::string &Text) {
 int main(int argc, char **argv) {
   std::string Src = ASMEVO_SOURCE_DIR, Corpus, Driver = "rules", Only;
   double Budget = 30;
-  unsigned Workers = 1;
+  unsigned Workers = 1, Threads = 1;
   bool Toy = false, ReuseK0 = true;
   uint64_t MaxCandidates = 0;
   for (int I = 1; I < argc; ++I) {
@@ -91,6 +93,8 @@ int main(int argc, char **argv) {
       Driver = Next();
     else if (A == "--workers")
       Workers = unsigned(std::stoul(Next()));
+    else if (A == "--threads")
+      Threads = unsigned(std::stoul(Next()));
     else if (A == "--only")
       Only = Next();
     else if (A == "--toy")
@@ -102,7 +106,7 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr,
                    "usage: agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] "
-                   "[--driver NAME] [--workers N] [--only SUBSTRING] [--toy] "
+                   "[--driver NAME] [--workers N] [--threads N] [--only SUBSTRING] [--toy] "
                    "[--max-candidates N] [--no-k0-reuse]\n");
       return 2;
     }
@@ -153,9 +157,10 @@ int main(int argc, char **argv) {
       llvm::consumeError(Rec.takeError());
     }
   }
-  std::printf("asmevo-agent bench: driver %s, budget %.0f s per kernel, %u worker(s); speedups "
-              "modeled, not measured (emu); timing launch: %s; K0's check runs %s\n",
-              Driver.c_str(), Budget, Workers,
+  std::printf("asmevo-agent bench: driver %s, budget %.0f s per kernel, %u worker(s) of %u "
+              "thread(s); speedups modeled, not measured (emu); timing launch: %s; K0's check "
+              "runs %s\n",
+              Driver.c_str(), Budget, Workers, std::max(1u, Threads),
               Toy ? "the small spec's (--toy)"
                   : "test/specs/timing/<name>.json where there is one (else the spec's)",
               ReuseK0 ? "once per run" : "with every candidate (--no-k0-reuse)");
@@ -192,6 +197,7 @@ int main(int argc, char **argv) {
     O.Driver = Driver;
     O.BudgetSeconds = Budget;
     O.Workers = Workers;
+    O.Eval.Threads = std::max(1u, Threads);
     Report R = search::runAgent(O);
     if (R.Result != Outcome::Ok) {
       std::printf("%-36s %s: %s\n", C.Name.c_str(), outcomeName(R.Result), R.Message.c_str());

@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/MC/MCSchedule.h"
 
+#include <mutex>
 #include <regex>
 #include <unordered_map>
 
@@ -40,6 +41,7 @@ struct SchedInfo::Impl {
   const CodeObject *Code = nullptr;
   McTarget *M = nullptr;
   std::unordered_map<uint64_t, std::unique_ptr<InstCost>> ByAddr;
+  std::mutex Lock; // cost() may be called from several threads (simulations in parallel)
 };
 
 SchedInfo::~SchedInfo() = default;
@@ -276,6 +278,7 @@ llvm::Expected<std::unique_ptr<SchedInfo>> SchedInfo::create(const CodeObject &C
 }
 
 llvm::Expected<const InstCost *> SchedInfo::cost(uint64_t Addr) {
+  std::lock_guard<std::mutex> L(I->Lock);
   auto It = I->ByAddr.find(Addr);
   if (It != I->ByAddr.end())
     return It->second.get();

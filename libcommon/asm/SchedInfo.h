@@ -74,7 +74,7 @@ public:
   static llvm::Expected<std::unique_ptr<SchedInfo>> create(const CodeObject &Code);
   ~SchedInfo();
   // The instruction at virtual address Addr of Code; an error names the address if no
-  // instruction decodes there.
+  // instruction decodes there. Safe to call from several threads at once.
   llvm::Expected<const InstCost *> cost(uint64_t Addr);
   const std::string &processor() const { return Processor; }
 

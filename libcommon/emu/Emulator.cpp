@@ -794,6 +794,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
     std::vector<std::unique_ptr<WaveState>> Waves;
     StrictGroup SG;
     std::vector<std::unique_ptr<StrictWave>> SW;
+    size_t StepHint = 0, AccessHint = 0; // the largest traced wave's steps and accesses
     uint64_t Slot = 0, ChunkEnd = 0;
     for (;; ++Slot) {
       if (Abort.load(std::memory_order_relaxed))
@@ -832,6 +833,10 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           for (unsigned Wv = 0; Wv < NW; ++Wv) {
             Trace.Waves[Wv].Wave = Wv;
             Trace.Waves[Wv].EntryPc = Base + K->EntryAddr;
+            // The thread's last traced wave's sizes: a kernel's waves trace about alike, and
+            // growing a large trace by doubling copied and touched it twice over.
+            Trace.Waves[Wv].Steps.reserve(StepHint);
+            Trace.Waves[Wv].Accesses.reserve(AccessHint);
           }
         }
         if (L.Strict) {
@@ -858,8 +863,13 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
             S->finish();
         St.Waves += NW;
         ++St.Groups;
-        if (Traced)
+        if (Traced) {
+          for (const WaveTrace &WT : Trace.Waves) {
+            StepHint = std::max(StepHint, WT.Steps.size());
+            AccessHint = std::max(AccessHint, WT.Accesses.size());
+          }
           L.TraceDone(std::move(Trace));
+        }
         if (L.OnWorkgroupDone)
           L.OnWorkgroupDone(GroupsDone.fetch_add(1) + 1, TotalGroups);
       } catch (const EmuError &Err) {

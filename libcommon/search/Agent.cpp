@@ -1198,7 +1198,8 @@ private:
                                E.TimeSpec.empty()
                                    ? "it is the correctness launch"
                                    : "once (seed " + std::to_string(E.Seeds.front()) +
-                                         ") for every candidate faster than K0 there, before "
+                                         ") for every candidate faster than K0 there under "
+                                         "every parameter set, before "
                                          "it can be committed"}}
              : nlohmann::json{{"captures", E.Captures}, {"basis", timingBasis(E)}}}};
     nlohmann::json Usage = D ? D->usage() : nlohmann::json();

@@ -174,8 +174,66 @@ unsigned category(InstUnit U) {
 
 struct Group;
 
+// The LDS port clocks of one DS step: its dwords in lane order (a lane's in address order),
+// served PerChunk a clock, each clock costing the most distinct dwords any one bank holds in it
+// (at least 1). Returns {clocks, chunks} (clocks - chunks are bank-conflict clocks); {1, 1}
+// for a step with no LDS access. Dw, Chunk and PerBank are working storage.
+struct LdsScratch {
+  std::vector<std::pair<unsigned, uint64_t>> Dw; // (lane, dword address)
+  std::vector<uint64_t> Chunk;
+  std::vector<uint32_t> PerBank;
+};
+
+std::pair<uint32_t, uint32_t> ldsStepClocks(const device::WaveTrace &WT, const device::TraceStep &S,
+                                            unsigned Banks, size_t PerChunk, LdsScratch &X) {
+  Banks = std::max(1u, Banks);
+  PerChunk = std::max<size_t>(1, PerChunk);
+  std::vector<std::pair<unsigned, uint64_t>> &Dw = X.Dw;
+  Dw.clear();
+  for (uint32_t K = S.First; K < S.First + S.Count; ++K) {
+    const device::TraceAccess &A = WT.Accesses[K];
+    if (A.Space != device::TraceSpace::Lds)
+      continue;
+    for (uint64_t D = A.Addr / 4; D <= (A.Addr + std::max<uint16_t>(A.Size, 1) - 1) / 4; ++D)
+      Dw.push_back({A.Lane, D});
+  }
+  if (Dw.empty())
+    return {1, 1};
+  auto ByLane = [](const auto &A, const auto &B) { return A.first < B.first; };
+  if (!std::is_sorted(Dw.begin(), Dw.end(), ByLane)) // the emulator records lanes in order
+    std::stable_sort(Dw.begin(), Dw.end(), ByLane);
+  X.PerBank.assign(Banks, 0);
+  uint32_t Clocks = 0, Chunks = 0;
+  for (size_t B = 0; B < Dw.size(); B += PerChunk) {
+    size_t E = std::min(Dw.size(), B + PerChunk);
+    X.Chunk.clear();
+    for (size_t K = B; K < E; ++K)
+      X.Chunk.push_back(Dw[K].second);
+    std::sort(X.Chunk.begin(), X.Chunk.end());
+    X.Chunk.erase(std::unique(X.Chunk.begin(), X.Chunk.end()), X.Chunk.end());
+    uint32_t Worst = 1;
+    for (uint64_t D : X.Chunk)
+      Worst = std::max(Worst, ++X.PerBank[D % Banks]);
+    for (uint64_t D : X.Chunk)
+      X.PerBank[D % Banks] = 0;
+    Clocks += Worst;
+    ++Chunks;
+  }
+  return {Clocks, Chunks};
+}
+
+// The LDS figures ldsStepClocks depends on, from a parameter set.
+std::pair<unsigned, size_t> ldsKey(const TargetParams &P) {
+  double PortBytes = std::max(4.0, P["lds_bytes_per_clk"] / 2);
+  return {std::max(1u, unsigned(P["lds_banks"])), std::max<size_t>(1, size_t(PortBytes / 4))};
+}
+
+// Every step's ldsStepClocks of a traced workgroup, by wave and step (the traces' shape).
+using LdsClockTable = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
+
 struct SimWave {
   const device::WaveTrace *T = nullptr;
+  const std::pair<uint32_t, uint32_t> *LdsClocks = nullptr; // by step, where precomputed
   Group *G = nullptr;
   unsigned Simd = 0;
   size_t Step = 0;
@@ -221,10 +279,24 @@ public:
   std::function<bool(uint64_t)> Want;
   std::mutex Lock;
   std::map<uint64_t, device::WorkgroupTrace> Groups;
+  // Each step's LDS clocks under LdsKey, computed here on the backend's threads: the ensemble's
+  // parameter sets share the LDS figures (they are exact on gfx90a and gfx942), so
+  // simulateLaunch reads them instead of recomputing them per set.
+  std::pair<unsigned, size_t> LdsKey{1, 1};
+  std::map<uint64_t, LdsClockTable> LdsTables;
   bool wants(uint64_t G) const override { return Want(G); }
   void take(device::WorkgroupTrace &&T) override {
+    LdsClockTable Table(T.Waves.size());
+    LdsScratch X;
+    for (size_t W = 0; W < T.Waves.size(); ++W) {
+      const device::WaveTrace &WT = T.Waves[W];
+      Table[W].reserve(WT.Steps.size());
+      for (const device::TraceStep &S : WT.Steps)
+        Table[W].push_back(ldsStepClocks(WT, S, LdsKey.first, LdsKey.second, X));
+    }
     std::lock_guard<std::mutex> L(Lock);
     uint64_t G = T.Group;
+    LdsTables.emplace(G, std::move(Table));
     Groups.emplace(G, std::move(T));
   }
 };
@@ -247,7 +319,7 @@ public:
   std::vector<Server> L2Bw;
   Cache Mall;
   Server MallBw, HbmBw;
-  std::map<uint64_t, device::WorkgroupTrace> *Traces = nullptr;
+  const std::map<uint64_t, device::WorkgroupTrace> *Traces = nullptr;
   std::vector<std::unique_ptr<Group>> GroupStore;
   std::vector<std::unique_ptr<SimWave>> WaveStore;
   std::unordered_map<int64_t, const InstCost *> Costs;
@@ -256,6 +328,11 @@ public:
   double MinWake = kNever;
   std::string Error;
   std::vector<SimWave *> Scratch;
+  // The LDS clocks of every traced step under LdsKey, by workgroup (traceLaunch's), if
+  // computed for this parameter set's LDS figures; else ldsCycles computes them in Lds.
+  const std::map<uint64_t, LdsClockTable> *LdsTables = nullptr;
+  std::pair<unsigned, size_t> LdsKey{1, 1};
+  LdsScratch Lds;
 
   const InstCost *costAt(int64_t Off) {
     auto It = Costs.find(Off);
@@ -290,9 +367,18 @@ public:
       if (It == Traces->end())
         continue; // the emulator ran it but did not hand it over: nothing to replay
       auto G = std::make_unique<Group>();
-      for (const device::WaveTrace &WT : It->second.Waves) {
+      const LdsClockTable *Lt = nullptr;
+      if (LdsTables) {
+        auto L = LdsTables->find(Id);
+        if (L != LdsTables->end() && L->second.size() == It->second.Waves.size())
+          Lt = &L->second;
+      }
+      for (size_t WI = 0; WI < It->second.Waves.size(); ++WI) {
+        const device::WaveTrace &WT = It->second.Waves[WI];
         auto W = std::make_unique<SimWave>();
         W->T = &WT;
+        if (Lt && (*Lt)[WI].size() == WT.Steps.size())
+          W->LdsClocks = (*Lt)[WI].data();
         W->G = G.get();
         // The SIMD with the fewest resident waves takes the next wave.
         unsigned Best = 0;
@@ -451,43 +537,14 @@ public:
 
   // LDS cycles of one DS instruction: its lanes in chunks of a port's bytes per clock, each
   // chunk taking as many clocks as the most distinct dwords any bank holds (same dword:
-  // broadcast).
-  double ldsCycles(const device::WaveTrace &WT, const device::TraceStep &S, double &Conflict) {
-    unsigned Banks = unsigned(P["lds_banks"]);
-    double PortBytes = std::max(4.0, P["lds_bytes_per_clk"] / 2);
-    std::vector<std::pair<unsigned, uint64_t>> Dw; // (lane, dword address)
-    for (uint32_t K = S.First; K < S.First + S.Count; ++K) {
-      const device::TraceAccess &A = WT.Accesses[K];
-      if (A.Space != device::TraceSpace::Lds)
-        continue;
-      for (uint64_t D = A.Addr / 4; D <= (A.Addr + std::max<uint16_t>(A.Size, 1) - 1) / 4; ++D)
-        Dw.push_back({A.Lane, D});
-    }
-    if (Dw.empty()) {
-      Conflict = 0;
-      return 1;
-    }
-    std::stable_sort(Dw.begin(), Dw.end(),
-                     [](const auto &A, const auto &B) { return A.first < B.first; });
-    size_t PerChunk = std::max<size_t>(1, size_t(PortBytes / 4));
-    double Cycles = 0, Ideal = 0;
-    std::vector<std::vector<uint64_t>> ByBank(Banks);
-    for (size_t B = 0; B < Dw.size(); B += PerChunk) {
-      for (auto &V : ByBank)
-        V.clear();
-      size_t E = std::min(Dw.size(), B + PerChunk);
-      for (size_t K = B; K < E; ++K)
-        ByBank[Dw[K].second % Banks].push_back(Dw[K].second);
-      size_t Worst = 1;
-      for (auto &V : ByBank) {
-        std::sort(V.begin(), V.end());
-        Worst = std::max<size_t>(Worst, size_t(std::unique(V.begin(), V.end()) - V.begin()));
-      }
-      Cycles += double(Worst);
-      Ideal += 1;
-    }
-    Conflict = Cycles - Ideal;
-    return Cycles;
+  // broadcast); ldsStepClocks, read from traceLaunch's table when this set's LDS figures are
+  // the traced ones.
+  double ldsCycles(const SimWave &W, const device::TraceStep &S, double &Conflict) {
+    std::pair<uint32_t, uint32_t> C =
+        W.LdsClocks ? W.LdsClocks[W.Step]
+                    : ldsStepClocks(*W.T, S, LdsKey.first, LdsKey.second, Lds);
+    Conflict = double(C.first) - double(C.second);
+    return double(C.first);
   }
 
   // Writes of loads into LDS that arrived at Port by T take it, in arrival order, before a DS
@@ -544,7 +601,7 @@ public:
         // once the write is done. Contention for the port at the return is not added to that
         // completion (the write queues behind DS instructions only for them).
         double Conflict = 0;
-        double Cyc = ldsCycles(*W.T, S, Conflict);
+        double Cyc = ldsCycles(W, S, Conflict);
         C.LdsDma[W.Simd / 2].push({Done, Cyc});
         Total.LdsConflict += Conflict;
         if (Profile)
@@ -564,7 +621,7 @@ public:
     }
     case InstUnit::Lds: {
       double Conflict = 0;
-      double Cyc = ldsCycles(*W.T, S, Conflict);
+      double Cyc = ldsCycles(W, S, Conflict);
       settleDma(C, W.Simd / 2, T);
       double Start = std::max(T, C.LdsFree[W.Simd / 2]);
       C.LdsFree[W.Simd / 2] = Start + Cyc;
@@ -746,7 +803,9 @@ struct TracedLaunch::Data {
   uint64_t EntryAddr = 0;
   std::unique_ptr<SchedInfo> Sched;
   std::map<uint64_t, device::WorkgroupTrace> Traces;
-  std::vector<unsigned> Sampled; // the sampled CUs
+  std::pair<unsigned, size_t> LdsKey{1, 1};    // the LDS figures LdsTables were computed under
+  std::map<uint64_t, LdsClockTable> LdsTables; // each traced step's LDS clocks (Sink)
+  std::vector<unsigned> Sampled;               // the sampled CUs
   uint64_t Groups = 0, NumCus = 0, Used = 0, Take = 0, PerCu = 1;
   unsigned Simds = 4;
   std::string Target;
@@ -845,6 +904,7 @@ llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
     SampleIndex[Sampled[I]] = int(I);
   Sink Traces;
   Traces.Want = [&](uint64_t G) { return SampleIndex[G % NumCus] >= 0 && G / NumCus < Take; };
+  Traces.LdsKey = ldsKey(TP);
   D.Groups = Groups;
   D.NumCus = NumCus;
   D.Used = Used;
@@ -866,6 +926,8 @@ llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
   R.Launch = *LR;
   R.EmulatedGroups = LR->Workgroups;
   D.Traces = std::move(Traces.Groups);
+  D.LdsKey = Traces.LdsKey;
+  D.LdsTables = std::move(Traces.LdsTables);
   D.Sampled = std::move(Sampled);
 
   auto Sched = SchedInfo::create(Code);
@@ -875,10 +937,11 @@ llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
   return TL;
 }
 
-llvm::Expected<ModelResult> simulateLaunch(TracedLaunch &TL, const TargetParams &TP, bool Profile) {
+llvm::Expected<ModelResult> simulateLaunch(const TracedLaunch &TL, const TargetParams &TP,
+                                           bool Profile) {
   if (!TL.D)
     return makeError("timing model: no traced launch to simulate");
-  TracedLaunch::Data &D = *TL.D;
+  const TracedLaunch::Data &D = *TL.D;
   // The plan holds only for the figures it was made with.
   if (TP.Target != D.Target)
     return makeError("the timing parameters '" + TP.Path + "' are for " + TP.Target +
@@ -897,6 +960,9 @@ llvm::Expected<ModelResult> simulateLaunch(TracedLaunch &TL, const TargetParams 
   // 4. The simulation.
   Simulation Sim(TP, *D.Sched, D.EntryAddr, Profile);
   Sim.Traces = &D.Traces;
+  Sim.LdsKey = ldsKey(TP);
+  if (Sim.LdsKey == D.LdsKey)
+    Sim.LdsTables = &D.LdsTables;
   Sim.Simds = D.Simds;
   Sim.GroupsPerCu = unsigned(D.PerCu);
   unsigned L2N = std::max(1u, unsigned(TP["l2_instances"]));

@@ -140,7 +140,10 @@ llvm::Expected<ModelResult> modelLaunch(device::Device &Dev, device::Module &M,
 // RunSampleOnly; simulateLaunch replays them under a parameter set whose exact figures are the
 // traced ones (else an input-kind error naming the figure). simulateLaunch(traceLaunch(...), T,
 // O.Profile) is modelLaunch(..., T, O), figure for figure. A TracedLaunch refers to M's code
-// object (keep M alive while it lives) and simulates one parameter set at a time.
+// object (keep M alive while it lives); simulateLaunch only reads it, so several parameter sets
+// may be simulated at once on different threads. traceLaunch also computes each traced DS
+// instruction's LDS port clocks under T's LDS figures; a set with other LDS figures (gfx950's
+// lds_bytes_per_clk is ranged) recomputes them as it replays.
 struct TracedLaunch {
   ModelResult Shape; // occupancy, sampling and the launch's own report; no cycles yet
   struct Data;
@@ -153,7 +156,7 @@ struct TracedLaunch {
 llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
                                          const device::LaunchParams &P, const TargetParams &T,
                                          const ModelOptions &O = {});
-llvm::Expected<ModelResult> simulateLaunch(TracedLaunch &L, const TargetParams &T,
+llvm::Expected<ModelResult> simulateLaunch(const TracedLaunch &L, const TargetParams &T,
                                            bool Profile = false);
 
 } // namespace asmevo::timing

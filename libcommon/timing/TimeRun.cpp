@@ -25,8 +25,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <optional>
+#include <thread>
 
 namespace asmevo::timing {
 
@@ -341,10 +343,30 @@ private:
       ModeledKernel X;
       X.Cycles = {MR->Cycles};
       X.Us = {MR->Microseconds};
+      // The other sets, on O.Threads host threads (each simulation reads the traces only).
+      std::vector<std::optional<llvm::Expected<ModelResult>>> Ys(N);
+      {
+        unsigned Host = O.Threads ? O.Threads : std::max(1u, std::thread::hardware_concurrency());
+        unsigned Workers = std::max(1u, std::min(Host, N > 1 ? N - 1 : 1u));
+        std::atomic<unsigned> Next{1};
+        auto Work = [&] {
+          for (unsigned I = Next++; I < N; I = Next++)
+            Ys[I].emplace(simulateLaunch(*TL, Sets[I]));
+        };
+        std::vector<std::thread> Pool;
+        for (unsigned T = 1; T < Workers; ++T)
+          Pool.emplace_back(Work);
+        Work();
+        for (std::thread &T : Pool)
+          T.join();
+      }
       for (unsigned I = 1; I < N; ++I) {
-        auto Y = simulateLaunch(*TL, Sets[I]);
+        llvm::Expected<ModelResult> &Y = *Ys[I];
         if (!Y) {
           R.fail(Y.takeError());
+          for (unsigned J = I + 1; J < N; ++J)
+            if (!*Ys[J])
+              llvm::consumeError(Ys[J]->takeError());
           R.Message = Roles[K] + ": parameter set " + std::to_string(I) + ": " + R.Message;
           return;
         }

@@ -299,7 +299,7 @@ PY
   python3 - <<'PY'
 import json
 d = json.load(open("report.json"))
-assert d["body"]["launches"]["timing"] == {"spec": "tfull.json", "checked": "once (seed 1) for every candidate faster than K0 there, before it can be committed"}, d["body"]["launches"]
+assert d["body"]["launches"]["timing"] == {"spec": "tfull.json", "checked": "once (seed 1) for every candidate faster than K0 there under every parameter set, before it can be committed"}, d["body"]["launches"]
 assert d["body"]["launches"]["correctness"] == {"spec": "full.json", "seeds": [1, 2, 3], "edge_shapes": [], "edge_shapes_seed": None, "captures": []}
 n1 = json.load(open("run/nodes/n000001/node.json"))
 assert (n1["outcome"], n1["stage"], n1["committed"]) == ("divergent", "diffcheck", False), n1

@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
+#include <thread>
 #include <utility>
 
 using namespace asmevo;
@@ -616,6 +618,45 @@ TEST(Model, ReplayingTheTracesGivesModelLaunchsFigures) {
             "the timing parameters '" + std::string(ASMEVO_SOURCE_DIR) +
                 "/share/asmevo/timing/gfx942.json' give compute_units 256, the launch was traced "
                 "with 304 (an exact figure: a parameter set may vary only the others)");
+}
+
+TEST(Model, ReplayingUnderOtherLdsFiguresRecomputesTheBankConflicts) {
+  // traceLaunch computes each DS instruction's LDS port clocks under the traced set's LDS
+  // figures; a set with another port width (gfx950's lds_bytes_per_clk is ranged) recomputes
+  // them, and gives what modelLaunch under that set gives. ds_read_b32 with a 128-byte lane
+  // stride: every lane in bank 0. At 128 B/clk (16 lanes a clock) 4 chunks of 16 clocks: 60
+  // conflict clocks; at 256 B/clk (32 a clock) 2 chunks of 32: 62. Both take the port 64 clocks.
+  // Two threads replay at once.
+  auto B = test::build(kernel("\tv_lshlrev_b32_e32 v0, 7, v0\n\tds_read_b32 v1, v0\n"
+                              "\ts_waitcnt lgkmcnt(0)\n",
+                              8, 8, 8192),
+                       "k.s");
+  ASSERT_TRUE(B);
+  device::LaunchParams P;
+  P.Kernel = "k";
+  P.GridItems = {64, 1, 1};
+  P.Block = {64, 1, 1};
+  P.Kernarg.resize(8);
+  TargetParams Wide = params();
+  Wide.Figures["lds_bytes_per_clk"].Value = 256;
+  auto Dev = device::createEmuDevice("gfx942");
+  auto M = Dev->load(B->C);
+  ASSERT_TRUE(bool(M));
+  auto Direct = modelLaunch(*Dev, **M, P, Wide);
+  ASSERT_TRUE(bool(Direct)) << llvm::toString(Direct.takeError());
+  EXPECT_EQ(Direct->Total.LdsConflict, 62);
+  auto TL = traceLaunch(*Dev, **M, P, params());
+  ASSERT_TRUE(bool(TL)) << llvm::toString(TL.takeError());
+  std::optional<llvm::Expected<ModelResult>> Narrow, Replayed;
+  std::thread Other([&] { Narrow.emplace(simulateLaunch(*TL, params())); });
+  Replayed.emplace(simulateLaunch(*TL, Wide));
+  Other.join();
+  ASSERT_TRUE(bool(*Narrow)) << llvm::toString(Narrow->takeError());
+  ASSERT_TRUE(bool(*Replayed)) << llvm::toString(Replayed->takeError());
+  EXPECT_EQ((*Narrow)->Total.LdsConflict, 60);
+  EXPECT_EQ((*Replayed)->Total.LdsConflict, 62);
+  EXPECT_EQ((*Replayed)->Cycles, Direct->Cycles);
+  EXPECT_EQ((*Replayed)->Cycles, (*Narrow)->Cycles);
 }
 
 } // namespace
