@@ -225,4 +225,6 @@ Report runCaptureReplay(const ReplayOptions &O) {
   return R;
 }
 
+DiffResult replayCheck(const ReplayOptions &O) { return diffResultOf(runCaptureReplay(O)); }
+
 } // namespace asmevo::check

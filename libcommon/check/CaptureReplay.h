@@ -8,6 +8,7 @@
 // against the recording and K1's against K0's.
 #pragma once
 
+#include "check/DiffResult.h"
 #include "support/Report.h"
 
 #include <cstdint>
@@ -35,5 +36,7 @@ struct ReplayOptions {
 // that does not reproduce the recording) or runtime_error (K1 faults, with the address, or
 // runs away). The body's "failed" is "K0" when K0's replay failed (never the candidate's).
 Report runCaptureReplay(const ReplayOptions &O);
+// The same, with its verdict as fields (DiffResult.h).
+DiffResult replayCheck(const ReplayOptions &O);
 
 } // namespace asmevo::check

@@ -926,6 +926,8 @@ void DiffRun::conclude() {
 
 Report runDiffCheck(const DiffOptions &O) { return DiffRun(O).run(); }
 
+DiffResult diffCheck(const DiffOptions &O) { return diffResultOf(DiffRun(O).run()); }
+
 Report runInferOnly(const std::string &K0Path, const std::string &SpecPath,
                     const std::string &Kernel, const std::string &Out, const InferOptions &IO) {
   auto K0 = openCodeObject(K0Path);

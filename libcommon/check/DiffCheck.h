@@ -5,6 +5,7 @@
 // workgroup).
 #pragma once
 
+#include "check/DiffResult.h"
 #include "check/LaunchInference.h"
 #include "support/Report.h"
 
@@ -60,6 +61,8 @@ struct DiffOptions {
 // buffer 'out' ..."); Notes the details; Body the buffers, findings and inferred spec, and
 // "failed": "K0" when K0 itself failed (a search's infrastructure failure, not the candidate's).
 Report runDiffCheck(const DiffOptions &O);
+// The same, with its verdict as fields (DiffResult.h): what a search's gate reads.
+DiffResult diffCheck(const DiffOptions &O);
 
 // The static checks of a candidate: K1's frozen ABI against K0's, then what K1's descriptors
 // allocate against the hardware's limits (where K0 has the same finding it is a note, not a

@@ -288,7 +288,7 @@ private:
     if (E.Backend == "emu") {
       double Us = 0;
       for (size_t I = 0; I < timingLaunches(E); ++I) {
-        Report TR = timing::runKernelTime(timeOptions(E, "", I));
+        timing::TimeResult TR = timing::timeKernels(timeOptions(E, "", I));
         if (TR.Result != Outcome::Ok) {
           R.Result = TR.Result;
           // A capture's input error names the bundle already.
@@ -301,10 +301,10 @@ private:
           return false;
         }
         if (E.Captures.empty())
-          E.K0Reference = timing::modeledReference(TR);
+          E.K0Reference = timing::modeledReference(TR.Rep);
         else
-          E.K0Reference.push_back(timing::modeledReference(TR));
-        Us += timingWeight(E, I) * TR.Body["kernels"][0].value("microseconds", 0.0);
+          E.K0Reference.push_back(timing::modeledReference(TR.Rep));
+        Us += timingWeight(E, I) * (TR.Kernels.empty() ? 0.0 : TR.Kernels[0].Us);
       }
       if (BaselineUs == 0)
         BaselineUs = Us;
@@ -368,7 +368,7 @@ private:
       // K0's runs on the spec's launches, made here once and kept in RUN_DIR/k0-runs, where the
       // workers (which write nothing outside their node) find them.
       if (!E.Spec.empty() && E.K0Runs) {
-        Report K = checkK0Itself(E);
+        check::DiffResult K = checkK0Itself(E);
         if (K.Result != Outcome::Ok)
           warn("warning: K0 against itself on the spec: " + K.Message +
                " (each worker runs K0 itself)");
@@ -492,14 +492,15 @@ private:
     for (size_t I = 0; BaselineUs == 0 && I < timingLaunches(E); ++I) {
       timing::TimeOptions TO = timeOptions(E, "", I);
       TO.Ensemble = 1; // K0's speedup over itself is 1 under every parameter set
-      Report TR = timing::runKernelTime(TO);
+      timing::TimeResult TR = timing::timeKernels(TO);
       if (TR.Result != Outcome::Ok) {
         R.Result = TR.Result;
         R.Message = "timing K0: " + TR.Message;
         return false;
       }
-      Us += TR.Body["kernels"][0].value("microseconds", 0.0);
-      Kind = TR.Body.value("kind", Kind);
+      Us += TR.Kernels.empty() ? 0.0 : TR.Kernels[0].Us;
+      if (!TR.Kind.empty())
+        Kind = TR.Kind;
     }
     Node N;
     N.Id = *Id;

@@ -233,8 +233,8 @@ static check::DiffOptions diffOptions(const EvalOptions &O, const std::string &K
   return D;
 }
 
-Report checkK0Itself(const EvalOptions &O) {
-  return check::runDiffCheck(diffOptions(O, O.K0, O.Spec, O.Seeds, O.Schedules));
+check::DiffResult checkK0Itself(const EvalOptions &O) {
+  return check::diffCheck(diffOptions(O, O.K0, O.Spec, O.Seeds, O.Schedules));
 }
 
 EvalResult gatedEval(const std::string &Text, const std::string &Dir, const CodeObject &K0,
@@ -283,19 +283,18 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
     return Fail(Outcome::InputError, "io", EO.Message, true);
   }
   // 3. Functional equivalence on every seed, strict; and on every captured dispatch.
-  auto CheckFailed = [&](const Report &CR, const std::string &Where = "") {
+  auto CheckFailed = [&](const check::DiffResult &CR, const std::string &Where = "") {
     // K0's own failure, an input the spec cannot place or a bundle K0 does not reproduce is the
     // run's problem, not the candidate's.
-    bool Infra = CR.Result == Outcome::InputError ||
-                 (CR.Body.is_object() && CR.Body.value("failed", "") == "K0");
+    bool Infra = CR.Failed == check::Blame::K0 || CR.Failed == check::Blame::Inputs;
     return Fail(CR.Result, "diffcheck", Where + CR.Message, Infra);
   };
   nlohmann::json Checked = nlohmann::json::array(); // the captures' verdicts, in order
   if (!O.Spec.empty()) {
-    Report DR = check::runDiffCheck(diffOptions(O, ObjPath, O.Spec, O.Seeds, O.Schedules));
-    DR.Tool = "kernel-diffcheck";
-    R.DiffCheck = DR.json();
-    R.Backend = DR.Backend;
+    check::DiffResult DR = check::diffCheck(diffOptions(O, ObjPath, O.Spec, O.Seeds, O.Schedules));
+    DR.Rep.Tool = "kernel-diffcheck";
+    R.DiffCheck = DR.Rep.json();
+    R.Backend = DR.Rep.Backend;
     R.Message = DR.Message;
     if (DR.Result != Outcome::Ok)
       return CheckFailed(DR);
@@ -310,13 +309,13 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
     C.Threads = O.Threads;
     C.Strict = true;
     C.TimeoutSeconds = O.TimeoutSeconds;
-    Report CR = check::runCaptureReplay(C);
-    CR.Tool = "kernel-diffcheck";
+    check::DiffResult CR = check::replayCheck(C);
+    CR.Rep.Tool = "kernel-diffcheck";
     Checked.push_back(
         {{"capture", Bundle}, {"outcome", outcomeName(CR.Result)}, {"message", CR.Message}});
     if (R.DiffCheck.is_null() || CR.Result != Outcome::Ok) {
-      R.DiffCheck = CR.json(); // the spec's report, else the first capture's or the failing one
-      R.Backend = CR.Backend;
+      R.DiffCheck = CR.Rep.json(); // the spec's report, else the first capture's or the failing one
+      R.Backend = CR.Rep.Backend;
     }
     if (R.Message.empty() || CR.Result != Outcome::Ok)
       R.Message = CR.Message;
@@ -335,23 +334,25 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
   nlohmann::json Launches = nlohmann::json::array();
   std::vector<double> K0Member, Member; // per parameter set, summed over the launches
   for (size_t I = 0; I < timingLaunches(O); ++I) {
-    Report TR = timing::runKernelTime(timeOptions(O, ObjPath, I));
-    TR.Tool = "kernel-time";
-    if (I == 0)
-      R.Time = TR.json();
-    if (TR.Result != Outcome::Ok) {
-      R.Time = TR.json();
+    timing::TimeResult TR = timing::timeKernels(timeOptions(O, ObjPath, I));
+    TR.Rep.Tool = "kernel-time";
+    if (I == 0 || TR.Result != Outcome::Ok)
+      R.Time = TR.Rep.json();
+    if (TR.Result != Outcome::Ok)
       return Fail(TR.Result, "time", TR.Message, TR.Result == Outcome::InputError);
-    }
-    const nlohmann::json &Ks = TR.Body["kernels"];
-    R.Kind = TR.Body.value("kind", "");
+    if (TR.Kernels.size() != 2)
+      return Fail(Outcome::InputError, "time",
+                  "kernel-time gave " + std::to_string(TR.Kernels.size()) +
+                      " kernels' times for K0 and the candidate",
+                  true);
+    const timing::KernelTime &T0 = TR.Kernels[0], &T1 = TR.Kernels[1];
+    R.Kind = TR.Kind;
     R.Backend = TR.Backend;
-    double K0Us = Ks.at(0).value("microseconds", 0.0), Us = Ks.at(1).value("microseconds", 0.0);
     const double W = timingWeight(O, I);
-    R.K0Us += W * K0Us;
-    R.Us += W * Us;
-    R.Cv = std::max({R.Cv, Ks.at(0).value("cv", 0.0), Ks.at(1).value("cv", 0.0)});
-    double Ratio = TR.Body["ratio"].value("value", 0.0);
+    R.K0Us += W * T0.Us;
+    R.Us += W * T1.Us;
+    R.Cv = std::max({R.Cv, T0.Cv, T1.Cv});
+    double K0Us = T0.Us, Us = T1.Us, Ratio = TR.Ratio;
     if (!O.Captures.empty())
       Launches.push_back({{"capture", O.Captures[I]},
                           {"weight", W},
@@ -360,17 +361,14 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
                           {"speedup", Ratio > 0 ? 1.0 / Ratio : 0.0}});
     if (timingLaunches(O) == 1) {
       R.Speedup = Ratio > 0 ? 1.0 / Ratio : 0;
-      if (TR.Body.contains("speedup")) // modeled: one per parameter set, member 0 the nominal one
-        R.Speedups = TR.Body["speedup"].value("per_member", std::vector<double>());
+      R.Speedups = TR.SpeedupPerMember; // modeled: one per parameter set, member 0 the nominal
       continue;
     }
     // Several launches: each parameter set's times summed, then the ratio.
-    auto PerMember = [](const nlohmann::json &K) {
-      if (K.contains("ensemble") && K["ensemble"].contains("microseconds_per_member"))
-        return K["ensemble"]["microseconds_per_member"].get<std::vector<double>>();
-      return std::vector<double>{K.value("microseconds", 0.0)};
+    auto PerMember = [](const timing::KernelTime &K) {
+      return K.UsPerMember.empty() ? std::vector<double>{K.Us} : K.UsPerMember;
     };
-    std::vector<double> A = PerMember(Ks.at(0)), B = PerMember(Ks.at(1));
+    std::vector<double> A = PerMember(T0), B = PerMember(T1);
     K0Member.resize(std::max(K0Member.size(), A.size()));
     Member.resize(std::max(Member.size(), B.size()));
     for (size_t M = 0; M < A.size(); ++M)
@@ -403,8 +401,8 @@ EvalResult gatedEval(const std::string &Text, const std::string &Dir, const Code
     check::DiffOptions D =
         diffOptions(O, ObjPath, O.TimeSpec, {O.Seeds.empty() ? 1 : O.Seeds.front()}, 1);
     D.EdgeShapes = false; // the correctness launches have them; this is the timing launch
-    Report TL = check::runDiffCheck(D);
-    TL.Tool = "kernel-diffcheck";
+    check::DiffResult TL = check::diffCheck(D);
+    TL.Rep.Tool = "kernel-diffcheck";
     if (R.DiffCheck.is_object() && R.DiffCheck.contains("body"))
       R.DiffCheck["body"]["timing_launch"] = {
           {"spec", O.TimeSpec}, {"outcome", outcomeName(TL.Result)}, {"message", TL.Message}};

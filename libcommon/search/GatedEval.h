@@ -2,8 +2,10 @@
 // (asm/Rebuild.h: asm_invalid, abi_invalid), the strict differential check against K0
 // (check/DiffCheck.h: divergent, unsafe, runtime_error), then the time of the candidate against
 // K0 (timing/TimeRun.h: modeled on emu, measured on hip). Correctness strictly precedes timing:
-// a candidate is timed only after kernel-diffcheck called it ok. The step reports are the ones
-// the tools write (the same envelope whether a Makefile ran the tool or this ran the library).
+// a candidate is timed only after kernel-diffcheck called it ok. The gate reads the steps'
+// verdicts and figures as fields (check::DiffResult, timing::TimeResult: outcome, whose failure,
+// times per parameter set); the step reports it keeps are the ones the tools write (the same
+// envelope whether a Makefile ran the tool or this ran the library).
 #pragma once
 
 #include "check/DiffCheck.h"
@@ -98,7 +100,7 @@ timing::TimeOptions timeOptions(const EvalOptions &O, const std::string &K1 = ""
 size_t timingLaunches(const EvalOptions &O);
 // The gate's differential check of K0 against itself on the spec's launches (every seed and
 // edge shape), through O.K0Runs: it leaves K0's runs in the cache.
-Report checkK0Itself(const EvalOptions &O);
+check::DiffResult checkK0Itself(const EvalOptions &O);
 // The weight of timing launch I in the candidate's time (1 unless --capture-weights).
 double timingWeight(const EvalOptions &O, size_t I);
 // How a candidate's time is made of the timing launches, for reports: "the captured dispatch",

@@ -42,19 +42,28 @@ class TimeRunner {
 public:
   explicit TimeRunner(const TimeOptions &O) : O(O) {}
 
-  Report run() {
-    if (!O.AttDir.empty()) {
+  TimeResult run() {
+    if (!O.AttDir.empty())
       imported();
-      return std::move(R);
-    }
-    if (open() && openDevice())
+    else if (open() && openDevice())
       Dev->info().Hardware ? measured() : modeled();
-    return std::move(R);
+    T.Result = R.Result;
+    T.Message = R.Message;
+    T.Backend = R.Backend;
+    T.Kind = R.Body.is_object() ? R.Body.value("kind", "") : "";
+    if (T.Result != Outcome::Ok) {
+      T.Kernels.clear();
+      T.Ratio = 0;
+      T.SpeedupPerMember.clear();
+    }
+    T.Rep = std::move(R);
+    return std::move(T);
   }
 
 private:
   const TimeOptions &O;
   Report R;
+  TimeResult T;                                    // R's figures as fields
   std::vector<std::unique_ptr<OpenCodeObject>> Ks; // K0, then K1
   std::vector<std::string> Roles;
   launch::LaunchSpec S;                         // S.Kernel only, with --capture
@@ -386,8 +395,10 @@ private:
       Mk.push_back(std::move(X));
     }
     nlohmann::json Kernels = nlohmann::json::array();
-    for (const ModeledKernel &X : Mk)
-      Kernels.push_back(X.Json);
+    for (size_t K = 0; K < Mk.size(); ++K) {
+      Kernels.push_back(Mk[K].Json);
+      T.Kernels.push_back({Roles[K], Mk[K].Us.empty() ? 0 : Mk[K].Us[0], 0, Mk[K].Us});
+    }
     body()["kernels"] = Kernels;
     std::vector<std::string> Ranged = rangedFigures(*TP);
     body()["ensemble"] = {{"members", N},
@@ -418,6 +429,8 @@ private:
       // Times, not cycles: the two kernels' clocks differ with their MFMA load.
       SpeedupInterval Sp = pairedSpeedups(Mk[0].Us, Mk[1].Us);
       double Ratio = Mk[1].Us[0] / U0;
+      T.Ratio = Ratio;
+      T.SpeedupPerMember = Sp.Speedups;
       std::vector<double> Ratios;
       for (double X : Sp.Speedups)
         Ratios.push_back(X > 0 ? 1 / X : 0);
@@ -678,6 +691,7 @@ void TimeRunner::measured() {
   nlohmann::json Kernels = nlohmann::json::array();
   for (const KernelTiming &T : MR->Kernels) {
     const SampleStats &St = T.Stats;
+    this->T.Kernels.push_back({T.Role, St.Median * 1e6, St.Cv, {}});
     Kernels.push_back({{"role", T.Role},
                        {"microseconds", St.Median * 1e6},
                        {"median_us", St.Median * 1e6},
@@ -703,6 +717,7 @@ void TimeRunner::measured() {
       "K0 " + fixed(S0.Median * 1e6, 3) + " us median on " + Dev->info().Name + ", measured";
   if (MR->Ratio) {
     const RatioInterval &Q = *MR->Ratio;
+    T.Ratio = Q.Ratio;
     body()["ratio"] = {
         {"value", Q.Ratio},
         {"low", Q.Lo},
@@ -717,7 +732,9 @@ void TimeRunner::measured() {
 
 } // namespace
 
-Report runKernelTime(const TimeOptions &O) { return TimeRunner(O).run(); }
+TimeResult timeKernels(const TimeOptions &O) { return TimeRunner(O).run(); }
+
+Report runKernelTime(const TimeOptions &O) { return TimeRunner(O).run().Rep; }
 
 nlohmann::json modeledReference(const Report &R) {
   if (R.Result != Outcome::Ok || R.Body.value("kind", "") != "modeled" ||

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace asmevo::timing {
 
@@ -49,10 +50,30 @@ struct TimeOptions {
   std::function<void(const std::string &)> Progress;
 };
 
+// The figures of a run, as fields (what the search's gate reads), beside the report the tool
+// renders: kind, each kernel's time, the ratio and, modeled, the speedup per parameter set.
+struct KernelTime {
+  std::string Role;                // "K0", "K1"
+  double Us = 0;                   // modeled: at the nominal figures; measured: the median
+  double Cv = 0;                   // measured: of the samples (0 modeled)
+  std::vector<double> UsPerMember; // modeled: per parameter set (member 0 the nominal one)
+};
+struct TimeResult {
+  Outcome Result = Outcome::Ok;
+  std::string Message;
+  std::string Kind, Backend; // "modeled" or "measured"; "emu" or "hip"
+  std::vector<KernelTime> Kernels;
+  double Ratio = 0;                     // t(K1)/t(K0) (0: no K1)
+  std::vector<double> SpeedupPerMember; // modeled, with K1: t(K0)/t(K1) per parameter set
+  Report Rep;                           // the report kernel-time writes
+};
+
 // Outcome ok with the times; input_error (a spec that does not fit the kernel or whose buffers
 // are too small for what K0 touches, a missing or bad parameter file, a grid of more than
 // MaxWorkgroups on the model, --backend hip with no GPU, ...); runtime_error (an emulated launch
 // that stops: an unsupported instruction, named with kernel+offset).
+TimeResult timeKernels(const TimeOptions &O);
+// The report alone (timeKernels(O).Rep).
 Report runKernelTime(const TimeOptions &O);
 
 // What a later run may reuse of a modeled report of K0 (TimeOptions::K0Reference): K0's entry

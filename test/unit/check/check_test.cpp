@@ -558,6 +558,42 @@ TEST(DiffCheck, IdenticalKernelsAreOkAndReportMetrics) {
   EXPECT_EQ(R.Body["spec"]["args"][0]["elements"], 3000);
 }
 
+// What a search's gate reads of a check (DiffResult): its outcome, its message and whose failure
+// it is, from the same run as the report the tool writes.
+TEST(DiffCheck, TheVerdictSaysWhoseFailureItIs) {
+  DiffOptions O;
+  O.K0 = O.K1 = triton("gfx942", "vector_add_fp32");
+  O.Spec = src("test/specs/vector_add_fp32.json");
+  O.Seeds = {1};
+  O.EdgeShapes = false;
+  DiffResult Ok = diffCheck(O);
+  EXPECT_EQ(Ok.Result, Outcome::Ok) << Ok.Message;
+  EXPECT_EQ(Ok.Failed, Blame::None);
+  EXPECT_EQ(Ok.Message, Ok.Rep.Message);
+  // K0 itself stopped (a bound on every run, K0's included): K0's failure.
+  DiffOptions Slow = O;
+  Slow.TimeoutSeconds = 1e-9;
+  DiffResult K0 = diffCheck(Slow);
+  EXPECT_EQ(K0.Result, Outcome::RuntimeError) << K0.Message;
+  EXPECT_EQ(K0.Failed, Blame::K0) << K0.Message;
+  EXPECT_EQ(K0.Rep.Body.value("failed", ""), "K0");
+  // A spec that is not there: the inputs'.
+  DiffOptions Missing = O;
+  Missing.Spec = src("test/specs/no-such-spec.json");
+  DiffResult In = diffCheck(Missing);
+  EXPECT_EQ(In.Result, Outcome::InputError);
+  EXPECT_EQ(In.Failed, Blame::Inputs);
+  // Any other failure is the candidate's; an interruption nobody's.
+  Report D;
+  D.Result = Outcome::Divergent;
+  D.Message = "divergent: buffer 'out' ...";
+  EXPECT_EQ(diffResultOf(D).Failed, Blame::Candidate);
+  EXPECT_EQ(diffResultOf(D).Message, D.Message);
+  D.Result = Outcome::Interrupted;
+  EXPECT_EQ(diffResultOf(D).Failed, Blame::None);
+  EXPECT_STREQ(blameName(Blame::K0), "k0");
+}
+
 // K0's runs kept across checks (a search): the second check of the same K0, spec and seeds runs
 // K0 on none of them (the seeds and the four edge shapes), and says what the first said; another
 // seed is run and kept.

@@ -195,4 +195,51 @@ TEST(Ensemble, AGateCandidateReusesK0sFiguresAndGetsWhatTheFullPairGets) {
   EXPECT_EQ(R5.Body["speedup"]["members"], 5);
 }
 
+TEST(Ensemble, TheTimeResultsFieldsAreTheReportsFigures) {
+  // What the search's gate reads (timeKernels: fields) is what kernel-time writes (the report),
+  // for a pair on 4 parameter sets, with K0's figures reused and not; an error has no figures.
+  auto P = vaddPair(4);
+  ASSERT_TRUE(P);
+  TimeResult T = timeKernels(P->O);
+  ASSERT_EQ(T.Result, asmevo::Outcome::Ok) << T.Message;
+  const nlohmann::json &B = T.Rep.Body;
+  EXPECT_EQ(T.Message, T.Rep.Message);
+  EXPECT_EQ(T.Kind, "modeled");
+  EXPECT_EQ(T.Backend, "emu");
+  ASSERT_EQ(T.Kernels.size(), 2u);
+  for (size_t K = 0; K < 2; ++K) {
+    EXPECT_EQ(T.Kernels[K].Role, B["kernels"][K]["role"]);
+    EXPECT_EQ(T.Kernels[K].Us, B["kernels"][K]["microseconds"].get<double>());
+    EXPECT_EQ(T.Kernels[K].Cv, 0);
+    EXPECT_EQ(nlohmann::json(T.Kernels[K].UsPerMember),
+              B["kernels"][K]["ensemble"]["microseconds_per_member"]);
+  }
+  EXPECT_EQ(T.Ratio, B["ratio"]["value"].get<double>());
+  EXPECT_EQ(nlohmann::json(T.SpeedupPerMember), B["speedup"]["per_member"]);
+  EXPECT_EQ(T.SpeedupPerMember.size(), 4u);
+
+  TimeOptions K0Only = P->O;
+  K0Only.K1.clear();
+  TimeResult Alone = timeKernels(K0Only);
+  ASSERT_EQ(Alone.Result, asmevo::Outcome::Ok) << Alone.Message;
+  EXPECT_EQ(Alone.Kernels.size(), 1u);
+  EXPECT_EQ(Alone.Ratio, 0);
+  EXPECT_TRUE(Alone.SpeedupPerMember.empty());
+  TimeOptions C = P->O;
+  C.K0Reference = modeledReference(Alone.Rep);
+  TimeResult Reused = timeKernels(C);
+  ASSERT_EQ(Reused.Result, asmevo::Outcome::Ok) << Reused.Message;
+  EXPECT_EQ(Reused.Rep.Body["kernels"][0].value("reused", false), true);
+  EXPECT_EQ(Reused.Kernels[0].UsPerMember, T.Kernels[0].UsPerMember);
+  EXPECT_EQ(Reused.SpeedupPerMember, T.SpeedupPerMember);
+
+  TimeOptions Bad = P->O;
+  Bad.Spec = P->O.Spec + ".missing";
+  TimeResult E = timeKernels(Bad);
+  EXPECT_EQ(E.Result, asmevo::Outcome::InputError);
+  EXPECT_EQ(E.Message, E.Rep.Message);
+  EXPECT_TRUE(E.Kernels.empty());
+  EXPECT_EQ(E.Ratio, 0);
+}
+
 } // namespace
