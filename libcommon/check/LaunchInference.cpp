@@ -210,6 +210,16 @@ llvm::Error Inference::placeBuffers() {
     Addr[I] = B.Base + B.DataOff;
     Bufs.push_back(std::move(B));
   }
+  // A pointer table holds its entries' addresses in every variant (it is an input of fixed
+  // contents: only what it points to varies).
+  for (Buf &B : Bufs)
+    if (!S.Args[B.Arg].Table.empty()) {
+      std::vector<uint8_t> T = S.tableContents(B.Arg, Addr);
+      T.resize(B.Cap, 0);
+      for (int V = 0; V < 4; ++V)
+        B.Init[V] = T;
+      B.Fixed = true;
+    }
 
   L.Kernel = S.Kernel;
   L.GridItems = S.gridItems();

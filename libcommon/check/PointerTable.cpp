@@ -36,9 +36,12 @@ llvm::Error pointerTableError(const std::string &Lead, const launch::ArgSpec &A,
                 "': " + Fault.Instruction + " at " + hexText(Fault.Address) + ", " +
                 std::to_string(Word.first) + " bytes past the value " + hexText(W) + " " + Whence +
                 " (" + Fault.Message +
-                "). A kernel that loads addresses from a buffer (a pointer table) cannot be "
-                "described by a launch spec: record a real dispatch with dispatch-capture and "
-                "check it with kernel-diffcheck --capture"),
+                "). A kernel that loads addresses from a buffer (a pointer table) needs that "
+                "buffer described as one: {\"arg\": \"" +
+                A.Arg +
+                "\", \"table\": [{\"type\": ...}, ...]} in the spec, one entry per address; "
+                "or record a real dispatch with dispatch-capture and check it with "
+                "kernel-diffcheck --capture"),
       SpecPath);
 }
 

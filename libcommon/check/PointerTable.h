@@ -1,7 +1,8 @@
-// K0 faulting at an address it loaded from a buffer's contents (a pointer table): a launch spec
-// cannot describe such a kernel (its buffers hold addresses the spec does not know), so launch
-// inference and the differential check name the buffer and the word, and point to a captured
-// dispatch (dispatch-capture, kernel-diffcheck --capture) instead of a bare memory fault.
+// K0 faulting at an address it loaded from a buffer's contents (a pointer table the spec gives
+// as an ordinary buffer, so its words are random values): launch inference and the differential
+// check name the buffer and the word, and point to the spec's "table" form (LaunchSpec.h) and to
+// a captured dispatch (dispatch-capture, kernel-diffcheck --capture) instead of a bare memory
+// fault.
 #pragma once
 
 #include "launch/LaunchSpec.h"
@@ -29,9 +30,9 @@ bool faultMoved(llvm::Error E, uint64_t Address);
 
 // The input error (naming SpecPath, after Lead: "launch inference: ") for K0 faulting (Fault)
 // at an address it loaded from A's contents: the word found by wordBelow, Whence saying where
-// the word came from ("that inference wrote at byte 0 of it"). It says that no launch spec
-// describes such a kernel, and to capture a real dispatch (dispatch-capture) and check it with
-// --capture.
+// the word came from ("that inference wrote at byte 0 of it"). It says to describe the buffer
+// as a pointer table in the spec, or to capture a real dispatch (dispatch-capture) and check it
+// with --capture.
 llvm::Error pointerTableError(const std::string &Lead, const launch::ArgSpec &A,
                               const MemoryFaultError &Fault, const std::vector<uint8_t> &Data,
                               std::pair<uint64_t, uint64_t> Word, const std::string &Whence,

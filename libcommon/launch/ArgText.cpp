@@ -52,12 +52,53 @@ llvm::Expected<ArgText> parseArgText(const std::string &Text) {
 }
 
 const BufferArg *BoundArgs::buffer(const KernelSignature &Sig, const std::string &Name) const {
-  const KernelArg *A = Sig.find(Name);
+  // "NAME[I]": entry I of pointer table NAME.
+  int Slot = -1;
+  std::string Base = Name;
+  if (size_t Open = Name.rfind('['); Open != std::string::npos && Name.back() == ']') {
+    uint64_t I = 0;
+    if (!parseU64(Name.substr(Open + 1, Name.size() - Open - 2), I) || I > 0xffff)
+      return nullptr;
+    Slot = int(I);
+    Base = Name.substr(0, Open);
+  }
+  const KernelArg *A = Sig.find(Base);
   for (const BufferArg &B : Buffers)
-    if (A && B.Arg == A)
+    if (A && B.Arg == A && (Slot < 0 ? B.TableOf < 0 : B.TableOf >= 0 && int(B.Slot) == Slot))
       return &B;
   return nullptr;
 }
+
+namespace {
+// One buffer's value, @FILE or zeros:BYTES, into Buf (Label names it in errors).
+llvm::Error parseBufferValue(const std::string &Value, const std::string &Label, BufferArg &Buf) {
+  if (!Value.empty() && Value[0] == '@') {
+    if (Value.size() == 1)
+      return makeError("argument '" + Label + "': '@' needs a file name (@FILE)");
+    auto F = readFile(Value.substr(1));
+    if (!F)
+      return makeError("argument '" + Label + "': " + llvm::toString(F.takeError()));
+    Buf.Contents = (*F)->getBuffer().str();
+    Buf.Size = Buf.Contents.size();
+    if (Buf.Size == 0)
+      return makeError("argument '" + Label + "': file '" + Value.substr(1) + "' is empty");
+    return llvm::Error::success();
+  }
+  if (Value.rfind("zeros:", 0) == 0) {
+    if (!parseU64(Value.substr(6), Buf.Size) || Buf.Size == 0)
+      return makeError("argument '" + Label + "': '" + Value +
+                       "': zeros: needs a positive byte count");
+    if (Buf.Size > kMaxSpecBytes)
+      return makeError("argument '" + Label + "': '" + Value + "': more than the " +
+                       std::to_string(kMaxSpecBytes >> 30) + " GiB a buffer may hold");
+    return llvm::Error::success();
+  }
+  return makeError("argument '" + Label +
+                   "' is a pointer: give @FILE, zeros:BYTES, table:BUF+BUF..., null or "
+                   "addr:ADDRESS, not '" +
+                   Value + "'");
+}
+} // namespace
 
 llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::string &Kernel,
                                        const std::vector<ArgText> &Args) {
@@ -102,28 +143,37 @@ llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::st
     BufferArg Buf;
     Buf.Arg = A;
     Buf.Label = Label;
-    if (S.Value[0] == '@') {
-      if (S.Value.size() == 1)
-        return makeError("argument '" + Label + "': '@' needs a file name (@FILE)");
-      auto F = readFile(S.Value.substr(1));
-      if (!F)
-        return makeError("argument '" + Label + "': " + llvm::toString(F.takeError()));
-      Buf.Contents = (*F)->getBuffer().str();
-      Buf.Size = Buf.Contents.size();
-      if (Buf.Size == 0)
-        return makeError("argument '" + Label + "': file '" + S.Value.substr(1) + "' is empty");
-    } else if (S.Value.rfind("zeros:", 0) == 0) {
-      if (!parseU64(S.Value.substr(6), Buf.Size) || Buf.Size == 0)
-        return makeError("argument '" + Label + "': '" + S.Value +
-                         "': zeros: needs a positive byte count");
-      if (Buf.Size > kMaxSpecBytes)
-        return makeError("argument '" + Label + "': '" + S.Value + "': more than the " +
-                         std::to_string(kMaxSpecBytes >> 30) + " GiB a buffer may hold");
-    } else {
-      return makeError("argument '" + Label +
-                       "' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '" +
-                       S.Value + "'");
+    if (S.Value.rfind("table:", 0) == 0) {
+      // A pointer table: a buffer of one 8-byte address per entry, each entry a buffer.
+      std::vector<BufferArg> Entries;
+      std::string Items = S.Value.substr(6);
+      for (size_t P = 0, K = 0;; ++K) {
+        size_t Plus = Items.find('+', P);
+        BufferArg E;
+        E.Arg = A;
+        E.Label = Label + "[" + std::to_string(K) + "]";
+        E.TableOf = int(R.Buffers.size());
+        E.Slot = unsigned(K);
+        if (llvm::Error Err = parseBufferValue(Items.substr(P, Plus - P), E.Label, E))
+          return std::move(Err);
+        Total += E.Size;
+        Entries.push_back(std::move(E));
+        if (Plus == std::string::npos)
+          break;
+        P = Plus + 1;
+      }
+      Buf.Size = 8 * Entries.size();
+      Total += Buf.Size;
+      if (Total > kMaxSpecBytes)
+        return makeError("argument '" + Label + "': the buffers together are more than the " +
+                         std::to_string(kMaxSpecBytes >> 30) + " GiB a launch may hold");
+      R.Buffers.push_back(std::move(Buf));
+      for (BufferArg &E : Entries)
+        R.Buffers.push_back(std::move(E));
+      continue;
     }
+    if (llvm::Error Err = parseBufferValue(S.Value, Label, Buf))
+      return std::move(Err);
     Total += Buf.Size;
     if (Total > kMaxSpecBytes)
       return makeError("argument '" + Label + "': the buffers together are more than the " +
@@ -149,9 +199,17 @@ llvm::Error placeBuffers(device::Device &Dev, BoundArgs &B) {
     if (!Buf.Contents.empty())
       if (llvm::Error E = Dev.write(*Addr, Buf.Contents.data(), Buf.Contents.size()))
         return E;
+    if (Buf.TableOf >= 0) // a table's entry: its address goes in the table
+      continue;
     for (unsigned I = 0; I < 8 && I < Buf.Arg->Size; ++I)
       B.Kernarg[Buf.Arg->Offset + I] = uint8_t(*Addr >> (8 * I));
   }
+  for (const BufferArg &E : B.Buffers)
+    if (E.TableOf >= 0) {
+      uint64_t A = E.Address;
+      if (llvm::Error Err = Dev.write(B.Buffers[size_t(E.TableOf)].Address + 8ull * E.Slot, &A, 8))
+        return Err;
+    }
   return llvm::Error::success();
 }
 

@@ -98,6 +98,8 @@ std::vector<uint8_t> LaunchSpec::kernarg(const std::vector<uint64_t> &Addr) cons
   std::vector<uint8_t> K(explicitArgsEnd(Sig), 0);
   for (size_t I = 0; I < Args.size(); ++I) {
     const ArgSpec &A = Args[I];
+    if (A.TableOf >= 0)
+      continue; // a table's entry: its address is in the table, not the kernarg segment
     if (A.Buffer) {
       uint64_t P = A.Null || I >= Addr.size() ? 0 : Addr[I];
       std::memcpy(&K[A.Offset], &P, std::min<uint32_t>(A.Size, 8));
@@ -106,6 +108,24 @@ std::vector<uint8_t> LaunchSpec::kernarg(const std::vector<uint64_t> &Addr) cons
     }
   }
   return K;
+}
+
+std::vector<uint8_t> LaunchSpec::tableContents(size_t T, const std::vector<uint64_t> &Addr) const {
+  std::vector<uint8_t> B(8 * Args[T].Table.size(), 0);
+  for (size_t K = 0; K < Args[T].Table.size(); ++K) {
+    unsigned E = Args[T].Table[K];
+    uint64_t P = E < Addr.size() ? Addr[E] : 0;
+    std::memcpy(B.data() + 8 * K, &P, 8);
+  }
+  return B;
+}
+
+void LaunchSpec::neutralizeTable(size_t T, const std::vector<uint64_t> &Addr, uint8_t *Data,
+                                 uint64_t Bytes) const {
+  std::vector<uint8_t> Placed = tableContents(T, Addr);
+  for (uint64_t Off = 0; Off + 8 <= std::min<uint64_t>(Bytes, Placed.size()); Off += 8)
+    if (std::memcmp(Data + Off, Placed.data() + Off, 8) == 0)
+      std::memset(Data + Off, 0, 8);
 }
 
 bool LaunchSpec::needsInference() const {
@@ -128,8 +148,23 @@ nlohmann::json LaunchSpec::toJson() const {
     J["grid"] = Grid;
   J["block"] = Block;
   J["dynamic_lds"] = DynamicLds;
+  auto BufferJson = [](const ArgSpec &A, nlohmann::json &E) {
+    E["type"] = elemTypeName(A.Type);
+    if (A.Elements)
+      E["elements"] = *A.Elements;
+    if (A.R != Role::Unset)
+      E["role"] = roleName(A.R);
+    if (A.Range)
+      E["range"] = {A.Range->first, A.Range->second};
+    if (!A.File.empty())
+      E["file"] = A.File;
+    if (!A.Fill.empty())
+      E["fill"] = A.Fill;
+  };
   nlohmann::json Args_ = nlohmann::json::array();
   for (const ArgSpec &A : Args) {
+    if (A.TableOf >= 0)
+      continue; // written inside its table
     nlohmann::json E = nlohmann::json::object();
     E["arg"] = A.Arg;
     if (!A.Buffer) {
@@ -138,23 +173,73 @@ nlohmann::json LaunchSpec::toJson() const {
       E["value"] = A.Value;
     } else if (A.Null) {
       E["value"] = "null";
+    } else if (!A.Table.empty()) {
+      E["table"] = nlohmann::json::array();
+      for (unsigned I : A.Table) {
+        nlohmann::json T = nlohmann::json::object();
+        BufferJson(Args[I], T);
+        E["table"].push_back(T);
+      }
+    } else if (!A.TableJson.is_null()) {
+      E["table"] = A.TableJson; // not resolved yet
     } else {
-      E["type"] = elemTypeName(A.Type);
-      if (A.Elements)
-        E["elements"] = *A.Elements;
-      if (A.R != Role::Unset)
-        E["role"] = roleName(A.R);
-      if (A.Range)
-        E["range"] = {A.Range->first, A.Range->second};
-      if (!A.File.empty())
-        E["file"] = A.File;
-      if (!A.Fill.empty())
-        E["fill"] = A.Fill;
+      BufferJson(A, E);
     }
     Args_.push_back(E);
   }
   J["args"] = Args_;
   return J;
+}
+
+// The buffer fields of a spec entry E ("type", "elements", "role", "range", "file", "fill")
+// into A; an error text (after Where) or "". Dir: where a relative "file" is.
+static std::string parseBufferFields(const nlohmann::json &E, ArgSpec &A, const std::string &Where,
+                                     const std::string &Dir) {
+  if (E.contains("type")) {
+    if (!E["type"].is_string() || !parseElemType(E["type"].get<std::string>(), A.Type))
+      return Where + "unknown type " + E["type"].dump() + " (" + kTypeList + ")";
+    A.TypeGiven = true;
+    A.ScalarType = E["type"].get<std::string>();
+  }
+  if (E.contains("elements")) {
+    const auto &X = E["elements"];
+    if (!(X.is_number_integer() || X.is_number_unsigned()) || X.get<int64_t>() < 0)
+      return Where + "\"elements\" must be a non-negative integer";
+    A.Elements = X.get<uint64_t>();
+  }
+  if (E.contains("role")) {
+    std::string R = E["role"].is_string() ? E["role"].get<std::string>() : "";
+    if (R == "in")
+      A.R = Role::In;
+    else if (R == "out")
+      A.R = Role::Out;
+    else if (R == "inout")
+      A.R = Role::InOut;
+    else
+      return Where + "\"role\" must be \"in\", \"out\" or \"inout\"";
+  }
+  if (E.contains("range")) {
+    const auto &X = E["range"];
+    if (!X.is_array() || X.size() != 2 || !X[0].is_number() || !X[1].is_number() ||
+        X[0].get<double>() > X[1].get<double>())
+      return Where + "\"range\" must be [lo, hi] with lo <= hi";
+    A.Range = std::pair{X[0].get<double>(), X[1].get<double>()};
+  }
+  if (E.contains("file")) {
+    if (!E["file"].is_string() || E["file"].get<std::string>().empty())
+      return Where + "\"file\" must be a path";
+    A.File = E["file"].get<std::string>();
+    A.FilePath = llvm::sys::path::is_absolute(A.File) ? A.File : Dir + "/" + A.File;
+  }
+  if (E.contains("fill")) {
+    std::string F = E["fill"].is_string() ? E["fill"].get<std::string>() : "";
+    if (F != "zero" && F != "random")
+      return Where + "\"fill\" must be \"zero\" or \"random\"";
+    A.Fill = F;
+  }
+  if (!A.File.empty() && !A.Fill.empty())
+    return Where + "give \"file\" or \"fill\", not both";
+  return "";
 }
 
 llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::string &Path) {
@@ -258,8 +343,10 @@ llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::stri
   }
   if (!J.contains("args") || !J["args"].is_array())
     return err("\"args\" must be an array with one entry per explicit kernel argument");
-  static const std::set<std::string> ArgKeys = {"arg",  "type", "elements", "role",   "range",
-                                                "file", "fill", "value",    "comment"};
+  static const std::set<std::string> ArgKeys = {"arg",  "type", "elements", "role",  "range",
+                                                "file", "fill", "value",    "table", "comment"};
+  static const std::set<std::string> EntryKeys = {"type", "elements", "role",   "range",
+                                                  "file", "fill",     "comment"};
   unsigned N = 0;
   for (const auto &E : J["args"]) {
     std::string Where = "args[" + std::to_string(N) + "]: ";
@@ -268,56 +355,41 @@ llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::stri
     for (auto It = E.begin(); It != E.end(); ++It)
       if (!ArgKeys.count(It.key()))
         return err(Where + "unknown key '" + It.key() +
-                   "' (arg, type, elements, role, range, file, fill, value, comment)");
+                   "' (arg, type, elements, role, range, file, fill, value, table, comment)");
     if (!E.contains("arg") || !E["arg"].is_string() || E["arg"].get<std::string>().empty())
       return err(Where + "\"arg\" is missing (a metadata name or #N)");
     ArgSpec A;
     A.Entry = N;
     A.Arg = E["arg"].get<std::string>();
-    if (E.contains("type")) {
-      if (!E["type"].is_string() || !parseElemType(E["type"].get<std::string>(), A.Type))
-        return err(Where + "unknown type " + E["type"].dump() + " (" + kTypeList + ")");
-      A.TypeGiven = true;
-      A.ScalarType = E["type"].get<std::string>();
+    if (std::string Bad = parseBufferFields(E, A, Where, S.Dir); !Bad.empty())
+      return err(Bad);
+    if (E.contains("table")) {
+      const auto &T = E["table"];
+      if (!T.is_array() || T.empty())
+        return err(Where + "\"table\" must be a non-empty array of buffers ({\"type\": ..., "
+                           "\"elements\": ..., \"role\": ...}), one per address in the table");
+      for (auto It = E.begin(); It != E.end(); ++It)
+        if (It.key() != "arg" && It.key() != "table" && It.key() != "comment")
+          return err(Where +
+                     "a pointer table has only \"arg\" and \"table\" (its entries "
+                     "say what each address points to), not '" +
+                     It.key() + "'");
+      for (size_t K = 0; K < T.size(); ++K) {
+        std::string W = "args[" + std::to_string(N) + "].table[" + std::to_string(K) + "]: ";
+        if (!T[K].is_object())
+          return err(W + "expected an object (a buffer)");
+        for (auto It = T[K].begin(); It != T[K].end(); ++It)
+          if (!EntryKeys.count(It.key()))
+            return err(W + "unknown key '" + It.key() +
+                       "' (type, elements, role, range, file, fill, comment)");
+        ArgSpec X;
+        if (std::string Bad = parseBufferFields(T[K], X, W, S.Dir); !Bad.empty())
+          return err(Bad);
+        if (!X.TypeGiven)
+          return err(W + "needs \"type\" (" + kTypeList + ")");
+      }
+      A.TableJson = T;
     }
-    if (E.contains("elements")) {
-      const auto &X = E["elements"];
-      if (!(X.is_number_integer() || X.is_number_unsigned()) || X.get<int64_t>() < 0)
-        return err(Where + "\"elements\" must be a non-negative integer");
-      A.Elements = X.get<uint64_t>();
-    }
-    if (E.contains("role")) {
-      std::string R = E["role"].is_string() ? E["role"].get<std::string>() : "";
-      if (R == "in")
-        A.R = Role::In;
-      else if (R == "out")
-        A.R = Role::Out;
-      else if (R == "inout")
-        A.R = Role::InOut;
-      else
-        return err(Where + "\"role\" must be \"in\", \"out\" or \"inout\"");
-    }
-    if (E.contains("range")) {
-      const auto &X = E["range"];
-      if (!X.is_array() || X.size() != 2 || !X[0].is_number() || !X[1].is_number() ||
-          X[0].get<double>() > X[1].get<double>())
-        return err(Where + "\"range\" must be [lo, hi] with lo <= hi");
-      A.Range = std::pair{X[0].get<double>(), X[1].get<double>()};
-    }
-    if (E.contains("file")) {
-      if (!E["file"].is_string() || E["file"].get<std::string>().empty())
-        return err(Where + "\"file\" must be a path");
-      A.File = E["file"].get<std::string>();
-      A.FilePath = llvm::sys::path::is_absolute(A.File) ? A.File : S.Dir + "/" + A.File;
-    }
-    if (E.contains("fill")) {
-      std::string F = E["fill"].is_string() ? E["fill"].get<std::string>() : "";
-      if (F != "zero" && F != "random")
-        return err(Where + "\"fill\" must be \"zero\" or \"random\"");
-      A.Fill = F;
-    }
-    if (!A.File.empty() && !A.Fill.empty())
-      return err(Where + "give \"file\" or \"fill\", not both");
     if (E.contains("value"))
       A.Value = E["value"];
     S.Args.push_back(std::move(A));
@@ -331,6 +403,26 @@ llvm::Expected<LaunchSpec> readLaunchSpec(const std::string &Path) {
   if (!F)
     return F.takeError();
   return parseLaunchSpec((*F)->getBuffer(), Path);
+}
+
+// A buffer's "file": read, its size a whole number of elements (and "elements" if given), and
+// A.Elements set from it; an error text (after Where) or "".
+static std::string fileElements(ArgSpec &A, const std::string &Where) {
+  if (A.FilePath.empty())
+    return "";
+  auto F = readFile(A.FilePath);
+  if (!F) // the spec names it, relative to the spec's folder
+    return Where + "\"file\" '" + A.File + "': " + llvm::toString(F.takeError());
+  uint64_t Bytes = (*F)->getBufferSize();
+  unsigned ES = elemSize(A.Type);
+  if (Bytes % ES)
+    return Where + "file '" + A.File + "' has " + std::to_string(Bytes) +
+           " bytes, not a whole number of " + elemTypeName(A.Type) + " elements";
+  if (A.Elements && *A.Elements != Bytes / ES)
+    return Where + "file '" + A.File + "' holds " + std::to_string(Bytes / ES) +
+           " elements; \"elements\" says " + std::to_string(*A.Elements);
+  A.Elements = Bytes / ES;
+  return "";
 }
 
 llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
@@ -379,27 +471,27 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
         A.Null = true;
         continue;
       }
+      if (!A.TableJson.is_null()) {
+        // A pointer table: one u64 address per entry, written when the launch is placed.
+        A.Type = ElemType::U64;
+        A.TypeGiven = true;
+        A.Elements = A.TableJson.size();
+        A.R = Role::In;
+        A.Fill = "zero";
+        continue;
+      }
       if (!A.TypeGiven) {
         auto T = typeFromTypeName(M.TypeName);
         if (!T)
           return err(Where + "buffer argument '" + A.Arg + "' needs \"type\" (" + kTypeList + ")");
         A.Type = *T;
       }
-      if (!A.FilePath.empty()) {
-        auto F = readFile(A.FilePath);
-        if (!F) // the spec names it, relative to the spec's folder
-          return err(Where + "\"file\" '" + A.File + "': " + llvm::toString(F.takeError()));
-        uint64_t Bytes = (*F)->getBufferSize();
-        unsigned ES = elemSize(A.Type);
-        if (Bytes % ES)
-          return err(Where + "file '" + A.File + "' has " + std::to_string(Bytes) +
-                     " bytes, not a whole number of " + elemTypeName(A.Type) + " elements");
-        if (A.Elements && *A.Elements != Bytes / ES)
-          return err(Where + "file '" + A.File + "' holds " + std::to_string(Bytes / ES) +
-                     " elements; \"elements\" says " + std::to_string(*A.Elements));
-        A.Elements = Bytes / ES;
-      }
+      if (std::string Bad = fileElements(A, Where); !Bad.empty())
+        return err(Bad);
     } else {
+      if (!A.TableJson.is_null())
+        return err(Where + "'" + A.Arg + "' is passed by value (" + M.ValueKind +
+                   "): only a buffer argument can be a pointer table");
       if (A.Elements || A.R != Role::Unset || A.Range || !A.File.empty() || !A.Fill.empty())
         return err(Where + "'" + A.Arg + "' is passed by value (" + M.ValueKind +
                    "): give only \"value\" (and \"type\")");
@@ -422,6 +514,32 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
     }
   std::sort(S.Args.begin(), S.Args.end(),
             [](const ArgSpec &A, const ArgSpec &B) { return A.Index < B.Index; });
+  // The pointer tables' entries, after every explicit argument.
+  const size_t NumExplicit = S.Args.size();
+  for (size_t T = 0; T < NumExplicit; ++T) {
+    if (S.Args[T].TableJson.is_null() || !S.Args[T].Buffer || S.Args[T].Null)
+      continue;
+    const nlohmann::json Entries = S.Args[T].TableJson;
+    for (size_t K = 0; K < Entries.size(); ++K) {
+      ArgSpec E;
+      std::string Where =
+          "args[" + std::to_string(S.Args[T].Entry) + "].table[" + std::to_string(K) + "]: ";
+      if (std::string Bad = parseBufferFields(Entries[K], E, Where, S.Dir); !Bad.empty())
+        return err(Bad);
+      E.Entry = S.Args[T].Entry;
+      E.Arg = S.Args[T].Arg + "[" + std::to_string(K) + "]";
+      E.Label = S.Args[T].Label + "[" + std::to_string(K) + "]";
+      E.Index = unsigned(S.Args.size());
+      E.ValueKind = "global_buffer";
+      E.Buffer = true;
+      E.TableOf = int(T);
+      E.Slot = unsigned(K);
+      if (std::string Bad = fileElements(E, Where); !Bad.empty())
+        return err(Bad);
+      S.Args[T].Table.push_back(unsigned(S.Args.size()));
+      S.Args.push_back(std::move(E));
+    }
+  }
   // Sizes are bounded before anything is allocated (each buffer is generated, copied and
   // compared several times over).
   uint64_t Total = 0;

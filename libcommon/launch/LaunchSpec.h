@@ -47,6 +47,18 @@ struct ArgSpec {
   std::string Fill;     // "", "zero" or "random"
   bool ElementsInferred = false, RoleInferred = false;
 
+  // Pointer tables: a buffer argument whose contents are the addresses of other buffers (the
+  // spec's "table": [{buffer}, ...]; paged KV, grouped GEMM, MoE LoRA). The table is a u64
+  // buffer of one address per entry, role in, written when the launch is placed; each entry is
+  // a buffer of its own, kept in LaunchSpec::Args after every explicit argument, labelled
+  // "LABEL[I]", and checked, compared and inferred as any buffer. Its contents read back as
+  // zeros where the kernel left the placed addresses (so that K0's and K1's runs, placed at
+  // different addresses, compare equal).
+  std::vector<unsigned> Table; // a table: its entries' indices in LaunchSpec::Args, in order
+  int TableOf = -1;            // an entry: its table's index in LaunchSpec::Args
+  unsigned Slot = 0;           // an entry: its index in the table
+  nlohmann::json TableJson;    // a table, as parsed (resolveLaunchSpec makes its entries)
+
   // By-value arguments.
   nlohmann::json Value;
   std::string ScalarType;          // "type" given for a by-value argument
@@ -73,13 +85,21 @@ struct LaunchSpec {
   bool HasGrid = false, HasGridItems = false;
   std::array<uint32_t, 3> Grid{1, 1, 1}, GridItems{1, 1, 1}, Block{1, 1, 1};
   uint32_t DynamicLds = 0;
-  std::vector<ArgSpec> Args; // after resolve: one per explicit argument, in order
-  KernelSignature Sig;       // after resolve
+  // After resolve: one per explicit argument, in order, then the pointer tables' entries.
+  std::vector<ArgSpec> Args;
+  KernelSignature Sig; // after resolve
 
   // The grid in work-items (parseLaunchSpec checks it against the hardware's limits).
   std::array<uint32_t, 3> gridItems() const;
   // The kernarg segment (explicit arguments; buffer pointers from Addr, indexed like Args).
   std::vector<uint8_t> kernarg(const std::vector<uint64_t> &Addr) const;
+  // The contents of table argument T: its entries' addresses from Addr (indexed like Args).
+  std::vector<uint8_t> tableContents(size_t T, const std::vector<uint64_t> &Addr) const;
+  // Table argument T's data read back (Data, its bytes) with every slot that still holds its
+  // entry's placed address (Addr) set to zero: what a kernel that left the table alone leaves,
+  // whatever the addresses.
+  void neutralizeTable(size_t T, const std::vector<uint64_t> &Addr, uint8_t *Data,
+                       uint64_t Bytes) const;
   nlohmann::json toJson() const;
   // Buffers whose elements or role launch inference must find.
   bool needsInference() const;

@@ -2,6 +2,7 @@
 
 #include "launch/InputGen.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace asmevo::launch {
@@ -38,6 +39,17 @@ llvm::Expected<PlacedLaunch> placeLaunch(device::Device &Dev, const LaunchSpec &
       return std::move(E);
     }
     P.Addr[I] = *Base + kGuardBytes;
+  }
+  // Pointer tables: each entry's address, once every buffer has one.
+  for (size_t T = 0; T < S.Args.size(); ++T) {
+    if (S.Args[T].Table.empty() || !P.Addr[T])
+      continue;
+    std::vector<uint8_t> B = S.tableContents(T, P.Addr);
+    if (llvm::Error E =
+            Dev.write(P.Addr[T], B.data(), std::min<uint64_t>(B.size(), Init[T].size()))) {
+      freeLaunch(Dev, P);
+      return std::move(E);
+    }
   }
   P.Params.Kernel = S.Kernel;
   P.Params.GridItems = S.gridItems();

@@ -21,8 +21,9 @@ struct PlacedLaunch {
   device::LaunchParams Params; // kernel, geometry, dynamic LDS and kernarg; the rest default
 };
 
-// Allocate and fill S's buffers (Init: their contents, indexed like S.Args) on Dev. Who names
-// the allocations ("K0 buffer x"). On error nothing stays allocated.
+// Allocate and fill S's buffers (Init: their contents, indexed like S.Args) on Dev, a pointer
+// table with its entries' addresses (not its Init). Who names the allocations ("K0 buffer x").
+// On error nothing stays allocated.
 llvm::Expected<PlacedLaunch> placeLaunch(device::Device &Dev, const LaunchSpec &S,
                                          const std::vector<std::vector<uint8_t>> &Init,
                                          const std::string &Who);

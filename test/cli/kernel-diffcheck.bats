@@ -415,7 +415,7 @@ PY
   run --separate-stderr kernel-diffcheck --infer pt.hsaco --spec pt.json -o full.json
   assert_failure 2
   [ -z "$output" ]
-  [[ $stderr =~ ^"kernel-diffcheck: error: 'pt.json': launch inference: K0 faults at an address it loaded from buffer '#0': global_load_dword at 0xa, 0 bytes past the value 0xa that inference wrote at byte 0 of it, and other contents move the fault (memory fault: global_load_dword of 4 bytes at 0xa ".*"). A kernel that loads addresses from a buffer (a pointer table) cannot be described by a launch spec: record a real dispatch with dispatch-capture and check it with kernel-diffcheck --capture"$ ]] || fail "$stderr"
+  [[ $stderr =~ ^"kernel-diffcheck: error: 'pt.json': launch inference: K0 faults at an address it loaded from buffer '#0': global_load_dword at 0xa, 0 bytes past the value 0xa that inference wrote at byte 0 of it, and other contents move the fault (memory fault: global_load_dword of 4 bytes at 0xa ".*"). A kernel that loads addresses from a buffer (a pointer table) needs that buffer described as one: {\"arg\": \"#0\", \"table\": [{\"type\": ...}, ...]} in the spec, one entry per address; or record a real dispatch with dispatch-capture and check it with kernel-diffcheck --capture"$ ]] || fail "$stderr"
   assert_tree_unchanged
   run --separate-stderr kernel-diffcheck --infer pt.hsaco --spec pt.json -o full.json --json
   assert_report kernel-diffcheck input_error 2
@@ -431,7 +431,7 @@ PY
   snapshot_tree
   run --separate-stderr kernel-diffcheck pt.hsaco pt.hsaco --spec ptc.json --json
   assert_report kernel-diffcheck input_error 2
-  [[ $stderr =~ ^"kernel-diffcheck: error: 'ptc.json': K0 faults at an address it loaded from buffer '#0': global_load_dword at 0x"[0-9a-f]+", "[0-9]+" bytes past the value 0x"[0-9a-f]+" at byte "[0-9]+" of its seed-1 values, and other values move the fault (memory fault: ".*"). A kernel that loads addresses from a buffer (a pointer table) cannot be described by a launch spec: record a real dispatch with dispatch-capture and check it with kernel-diffcheck --capture (seed 1)"$ ]] || fail "$stderr"
+  [[ $stderr =~ ^"kernel-diffcheck: error: 'ptc.json': K0 faults at an address it loaded from buffer '#0': global_load_dword at 0x"[0-9a-f]+", "[0-9]+" bytes past the value 0x"[0-9a-f]+" at byte "[0-9]+" of its seed-1 values, and other values move the fault (memory fault: ".*"). A kernel that loads addresses from a buffer (a pointer table) needs that buffer described as one: {\"arg\": \"#0\", \"table\": [{\"type\": ...}, ...]} in the spec, one entry per address; or record a real dispatch with dispatch-capture and check it with kernel-diffcheck --capture (seed 1)"$ ]] || fail "$stderr"
   assert_tree_unchanged report.json
   # Row addresses from a real run, given as the table's "file": the same, naming the word.
   python3 -c 'import struct; open("rows.bin", "wb").write(struct.pack("<4Q", *[0x7f1234560000 + r * 0x10000 for r in range(4)]))'
@@ -547,4 +547,68 @@ PY
   run --separate-stderr kernel-diffcheck --infer bad.hsaco --spec s.json -o full.json --json
   assert_report kernel-diffcheck input_error 2
   assert_tree_unchanged report.json
+}
+
+@test "pointer tables: a spec's \"table\" launches, infers, checks and times a kernel that loads its buffers' addresses from memory" {
+  build_table_kernel k.hsaco
+  build_table_kernel minus.hsaco 'a * x[g][i] - y[g][i]'
+  cat > part.json <<'JSON'
+{"kernel": "grouped_axpy", "grid": [16, 2, 1], "block": [64, 1, 1],
+ "args": [{"arg": "#0", "table": [{"type": "f32"}, {"type": "f32"}]},
+          {"arg": "#1", "table": [{"type": "f32"}, {"type": "f32", "comment": "group 1"}]},
+          {"arg": "#2", "value": 1000}, {"arg": "#3", "value": 600},
+          {"arg": "#4", "type": "f32", "value": 1.5}, {"arg": "#5", "value": 2}]}
+JSON
+  run kernel-diffcheck --infer k.hsaco --spec part.json -o full.json
+  assert_success
+  assert_line --index 0 "kernel-diffcheck: inferred: grouped_axpy, 6 buffers completed in 4 emulator runs of K0; wrote full.json"
+  assert_line "  spec: '#0[1]': 600 f32 elements (inferred), role in (inferred)"
+  assert_line "  spec: '#1[0]': 1000 f32 elements (inferred), role inout (inferred)"
+  # The completed spec keeps the tables nested, with what inference found (n_0 = 1000, n_1 = 600:
+  # the kernel's bounds, worked out from its source above).
+  run python3 -c 'import json; a = json.load(open("full.json"))["args"]; print(json.dumps(a[:2], sort_keys=True))'
+  assert_output '[{"arg": "#0", "table": [{"elements": 1000, "role": "in", "type": "f32"}, {"elements": 600, "role": "in", "type": "f32"}]}, {"arg": "#1", "table": [{"elements": 1000, "role": "inout", "type": "f32"}, {"elements": 600, "role": "inout", "type": "f32"}]}]'
+  # K0 against itself: equal, though each run places the buffers (and so the tables) elsewhere.
+  run kernel-diffcheck k.hsaco k.hsaco --spec full.json
+  assert_success
+  assert_line --index 0 "kernel-diffcheck: ok: grouped_axpy, 2 output buffers equal on seeds 1,2,3 and on edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3), strict checks clean (backend emu, CPU emulator (gfx942, wave64))"
+  assert_line "  '#1[1]' inout f32 x600: min cosine 1, max |diff| 0"
+  # A candidate computing a x - y: divergent, named by the table entry.
+  run kernel-diffcheck k.hsaco minus.hsaco --spec full.json --seeds 1
+  assert_failure 1
+  assert_line --index 0 --regexp "^kernel-diffcheck: divergent: buffer '#1\[0\]' \(f32\) on seed 1: "
+  # kernel-time places the tables too.
+  run kernel-time k.hsaco --spec full.json
+  assert_success
+  assert_line --index 0 --regexp '^kernel-time: K0 [0-9.]+ us .* modeled, not measured$'
+}
+
+@test "pointer tables: a table on a by-value argument, beside buffer keys, or with an entry lacking its type or naming an argument is an input error" {
+  build_table_kernel k.hsaco
+  spec() {
+    printf '{"kernel": "grouped_axpy", "grid": [16, 2, 1], "block": [64, 1, 1], "args": [%s,
+      {"arg": "#1", "table": [{"type": "f32"}]}, {"arg": "#2", "value": 10}, {"arg": "#3", "value": 6},
+      {"arg": "#4", "type": "f32", "value": 1.5}, {"arg": "#5", "value": %s}]}' "$1" "${2:-2}" > bad.json
+  }
+  spec '{"arg": "#0", "table": [{"elements": 4}]}'
+  run kernel-diffcheck --infer k.hsaco --spec bad.json -o out.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bad.json': args[0].table[0]: needs \"type\" (f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 f8e4m3fn f8e5m2 f8e4m3fnuz f8e5m2fnuz e8m0 f4e2m1x2 bytes)"
+  spec '{"arg": "#0", "type": "f32", "table": [{"type": "f32"}]}'
+  run kernel-diffcheck --infer k.hsaco --spec bad.json -o out.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bad.json': args[0]: a pointer table has only \"arg\" and \"table\" (its entries say what each address points to), not 'type'"
+  spec '{"arg": "#0", "table": [{"arg": "#3", "type": "f32"}]}'
+  run kernel-diffcheck --infer k.hsaco --spec bad.json -o out.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bad.json': args[0].table[0]: unknown key 'arg' (type, elements, role, range, file, fill, comment)"
+  spec '{"arg": "#0", "table": []}'
+  run kernel-diffcheck --infer k.hsaco --spec bad.json -o out.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bad.json': args[0]: \"table\" must be a non-empty array of buffers ({\"type\": ..., \"elements\": ..., \"role\": ...}), one per address in the table"
+  spec '{"arg": "#0", "table": [{"type": "f32"}]}' '2, "table": [{"type": "f32"}]'
+  run kernel-diffcheck --infer k.hsaco --spec bad.json -o out.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'bad.json': args[5]: a pointer table has only \"arg\" and \"table\" (its entries say what each address points to), not 'value'"
+  [ ! -e out.json ]
 }

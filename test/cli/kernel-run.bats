@@ -245,3 +245,39 @@ make_in() { head -c 512 /dev/zero > in.bin; }
   run python3 -c 'import json; print(json.load(open("sync.json"))["kernel"], json.load(open("report.json"))["body"]["kernel"])'
   assert_output "add_k"$'\ufffd'"rnel add_k"$'\ufffd'"rnel"
 }
+
+@test "--arg NAME=table:BUF+BUF: a pointer table of new buffers; --out NAME[I] writes an entry, checked against values computed here" {
+  build_table_kernel k.hsaco
+  python3 -c '
+import random, struct
+random.seed(7)
+for name, n in (("x0", 1000), ("x1", 600), ("y0", 1000), ("y1", 600)):
+    open(name + ".bin", "wb").write(struct.pack("%df" % n, *[random.uniform(-1, 1) for _ in range(n)]))'
+  run kernel-run k.hsaco --grid 16,2 --block 64 --arg '#0=table:@x0.bin+@x1.bin' \
+    --arg '#1=table:@y0.bin+@y1.bin' --arg 1000 --arg 600 --arg f32:1.5 --arg 2 \
+    --out '#1[0]=y0.out' --out '#1[1]=y1.out'
+  assert_success
+  # y_g = 1.5 x_g + y_g, rounded once to f32 (the kernel's v_fmac_f32), for every element.
+  run python3 -c '
+import struct
+def rd(f):
+    b = open(f, "rb").read()
+    return struct.unpack("%df" % (len(b) // 4), b)
+def f32(v):
+    return struct.unpack("f", struct.pack("f", v))[0]
+for g in "01":
+    x, y, o = rd("x%s.bin" % g), rd("y%s.bin" % g), rd("y%s.out" % g)
+    print(g, len(o), sum(o[i] != f32(1.5 * x[i] + y[i]) for i in range(len(o))))'
+  assert_output $'0 1000 0\n1 600 0'
+  # An entry that is neither a file nor zeros:, an entry the table does not have.
+  run kernel-run k.hsaco --grid 16,2 --block 64 --arg '#0=table:@x0.bin+bad' \
+    --arg '#1=table:@y0.bin+@y1.bin' --arg 1000 --arg 600 --arg f32:1.5 --arg 2
+  assert_failure 2
+  assert_output "kernel-run: error: argument '#0[1]' is a pointer: give @FILE, zeros:BYTES, table:BUF+BUF..., null or addr:ADDRESS, not 'bad'"
+  snapshot_tree
+  run kernel-run k.hsaco --grid 16,2 --block 64 --arg '#0=table:@x0.bin+zeros:2400' \
+    --arg '#1=table:@y0.bin+@y1.bin' --arg 1000 --arg 600 --arg f32:1.5 --arg 2 --out '#1[2]=z.out'
+  assert_failure 2
+  assert_line "kernel-run: error: --out: argument '#1[2]' is not a buffer this run allocated (@FILE, zeros: or an entry NAME[I] of a table:)"
+  assert_tree_unchanged
+}

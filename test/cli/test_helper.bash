@@ -63,6 +63,24 @@ SRC
   "$ASMEVO_LLVM_BINDIR/ld.lld" -shared k.o -o "$1"
 }
 
+# build_table_kernel OUT.hsaco [EXPR]: a gfx942 kernel with two pointer tables (grouped axpy:
+# workgroup row g updates y[g][i] = EXPR for i < n_g, n_0 and n_1 by value), as grouped GEMM
+# and MoE kernels load their buffers' addresses from memory (compiled with clang at test time).
+build_table_kernel() {
+  cat > "$1.c" <<SRC
+__attribute__((amdgpu_kernel)) void grouped_axpy(const float *const *x, float *const *y, int n0,
+                                                 int n1, float a, int groups) {
+  int g = __builtin_amdgcn_workgroup_id_y();
+  int i = __builtin_amdgcn_workitem_id_x() + __builtin_amdgcn_workgroup_id_x() * 64;
+  int n = g ? n1 : n0;
+  if (g < groups && i < n)
+    y[g][i] = ${2:-a * x[g][i] + y[g][i]};
+}
+SRC
+  "$ASMEVO_LLVM_BINDIR/clang" -target amdgcn-amd-amdhsa -mcpu=gfx942 -nogpulib -O2 -c "$1.c" -o "$1.o"
+  "$ASMEVO_LLVM_BINDIR/ld.lld" -shared "$1.o" -o "$1"
+}
+
 # patch FILE OFFSET HEXBYTES: overwrite bytes in place (a copy made by the test).
 patch_bytes() {
   printf "$(echo "$3" | sed 's/\(..\)/\\x\1/g')" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none

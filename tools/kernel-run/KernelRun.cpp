@@ -137,12 +137,14 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
     return C.fail(Rep, Bound.takeError());
   std::vector<std::pair<const launch::BufferArg *, std::string>> Outs;
   for (const auto &[Name, File] : Cfg.Outputs) {
-    if (!Sig->find(Name))
-      return C.fail(Rep, makeError("--out: " + launch::noSuchArgument(*Sig, Name)));
+    std::string Base = Name.substr(0, Name.back() == ']' ? Name.rfind('[') : std::string::npos);
+    if (!Sig->find(Base))
+      return C.fail(Rep, makeError("--out: " + launch::noSuchArgument(*Sig, Base)));
     const launch::BufferArg *B = Bound->buffer(*Sig, Name);
     if (!B)
       return C.fail(Rep, makeError("--out: argument '" + Name +
-                                   "' is not a buffer this run allocated (@FILE or zeros:)"));
+                                   "' is not a buffer this run allocated (@FILE, zeros: or an "
+                                   "entry NAME[I] of a table:)"));
     Outs.push_back({B, File});
   }
 

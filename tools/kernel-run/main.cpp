@@ -18,12 +18,13 @@ int main(int argc, char **argv) {
   C.addLaunchOptions(/*Geometry=*/true);
   C.options().add_options()(
       "arg",
-      "Kernel argument: @FILE, zeros:BYTES, null, addr:ADDRESS for pointers; [TYPE:]NUMBER "
-      "or hex:BYTES by value; NAME is the metadata name or #N; without NAME= the next "
-      "argument in order",
-      cxxopts::value<std::vector<std::string>>(),
-      "[NAME=]VALUE")("out", "Write the final contents of buffer argument NAME to FILE",
-                      cxxopts::value<std::vector<std::string>>(), "NAME=FILE")(
+      "Kernel argument: @FILE, zeros:BYTES, null, addr:ADDRESS or table:BUF+BUF... (a "
+      "pointer table, each BUF @FILE or zeros:BYTES) for pointers; [TYPE:]NUMBER or hex:BYTES "
+      "by value; NAME is the metadata name or #N; without NAME= the next argument in order",
+      cxxopts::value<std::vector<std::string>>(), "[NAME=]VALUE")(
+      "out",
+      "Write the final contents of buffer argument NAME (NAME[I]: entry I of its table) to FILE",
+      cxxopts::value<std::vector<std::string>>(), "NAME=FILE")(
       "seed", "Seed of the wave interleaving order (default 1)", cxxopts::value<uint64_t>(), "N")(
       "strict", "Strict checks (emu): loads pending until s_waitcnt, wait-state hazards, races "
                 "between the waves of a workgroup; findings are printed and the run exits 1")(

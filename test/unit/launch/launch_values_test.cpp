@@ -126,7 +126,8 @@ TEST(ArgText, BindsInOrderAndByNameAndRefusesWhatDoesNotFit) {
   EXPECT_EQ(err({"null", "null", "null", "1", "null", "null", "null"}),
             "more --arg values than kernel 'add_kernel' has explicit arguments (6)");
   EXPECT_EQ(err({"5", "null", "null", "1", "null", "null"}),
-            "argument '#0' is a pointer: give @FILE, zeros:BYTES, null or addr:ADDRESS, not '5'");
+            "argument '#0' is a pointer: give @FILE, zeros:BYTES, table:BUF+BUF..., null or "
+            "addr:ADDRESS, not '5'");
   EXPECT_EQ(err({"null", "null", "null", "1.5x", "null", "null"}),
             "argument '#3': '1.5x' is not a number");
   EXPECT_EQ(err({"#9=1"}),
