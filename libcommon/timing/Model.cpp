@@ -228,8 +228,12 @@ std::pair<unsigned, size_t> ldsKey(const TargetParams &P) {
   return {std::max(1u, unsigned(P["lds_banks"])), std::max<size_t>(1, size_t(PortBytes / 4))};
 }
 
-// Every step's ldsStepClocks of a traced workgroup, by wave and step (the traces' shape).
-using LdsClockTable = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
+// A traced workgroup and every step's ldsStepClocks under the traced LDS figures, by wave and
+// step (the trace's shape).
+struct TracedGroup {
+  device::WorkgroupTrace Trace;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> LdsClocks;
+};
 
 struct SimWave {
   const device::WaveTrace *T = nullptr;
@@ -278,26 +282,26 @@ class Sink : public device::TraceSink {
 public:
   std::function<bool(uint64_t)> Want;
   std::mutex Lock;
-  std::map<uint64_t, device::WorkgroupTrace> Groups;
-  // Each step's LDS clocks under LdsKey, computed here on the backend's threads: the ensemble's
-  // parameter sets share the LDS figures (they are exact on gfx90a and gfx942), so
+  // Each step's LDS clocks under LdsKey are computed here, on the backend's threads: the
+  // ensemble's parameter sets share the LDS figures (they are exact on gfx90a and gfx942), so
   // simulateLaunch reads them instead of recomputing them per set.
   std::pair<unsigned, size_t> LdsKey{1, 1};
-  std::map<uint64_t, LdsClockTable> LdsTables;
+  std::map<uint64_t, TracedGroup> Groups;
   bool wants(uint64_t G) const override { return Want(G); }
   void take(device::WorkgroupTrace &&T) override {
-    LdsClockTable Table(T.Waves.size());
+    TracedGroup TG;
+    TG.LdsClocks.resize(T.Waves.size());
     LdsScratch X;
     for (size_t W = 0; W < T.Waves.size(); ++W) {
       const device::WaveTrace &WT = T.Waves[W];
-      Table[W].reserve(WT.Steps.size());
+      TG.LdsClocks[W].reserve(WT.Steps.size());
       for (const device::TraceStep &S : WT.Steps)
-        Table[W].push_back(ldsStepClocks(WT, S, LdsKey.first, LdsKey.second, X));
+        TG.LdsClocks[W].push_back(ldsStepClocks(WT, S, LdsKey.first, LdsKey.second, X));
     }
-    std::lock_guard<std::mutex> L(Lock);
     uint64_t G = T.Group;
-    LdsTables.emplace(G, std::move(Table));
-    Groups.emplace(G, std::move(T));
+    TG.Trace = std::move(T);
+    std::lock_guard<std::mutex> L(Lock);
+    Groups.emplace(G, std::move(TG));
   }
 };
 
@@ -319,7 +323,7 @@ public:
   std::vector<Server> L2Bw;
   Cache Mall;
   Server MallBw, HbmBw;
-  const std::map<uint64_t, device::WorkgroupTrace> *Traces = nullptr;
+  const std::map<uint64_t, TracedGroup> *Traces = nullptr;
   std::vector<std::unique_ptr<Group>> GroupStore;
   std::vector<std::unique_ptr<SimWave>> WaveStore;
   std::unordered_map<int64_t, const InstCost *> Costs;
@@ -328,10 +332,10 @@ public:
   double MinWake = kNever;
   std::string Error;
   std::vector<SimWave *> Scratch;
-  // The LDS clocks of every traced step under LdsKey, by workgroup (traceLaunch's), if
-  // computed for this parameter set's LDS figures; else ldsCycles computes them in Lds.
-  const std::map<uint64_t, LdsClockTable> *LdsTables = nullptr;
+  // This set's LDS figures; whether the traces' LDS clocks were computed under them (else
+  // ldsCycles computes them in Lds).
   std::pair<unsigned, size_t> LdsKey{1, 1};
+  bool TracedLdsClocks = false;
   LdsScratch Lds;
 
   const InstCost *costAt(int64_t Off) {
@@ -367,18 +371,13 @@ public:
       if (It == Traces->end())
         continue; // the emulator ran it but did not hand it over: nothing to replay
       auto G = std::make_unique<Group>();
-      const LdsClockTable *Lt = nullptr;
-      if (LdsTables) {
-        auto L = LdsTables->find(Id);
-        if (L != LdsTables->end() && L->second.size() == It->second.Waves.size())
-          Lt = &L->second;
-      }
-      for (size_t WI = 0; WI < It->second.Waves.size(); ++WI) {
-        const device::WaveTrace &WT = It->second.Waves[WI];
+      const TracedGroup &TG = It->second;
+      for (size_t WI = 0; WI < TG.Trace.Waves.size(); ++WI) {
+        const device::WaveTrace &WT = TG.Trace.Waves[WI];
         auto W = std::make_unique<SimWave>();
         W->T = &WT;
-        if (Lt && (*Lt)[WI].size() == WT.Steps.size())
-          W->LdsClocks = (*Lt)[WI].data();
+        if (TracedLdsClocks)
+          W->LdsClocks = TG.LdsClocks[WI].data();
         W->G = G.get();
         // The SIMD with the fewest resident waves takes the next wave.
         unsigned Best = 0;
@@ -802,10 +801,9 @@ struct TracedLaunch::Data {
   const CodeObject *Code = nullptr;
   uint64_t EntryAddr = 0;
   std::unique_ptr<SchedInfo> Sched;
-  std::map<uint64_t, device::WorkgroupTrace> Traces;
-  std::pair<unsigned, size_t> LdsKey{1, 1};    // the LDS figures LdsTables were computed under
-  std::map<uint64_t, LdsClockTable> LdsTables; // each traced step's LDS clocks (Sink)
-  std::vector<unsigned> Sampled;               // the sampled CUs
+  std::map<uint64_t, TracedGroup> Traces; // with their LDS clocks under LdsKey's figures
+  std::pair<unsigned, size_t> LdsKey{1, 1};
+  std::vector<unsigned> Sampled; // the sampled CUs
   uint64_t Groups = 0, NumCus = 0, Used = 0, Take = 0, PerCu = 1;
   unsigned Simds = 4;
   std::string Target;
@@ -927,7 +925,6 @@ llvm::Expected<TracedLaunch> traceLaunch(device::Device &Dev, device::Module &M,
   R.EmulatedGroups = LR->Workgroups;
   D.Traces = std::move(Traces.Groups);
   D.LdsKey = Traces.LdsKey;
-  D.LdsTables = std::move(Traces.LdsTables);
   D.Sampled = std::move(Sampled);
 
   auto Sched = SchedInfo::create(Code);
@@ -961,8 +958,7 @@ llvm::Expected<ModelResult> simulateLaunch(const TracedLaunch &TL, const TargetP
   Simulation Sim(TP, *D.Sched, D.EntryAddr, Profile);
   Sim.Traces = &D.Traces;
   Sim.LdsKey = ldsKey(TP);
-  if (Sim.LdsKey == D.LdsKey)
-    Sim.LdsTables = &D.LdsTables;
+  Sim.TracedLdsClocks = Sim.LdsKey == D.LdsKey;
   Sim.Simds = D.Simds;
   Sim.GroupsPerCu = unsigned(D.PerCu);
   unsigned L2N = std::max(1u, unsigned(TP["l2_instances"]));

@@ -47,23 +47,23 @@ public:
       imported();
     else if (open() && openDevice())
       Dev->info().Hardware ? measured() : modeled();
-    T.Result = R.Result;
-    T.Message = R.Message;
-    T.Backend = R.Backend;
-    T.Kind = R.Body.is_object() ? R.Body.value("kind", "") : "";
-    if (T.Result != Outcome::Ok) {
-      T.Kernels.clear();
-      T.Ratio = 0;
-      T.SpeedupPerMember.clear();
+    Fields.Result = R.Result;
+    Fields.Message = R.Message;
+    Fields.Backend = R.Backend;
+    Fields.Kind = R.Body.is_object() ? R.Body.value("kind", "") : "";
+    if (Fields.Result != Outcome::Ok) {
+      Fields.Kernels.clear();
+      Fields.Ratio = 0;
+      Fields.SpeedupPerMember.clear();
     }
-    T.Rep = std::move(R);
-    return std::move(T);
+    Fields.Rep = std::move(R);
+    return std::move(Fields);
   }
 
 private:
   const TimeOptions &O;
   Report R;
-  TimeResult T;                                    // R's figures as fields
+  TimeResult Fields;                               // R's figures as fields
   std::vector<std::unique_ptr<OpenCodeObject>> Ks; // K0, then K1
   std::vector<std::string> Roles;
   launch::LaunchSpec S;                         // S.Kernel only, with --capture
@@ -397,7 +397,7 @@ private:
     nlohmann::json Kernels = nlohmann::json::array();
     for (size_t K = 0; K < Mk.size(); ++K) {
       Kernels.push_back(Mk[K].Json);
-      T.Kernels.push_back({Roles[K], Mk[K].Us.empty() ? 0 : Mk[K].Us[0], 0, Mk[K].Us});
+      Fields.Kernels.push_back({Roles[K], Mk[K].Us.empty() ? 0 : Mk[K].Us[0], 0, Mk[K].Us});
     }
     body()["kernels"] = Kernels;
     std::vector<std::string> Ranged = rangedFigures(*TP);
@@ -429,8 +429,8 @@ private:
       // Times, not cycles: the two kernels' clocks differ with their MFMA load.
       SpeedupInterval Sp = pairedSpeedups(Mk[0].Us, Mk[1].Us);
       double Ratio = Mk[1].Us[0] / U0;
-      T.Ratio = Ratio;
-      T.SpeedupPerMember = Sp.Speedups;
+      Fields.Ratio = Ratio;
+      Fields.SpeedupPerMember = Sp.Speedups;
       std::vector<double> Ratios;
       for (double X : Sp.Speedups)
         Ratios.push_back(X > 0 ? 1 / X : 0);
@@ -691,7 +691,7 @@ void TimeRunner::measured() {
   nlohmann::json Kernels = nlohmann::json::array();
   for (const KernelTiming &T : MR->Kernels) {
     const SampleStats &St = T.Stats;
-    this->T.Kernels.push_back({T.Role, St.Median * 1e6, St.Cv, {}});
+    Fields.Kernels.push_back({T.Role, St.Median * 1e6, St.Cv, {}});
     Kernels.push_back({{"role", T.Role},
                        {"microseconds", St.Median * 1e6},
                        {"median_us", St.Median * 1e6},
@@ -717,7 +717,7 @@ void TimeRunner::measured() {
       "K0 " + fixed(S0.Median * 1e6, 3) + " us median on " + Dev->info().Name + ", measured";
   if (MR->Ratio) {
     const RatioInterval &Q = *MR->Ratio;
-    T.Ratio = Q.Ratio;
+    Fields.Ratio = Q.Ratio;
     body()["ratio"] = {
         {"value", Q.Ratio},
         {"low", Q.Lo},
