@@ -53,15 +53,9 @@ llvm::Expected<ArgText> parseArgText(const std::string &Text) {
 
 const BufferArg *BoundArgs::buffer(const KernelSignature &Sig, const std::string &Name) const {
   // "NAME[I]": entry I of pointer table NAME.
-  int Slot = -1;
-  std::string Base = Name;
-  if (size_t Open = Name.rfind('['); Open != std::string::npos && Name.back() == ']') {
-    uint64_t I = 0;
-    if (!parseU64(Name.substr(Open + 1, Name.size() - Open - 2), I) || I > 0xffff)
-      return nullptr;
-    Slot = int(I);
-    Base = Name.substr(0, Open);
-  }
+  auto [Base, Slot] = splitTableEntryName(Name);
+  if (Base != Name && Slot < 0)
+    return nullptr; // "NAME[x]"
   const KernelArg *A = Sig.find(Base);
   for (const BufferArg &B : Buffers)
     if (A && B.Arg == A && (Slot < 0 ? B.TableOf < 0 : B.TableOf >= 0 && int(B.Slot) == Slot))
@@ -151,7 +145,7 @@ llvm::Expected<BoundArgs> bindArgTexts(const KernelSignature &Sig, const std::st
         size_t Plus = Items.find('+', P);
         BufferArg E;
         E.Arg = A;
-        E.Label = Label + "[" + std::to_string(K) + "]";
+        E.Label = tableEntryName(Label, K);
         E.TableOf = int(R.Buffers.size());
         E.Slot = unsigned(K);
         if (llvm::Error Err = parseBufferValue(Items.substr(P, Plus - P), E.Label, E))

@@ -110,6 +110,20 @@ std::vector<uint8_t> LaunchSpec::kernarg(const std::vector<uint64_t> &Addr) cons
   return K;
 }
 
+std::string tableEntryName(const std::string &Table, size_t I) {
+  return Table + "[" + std::to_string(I) + "]";
+}
+
+std::pair<std::string, int> splitTableEntryName(const std::string &Name) {
+  size_t Open = Name.rfind('[');
+  if (Open == std::string::npos || Name.back() != ']' || Open + 2 >= Name.size())
+    return {Name, -1};
+  std::string Digits = Name.substr(Open + 1, Name.size() - Open - 2);
+  if (Digits.size() > 5 || Digits.find_first_not_of("0123456789") != std::string::npos)
+    return {Name.substr(0, Open), -1};
+  return {Name.substr(0, Open), std::stoi(Digits)};
+}
+
 std::vector<uint8_t> LaunchSpec::tableContents(size_t T, const std::vector<uint64_t> &Addr) const {
   std::vector<uint8_t> B(8 * Args[T].Table.size(), 0);
   for (size_t K = 0; K < Args[T].Table.size(); ++K) {
@@ -173,15 +187,14 @@ nlohmann::json LaunchSpec::toJson() const {
       E["value"] = A.Value;
     } else if (A.Null) {
       E["value"] = "null";
-    } else if (!A.Table.empty()) {
+    } else if (A.isTable()) {
       E["table"] = nlohmann::json::array();
-      for (unsigned I : A.Table) {
+      size_t N = A.Table.empty() ? A.Entries.size() : A.Table.size(); // parsed, or resolved
+      for (size_t K = 0; K < N; ++K) {
         nlohmann::json T = nlohmann::json::object();
-        BufferJson(Args[I], T);
+        BufferJson(A.Table.empty() ? A.Entries[K] : Args[A.Table[K]], T);
         E["table"].push_back(T);
       }
-    } else if (!A.TableJson.is_null()) {
-      E["table"] = A.TableJson; // not resolved yet
     } else {
       BufferJson(A, E);
     }
@@ -387,8 +400,10 @@ llvm::Expected<LaunchSpec> parseLaunchSpec(llvm::StringRef Text, const std::stri
           return err(Bad);
         if (!X.TypeGiven)
           return err(W + "needs \"type\" (" + kTypeList + ")");
+        X.Entry = N;
+        X.Slot = unsigned(K);
+        A.Entries.push_back(std::move(X));
       }
-      A.TableJson = T;
     }
     if (E.contains("value"))
       A.Value = E["value"];
@@ -471,11 +486,11 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
         A.Null = true;
         continue;
       }
-      if (!A.TableJson.is_null()) {
+      if (A.isTable()) {
         // A pointer table: one u64 address per entry, written when the launch is placed.
         A.Type = ElemType::U64;
         A.TypeGiven = true;
-        A.Elements = A.TableJson.size();
+        A.Elements = A.Entries.size();
         A.R = Role::In;
         A.Fill = "zero";
         continue;
@@ -489,7 +504,7 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
       if (std::string Bad = fileElements(A, Where); !Bad.empty())
         return err(Bad);
     } else {
-      if (!A.TableJson.is_null())
+      if (A.isTable())
         return err(Where + "'" + A.Arg + "' is passed by value (" + M.ValueKind +
                    "): only a buffer argument can be a pointer table");
       if (A.Elements || A.R != Role::Unset || A.Range || !A.File.empty() || !A.Fill.empty())
@@ -517,23 +532,19 @@ llvm::Error resolveLaunchSpec(LaunchSpec &S, const CodeObject &CO,
   // The pointer tables' entries, after every explicit argument.
   const size_t NumExplicit = S.Args.size();
   for (size_t T = 0; T < NumExplicit; ++T) {
-    if (S.Args[T].TableJson.is_null() || !S.Args[T].Buffer || S.Args[T].Null)
+    if (S.Args[T].Entries.empty() || !S.Args[T].Buffer)
       continue;
-    const nlohmann::json Entries = S.Args[T].TableJson;
-    for (size_t K = 0; K < Entries.size(); ++K) {
-      ArgSpec E;
+    std::vector<ArgSpec> Entries = std::move(S.Args[T].Entries);
+    S.Args[T].Entries.clear();
+    for (ArgSpec &E : Entries) {
       std::string Where =
-          "args[" + std::to_string(S.Args[T].Entry) + "].table[" + std::to_string(K) + "]: ";
-      if (std::string Bad = parseBufferFields(Entries[K], E, Where, S.Dir); !Bad.empty())
-        return err(Bad);
-      E.Entry = S.Args[T].Entry;
-      E.Arg = S.Args[T].Arg + "[" + std::to_string(K) + "]";
-      E.Label = S.Args[T].Label + "[" + std::to_string(K) + "]";
+          "args[" + std::to_string(E.Entry) + "].table[" + std::to_string(E.Slot) + "]: ";
+      E.Arg = tableEntryName(S.Args[T].Arg, E.Slot);
+      E.Label = tableEntryName(S.Args[T].Label, E.Slot);
       E.Index = unsigned(S.Args.size());
       E.ValueKind = "global_buffer";
       E.Buffer = true;
       E.TableOf = int(T);
-      E.Slot = unsigned(K);
       if (std::string Bad = fileElements(E, Where); !Bad.empty())
         return err(Bad);
       S.Args[T].Table.push_back(unsigned(S.Args.size()));

@@ -54,10 +54,11 @@ struct ArgSpec {
   // "LABEL[I]", and checked, compared and inferred as any buffer. Its contents read back as
   // zeros where the kernel left the placed addresses (so that K0's and K1's runs, placed at
   // different addresses, compare equal).
-  std::vector<unsigned> Table; // a table: its entries' indices in LaunchSpec::Args, in order
-  int TableOf = -1;            // an entry: its table's index in LaunchSpec::Args
-  unsigned Slot = 0;           // an entry: its index in the table
-  nlohmann::json TableJson;    // a table, as parsed (resolveLaunchSpec makes its entries)
+  std::vector<ArgSpec> Entries; // a table as parsed: its entries (resolve moves them to Args)
+  std::vector<unsigned> Table;  // a table, resolved: its entries' indices in LaunchSpec::Args
+  int TableOf = -1;             // an entry: its table's index in LaunchSpec::Args
+  unsigned Slot = 0;            // an entry: its index in the table
+  bool isTable() const { return !Entries.empty() || !Table.empty(); }
 
   // By-value arguments.
   nlohmann::json Value;
@@ -66,6 +67,11 @@ struct ArgSpec {
 
   uint64_t bytes() const { return Elements ? *Elements * elemSize(Type) : 0; }
 };
+
+// How reports, messages and kernel-run's --out name entry I of pointer table Table ("#0[1]"),
+// and the table's name and the entry's index in such a name (Slot -1: not an entry's name).
+std::string tableEntryName(const std::string &Table, size_t I);
+std::pair<std::string, int> splitTableEntryName(const std::string &Name);
 
 // The most bytes a spec's buffers may hold together (each is generated, copied and compared
 // several times over on the host).

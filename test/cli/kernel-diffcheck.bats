@@ -610,5 +610,9 @@ JSON
   run kernel-diffcheck --infer k.hsaco --spec bad.json -o out.json
   assert_failure 2
   assert_output "kernel-diffcheck: error: 'bad.json': args[5]: a pointer table has only \"arg\" and \"table\" (its entries say what each address points to), not 'value'"
+  sed 's/{"arg": "#5", "value": 2, "table"/{"arg": "#5", "table"/' bad.json > byvalue.json
+  run kernel-diffcheck --infer k.hsaco --spec byvalue.json -o out.json
+  assert_failure 2
+  assert_output "kernel-diffcheck: error: 'byvalue.json': args[5]: '#5' is passed by value (by_value): only a buffer argument can be a pointer table"
   [ ! -e out.json ]
 }

@@ -7,6 +7,7 @@
 #include "launch/ArgBinding.h"
 #include "launch/ArgText.h"
 #include "launch/LaunchGeometry.h"
+#include "launch/LaunchSpec.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
 #include "support/Plural.h"
@@ -137,7 +138,7 @@ int runKernelRun(const Cli &C, const KernelRunConfig &Cfg) {
     return C.fail(Rep, Bound.takeError());
   std::vector<std::pair<const launch::BufferArg *, std::string>> Outs;
   for (const auto &[Name, File] : Cfg.Outputs) {
-    std::string Base = Name.substr(0, Name.back() == ']' ? Name.rfind('[') : std::string::npos);
+    std::string Base = launch::splitTableEntryName(Name).first;
     if (!Sig->find(Base))
       return C.fail(Rep, makeError("--out: " + launch::noSuchArgument(*Sig, Base)));
     const launch::BufferArg *B = Bound->buffer(*Sig, Name);
