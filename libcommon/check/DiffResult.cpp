@@ -3,20 +3,6 @@
 
 namespace asmevo::check {
 
-const char *blameName(Blame B) {
-  switch (B) {
-  case Blame::None:
-    return "none";
-  case Blame::Candidate:
-    return "candidate";
-  case Blame::K0:
-    return "k0";
-  case Blame::Inputs:
-    return "inputs";
-  }
-  return "none";
-}
-
 DiffResult diffResultOf(Report R) {
   DiffResult D;
   D.Result = R.Result;

@@ -19,8 +19,6 @@ enum class Blame {
   K0,        // K0's own failure
   Inputs,    // the spec, the bundle or a file (input_error)
 };
-// "none", "candidate", "k0", "inputs".
-const char *blameName(Blame B);
 
 struct DiffResult {
   Outcome Result = Outcome::Ok;
