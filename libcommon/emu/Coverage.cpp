@@ -5,6 +5,7 @@
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
+#include "emu/Refusal.h"
 #include "support/Error.h"
 
 #include <cstdio>
@@ -31,8 +32,11 @@ uint64_t CoverageReport::implementedInstructions() const {
 
 namespace {
 
-// AfterScalePrefix: In follows a v_mfma_ld_scale_b32 (the two are one scaled MFMA).
-bool probe(const Inst &In, Gfx G, bool AfterScalePrefix) {
+// Why the executor refuses In on a scratch wave with no active lanes ("" when it runs it).
+// AfterScalePrefix: In follows a v_mfma_ld_scale_b32 (the two are one scaled MFMA). A refused
+// form (Refusal.h) stops it, as it stops a run; so does an encoding an executor calls illegal.
+// Any other error on the dummy state (a memory fault, a register fault) means implemented.
+std::string probe(Inst In, Gfx G, bool AfterScalePrefix) {
   static thread_local std::unique_ptr<WaveState> W;
   if (!W)
     W = std::make_unique<WaveState>();
@@ -43,13 +47,16 @@ bool probe(const Inst &In, Gfx G, bool AfterScalePrefix) {
   W->setExec(0);
   W->mfmaScalePending = AfterScalePrefix;
   W->mfmaScalePc = 0x1000 - 8;
+  markRefusal(In, G);
   DeviceMemory Mem;
   Workgroup WG;
   ExecCtx C{*W, WG, Mem, G, 0x1000, 0, 0};
   try {
-    return executeInst(C, In);
+    return executeInst(C, In) ? "" : "no executor runs it";
   } catch (const EmuError &E) {
-    return E.Kind != EmuErrorKind::Unsupported;
+    if (E.Kind == EmuErrorKind::Unsupported || E.Kind == EmuErrorKind::IllegalInst)
+      return E.what();
+    return "";
   }
 }
 
@@ -64,9 +71,10 @@ std::string opKey(const Inst &I, Gfx G) {
 
 } // namespace
 
-llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inputs) {
+llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inputs,
+                                             std::vector<ProbedInst> *Accepted) {
   CoverageReport R;
-  std::unordered_map<std::string, bool> Probed; // by target and encoding
+  std::unordered_map<std::string, std::string> Probed; // why refused, "" if run // by target and encoding
   for (const std::string &In : Inputs) {
     auto Objs = loadCodeObjects(In, "");
     if (!Objs)
@@ -121,9 +129,12 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
           std::string Enc(char(G), 1);
           Enc += AfterScalePrefix ? 'S' : '-';
           Enc.append(reinterpret_cast<const char *>(P + Off), I.size);
-          auto [It, New] = Probed.emplace(Enc, false);
-          if (New)
+          auto [It, New] = Probed.emplace(Enc, std::string());
+          if (New) {
             It->second = probe(I, G, AfterScalePrefix);
+            if (It->second.empty() && Accepted)
+              Accepted->push_back(ProbedInst{I, G, AfterScalePrefix, L.Name + ": " + S.Name});
+          }
           AfterScalePrefix = I.op == Op::V_MFMA_LD_SCALE_B32;
           char Buf[32];
           std::snprintf(Buf, sizeof(Buf), "+0x%zx", Off);
@@ -131,12 +142,13 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
             C.FirstSeen = L.Name + ": " + S.Name + Buf;
           if (Used.insert(Key).second)
             ++C.Objects;
-          if (It->second) {
+          if (It->second.empty()) {
             ++C.Implemented;
           } else {
             Full = false;
             if (C.FirstMissing.empty())
-              C.FirstMissing = L.Name + ": " + S.Name + Buf + ": " + printInst(I, G, S.Begin + Off);
+              C.FirstMissing = L.Name + ": " + S.Name + Buf + ": " +
+                               printInst(I, G, S.Begin + Off) + " (" + It->second + ")";
           }
           Off += I.size;
         }

@@ -5,6 +5,7 @@
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
 #include "emu/ExecVectorFast.h"
+#include "emu/Refusal.h"
 #include "emu/WorkerPool.h"
 #include "support/Error.h"
 #include "support/Interrupt.h"
@@ -176,7 +177,8 @@ llvm::Error Emulator::loadImage() {
       Inst In;
       std::string Why;
       if (decodeInst(Img + A, size_t(S.Addr - Lo + S.Size - A), Target, In, &Why)) {
-        In.fast = uint8_t(fastVectorOp(In));
+        markRefusal(In, Target);
+        In.fast = In.refused ? 0 : uint8_t(fastVectorOp(In));
         Slots[A / 4] = In;
         SlotUses[A / 4] = regUses(In, Target);
         SlotValid[A / 4] = 1;
@@ -233,6 +235,7 @@ const Inst &Emulator::fetch(uint64_t Pc) {
     throw EmuError(EmuErrorKind::IllegalInst, "illegal instruction " + std::string(Buf) +
                                                   " at pc " + hexAddr(Pc) + ": " + Why);
   }
+  markRefusal(*In, Target);
   const Inst &R = *In;
   Extra.emplace(Pc, std::move(In));
   return R;

@@ -109,9 +109,16 @@ bool execVmem(ExecCtx &c, const Inst &in); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (E
 // vmcnt most recent vector memory instructions; vmcnt 0 at s_endpgm lands everything.
 void landLdsWrites(ExecCtx &c, unsigned vmcnt);
 
+// The error an instruction whose form is refused (Inst::refused, Refusal.h) stops the wave
+// with: "v_mov_b32_dpp at pc 0x...: reserved DPP control 0x144" (an encoding the ISA reserves)
+// or "unsupported instruction <mnemonic> at pc 0x...: <why>" (Refusal.cpp).
+[[noreturn]] void throwRefusal(const ExecCtx &c, const Inst &in);
+
 // Run one instruction with the executor of its class; false when that executor does not
 // implement it. Inline: the scheduler calls it once per instruction.
 inline bool executeInst(ExecCtx &c, const Inst &in) {
+  if (in.refused) [[unlikely]]
+    throwRefusal(c, in);
   switch (in.enc) {
   case Enc::SOP1:
   case Enc::SOP2:

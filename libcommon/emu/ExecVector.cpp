@@ -4,6 +4,8 @@
 // ExecVectorCmp.cpp.
 #include "emu/ExecVectorCore.h"
 
+#include "emu/Dpp.h"
+
 #include <atomic>
 #include <string>
 
@@ -13,68 +15,14 @@ namespace vec {
 alignas(64) const u64 kZeroRow64[64] = {};
 
 // ---- DPP ------------------------------------------------------------------------------------
-// Source lane of each lane (-1: out of range). Lanes whose source is out of range or inactive
-// read zero with bound_ctrl, else they are not written. row_mask/bank_mask disable writes of
-// whole rows (16 lanes) / banks (lanes 4b..4b+3 of each row).
-namespace {
-
-// Source lane of every lane for each DPP control (before EXEC and the masks), -1 for none;
-// computed once. Controls the ISA reserves are marked invalid.
-struct DppTable {
-  int8_t Src[0x144][64];
-  bool Valid[0x144];
-  u64 HasSrc[0x144]; // lanes whose source lane exists (Src >= 0)
-  DppTable() {
-    for (unsigned ctrl = 0; ctrl < 0x144; ++ctrl) {
-      Valid[ctrl] = true;
-      HasSrc[ctrl] = 0;
-      for (int l = 0; l < 64; ++l) {
-        int row = l & ~15, rl = l & 15, s = -1;
-        if (ctrl <= 0xff)
-          s = (l & ~3) | int((ctrl >> (2 * (l & 3))) & 3);
-        else if (ctrl >= 0x101 && ctrl <= 0x10f)
-          s = rl + int(ctrl & 15) < 16 ? l + int(ctrl & 15) : -1;
-        else if (ctrl >= 0x111 && ctrl <= 0x11f)
-          s = rl - int(ctrl & 15) >= 0 ? l - int(ctrl & 15) : -1;
-        else if (ctrl >= 0x121 && ctrl <= 0x12f)
-          s = row | ((rl - int(ctrl & 15)) & 15);
-        else if (ctrl == 0x130)
-          s = l + 1 < 64 ? l + 1 : -1;
-        else if (ctrl == 0x134)
-          s = (l + 1) & 63;
-        else if (ctrl == 0x138)
-          s = l - 1;
-        else if (ctrl == 0x13c)
-          s = (l - 1) & 63;
-        else if (ctrl == 0x140)
-          s = row | (15 - rl);
-        else if (ctrl == 0x141)
-          s = (l & ~7) | (7 - (l & 7));
-        else if (ctrl == 0x142)
-          s = row >= 16 ? row - 1 : -1;
-        else if (ctrl == 0x143)
-          s = row >= 32 ? 31 : -1;
-        else
-          Valid[ctrl] = false;
-        Src[ctrl][l] = int8_t(s);
-        HasSrc[ctrl] |= u64(s >= 0) << l;
-      }
-    }
-  }
-};
-
-const DppTable &dppTable() {
-  static const DppTable T;
-  return T;
-}
-
-} // namespace
-
+// Source lane of each lane (Dpp.h; -1: out of range). Lanes whose source is out of range or
+// inactive read zero with bound_ctrl, else they are not written. row_mask/bank_mask disable
+// writes of whole rows (16 lanes) / banks (lanes 4b..4b+3 of each row).
 void setupDpp(VX &x) {
   const Inst &in = x.in;
   const unsigned ctrl = in.dppCtrl;
-  const DppTable &T = dppTable();
-  if (ctrl >= 0x144 || !T.Valid[ctrl])
+  const int8_t *src = dppSourceLanes(ctrl);
+  if (!src || !dppControlDefined(ctrl, x.c.gfx))
     throw EmuError(EmuErrorKind::IllegalInst,
                    "reserved DPP control " + hexAddr(ctrl) + " at pc " + hexAddr(x.c.instPc));
   const u64 execIn = x.w.exec();
@@ -85,10 +33,9 @@ void setupDpp(VX &x) {
       for (unsigned b = 0; b < 4; ++b)
         if ((in.bankMask >> b) & 1)
           write |= 0xfull << (16 * r + 4 * b);
-  const int8_t *src = T.Src[ctrl];
   if (execIn == ~0ull) { // every source lane active: the table is the answer
     std::memcpy(x.dppSrc, src, sizeof(x.dppSrc));
-    x.exec &= write & (in.boundCtrl ? ~0ull : T.HasSrc[ctrl]);
+    x.exec &= write & (in.boundCtrl ? ~0ull : dppLanesWithSource(ctrl));
     return;
   }
   u64 keep = 0;

@@ -151,6 +151,9 @@ struct Inst {
   // Not a field of the encoding: the emulator's short path for this instruction (a FastOp of
   // ExecVectorFast.h), set when it pre-decodes a code object; 0 runs the general executor.
   uint8_t fast = 0, fastArg = 0;
+  // Not a field either: formRefusal (Refusal.h) refuses this instruction's form; set with
+  // markRefusal wherever instructions are decoded to run, and checked by executeInst.
+  bool refused = false;
 };
 
 } // namespace asmevo::emu

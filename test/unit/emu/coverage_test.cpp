@@ -1,12 +1,21 @@
 // Every instruction of the corpus (Triton objects for three targets, the compiled corpus built
 // by corpus.build-clang) decodes and is implemented by the emulator, with one documented
-// exception: gfx950's ds_read_b64_tr_b16 (see triton_kernels_test.cpp).
+// exception: gfx950's ds_read_b64_tr_b16 (see triton_kernels_test.cpp). And what the coverage
+// probe calls implemented, the executor runs: every distinct encoding it accepts is run with all
+// 64 lanes active, and no run may be refused (the agreement test; ASMEVO_AITER_HSA, a directory
+// of AITer's hsa/ objects, adds those, opt-in).
 #include "emu/Coverage.h"
+#include "emu/Decoder.h"
+#include "emu/EmuError.h"
+#include "emu/Refusal.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 using namespace asmevo::emu;
@@ -54,6 +63,91 @@ TEST(Coverage, CompiledCorpus) {
   ASSERT_FALSE(Objs.empty()) << "no compiled corpus under " << ASMEVO_CORPUS_DIR
                              << "/clang: run the corpus.build-clang test first";
   expectCovered(Objs, {}, 5000);
+}
+
+// Run one accepted encoding with every lane active on a wave whose VGPRs hold small,
+// 16-byte-aligned values (LDS addresses in range, small shift counts) and whose SGPRs are 0, with
+// 64 KiB of LDS and no device memory. A memory or register fault, a trap or a timeout is the
+// data's doing; a refusal (unsupported, or an encoding called illegal) is a disagreement with
+// the probe. Returns the refusal's message, or "".
+std::string runAllLanes(const ProbedInst &P) {
+  static thread_local std::unique_ptr<WaveState> W;
+  if (!W)
+    W = std::make_unique<WaveState>();
+  std::memset(W->s, 0, sizeof(W->s));
+  for (unsigned R = 0; R < kNumVectorRegs; ++R)
+    for (unsigned L = 0; L < kWaveSize; ++L)
+      W->vrow(R)[L] = 16 * ((L + R) % 64);
+  W->scc = false;
+  W->done = W->atBarrier = false;
+  W->pc = 0x1000;
+  W->setExec(~0ull);
+  W->mode = 0;
+  W->mfmaScalePending = P.AfterScalePrefix;
+  W->mfmaScalePc = 0x1000 - 8;
+  if (P.AfterScalePrefix) { // v_mfma_ld_scale_b32 s0, s1: E8M0 scales of 1
+    W->mfmaScale = Inst();
+    W->mfmaScale.op = Op::V_MFMA_LD_SCALE_B32;
+    W->mfmaScale.enc = Enc::VOP3P;
+    W->mfmaScale.src[0] = 0;
+    W->mfmaScale.src[1] = 1;
+    W->s[0] = W->s[1] = 127u << 23;
+  }
+  Inst In = P.In;
+  markRefusal(In, P.Target);
+  DeviceMemory Mem;
+  Workgroup WG;
+  WG.lds.assign(65536, 0);
+  WG.numWaves = 1;
+  ExecCtx C{*W, WG, Mem, P.Target, 0x1000, 0, 0};
+  try {
+    if (!executeInst(C, In))
+      return "no executor runs it";
+  } catch (const EmuError &E) {
+    if (E.Kind == EmuErrorKind::Unsupported || E.Kind == EmuErrorKind::IllegalInst)
+      return E.what();
+  }
+  return "";
+}
+
+void expectAgreement(const std::vector<std::string> &Objs, size_t MinEncodings) {
+  std::vector<ProbedInst> Accepted;
+  auto R = scanCoverage(Objs, &Accepted);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_GE(Accepted.size(), MinEncodings);
+  unsigned Refused = 0;
+  for (const ProbedInst &P : Accepted) {
+    std::string Why = runAllLanes(P);
+    if (!Why.empty() && ++Refused <= 20)
+      ADD_FAILURE() << "the probe calls " << printInst(P.In, P.Target, 0x1000)
+                    << " implemented, and with all lanes active the executor refuses it: " << Why
+                    << " (first in " << P.Where << ")";
+  }
+  EXPECT_EQ(Refused, 0u);
+  std::printf("agreement: %zu distinct encodings accepted by the probe, %u refused with all "
+              "lanes active\n",
+              Accepted.size(), Refused);
+}
+
+TEST(CoverageAgreement, TritonCorpus) {
+  std::string Dir = std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton";
+  for (const char *A : {"gfx90a", "gfx942", "gfx950"})
+    expectAgreement(objectsUnder(Dir + "/" + A, ".hsaco"), 500);
+}
+
+TEST(CoverageAgreement, CompiledCorpus) {
+  auto Objs = objectsUnder(std::string(ASMEVO_CORPUS_DIR) + "/clang", ".hsaco");
+  ASSERT_FALSE(Objs.empty()) << "no compiled corpus under " << ASMEVO_CORPUS_DIR << "/clang";
+  expectAgreement(Objs, 500);
+}
+
+// Opt-in: ASMEVO_AITER_HSA=/path/to/aiter/hsa (AITer's shipped objects are not committed).
+TEST(CoverageAgreement, AiterObjects) {
+  const char *Dir = std::getenv("ASMEVO_AITER_HSA");
+  if (!Dir)
+    GTEST_SKIP() << "ASMEVO_AITER_HSA is not set";
+  for (const char *A : {"gfx942", "gfx950"})
+    expectAgreement(objectsUnder(std::string(Dir) + "/" + A, ".co"), 1000);
 }
 
 } // namespace

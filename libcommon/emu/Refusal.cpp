@@ -1,0 +1,85 @@
+#include "emu/Refusal.h"
+
+#include "emu/Decoder.h"
+#include "emu/Dpp.h"
+#include "emu/RegUse.h"
+
+namespace asmevo::emu {
+
+namespace {
+
+// VOP1 ops whose executor reads src0's registers directly (a lane it picks, or the register
+// itself), not as one value per lane: a DPP or SDWA form would be ignored. LLVM's assembler
+// has no such forms.
+bool readsSrc0Whole(Op O) {
+  switch (O) {
+  case Op::V_READFIRSTLANE_B32_E32:
+  case Op::V_SWAP_B32_E32:
+  case Op::V_PERMLANE16_SWAP_B32_E32:
+  case Op::V_PERMLANE32_SWAP_B32_E32:
+  case Op::V_ACCVGPR_MOV_B32_E32:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Whether src0 is read as a 64-bit register pair.
+bool src0Is64(const Inst &In, Gfx G) {
+  const RegUses U = regUses(In, G);
+  for (unsigned I = 0; I < U.numReads; ++I)
+    if (U.reads[I].code == In.src[0] && U.reads[I].count >= 2)
+      return true;
+  return false;
+}
+
+std::string hex(unsigned V) { return hexAddr(V); }
+
+} // namespace
+
+std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
+  const bool Vop = In.enc == Enc::VOP1 || In.enc == Enc::VOP2 || In.enc == Enc::VOPC;
+  if (Vop && In.form == VForm::Dpp) {
+    if (!dppControlDefined(In.dppCtrl, G))
+      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hex(In.dppCtrl)};
+    if (readsSrc0Whole(In.op))
+      return Refusal{EmuErrorKind::Unsupported,
+                     "the DPP form of " + mnemonic(In, G) +
+                         " is not defined (the op does not read src0 per lane)"};
+    if (!isRowNewBcast(In.dppCtrl) && src0Is64(In, G))
+      return Refusal{EmuErrorKind::Unsupported,
+                     "DPP control " + hex(In.dppCtrl) +
+                         " on a 64-bit operand (64-bit DPP takes row_newbcast only)"};
+  }
+  if (Vop && In.form == VForm::Sdwa) {
+    if (In.srcSel[0] > 6 || In.srcSel[1] > 6)
+      return Refusal{EmuErrorKind::IllegalInst, "reserved SDWA source select"};
+    if (In.dstSel > 6 || In.dstUnused > 2)
+      return Refusal{EmuErrorKind::IllegalInst, "reserved SDWA destination select"};
+    if (readsSrc0Whole(In.op))
+      return Refusal{EmuErrorKind::Unsupported,
+                     "the SDWA form of " + mnemonic(In, G) +
+                         " is not defined (the op does not read src0 per lane)"};
+  }
+  if (In.op == Op::V_MFMA_F32_16X16X128_F8F6F4 || In.op == Op::V_MFMA_F32_32X32X64_F8F6F4) {
+    if (In.cbsz > 4 || In.blgp > 4)
+      return Refusal{EmuErrorKind::IllegalInst,
+                     "format code " + std::to_string(In.cbsz > 4 ? In.cbsz : In.blgp) +
+                         " (cbsz selects A's format, blgp B's: 0..4) is invalid"};
+  }
+  return std::nullopt;
+}
+
+void markRefusal(Inst &In, Gfx G) { In.refused = formRefusal(In, G).has_value(); }
+
+void throwRefusal(const ExecCtx &C, const Inst &In) {
+  std::optional<Refusal> R = formRefusal(In, C.gfx);
+  if (!R) // the mark and the predicate are one; a mark set by hand on an accepted instruction
+    R = Refusal{EmuErrorKind::Unsupported, "marked refused"};
+  throw EmuError(R->Kind,
+                 std::string(R->Kind == EmuErrorKind::Unsupported ? "unsupported instruction " : "") +
+                     mnemonic(In, C.gfx) + " at pc " + hexAddr(C.instPc) + ": " + R->Why,
+                 C.instPc);
+}
+
+} // namespace asmevo::emu
