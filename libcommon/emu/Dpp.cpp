@@ -40,6 +40,8 @@ struct DppTable {
           S = Row >= 16 ? Row - 1 : -1;
         else if (Ctrl == 0x143)
           S = Row >= 32 ? 31 : -1;
+        else if (isRowNewBcast(Ctrl))
+          S = Row | N;
         else
           Defined[Ctrl] = false;
         Src[Ctrl][L] = int8_t(S);

@@ -35,6 +35,14 @@ bool src0Is64(const Inst &In, Gfx G) {
 
 std::string hex(unsigned V) { return hexAddr(V); }
 
+// "v_swap_b32" for V_SWAP_B32_E32: the op, whatever its encoding.
+std::string opBase(Op O) {
+  std::string N = opNameLower(O);
+  if (N.size() > 4 && (N.compare(N.size() - 4, 4, "_e32") == 0 || N.compare(N.size() - 4, 4, "_e64") == 0))
+    N.resize(N.size() - 4);
+  return N;
+}
+
 } // namespace
 
 std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
@@ -44,7 +52,7 @@ std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
       return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hex(In.dppCtrl)};
     if (readsSrc0Whole(In.op))
       return Refusal{EmuErrorKind::Unsupported,
-                     "the DPP form of " + mnemonic(In, G) +
+                     "the DPP form of " + opBase(In.op) +
                          " is not defined (the op does not read src0 per lane)"};
     if (!isRowNewBcast(In.dppCtrl) && src0Is64(In, G))
       return Refusal{EmuErrorKind::Unsupported,
@@ -58,7 +66,7 @@ std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
       return Refusal{EmuErrorKind::IllegalInst, "reserved SDWA destination select"};
     if (readsSrc0Whole(In.op))
       return Refusal{EmuErrorKind::Unsupported,
-                     "the SDWA form of " + mnemonic(In, G) +
+                     "the SDWA form of " + opBase(In.op) +
                          " is not defined (the op does not read src0 per lane)"};
   }
   if (In.op == Op::V_MFMA_F32_16X16X128_F8F6F4 || In.op == Op::V_MFMA_F32_32X32X64_F8F6F4) {
