@@ -188,9 +188,65 @@ static inline float applyOmodClamp(float v, unsigned omod, bool clamp, bool dx10
   return v;
 }
 
+// The integer ops whose executors saturate under clamp (the ISA's integer clamp). Any other op
+// with an integer result refuses clamp and omod rather than ignore them.
+static bool saturatesItself(Op op) {
+  switch (op) {
+  case Op::V_ADD_U32_E32:
+  case Op::V_ADD_U32_E64:
+  case Op::V_SUB_U32_E32:
+  case Op::V_SUB_U32_E64:
+  case Op::V_SUBREV_U32_E32:
+  case Op::V_SUBREV_U32_E64:
+  case Op::V_ADD_I32:
+  case Op::V_SUB_I32:
+  case Op::V_ADD_CO_U32_E32:
+  case Op::V_ADD_CO_U32:
+  case Op::V_ADDC_CO_U32_E32:
+  case Op::V_ADDC_CO_U32:
+  case Op::V_SUB_CO_U32_E32:
+  case Op::V_SUB_CO_U32:
+  case Op::V_SUBREV_CO_U32_E32:
+  case Op::V_SUBREV_CO_U32:
+  case Op::V_SUBB_CO_U32_E32:
+  case Op::V_SUBB_CO_U32:
+  case Op::V_SUBBREV_CO_U32_E32:
+  case Op::V_SUBBREV_CO_U32:
+  case Op::V_ADD_U16_E32:
+  case Op::V_ADD_U16_E64:
+  case Op::V_SUB_U16_E32:
+  case Op::V_SUB_U16_E64:
+  case Op::V_SUBREV_U16_E32:
+  case Op::V_SUBREV_U16_E64:
+  case Op::V_ADD_I16:
+  case Op::V_SUB_I16:
+  case Op::V_MAD_U16:
+  case Op::V_MAD_LEGACY_U16_E64:
+  case Op::V_MAD_I16:
+  case Op::V_MAD_LEGACY_I16_E64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+[[noreturn]] static void refuseIntegerPost(const VX &x) {
+  throw EmuError(EmuErrorKind::Unsupported,
+                 "unsupported instruction " + std::string(opNameLower(x.in.op)) + " at pc " +
+                     hexAddr(x.c.instPc) +
+                     ": clamp or an output modifier on this integer result (no saturation is "
+                     "implemented for it)",
+                 x.c.instPc);
+}
+
 void finish32General(VX &x, R res) {
   const Inst &in = x.in;
   u32 *r = x.r;
+  // (gfx950's v_bitop3 keeps part of its truth table in the omod field: not a modifier.)
+  const bool omod = in.omod && in.op != Op::V_BITOP3_B32 && in.op != Op::V_BITOP3_B16;
+  if ((in.clamp || omod) && (res == R::B32 || res == R::B16 || res == R::B16P) &&
+      !saturatesItself(in.op))
+    refuseIntegerPost(x);
   if (x.post && (res == R::F32 || res == R::F16 || res == R::F16P)) {
     bool dx = dx10Clamp(x);
     if (in.clamp || in.omod) {
@@ -252,6 +308,8 @@ void finish32General(VX &x, R res) {
 void finish64(VX &x, R res) {
   const Inst &in = x.in;
   u64 *r = x.rq;
+  if ((in.clamp || in.omod) && res == R::B64)
+    refuseIntegerPost(x);
   if (x.post && res == R::F64) {
     bool dx = dx10Clamp(x);
     for (unsigned l = 0; l < 64 && (in.clamp || in.omod); ++l) {

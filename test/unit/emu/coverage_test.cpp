@@ -4,6 +4,7 @@
 // probe calls implemented, the executor runs: every distinct encoding it accepts is run with all
 // 64 lanes active, and no run may be refused (the agreement test; ASMEVO_AITER_HSA, a directory
 // of AITer's hsa/ objects, adds those, opt-in).
+#include "AsmKernel.h"
 #include "emu/Coverage.h"
 #include "emu/Decoder.h"
 #include "emu/EmuError.h"
@@ -15,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <random>
 #include <set>
 
 using namespace asmevo::emu;
@@ -148,6 +151,137 @@ TEST(CoverageAgreement, AiterObjects) {
     GTEST_SKIP() << "ASMEVO_AITER_HSA is not set";
   for (const char *A : {"gfx942", "gfx950"})
     expectAgreement(objectsUnder(std::string(Dir) + "/" + A, ".co"), 1000);
+}
+
+} // namespace
+
+namespace {
+
+// An executor that accepts an encoding must not ignore a modifier it carries: for every accepted
+// VALU/MFMA encoding of the corpora (AITer's with ASMEVO_AITER_HSA) that carries abs, neg,
+// neg_hi, op_sel, clamp or omod, run it on random register contents with and without each one;
+// removing it must change some register. One exception, by construction: the op_sel of
+// v_mfma_ld_scale_b32 selects the scale bytes the following F8F6F4 MFMA reads, so the prefix
+// alone changes nothing with or without it (mfma_f8f6f4_test checks those selects).
+struct State {
+  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
+};
+
+bool runOn(WaveState &W, const WaveState &From, Inst In, Gfx G) {
+  std::memcpy(W.v, From.v, sizeof(W.v));
+  std::memcpy(W.s, From.s, sizeof(W.s));
+  W.scc = From.scc;
+  W.mode = From.mode;
+  W.setExec(~0ull);
+  W.pc = 0x1000;
+  W.done = W.atBarrier = false;
+  W.mfmaScalePending = false;
+  DeviceMemory Mem;
+  Workgroup WG;
+  WG.lds.assign(65536, 0);
+  ExecCtx C{W, WG, Mem, G, 0x1000, 0, 0};
+  markRefusal(In, G);
+  try {
+    return executeInst(C, In);
+  } catch (const EmuError &) {
+    return false;
+  }
+}
+
+// One instruction per modifier kind, assembled by LLVM for gfx942, so that the check has every
+// kind even where the committed corpora lack one.
+const char *const kModifierKinds = R"(
+	v_add_f32_e64 v2, v3, v4 clamp
+	v_add_f32_e64 v2, v3, v4 mul:2
+	v_add_f32_e64 v2, |v3|, -v4
+	v_fma_f16 v2, v3, v4, v5 op_sel:[1,0,1,0]
+	v_pk_fma_f16 v2, v3, v4, v5 neg_lo:[1,0,0] neg_hi:[0,1,0]
+	v_pk_add_f16 v2, v3, v4 op_sel:[1,0] op_sel_hi:[0,1]
+	v_add_u32_e64 v2, v3, v4 clamp
+	v_max_f32_e64 v2, -v3, |v4|
+	v_cvt_f32_f16_e64 v2, -v3 clamp
+	v_fma_f64 v[2:3], v[4:5], -v[6:7], v[8:9] mul:4
+	s_endpgm
+)";
+
+TEST(CoverageAgreement, NoModifierIgnored) {
+  std::vector<std::string> Objs;
+  auto Tmp = llvm::cantFail(asmevo::TempDir::create("asmevo-modifiers"));
+  {
+    asmevo::emu::test::AsmKernel K;
+    auto T = asmevo::parseTargetId("amdgcn-amd-amdhsa--gfx942", 5);
+    auto Obj = asmevo::assembleAndLink(asmevo::emu::test::asmKernelSource(kModifierKinds, K), "m.s", *T);
+    ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
+    Objs.push_back(Tmp.file("modifiers.hsaco"));
+    llvm::cantFail(asmevo::writeFileAtomic(Objs.back(), *Obj));
+  }
+  std::string Dir = std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton";
+  for (const char *A : {"gfx90a", "gfx942", "gfx950"})
+    for (auto &O : objectsUnder(Dir + "/" + A, ".hsaco"))
+      Objs.push_back(O);
+  for (auto &O : objectsUnder(std::string(ASMEVO_CORPUS_DIR) + "/clang", ".hsaco"))
+    Objs.push_back(O);
+  if (const char *H = std::getenv("ASMEVO_AITER_HSA"))
+    for (const char *A : {"gfx942", "gfx950"})
+      for (auto &O : objectsUnder(std::string(H) + "/" + A, ".co"))
+        Objs.push_back(O);
+  std::vector<ProbedInst> Accepted;
+  auto R = scanCoverage(Objs, &Accepted);
+  ASSERT_TRUE(bool(R));
+  State Base, A, B;
+  std::mt19937 Rng(7);
+  for (unsigned I = 0; I < kNumVectorRegs * kWaveSize; ++I)
+    Base.W->v[I] = Rng();
+  for (unsigned I = 0; I < 102; ++I)
+    Base.W->s[I] = Rng();
+  Base.W->mode = 0x3f0;
+  std::map<std::string, unsigned> Ignored;
+  std::map<std::string, std::string> Example;
+  for (const ProbedInst &P : Accepted) {
+    const Inst &In = P.In;
+    if (In.enc != Enc::VOP1 && In.enc != Enc::VOP2 && In.enc != Enc::VOPC && In.enc != Enc::VOP3 &&
+        In.enc != Enc::VOP3P)
+      continue;
+    struct Mod {
+      const char *Name;
+      bool Set;
+      void (*Clear)(Inst &);
+    };
+    const Mod Mods[] = {
+        {"abs", In.abs != 0, [](Inst &I) { I.abs = 0; }},
+        {"neg", In.neg != 0, [](Inst &I) { I.neg = 0; }},
+        {"neg_hi", In.negHi != 0, [](Inst &I) { I.negHi = 0; }},
+        {"op_sel", In.opsel != 0, [](Inst &I) { I.opsel = 0; }},
+        {"clamp", In.clamp, [](Inst &I) { I.clamp = false; }},
+        {"omod", In.omod != 0, [](Inst &I) { I.omod = 0; }},
+    };
+    for (const Mod &M : Mods) {
+      if (!M.Set)
+        continue;
+      Inst Without = In;
+      M.Clear(Without);
+      if (!runOn(*A.W, *Base.W, In, P.Target) || !runOn(*B.W, *Base.W, Without, P.Target))
+        continue;
+      if (std::memcmp(A.W->v, B.W->v, sizeof(A.W->v)) == 0 &&
+          std::memcmp(A.W->s, B.W->s, sizeof(A.W->s)) == 0 && A.W->scc == B.W->scc) {
+        std::string K = std::string(opNameLower(In.op)) + " " + M.Name;
+        if (Ignored[K]++ == 0)
+          Example[K] = printInst(In, P.Target, 0x1000) + " (" + P.Where + ")";
+      }
+    }
+  }
+  unsigned Checked = 0;
+  for (const auto &[K, N] : Ignored) {
+    if (K == "v_mfma_ld_scale_b32 op_sel")
+      continue;
+    ADD_FAILURE() << K << " is ignored by the executor (" << N << " encodings, e.g. " << Example[K]
+                  << ")";
+  }
+  for (const ProbedInst &P : Accepted)
+    Checked += P.In.abs || P.In.neg || P.In.negHi || P.In.opsel || P.In.clamp || P.In.omod;
+  EXPECT_GE(Checked, 100u);
+  std::printf("modifiers: %u accepted encodings carry one, %zu ignored\n", Checked,
+              Ignored.size());
 }
 
 } // namespace

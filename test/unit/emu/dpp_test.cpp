@@ -271,3 +271,23 @@ TEST(DppKernel, CoverageAndRunAgreeOnEveryControl) {
 }
 
 } // namespace
+
+namespace {
+
+// An executor that has no saturation for an integer op refuses its clamp rather than ignore it
+// (v_mad_u32_u24 clamp, which LLVM assembles), and coverage counts it as not implemented; the
+// same op without clamp runs.
+TEST(ModifierRefusal, IntegerClampWithoutSaturationStopsTheRun) {
+  const std::string Body = "\tv_mad_u32_u24 v2, v3, v4, v5 clamp\n\ts_endpgm\n";
+  auto R = emu::test::runAsmKernel(Body);
+  EXPECT_NE(R.Error.find("unsupported instruction v_mad_u32_u24_e64 at pc 0x"), std::string::npos)
+      << R.Error;
+  EXPECT_NE(R.Error.find(": clamp or an output modifier on this integer result (no saturation is "
+                         "implemented for it)"),
+            std::string::npos)
+      << R.Error;
+  R = emu::test::runAsmKernel("\tv_mad_u32_u24 v2, v3, v4, v5\n\ts_endpgm\n");
+  EXPECT_EQ(R.Error, "");
+}
+
+} // namespace
