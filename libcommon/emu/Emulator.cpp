@@ -454,7 +454,11 @@ llvm::Error Emulator::planDispatch(Dispatch &D) const {
   if (Kernarg.size() > SegSize && SegSize != 0)
     return makeError("the kernarg data is " + std::to_string(Kernarg.size()) + " bytes; kernel '" +
                      K->Name + "' takes " + std::to_string(SegSize));
-  Kernarg.resize(std::max<size_t>(SegSize, 16), 0);
+  // The segment a runtime hands a kernel is 16-byte aligned and whole 16-byte granules (the
+  // ABI's minimum kernarg alignment, LLVM's AMDGPUUsage); compilers widen kernarg loads to that
+  // (clang reads a 28-byte segment's last 12 bytes with s_load_dwordx4 at 16): the emulated
+  // segment is the declared size rounded up to 16, zero-filled.
+  Kernarg.resize(std::max<size_t>((size_t(SegSize) + 15) & ~size_t(15), 16), 0);
   // Scratch.
   D.PerLane = (K->Kd.PrivateSegmentFixedSize + L.ExtraPrivatePerLane + 15) & ~15u;
   if (Bits.dynamicStack() && L.ExtraPrivatePerLane == 0)

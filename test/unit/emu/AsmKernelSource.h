@@ -16,7 +16,8 @@ struct AsmKernel {
   unsigned BlockItems = 64;
   unsigned BufferDwords = 1024;
   bool Strict = false;
-  unsigned Vgprs = 32; // next_free_vgpr
+  unsigned Vgprs = 32;       // next_free_vgpr
+  unsigned KernargSize = 8; // the metadata's .kernarg_segment_size (the buffer pointer is 8)
   // The buffer's contents (BufferDwords dwords) when not empty, instead of dword i = i.
   std::vector<uint32_t> Init;
   // More .amdhsa_* directives for the kernel descriptor ("\t.amdhsa_float_denorm_mode_32 3\n").
@@ -61,7 +62,8 @@ amdhsa.kernels:
     .group_segment_fixed_size: )" +
          Lds + R"(
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 8
+    .kernarg_segment_size: )" +
+         std::to_string(K.KernargSize) + R"(
     .max_flat_workgroup_size: 256
     .name: k
     .private_segment_fixed_size: 0

@@ -6,6 +6,7 @@
 // Also: partial workgroups, kernarg preload (execution starts at entry + 256, so the
 // compatibility prologue, here an s_trap, never runs), scratch through architected flat
 // scratch, chosen buffer addresses, determinism across host thread counts, and faults.
+#include "AsmKernel.h"
 #include "EmuHarness.h"
 
 #include "asm/Assembler.h"
@@ -378,6 +379,34 @@ TEST(Launch, BuffersAtChosenAddressesAndFaults) {
                       "\\(lane [0-9]+\\) at pc 0x[0-9a-f]+: outside every allocation "
                       "\\(add_kernel\\+0x[0-9a-f]+, workgroup 1,0,0\\)")))
       << Msg;
+}
+
+} // namespace
+
+namespace {
+
+// A kernarg segment is handed to the kernel in whole 16-byte granules, zero-filled: clang reads
+// the last 12 bytes of a 28-byte segment with s_load_dwordx4 at offset 16, which runs and reads
+// zeros past byte 28; a load past the rounded segment still faults.
+TEST(KernargSegment, RoundedUpToWholeSixteenByteGranules) {
+  asmevo::emu::test::AsmKernel K;
+  K.KernargSize = 28;
+  const std::string Body = R"(
+	s_load_dwordx4 s[4:7], s[0:1], 0x10
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32 v2, s7
+	v_add_co_u32 v4, vcc, s2, v1
+	v_mov_b32 v5, s3
+	v_addc_co_u32 v5, vcc, v5, 0, vcc
+	global_store_dword v[4:5], v2, off
+)";
+  auto R = asmevo::emu::test::runAsmKernel(Body, K);
+  ASSERT_EQ(R.Error, "");
+  for (unsigned l = 0; l < 64; ++l)
+    EXPECT_EQ(R.Buffer[l], 0u) << l;
+  K.KernargSize = 12; // one granule: bytes 16..31 are past it
+  R = asmevo::emu::test::runAsmKernel(Body, K);
+  EXPECT_NE(R.Error.find("memory fault"), std::string::npos) << R.Error;
 }
 
 } // namespace
