@@ -26,11 +26,13 @@ def metadata_args(co, kernel):
     raise SystemExit(f"{co}: no kernel {kernel}")
 
 
-def write_spec(name, co, kernel, grid, block, fields, comment):
+def write_spec(name, co, kernel, grid, block, fields, comment, names_by_offset=None):
+    """names_by_offset: for metadata without argument names (every arg unnamed), the field name
+    of each argument by its kernarg offset; an offset not in it is a "pad"."""
     args = []
     seen = set()
     for i, a in enumerate(metadata_args(co, kernel)):
-        n = a.get(".name")
+        n = a.get(".name") if names_by_offset is None else names_by_offset.get(a[".offset"], "pad")
         if n == "pad":
             args.append({"arg": f"#{i}", "value": 0})
             continue
@@ -289,6 +291,101 @@ def fmha_fwd_fp8_gfx950(hsa):
                f"per-tensor descales, grid ceil(Sq/256) x Hq x B, block 512; see the .md")
 
 
+def i8gemm(hsa, ks=1):
+    # gfx942 int8 GEMM, per-token A scale, per-channel B scale, fp32 bias, bf16 out.
+    # csrc/py_itfs_cu/asm_gemm_a8w8.cu: KernelArgs (lines 11-39), gemm_a8w8_asm() (lines 127-287);
+    # hsa/gfx942/i8gemm/i8gemm_bf16_perTokenI8.csv line 3: tile 32x128, splitK=1, bpreshuffle=1.
+    # Inputs as op_tests/test_gemm_a8w8.py test_gemm builds them (lines 146-168, 208-215): A and B
+    # pertoken_quant to int8 (-127..127) with fp32 scales [M, 1] / [N, 1], B shuffle_weight(layout=
+    # (16, 16)), A a [M, K] view of a [M, K + 128] buffer (pad_a=128), bias [1, N] fp32;
+    # gemm_a8w8_ASM without a tuned config: splitK=1 (aiter/ops/gemm_op_a8w8.py line 643); ks=2: a
+    # tuned config's splitK (asm_a8w8_gemm.csv), the host zeroes C (line 267) and the kernel adds
+    # its bf16 partials with global_atomic_pk_add_bf16. See the .md.
+    M, N, K = 64, 256, 512           # N % 128 == 0; K % 128 == 0 (the kernel's K step)
+    pad_a = 128
+    lda = K + pad_a                  # A->stride(0) (int8: elements = bytes)
+    tileM, tileN = 32, 128
+    grid = [(N // tileN) * ks, (M + tileM - 1) // tileM, 1]   # gdx = (N/SUBN)*256*ks / 256
+    name = "I8gemm_bf16_perTokenI8_BpreShuffle_32x128"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, f"gfx942/i8gemm/{name}.co")
+    f = {
+        "C": {"type": "bf16", "elements": M * N, "role": "out", "comment": f"out [M={M}, N={N}] bf16"} if ks == 1 else
+             {"type": "bf16", "elements": M * N, "role": "out", "fill": "zero",
+              "comment": f"out [M={M}, N={N}] bf16, zeroed by the host (hipMemsetAsync, line 267) for the atomic split-K adds"},
+        "A": {"type": "i8", "elements": M * lda, "range": [-127, 127], "role": "in",
+              "comment": f"A [M={M}, K={K}] int8, row stride {lda} (op_tests pad_a=128: a [M, K+128] buffer)"},
+        "B": {"type": "i8", "elements": N * K, "range": [-127, 127], "role": "in",
+              "comment": f"B [N={N}, K] int8 preshuffled (shuffle_weight layout (16, 16))"},
+        "SA": {"type": "f32", "elements": M, "range": [0.005, 0.05], "role": "in",
+               "comment": f"A_scale [M={M}, 1] fp32 per token (pertoken_quant: amax/127)"},
+        "SB": {"type": "f32", "elements": N, "range": [0.005, 0.05], "role": "in",
+               "comment": f"B_scale [N={N}, 1] fp32 per output channel"},
+        "BIAS": {"type": "f32", "elements": N, "range": [0.0, 10.0], "role": "in",
+                 "comment": f"bias [1, N] fp32 (op_tests: torch.rand([1, n]) * 10, .to(fp32))"},
+        "M": {"value": M, "comment": "A->size(0)"},
+        "Ndim": {"value": N, "comment": "out->size(1)"},
+        "K": {"value": K, "comment": "A->size(1)"},
+        "PA": {"value": lda, "comment": "lda = A->stride(0) (bytes: int8)"},
+        "PB": {"value": K, "comment": "ldb = B->stride(0) (bytes: int8)"},
+        "PC": {"value": N * 2, "comment": "ldc = out->stride(0) * sizeof(uint16_t) bytes"},
+        "KS": {"value": ks, "comment": "splitK: gemm_a8w8_ASM passes splitK=1 without a tuned config"
+               if ks == 1 else "splitK (a tuned config's); k per split ceil(K/KS/128)*128"},
+    }
+    write_spec("i8gemm_bf16_perTokenI8_BpreShuffle_32x128" + ("" if ks == 1 else f"_splitk{ks}"), co, kernel, grid, [256, 1, 1], f,
+               f"AITer gemm_a8w8_asm (gfx942, int8): C[M,N] = bf16((A[M,K] @ B[N,K]^T) * sA[M] * sB[N] + bias[N]), "
+               f"M={M} N={N} K={K} splitK={ks}, A row stride {lda}, B preshuffled (16, 16), "
+               f"grid N/128*splitK x ceil(M/32) x 1, block 256; see "
+               + ("the .md" if ks == 1 else "i8gemm_bf16_perTokenI8_BpreShuffle_32x128.md"))
+
+
+def i8gemm_112x256(hsa):
+    # gfx942 int8 GEMM, tile 112x256 (hsa/gfx942/i8gemm/i8gemm_bf16_perTokenI8.csv line 2: splitK 0,
+    # bpreshuffle 1). Launched by the same gemm_a8w8_asm (csrc/py_itfs_cu/asm_gemm_a8w8.cu) with the
+    # same 208-byte KernelArgs (lines 11-39, arg_size = sizeof(args), line 156), but this object's
+    # metadata declares 256 bytes of kernarg as 55 unnamed args: the same 13 16-byte slots, then three
+    # more pointer slots at 208, 224, 240, which the host never writes and the kernel never reads (its
+    # only s_loads, kernel+0x10..0x68, read 0x0..0xb0; not even KS at 0xc0: no split-K). Reached only
+    # through a tuned config's kernelName (aiter/configs/a8w8_bpreshuffle_tuned_gemm.csv, splitK 1):
+    # the heuristic (lines 80-81) skips a config with splitK 0. Inputs as in i8gemm. See the .md.
+    M, N, K = 224, 512, 512          # 2 x 2 workgroups; N % 256 == 0, K % 128 == 0
+    pad_a = 128
+    lda = K + pad_a
+    tileM, tileN = 112, 256
+    grid = [N // tileN, (M + tileM - 1) // tileM, 1]   # gdx = (N/SUBN)*256 / 256, gdy = ceil(M/SUBM)
+    name = "I8gemm_bf16_perTokenI8_BpreShuffle_112x256"
+    kernel = f"_ZN5aiter{len(name)}{name}E"
+    co = os.path.join(hsa, f"gfx942/i8gemm/{name}.co")
+    f = {
+        "C": {"type": "bf16", "elements": M * N, "role": "out", "comment": f"out [M={M}, N={N}] bf16"},
+        "A": {"type": "i8", "elements": M * lda, "range": [-127, 127], "role": "in",
+              "comment": f"A [M={M}, K={K}] int8, row stride {lda} (op_tests pad_a=128: a [M, K+128] buffer)"},
+        "B": {"type": "i8", "elements": N * K, "range": [-127, 127], "role": "in",
+              "comment": f"B [N={N}, K] int8 preshuffled (shuffle_weight layout (16, 16))"},
+        "SA": {"type": "f32", "elements": M, "range": [0.005, 0.05], "role": "in",
+               "comment": f"A_scale [M={M}, 1] fp32 per token (pertoken_quant: amax/127)"},
+        "SB": {"type": "f32", "elements": N, "range": [0.005, 0.05], "role": "in",
+               "comment": f"B_scale [N={N}, 1] fp32 per output channel"},
+        "BIAS": {"type": "f32", "elements": N, "range": [0.0, 10.0], "role": "in",
+                 "comment": f"bias [1, N] fp32 (op_tests: torch.rand([1, n]) * 10, .to(fp32))"},
+        "M": {"value": M, "comment": "A->size(0)"},
+        "Ndim": {"value": N, "comment": "out->size(1)"},
+        "K": {"value": K, "comment": "A->size(1)"},
+        "PA": {"value": lda, "comment": "lda = A->stride(0) (bytes: int8)"},
+        "PB": {"value": K, "comment": "ldb = B->stride(0) (bytes: int8)"},
+        "PC": {"value": N * 2, "comment": "ldc = out->stride(0) * sizeof(uint16_t) bytes"},
+        "KS": {"value": 1, "comment": "ks = 1 (line 153; cfg.splitK 0 skips lines 228-269); the kernel never reads it"},
+    }
+    for off in (208, 224, 240):
+        f[f"unused{off}"] = {"value": "null", "comment": "past the host's 208-byte KernelArgs: never written by the host, never read by the kernel"}
+    names = {0: "C", 16: "A", 32: "B", 48: "SA", 64: "SB", 80: "BIAS", 96: "M", 112: "Ndim", 128: "K",
+             144: "PA", 160: "PB", 176: "PC", 192: "KS", 208: "unused208", 224: "unused224", 240: "unused240"}
+    write_spec("i8gemm_bf16_perTokenI8_BpreShuffle_112x256", co, kernel, grid, [256, 1, 1], f,
+               f"AITer gemm_a8w8_asm (gfx942, int8), tile 112x256: C[M,N] = bf16((A[M,K] @ B[N,K]^T) * sA[M] * sB[N] + bias[N]), "
+               f"M={M} N={N} K={K}, A row stride {lda}, B preshuffled (16, 16), grid N/256 x ceil(M/112) x 1, block 256; "
+               f"kernarg 256 bytes, 208.. unused (null); see the .md", names_by_offset=names)
+
+
 if __name__ == "__main__":
     hsa = sys.argv[1] if len(sys.argv) > 1 else "/work/aiter/hsa"
     bf16gemm(hsa, "pf3")
@@ -299,3 +396,6 @@ if __name__ == "__main__":
     f4gemm(hsa)
     fmha_fwd_gfx950(hsa)
     fmha_fwd_fp8_gfx950(hsa)
+    i8gemm(hsa)
+    i8gemm(hsa, ks=2)
+    i8gemm_112x256(hsa)

@@ -23,3 +23,6 @@ check bf16gemm_fp32bf16_tn_32x64_pf3_splitk_m40 gfx942/bf16gemm/bf16gemm_fp32bf1
 check f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128 gfx950/f4gemm/f4gemm_bf16_per1x32Fp4_BpreShuffle_32x128.co "$@"
 check fmha_fwd_hd128_bf16                       gfx950/fmha_v3_fwd/fwd_hd128_bf16.co "$@"
 check fmha_fwd_hd128_fp8_gfx950                 gfx950/fmha_v3_fwd/fwd_hd128_fp8.co "$@"
+check i8gemm_bf16_perTokenI8_BpreShuffle_32x128 gfx942/i8gemm/I8gemm_bf16_perTokenI8_BpreShuffle_32x128.co "$@"
+check i8gemm_bf16_perTokenI8_BpreShuffle_32x128_splitk2 gfx942/i8gemm/I8gemm_bf16_perTokenI8_BpreShuffle_32x128.co "$@"
+check fmoe_fp8_blockscale_g1u1_novs_subGU_256  gfx942/fmoe/fmoe_fp8_blockscale_g1u1_novs_subGU_256.co "$@"
