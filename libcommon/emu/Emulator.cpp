@@ -659,6 +659,18 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   }
 }
 
+// How many instructions a wave of a multi-wave workgroup runs before the next one takes its turn
+// (the default schedule). The waves of a workgroup issue in parallel on a CU's SIMDs and leave a
+// barrier together, so on hardware they drift apart by a few instructions, not hundreds. With
+// 256, the value before, one wave ran past the other waves' LDS reads in two of AITer's kernels
+// that re-write an LDS buffer after every wave has read it with no barrier between (a race by
+// the ISA's rules, which the strict checks report as lds-race, and which hardware's parallel
+// issue wins): the FP8 block-scale MoE computed outputs up to 54% of a row's max off its
+// reference, the 112x256 int8 GEMM 35% of its outputs from the wrong position. 32 fixed the
+// first, 16 both (test/corpus/aiter/*.md). 16 costs 0.6-2.3% more host instructions than 256
+// (callgrind, emu_bench's three kernels).
+constexpr unsigned kWaveTurn = 16;
+
 // One workgroup's waves run to their end: rounds over the waves in a seeded order, barriers
 // released when every wave that has not ended waits at one; the dispatch-wide limits checked
 // after every quantum. Throws EmuError (a deadlock, a limit, or what an instruction raised).
@@ -688,7 +700,7 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
         continue;
       uint64_t Before = W.instCount;
       // One wave alone still returns here now and then: limits and Ctrl-C are checked.
-      unsigned Quantum = NW == 1 ? 1u << 14 : L.VarySchedule ? 1 + unsigned(Next() % 96) : 256;
+      unsigned Quantum = NW == 1 ? 1u << 14 : L.VarySchedule ? 1 + unsigned(Next() % 96) : kWaveTurn;
       if (L.Strict && Ctx[I].trace)
         runWave<true, true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       else if (L.Strict)
