@@ -381,7 +381,7 @@ make_bundle() {
     if [ $tool = kernel-diffcheck ]; then k1=nout.bundle; else k1=; fi
     run $tool nout.bundle $k1 --capture nout.bundle
     assert_failure 2
-    assert_output "$tool: error: 'nout.bundle': K0, the code object the capture recorded, faults on memory the bundle does not hold (buffer_store_dword at 0x7f0000300800): argument #2 (kernarg+0x10) points to 0x7f0000300000, which no region holds; capture the dispatch again"
+    assert_output "$tool: error: 'nout.bundle': K0, the code object the capture recorded, faults on memory the bundle does not hold (buffer_store_dword at 0x7f0000300c00): argument #2 (kernarg+0x10) points to 0x7f0000300000, which no region holds; capture the dispatch again"
     run $tool cut.bundle ${k1:+cut.bundle} --capture cut.bundle
     assert_failure 2
     assert_output "$tool: error: 'cut.bundle': K0, the code object the capture recorded, faults on memory the bundle does not hold (buffer_store_dword at 0x7f0000300fa0): it lies 0 bytes past the end of region 0x7f0000300000 (reached from kernarg+0x10, 4000 bytes), which is cut short or lacks a neighbour; capture the dispatch again"
