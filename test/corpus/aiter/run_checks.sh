@@ -28,4 +28,6 @@ check i8gemm_bf16_perTokenI8_BpreShuffle_32x128_splitk2 gfx942/i8gemm/I8gemm_bf1
 check i8gemm_bf16_perTokenI8_BpreShuffle_112x256 gfx942/i8gemm/I8gemm_bf16_perTokenI8_BpreShuffle_112x256.co "$@"
 check pa_bf16_noquant_gqa8_1tg_4w              gfx942/pa/pa_bf16_noquant_gqa8_1tg_4w.co "$@"
 check fmha_bwd_hd128_bf16_a16_rtne              gfx942/fmha_v3_bwd/bwd_hd128_bf16_a16_rtne.co "$@"
+check fp8gemm_bf16_blockscale_BpreShuffle_32x128 gfx942/fp8gemm_blockscale/fp8gemm_bf16_blockscale_BpreShuffle_32x128.co "$@"
+check mla_dec_stage1_bf16_a16w16_subQ16_mqa16  gfx942/mla/mla_dec_stage1_bf16_a16w16_subQ16_mqa16.co "$@"
 check fmoe_fp8_blockscale_g1u1_novs_subGU_256  gfx942/fmoe/fmoe_fp8_blockscale_g1u1_novs_subGU_256.co "$@"
