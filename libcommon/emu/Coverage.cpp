@@ -54,9 +54,14 @@ std::string probe(Inst In, Gfx G, bool AfterScalePrefix) {
   try {
     return executeInst(C, In) ? "" : "no executor runs it";
   } catch (const EmuError &E) {
-    if (E.Kind == EmuErrorKind::Unsupported || E.Kind == EmuErrorKind::IllegalInst)
-      return E.what();
-    return "";
+    if (E.Kind != EmuErrorKind::Unsupported && E.Kind != EmuErrorKind::IllegalInst)
+      return "";
+    // The probe's pc is its own, not the instance's (whose place the report gives).
+    std::string Why = E.what();
+    const std::string AtPc = " at pc " + hexAddr(0x1000);
+    if (size_t At = Why.find(AtPc); At != std::string::npos)
+      Why.erase(At, AtPc.size());
+    return Why;
   }
 }
 
@@ -72,9 +77,10 @@ std::string opKey(const Inst &I, Gfx G) {
 } // namespace
 
 llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inputs,
-                                             std::vector<ProbedInst> *Accepted) {
+                                            std::vector<ProbedInst> *Accepted) {
   CoverageReport R;
-  std::unordered_map<std::string, std::string> Probed; // why refused, "" if run // by target and encoding
+  std::unordered_map<std::string, std::string>
+      Probed; // why refused, "" if run // by target and encoding
   for (const std::string &In : Inputs) {
     auto Objs = loadCodeObjects(In, "");
     if (!Objs)

@@ -3,9 +3,9 @@
 // against the same form predicate the emulator applies (Refusal.h), and probed against its
 // executor on a scratch wave with no active lanes (an executor that does not know the op or the
 // variant, or calls the encoding illegal, says so; anything else, even a fault on the dummy
-// state, means implemented). Probes are cached by encoding, so each distinct instruction word is probed once.
-// Variants with other semantics under one mnemonic are kept apart: "buffer_load_dword lds",
-// "ds_add_u32 gds" (SDWA and DPP forms have their own mnemonics).
+// state, means implemented). Probes are cached by encoding, so each distinct instruction word is
+// probed once. Variants with other semantics under one mnemonic are kept apart: "buffer_load_dword
+// lds", "ds_add_u32 gds" (SDWA and DPP forms have their own mnemonics).
 #pragma once
 
 #include "emu/Exec.h"

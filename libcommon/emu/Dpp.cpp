@@ -58,9 +58,7 @@ const DppTable &table() {
 
 } // namespace
 
-bool dppControlDefined(unsigned Ctrl, Gfx) {
-  return Ctrl < kDppControls && table().Defined[Ctrl];
-}
+bool dppControlDefined(unsigned Ctrl, Gfx) { return Ctrl < kDppControls && table().Defined[Ctrl]; }
 
 const int8_t *dppSourceLanes(unsigned Ctrl) {
   return Ctrl < kDppControls && table().Defined[Ctrl] ? table().Src[Ctrl] : nullptr;

@@ -700,7 +700,9 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
         continue;
       uint64_t Before = W.instCount;
       // One wave alone still returns here now and then: limits and Ctrl-C are checked.
-      unsigned Quantum = NW == 1 ? 1u << 14 : L.VarySchedule ? 1 + unsigned(Next() % 96) : kWaveTurn;
+      unsigned Quantum = NW == 1          ? 1u << 14
+                         : L.VarySchedule ? 1 + unsigned(Next() % 96)
+                                          : kWaveTurn;
       if (L.Strict && Ctx[I].trace)
         runWave<true, true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       else if (L.Strict)

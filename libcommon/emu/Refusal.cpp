@@ -38,7 +38,8 @@ std::string hex(unsigned V) { return hexAddr(V); }
 // "v_swap_b32" for V_SWAP_B32_E32: the op, whatever its encoding.
 std::string opBase(Op O) {
   std::string N = opNameLower(O);
-  if (N.size() > 4 && (N.compare(N.size() - 4, 4, "_e32") == 0 || N.compare(N.size() - 4, 4, "_e64") == 0))
+  if (N.size() > 4 &&
+      (N.compare(N.size() - 4, 4, "_e32") == 0 || N.compare(N.size() - 4, 4, "_e64") == 0))
     N.resize(N.size() - 4);
   return N;
 }
@@ -84,10 +85,11 @@ void throwRefusal(const ExecCtx &C, const Inst &In) {
   std::optional<Refusal> R = formRefusal(In, C.gfx);
   if (!R) // the mark and the predicate are one; a mark set by hand on an accepted instruction
     R = Refusal{EmuErrorKind::Unsupported, "marked refused"};
-  throw EmuError(R->Kind,
-                 std::string(R->Kind == EmuErrorKind::Unsupported ? "unsupported instruction " : "") +
-                     mnemonic(In, C.gfx) + " at pc " + hexAddr(C.instPc) + ": " + R->Why,
-                 C.instPc);
+  throw EmuError(
+      R->Kind,
+      std::string(R->Kind == EmuErrorKind::Unsupported ? "unsupported instruction " : "") +
+          mnemonic(In, C.gfx) + " at pc " + hexAddr(C.instPc) + ": " + R->Why,
+      C.instPc);
 }
 
 } // namespace asmevo::emu

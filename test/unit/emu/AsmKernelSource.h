@@ -16,7 +16,7 @@ struct AsmKernel {
   unsigned BlockItems = 64;
   unsigned BufferDwords = 1024;
   bool Strict = false;
-  unsigned Vgprs = 32;       // next_free_vgpr
+  unsigned Vgprs = 32;      // next_free_vgpr
   unsigned KernargSize = 8; // the metadata's .kernarg_segment_size (the buffer pointer is 8)
   // The buffer's contents (BufferDwords dwords) when not empty, instead of dword i = i.
   std::vector<uint32_t> Init;

@@ -210,7 +210,8 @@ TEST(CoverageAgreement, NoModifierIgnored) {
   {
     asmevo::emu::test::AsmKernel K;
     auto T = asmevo::parseTargetId("amdgcn-amd-amdhsa--gfx942", 5);
-    auto Obj = asmevo::assembleAndLink(asmevo::emu::test::asmKernelSource(kModifierKinds, K), "m.s", *T);
+    auto Obj =
+        asmevo::assembleAndLink(asmevo::emu::test::asmKernelSource(kModifierKinds, K), "m.s", *T);
     ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
     Objs.push_back(Tmp.file("modifiers.hsaco"));
     llvm::cantFail(asmevo::writeFileAtomic(Objs.back(), *Obj));
@@ -280,8 +281,7 @@ TEST(CoverageAgreement, NoModifierIgnored) {
   for (const ProbedInst &P : Accepted)
     Checked += P.In.abs || P.In.neg || P.In.negHi || P.In.opsel || P.In.clamp || P.In.omod;
   EXPECT_GE(Checked, 100u);
-  std::printf("modifiers: %u accepted encodings carry one, %zu ignored\n", Checked,
-              Ignored.size());
+  std::printf("modifiers: %u accepted encodings carry one, %zu ignored\n", Checked, Ignored.size());
 }
 
 } // namespace

@@ -158,7 +158,8 @@ TEST(Refusal, FormsAndReasons) {
   Swap.dppCtrl = 0xe4;
   auto R = formRefusal(Swap, Gfx::Gfx942);
   ASSERT_TRUE(R.has_value());
-  EXPECT_EQ(R->Why, "the DPP form of v_swap_b32 is not defined (the op does not read src0 per lane)");
+  EXPECT_EQ(R->Why,
+            "the DPP form of v_swap_b32 is not defined (the op does not read src0 per lane)");
   Inst Add = mk(Op::V_ADD_U32_E32, Enc::VOP2, V(0), V(1), V(2));
   Add.form = VForm::Sdwa;
   Add.srcSel[1] = 7;
@@ -244,8 +245,7 @@ TEST(DppKernel, CoverageAndRunAgreeOnEveryControl) {
   for (unsigned Ctrl = 0; Ctrl < kDppControls; ++Ctrl) {
     // VOP1 v_mov_b32 v3, <DPP> (src0 = 0xfa), then the DPP dword: src0 v2, ctrl, row/bank 0xf.
     char Buf[96];
-    std::snprintf(Buf, sizeof(Buf), "\t.long 0x7e0602fa, 0x%08x\n",
-                  0xff000002u | (Ctrl << 8));
+    std::snprintf(Buf, sizeof(Buf), "\t.long 0x7e0602fa, 0x%08x\n", 0xff000002u | (Ctrl << 8));
     Words += Buf;
   }
   auto Dir = llvm::cantFail(TempDir::create("asmevo-dpp"));
