@@ -30,4 +30,6 @@ check pa_bf16_noquant_gqa8_1tg_4w              gfx942/pa/pa_bf16_noquant_gqa8_1t
 check fmha_bwd_hd128_bf16_a16_rtne              gfx942/fmha_v3_bwd/bwd_hd128_bf16_a16_rtne.co "$@"
 check fp8gemm_bf16_blockscale_BpreShuffle_32x128 gfx942/fp8gemm_blockscale/fp8gemm_bf16_blockscale_BpreShuffle_32x128.co "$@"
 check mla_dec_stage1_bf16_a16w16_subQ16_mqa16  gfx942/mla/mla_dec_stage1_bf16_a16w16_subQ16_mqa16.co "$@"
-check fmoe_fp8_blockscale_g1u1_novs_subGU_256  gfx942/fmoe/fmoe_fp8_blockscale_g1u1_novs_subGU_256.co "$@"
+# 4 atomic bf16 adds per output from different workgroups: their order varies on more than one
+# host thread (as on a GPU) and K0 can differ from itself by a bf16 ulp; one thread fixes it.
+check fmoe_fp8_blockscale_g1u1_novs_subGU_256  gfx942/fmoe/fmoe_fp8_blockscale_g1u1_novs_subGU_256.co "$@" --threads 1
