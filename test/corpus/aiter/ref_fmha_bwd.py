@@ -25,6 +25,7 @@ variant), and dQ as one bf16 partial per 192-row k tile summed by bf16 adds.
 """
 import glob, math, os, struct, sys
 from operator import mul
+from ref_common import bf16_round, bf16s, f32s, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fmha_bwd_hd128_bf16_a16_rtne"
@@ -90,27 +91,6 @@ def spec(hsa, B=1, H=2, S=256, D=128):
                f"AITer fmha_v3_bwd dQdKdV kernel (gfx942, a16, rtne), batch mode, no mask: B={B} Hq=Hk={H} "
                f"Sq=Sk={S} d=dv={D}, BSHD layout, LSE and D (odo pre-kernel's rowsum(dO*O)) as inputs, "
                f"grid ceil(Sk/192) x Hq x B, block 256; see the .md")
-
-
-def load(d, name, kind="in"):
-    fs = glob.glob(os.path.join(d, f"*_{name}.{kind}.bin"))
-    if len(fs) != 1:
-        raise SystemExit(f"{d}: expected one *_{name}.{kind}.bin, found {fs}")
-    return open(fs[0], "rb").read()
-
-
-def bf16s(b):
-    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
-
-
-def f32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}f", b))
-
-
-def bf16_round(x):
-    u = struct.unpack("<I", struct.pack("<f", x))[0]
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
 
 
 def ulp(x):

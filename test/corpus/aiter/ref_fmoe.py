@@ -26,6 +26,7 @@ References, both from the dumped inputs:
            tightens the comparison; the verdict uses both (see check()).
 """
 import glob, math, os, struct, subprocess, sys
+from ref_common import bf16_round, bf16s, f32s, i32s, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fmoe_fp8_blockscale_g1u1_novs_subGU_256"
@@ -264,31 +265,6 @@ def to_fp8(x):
     else:
         r = lo if FP8.index(lo) % 2 == 0 else hi
     return -r if x < 0 else r
-
-
-def load(d, name, kind="in"):
-    fs = glob.glob(os.path.join(d, f"*_{name}.{kind}.bin"))
-    if len(fs) != 1:
-        raise SystemExit(f"{d}: expected one *_{name}.{kind}.bin, found {fs}")
-    return open(fs[0], "rb").read()
-
-
-def f32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}f", b))
-
-
-def i32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}i", b))
-
-
-def bf16s(b):
-    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
-
-
-def bf16_round(x):
-    u = struct.unpack("<I", struct.pack("<f", x))[0]
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
 
 
 def unshuffle(buf, base, N, K):

@@ -43,6 +43,7 @@ output a few fp32 ulps of its terms off), and all within the op test's checkAllc
 """
 import glob, json, math, os, struct, subprocess, sys
 from fractions import Fraction
+from ref_common import bf16_round, bf16_trunc, bf16s, f32s, load, round_f32
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fp8gemm_bf16_blockscale_BpreShuffle_32x128"
@@ -151,52 +152,6 @@ def fp8fnuz_q(b):
 
 FP8Q = [fp8fnuz_q(b) for b in range(256)]
 Q = Fraction(1, 1 << 10)
-
-
-def load(d, name, kind="in"):
-    fs = glob.glob(os.path.join(d, f"*_{name}.{kind}.bin"))
-    if len(fs) != 1:
-        raise SystemExit(f"{d}: expected one *_{name}.{kind}.bin, found {fs}")
-    return open(fs[0], "rb").read()
-
-
-def f32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}f", b))
-
-
-def bf16s(b):
-    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
-
-
-def round_f32(q):
-    """Fraction (or int) q rounded to the nearest fp32, ties to even (no overflow / subnormals here)."""
-    q = Fraction(q)
-    if q == 0:
-        return 0.0
-    s = -1 if q < 0 else 1
-    q = abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    if Fraction(2) ** e > q:
-        e -= 1
-    if Fraction(2) ** (e + 1) <= q:
-        e += 1
-    scaled = q / Fraction(2) ** (e - 23)                        # in [2^23, 2^24)
-    n, r = divmod(scaled.numerator, scaled.denominator)
-    twice = 2 * r
-    if twice > scaled.denominator or (twice == scaled.denominator and n & 1):
-        n += 1
-    return s * math.ldexp(n, e - 23)
-
-
-def bf16_round(x):
-    u = struct.unpack("<I", struct.pack("<f", x))[0]
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
-
-
-def bf16_trunc(x):
-    u = struct.unpack("<I", struct.pack("<f", x))[0] & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
 
 
 def b_offset(n, k, layout):

@@ -54,6 +54,7 @@ at its own position or at one of those; the summary line above is printed as bef
 """
 import glob, math, os, struct, sys
 from fractions import Fraction
+from ref_common import bf16_round, bf16_trunc, bf16s, f32s, round_f32
 
 
 ARG_INDEX = {}   # --args: buffer name -> explicit argument index
@@ -69,50 +70,8 @@ def load(d, name, kind="in"):
     return open(fs[0], "rb").read()
 
 
-def f32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}f", b))
-
-
-def bf16s(b):
-    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
-
-
 def i8s(b):
     return list(struct.unpack(f"<{len(b)}b", b))
-
-
-def round_f32(q):
-    """Fraction (or int) q rounded to the nearest fp32, ties to even (no overflow / subnormals here)."""
-    q = Fraction(q)
-    if q == 0:
-        return 0.0
-    s = -1 if q < 0 else 1
-    q = abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()   # 2^e <= q < 2^(e+2)
-    if Fraction(2) ** e > q:
-        e -= 1
-    if Fraction(2) ** (e + 1) <= q:
-        e += 1
-    scaled = q / Fraction(2) ** (e - 23)                        # in [2^23, 2^24)
-    n, r = divmod(scaled.numerator, scaled.denominator)
-    twice = 2 * r
-    if twice > scaled.denominator or (twice == scaled.denominator and n & 1):
-        n += 1
-    return s * math.ldexp(n, e - 23)
-
-
-def bf16_round(x):
-    """fp32 x rounded to bf16, nearest even (as torch's .to(bf16))."""
-    u = struct.unpack("<I", struct.pack("<f", x))[0]
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
-
-
-def bf16_trunc(x):
-    """fp32 x truncated to bf16 (toward zero): its high 16 bits, as v_perm_b32 with selector
-    0x07060302 takes them."""
-    u = struct.unpack("<I", struct.pack("<f", x))[0] & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
 
 
 def b_offset(n, k, K, layout):

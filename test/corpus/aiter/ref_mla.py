@@ -29,6 +29,7 @@ split's tokens; one query row, so the causal mask keeps every key):
 in float64 here.
 """
 import glob, json, math, os, re, struct, subprocess, sys
+from ref_common import bf16_round, bf16s, f32, f32s, i32s, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "mla_dec_stage1_bf16_a16w16_subQ16_mqa16"
@@ -55,10 +56,6 @@ def kv_indptr():
 def page_indices():
     """total_kv distinct pages, scattered: (i * 37 + 5) % 512 (37 odd: a permutation)."""
     return [(i * 37 + 5) % NPAGE for i in range(TOTAL)]
-
-
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
 def sm_scale():
@@ -145,30 +142,6 @@ def spec(co=CO):
 
 # ---------------------------------------------------------------------------------------------
 # reference
-
-def load(d, name, kind="in"):
-    fs = glob.glob(os.path.join(d, f"*_{name}.{kind}.bin"))
-    if len(fs) != 1:
-        raise SystemExit(f"{d}: expected one *_{name}.{kind}.bin, found {fs}")
-    return open(fs[0], "rb").read()
-
-
-def bf16s(b):
-    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
-
-
-def f32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}f", b))
-
-
-def i32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}i", b))
-
-
-def bf16_round(x):
-    u = struct.unpack("<I", struct.pack("<f", x))[0]
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
 
 
 def check(d, which="k0"):

@@ -21,6 +21,7 @@ causal mask keeps every key): per sequence b and q head h (kv head h // GQA),
   O[b, h] = softmax(q . k_j / sqrt(D), j < CL[b]) . V, in float64 here (float32 in the test).
 """
 import glob, json, math, os, re, struct, subprocess, sys
+from ref_common import bf16_round, bf16s, f32, i32s, load
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "pa_bf16_noquant_gqa8_1tg_4w"
@@ -40,10 +41,6 @@ def block_table():
     """NSEQ x MBLK distinct physical block ids, scattered: (i * 37 + 5) % 64 (37 odd: a
     permutation of 0..63). Entries past a sequence's last block are real blocks too."""
     return [(i * 37 + 5) % NB for i in range(NSEQ * MBLK)]
-
-
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
 def sclg2e():
@@ -129,26 +126,6 @@ def spec(co=CO):
 
 # ---------------------------------------------------------------------------------------------
 # reference
-
-def load(d, name, kind="in"):
-    fs = glob.glob(os.path.join(d, f"*_{name}.{kind}.bin"))
-    if len(fs) != 1:
-        raise SystemExit(f"{d}: expected one *_{name}.{kind}.bin, found {fs}")
-    return open(fs[0], "rb").read()
-
-
-def bf16s(b):
-    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
-
-
-def i32s(b):
-    return list(struct.unpack(f"<{len(b) // 4}i", b))
-
-
-def bf16_round(x):
-    u = struct.unpack("<I", struct.pack("<f", x))[0]
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", u))[0]
 
 
 def check(d, which="k0"):

@@ -1,0 +1,66 @@
+"""Helpers shared by the plain-Python references of this folder (ref_*.py): reading a
+kernel-diffcheck --dump-inputs directory and the bf16/fp32 roundings they compare against."""
+import glob
+import math
+import os
+import struct
+from fractions import Fraction
+
+
+def load(d, name, kind="in"):
+    """The bytes of argument NAME's buffer in dump directory D (KIND: in, k0, k1)."""
+    fs = glob.glob(os.path.join(d, f"*_{name}.{kind}.bin"))
+    if len(fs) != 1:
+        raise SystemExit(f"{d}: expected one *_{name}.{kind}.bin, found {fs}")
+    return open(fs[0], "rb").read()
+
+
+def bf16s(b):
+    return [struct.unpack("<f", b"\0\0" + b[i:i + 2])[0] for i in range(0, len(b), 2)]
+
+
+def f32s(b):
+    return list(struct.unpack(f"<{len(b) // 4}f", b))
+
+
+def i32s(b):
+    return list(struct.unpack(f"<{len(b) // 4}i", b))
+
+
+def f32(x):
+    """x rounded to fp32."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def bf16_round(x):
+    """x rounded to bf16, nearest even (as torch's .to(bf16))."""
+    u = struct.unpack("<I", struct.pack("<f", x))[0]
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", u))[0]
+
+
+def bf16_trunc(x):
+    """fp32 x truncated to bf16 (toward zero): its high 16 bits, as v_perm_b32 with selector
+    0x07060302 takes them."""
+    u = struct.unpack("<I", struct.pack("<f", x))[0] & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", u))[0]
+
+
+def round_f32(q):
+    """Fraction (or int) q rounded to the nearest fp32, ties to even (no overflow / subnormals here)."""
+    q = Fraction(q)
+    if q == 0:
+        return 0.0
+    s = -1 if q < 0 else 1
+    q = abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()   # 2^e <= q < 2^(e+2)
+    if Fraction(2) ** e > q:
+        e -= 1
+    if Fraction(2) ** (e + 1) <= q:
+        e += 1
+    scaled = q / Fraction(2) ** (e - 23)                        # in [2^23, 2^24)
+    n, r = divmod(scaled.numerator, scaled.denominator)
+    twice = 2 * r
+    if twice > scaled.denominator or (twice == scaled.denominator and n & 1):
+        n += 1
+    return s * math.ldexp(n, e - 23)
