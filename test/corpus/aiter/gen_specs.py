@@ -12,6 +12,9 @@ import json, math, os, subprocess, sys
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ref_common import write_spec_json  # noqa: E402
+
 READELF = os.environ.get("LLVM_READELF", "/usr/lib/llvm-22/bin/llvm-readelf")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -46,16 +49,8 @@ def write_spec(name, co, kernel, grid, block, fields, comment, names_by_offset=N
     missing = set(fields) - seen
     if missing:
         raise SystemExit(f"{name}: fields not in the metadata: {sorted(missing)}")
-    spec = {"comment": comment, "kernel": kernel, "grid": grid, "block": block,
-            "dynamic_lds": 0, "args": args}
     path = os.path.join(HERE, name + ".json")
-    with open(path, "w") as f:
-        f.write("{\n")
-        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
-            f.write(f"  {json.dumps(k)}: {json.dumps(spec[k])},\n")
-        f.write('  "args": [\n')
-        f.write(",\n".join("    " + json.dumps(a) for a in args))
-        f.write("\n  ]\n}\n")
+    write_spec_json(path, comment, kernel, grid, block, args)
     print("wrote", path)
 
 

@@ -64,3 +64,38 @@ def round_f32(q):
     if twice > scaled.denominator or (twice == scaled.denominator and n & 1):
         n += 1
     return s * math.ldexp(n, e - 23)
+
+
+def bind_fields(meta, fields):
+    """A launch spec's "args" from the metadata's explicit arguments (name, offset, ...) in order:
+    a "pad" passes 0, every other argument takes its entry of FIELDS, its comment prefixed with
+    "NAME @ offset N". Every entry of FIELDS must be used."""
+    args, seen = [], set()
+    for i, (n, off, *_) in enumerate(meta):
+        if n == "pad":
+            args.append({"arg": f"#{i}", "value": 0})
+            continue
+        if n not in fields:
+            raise SystemExit(f"no entry for field {n} (#{i}, offset {off})")
+        e = {"arg": f"#{i}"}
+        e.update(fields[n])
+        e["comment"] = f"{n} @ offset {off}" + (f": {e['comment']}" if "comment" in e else "")
+        args.append(e)
+        seen.add(n)
+    if set(fields) - seen:
+        raise SystemExit(f"fields not in the metadata: {sorted(set(fields) - seen)}")
+    return args
+
+
+def write_spec_json(path, comment, kernel, grid, block, args, dynamic_lds=0):
+    """A launch spec in this folder's layout: the header fields one per line, one argument per line."""
+    import json
+    spec = {"comment": comment, "kernel": kernel, "grid": grid, "block": block,
+            "dynamic_lds": dynamic_lds}
+    with open(path, "w") as f:
+        f.write("{\n")
+        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
+            f.write(f"  {json.dumps(k)}: {json.dumps(spec[k])},\n")
+        f.write('  "args": [\n')
+        f.write(",\n".join("    " + json.dumps(a) for a in args))
+        f.write("\n  ]\n}\n")

@@ -26,7 +26,7 @@ References, both from the dumped inputs:
            tightens the comparison; the verdict uses both (see check()).
 """
 import glob, math, os, struct, subprocess, sys
-from ref_common import bf16_round, bf16s, f32s, i32s, load
+from ref_common import bf16_round, bf16s, bind_fields, f32s, i32s, load, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fmoe_fp8_blockscale_g1u1_novs_subGU_256"
@@ -161,20 +161,7 @@ def spec(co):
         "eSMQs": {"value": INTER * 4, "comment": "eSMQs = inter_dim * sizeof(float) (SMQ unused)"},
         "topk": {"value": TOPK},
     }
-    args, seen = [], set()
-    for i, (n, off, size) in enumerate(metadata_args(co)):
-        if n == "pad":
-            args.append({"arg": f"#{i}", "value": 0})
-            continue
-        if n not in fields:
-            raise SystemExit(f"no entry for field {n} (#{i}, offset {off})")
-        e = {"arg": f"#{i}"}
-        e.update(fields[n])
-        e["comment"] = f"{n} @ offset {off}" + (f": {e['comment']}" if "comment" in e else "")
-        args.append(e)
-        seen.add(n)
-    if set(fields) - seen:
-        raise SystemExit(f"fields not in the metadata: {sorted(set(fields) - seen)}")
+    args = bind_fields(metadata_args(co), fields)
     grid = [(INTER + SUB_GU - 1) // SUB_GU, len(sep), 1]     # gdx = ceil(inter/sub_GU), gdy = sub_X_cnt
     sp = {"comment": f"AITer fmoe_fp8_blockscale_g1u1 (gfx942, novs, subGU 256): fused MoE, fp8 e4m3fnuz X/w1/w2 with "
                      f"128x128 block scales, silu(gate)*up, bf16 out; T={T} E={E} topk={TOPK} dim={DIM} inter={INTER}, "
@@ -182,13 +169,7 @@ def spec(co):
           "kernel": KERNEL, "grid": grid, "block": [256, 1, 1], "dynamic_lds": 0}
     path = os.path.join(HERE, NAME + ".json")
     import json
-    with open(path, "w") as f:
-        f.write("{\n")
-        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
-            f.write(f"  {json.dumps(k)}: {json.dumps(sp[k])},\n")
-        f.write('  "args": [\n')
-        f.write(",\n".join("    " + json.dumps(a) for a in args))
-        f.write("\n  ]\n}\n")
+    write_spec_json(path, sp["comment"], sp["kernel"], sp["grid"], sp["block"], args, sp["dynamic_lds"])
     print("wrote", path, "and", ", ".join(files.values()), f"(num_valid_ids {nvalid}, grid {grid})")
 
 

@@ -43,7 +43,7 @@ output a few fp32 ulps of its terms off), and all within the op test's checkAllc
 """
 import glob, json, math, os, struct, subprocess, sys
 from fractions import Fraction
-from ref_common import bf16_round, bf16_trunc, bf16s, f32s, load, round_f32
+from ref_common import bf16_round, bf16_trunc, bf16s, bind_fields, f32s, load, round_f32, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fp8gemm_bf16_blockscale_BpreShuffle_32x128"
@@ -107,33 +107,14 @@ def spec(co):
         "scale_n": {"value": sn, "comment": "scale_n = ceil(N / 128) (not read by the kernel)"},
         "scale_k": {"value": sk, "comment": "scale_k = ceil(K / 128): SB row stride"},
     }
-    args, seen = [], set()
-    for i, (n, off, size) in enumerate(metadata_args(co)):
-        if n == "pad":
-            args.append({"arg": f"#{i}", "value": 0})
-            continue
-        if n not in fields:
-            raise SystemExit(f"no entry for field {n} (#{i}, offset {off})")
-        e = {"arg": f"#{i}"}
-        e.update(fields[n])
-        e["comment"] = f"{n} @ offset {off}" + (f": {e['comment']}" if "comment" in e else "")
-        args.append(e)
-        seen.add(n)
-    if set(fields) - seen:
-        raise SystemExit(f"fields not in the metadata: {sorted(set(fields) - seen)}")
+    args = bind_fields(metadata_args(co), fields)
     grid = [N // TILE_N * KS, (M + TILE_M - 1) // TILE_M, 1]   # gdx / 256, gdy, gdz (.cu lines 349-357)
     sp = {"comment": f"AITer gemm_a8w8_blockscale_bpreshuffle_asm (gfx942, fp8 e4m3fnuz): C[M,N] = bf16(sum_k A*SA[k/128][m] * "
                      f"B*SB[n/128][k/128] + bias[n]), M={M} N={N} K={K} splitK=1, B preshuffled (16, 16), SA transposed "
                      f"[K/128][M], grid N/128*splitK x ceil(M/32) x 1, block 256; see the .md",
           "kernel": KERNEL, "grid": grid, "block": [256, 1, 1], "dynamic_lds": 0}
     path = os.path.join(HERE, NAME + ".json")
-    with open(path, "w") as f:
-        f.write("{\n")
-        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
-            f.write(f"  {json.dumps(k)}: {json.dumps(sp[k])},\n")
-        f.write('  "args": [\n')
-        f.write(",\n".join("    " + json.dumps(a) for a in args))
-        f.write("\n  ]\n}\n")
+    write_spec_json(path, sp["comment"], sp["kernel"], sp["grid"], sp["block"], args, sp["dynamic_lds"])
     print("wrote", path, f"(grid {grid})")
 
 

@@ -29,7 +29,7 @@ split's tokens; one query row, so the causal mask keeps every key):
 in float64 here.
 """
 import glob, json, math, os, re, struct, subprocess, sys
-from ref_common import bf16_round, bf16s, f32, f32s, i32s, load
+from ref_common import bf16_round, bf16s, f32, f32s, i32s, load, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "mla_dec_stage1_bf16_a16w16_subQ16_mqa16"
@@ -130,13 +130,7 @@ def spec(co=CO):
                      f"S={S} kv splits, grid 1 x NSEQ x S, block 256; see the .md",
           "kernel": KERNEL, "grid": [1, NSEQ, S], "block": [256, 1, 1], "dynamic_lds": 0, "args": args}
     path = os.path.join(HERE, NAME + ".json")
-    with open(path, "w") as f:
-        f.write("{\n")
-        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
-            f.write(f"  {json.dumps(k)}: {json.dumps(sp[k])},\n")
-        f.write('  "args": [\n')
-        f.write(",\n".join("    " + json.dumps(a) for a in args))
-        f.write("\n  ]\n}\n")
+    write_spec_json(path, sp["comment"], sp["kernel"], sp["grid"], sp["block"], args, sp["dynamic_lds"])
     print("wrote", path, "and", NAME + ".{ltp,ltd,ltl}.bin")
 
 

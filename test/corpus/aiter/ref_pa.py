@@ -21,7 +21,7 @@ causal mask keeps every key): per sequence b and q head h (kv head h // GQA),
   O[b, h] = softmax(q . k_j / sqrt(D), j < CL[b]) . V, in float64 here (float32 in the test).
 """
 import glob, json, math, os, re, struct, subprocess, sys
-from ref_common import bf16_round, bf16s, f32, i32s, load
+from ref_common import bf16_round, bf16s, f32, i32s, load, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "pa_bf16_noquant_gqa8_1tg_4w"
@@ -114,13 +114,7 @@ def spec(co=CO):
                      f"HQ={HQ} D={D} block {BS}, context {CTX}, grid HK x NSEQ x 1, block 256; see the .md",
           "kernel": KERNEL, "grid": [HK, NSEQ, 1], "block": [256, 1, 1], "dynamic_lds": 0, "args": args}
     path = os.path.join(HERE, NAME + ".json")
-    with open(path, "w") as f:
-        f.write("{\n")
-        for k in ("comment", "kernel", "grid", "block", "dynamic_lds"):
-            f.write(f"  {json.dumps(k)}: {json.dumps(sp[k])},\n")
-        f.write('  "args": [\n')
-        f.write(",\n".join("    " + json.dumps(a) for a in args))
-        f.write("\n  ]\n}\n")
+    write_spec_json(path, sp["comment"], sp["kernel"], sp["grid"], sp["block"], args, sp["dynamic_lds"])
     print("wrote", path, "and", NAME + ".{bt,cl}.bin")
 
 
