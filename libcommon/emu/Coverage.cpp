@@ -79,8 +79,8 @@ std::string opKey(const Inst &I, Gfx G) {
 llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inputs,
                                             std::vector<ProbedInst> *Accepted) {
   CoverageReport R;
-  std::unordered_map<std::string, std::string>
-      Probed; // why refused, "" if run // by target and encoding
+  // By target and encoding: why the probe refused it, "" when it runs.
+  std::unordered_map<std::string, std::string> Probed;
   for (const std::string &In : Inputs) {
     auto Objs = loadCodeObjects(In, "");
     if (!Objs)

@@ -22,7 +22,7 @@ void setupDpp(VX &x) {
   const Inst &in = x.in;
   const unsigned ctrl = in.dppCtrl;
   const int8_t *src = dppSourceLanes(ctrl);
-  if (!src || !dppControlDefined(ctrl, x.c.gfx))
+  if (!src)
     throw EmuError(EmuErrorKind::IllegalInst,
                    "reserved DPP control " + hexAddr(ctrl) + " at pc " + hexAddr(x.c.instPc));
   const u64 execIn = x.w.exec();

@@ -33,8 +33,6 @@ bool src0Is64(const Inst &In, Gfx G) {
   return false;
 }
 
-std::string hex(unsigned V) { return hexAddr(V); }
-
 // "v_swap_b32" for V_SWAP_B32_E32: the op, whatever its encoding.
 std::string opBase(Op O) {
   std::string N = opNameLower(O);
@@ -50,14 +48,14 @@ std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
   const bool Vop = In.enc == Enc::VOP1 || In.enc == Enc::VOP2 || In.enc == Enc::VOPC;
   if (Vop && In.form == VForm::Dpp) {
     if (!dppControlDefined(In.dppCtrl, G))
-      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hex(In.dppCtrl)};
+      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hexAddr(In.dppCtrl)};
     if (readsSrc0Whole(In.op))
       return Refusal{EmuErrorKind::Unsupported,
                      "the DPP form of " + opBase(In.op) +
                          " is not defined (the op does not read src0 per lane)"};
     if (!isRowNewBcast(In.dppCtrl) && src0Is64(In, G))
       return Refusal{EmuErrorKind::Unsupported,
-                     "DPP control " + hex(In.dppCtrl) +
+                     "DPP control " + hexAddr(In.dppCtrl) +
                          " on a 64-bit operand (64-bit DPP takes row_newbcast only)"};
   }
   if (Vop && In.form == VForm::Sdwa) {

@@ -68,12 +68,44 @@ TEST(Coverage, CompiledCorpus) {
   expectCovered(Objs, {}, 5000);
 }
 
-// Run one accepted encoding with every lane active on a wave whose VGPRs hold small,
-// 16-byte-aligned values (LDS addresses in range, small shift counts) and whose SGPRs are 0, with
-// 64 KiB of LDS and no device memory. A memory or register fault, a trap or a timeout is the
-// data's doing; a refusal (unsupported, or an encoding called illegal) is a disagreement with
-// the probe. Returns the refusal's message, or "".
-std::string runAllLanes(const ProbedInst &P) {
+// Run In on W (its registers as the caller left them) with every lane active, 64 KiB of LDS and
+// no device memory, marked by the form predicate as a run marks it. Ran: it completed; Refused:
+// it stopped as unsupported or illegal, with the message in Why. Any other stop (a memory or
+// register fault, a trap) is neither: the data's doing.
+struct LaneRun {
+  bool Ran = false, Refused = false;
+  std::string Why;
+};
+
+LaneRun runAllLanes(WaveState &W, Inst In, Gfx G) {
+  W.scc = false;
+  W.done = W.atBarrier = false;
+  W.pc = 0x1000;
+  W.setExec(~0ull);
+  markRefusal(In, G);
+  DeviceMemory Mem;
+  Workgroup WG;
+  WG.lds.assign(65536, 0);
+  WG.numWaves = 1;
+  ExecCtx C{W, WG, Mem, G, 0x1000, 0, 0};
+  LaneRun R;
+  try {
+    R.Ran = executeInst(C, In);
+    R.Refused = !R.Ran;
+    if (R.Refused)
+      R.Why = "no executor runs it";
+  } catch (const EmuError &E) {
+    R.Refused = E.Kind == EmuErrorKind::Unsupported || E.Kind == EmuErrorKind::IllegalInst;
+    if (R.Refused)
+      R.Why = E.what();
+  }
+  return R;
+}
+
+// An accepted encoding on a wave whose VGPRs hold small, 16-byte-aligned values (LDS addresses
+// in range, small shift counts) and whose SGPRs are 0; one that follows a v_mfma_ld_scale_b32
+// gets scales of 1 from it. A refusal is a disagreement with the probe: its message, or "".
+std::string refusalWithAllLanes(const ProbedInst &P) {
   static thread_local std::unique_ptr<WaveState> W;
   if (!W)
     W = std::make_unique<WaveState>();
@@ -81,10 +113,6 @@ std::string runAllLanes(const ProbedInst &P) {
   for (unsigned R = 0; R < kNumVectorRegs; ++R)
     for (unsigned L = 0; L < kWaveSize; ++L)
       W->vrow(R)[L] = 16 * ((L + R) % 64);
-  W->scc = false;
-  W->done = W->atBarrier = false;
-  W->pc = 0x1000;
-  W->setExec(~0ull);
   W->mode = 0;
   W->mfmaScalePending = P.AfterScalePrefix;
   W->mfmaScalePc = 0x1000 - 8;
@@ -96,21 +124,7 @@ std::string runAllLanes(const ProbedInst &P) {
     W->mfmaScale.src[1] = 1;
     W->s[0] = W->s[1] = 127u << 23;
   }
-  Inst In = P.In;
-  markRefusal(In, P.Target);
-  DeviceMemory Mem;
-  Workgroup WG;
-  WG.lds.assign(65536, 0);
-  WG.numWaves = 1;
-  ExecCtx C{*W, WG, Mem, P.Target, 0x1000, 0, 0};
-  try {
-    if (!executeInst(C, In))
-      return "no executor runs it";
-  } catch (const EmuError &E) {
-    if (E.Kind == EmuErrorKind::Unsupported || E.Kind == EmuErrorKind::IllegalInst)
-      return E.what();
-  }
-  return "";
+  return runAllLanes(*W, P.In, P.Target).Why;
 }
 
 void expectAgreement(const std::vector<std::string> &Objs, size_t MinEncodings) {
@@ -120,7 +134,7 @@ void expectAgreement(const std::vector<std::string> &Objs, size_t MinEncodings) 
   EXPECT_GE(Accepted.size(), MinEncodings);
   unsigned Refused = 0;
   for (const ProbedInst &P : Accepted) {
-    std::string Why = runAllLanes(P);
+    std::string Why = refusalWithAllLanes(P);
     if (!Why.empty() && ++Refused <= 20)
       ADD_FAILURE() << "the probe calls " << printInst(P.In, P.Target, 0x1000)
                     << " implemented, and with all lanes active the executor refuses it: " << Why
@@ -153,39 +167,19 @@ TEST(CoverageAgreement, AiterObjects) {
     expectAgreement(objectsUnder(std::string(Dir) + "/" + A, ".co"), 1000);
 }
 
-} // namespace
-
-namespace {
-
 // An executor that accepts an encoding must not ignore a modifier it carries: for every accepted
 // VALU/MFMA encoding of the corpora (AITer's with ASMEVO_AITER_HSA) that carries abs, neg,
 // neg_hi, op_sel, clamp or omod, run it on random register contents with and without each one;
 // removing it must change some register. One exception, by construction: the op_sel of
 // v_mfma_ld_scale_b32 selects the scale bytes the following F8F6F4 MFMA reads, so the prefix
 // alone changes nothing with or without it (mfma_f8f6f4_test checks those selects).
-struct State {
-  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
-};
-
-bool runOn(WaveState &W, const WaveState &From, Inst In, Gfx G) {
+// In on W with the registers of From and every lane active; true when it completed.
+bool ranFrom(WaveState &W, const WaveState &From, const Inst &In, Gfx G) {
   std::memcpy(W.v, From.v, sizeof(W.v));
   std::memcpy(W.s, From.s, sizeof(W.s));
-  W.scc = From.scc;
   W.mode = From.mode;
-  W.setExec(~0ull);
-  W.pc = 0x1000;
-  W.done = W.atBarrier = false;
   W.mfmaScalePending = false;
-  DeviceMemory Mem;
-  Workgroup WG;
-  WG.lds.assign(65536, 0);
-  ExecCtx C{W, WG, Mem, G, 0x1000, 0, 0};
-  markRefusal(In, G);
-  try {
-    return executeInst(C, In);
-  } catch (const EmuError &) {
-    return false;
-  }
+  return runAllLanes(W, In, G).Ran;
 }
 
 // One instruction per modifier kind, assembled by LLVM for gfx942, so that the check has every
@@ -229,13 +223,14 @@ TEST(CoverageAgreement, NoModifierIgnored) {
   std::vector<ProbedInst> Accepted;
   auto R = scanCoverage(Objs, &Accepted);
   ASSERT_TRUE(bool(R));
-  State Base, A, B;
+  auto Base = std::make_unique<WaveState>(), A = std::make_unique<WaveState>(),
+       B = std::make_unique<WaveState>();
   std::mt19937 Rng(7);
   for (unsigned I = 0; I < kNumVectorRegs * kWaveSize; ++I)
-    Base.W->v[I] = Rng();
+    Base->v[I] = Rng();
   for (unsigned I = 0; I < 102; ++I)
-    Base.W->s[I] = Rng();
-  Base.W->mode = 0x3f0;
+    Base->s[I] = Rng();
+  Base->mode = 0x3f0;
   std::map<std::string, unsigned> Ignored;
   std::map<std::string, std::string> Example;
   for (const ProbedInst &P : Accepted) {
@@ -261,10 +256,10 @@ TEST(CoverageAgreement, NoModifierIgnored) {
         continue;
       Inst Without = In;
       M.Clear(Without);
-      if (!runOn(*A.W, *Base.W, In, P.Target) || !runOn(*B.W, *Base.W, Without, P.Target))
+      if (!ranFrom(*A, *Base, In, P.Target) || !ranFrom(*B, *Base, Without, P.Target))
         continue;
-      if (std::memcmp(A.W->v, B.W->v, sizeof(A.W->v)) == 0 &&
-          std::memcmp(A.W->s, B.W->s, sizeof(A.W->s)) == 0 && A.W->scc == B.W->scc) {
+      if (std::memcmp(A->v, B->v, sizeof(A->v)) == 0 &&
+          std::memcmp(A->s, B->s, sizeof(A->s)) == 0 && A->scc == B->scc) {
         std::string K = std::string(opNameLower(In.op)) + " " + M.Name;
         if (Ignored[K]++ == 0)
           Example[K] = printInst(In, P.Target, 0x1000) + " (" + P.Where + ")";
