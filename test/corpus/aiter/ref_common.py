@@ -4,7 +4,10 @@ import glob
 import math
 import os
 import struct
+import subprocess
 from fractions import Fraction
+
+READELF = os.environ.get("LLVM_READELF", "/usr/lib/llvm-22/bin/llvm-readelf")
 
 
 def load(d, name, kind="in"):
@@ -99,3 +102,24 @@ def write_spec_json(path, comment, kernel, grid, block, args, dynamic_lds=0):
         f.write('  "args": [\n')
         f.write(",\n".join("    " + json.dumps(a) for a in args))
         f.write("\n  ]\n}\n")
+
+
+def metadata_args(co):
+    """(name, offset, size) of every explicit argument, from llvm-readelf --notes (no PyYAML): the
+    items of the kernel's .args list start with '      - ' and hold '.name', '.offset', '.size'."""
+    out = subprocess.run([READELF, "--notes", co], capture_output=True, text=True, check=True).stdout
+    args, inside = [], False
+    for line in out.splitlines():
+        if line.startswith("  - .args:"):
+            inside = True
+            continue
+        if not inside:
+            continue
+        if not line.startswith("      "):
+            break                                   # the end of .args
+        if line.startswith("      - "):
+            args.append({})
+        key, _, val = line.strip().lstrip("- ").partition(":")
+        if key in (".name", ".offset", ".size"):
+            args[-1][key] = val.strip()
+    return [(a[".name"], int(a[".offset"]), int(a[".size"])) for a in args]

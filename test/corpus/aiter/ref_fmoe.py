@@ -26,7 +26,7 @@ References, both from the dumped inputs:
            tightens the comparison; the verdict uses both (see check()).
 """
 import glob, math, os, struct, subprocess, sys
-from ref_common import bf16_round, bf16s, bind_fields, f32s, i32s, load, write_spec_json
+from ref_common import bf16_round, bf16s, bind_fields, f32s, i32s, load, metadata_args, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fmoe_fp8_blockscale_g1u1_novs_subGU_256"
@@ -89,26 +89,6 @@ def moe_sorting(ids, wts):
 
 # ---------------------------------------------------------------------------------------------
 # the spec
-
-def metadata_args(co):
-    """(name, offset, size) of every explicit argument, from llvm-readelf --notes (no PyYAML): the
-    items of the kernel's .args list start with '      - ' and hold '.name', '.offset', '.size'."""
-    out = subprocess.run([READELF, "--notes", co], capture_output=True, text=True, check=True).stdout
-    args, inside = [], False
-    for line in out.splitlines():
-        if line.startswith("  - .args:"):
-            inside = True
-            continue
-        if not inside:
-            continue
-        if not line.startswith("      "):
-            break                                   # the end of .args
-        if line.startswith("      - "):
-            args.append({})
-        key, _, val = line.strip().lstrip("- ").partition(":")
-        if key in (".name", ".offset", ".size"):
-            args[-1][key] = val.strip()
-    return [(a[".name"], int(a[".offset"]), int(a[".size"])) for a in args]
 
 
 def spec(co):

@@ -43,7 +43,7 @@ output a few fp32 ulps of its terms off), and all within the op test's checkAllc
 """
 import glob, json, math, os, struct, subprocess, sys
 from fractions import Fraction
-from ref_common import bf16_round, bf16_trunc, bf16s, bind_fields, f32s, load, round_f32, write_spec_json
+from ref_common import bf16_round, bf16_trunc, bf16s, bind_fields, f32s, load, metadata_args, round_f32, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fp8gemm_bf16_blockscale_BpreShuffle_32x128"
@@ -60,25 +60,6 @@ KS = 1
 
 # ---------------------------------------------------------------------------------------------
 # the spec
-
-def metadata_args(co):
-    """(name, offset, size) of every explicit argument, from llvm-readelf --notes (no PyYAML)."""
-    out = subprocess.run([READELF, "--notes", co], capture_output=True, text=True, check=True).stdout
-    args, inside = [], False
-    for line in out.splitlines():
-        if line.startswith("  - .args:"):
-            inside = True
-            continue
-        if not inside:
-            continue
-        if not line.startswith("      "):
-            break
-        if line.startswith("      - "):
-            args.append({})
-        key, _, val = line.strip().lstrip("- ").partition(":")
-        if key in (".name", ".offset", ".size"):
-            args[-1][key] = val.strip()
-    return [(a[".name"], int(a[".offset"]), int(a[".size"])) for a in args]
 
 
 def spec(co):

@@ -29,7 +29,7 @@ split's tokens; one query row, so the causal mask keeps every key):
 in float64 here.
 """
 import glob, json, math, os, re, struct, subprocess, sys
-from ref_common import bf16_round, bf16s, f32, f32s, i32s, load, write_spec_json
+from ref_common import bf16_round, bf16s, f32, f32s, i32s, load, metadata_args, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "mla_dec_stage1_bf16_a16w16_subQ16_mqa16"
@@ -70,18 +70,6 @@ def split_tokens(ctx, z):
 # ---------------------------------------------------------------------------------------------
 # spec
 
-def metadata_args(co):
-    out = subprocess.run([READELF, "--notes", co], capture_output=True, text=True, check=True).stdout
-    doc = out[out.index("---"):]
-    args = []
-    for blk in doc.split("\n      - ")[1:]:
-        n = re.search(r"\.name:\s+(\S+)", blk)
-        o = re.search(r"\.offset:\s+(\d+)", blk)
-        args.append((n.group(1), int(o.group(1))))
-        if ".kernarg_segment_size" in blk or "group_segment" in blk:
-            break
-    return args
-
 
 def spec(co=CO):
     ltp, ltd, ltl = kv_indptr(), page_indices(), [1] * NSEQ
@@ -115,7 +103,7 @@ def spec(co=CO):
     }
     args = []
     seen = set()
-    for i, (n, off) in enumerate(metadata_args(co)):
+    for i, (n, off, _) in enumerate(metadata_args(co)):
         if n == "pad":
             args.append({"arg": f"#{i}", "value": 0})
             continue

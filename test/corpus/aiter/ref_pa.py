@@ -21,7 +21,7 @@ causal mask keeps every key): per sequence b and q head h (kv head h // GQA),
   O[b, h] = softmax(q . k_j / sqrt(D), j < CL[b]) . V, in float64 here (float32 in the test).
 """
 import glob, json, math, os, re, struct, subprocess, sys
-from ref_common import bf16_round, bf16s, f32, i32s, load, write_spec_json
+from ref_common import bf16_round, bf16s, f32, i32s, load, metadata_args, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "pa_bf16_noquant_gqa8_1tg_4w"
@@ -52,18 +52,6 @@ def sclg2e():
 
 # ---------------------------------------------------------------------------------------------
 # spec
-
-def metadata_args(co):
-    out = subprocess.run([READELF, "--notes", co], capture_output=True, text=True, check=True).stdout
-    doc = out[out.index("---"):]
-    args = []
-    for blk in doc.split("\n      - ")[1:]:
-        n = re.search(r"\.name:\s+(\S+)", blk)
-        o = re.search(r"\.offset:\s+(\d+)", blk)
-        args.append((n.group(1), int(o.group(1))))
-        if ".kernarg_segment_size" in blk or "group_segment" in blk:
-            break
-    return args
 
 
 def spec(co=CO):
@@ -100,7 +88,7 @@ def spec(co=CO):
     }
     args = []
     seen = set()
-    for i, (n, off) in enumerate(metadata_args(co)):
+    for i, (n, off, _) in enumerate(metadata_args(co)):
         if n == "pad":
             args.append({"arg": f"#{i}", "value": 0})
             continue
