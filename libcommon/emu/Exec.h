@@ -102,6 +102,7 @@ bool execVector(ExecCtx &c, const Inst &in);     // VOP1/VOP2/VOPC/VOP3, DPP, SD
 bool execPacked(ExecCtx &c, const Inst &in);     // VOP3P packed math, dot     (ExecPacked.cpp)
 bool execMfma(ExecCtx &c, const Inst &in);       // MFMA / SMFMAC              (ExecMfma.cpp)
 bool execMfmaF8F6F4(ExecCtx &c, const Inst &in); // gfx950 F8F6F4, scaled (ExecMfmaF8F6F4.cpp)
+bool execSmfmac(ExecCtx &c, const Inst &in);     // gfx950 FP8/BF8 SMFMAC     (ExecSmfmac.cpp)
 bool execLds(ExecCtx &c, const Inst &in);        // DS                         (ExecLds.cpp)
 bool execLdsTransposeRead(ExecCtx &c, const Inst &in); // ds_read_*_tr_* (ExecLdsTranspose.cpp)
 bool execVmem(ExecCtx &c, const Inst &in); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
@@ -135,7 +136,7 @@ inline bool executeInst(ExecCtx &c, const Inst &in) {
     // v_accvgpr_mov_b32 is VOP1-encoded; the AGPR moves live with the VOP3P executor.
     return execVector(c, in) || execPacked(c, in);
   case Enc::VOP3P:
-    return execPacked(c, in) || execMfma(c, in) || execMfmaF8F6F4(c, in);
+    return execPacked(c, in) || execMfma(c, in) || execMfmaF8F6F4(c, in) || execSmfmac(c, in);
   case Enc::DS:
     return execLds(c, in);
   default:

@@ -1,6 +1,7 @@
 // MFMA executor: the dense matrix fused-multiply-add instructions of gfx90a (CDNA2),
 // gfx940/941/942 (CDNA3) and gfx950 (CDNA4). The gfx950 F8F6F4 / scaled MFMAs are
-// ExecMfmaF8F6F4.cpp's; SMFMAC (sparse) is not implemented (the executor returns false for it).
+// ExecMfmaF8F6F4.cpp's; gfx950's FP8/BF8 SMFMACs (sparse) are ExecSmfmac.cpp's; the other SMFMACs
+// are not implemented (the executor returns false for them).
 //
 // Operand layout. Every shape is M x N x K (M == N) with `blocks` independent blocks. The
 // layouts below are the ones AMD's matrix instruction calculator documents for CDNA2/CDNA3

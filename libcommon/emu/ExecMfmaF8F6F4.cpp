@@ -130,11 +130,6 @@ bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
     w.mfmaScalePending = true;
     return true;
   }
-  if (in.op == Op::V_SMFMAC_F32_16X16X128_FP8_FP8 || in.op == Op::V_SMFMAC_F32_16X16X128_FP8_BF8 ||
-      in.op == Op::V_SMFMAC_F32_16X16X128_BF8_FP8 || in.op == Op::V_SMFMAC_F32_16X16X128_BF8_BF8)
-    refuse(c, in,
-           "which K values each lane holds in gfx950's 16x16x128 sparse MFMA is not stated by any "
-           "document available here (CDNA3's 16x16x64 layout is known; this shape's is not)");
   const bool is16 = in.op == Op::V_MFMA_F32_16X16X128_F8F6F4;
   if (!is16 && in.op != Op::V_MFMA_F32_32X32X64_F8F6F4)
     return false;

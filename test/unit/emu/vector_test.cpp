@@ -221,7 +221,7 @@ TEST_F(Vec, PermB32) {
   for (unsigned sel = 0; sel < 256; ++sel) {
     for (unsigned l = 0; l < 64; ++l)
       row(3)[l] =
-          (sel + l) & 0xff | ((sel * 7 + l) & 0xff) << 8 | (sel ^ l) << 16 | (255 - sel) << 24;
+          ((sel + l) & 0xff) | ((sel * 7 + l) & 0xff) << 8 | (sel ^ l) << 16 | (255 - sel) << 24;
     run(mk(Op::V_PERM_B32_E64, Enc::VOP3, V(0), V(1), V(2), V(3)));
     for (unsigned l = 0; l < 64; ++l) {
       const uint64_t data = uint64_t(row(1)[l]) << 32 | row(2)[l];
