@@ -10,7 +10,8 @@ check() { # SPEC CO [options]
   local spec=$1 co=$2 t0 t1 rc
   shift 2
   t0=$(date +%s.%N)
-  "$tools/kernel-diffcheck" "$hsa/$co" "$hsa/$co" --spec "$here/$spec.json" --timeout 300 "$@" -q 2>&1 | head -1
+  case $co in /*) ;; *) co=$hsa/$co ;; esac   # an absolute CO: a copy made here (fmha_v4)
+  "$tools/kernel-diffcheck" "$co" "$co" --spec "$here/$spec.json" --timeout 300 "$@" -q 2>&1 | head -1
   rc=${PIPESTATUS[0]}
   t1=$(date +%s.%N)
   printf '  %s: exit %d, %.2f s\n' "$spec" "$rc" "$(echo "$t1 - $t0" | bc)"
@@ -33,3 +34,9 @@ check mla_dec_stage1_bf16_a16w16_subQ16_mqa16  gfx942/mla/mla_dec_stage1_bf16_a1
 # 4 atomic bf16 adds per output from different workgroups: their order varies on more than one
 # host thread (as on a GPU) and K0 can differ from itself by a bf16 ulp; one thread fixes it.
 check fmoe_fp8_blockscale_g1u1_novs_subGU_256  gfx942/fmoe/fmoe_fp8_blockscale_g1u1_novs_subGU_256.co "$@" --threads 1
+# fmha_v4 declares its kernarg as one opaque 656-byte argument: run the copy whose metadata names
+# the fields (same .text; see fmha_v4_fwd_hd128_fp8_gfx950.md).
+v4dir=$(mktemp -d)
+python3 "$here/ref_fmha_v4.py" named-co "$tools" "$hsa/gfx950/fmha_v4_fwd/fwd_hd128_fp8.co" "$v4dir/fwd_hd128_fp8_named.co" > /dev/null \
+  && check fmha_v4_fwd_hd128_fp8_gfx950        "$v4dir/fwd_hd128_fp8_named.co" "$@"
+rm -rf "$v4dir"
