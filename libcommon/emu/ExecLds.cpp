@@ -10,6 +10,8 @@
 #include "emu/ExecMemCommon.h"
 #include "emu/LaneBlockCopy.h"
 
+#include <type_traits>
+
 namespace asmevo::emu {
 
 using namespace memdetail;
@@ -405,8 +407,25 @@ void ldsCopyDwords(WaveState &w, uint8_t *lds, const uint32_t *addr, unsigned n,
                    uint64_t exec) {
   uint32_t *rows[4];
   dwordRows(w, uint16_t(kVgprBase + reg), n, rows);
-  if (exec == ~0ull && copyPackedLanes(Load, lds + addr[0], addr, n, rows))
-    return;
+  if (exec == ~0ull) {
+    if (copyPackedLanes(Load, lds + addr[0], addr, n, rows))
+      return;
+    // Every lane, n known at compile time: one unrolled copy per lane, no mask scan.
+    auto all = [&](auto nc) {
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        copyLaneDwords<Load>(lds + addr[l], rows, decltype(nc)::value, l);
+    };
+    switch (n) {
+    case 1:
+      return all(std::integral_constant<unsigned, 1>{});
+    case 2:
+      return all(std::integral_constant<unsigned, 2>{});
+    case 3:
+      return all(std::integral_constant<unsigned, 3>{});
+    default:
+      return all(std::integral_constant<unsigned, 4>{});
+    }
+  }
   forEachLane(exec, [&](unsigned l) { copyLaneDwords<Load>(lds + addr[l], rows, n, l); });
 }
 
@@ -508,6 +527,11 @@ bool execLds(ExecCtx &c, const Inst &in) {
     };
     auto lanes = [&](auto f) {
       uint32_t *dr = w.vrow(r);
+      if (direct && exec == ~0ull) { // every lane in LDS: a plain loop, no mask scan
+        for (unsigned i = 0; i < kWaveSize; ++i)
+          dr[i] = f(direct + addr[i], dr[i]);
+        return;
+      }
       forEachLane(exec, [&](unsigned i) { dr[i] = f(at(i), dr[i]); });
     };
     auto u16 = [](const uint8_t *p) { return uint16_t(p[0] | (unsigned(p[1]) << 8)); };

@@ -52,6 +52,10 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+#define ASMEVO_MFMA_AVX2 1
+#endif
 
 namespace asmevo::emu {
 namespace {
@@ -373,17 +377,86 @@ template <unsigned Mc>
     }
 }
 
+#ifdef ASMEVO_MFMA_AVX2
+// out[i] = the f16 in bits [sh+15:sh] of row[i], for i < n (a multiple of 8): F16C's
+// conversion, exact like f16ToF32 (a signalling NaN comes out quiet, as every x86 arithmetic
+// operation on it makes it anyway).
+inline void f16ColumnAvx2(const uint32_t *row, unsigned sh, float *out, unsigned n) {
+  const __m128i cnt = _mm_cvtsi32_si128(int(sh));
+  const __m256i low16 = _mm256_set1_epi32(0xffff);
+  for (unsigned i = 0; i < n; i += 8) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + i));
+    v = _mm256_and_si256(_mm256_srl_epi32(v, cnt), low16);
+    // 16-bit halves: v0..v3 in qword 0, v4..v7 in qword 2; gather them into the low 128 bits.
+    const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm256_castsi256_si128(p)));
+  }
+}
+
+// R rows of one block (i0 .. i0+R-1) of the f32 MFMA with M = Mc (16 or 32) on AVX2: the rows'
+// accumulators stay in vector registers across k, each B row is loaded once for the R rows.
+// Fma: one fused multiply-add per term, which is the ISA's rounding for f32 inputs and the same
+// result as a product then a sum wherever the product is exact in f32 (f16, fp8 and bf8
+// inputs); otherwise (bf16, whose products can leave f32's range) the product, then the sum.
+template <unsigned Mc, unsigned R, bool Fma>
+[[gnu::always_inline]] inline void mfmaRowsAvx2(const float *Af, const float *Bf, unsigned K,
+                                                unsigned i0, __m256 (&acc)[R][Mc / 8]) {
+  for (unsigned k = 0; k < K; ++k) {
+    const float *br = Bf + k * Mc, *ak = Af + k * Mc + i0;
+    __m256 bv[Mc / 8];
+    for (unsigned v = 0; v < Mc / 8; ++v)
+      bv[v] = _mm256_loadu_ps(br + 8 * v);
+    for (unsigned r = 0; r < R; ++r) {
+      const __m256 a = _mm256_broadcast_ss(ak + r);
+      for (unsigned v = 0; v < Mc / 8; ++v)
+        acc[r][v] = Fma ? _mm256_fmadd_ps(a, bv[v], acc[r][v])
+                        : _mm256_add_ps(acc[r][v], _mm256_mul_ps(a, bv[v]));
+    }
+  }
+}
+#endif
+
 // The f32 MFMA from gathered inputs: D[i][j] = C[i][j], then for k = 0..K-1 in order
 // D[i][j] = D[i][j] + A[i][k] * B[k][j] (Fused: one fma; otherwise the product is exact, so the
 // same single rounding). Af is [block][k][i], Bf [block][k][j]. Every row of C is read (into
-// Cr) before the first row of D is written, since D may overlap C. Mc, when not 0, is M known
-// at compile time: the j loops then have a fixed count, the accumulators stay in vector
-// registers across k, and the row copies are a few moves.
-template <unsigned Mc, bool Fused>
+// Cr) before the first row of D is written, since D may overlap C, unless C is D itself or
+// does not overlap it (then row i of C is read right before row i of D is written). Mc, when not
+// 0, is M known at compile time: the j loops then have a fixed count, the accumulators stay in
+// vector registers across k, and the row copies are a few moves. Exact: the products are exact
+// in f32 (f16, fp8, bf8 inputs), so a fused multiply-add gives the same result.
+template <unsigned Mc, bool Fused, bool Exact>
 void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_t cConst,
              unsigned dBase, const float *Af, const float *Bf, uint32_t *Cr, unsigned NB,
              unsigned K, unsigned Mrun) {
   const unsigned M = Mc ? Mc : Mrun;
+  const bool direct =
+      !cIsVec || cBase == dBase || cBase + L.dRegs() <= dBase || dBase + L.dRegs() <= cBase;
+#ifdef ASMEVO_MFMA_AVX2
+  if constexpr (Mc == 16 || Mc == 32) {
+    constexpr unsigned R = Mc == 32 ? 2 : 4, V = Mc / 8;
+    if (direct) {
+      for (unsigned b = 0; b < NB; ++b)
+        for (unsigned i0 = 0; i0 < Mc; i0 += R) {
+          __m256 acc[R][V];
+          uint32_t *rows[R];
+          for (unsigned r = 0; r < R; ++r) {
+            unsigned reg, lane;
+            L.dpos(b, i0 + r, 0, reg, lane);
+            rows[r] = w.vrow(dBase + reg) + lane;
+            const uint32_t *cr = cIsVec ? w.vrow(cBase + reg) + lane : nullptr;
+            for (unsigned v = 0; v < V; ++v)
+              acc[r][v] = cr ? _mm256_loadu_ps(reinterpret_cast<const float *>(cr + 8 * v))
+                             : _mm256_set1_ps(bitsToF32(cConst));
+          }
+          mfmaRowsAvx2<Mc, R, Fused || Exact>(Af + b * K * Mc, Bf + b * K * Mc, K, i0, acc);
+          for (unsigned r = 0; r < R; ++r)
+            for (unsigned v = 0; v < V; ++v)
+              _mm256_storeu_ps(reinterpret_cast<float *>(rows[r] + 8 * v), acc[r][v]);
+        }
+      return;
+    }
+  }
+#endif
   gatherC<Mc>(w, L, cIsVec, cBase, cConst, Cr, NB, M);
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
@@ -513,6 +586,29 @@ bool execMfma(ExecCtx &c, const Inst &in) {
       const uint32_t *rowA = w.vrow(aBase + itemA * aBits / 32) + laneA;
       const uint32_t *rowB = w.vrow(bBase + itemB * bBits / 32);
       const unsigned shA = itemA * aBits % 32, shB = itemB * bBits % 32;
+      float *af = &Af[(b * K + k) * M], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i]
+      // f16 and bf16 columns convert straight from the registers (one loop that vectorizes).
+      if (blgp == 0 && s.a == s.b && (s.a == EType::F16 || s.a == EType::BF16)) {
+        const uint32_t *rb = rowB + laneB;
+#ifdef ASMEVO_MFMA_AVX2
+        if (s.a == EType::F16 && M % 8 == 0) {
+          f16ColumnAvx2(rowA, shA, af, M);
+          f16ColumnAvx2(rb, shB, bf, M);
+          continue;
+        }
+#endif
+        if (s.a == EType::F16)
+          for (unsigned i = 0; i < M; ++i) {
+            af[i] = f16ToF32(uint16_t(rowA[i] >> shA));
+            bf[i] = f16ToF32(uint16_t(rb[i] >> shB));
+          }
+        else
+          for (unsigned i = 0; i < M; ++i) {
+            af[i] = bf16ToF32(uint16_t(rowA[i] >> shA));
+            bf[i] = bf16ToF32(uint16_t(rb[i] >> shB));
+          }
+        continue;
+      }
       for (unsigned i = 0; i < M; ++i)
         rawA[i] = (rowA[i] >> shA) & aMask;
       if (blgp == 0) {
@@ -522,7 +618,6 @@ bool execMfma(ExecCtx &c, const Inst &in) {
         for (unsigned i = 0; i < M; ++i)
           rawB[i] = (rowB[blgpLane(blgp, laneB + i)] >> shB) & bMask;
       }
-      float *af = &Af[(b * K + k) * M], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i]
       int32_t *ai = &Ai[(b * K + k) * M], *bi = &Bi[(b * K + k) * M];
       if (isInt) {
         for (unsigned i = 0; i < M; ++i) {
@@ -537,22 +632,30 @@ bool execMfma(ExecCtx &c, const Inst &in) {
   }
   uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
   if (!isInt) {
+    // f32 inputs fuse (the ISA's rounding); f16, fp8 and bf8 products are exact in f32; bf16
+    // products can leave f32's range, so they are rounded before the sum.
     const bool fused = s.a == EType::F32;
-    auto run = [&](auto mc, auto fusedC) {
-      mfmaF32<decltype(mc)::value, decltype(fusedC)::value>(w, L, cIsVec, cBase, cConst, dBase, Af,
-                                                            Bf, Cr, NB, K, M);
+    const bool exact = !fused && s.a != EType::BF16 && s.b != EType::BF16;
+    auto run = [&](auto mc, auto fusedC, auto exactC) {
+      mfmaF32<decltype(mc)::value, decltype(fusedC)::value, decltype(exactC)::value>(
+          w, L, cIsVec, cBase, cConst, dBase, Af, Bf, Cr, NB, K, M);
     };
     using T = std::true_type;
     using F = std::false_type;
+    auto forM = [&](auto mc) {
+      if (fused)
+        run(mc, T{}, F{});
+      else if (exact)
+        run(mc, F{}, T{});
+      else
+        run(mc, F{}, F{});
+    };
     if (M == 32)
-      fused ? run(std::integral_constant<unsigned, 32>{}, T{})
-            : run(std::integral_constant<unsigned, 32>{}, F{});
+      forM(std::integral_constant<unsigned, 32>{});
     else if (M == 16)
-      fused ? run(std::integral_constant<unsigned, 16>{}, T{})
-            : run(std::integral_constant<unsigned, 16>{}, F{});
+      forM(std::integral_constant<unsigned, 16>{});
     else
-      fused ? run(std::integral_constant<unsigned, 0>{}, T{})
-            : run(std::integral_constant<unsigned, 0>{}, F{});
+      forM(std::integral_constant<unsigned, 0>{});
     return true;
   }
   // i8: wrapping 32-bit integer sums (exact in any order), C read whole before D is written.

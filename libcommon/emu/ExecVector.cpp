@@ -705,11 +705,41 @@ bool integerOp(VX &x) {
       return n3(x, T::B16, T::B16, T::B16, R::B16, f);
     return n3(x, T::B32, T::B32, T::B32, R::B32, f);
   }
-  case Op::V_PERM_B32_E64:
-    return n3(x, T::B32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
+  case Op::V_PERM_B32_E64: {
+    // A selector the same on every lane (an SGPR or a constant, as compilers emit it): each
+    // result byte is one shift of {a, b} and one mask, decided once, and the lane loop is a few
+    // shifts (the same bytes as permByte's).
+    const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32), *c = fetch32(x, 2, T::B32);
+    bool uniform = true;
+    for (unsigned l = 0; l < kWaveSize; ++l)
+      uniform &= c[l] == c[0];
+    if (uniform) {
+      // Per result byte: which source (a or b), the shift, the mask (0xff a byte, 1 a sign
+      // bit), the multiplier (0xff spreads a sign bit) and a constant (12: 0, 13+: 0xff).
+      struct Pick {
+        u32 fromA, sh, mask, mul, cst;
+      };
+      auto pick = [](u32 sel) -> Pick {
+        if (sel < 8)
+          return {sel >> 2 & 1, 8 * (sel & 3), 0xff, 1, 0};
+        if (sel < 12)
+          return {sel >> 1 & 1, 16 * (sel & 1) + 15, 1, 0xff, 0};
+        return {0, 0, 0, 0, sel == 12 ? 0u : 0xffu};
+      };
+      const Pick p0 = pick(c[0] & 0xff), p1 = pick(c[0] >> 8 & 0xff), p2 = pick(c[0] >> 16 & 0xff),
+                 p3 = pick(c[0] >> 24);
+      return loop3(x, a, b, c, R::B32, [p0, p1, p2, p3](u32 a, u32 b, u32) {
+        auto byte = [a, b](const Pick &p) {
+          return (((p.fromA ? a : b) >> p.sh) & p.mask) * p.mul | p.cst;
+        };
+        return byte(p0) | byte(p1) << 8 | byte(p2) << 16 | byte(p3) << 24;
+      });
+    }
+    return loop3(x, a, b, c, R::B32, [](u32 a, u32 b, u32 c) {
       return permByte(a, b, c) | (permByte(a, b, c >> 8) << 8) | (permByte(a, b, c >> 16) << 16) |
              (permByte(a, b, c >> 24) << 24);
     });
+  }
   case Op::V_BCNT_U32_B32:
     return n2(x, T::B32, T::B32, R::B32,
               [](u32 a, u32 b) { return u32(__builtin_popcount(a)) + b; });

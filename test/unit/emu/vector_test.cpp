@@ -231,6 +231,24 @@ TEST_F(Vec, PermB32) {
       ASSERT_EQ(row(0)[l], want) << "selectors " << std::hex << row(3)[l];
     }
   }
+  // The same selectors the same on every lane (an SGPR, as compilers emit it, and a VGPR holding
+  // one value): the executor's uniform-selector path.
+  for (unsigned sel = 0; sel < 256; ++sel) {
+    const uint32_t c = sel | ((sel * 7 + 3) & 0xff) << 8 | (sel ^ 0x5a) << 16 | (255 - sel) << 24;
+    w->s[20] = c;
+    for (unsigned l = 0; l < 64; ++l)
+      row(3)[l] = c;
+    for (bool sgpr : {true, false}) {
+      run(mk(Op::V_PERM_B32_E64, Enc::VOP3, V(0), V(1), V(2), sgpr ? S(20) : V(3)));
+      for (unsigned l = 0; l < 64; ++l) {
+        const uint64_t data = uint64_t(row(1)[l]) << 32 | row(2)[l];
+        uint32_t want = 0;
+        for (unsigned p = 0; p < 4; ++p)
+          want |= ref(data, (c >> (8 * p)) & 0xff) << (8 * p);
+        ASSERT_EQ(row(0)[l], want) << "selectors " << std::hex << c << (sgpr ? " (SGPR)" : "");
+      }
+    }
+  }
 }
 
 TEST_F(Vec, MbcntAndLanes) {
