@@ -2,8 +2,9 @@
 // and an append-only journal. The layout:
 //   run.json              the run's identity: K0 (path, SHA-256), kernel, spec (SHA-256), options
 //   journal.jsonl         one JSON event per line, appended and fsync'ed: start, node, commit,
-//                         redirect, backtrack, escalate, resume, stop; a node event carries the
-//                         whole node record ("node", as node.json holds it)
+//                         fault, redirect (the controller backtracks), escalate, resume, stop,
+//                         and in team mode team-start and merge; a node event carries the whole
+//                         node record ("node", as node.json holds it)
 //   nodes/nNNNNNN/        one per candidate: edit.json (as proposed), cand.s and cand.hsaco (kept
 //                         for verified nodes; rebuilt from the parent and the edit otherwise),
 //                         diffcheck.json and time.json (the tools' reports), node.json last
