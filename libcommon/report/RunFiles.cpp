@@ -61,6 +61,12 @@ llvm::Expected<std::optional<nlohmann::json>> readRunJson(const std::string &Pat
           "not a file of format " + Format + " (\"format\" is " +
               (It == J->end() ? std::string("absent") : jsonShown(*It)) + ")",
           Path);
+    // Every format asmevo-report reads is at version 1; a file without the field (written by
+    // hand) is read as version 1, one of another version is refused, not misread.
+    auto V = J->find("format_version");
+    if (V != J->end() && !(V->is_number_integer() && V->get<int64_t>() == 1))
+      return llvm::make_error<ToolError>(
+          "format " + Format + " version " + jsonShown(*V) + "; this build reads version 1", Path);
   }
   return std::optional<nlohmann::json>(std::move(*J));
 }

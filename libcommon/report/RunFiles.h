@@ -31,7 +31,9 @@ llvm::Expected<nlohmann::json> parseValue(const std::string &File, llvm::StringR
 llvm::Expected<nlohmann::json> parseObject(const std::string &File, llvm::StringRef Text,
                                            unsigned Line = 0);
 
-// A JSON object whose "format" is Format (any when empty); nullopt when there is no such file.
+// A JSON object whose "format" is Format (any when empty) and whose "format_version", when
+// present, is 1 (every format asmevo-report reads is at version 1); nullopt when there is no
+// such file.
 llvm::Expected<std::optional<nlohmann::json>> readRunJson(const std::string &Path,
                                                           const std::string &Format);
 

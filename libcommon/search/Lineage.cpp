@@ -50,7 +50,7 @@ nlohmann::json nodeJson(const Node &N) {
   for (const LineRange &R : N.Ranges)
     Ranges.push_back({R.First + 1, R.Last + 1});
   return {{"format", "asmevo-node"},
-          {"format_version", 1},
+          {"format_version", kNodeFormatVersion},
           {"id", N.Id},
           {"parent", N.Parent},
           {"sources", N.Sources},
@@ -90,6 +90,10 @@ nlohmann::json nodeJson(const Node &N) {
 llvm::Expected<Node> parseNode(const nlohmann::json &J, const std::string &Source) {
   if (!J.is_object() || J.value("format", "") != "asmevo-node")
     return makeError("'" + Source + "': not a lineage node (format asmevo-node)");
+  if (auto V = J.find("format_version");
+      V != J.end() && !(V->is_number_integer() && V->get<int64_t>() == kNodeFormatVersion))
+    return makeError("'" + Source + "': format asmevo-node version " + V->dump() +
+                     "; this build reads version " + std::to_string(kNodeFormatVersion));
   Node N;
   try {
     N.Id = J.at("id").get<std::string>();
@@ -166,6 +170,10 @@ llvm::Expected<RunRecord> Lineage::readRun(const std::string &Dir) {
     return J.takeError();
   if (!J->is_object() || !J->contains("format") || (*J)["format"] != "asmevo-run")
     return makeError("'" + RunJson + "': not a search run's record (format asmevo-run)");
+  if (auto V = J->find("format_version");
+      V != J->end() && !(V->is_number_integer() && V->get<int64_t>() == kRunFormatVersion))
+    return makeError("'" + RunJson + "': format asmevo-run version " + V->dump() +
+                     "; this build reads version " + std::to_string(kRunFormatVersion));
   RunRecord R;
   for (auto [Key, Field] : {std::pair<const char *, std::string *>{"k0", &R.Id.K0Path},
                             {"k0_sha256", &R.Id.K0Sha256},
@@ -254,7 +262,7 @@ llvm::Expected<Lineage> Lineage::open(const std::string &Dir, const RunIdentity 
   if (!Lk)
     return Lk.takeError();
   L.Lock = std::move(*Lk);
-  nlohmann::json J = {{"format", "asmevo-run"}, {"format_version", 1},
+  nlohmann::json J = {{"format", "asmevo-run"}, {"format_version", kRunFormatVersion},
                       {"k0", Id.K0Path},        {"k0_sha256", Id.K0Sha256},
                       {"kernel", Id.Kernel},    {"spec_sha256", Id.SpecSha256},
                       {"target", Id.Target},    {"options", Options}};

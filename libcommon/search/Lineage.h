@@ -46,6 +46,11 @@
 
 namespace asmevo::search {
 
+// The versions of node.json (asmevo-node) and run.json (asmevo-run) this code writes and reads;
+// a file of another version is refused (share/asmevo/formats.md).
+constexpr int kNodeFormatVersion = 1;
+constexpr int kRunFormatVersion = 1;
+
 struct Node {
   std::string Id;                   // "n000007"; the root (K0) is "n000000"
   std::string Parent;               // the verified node the edits apply to ("" for the root)

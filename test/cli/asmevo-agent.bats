@@ -621,6 +621,23 @@ PY
   assert_tree_unchanged
 }
 
+@test "--resume refuses a run.json or node.json of a format version this build does not read, writing nothing" {
+  searched
+  python3 -c 'import json; p = "run/run.json"; j = json.load(open(p)); j["format_version"] = 2; json.dump(j, open(p, "w"))'
+  snapshot_tree
+  resume
+  assert_failure 2
+  [ "$stderr" = "asmevo-agent: error: 'run/run.json': format asmevo-run version 2; this build reads version 1" ]
+  assert_tree_unchanged
+  python3 -c 'import json; p = "run/run.json"; j = json.load(open(p)); j["format_version"] = 1; json.dump(j, open(p, "w"))'
+  python3 -c 'import json; p = "run/nodes/n000001/node.json"; j = json.load(open(p)); j["format_version"] = 2; json.dump(j, open(p, "w"))'
+  snapshot_tree
+  resume
+  assert_failure 2
+  [ "$stderr" = "asmevo-agent: error: 'run/nodes/n000001/node.json': format asmevo-node version 2; this build reads version 1; move it away and --resume rebuilds it from the journal" ]
+  assert_tree_unchanged
+}
+
 @test "--resume refuses a journal that commits a node faster than every node on disk" {
   searched
   rm -r "run/nodes/$best"

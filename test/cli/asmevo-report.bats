@@ -370,6 +370,30 @@ PY
   assert_tree_unchanged report.json
 }
 
+@test "a file of a format version this build does not read is an input error naming it; nothing is written" {
+  search_run
+  cp -r run r1 && cp -r run r2 && cp -r run r3
+  python3 - <<'PY'
+import json
+def bump(p, v):
+    j = json.load(open(p)); j["format_version"] = v; json.dump(j, open(p, "w"))
+bump("r1/run.json", 2)
+bump("r2/nodes/n000003/node.json", 2)
+bump("r3/summary.json", "1")
+PY
+  snapshot_tree
+  run --separate-stderr asmevo-report r1
+  assert_failure 2
+  assert_equal "$stderr" "asmevo-report: error: 'r1/run.json': format asmevo-run version 2; this build reads version 1"
+  run --separate-stderr asmevo-report r2 --json
+  assert_report asmevo-report input_error 2
+  assert_equal "$stderr" "asmevo-report: error: 'r2/nodes/n000003/node.json': format asmevo-node version 2; this build reads version 1"
+  run --separate-stderr asmevo-report r3
+  assert_failure 2
+  assert_equal "$stderr" "asmevo-report: error: 'r3/summary.json': format asmevo-report version \"1\"; this build reads version 1"
+  assert_tree_unchanged report.json
+}
+
 @test "a stochastic walk's commit: the diff against K0 shows its uncommitted ancestors' edits and flags deleted instructions" {
   deopt
   asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json --run-dir run --driver stochastic \
