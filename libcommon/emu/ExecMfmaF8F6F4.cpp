@@ -31,6 +31,7 @@
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
+#include "emu/MfmaOperand.h"
 #include "emu/SmallFloat.h"
 
 #include <cmath>
@@ -72,15 +73,6 @@ bool formatOf(unsigned code, Format &out) {
                  "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
                      hexAddr(c.instPc) + ": " + why,
                  c.instPc);
-}
-
-unsigned vectorBase(const ExecCtx &c, const Inst &in, uint16_t code, unsigned regs,
-                    const char *what) {
-  if (code < kVgprBase || code >= kAgprBase + 256 || vectorIndex(code) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
-                                                  hexAddr(c.instPc) + ": " + what +
-                                                  " operand out of range");
-  return vectorIndex(code);
 }
 
 // Element p (width bits) of a lane's operand packed over consecutive registers from base.
@@ -151,11 +143,11 @@ bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
                     "documented");
   const unsigned dim = is16 ? 16 : 32, K = is16 ? 128 : 64, blocks = K / 32;
   const unsigned dRegs = is16 ? 4 : 16;
-  const unsigned aBase = vectorBase(c, in, in.src[0], fa.regs, "A");
-  const unsigned bBase = vectorBase(c, in, in.src[1], fb.regs, "B");
-  const unsigned dBase = vectorBase(c, in, in.dst, dRegs, "D");
+  const unsigned aBase = mfmaOperandBase(c, in, in.src[0], fa.regs, "A");
+  const unsigned bBase = mfmaOperandBase(c, in, in.src[1], fb.regs, "B");
+  const unsigned dBase = mfmaOperandBase(c, in, in.dst, dRegs, "D");
   const bool cIsVec = in.src[2] >= kVgprBase;
-  const unsigned cBase = cIsVec ? vectorBase(c, in, in.src[2], dRegs, "C") : 0;
+  const unsigned cBase = cIsVec ? mfmaOperandBase(c, in, in.src[2], dRegs, "C") : 0;
 
   // Inputs, scaled: A as [i][k], B transposed as [j][k]; C as [i][j]. Everything is read
   // before D is written (D may overlap A, B or C).

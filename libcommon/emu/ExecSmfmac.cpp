@@ -36,6 +36,7 @@
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
+#include "emu/MfmaOperand.h"
 #include "emu/SmallFloat.h"
 
 #include <cmath>
@@ -84,15 +85,6 @@ bool shapeOf(Op op, Shape &s) {
 
 unsigned bit(unsigned x, unsigned n) { return (x >> n) & 1; }
 
-unsigned vectorBase(const ExecCtx &c, const Inst &in, uint16_t code, unsigned regs,
-                    const char *what) {
-  if (code < kVgprBase || code >= kAgprBase + 256 || vectorIndex(code) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
-                                                  hexAddr(c.instPc) + ": " + what +
-                                                  " operand out of range");
-  return vectorIndex(code);
-}
-
 // Byte b of a lane's operand packed over consecutive registers from base.
 inline uint32_t byteAt(const WaveState &w, unsigned base, unsigned lane, unsigned b) {
   return (w.vrow(base + b / 4)[lane] >> (8 * (b % 4))) & 0xff;
@@ -114,9 +106,9 @@ bool execSmfmac(ExecCtx &c, const Inst &in) {
                    c.instPc);
   const unsigned dim = s.is16 ? 16 : 32, K = s.is16 ? 128 : 64, groups = K / 4;
   const unsigned dRegs = s.is16 ? 4 : 16;
-  const unsigned aBase = vectorBase(c, in, in.src[0], 4, "A");
-  const unsigned bBase = vectorBase(c, in, in.src[1], 8, "B");
-  const unsigned dBase = vectorBase(c, in, in.dst, dRegs, "D");
+  const unsigned aBase = mfmaOperandBase(c, in, in.src[0], 4, "A");
+  const unsigned bBase = mfmaOperandBase(c, in, in.src[1], 8, "B");
+  const unsigned dBase = mfmaOperandBase(c, in, in.dst, dRegs, "D");
   if (!isVgprCode(in.src[2]))
     throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
                                                   hexAddr(c.instPc) +
