@@ -35,6 +35,15 @@ def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
+def e4m3fn(b):
+    """OCP fp8 e4m3fn (gfx950's fp8): bias 7, no infinities, 0x7f / 0xff NaN."""
+    s = -1.0 if b & 0x80 else 1.0
+    e, m = (b >> 3) & 15, b & 7
+    if e == 15 and m == 7:
+        return math.nan
+    return s * (m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+
+
 def bf16_round(x):
     """x rounded to bf16, nearest even (as torch's .to(bf16))."""
     u = struct.unpack("<I", struct.pack("<f", x))[0]

@@ -31,7 +31,7 @@ float64 with math.fsum. Also reported: per row the least-squares factor c with O
 sparse all-ones matrix; a wrong denominator scales a whole row).
 """
 import math, os, re, struct, subprocess, sys, tempfile
-from ref_common import bf16_round, bf16s, f32s, load, write_spec_json
+from ref_common import bf16_round, bf16s, e4m3fn, f32, f32s, load, write_spec_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "fmha_v4_fwd_hd128_fp8_gfx950"
@@ -172,19 +172,6 @@ def spec():
                     f"run it on the metadata-named copy (ref_fmha_v4.py named-co); see the .md",
                     KERNEL, grid, [512, 1, 1], args)
     print("wrote", path)
-
-
-def e4m3fn(b):
-    """OCP fp8 e4m3fn: bias 7, no infinities, 0x7f / 0xff NaN."""
-    s = -1.0 if b & 0x80 else 1.0
-    e, m = (b >> 3) & 15, b & 7
-    if e == 15 and m == 7:
-        return math.nan
-    return s * (m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
-
-
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
 def f32_bits(x):

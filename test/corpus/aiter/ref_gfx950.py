@@ -18,7 +18,7 @@ reference undoes both shuffles and computes D = (A*sA) @ (B*sB)^T in float64, as
 op_tests/test_gemm_a4w4.py's run_torch does in fp32.
 """
 import glob, math, os, struct, sys
-from ref_common import bf16_round, bf16s, f32s, load
+from ref_common import bf16_round, bf16s, e4m3fn, f32s, load
 
 FP4 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
 
@@ -78,15 +78,6 @@ def f4gemm(d, M, N, K):
     for m, n, got, ref in bad[:20]:
         print(f"  D[{m},{n}] = {got!r}, ref {ref!r}")
     return not bad
-
-
-def e4m3fn(b):
-    """OCP fp8 e4m3fn (gfx950's fp8): bias 7, no infinities, 0x7f / 0xff NaN."""
-    s = -1.0 if b & 0x80 else 1.0
-    e, m = (b >> 3) & 15, b & 7
-    if e == 15 and m == 7:
-        return math.nan
-    return s * (m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
 
 
 def fmha(d, Bt, Hq, Hk, Sq, Sk, Dh, causal, fp8=False):
