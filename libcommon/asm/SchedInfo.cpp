@@ -257,6 +257,27 @@ InstCost costOf(const McTarget &M, const DecodedInsn &D) {
   return C;
 }
 
+// Enters D's cost at its address. gfx950's scaled MFMA (v_mfma_scale_*, VOP3PX2) is one
+// 128-bit instruction to LLVM and to the hardware, but the emulator executes it, and traces
+// it, as two steps: the prefix v_mfma_ld_scale_b32 at +0 and the MFMA at +8
+// (emu/ExecMfmaF8F6F4.cpp). The whole instruction, with all its operands and the MFMA's
+// passes, is charged at +0 (where the assembly text and a GPU's thread trace have it); the
+// step at +8 only takes an issue slot (assumed: no source gives a 128-bit instruction's issue
+// cost).
+void addCost(std::unordered_map<uint64_t, std::unique_ptr<InstCost>> &ByAddr, McTarget &M,
+             const DecodedInsn &D) {
+  auto C = std::make_unique<InstCost>(costOf(M, D));
+  if (D.Size == 16 && startsWith(C->Mnemonic, "v_mfma_scale_")) {
+    auto Half = std::make_unique<InstCost>();
+    Half->Mnemonic = C->Mnemonic;
+    Half->Text = C->Text + " (its MFMA step at +8)";
+    Half->Size = 8;
+    Half->Unit = InstUnit::Internal;
+    ByAddr.emplace(D.Addr + 8, std::move(Half));
+  }
+  ByAddr.emplace(D.Addr, std::move(C));
+}
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<SchedInfo>> SchedInfo::create(const CodeObject &Code) {
@@ -272,7 +293,7 @@ llvm::Expected<std::unique_ptr<SchedInfo>> SchedInfo::create(const CodeObject &C
     llvm::StringRef Bytes = Code.code(F);
     for (const DecodedInsn &D : decodeRange(**M, Bytes, F.Begin))
       if (D.Valid && !S->I->ByAddr.count(D.Addr))
-        S->I->ByAddr.emplace(D.Addr, std::make_unique<InstCost>(costOf(**M, D)));
+        addCost(S->I->ByAddr, **M, D);
   }
   return S;
 }
@@ -282,18 +303,17 @@ llvm::Expected<const InstCost *> SchedInfo::cost(uint64_t Addr) {
   auto It = I->ByAddr.find(Addr);
   if (It != I->ByAddr.end())
     return It->second.get();
-  // Outside the functions: decode the one instruction (at most 12 bytes, within its section).
+  // Outside the functions: decode the one instruction (at most 16 bytes, within its section).
   const ElfSection *Sec = I->Code->sectionAt(Addr);
   if (!Sec || !Sec->isExec())
     return makeError(I->Code->Path + ": no code at address 0x" + llvm::utohexstr(Addr));
-  uint64_t N = std::min<uint64_t>(12, Sec->Addr + Sec->Size - Addr);
+  uint64_t N = std::min<uint64_t>(16, Sec->Addr + Sec->Size - Addr);
   std::vector<DecodedInsn> D = decodeRange(*I->M, I->Code->bytesAt(Addr, N), Addr);
   if (D.empty() || !D[0].Valid)
     return makeError(I->Code->Path + ": no instruction decodes at address 0x" +
                      llvm::utohexstr(Addr));
-  auto &Slot = I->ByAddr[Addr];
-  Slot = std::make_unique<InstCost>(costOf(*I->M, D[0]));
-  return Slot.get();
+  addCost(I->ByAddr, *I->M, D[0]);
+  return I->ByAddr.at(Addr).get();
 }
 
 } // namespace asmevo

@@ -62,6 +62,30 @@ TEST(SchedInfo, Gfx950Fp8MfmaTakesTwiceThePasses) {
   EXPECT_EQ(C[1].BusyQuads, 4u);
 }
 
+// The emulator traces gfx950's 128-bit scaled MFMA as two steps (+0, +8): both have a cost,
+// and only the first charges the MFMA.
+TEST(SchedInfo, Gfx950ScaledMfmaHasACostAtBothTraceSteps) {
+  auto B = test::build(kernel("gfx950", "\tv_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:3], "
+                                        "v[8:11], a[0:3], v20, v21 cbsz:4 blgp:4\n"),
+                       "k.s", "gfx950");
+  ASSERT_TRUE(bool(B));
+  auto S = SchedInfo::create(B->C);
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  uint64_t A = B->C.Kernels[0].EntryAddr;
+  auto Whole = (*S)->cost(A);
+  ASSERT_TRUE(bool(Whole)) << llvm::toString(Whole.takeError());
+  EXPECT_EQ((*Whole)->Size, 16u);
+  EXPECT_EQ((*Whole)->Unit, InstUnit::Mfma);
+  EXPECT_EQ((*Whole)->Mnemonic, "v_mfma_scale_f32_16x16x128_f8f6f4");
+  auto Second = (*S)->cost(A + 8);
+  ASSERT_TRUE(bool(Second)) << llvm::toString(Second.takeError());
+  EXPECT_EQ((*Second)->Unit, InstUnit::Internal);
+  EXPECT_EQ((*Second)->Size, 8u);
+  auto End = (*S)->cost(A + 16);
+  ASSERT_TRUE(bool(End)) << llvm::toString(End.takeError());
+  EXPECT_TRUE((*End)->EndPgm);
+}
+
 TEST(SchedInfo, UnitsCountersAndWaits) {
   auto C = costs("gfx942", "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
                            "\tglobal_load_dword v1, v0, s[2:3]\n"
