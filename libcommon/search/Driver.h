@@ -71,7 +71,24 @@ public:
   virtual nlohmann::json usage() const { return nullptr; }
 };
 
-// "rules", "stochastic", "exec:CMD" or "llm".
+// One kind of driver, as --driver names it: Name ("rules"; with an argument, "exec:" and
+// Argument "CMD"), a one-line Help, and Make, given what follows the name ("" for a driver
+// without an argument).
+struct DriverKind {
+  const char *Name;
+  const char *Argument; // nullptr: the name is the whole spec
+  const char *Help;
+  llvm::Expected<std::unique_ptr<Driver>> (*Make)(const std::string &Argument,
+                                                  const DriverOptions &O);
+};
+// Every driver, the default first; makeDriver, --driver's help and its error come from it.
+const std::vector<DriverKind> &driverKinds();
+// "rules (default), stochastic, exec:CMD or llm".
+std::string driverNames();
+// --driver's help: who proposes edits, each driver with its line.
+std::string driverHelp();
+
+// A driver by its spec (driverKinds()).
 llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec, const DriverOptions &O);
 std::unique_ptr<Driver> makeRulesDriver();
 std::unique_ptr<Driver> makeStochasticDriver(uint64_t Seed);

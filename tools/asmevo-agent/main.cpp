@@ -2,20 +2,17 @@
 // recovered assembly, each candidate is rebuilt with K0's ABI, checked against K0 (strict),
 // timed against K0, and committed only through the commit gate; every step is kept in a run
 // directory that survives a kill (--resume).
-#include "AgentModes.h"
+#include "AsmevoAgent.h"
 #include "search/Agent.h"
+#include "search/Driver.h"
 #include "support/Cli.h"
-#include "support/Interrupt.h"
 #include "timing/Ensemble.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <cmath>
-#include <mutex>
 
 using namespace asmevo;
 
@@ -51,9 +48,8 @@ int main(int argc, char **argv) {
       "DIR")("asm", "K0's recovered assembly (hsaco-recover; default: recovered here)",
              cxxopts::value<std::string>(),
              "FILE")("baseline", "K0's time (kernel-time --json on K0), checked to be K0's",
-                     cxxopts::value<std::string>(), "FILE")(
-      "driver", "Who proposes edits: rules (default), stochastic, exec:CMD or llm",
-      cxxopts::value<std::string>(), "NAME")(
+                     cxxopts::value<std::string>(),
+                     "FILE")("driver", search::driverHelp(), cxxopts::value<std::string>(), "NAME")(
       "budget", "Wall-clock budget of this run in seconds (default 300)", cxxopts::value<double>(),
       "SECONDS")("max-candidates", "Stop after N candidates in the run (default: no limit)",
                  cxxopts::value<uint64_t>(), "N")(
@@ -324,40 +320,5 @@ int main(int argc, char **argv) {
                         "have no parameter sets");
   O.Eval.Threads = Dev.Threads ? Dev.Threads : 1;
   O.Eval.TimeoutSeconds = Dev.TimeoutSeconds;
-  // Progress on stderr: every event (commits, redirects, refused proposals); candidates one
-  // line per candidate with -v, else at most one every two seconds; nothing with -q.
-  bool Verbose = C.common().Verbose, Quiet = C.common().Quiet;
-  std::mutex Lock;
-  auto Last = std::chrono::steady_clock::now() - std::chrono::seconds(10);
-  O.Progress = [&](search::AgentOptions::ProgressKind Kind, const std::string &Line) {
-    std::lock_guard<std::mutex> G(Lock);
-    // What a resume repaired in the user's run directory is said even with -q.
-    if (Kind == search::AgentOptions::ProgressKind::Warning) {
-      llvm::errs() << C.tool() << ": " << Line << "\n";
-      return;
-    }
-    if (Quiet)
-      return;
-    bool Candidate = Kind == search::AgentOptions::ProgressKind::Candidate;
-    auto Now = std::chrono::steady_clock::now();
-    if (Candidate && !Verbose && Now - Last < std::chrono::seconds(2))
-      return;
-    if (Kind != search::AgentOptions::ProgressKind::Event)
-      Last = Now;
-    llvm::errs() << C.tool() << ": " << Line << "\n";
-  };
-  catchInterrupts();
-
-  Report Rep = search::runAgent(O);
-  Rep.Tool = C.tool();
-  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError)
-    return C.fail(Rep, Rep.Result, Rep.Message);
-  if (C.common().Json)
-    return C.printJson(Rep);
-  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
-  if (!Quiet && Rep.Body.contains("kstar"))
-    llvm::outs() << "  K*: " << Rep.Body["kstar"].get<std::string>() << " ("
-                 << Rep.Body["kstar_asm"].get<std::string>() << "); run directory "
-                 << Rep.Body["run_dir"].get<std::string>() << "\n";
-  return Rep.exitCode();
+  return agentSearch(C, O);
 }

@@ -1,11 +1,8 @@
 // kernel-time: the time of a kernel, or of a pair K0/K1 and their ratio, launched from a launch
 // spec: modeled on the CPU emulator's timing model (emu: "modeled, not measured"), or measured
 // with HIP events on an AMD GPU (hip). The two kinds of figure never mix.
-#include "support/Cli.h"
+#include "KernelTime.h"
 #include "timing/Ensemble.h"
-#include "timing/TimeRun.h"
-
-#include "llvm/Support/raw_ostream.h"
 
 using namespace asmevo;
 
@@ -169,16 +166,5 @@ int main(int argc, char **argv) {
     O.FlushBytes = R["flush-cache"].as<uint64_t>();
   O.Progress = C.progress();
 
-  Report Rep = timing::runKernelTime(O);
-  Rep.Tool = C.tool();
-  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError ||
-      Rep.Result == Outcome::Interrupted)
-    return C.fail(Rep, Rep.Result, Rep.Message);
-  if (C.common().Json)
-    return C.printJson(Rep);
-  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
-  if (!C.common().Quiet)
-    for (const std::string &N : Rep.Notes)
-      llvm::outs() << "  " << N << "\n";
-  return Rep.exitCode();
+  return runKernelTimeTool(C, O);
 }

@@ -1,4 +1,4 @@
-#include "AgentModes.h"
+#include "AsmevoAgent.h"
 
 #include "search/Team.h"
 #include "search/Worker.h"
@@ -7,6 +7,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
+#include <mutex>
 
 using namespace asmevo;
 
@@ -42,6 +44,43 @@ int onlyOptions(Cli &C, const std::string &Mode, const std::vector<std::string> 
     return -1;
   Others.resize(Others.size() - 2);
   return C.usageError(Mode + " ignores the search's options; it was given " + Others);
+}
+
+int agentSearch(Cli &C, search::AgentOptions &O) {
+  bool Verbose = C.common().Verbose, Quiet = C.common().Quiet;
+  std::mutex Lock;
+  auto Last = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+  O.Progress = [&](search::AgentOptions::ProgressKind Kind, const std::string &Line) {
+    std::lock_guard<std::mutex> G(Lock);
+    // What a resume repaired in the user's run directory is said even with -q.
+    if (Kind == search::AgentOptions::ProgressKind::Warning) {
+      llvm::errs() << C.tool() << ": " << Line << "\n";
+      return;
+    }
+    if (Quiet)
+      return;
+    bool Candidate = Kind == search::AgentOptions::ProgressKind::Candidate;
+    auto Now = std::chrono::steady_clock::now();
+    if (Candidate && !Verbose && Now - Last < std::chrono::seconds(2))
+      return;
+    if (Kind != search::AgentOptions::ProgressKind::Event)
+      Last = Now;
+    llvm::errs() << C.tool() << ": " << Line << "\n";
+  };
+  catchInterrupts();
+
+  Report Rep = search::runAgent(O);
+  Rep.Tool = C.tool();
+  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError)
+    return C.fail(Rep, Rep.Result, Rep.Message);
+  if (C.common().Json)
+    return C.printJson(Rep);
+  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
+  if (!Quiet && Rep.Body.contains("kstar"))
+    llvm::outs() << "  K*: " << Rep.Body["kstar"].get<std::string>() << " ("
+                 << Rep.Body["kstar_asm"].get<std::string>() << "); run directory "
+                 << Rep.Body["run_dir"].get<std::string>() << "\n";
+  return Rep.exitCode();
 }
 
 int agentWorker(Cli &C, const std::string &NodeDir) {
