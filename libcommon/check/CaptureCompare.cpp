@@ -15,8 +15,6 @@ namespace asmevo::check {
 
 namespace {
 
-std::string hex(uint64_t V) { return hexText(V); }
-
 uint64_t loadU64(const uint8_t *P) {
   uint64_t V;
   std::memcpy(&V, P, 8);
@@ -47,13 +45,13 @@ llvm::Expected<std::vector<TypedSpan>> captureTypedSpans(const launch::CaptureBu
   auto add = [&](uint64_t Address, ElemType T, const std::string &Label) -> llvm::Error {
     const launch::CapturedRegion *R = B.regionAt(Address);
     if (!R)
-      return makeError("--types: '" + Label + "' points to " + hex(Address) +
+      return makeError("--types: '" + Label + "' points to " + hexText(Address) +
                        ", which is in no captured region");
     size_t I = size_t(R - B.Regions.data());
     TypedSpan S{I, Address - R->Base, 0, T, Label};
     auto [It, New] = Starts.emplace(std::make_pair(I, S.Offset), S);
     if (!New && It->second.Type != T)
-      return makeError("--types: address " + hex(Address) + " is given two types ('" +
+      return makeError("--types: address " + hexText(Address) + " is given two types ('" +
                        It->second.Label + "' " + elemTypeName(It->second.Type) + ", '" + Label +
                        "' " + elemTypeName(T) + ")");
     return llvm::Error::success();
@@ -85,7 +83,7 @@ llvm::Expected<std::vector<TypedSpan>> captureTypedSpans(const launch::CaptureBu
     }
     const launch::CapturedRegion *R = B.regionAt(Ptr);
     if (!R)
-      return makeError("--types: '" + Arg + "' points to " + hex(Ptr) +
+      return makeError("--types: '" + Arg + "' points to " + hexText(Ptr) +
                        ", which is in no captured region");
     unsigned Found = 0;
     for (uint64_t Off = Ptr - R->Base, K = 0; Off + 8 <= R->size(); Off += 8, ++K) {
@@ -124,9 +122,10 @@ std::string firstCaptureDifference(const launch::CaptureBundle &B,
     const std::vector<uint8_t> &W = Want.Regions[I], &G = Got.Regions[I];
     for (uint64_t J = From; J < To; ++J)
       if (W[J] != G[J])
-        return "region " + hex(B.Regions[I].Base) + " (reached from " + B.Regions[I].ReachedFrom +
-               ") byte " + std::to_string(J) + " (address " + hex(B.Regions[I].Base + J) +
-               "): " + hex(G[J]) + " where " + WantName + " has " + hex(W[J]);
+        return "region " + hexText(B.Regions[I].Base) + " (reached from " +
+               B.Regions[I].ReachedFrom + ") byte " + std::to_string(J) + " (address " +
+               hexText(B.Regions[I].Base + J) + "): " + hexText(G[J]) + " where " + WantName +
+               " has " + hexText(W[J]);
     return std::string();
   };
   if (Metrics)
@@ -143,14 +142,14 @@ std::string firstCaptureDifference(const launch::CaptureBundle &B,
                                        Got.Regions[I].data() + T.Offset, N, Theta, Tau);
       if (Metrics) {
         nlohmann::json J = M.toJson();
-        J["region"] = hex(B.Regions[I].Base);
+        J["region"] = hexText(B.Regions[I].Base);
         J["offset"] = T.Offset;
         J["arg"] = T.Label;
         J["type"] = elemTypeName(T.Type);
         Metrics->push_back(J);
       }
       if (First.empty() && !M.ok())
-        First = "region " + hex(B.Regions[I].Base) + " ('" + T.Label + "', " +
+        First = "region " + hexText(B.Regions[I].Base) + " ('" + T.Label + "', " +
                 elemTypeName(T.Type) + ", from byte " + std::to_string(T.Offset) +
                 "): " + M.Failure + " at index " + std::to_string(M.FirstDiff) + " (" + WantName +
                 " " + M.K0Value + ", " + GotName + " " + M.K1Value + ")";
@@ -163,7 +162,8 @@ std::string firstCaptureDifference(const launch::CaptureBundle &B,
     for (size_t J = 0; J < Want.Globals[I].size(); ++J)
       if (Want.Globals[I][J] != Got.Globals[I][J]) {
         First = "global variable '" + B.Globals[I].Name + "' byte " + std::to_string(J) + ": " +
-                hex(Got.Globals[I][J]) + " where " + WantName + " has " + hex(Want.Globals[I][J]);
+                hexText(Got.Globals[I][J]) + " where " + WantName + " has " +
+                hexText(Want.Globals[I][J]);
         break;
       }
   return First;

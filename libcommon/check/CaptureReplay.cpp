@@ -9,6 +9,7 @@
 #include "launch/CaptureLaunch.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Format.h"
 #include "support/Plural.h"
 
 #include "llvm/Support/Format.h"
@@ -20,12 +21,6 @@
 namespace asmevo::check {
 
 namespace {
-
-std::string num(double V) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof Buf, "%g", V);
-  return Buf;
-}
 
 // What one replay left, and what it ran where.
 struct ReplayState : launch::CaptureState {
@@ -165,10 +160,10 @@ Report runCaptureReplay(const ReplayOptions &O) {
                        "capture is no oracle for it: " +
                        D,
            R;
-  std::string Rule = Spans.empty()
-                         ? std::string("byte for byte")
-                         : countOf(Spans.size(), "typed span") + " by Eq. 1 (theta " +
-                               num(O.Theta) + ", tau " + num(O.Tau) + "), every other byte exactly";
+  std::string Rule = Spans.empty() ? std::string("byte for byte")
+                                   : countOf(Spans.size(), "typed span") + " by Eq. 1 (theta " +
+                                         general(O.Theta) + ", tau " + general(O.Tau) +
+                                         "), every other byte exactly";
   R.Notes.push_back(
       "K0's replay reproduces the recorded post-state: " + countOf(B->Regions.size(), "region") +
       ", " + countOf(B->Globals.size(), "global variable") + " (" + Rule + ")");

@@ -2,6 +2,7 @@
 
 #include "emu/Float.h"
 #include "launch/InputGen.h"
+#include "support/Format.h"
 
 #include <cmath>
 #include <cstring>
@@ -105,12 +106,6 @@ std::string formatElement(ElemType T, const uint8_t *P) {
   }
 }
 
-static std::string num(double V) {
-  char Buf[64];
-  std::snprintf(Buf, sizeof Buf, "%.6g", V);
-  return Buf;
-}
-
 BufferMetrics compareBuffers(ElemType T, const uint8_t *A, const uint8_t *B, uint64_t Elements,
                              double Theta, double Tau) {
   BufferMetrics M;
@@ -187,10 +182,10 @@ BufferMetrics compareBuffers(ElemType T, const uint8_t *A, const uint8_t *B, uin
       M.Failure = "inf_mismatches " + std::to_string(M.InfMismatches);
       M.FirstDiff = FirstInf;
     } else if (M.MaxAbsDiff > Tau) {
-      M.Failure = "max_abs_diff " + num(M.MaxAbsDiff) + " > tau " + num(Tau);
+      M.Failure = "max_abs_diff " + general(M.MaxAbsDiff) + " > tau " + general(Tau);
       M.FirstDiff = FirstTau;
     } else if (M.Cosine < Theta) {
-      M.Failure = "cosine " + num(M.Cosine) + " < theta " + num(Theta);
+      M.Failure = "cosine " + general(M.Cosine) + " < theta " + general(Theta);
       M.FirstDiff = FirstDiff;
     } else {
       M.FirstDiff = FirstDiff;

@@ -119,12 +119,6 @@ namespace {
 
 using namespace hip;
 
-std::string hex(uint64_t V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "0x%llx", (unsigned long long)V);
-  return B;
-}
-
 // "invalid device image (hipErrorInvalidImage, 200)". ROCm 5's hipGetErrorString returns the
 // name itself ("hipErrorInvalidImage"); then the name is not repeated: "hipErrorInvalidImage
 // (200)".
@@ -330,7 +324,7 @@ public:
   }
   llvm::Error allocAt(uint64_t Addr, uint64_t Size, const std::string &Name) override {
     return makeError("the hip backend cannot place an allocation at a chosen address (" +
-                     hex(Addr) + ")");
+                     hexText(Addr) + ")");
   }
   // Each span of granularity pages that the placements touch is reserved with its recorded
   // start as the hint (hipMemAddressReserve), backed (hipMemCreate), mapped (hipMemMap) and
@@ -364,7 +358,8 @@ public:
       for (; J < Order.size(); ++J) {
         const Placement &P = Ps[Order[J]];
         if (P.Size == 0 || P.Want + P.Size < P.Want)
-          return makeError("cannot place " + std::to_string(P.Size) + " bytes at " + hex(P.Want));
+          return makeError("cannot place " + std::to_string(P.Size) + " bytes at " +
+                           hexText(P.Want));
         if (J > I && P.Want >= Hi)
           break;
         Hi = std::max<uint64_t>(Hi, (P.Want + P.Size + G - 1) & ~uint64_t(G - 1));
@@ -384,11 +379,11 @@ public:
   }
   llvm::Error free(uint64_t Addr) override {
     if (Placed.count(Addr))
-      return makeError("the placed region at " + hex(Addr) +
+      return makeError("the placed region at " + hexText(Addr) +
                        " is released with the device, not freed");
     auto It = Allocs.find(Addr);
     if (It == Allocs.end())
-      return makeError("no device allocation starts at " + hex(Addr));
+      return makeError("no device allocation starts at " + hexText(Addr));
     Allocs.erase(It);
     if (hipError_t E = Api->Free(reinterpret_cast<void *>(Addr)))
       return callError(*Api, "hipFree", E);
@@ -396,24 +391,24 @@ public:
   }
   llvm::Error write(uint64_t Addr, const void *Src, uint64_t Size) override {
     if (!inside(Addr, Size))
-      return makeError("device write of " + std::to_string(Size) + " bytes at " + hex(Addr) +
+      return makeError("device write of " + std::to_string(Size) + " bytes at " + hexText(Addr) +
                        " is outside every allocation");
     if (hipError_t E =
             Api->Memcpy(reinterpret_cast<void *>(Addr), Src, Size, hipMemcpyHostToDevice))
       return callError(*Api, "hipMemcpy", E,
                        " copying " + std::to_string(Size) + " bytes host to device at " +
-                           hex(Addr));
+                           hexText(Addr));
     return llvm::Error::success();
   }
   llvm::Error read(uint64_t Addr, void *Dst, uint64_t Size) override {
     if (!inside(Addr, Size))
-      return makeError("device read of " + std::to_string(Size) + " bytes at " + hex(Addr) +
+      return makeError("device read of " + std::to_string(Size) + " bytes at " + hexText(Addr) +
                        " is outside every allocation");
     if (hipError_t E =
             Api->Memcpy(Dst, reinterpret_cast<const void *>(Addr), Size, hipMemcpyDeviceToHost))
       return callError(*Api, "hipMemcpy", E,
                        " copying " + std::to_string(Size) + " bytes device to host from " +
-                           hex(Addr));
+                           hexText(Addr));
     return llvm::Error::success();
   }
 
@@ -573,7 +568,7 @@ private:
   llvm::Expected<uint64_t> reserve(uint64_t Hint, uint64_t Size, size_t G,
                                    const unsigned char *Prop, const std::string &Name) {
     const std::string For =
-        " for " + std::to_string(Size) + " bytes at " + hex(Hint) + " (" + Name + ")";
+        " for " + std::to_string(Size) + " bytes at " + hexText(Hint) + " (" + Name + ")";
     void *P = nullptr;
     if (hipError_t E = Api->MemAddressReserve(&P, Size, G, reinterpret_cast<void *>(Hint), 0))
       return callError(*Api, "hipMemAddressReserve", E, For);
@@ -582,7 +577,7 @@ private:
     V.Size = Size;
     if (!P || V.Base % G)
       return Api->MemAddressFree(P, Size),
-             runtimeError("hipMemAddressReserve returned " + hex(V.Base) + For);
+             runtimeError("hipMemAddressReserve returned " + hexText(V.Base) + For);
     if (hipError_t E = Api->MemCreate(&V.Handle, Size, Prop, 0)) {
       V.Handle = nullptr;
       release(V);

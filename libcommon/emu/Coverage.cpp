@@ -58,7 +58,7 @@ std::string probe(Inst In, Gfx G, bool AfterScalePrefix) {
       return "";
     // The probe's pc is its own, not the instance's (whose place the report gives).
     std::string Why = E.what();
-    const std::string AtPc = " at pc " + hexAddr(0x1000);
+    const std::string AtPc = " at pc " + hexText(0x1000);
     if (size_t At = Why.find(AtPc); At != std::string::npos)
       Why.erase(At, AtPc.size());
     return Why;

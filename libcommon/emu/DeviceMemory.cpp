@@ -24,25 +24,25 @@ llvm::Error DeviceMemory::map(uint64_t Base, uint64_t Size, const std::string &N
   if (Size == 0)
     return makeError("device allocation '" + Name + "' has size 0");
   if (Base + Size < Base || Base + Size > (1ull << 57))
-    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " of " +
+    return makeError("device allocation '" + Name + "' at " + hexText(Base) + " of " +
                      std::to_string(Size) + " bytes leaves the 57-bit address space");
   if (Base < 0x1000)
-    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) +
+    return makeError("device allocation '" + Name + "' at " + hexText(Base) +
                      " would map the null page");
   if (overlapsAperture(Base, Size))
-    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) +
+    return makeError("device allocation '" + Name + "' at " + hexText(Base) +
                      " overlaps the LDS or private aperture");
   auto It = std::lower_bound(
       Allocs.begin(), Allocs.end(), Base,
       [](const std::unique_ptr<Allocation> &A, uint64_t B) { return A->Base < B; });
   if (It != Allocs.end() && (*It)->Base < Base + Size)
-    return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " overlaps '" +
-                     (*It)->Name + "' at " + hexAddr((*It)->Base));
+    return makeError("device allocation '" + Name + "' at " + hexText(Base) + " overlaps '" +
+                     (*It)->Name + "' at " + hexText((*It)->Base));
   if (It != Allocs.begin()) {
     const Allocation &P = **std::prev(It);
     if (P.Base + P.Size > Base)
-      return makeError("device allocation '" + Name + "' at " + hexAddr(Base) + " overlaps '" +
-                       P.Name + "' at " + hexAddr(P.Base));
+      return makeError("device allocation '" + Name + "' at " + hexText(Base) + " overlaps '" +
+                       P.Name + "' at " + hexText(P.Base));
   }
   auto A = std::make_unique<Allocation>();
   A->Base = Base;
@@ -78,7 +78,7 @@ llvm::Error DeviceMemory::unmap(uint64_t Base) {
       Generation = NextGeneration++;
       return llvm::Error::success();
     }
-  return makeError("no device allocation starts at " + hexAddr(Base));
+  return makeError("no device allocation starts at " + hexText(Base));
 }
 
 const Allocation *DeviceMemory::find(uint64_t Addr) const {
@@ -123,7 +123,7 @@ void DeviceMemory::resetTouched() {
 llvm::Error DeviceMemory::write(uint64_t Addr, const void *Src, uint64_t Size) {
   uint8_t *P = translate(Addr, Size);
   if (!P)
-    return makeError("device write of " + std::to_string(Size) + " bytes at " + hexAddr(Addr) +
+    return makeError("device write of " + std::to_string(Size) + " bytes at " + hexText(Addr) +
                      " is outside every allocation");
   std::memcpy(P, Src, Size);
   return llvm::Error::success();
@@ -132,7 +132,7 @@ llvm::Error DeviceMemory::write(uint64_t Addr, const void *Src, uint64_t Size) {
 llvm::Error DeviceMemory::read(uint64_t Addr, void *Dst, uint64_t Size) const {
   uint8_t *P = const_cast<DeviceMemory *>(this)->translate(Addr, Size);
   if (!P)
-    return makeError("device read of " + std::to_string(Size) + " bytes at " + hexAddr(Addr) +
+    return makeError("device read of " + std::to_string(Size) + " bytes at " + hexText(Addr) +
                      " is outside every allocation");
   std::memcpy(Dst, P, Size);
   return llvm::Error::success();

@@ -5,18 +5,12 @@
 
 namespace asmevo::emu {
 
-std::string hexAddr(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 void throwUnsupported(const std::string &Mnemonic, uint64_t Pc) {
   std::string m = Mnemonic;
   for (char &ch : m)
     ch = char(std::tolower(static_cast<unsigned char>(ch)));
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + m + " at pc " + hexAddr(Pc));
+                 "unsupported instruction " + m + " at pc " + hexText(Pc));
 }
 
 void throwUnsupported(const char *Mnemonic, uint64_t Pc) {
@@ -29,17 +23,17 @@ void throwRegisterFault(char Kind, unsigned Index, unsigned Allocated, uint64_t 
   throw EmuError(EmuErrorKind::RegisterFault,
                  "register " + K + std::to_string(Index) +
                      " is beyond the registers the kernel's descriptor allocates (" + Range +
-                     ") at pc " + hexAddr(Pc),
+                     ") at pc " + hexText(Pc),
                  Pc);
 }
 
 void throwMemoryFault(const char *What, uint64_t Addr, unsigned Size, int Lane, uint64_t Pc,
                       const std::string &Why) {
   std::string m = std::string("memory fault: ") + What + " of " + std::to_string(Size) +
-                  " bytes at " + hexAddr(Addr);
+                  " bytes at " + hexText(Addr);
   if (Lane >= 0)
     m += " (lane " + std::to_string(Lane) + ")";
-  m += " at pc " + hexAddr(Pc) + ": " + Why;
+  m += " at pc " + hexText(Pc) + ": " + Why;
   EmuError E(EmuErrorKind::MemoryFault, m, Pc);
   E.FaultAddr = Addr;
   E.FaultInstruction = What;

@@ -3,6 +3,8 @@
 // faults, the lane and address. Exceptions never cross into tool code.
 #pragma once
 
+#include "support/Error.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -30,9 +32,6 @@ public:
   uint64_t FaultAddr = 0;
   std::string FaultInstruction;
 };
-
-// "0x7f0000011a20": how addresses and pcs appear in every emulator message.
-std::string hexAddr(uint64_t V);
 
 // "unsupported instruction v_foo at pc 0x1234" (mnemonic in lower case, as the assembler writes
 // it).

@@ -142,12 +142,12 @@ llvm::Error Emulator::loadImage() {
     } else if (R.Type == llvm::ELF::R_AMDGPU_ABS64 || R.Type == llvm::ELF::R_AMDGPU_ABS32_LO) {
       auto It = Syms.find(R.Symbol);
       if (It == Syms.end() || It->second->SectionIndex == 0)
-        return makeError("'" + Code.Path + "': relocation at " + hexAddr(R.Offset) +
+        return makeError("'" + Code.Path + "': relocation at " + hexText(R.Offset) +
                          " refers to undefined symbol '" + R.Symbol + "'");
       V = Base + It->second->Value + uint64_t(R.Addend);
     } else {
       return makeError("'" + Code.Path + "': dynamic relocation type " + std::to_string(R.Type) +
-                       " at " + hexAddr(R.Offset) + " is not supported by the emulator's loader");
+                       " at " + hexText(R.Offset) + " is not supported by the emulator's loader");
     }
     unsigned Size = R.Type == llvm::ELF::R_AMDGPU_ABS32_LO ? 4 : 8;
     if (llvm::Error Err = Mem.write(Base + R.Offset, &V, Size))
@@ -219,11 +219,11 @@ const Inst &Emulator::fetch(uint64_t Pc) {
   if (It != Extra.end())
     return *It->second;
   if (Pc & 3)
-    throw EmuError(EmuErrorKind::IllegalInst, "pc " + hexAddr(Pc) + " is not dword-aligned");
+    throw EmuError(EmuErrorKind::IllegalInst, "pc " + hexText(Pc) + " is not dword-aligned");
   const Allocation *A = Mem.find(Pc);
   if (!A)
     throw EmuError(EmuErrorKind::MemoryFault,
-                   "instruction fetch at pc " + hexAddr(Pc) + " is outside every allocation");
+                   "instruction fetch at pc " + hexText(Pc) + " is outside every allocation");
   auto In = std::make_unique<Inst>();
   std::string Why;
   if (!decodeInst(A->Bytes.get() + (Pc - A->Base), size_t(A->Base + A->Size - Pc), Target, *In,
@@ -233,7 +233,7 @@ const Inst &Emulator::fetch(uint64_t Pc) {
     char Buf[48];
     std::snprintf(Buf, sizeof(Buf), "0x%08x", W);
     throw EmuError(EmuErrorKind::IllegalInst, "illegal instruction " + std::string(Buf) +
-                                                  " at pc " + hexAddr(Pc) + ": " + Why);
+                                                  " at pc " + hexText(Pc) + ": " + Why);
   }
   markRefusal(*In, Target);
   const Inst &R = *In;
@@ -297,10 +297,10 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
       if (W.mfmaScalePending && InP->op != Op::V_MFMA_F32_16X16X128_F8F6F4 &&
           InP->op != Op::V_MFMA_F32_32X32X64_F8F6F4)
         throw EmuError(EmuErrorKind::IllegalInst,
-                       "v_mfma_ld_scale_b32 at pc " + hexAddr(W.mfmaScalePc) +
+                       "v_mfma_ld_scale_b32 at pc " + hexText(W.mfmaScalePc) +
                            " is not followed by an F8F6F4 MFMA (the two form one scaled MFMA "
                            "instruction): " +
-                           printInst(*InP, E.gfx(), Pc) + " at pc " + hexAddr(Pc),
+                           printInst(*InP, E.gfx(), Pc) + " at pc " + hexText(Pc),
                        Pc);
       if ((W.mode & kModeVskip) && isVectorEnc(InP->enc)) {
         // Skipped, not executed: no register, memory or counter changes (CDNA3/CDNA4 ISA
@@ -309,7 +309,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
         if (++W.instCount > MaxInst)
           throw EmuError(EmuErrorKind::Timeout,
                          "a wave executed more than " + std::to_string(MaxInst) +
-                             " instructions (endless loop?) at pc " + hexAddr(Pc));
+                             " instructions (endless loop?) at pc " + hexText(Pc));
         continue;
       }
       if ((W.mode & kModeGprIdxEn) && gprIndexApplies(*InP)) {
@@ -317,7 +317,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
         if (!applyGprIndex(*InP, W.s[kM0], Indexed, Why))
           throw EmuError(EmuErrorKind::Unsupported,
                          "unsupported instruction " + printInst(*InP, E.gfx(), Pc) + " at pc " +
-                             hexAddr(Pc) + " in VGPR indexing mode: " + Why,
+                             hexText(Pc) + " in VGPR indexing mode: " + Why,
                          Pc);
         IndexedUses = regUses(Indexed, E.gfx());
         InP = &Indexed;
@@ -338,7 +338,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     if (++W.instCount > MaxInst)
       throw EmuError(EmuErrorKind::Timeout, "a wave executed more than " + std::to_string(MaxInst) +
                                                 " instructions (endless loop?) at pc " +
-                                                hexAddr(Pc));
+                                                hexText(Pc));
     if (isVectorEnc(In.enc))
       LaneInsts += activeLanes(W.exec());
     if (Strict)
@@ -354,7 +354,7 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     if (!Ok)
       throw EmuError(
           EmuErrorKind::Unsupported,
-          "unsupported instruction " + printInst(In, E.gfx(), Pc) + " at pc " + hexAddr(Pc), Pc);
+          "unsupported instruction " + printInst(In, E.gfx(), Pc) + " at pc " + hexText(Pc), Pc);
     if (Strict)
       C.strict->after(C, In, *U, Pc);
   }

@@ -41,7 +41,7 @@ inline void putBits(uint8_t *p, unsigned bit, unsigned w, uint32_t x) {
 [[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
   throw EmuError(EmuErrorKind::Unsupported,
                  "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
-                     hexAddr(c.instPc) + ": " + why,
+                     hexText(c.instPc) + ": " + why,
                  c.instPc);
 }
 
@@ -82,14 +82,14 @@ bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
     const uint64_t addr = uint64_t(a[l]) + offset16;
     if (addr % align)
       refuse(c, in,
-             "LDS address " + hexAddr(addr) + " of lane " + std::to_string(l) + " is not " +
+             "LDS address " + hexText(addr) + " of lane " + std::to_string(l) + " is not " +
                  std::to_string(align) + "-byte aligned" +
                  (bytes == 8 ? " (the ISA requires it)"
                              : " (the guide asks for 'the data size'; only 16 is known to work)"));
     std::memcpy(src[l], ldsAccess(c, addr, bytes, int(l), what), bytes);
   }
   if (vectorIndex(in.dst) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(what) + " at pc " + hexAddr(c.instPc) +
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(what) + " at pc " + hexText(c.instPc) +
                                                   ": destination out of range");
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const unsigned g = l >> 4, i = l & 15;

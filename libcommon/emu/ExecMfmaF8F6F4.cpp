@@ -71,7 +71,7 @@ bool formatOf(unsigned code, Format &out) {
 [[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
   throw EmuError(EmuErrorKind::Unsupported,
                  "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
-                     hexAddr(c.instPc) + ": " + why,
+                     hexText(c.instPc) + ": " + why,
                  c.instPc);
 }
 
@@ -130,7 +130,7 @@ bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
   Format fa, fb;
   if (!formatOf(in.cbsz, fa) || !formatOf(in.blgp, fb))
     throw EmuError(EmuErrorKind::IllegalInst,
-                   std::string(opNameLower(in.op)) + " at pc " + hexAddr(c.instPc) +
+                   std::string(opNameLower(in.op)) + " at pc " + hexText(c.instPc) +
                        ": format code " +
                        std::to_string(formatOf(in.cbsz, fa) ? in.blgp : in.cbsz) +
                        " (cbsz selects A's format, blgp B's: 0..4) is invalid");

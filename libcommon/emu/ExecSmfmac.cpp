@@ -100,7 +100,7 @@ bool execSmfmac(ExecCtx &c, const Inst &in) {
   if (in.cbsz || in.abid || in.blgp)
     throw EmuError(EmuErrorKind::Unsupported,
                    "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
-                       hexAddr(c.instPc) +
+                       hexText(c.instPc) +
                        ": cbsz, abid or blgp other than 0 on an SMFMAC whose index uses all 32 "
                        "bits is not documented",
                    c.instPc);
@@ -111,7 +111,7 @@ bool execSmfmac(ExecCtx &c, const Inst &in) {
   const unsigned dBase = mfmaOperandBase(c, in, in.dst, dRegs, "D");
   if (!isVgprCode(in.src[2]))
     throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
-                                                  hexAddr(c.instPc) +
+                                                  hexText(c.instPc) +
                                                   ": the sparsity index is not a VGPR");
   const uint32_t *idx = w.vrowOf(in.src[2]);
 

@@ -24,7 +24,7 @@ void setupDpp(VX &x) {
   const int8_t *src = dppSourceLanes(ctrl);
   if (!src)
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "reserved DPP control " + hexAddr(ctrl) + " at pc " + hexAddr(x.c.instPc));
+                   "reserved DPP control " + hexText(ctrl) + " at pc " + hexText(x.c.instPc));
   const u64 execIn = x.w.exec();
   // Lanes the row and bank masks let write.
   u64 write = 0;
@@ -233,7 +233,7 @@ static bool saturatesItself(Op op) {
 [[noreturn]] static void refuseIntegerPost(const VX &x) {
   throw EmuError(EmuErrorKind::Unsupported,
                  "unsupported instruction " + std::string(opNameLower(x.in.op)) + " at pc " +
-                     hexAddr(x.c.instPc) +
+                     hexText(x.c.instPc) +
                      ": clamp or an output modifier on this integer result (no saturation is "
                      "implemented for it)",
                  x.c.instPc);

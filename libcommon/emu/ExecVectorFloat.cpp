@@ -1048,7 +1048,7 @@ const uint8_t *roundUseTable() {
     if (m.size() > 4 && m.compare(m.size() - 4, 4, suf) == 0)
       m.resize(m.size() - 4);
   throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " +
-                                                hexAddr(x.c.instPc) + " (round mode " +
+                                                hexText(x.c.instPc) + " (round mode " +
                                                 fpmode::roundName(r) + " not modelled)");
 }
 

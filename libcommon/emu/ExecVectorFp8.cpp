@@ -31,7 +31,7 @@ constexpr uint32_t kModeFp16Ovfl = 1u << 23;
 [[noreturn]] void undocumented(VX &x, const char *what) {
   throw EmuError(EmuErrorKind::Unsupported,
                  "unsupported instruction " + std::string(opNameLower(x.in.op)) + " at pc " +
-                     hexAddr(x.c.instPc) + ": " + what + " is not documented",
+                     hexText(x.c.instPc) + ": " + what + " is not documented",
                  x.c.instPc);
 }
 

@@ -1267,7 +1267,7 @@ DmaShape dmaShape(Op op, Gfx g) {
   if (in.enc == Enc::MUBUF)
     m += " lds";
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + m + " at pc " + hexAddr(c.instPc) + ": " + why,
+                 "unsupported instruction " + m + " at pc " + hexText(c.instPc) + ": " + why,
                  c.instPc);
 }
 

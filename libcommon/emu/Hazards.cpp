@@ -10,6 +10,7 @@
 #include "emu/Decoder.h"
 #include "emu/DecoderTables.h"
 #include "emu/Wave.h"
+#include "support/Error.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -359,12 +360,6 @@ struct Hit {
 
 std::string states(unsigned N) {
   return std::to_string(N) + (N == 1 ? " wait state" : " wait states");
-}
-
-std::string hex(uint64_t V) {
-  char B[32];
-  std::snprintf(B, sizeof B, "0x%llx", (unsigned long long)V);
-  return B;
 }
 
 const char *hwregName(unsigned Id) {
@@ -930,8 +925,8 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
   if (Producer)
     *Producer = opNameLower(H.Prod->In.op);
   Why = std::string("wait-state hazard ") + kRules[H.Rule].Name + ": " +
-        mnemonic(H.Prod->In, Target) + " at pc " + hex(H.Prod->Pc) + " " + H.ProdWhat + "; " +
-        mnemonic(In, Target) + " at pc " + hex(Pc) + " " + H.ConsWhat + " after " +
+        mnemonic(H.Prod->In, Target) + " at pc " + hexText(H.Prod->Pc) + " " + H.ProdWhat + "; " +
+        mnemonic(In, Target) + " at pc " + hexText(Pc) + " " + H.ConsWhat + " after " +
         states(H.Since) + ", needs " + std::to_string(H.Need);
   return false;
 }

@@ -3,6 +3,7 @@
 #include "emu/Decoder.h"
 #include "emu/DecoderTables.h"
 #include "emu/Wave.h"
+#include "support/Error.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -23,7 +24,6 @@ std::string fmt(const char *F, ...) {
   return B;
 }
 
-std::string hex(uint64_t V) { return fmt("0x%llx", (unsigned long long)V); }
 // Cache-policy bits of FLAT/GLOBAL/SCRATCH and MUBUF/MTBUF: gfx940+ spells them sc0 nt sc1,
 // gfx90a glc slc scc (the same bits).
 std::string cacheBits(const Inst &In, bool G94) {
@@ -39,7 +39,7 @@ std::string cacheBits(const Inst &In, bool G94) {
 
 // SMEM immediate offsets are signed 21-bit values; LLVM prints negative ones as -0x...
 std::string smemOffset(int32_t V) {
-  return V < 0 ? "-" + hex(uint64_t(-int64_t(V))) : hex(uint64_t(V));
+  return V < 0 ? "-" + hexText(uint64_t(-int64_t(V))) : hexText(uint64_t(V));
 }
 
 std::string tuple(const char *P, unsigned N, unsigned W) {
@@ -181,8 +181,8 @@ std::string src(const Inst &In, uint16_t C, unsigned W, NumType T) {
     if (T == kF64)
       V <<= 32;
     if (literalIsInlinable(In.literal, T))
-      return "lit(" + hex(V) + ")";
-    return hex(V);
+      return "lit(" + hexText(V) + ")";
+    return hexText(V);
   }
   return reg(C, W, T);
 }
@@ -468,7 +468,7 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       Ops.push_back(reg(In.dst, 1));
     } else if (O == Op::S_SETREG_IMM32_B32) {
       Ops.push_back(hwreg(U, Target));
-      Ops.push_back(hex(In.literal));
+      Ops.push_back(hexText(In.literal));
     } else if (O == Op::S_CALL_B64 || O == Op::S_CBRANCH_I_FORK) {
       if (In.dst != kNoOperand)
         Ops.push_back(reg(In.dst, W(0)));
@@ -476,7 +476,7 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     } else {
       if (In.dst != kNoOperand)
         Ops.push_back(reg(In.dst, W(0)));
-      Ops.push_back(hex(U));
+      Ops.push_back(hexText(U));
     }
     break;
   }
@@ -524,7 +524,7 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
       Ops.push_back(fmt("%u", U));
       break;
     default:
-      Ops.push_back(hex(U));
+      Ops.push_back(hexText(U));
       break;
     }
     break;
@@ -575,11 +575,11 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     Ops.push_back(Src(0));
     if (I->flags & kLitK) {
       if (O == Op::V_MADMK_F32_E32 || O == Op::V_FMAMK_F32_E32 || O == Op::V_MADMK_F16_E32) {
-        Ops.push_back(hex(In.literal));
+        Ops.push_back(hexText(In.literal));
         Ops.push_back(Src(1));
       } else {
         Ops.push_back(Src(1));
-        Ops.push_back(hex(In.literal));
+        Ops.push_back(hexText(In.literal));
       }
       break;
     }

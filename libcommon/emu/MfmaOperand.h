@@ -14,7 +14,7 @@ inline unsigned mfmaOperandBase(const ExecCtx &c, const Inst &in, uint16_t code,
                                 const char *what) {
   if (code < kVgprBase || code >= kAgprBase + 256 || vectorIndex(code) + regs > kNumVectorRegs)
     throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
-                                                  hexAddr(c.instPc) + ": " + what +
+                                                  hexText(c.instPc) + ": " + what +
                                                   " operand out of range");
   return vectorIndex(code);
 }

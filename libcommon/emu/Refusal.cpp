@@ -48,14 +48,14 @@ std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
   const bool Vop = In.enc == Enc::VOP1 || In.enc == Enc::VOP2 || In.enc == Enc::VOPC;
   if (Vop && In.form == VForm::Dpp) {
     if (!dppControlDefined(In.dppCtrl, G))
-      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hexAddr(In.dppCtrl)};
+      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hexText(In.dppCtrl)};
     if (readsSrc0Whole(In.op))
       return Refusal{EmuErrorKind::Unsupported,
                      "the DPP form of " + opBase(In.op) +
                          " is not defined (the op does not read src0 per lane)"};
     if (!isRowNewBcast(In.dppCtrl) && src0Is64(In, G))
       return Refusal{EmuErrorKind::Unsupported,
-                     "DPP control " + hexAddr(In.dppCtrl) +
+                     "DPP control " + hexText(In.dppCtrl) +
                          " on a 64-bit operand (64-bit DPP takes row_newbcast only)"};
   }
   if (Vop && In.form == VForm::Sdwa) {
@@ -86,7 +86,7 @@ void throwRefusal(const ExecCtx &C, const Inst &In) {
   throw EmuError(
       R->Kind,
       std::string(R->Kind == EmuErrorKind::Unsupported ? "unsupported instruction " : "") +
-          mnemonic(In, C.gfx) + " at pc " + hexAddr(C.instPc) + ": " + R->Why,
+          mnemonic(In, C.gfx) + " at pc " + hexText(C.instPc) + ": " + R->Why,
       C.instPc);
 }
 

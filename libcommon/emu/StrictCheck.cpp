@@ -124,7 +124,7 @@ StrictWave::StrictWave(StrictGroup &G, unsigned Wave, Gfx Target, bool XnackRepl
 }
 
 std::string StrictWave::describe(Op O, uint64_t Pc) const {
-  return std::string(opNameLower(O)) + " at pc " + hexAddr(Pc);
+  return std::string(opNameLower(O)) + " at pc " + hexText(Pc);
 }
 
 bool StrictWave::fresh(const char *Rule, uint64_t Pc) {

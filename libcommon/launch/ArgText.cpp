@@ -5,6 +5,7 @@
 #include "launch/ScalarValue.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/ParseNumber.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -14,14 +15,6 @@
 namespace asmevo::launch {
 
 namespace {
-bool parseU64(const std::string &S, uint64_t &V) {
-  if (S.empty() || S[0] == '-')
-    return false;
-  errno = 0;
-  char *End = nullptr;
-  V = std::strtoull(S.c_str(), &End, 0);
-  return errno == 0 && End && *End == 0;
-}
 
 // "[TYPE:]NUMBER" or "hex:BYTES" into the argument's bytes.
 llvm::Expected<std::vector<uint8_t>> encodeText(const std::string &Text, uint32_t Size) {

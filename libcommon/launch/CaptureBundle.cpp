@@ -1,6 +1,7 @@
 // The capture bundle's msgpack encoding and its validation (share/asmevo/capture-bundle.md).
 #include "launch/CaptureBundle.h"
 
+#include "codeobj/Metadata.h"
 #include "launch/LaunchGeometry.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
@@ -34,8 +35,6 @@ void packDims(Packer &P, const std::array<uint32_t, 3> &D) {
     P.pack_uint32(V);
 }
 
-std::string hex(uint64_t V) { return hexText(V); }
-
 // Checks that hold for a bundle in memory, whether about to be written or just read.
 llvm::Error checkBundle(const CaptureBundle &B, llvm::StringRef File) {
   auto bad = [&](const llvm::Twine &Msg) {
@@ -63,11 +62,11 @@ llvm::Error checkBundle(const CaptureBundle &B, llvm::StringRef File) {
       return bad(Name + ".post: " + llvm::Twine(R.Post.size()) + " bytes, but pre has " +
                  llvm::Twine(R.Pre.size()));
     if (R.Base + R.size() < R.Base)
-      return bad(Name + ": " + llvm::Twine(R.size()) + " bytes at " + hex(R.Base) +
+      return bad(Name + ": " + llvm::Twine(R.size()) + " bytes at " + hexText(R.Base) +
                  " wrap the address space");
     if (I && B.Regions[I - 1].Base + B.Regions[I - 1].size() > R.Base)
-      return bad(Name + " at " + hex(R.Base) + " overlaps or precedes regions[" +
-                 llvm::Twine(I - 1) + "] at " + hex(B.Regions[I - 1].Base) +
+      return bad(Name + " at " + hexText(R.Base) + " overlaps or precedes regions[" +
+                 llvm::Twine(I - 1) + "] at " + hexText(B.Regions[I - 1].Base) +
                  " (regions are sorted by base and disjoint)");
   }
   for (size_t I = 0; I < B.Globals.size(); ++I) {
@@ -92,15 +91,7 @@ class Fields {
 public:
   Fields(const msgpack::object &Map, std::string Path) : Map(Map), Path(std::move(Path)) {}
 
-  const msgpack::object *find(llvm::StringRef Key) const {
-    for (uint32_t I = 0; I < Map.via.map.size; ++I) {
-      const auto &KV = Map.via.map.ptr[I];
-      if (KV.key.type == msgpack::type::STR &&
-          llvm::StringRef(KV.key.via.str.ptr, KV.key.via.str.size) == Key)
-        return &KV.val;
-    }
-    return nullptr;
-  }
+  const msgpack::object *find(llvm::StringRef Key) const { return Metadata::get(Map, Key); }
   std::string path(llvm::StringRef Key) const {
     return Path.empty() ? Key.str() : Path + "." + Key.str();
   }

@@ -13,8 +13,6 @@
 namespace asmevo::launch {
 
 namespace {
-std::string hex(uint64_t V) { return hexText(V); }
-
 // Where M placed the bundle's global variable G, checked against the recorded size.
 llvm::Expected<device::GlobalSymbol> globalOf(device::Module &M, const CapturedGlobal &G) {
   auto S = M.global(G.Name);
@@ -95,22 +93,22 @@ llvm::Error blameCaptureFault(llvm::Error E, const CaptureBundle &B, const Kerne
       std::memcpy(&V, B.Kernarg.data() + A.Offset, 8);
       if (V && V <= F->Address && F->Address - V < Best && !B.regionAt(V)) {
         Best = F->Address - V;
-        Arg = "argument " + argLabel(Explicit, I) + " (kernarg+" + hex(A.Offset) + ") points to " +
-              hex(V) + ", which no region holds";
+        Arg = "argument " + argLabel(Explicit, I) + " (kernarg+" + hexText(A.Offset) +
+              ") points to " + hexText(V) + ", which no region holds";
       }
     }
     if (!Arg.empty())
       Why = Arg;
     else if (Below && F->Address - (Below->Base + Below->size()) < (1ull << 30))
       Why = "it lies " + std::to_string(F->Address - Below->Base - Below->size()) +
-            " bytes past the end of region " + hex(Below->Base) + " (reached from " +
+            " bytes past the end of region " + hexText(Below->Base) + " (reached from " +
             Below->ReachedFrom + ", " + std::to_string(Below->size()) +
             " bytes), which is cut short or lacks a neighbour";
     else
       Why = "no region holds it";
     return withFile(makeError("K0, the code object the capture recorded, faults on memory the "
                               "bundle does not hold (" +
-                              F->Instruction + " at " + hex(F->Address) + "): " + Why +
+                              F->Instruction + " at " + hexText(F->Address) + "): " + Why +
                               "; capture the dispatch again"),
                     BundlePath);
   });
@@ -119,7 +117,7 @@ llvm::Error blameCaptureFault(llvm::Error E, const CaptureBundle &B, const Kerne
 llvm::Expected<CapturePlacement> placeCaptureRegions(device::Device &Dev, const CaptureBundle &B) {
   std::vector<device::Device::Placement> Ps;
   for (const CapturedRegion &R : B.Regions)
-    Ps.push_back({R.Base, R.size(), "region " + hex(R.Base), 0});
+    Ps.push_back({R.Base, R.size(), "region " + hexText(R.Base), 0});
   if (llvm::Error E = Dev.place(Ps))
     return std::move(E);
   CapturePlacement P;
@@ -143,9 +141,9 @@ llvm::Expected<CapturePlacement> placeCaptureRegions(device::Device &Dev, const 
         continue;
       size_t I = size_t(To - B.Regions.data());
       if (P.Bases[I] != To->Base)
-        return makeError("the runtime placed region " + hex(To->Base) + " (reached from " +
-                         To->ReachedFrom + ") at " + hex(P.Bases[I]) +
-                         ", not at its recorded address, and region " + hex(From.Base) +
+        return makeError("the runtime placed region " + hexText(To->Base) + " (reached from " +
+                         To->ReachedFrom + ") at " + hexText(P.Bases[I]) +
+                         ", not at its recorded address, and region " + hexText(From.Base) +
                          " holds a pointer to it at byte " + llvm::Twine(Off) +
                          ": a pointer stored in device memory cannot be rewritten (only "
                          "kernarg pointers are), so this capture replays only where every "

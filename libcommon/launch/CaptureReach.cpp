@@ -12,9 +12,7 @@
 
 namespace asmevo::launch {
 
-namespace {
-std::string hex(uint64_t V) { return hexText(V); }
-} // namespace
+namespace {} // namespace
 
 llvm::Expected<std::vector<ReachedAllocation>>
 reachableAllocations(llvm::ArrayRef<uint8_t> Kernarg, llvm::ArrayRef<DeviceAllocation> Allocations,
@@ -24,11 +22,11 @@ reachableAllocations(llvm::ArrayRef<uint8_t> Kernarg, llvm::ArrayRef<DeviceAlloc
             [](const DeviceAllocation &A, const DeviceAllocation &B) { return A.Base < B.Base; });
   for (size_t I = 0; I < Sorted.size(); ++I) {
     if (Sorted[I].Size == 0 || Sorted[I].Base + Sorted[I].Size < Sorted[I].Base)
-      return makeError("device allocation at " + hex(Sorted[I].Base) + " of " +
+      return makeError("device allocation at " + hexText(Sorted[I].Base) + " of " +
                        llvm::Twine(Sorted[I].Size) + " bytes is empty or wraps the address space");
     if (I && Sorted[I - 1].Base + Sorted[I - 1].Size > Sorted[I].Base)
-      return makeError("device allocations at " + hex(Sorted[I - 1].Base) + " and " +
-                       hex(Sorted[I].Base) + " overlap");
+      return makeError("device allocations at " + hexText(Sorted[I - 1].Base) + " and " +
+                       hexText(Sorted[I].Base) + " overlap");
   }
   // Index of the allocation holding A, or -1.
   auto find = [&](uint64_t A) -> long {
@@ -53,7 +51,7 @@ reachableAllocations(llvm::ArrayRef<uint8_t> Kernarg, llvm::ArrayRef<DeviceAlloc
       if (I < 0 || Seen[size_t(I)])
         continue;
       Seen[size_t(I)] = true;
-      From[size_t(I)] = Where + "+" + hex(Off);
+      From[size_t(I)] = Where + "+" + hexText(Off);
       Queue.push_back(size_t(I));
     }
   };
@@ -63,7 +61,7 @@ reachableAllocations(llvm::ArrayRef<uint8_t> Kernarg, llvm::ArrayRef<DeviceAlloc
     Queue.pop_front();
     const DeviceAllocation &D = Sorted[I];
     if (D.Size > MaxBytes || Total + D.Size > MaxBytes)
-      return makeError("allocation " + hex(D.Base) + " of " + llvm::Twine(D.Size) +
+      return makeError("allocation " + hexText(D.Base) + " of " + llvm::Twine(D.Size) +
                        " bytes (reached from " + From[I] + ") takes the capture to " +
                        llvm::Twine(Total + D.Size) + " bytes, over the limit of " +
                        llvm::Twine(MaxBytes) + " (--max-bytes)");
@@ -71,10 +69,10 @@ reachableAllocations(llvm::ArrayRef<uint8_t> Kernarg, llvm::ArrayRef<DeviceAlloc
     if (auto E = Read(D.Base, D.Size, Bytes[I]))
       return std::move(E);
     if (Bytes[I].size() != D.Size)
-      return runtimeError("reading allocation " + hex(D.Base) + " returned " +
+      return runtimeError("reading allocation " + hexText(D.Base) + " returned " +
                           llvm::Twine(Bytes[I].size()) + " of its " + llvm::Twine(D.Size) +
                           " bytes");
-    scan(Bytes[I], hex(D.Base));
+    scan(Bytes[I], hexText(D.Base));
   }
   std::vector<ReachedAllocation> Out;
   for (size_t I = 0; I < Sorted.size(); ++I)

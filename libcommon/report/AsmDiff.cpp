@@ -1,3 +1,4 @@
+// The line diff of two assembly texts as unified-diff hunks (report/AsmDiff.h).
 #include "report/AsmDiff.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// One commit's evidence in the report (report/CommitEvidence.h): edit, diff, verdict, figures.
 #include "report/CommitEvidence.h"
 
 #include "report/AsmDiff.h"

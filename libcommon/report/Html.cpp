@@ -1,3 +1,4 @@
+// The report's HTML helpers (report/Html.h): escaping, numbers, kind labels, the page shell.
 #include "report/Html.h"
 
 #include "support/Format.h"

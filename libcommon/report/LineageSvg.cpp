@@ -1,3 +1,4 @@
+// The lineage tree of a search as inline SVG (report/LineageSvg.h).
 #include "report/LineageSvg.h"
 
 #include "report/Html.h"

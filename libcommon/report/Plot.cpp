@@ -1,3 +1,4 @@
+// Line and step plots as inline SVG (report/Plot.h).
 #include "report/Plot.h"
 
 #include "report/Html.h"

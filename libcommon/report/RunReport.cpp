@@ -1,3 +1,4 @@
+// The report over a run directory as one HTML page (report/RunReport.h).
 #include "report/RunReport.h"
 
 #include "report/CommitEvidence.h"

@@ -1,3 +1,4 @@
+// One search run directory read as it is on disk (report/SearchRun.h).
 #include "report/SearchRun.h"
 
 #include "report/RunFiles.h"

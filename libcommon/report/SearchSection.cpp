@@ -1,3 +1,4 @@
+// The HTML of one search run (report/SearchSection.h).
 #include "report/SearchSection.h"
 
 #include "report/CommitEvidence.h"

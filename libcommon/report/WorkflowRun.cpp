@@ -1,3 +1,4 @@
+// A workflow run directory read for the report (report/WorkflowRun.h).
 #include "report/WorkflowRun.h"
 
 #include "report/RunFiles.h"

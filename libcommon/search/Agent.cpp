@@ -1,3 +1,5 @@
+// The controller of the gated loop (search/Agent.h): setup, rounds of proposals, the gates,
+// commits, redirects and the stop.
 #include "search/Agent.h"
 
 #include "asm/Recover.h"

@@ -1,3 +1,4 @@
+// Edits (search/Edit.h): parsing one from JSON, its window, its validation and applying it.
 #include "search/Edit.h"
 
 #include "support/FileIO.h"

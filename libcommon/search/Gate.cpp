@@ -1,3 +1,4 @@
+// The commit gate's formula (search/Gate.h, the paper's Eq. 2) and its ensemble form.
 #include "search/Gate.h"
 
 #include "timing/Ensemble.h"

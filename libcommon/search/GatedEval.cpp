@@ -1,3 +1,5 @@
+// GatedEval (search/GatedEval.h): one candidate through rebuild, the strict differential check
+// and timing, each stage's outcome recorded.
 #include "search/GatedEval.h"
 
 #include "asm/Rebuild.h"

@@ -1,3 +1,5 @@
+// The run directory and its lineage (search/Lineage.h): nodes written atomically, the
+// append-only journal, the run's lock.
 #include "search/Lineage.h"
 #include "search/LineageIO.h"
 

@@ -1,3 +1,4 @@
+// The run's bounded memory (search/Memory.h): what was tried, outcomes, signatures, insights.
 #include "search/Memory.h"
 
 #include <algorithm>

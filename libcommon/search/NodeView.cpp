@@ -1,3 +1,4 @@
+// What a driver sees of a node (search/NodeView.h), and its context JSON ("asmevo-context").
 #include "search/NodeView.h"
 
 #include "support/Error.h"

@@ -1,3 +1,4 @@
+// The options run.json records (search/RunOptions.h), and how --resume checks and restores them.
 #include "search/RunOptions.h"
 
 #include "support/Error.h"

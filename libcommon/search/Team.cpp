@@ -1,3 +1,4 @@
+// Team mode (search/Team.h): the members' start points and the merge of their lineages.
 #include "search/Team.h"
 
 #include "support/Error.h"

@@ -1,3 +1,4 @@
+// Workers in other processes (search/Worker.h): a candidate evaluated by `asmevo-agent --worker`.
 #include "search/Worker.h"
 
 #include "codeobj/Input.h"

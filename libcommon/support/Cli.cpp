@@ -4,6 +4,7 @@
 #include "support/Error.h"
 #include "support/Interrupt.h"
 #include "support/OutputPath.h"
+#include "support/ParseNumber.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
@@ -80,17 +81,6 @@ std::string usageMessage(const cxxopts::exceptions::exception &E, int Argc,
     Out[0] = char(Out[0] - 'A' + 'a');
   return Out;
 }
-
-namespace {
-bool parseU64(const std::string &S, uint64_t &V) {
-  if (S.empty() || S[0] == '-')
-    return false;
-  errno = 0;
-  char *End = nullptr;
-  V = std::strtoull(S.c_str(), &End, 0);
-  return errno == 0 && End && *End == 0;
-}
-} // namespace
 
 Cli::Cli(std::string Tool, std::string Purpose, std::string PositionalHelp)
     : Tool(Tool), Opts(Tool, Tool + " - " + Purpose) {

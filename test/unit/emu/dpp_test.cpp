@@ -103,7 +103,7 @@ TEST_F(Dpp, EveryControlOnEveryTargetAsDocumented) {
           ADD_FAILURE() << "control " << std::hex << Ctrl << " ran";
         } catch (const EmuError &E) {
           EXPECT_EQ(E.Kind, EmuErrorKind::IllegalInst);
-          EXPECT_NE(std::string(E.what()).find("reserved DPP control " + hexAddr(Ctrl)),
+          EXPECT_NE(std::string(E.what()).find("reserved DPP control " + hexText(Ctrl)),
                     std::string::npos)
               << E.what();
         }
