@@ -223,6 +223,7 @@ int main(int argc, char **argv) {
     }
     O.MaxCandidates = MaxCandidates;
     O.ReuseK0Runs = ReuseK0;
+    O.Tool = "asmevo-agent"; // the search as the tool runs it (its summary.json names the tool)
     O.RunDir = Tmp->file("run" + std::to_string(Dir++));
     O.Driver = Driver;
     O.BudgetSeconds = Budget;

@@ -127,7 +127,7 @@ public:
   explicit Controller(const AgentOptions &O) : O(O) {}
 
   Report run() {
-    R.Tool = "asmevo-agent";
+    R.Tool = O.Tool;
     Start = Clock::now();
     if (!setup())
       return std::move(R);

@@ -27,6 +27,7 @@
 namespace asmevo::search {
 
 struct AgentOptions {
+  std::string Tool; // the report's tool (the caller's name: "asmevo-agent"), in summary.json too
   std::string K0, Asm, Spec, Kernel, RunDir;
   std::string Baseline; // kernel-time's report on K0 (optional; checked to be K0's)
   std::string Driver = "rules";

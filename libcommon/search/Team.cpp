@@ -78,9 +78,10 @@ llvm::Expected<std::optional<TeamStart>> teamStart(const std::string &Team, unsi
   return T;
 }
 
-Report mergeTeam(const std::string &Team, const std::vector<std::string> &Members) {
+Report mergeTeam(const std::string &Team, const std::vector<std::string> &Members,
+                 const std::string &Tool) {
   Report R;
-  R.Tool = "asmevo-agent";
+  R.Tool = Tool;
   auto Fail = [&](llvm::Error E) {
     R.fail(std::move(E));
     return R;

@@ -38,6 +38,8 @@ llvm::Expected<std::optional<TeamStart>> teamStart(const std::string &Team, unsi
 // Merge the member run directories into Team (refused, before Team is changed, when a member is
 // missing, given twice, is Team itself or another K0's search); the report's body is a search
 // summary of Team (the same keys as asmevo-agent's) with the members and what each brought.
-Report mergeTeam(const std::string &Team, const std::vector<std::string> &Members);
+// Tool names the caller in the report and in Team/summary.json.
+Report mergeTeam(const std::string &Team, const std::vector<std::string> &Members,
+                 const std::string &Tool);
 
 } // namespace asmevo::search

@@ -86,9 +86,9 @@ EvalResult evaluateThrough(const std::string &Launch, const std::string &Self,
   return R;
 }
 
-Report runWorker(const std::string &NodeDir) {
+Report runWorker(const std::string &NodeDir, const std::string &Tool) {
   Report Rep;
-  Rep.Tool = "asmevo-agent";
+  Rep.Tool = Tool;
   auto Fail = [&](llvm::Error E) {
     Rep.fail(std::move(E));
     return Rep;

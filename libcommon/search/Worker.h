@@ -24,7 +24,7 @@ EvalResult evaluateThrough(const std::string &Launch, const std::string &Self,
 // The worker's side: evaluate NodeDir/cand.s under NodeDir/../../worker.json and write
 // NodeDir/eval.json. Outcome ok when eval.json was written (whatever the candidate's verdict),
 // input_error when the node directory or the options cannot be read, runtime_error when K0
-// cannot be opened.
-Report runWorker(const std::string &NodeDir);
+// cannot be opened. Tool names the caller in the report.
+Report runWorker(const std::string &NodeDir, const std::string &Tool);
 
 } // namespace asmevo::search

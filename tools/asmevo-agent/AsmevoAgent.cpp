@@ -69,6 +69,7 @@ int agentSearch(Cli &C, search::AgentOptions &O) {
   };
   catchInterrupts();
 
+  O.Tool = C.tool();
   Report Rep = search::runAgent(O);
   Rep.Tool = C.tool();
   if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError)
@@ -85,11 +86,11 @@ int agentSearch(Cli &C, search::AgentOptions &O) {
 
 int agentWorker(Cli &C, const std::string &NodeDir) {
   catchInterrupts();
-  Report Rep = search::runWorker(NodeDir);
+  Report Rep = search::runWorker(NodeDir, C.tool());
   return render(C, Rep);
 }
 
 int agentMerge(Cli &C, const std::string &Team, const std::vector<std::string> &Members) {
-  Report Rep = search::mergeTeam(Team, Members);
+  Report Rep = search::mergeTeam(Team, Members, C.tool());
   return render(C, Rep);
 }
