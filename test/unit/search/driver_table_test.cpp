@@ -1,5 +1,6 @@
 // The driver table (search/Driver.cpp): --driver's names, its help and makeDriver come from one
 // list, so a driver cannot be made without being described, nor described without being made.
+#include "search/Agent.h"
 #include "search/Driver.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,11 @@ TEST(DriverTable, NamesHelpAndDefault) {
     std::string Spelling = std::string(K.Name) + (K.Argument ? K.Argument : "");
     EXPECT_NE(H.find(Spelling + ": " + K.Help), std::string::npos) << Spelling;
   }
+}
+
+// The table's first row is the one the help calls the default: the search's own default.
+TEST(DriverTable, TheFirstRowIsTheSearchsDefault) {
+  EXPECT_EQ(std::string(driverKinds().front().Name), AgentOptions().Driver);
 }
 
 TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
