@@ -142,6 +142,17 @@ int Cli::printJson(const Report &R) const {
   return R.exitCode();
 }
 
+int Cli::printAnswer(const Report &R, bool ToStderr) const {
+  if (Common.Json)
+    return printJson(R);
+  llvm::raw_ostream &OS = ToStderr ? llvm::errs() : llvm::outs();
+  OS << Tool << ": " << R.Message << "\n";
+  if (!Common.Quiet)
+    for (const std::string &N : R.Notes)
+      OS << "  " << N << "\n";
+  return R.exitCode();
+}
+
 int Cli::fail(Report &R, llvm::Error E) const {
   R.fail(std::move(E));
   return fail(R, R.Result, R.Message);

@@ -91,6 +91,10 @@ public:
   int fail(Report &R, Outcome O, const std::string &Message) const;
   // Print R's envelope as JSON on stdout and return R's exit code.
   int printJson(const Report &R) const;
+  // The tool's answer: with --json R's envelope on stdout, else "<tool>: <message>" and, unless
+  // -q, each note indented, on stdout (stderr with ToStderr: kernel-diffcheck --infer, whose
+  // stdout may be the spec). Returns R's exit code.
+  int printAnswer(const Report &R, bool ToStderr = false) const;
   // "<tool>: <line>" on stderr, with -v; empty (no progress) without.
   std::function<void(const std::string &)> progress() const;
   // Whether a long run should show a progress line (support/ProgressLine.h): stderr is a

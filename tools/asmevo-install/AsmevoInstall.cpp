@@ -31,15 +31,7 @@ int fail(const Cli &C, Report &Rep, llvm::Error E) {
   return Rep.exitCode();
 }
 
-int render(const Cli &C, const Report &Rep) {
-  if (C.common().Json)
-    return C.printJson(Rep);
-  llvm::outs() << C.tool() << ": " << Rep.Message << "\n";
-  if (!C.common().Quiet)
-    for (const std::string &N : Rep.Notes)
-      llvm::outs() << "  " << N << "\n";
-  return Rep.exitCode();
-}
+int render(const Cli &C, const Report &Rep) { return C.printAnswer(Rep); }
 
 // A word as a POSIX shell reads it back: as it is when it has only characters the shell takes
 // literally, else in single quotes (a ' as '\''), so that a hint can be pasted.

@@ -1,7 +1,5 @@
 #include "KernelDiffcheck.h"
 
-#include "llvm/Support/raw_ostream.h"
-
 namespace asmevo {
 
 namespace {
@@ -13,16 +11,9 @@ int finish(const Cli &C, Report R, bool InferMode) {
   R.Tool = C.tool();
   if (R.Result == Outcome::InputError)
     return C.fail(R, R.Result, R.Message);
-  if (C.common().Json)
-    return C.printJson(R);
-  if (InferMode && C.common().Quiet && R.Result == Outcome::Ok)
+  if (InferMode && !C.common().Json && C.common().Quiet && R.Result == Outcome::Ok)
     return R.exitCode();
-  llvm::raw_ostream &OS = InferMode ? llvm::errs() : llvm::outs();
-  OS << C.tool() << ": " << R.Message << "\n";
-  if (!C.common().Quiet)
-    for (const std::string &D : R.Notes)
-      OS << "  " << D << "\n";
-  return R.exitCode();
+  return C.printAnswer(R, InferMode);
 }
 
 } // namespace

@@ -215,6 +215,28 @@ TEST(Cli, FailWritesTheErrorOnStderrAndTheEnvelopeWithJson) {
   EXPECT_EQ(Env["message"], "stopped after 3 of 9");
 }
 
+TEST(Cli, AnAnswerIsTheMessageAndItsNotesOrTheEnvelope) {
+  auto answer = [](std::vector<const char *> Args, bool ToStderr) {
+    Cli C = tool();
+    EXPECT_EQ(parse(C, Args), -1);
+    Report R = C.report();
+    R.Result = Outcome::Divergent;
+    R.Message = "divergent: '#0' differs";
+    R.Notes = {"seed 1: 3 elements"};
+    return capture([&] { return C.printAnswer(R, ToStderr); });
+  };
+  Printed T = answer({}, false);
+  EXPECT_EQ(T.Code, 1);
+  EXPECT_EQ(T.Out, "demo-tool: divergent: '#0' differs\n  seed 1: 3 elements\n");
+  EXPECT_EQ(T.Err, "");
+  Printed Q = answer({"-q"}, true);
+  EXPECT_EQ(Q.Out, "");
+  EXPECT_EQ(Q.Err, "demo-tool: divergent: '#0' differs\n");
+  Printed J = answer({"--json"}, true);
+  EXPECT_EQ(J.Err, "");
+  EXPECT_EQ(nlohmann::json::parse(J.Out)["outcome"], "divergent");
+}
+
 TEST(Cli, ReportErrorSaysTheErrorAndGivesItsExitCode) {
   Printed R = capture([] { return reportError("demo-tool", makeError("'x.json': cannot read")); });
   EXPECT_EQ(R.Code, 2);
