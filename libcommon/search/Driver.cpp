@@ -12,6 +12,9 @@ namespace {
 llvm::Expected<std::unique_ptr<Driver>> rules(const std::string &, const DriverOptions &) {
   return makeRulesDriver();
 }
+llvm::Expected<std::unique_ptr<Driver>> waits(const std::string &, const DriverOptions &) {
+  return makeWaitsDriver();
+}
 llvm::Expected<std::unique_ptr<Driver>> stochastic(const std::string &, const DriverOptions &O) {
   return makeStochasticDriver(O.Seed);
 }
@@ -35,6 +38,8 @@ const std::vector<DriverKind> &driverKinds() {
   static const std::vector<DriverKind> Kinds = {
       {"rules", nullptr, "deterministic rewrites in the hot windows (waits, hoisted loads, nops)",
        rules},
+      {"waits", nullptr,
+       "s_waitcnt relaxed, sunk or placed again by a dataflow over the whole kernel's CFG", waits},
       {"stochastic", nullptr, "seeded random moves (swap, delete, move a wait), Metropolis",
        stochastic},
       {"exec:", "CMD", "runs CMD with the context JSON on stdin, reads an edit from stdout", exec},
@@ -58,15 +63,17 @@ std::string driverNames() {
 }
 
 std::string driverHelp() {
-  std::string S = "Who proposes edits: " + driverNames() + ". ";
+  std::string S = "Who proposes edits: " + driverNames() +
+                  ", or several, comma-separated (rules,waits), proposing in turn. ";
   const auto &K = driverKinds();
   for (size_t I = 0; I < K.size(); ++I)
     S += spelling(K[I]) + ": " + K[I].Help + (I + 1 == K.size() ? "" : "; ");
   return S;
 }
 
-llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec,
-                                                   const DriverOptions &O) {
+namespace {
+
+llvm::Expected<std::unique_ptr<Driver>> makeOne(const std::string &Spec, const DriverOptions &O) {
   for (const DriverKind &K : driverKinds()) {
     llvm::StringRef S(Spec);
     if (K.Argument ? S.consume_front(K.Name) : S == K.Name)
@@ -76,6 +83,49 @@ llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec,
   for (const DriverKind &K : driverKinds())
     Names += (Names.empty() ? "" : ", ") + spelling(K);
   return makeError("--driver '" + Spec + "': unknown driver (" + Names + ")");
+}
+
+} // namespace
+
+std::vector<std::string> driverList(const std::string &Spec) {
+  std::vector<std::string> Parts;
+  llvm::StringRef Rest(Spec);
+  while (true) {
+    bool Takes = false;
+    for (const DriverKind &K : driverKinds())
+      Takes |= K.Argument && Rest.starts_with(K.Name);
+    size_t Comma = Takes ? llvm::StringRef::npos : Rest.find(',');
+    Parts.push_back(Rest.substr(0, Comma).str());
+    if (Comma == llvm::StringRef::npos)
+      break;
+    Rest = Rest.substr(Comma + 1);
+  }
+  return Parts;
+}
+
+bool listsDriver(const std::string &Spec, llvm::StringRef Name) {
+  for (const std::string &P : driverList(Spec))
+    if (Name.ends_with(":") ? llvm::StringRef(P).starts_with(Name) : P == Name)
+      return true;
+  return false;
+}
+
+llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec,
+                                                   const DriverOptions &O) {
+  std::vector<std::string> Parts = driverList(Spec);
+  if (Parts.size() == 1)
+    return makeOne(Spec, O);
+  std::vector<std::unique_ptr<Driver>> Ds;
+  for (const std::string &P : Parts) {
+    for (const auto &D : Ds)
+      if (D->name() == P)
+        return makeError("--driver '" + Spec + "': '" + P + "' is listed twice");
+    auto D = makeOne(P, O);
+    if (!D)
+      return D.takeError();
+    Ds.push_back(std::move(*D));
+  }
+  return makeChainDriver(std::move(Ds));
 }
 
 } // namespace asmevo::search

@@ -1,7 +1,8 @@
 // A search driver: context in, structured edits (and optionally a plan) out, structured
 // feedback back. The controller (search/Agent.h) owns everything else: which verified node a
 // proposal starts from, the gates, the lineage and the budgets. Drivers are looked up by name
-// (--driver): `rules` (deterministic rewrites, RulesDriver.cpp), `stochastic` (random local
+// (--driver): `rules` (deterministic rewrites, RulesDriver.cpp), `waits` (s_waitcnt placed by a
+// dataflow over the whole CFG, WaitsDriver.cpp), `stochastic` (random local
 // moves, StochasticDriver.cpp), `exec:CMD` (an external proposer, ExecDriver.cpp) and `llm`
 // (plan, edit and replan through an LLM endpoint, LlmDriver.cpp).
 #pragma once
@@ -88,9 +89,19 @@ std::string driverNames();
 // --driver's help: who proposes edits, each driver with its line.
 std::string driverHelp();
 
-// A driver by its spec (driverKinds()).
+// A driver by its spec (driverKinds()); a comma-separated list ("rules,waits") makes one
+// driver of several (ChainDriver.cpp), a driver with an argument (exec:CMD) taking the rest.
+// Errors: an unknown name, a name listed twice.
 llvm::Expected<std::unique_ptr<Driver>> makeDriver(const std::string &Spec, const DriverOptions &O);
+// The drivers a spec lists, in order ("rules,exec:a,b" is "rules" and "exec:a,b").
+std::vector<std::string> driverList(const std::string &Spec);
+// Whether Spec lists driver Name ("llm"), or, for a Name ending in ':' ("exec:"), one that takes
+// an argument.
+bool listsDriver(const std::string &Spec, llvm::StringRef Name);
+// Several drivers as one: from each node they propose in turn (ChainDriver.cpp).
+std::unique_ptr<Driver> makeChainDriver(std::vector<std::unique_ptr<Driver>> Drivers);
 std::unique_ptr<Driver> makeRulesDriver();
+std::unique_ptr<Driver> makeWaitsDriver();
 std::unique_ptr<Driver> makeStochasticDriver(uint64_t Seed);
 std::unique_ptr<Driver> makeExecDriver(const std::string &Command, const DriverOptions &O);
 // Errors: the endpoint's options (llm/Client.h), a prompt file that cannot be read.

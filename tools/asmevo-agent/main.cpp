@@ -252,7 +252,7 @@ int main(int argc, char **argv) {
   if (R.count("ensemble-seed"))
     O.Eval.EnsembleSeed = R["ensemble-seed"].as<uint64_t>();
   if (R.count("exec-timeout")) {
-    if (O.Driver.rfind("exec:", 0) != 0)
+    if (!search::listsDriver(O.Driver, "exec:"))
       return C.usageError("--exec-timeout is for --driver exec:CMD");
     O.ExecTimeoutSeconds = R["exec-timeout"].as<double>();
     if (!(O.ExecTimeoutSeconds > 0))
@@ -265,7 +265,7 @@ int main(int argc, char **argv) {
        {"llm-url", "llm-model", "llm-dialect", "llm-key-env", "llm-cache", "llm-timeout",
         "llm-retries", "llm-max-requests", "llm-max-tokens", "llm-reply-tokens"})
     AnyLlm |= R.count(Opt) > 0;
-  if (AnyLlm && O.Driver != "llm")
+  if (AnyLlm && !search::listsDriver(O.Driver, "llm"))
     return C.usageError("the --llm-* options are for --driver llm");
   if (R.count("llm-url"))
     O.Llm.Url = R["llm-url"].as<std::string>();

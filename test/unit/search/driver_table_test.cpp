@@ -19,9 +19,12 @@ std::string errorOf(const std::string &Spec) {
 }
 
 TEST(DriverTable, NamesHelpAndDefault) {
-  EXPECT_EQ(driverNames(), "rules (default), stochastic, exec:CMD or llm");
+  EXPECT_EQ(driverNames(), "rules (default), waits, stochastic, exec:CMD or llm");
   std::string H = driverHelp();
-  EXPECT_EQ(H.rfind("Who proposes edits: rules (default), stochastic, exec:CMD or llm. ", 0), 0u)
+  EXPECT_EQ(H.rfind("Who proposes edits: rules (default), waits, stochastic, exec:CMD or llm, or "
+                    "several, comma-separated (rules,waits), proposing in turn. ",
+                    0),
+            0u)
       << H;
   for (const DriverKind &K : driverKinds()) {
     std::string Spelling = std::string(K.Name) + (K.Argument ? K.Argument : "");
@@ -36,7 +39,7 @@ TEST(DriverTable, TheFirstRowIsTheSearchsDefault) {
 
 TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
   DriverOptions O;
-  for (const char *Spec : {"rules", "stochastic", "exec:cat"}) {
+  for (const char *Spec : {"rules", "waits", "stochastic", "exec:cat"}) {
     auto D = makeDriver(Spec, O);
     ASSERT_TRUE(bool(D)) << Spec << ": " << llvm::toString(D.takeError());
     EXPECT_EQ((*D)->name(), std::string(Spec));
@@ -44,14 +47,35 @@ TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
 }
 
 TEST(DriverTable, UnknownNamesAndAnEmptyCommandAreRefused) {
-  EXPECT_EQ(errorOf("gpt"), "--driver 'gpt': unknown driver (rules, stochastic, exec:CMD, llm)");
+  EXPECT_EQ(errorOf("gpt"),
+            "--driver 'gpt': unknown driver (rules, waits, stochastic, exec:CMD, llm)");
   EXPECT_EQ(errorOf("rules2"),
-            "--driver 'rules2': unknown driver (rules, stochastic, exec:CMD, llm)");
+            "--driver 'rules2': unknown driver (rules, waits, stochastic, exec:CMD, llm)");
   EXPECT_EQ(errorOf("exec:"), "--driver exec: needs a command (exec:CMD)");
   EXPECT_EQ(errorOf("exec:   "), "--driver exec: needs a command (exec:CMD)");
   // llm is made by its own factory: without an endpoint it fails there, not as unknown.
   std::string L = errorOf("llm");
   EXPECT_EQ(L.find("unknown driver"), std::string::npos) << L;
+}
+
+// A list is one driver: split at commas, except inside exec:'s command, which takes the rest.
+TEST(DriverTable, AListOfDriversIsOneDriver) {
+  EXPECT_EQ(driverList("rules,waits"), (std::vector<std::string>{"rules", "waits"}));
+  EXPECT_EQ(driverList("waits,exec:cut -d, -f1"),
+            (std::vector<std::string>{"waits", "exec:cut -d, -f1"}));
+  EXPECT_EQ(driverList("exec:a,b"), (std::vector<std::string>{"exec:a,b"}));
+  EXPECT_TRUE(listsDriver("rules,llm", "llm"));
+  EXPECT_FALSE(listsDriver("rules,waits", "llm"));
+  EXPECT_FALSE(listsDriver("llmx", "llm"));
+  EXPECT_TRUE(listsDriver("waits,exec:cat", "exec:"));
+  EXPECT_FALSE(listsDriver("rules", "exec:"));
+  DriverOptions O;
+  auto D = makeDriver("rules,waits,exec:cat", O);
+  ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
+  EXPECT_EQ((*D)->name(), "rules,waits,exec:cat");
+  EXPECT_EQ(errorOf("rules,rules"), "--driver 'rules,rules': 'rules' is listed twice");
+  EXPECT_EQ(errorOf("rules,gpt"),
+            "--driver 'gpt': unknown driver (rules, waits, stochastic, exec:CMD, llm)");
 }
 
 } // namespace

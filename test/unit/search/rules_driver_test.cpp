@@ -2,64 +2,27 @@
 // proposes is one the timing model can price, so none only sets or clears a load's
 // cache-policy bits (issue 38: such candidates all timed at exactly 1.0000, and the driver spent
 // its budget on them); and every proposal goes through the edit checks.
-#include "asm/LineMap.h"
-#include "asm/Recover.h"
-#include "codeobj/Input.h"
-#include "search/Driver.h"
-#include "search/Edit.h"
-#include "search/NodeView.h"
-#include "support/FileIO.h"
+#include "DriverFixture.h"
 
 #include <gtest/gtest.h>
 
 using namespace asmevo;
 using namespace asmevo::search;
+using namespace asmevo::test;
 
 namespace {
 
-// The rules driver's proposals for the corpus kernel Name's function Kernel (no hot windows:
-// every instruction in text order). Each proposal must apply.
+// The rules driver's proposals for the corpus kernel Name's function Kernel; Loads counts its
+// vector-memory loads.
 std::vector<Edit> proposals(const std::string &Name, const std::string &Kernel, unsigned &Loads) {
-  std::string Path = std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton/gfx942/" + Name;
-  std::vector<Edit> Out;
-  NodeView N;
-  N.Id = "n0";
-  N.Kernel = Kernel;
-  N.Target = "gfx942";
-  auto O = openCodeObject(Path);
-  EXPECT_TRUE(bool(O));
-  if (!O)
-    return Out;
-  N.Obj = std::move(*O);
-  auto R = recoverAssembly(N.Obj->C, Path, sha256Hex(N.Obj->C.Bytes), "k.s");
-  EXPECT_TRUE(bool(R));
-  if (!R)
-    return Out;
-  N.Text = R->Asm;
-  auto S = SchedInfo::create(N.Obj->C);
-  EXPECT_TRUE(bool(S));
-  if (!S)
-    return Out;
-  N.Sched = std::move(*S);
-  auto M = mapKernelLines(N.Obj->C, *N.Sched, N.Text, N.Kernel);
-  EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
-  if (!M)
-    return Out;
-  N.Map = std::move(*M);
+  std::unique_ptr<NodeView> N = corpusNode(Name, Kernel);
+  if (!N)
+    return {};
   Loads = 0;
-  for (const CodeLine &L : N.Map.Code)
+  for (const CodeLine &L : N->Map.Code)
     Loads += L.Cost && L.Cost->Unit == InstUnit::Vmem && !L.Cost->Store;
   auto D = makeRulesDriver();
-  while (auto P = D->propose(N, nlohmann::json::object())) {
-    EXPECT_TRUE(P->E.has_value());
-    if (!P->E || Out.size() > 1000)
-      break;
-    EditError Err;
-    auto Text = applyEdits(N.Map, {*P->E}, EditLimits(), Err);
-    EXPECT_TRUE(Text.has_value()) << P->E->Rationale << ": " << Err.Message;
-    Out.push_back(*P->E);
-  }
-  return Out;
+  return allProposals(*D, *N);
 }
 
 TEST(RulesDriver, ProposesNoCachePolicyToggles) {

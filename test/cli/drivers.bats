@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# The offline drivers on real kernels, through the whole gate: the waits driver (s_waitcnt
+# placed by a dataflow over the CFG) recovers a de-optimized kernel's waits, and on Triton's
+# kernels every candidate it proposes passes the strict checks (no pending-read, no race) on the
+# launches: its analysis is sound where the gate can see, and it never proposes what the gate
+# must refuse.
+load test_helper
+
+# check_sound RUN_DIR DRIVER: every candidate DRIVER proposed passed every check of the gate
+# (built, ABI kept, outputs equal, strict checks clean; faster or not); the controller's own
+# compositions of two verified edits (driver "compose") are not the driver's, and two wait
+# relaxations each safe alone need not be safe together (the gate refuses those).
+check_sound() {
+  python3 - "$1" "$2" <<'PY'
+import json, os, sys
+run, driver = sys.argv[1:3]
+bad = []
+n = 0
+for d in sorted(os.listdir(run + "/nodes")):
+    if d == "n000000":
+        continue
+    j = json.load(open("%s/nodes/%s/node.json" % (run, d)))
+    if j["driver"] == "compose":
+        continue
+    assert j["driver"] == driver, (d, j["driver"])
+    n += 1
+    if j["outcome"] in ("roundtrip_differs", "asm_invalid", "abi_invalid", "divergent", "unsafe",
+                        "refused", "not_covered", "input_error", "runtime_error"):
+        bad.append((d, j["outcome"], j.get("stage"), j.get("message", "")[:300]))
+assert n > 0, "no candidate was proposed"
+assert not bad, bad
+print(n)
+PY
+}
+
+@test "waits: recovers the de-optimized vector add's waits, every candidate verified" {
+  deopt
+  run --separate-stderr asmevo-agent deopt.hsaco --asm deopt.s --spec deopt.json \
+    --run-dir run --driver waits --max-candidates 40 --json
+  assert_report asmevo-agent ok 0
+  python3 - <<'PY'
+import json
+b = json.load(open("report.json"))["body"]
+assert b["speedup"] > 1.2 and b["commits"] >= 1, b
+PY
+  check_sound run waits
+  [ "$(grep -c 's_waitcnt vmcnt(0)' run/best.s)" -lt "$(grep -c 's_waitcnt vmcnt(0)' deopt.s)" ]
+}
+
+@test "waits: every candidate on Triton's matmul and layer norm passes the strict checks" {
+  for k in matmul_fp16 layernorm_fwd_fp16; do
+    kernel-diffcheck --infer "$TRITON/gfx942/$k.hsaco" --spec "$ASMEVO_SOURCE_DIR/test/specs/$k.json" \
+      -o "$k.json" -q
+    run --separate-stderr asmevo-agent "$TRITON/gfx942/$k.hsaco" --spec "$k.json" \
+      --run-dir "run-$k" --driver waits --max-candidates 12 --json
+    assert_report asmevo-agent ok 0
+    check_sound "run-$k" waits
+  done
+}

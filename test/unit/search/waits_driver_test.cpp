@@ -1,0 +1,191 @@
+// The waits driver (search/WaitsDriver.cpp): on a hand-written kernel, exactly the edits the
+// dataflow calls for, in order, and none that changes nothing; on every Triton gfx942 corpus
+// kernel, proposals that all apply and each change only s_waitcnt lines.
+#include "DriverFixture.h"
+#include "asm/AsmFixture.h"
+#include "support/FileIO.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace asmevo;
+using namespace asmevo::search;
+using namespace asmevo::test;
+
+namespace {
+
+// The node of a hand-written gfx942 kernel `k` (asm/AsmFixture.h's kernelSource).
+std::unique_ptr<NodeView> handNode(const std::string &Body, std::unique_ptr<Built> &B) {
+  std::string Src = kernelSource("gfx942", Body, 64, 32, true);
+  B = build(Src, "k.s");
+  if (!B)
+    return nullptr;
+  auto N = std::make_unique<NodeView>();
+  N->Id = "n0";
+  N->Kernel = "k";
+  N->Target = "gfx942";
+  N->Text = Src;
+  std::string Path = ::testing::TempDir() + "waits_driver_k.hsaco";
+  if (auto Err = writeFileAtomic(Path, B->Bytes)) {
+    ADD_FAILURE() << llvm::toString(std::move(Err));
+    return nullptr;
+  }
+  auto O = openCodeObject(Path);
+  EXPECT_TRUE(bool(O)) << (O ? "" : llvm::toString(O.takeError()));
+  if (!O)
+    return nullptr;
+  N->Obj = std::move(*O);
+  auto S = SchedInfo::create(N->Obj->C);
+  EXPECT_TRUE(bool(S));
+  if (!S)
+    return nullptr;
+  N->Sched = std::move(*S);
+  auto M = mapKernelLines(N->Obj->C, *N->Sched, N->Text, "k");
+  EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
+  if (!M)
+    return nullptr;
+  N->Map = std::move(*M);
+  return N;
+}
+
+// The lines of Text that are not s_waitcnt, in order.
+std::vector<std::string> nonWaitLines(const std::string &Text) {
+  std::vector<std::string> Out;
+  if (Text.empty())
+    return Out;
+  llvm::SmallVector<llvm::StringRef> L;
+  llvm::StringRef(Text).split(L, '\n');
+  for (llvm::StringRef X : L)
+    if (!X.trim().starts_with("s_waitcnt"))
+      Out.push_back(X.str());
+  return Out;
+}
+
+// Loads, adds, stores and a branch, with four waits (see ProposesWhatTheDataflowCallsForInOrder).
+const char *kBody = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                    "\ts_waitcnt lgkmcnt(0)\n"
+                    "\tglobal_load_dword v2, v1, s[2:3]\n"
+                    "\tglobal_load_dword v3, v1, s[2:3] offset:4\n"
+                    "\ts_waitcnt vmcnt(0)\n"
+                    "\tv_add_u32_e32 v4, v2, v0\n"
+                    "\tglobal_store_dword v1, v4, s[2:3]\n"
+                    "\ts_waitcnt vmcnt(0)\n"
+                    "\tv_add_u32_e32 v5, v3, v0\n"
+                    "\tglobal_store_dword v1, v5, s[2:3] offset:8\n"
+                    "\ts_cmp_eq_u32 s2, 0\n"
+                    "\tglobal_load_dword v6, v1, s[2:3] offset:12\n"
+                    "\ts_waitcnt vmcnt(0)\n"
+                    "\ts_cbranch_scc1 .Lskip\n"
+                    "\tv_add_u32_e32 v7, v6, v0\n"
+                    "\tglobal_store_dword v1, v7, s[2:3] offset:16\n"
+                    ".Lskip:\n";
+
+TEST(WaitsDriver, ProposesWhatTheDataflowCallsForInOrder) {
+  std::unique_ptr<Built> B;
+  std::unique_ptr<NodeView> N = handNode(kBody, B);
+  ASSERT_TRUE(N);
+  auto D = makeWaitsDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  auto lineOf = [&](const std::string &T, unsigned Nth = 0) {
+    for (size_t K = 0; K < N->Map.Lines.size(); ++K)
+      if (N->Map.Lines[K] == T && Nth-- == 0)
+        return unsigned(K + 1);
+    ADD_FAILURE() << "no line " << T;
+    return 0u;
+  };
+  unsigned W1 = lineOf("\ts_waitcnt vmcnt(0)"), W2 = lineOf("\ts_waitcnt vmcnt(0)", 1),
+           W3 = lineOf("\ts_waitcnt vmcnt(0)", 2);
+  // The lgkmcnt wait guards s[2:3] for the very next load: nothing to relax, and sunk it is the
+  // same text, which is not proposed. W1: the first add needs only the older load (vmcnt(1));
+  // sunk, it is the same placement. W2: W1 already completed v3's load, and a store needs no
+  // wait before another store: it goes, an s_nop 0 keeping its wait state. W3: only the
+  // fall-through arm reads v6, so sunk it moves into that arm; relaxed in place it cannot be (that
+  // arm needs vmcnt(0)).
+  std::string All;
+  for (const Edit &X : E)
+    All += std::to_string(X.W.FirstLine) + "-" + std::to_string(X.W.LastLine) + ": " + X.Rationale +
+           "\n" + X.Replacement + "\n";
+  ASSERT_EQ(E.size(), 3u) << All;
+  EXPECT_EQ(E[0].W.FirstLine, W1);
+  EXPECT_EQ(E[0].W.LastLine, W1);
+  EXPECT_EQ(E[0].Replacement, "\ts_waitcnt vmcnt(1)");
+  EXPECT_EQ(E[1].W.FirstLine, W2);
+  EXPECT_EQ(E[1].W.LastLine, W2);
+  EXPECT_EQ(E[1].Replacement, "\ts_nop 0"); // the wait state it held stays
+  EXPECT_EQ(E[2].W.FirstLine, W3);
+  EXPECT_EQ(E[2].W.LastLine, W3 + 2);
+  EXPECT_EQ(E[2].Replacement, "\ts_nop 0\n\ts_cbranch_scc1 .Lskip\n\ts_waitcnt vmcnt(0)\n"
+                              "\tv_add_u32_e32 v7, v6, v0");
+  for (const Edit &X : E)
+    EXPECT_EQ(X.Direction, "latency hiding");
+}
+
+// A list of drivers proposes in turn: one from each while both have proposals, then the rest.
+TEST(WaitsDriver, InAListTheDriversProposeInTurn) {
+  std::unique_ptr<Built> B;
+  std::unique_ptr<NodeView> N = handNode(kBody, B);
+  ASSERT_TRUE(N);
+  auto W = makeWaitsDriver();
+  auto R = makeRulesDriver();
+  std::vector<Edit> EW = allProposals(*W, *N), ER = allProposals(*R, *N);
+  ASSERT_GT(EW.size(), 0u);
+  ASSERT_GT(ER.size(), 0u);
+  DriverOptions O;
+  auto C = makeDriver("waits,rules", O);
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  std::vector<Edit> EC = allProposals(**C, *N);
+  ASSERT_EQ(EC.size(), EW.size() + ER.size());
+  std::vector<const Edit *> Expect;
+  for (size_t K = 0; K < std::max(EW.size(), ER.size()); ++K) {
+    if (K < EW.size())
+      Expect.push_back(&EW[K]);
+    if (K < ER.size())
+      Expect.push_back(&ER[K]);
+  }
+  for (size_t K = 0; K < EC.size(); ++K) {
+    EXPECT_EQ(EC[K].W.FirstLine, Expect[K]->W.FirstLine) << K;
+    EXPECT_EQ(EC[K].Replacement, Expect[K]->Replacement) << K;
+    EXPECT_EQ(EC[K].Rationale, Expect[K]->Rationale) << K;
+  }
+}
+
+TEST(WaitsDriver, CorpusProposalsApplyAndChangeOnlyWaits) {
+  const std::vector<std::pair<std::string, std::string>> Kernels = {
+      {"vector_add_fp32.hsaco", "add_kernel"},
+      {"softmax_fp32.hsaco", "softmax_kernel"},
+      {"layernorm_fwd_fp16.hsaco", "layer_norm_fwd_kernel"},
+      {"matmul_fp16.hsaco", "matmul_kernel"},
+      {"matmul_fp8e4m3_f32.hsaco", "matmul_kernel"},
+      {"flash_attn_fwd_fp16.hsaco", "attn_fwd_kernel"},
+      {"fused_moe_fp16.hsaco", "fused_moe_kernel"}};
+  size_t Total = 0;
+  for (const auto &[Name, Kernel] : Kernels) {
+    std::unique_ptr<NodeView> N = corpusNode(Name, Kernel);
+    ASSERT_TRUE(N) << Name;
+    auto D = makeWaitsDriver();
+    std::vector<Edit> E = allProposals(*D, *N);
+    std::set<std::string> Seen;
+    for (const Edit &X : E) {
+      // Only waits move (a wait taken out leaves an s_nop 0): the other lines of the window are
+      // kept, in order.
+      std::vector<std::string> O = nonWaitLines(X.Original), R = nonWaitLines(X.Replacement);
+      std::vector<std::string> Kept;
+      for (size_t A = 0, B = 0; B < R.size(); ++B)
+        if (A < O.size() && R[B] == O[A])
+          Kept.push_back(R[B]), ++A;
+        else
+          EXPECT_EQ(R[B], "\ts_nop 0") << Name << ": " << X.Rationale;
+      EXPECT_EQ(Kept, O) << Name << ": " << X.Rationale;
+      EXPECT_NE(X.Original, X.Replacement) << Name;
+      EXPECT_TRUE(Seen.insert(std::to_string(X.W.FirstLine) + ":" + X.Replacement).second)
+          << Name << ": proposed twice: " << X.Rationale;
+    }
+    Total += E.size();
+  }
+  // LLVM placed these kernels' waits already; the dataflow still finds some (over loops and
+  // across blocks, which LLVM's pass also sees, so few).
+  EXPECT_GT(Total, 0u);
+}
+
+} // namespace
