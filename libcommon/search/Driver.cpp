@@ -15,6 +15,9 @@ llvm::Expected<std::unique_ptr<Driver>> rules(const std::string &, const DriverO
 llvm::Expected<std::unique_ptr<Driver>> waits(const std::string &, const DriverOptions &) {
   return makeWaitsDriver();
 }
+llvm::Expected<std::unique_ptr<Driver>> sched(const std::string &, const DriverOptions &) {
+  return makeSchedDriver();
+}
 llvm::Expected<std::unique_ptr<Driver>> stochastic(const std::string &, const DriverOptions &O) {
   return makeStochasticDriver(O.Seed);
 }
@@ -40,6 +43,9 @@ const std::vector<DriverKind> &driverKinds() {
        rules},
       {"waits", nullptr,
        "s_waitcnt relaxed, sunk or placed again by a dataflow over the whole kernel's CFG", waits},
+      {"sched", nullptr,
+       "list scheduling of the hot windows' runs under the dependency graph (LLVM's latencies)",
+       sched},
       {"stochastic", nullptr, "seeded random moves (swap, delete, move a wait), Metropolis",
        stochastic},
       {"exec:", "CMD", "runs CMD with the context JSON on stdin, reads an edit from stdout", exec},

@@ -36,11 +36,17 @@ public:
     if (It == Nodes.end())
       It = Nodes.emplace(N.Id, start(N)).first;
     PerNode &S = It->second;
+    // The analysis points into this NodeView's instruction costs, and the controller may hand
+    // the same node over again as another NodeView: analyse this one (a node's text never
+    // changes, so the tasks' instruction indices still hold).
+    if (S.Flow && S.Next < S.Tasks.size())
+      S.Flow = flowOf(N);
     while (S.Flow && S.Next < S.Tasks.size()) {
       Task T = S.Tasks[S.Next++];
       if (auto E = attempt(N, S, T))
         return Proposal{std::move(*E), std::nullopt};
     }
+    S.Flow.reset();
     return std::nullopt;
   }
 
@@ -51,31 +57,39 @@ private:
     size_t First, Last; // instruction indices (Relax/Sink: the wait)
   };
   struct PerNode {
-    std::unique_ptr<WaitFlow> Flow;
-    std::vector<size_t> LineOf; // instruction index -> 0-based text line
-    size_t FirstEditable = 0;   // first instruction index an edit may touch
+    std::unique_ptr<WaitFlow> Flow; // of the NodeView last seen; reset when nothing is left
+    std::vector<size_t> LineOf;     // instruction index -> 0-based text line
+    size_t FirstEditable = 0;       // first instruction index an edit may touch
     std::vector<Task> Tasks;
     size_t Next = 0;
     std::set<std::string> Seen; // placements already proposed from this node
   };
   std::map<std::string, PerNode> Nodes;
 
-  static PerNode start(const NodeView &N) {
-    PerNode S;
+  // The analysis of N's kernel; null when it cannot be analysed (raw words, a branch without a
+  // known target: nothing to propose).
+  static std::unique_ptr<WaitFlow> flowOf(const NodeView &N) {
     const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
     if (!KI)
-      return S;
+      return nullptr;
     std::vector<FlowInst> Code;
-    for (const CodeLine &L : N.Map.Code) {
+    for (const CodeLine &L : N.Map.Code)
       Code.push_back(FlowInst{L.Cost, L.Offset});
-      S.LineOf.push_back(L.Line);
-    }
     auto F = WaitFlow::create(std::move(Code), KI->EntryAddr);
     if (!F) {
-      llvm::consumeError(F.takeError()); // raw words or an unknown branch: nothing to propose
-      return S;
+      llvm::consumeError(F.takeError());
+      return nullptr;
     }
-    S.Flow = std::move(*F);
+    return std::move(*F);
+  }
+
+  static PerNode start(const NodeView &N) {
+    PerNode S;
+    S.Flow = flowOf(N);
+    if (!S.Flow)
+      return S;
+    for (const CodeLine &L : N.Map.Code)
+      S.LineOf.push_back(L.Line);
     while (S.FirstEditable < S.LineOf.size() && S.LineOf[S.FirstEditable] < N.Map.FirstEditable)
       ++S.FirstEditable;
     // The waits, those in hot windows first (hottest first), then in text order.

@@ -3,7 +3,9 @@
 # placed by a dataflow over the CFG) recovers a de-optimized kernel's waits, and on Triton's
 # kernels every candidate it proposes passes the strict checks (no pending-read, no race) on the
 # launches: its analysis is sound where the gate can see, and it never proposes what the gate
-# must refuse.
+# must refuse. The sched driver (list scheduling under the dependency graph) never changes a
+# result or reads a register early; only wait states, which its graph leaves to the gate, may
+# refuse one of its candidates.
 load test_helper
 
 # check_sound RUN_DIR DRIVER: every candidate DRIVER proposed passed every check of the gate
@@ -55,5 +57,37 @@ PY
       --run-dir "run-$k" --driver waits --max-candidates 12 --json
     assert_report asmevo-agent ok 0
     check_sound "run-$k" waits
+  done
+}
+
+@test "sched: on Triton's matmul and layer norm no candidate changes a result or a dependency" {
+  # The dependency graph is exact for registers, counters and memory: no candidate may compute
+  # another result or read a register before its load returns. Wait states between
+  # instructions are not in the graph, so a candidate the strict checks refuse for a wait-state
+  # hazard is a rejected proposal, not a wrong one.
+  for k in matmul_fp16 layernorm_fwd_fp16; do
+    kernel-diffcheck --infer "$TRITON/gfx942/$k.hsaco" --spec "$ASMEVO_SOURCE_DIR/test/specs/$k.json" \
+      -o "$k.json" -q
+    run --separate-stderr asmevo-agent "$TRITON/gfx942/$k.hsaco" --spec "$k.json" \
+      --run-dir "run-$k" --driver sched --max-candidates 12 --json
+    assert_report asmevo-agent ok 0
+    python3 - "run-$k" <<'PY'
+import json, os, sys
+run = sys.argv[1]
+n, bad = 0, []
+for d in sorted(os.listdir(run + "/nodes")):
+    j = json.load(open("%s/nodes/%s/node.json" % (run, d)))
+    if d == "n000000" or j["driver"] == "compose":
+        continue
+    assert j["driver"] == "sched", (d, j["driver"])
+    n += 1
+    if j["outcome"] == "unsafe" and "wait-state hazard" in j.get("message", ""):
+        continue
+    if j["outcome"] in ("roundtrip_differs", "asm_invalid", "abi_invalid", "divergent", "unsafe",
+                        "refused", "not_covered", "input_error", "runtime_error"):
+        bad.append((d, j["outcome"], j.get("message", "")[:300]))
+assert n > 0, "no candidate was proposed"
+assert not bad, bad
+PY
   done
 }

@@ -19,12 +19,13 @@ std::string errorOf(const std::string &Spec) {
 }
 
 TEST(DriverTable, NamesHelpAndDefault) {
-  EXPECT_EQ(driverNames(), "rules (default), waits, stochastic, exec:CMD or llm");
+  EXPECT_EQ(driverNames(), "rules (default), waits, sched, stochastic, exec:CMD or llm");
   std::string H = driverHelp();
-  EXPECT_EQ(H.rfind("Who proposes edits: rules (default), waits, stochastic, exec:CMD or llm, or "
-                    "several, comma-separated (rules,waits), proposing in turn. ",
-                    0),
-            0u)
+  EXPECT_EQ(
+      H.rfind("Who proposes edits: rules (default), waits, sched, stochastic, exec:CMD or llm, or "
+              "several, comma-separated (rules,waits), proposing in turn. ",
+              0),
+      0u)
       << H;
   for (const DriverKind &K : driverKinds()) {
     std::string Spelling = std::string(K.Name) + (K.Argument ? K.Argument : "");
@@ -39,7 +40,7 @@ TEST(DriverTable, TheFirstRowIsTheSearchsDefault) {
 
 TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
   DriverOptions O;
-  for (const char *Spec : {"rules", "waits", "stochastic", "exec:cat"}) {
+  for (const char *Spec : {"rules", "waits", "sched", "stochastic", "exec:cat"}) {
     auto D = makeDriver(Spec, O);
     ASSERT_TRUE(bool(D)) << Spec << ": " << llvm::toString(D.takeError());
     EXPECT_EQ((*D)->name(), std::string(Spec));
@@ -48,9 +49,9 @@ TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
 
 TEST(DriverTable, UnknownNamesAndAnEmptyCommandAreRefused) {
   EXPECT_EQ(errorOf("gpt"),
-            "--driver 'gpt': unknown driver (rules, waits, stochastic, exec:CMD, llm)");
+            "--driver 'gpt': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)");
   EXPECT_EQ(errorOf("rules2"),
-            "--driver 'rules2': unknown driver (rules, waits, stochastic, exec:CMD, llm)");
+            "--driver 'rules2': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)");
   EXPECT_EQ(errorOf("exec:"), "--driver exec: needs a command (exec:CMD)");
   EXPECT_EQ(errorOf("exec:   "), "--driver exec: needs a command (exec:CMD)");
   // llm is made by its own factory: without an endpoint it fails there, not as unknown.
@@ -75,7 +76,7 @@ TEST(DriverTable, AListOfDriversIsOneDriver) {
   EXPECT_EQ((*D)->name(), "rules,waits,exec:cat");
   EXPECT_EQ(errorOf("rules,rules"), "--driver 'rules,rules': 'rules' is listed twice");
   EXPECT_EQ(errorOf("rules,gpt"),
-            "--driver 'gpt': unknown driver (rules, waits, stochastic, exec:CMD, llm)");
+            "--driver 'gpt': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)");
 }
 
 } // namespace

@@ -121,6 +121,33 @@ TEST(WaitsDriver, ProposesWhatTheDataflowCallsForInOrder) {
     EXPECT_EQ(X.Direction, "latency hiding");
 }
 
+// The controller may hand a node over again as a new NodeView (the old one destroyed): the
+// driver goes on where it was, from the new view (agent_bench crashed in the old view's freed
+// instruction costs).
+TEST(WaitsDriver, GoesOnFromANewViewOfTheSameNode) {
+  std::unique_ptr<Built> B;
+  std::unique_ptr<NodeView> N = handNode(kBody, B);
+  ASSERT_TRUE(N);
+  auto Ref = makeWaitsDriver();
+  std::vector<Edit> All = allProposals(*Ref, *N);
+  ASSERT_EQ(All.size(), 3u);
+  auto D = makeWaitsDriver();
+  std::vector<Edit> Got;
+  for (size_t K = 0; K < All.size() + 1; ++K) {
+    std::unique_ptr<Built> B2;
+    std::unique_ptr<NodeView> View = handNode(kBody, B2); // a fresh view, then destroyed
+    ASSERT_TRUE(View);
+    std::optional<Proposal> P = D->propose(*View, nlohmann::json::object());
+    if (!P)
+      break;
+    ASSERT_TRUE(P->E);
+    Got.push_back(*P->E);
+  }
+  ASSERT_EQ(Got.size(), All.size());
+  for (size_t K = 0; K < All.size(); ++K)
+    EXPECT_EQ(Got[K].Replacement, All[K].Replacement) << K;
+}
+
 // A list of drivers proposes in turn: one from each while both have proposals, then the rest.
 TEST(WaitsDriver, InAListTheDriversProposeInTurn) {
   std::unique_ptr<Built> B;
