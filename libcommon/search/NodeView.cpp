@@ -69,4 +69,19 @@ llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
   return V;
 }
 
+std::unique_ptr<WaitFlow> waitFlowOf(const NodeView &N) {
+  const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
+  if (!KI)
+    return nullptr;
+  std::vector<FlowInst> Code;
+  for (const CodeLine &L : N.Map.Code)
+    Code.push_back(FlowInst{L.Cost, L.Offset});
+  auto F = WaitFlow::create(std::move(Code), KI->EntryAddr);
+  if (!F) {
+    llvm::consumeError(F.takeError());
+    return nullptr;
+  }
+  return std::move(*F);
+}
+
 } // namespace asmevo::search

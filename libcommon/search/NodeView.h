@@ -5,6 +5,7 @@
 
 #include "asm/LineMap.h"
 #include "asm/SchedInfo.h"
+#include "asm/WaitFlow.h"
 #include "codeobj/Input.h"
 #include "search/GatedEval.h"
 
@@ -42,6 +43,11 @@ struct NodeView {
 llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
                                                        const std::string &Dir, double Speedup,
                                                        bool IsRoot, const EvalOptions &O);
+
+// The wait-counter analysis of N's kernel (asm/WaitFlow.h), its instruction K being N.Map.Code[K];
+// null when it cannot be analysed (raw words in the function, a branch without a known target).
+// It points into N's instruction costs: it lives no longer than N.
+std::unique_ptr<WaitFlow> waitFlowOf(const NodeView &N);
 
 // The 0-based line of the code line at Offset, if one.
 std::optional<size_t> lineOfOffset(const KernelLines &M, uint64_t Offset);

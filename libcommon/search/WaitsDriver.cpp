@@ -40,7 +40,7 @@ public:
     // the same node over again as another NodeView: analyse this one (a node's text never
     // changes, so the tasks' instruction indices still hold).
     if (S.Flow && S.Next < S.Tasks.size())
-      S.Flow = flowOf(N);
+      S.Flow = waitFlowOf(N);
     while (S.Flow && S.Next < S.Tasks.size()) {
       Task T = S.Tasks[S.Next++];
       if (auto E = attempt(N, S, T))
@@ -66,26 +66,9 @@ private:
   };
   std::map<std::string, PerNode> Nodes;
 
-  // The analysis of N's kernel; null when it cannot be analysed (raw words, a branch without a
-  // known target: nothing to propose).
-  static std::unique_ptr<WaitFlow> flowOf(const NodeView &N) {
-    const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
-    if (!KI)
-      return nullptr;
-    std::vector<FlowInst> Code;
-    for (const CodeLine &L : N.Map.Code)
-      Code.push_back(FlowInst{L.Cost, L.Offset});
-    auto F = WaitFlow::create(std::move(Code), KI->EntryAddr);
-    if (!F) {
-      llvm::consumeError(F.takeError());
-      return nullptr;
-    }
-    return std::move(*F);
-  }
-
   static PerNode start(const NodeView &N) {
     PerNode S;
-    S.Flow = flowOf(N);
+    S.Flow = waitFlowOf(N);
     if (!S.Flow)
       return S;
     for (const CodeLine &L : N.Map.Code)
