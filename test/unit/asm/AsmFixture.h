@@ -3,6 +3,8 @@
 #pragma once
 
 #include "asm/Assembler.h"
+#include "asm/LineMap.h"
+#include "asm/SchedInfo.h"
 #include "codeobj/CodeObject.h"
 #include "codeobj/TargetId.h"
 
@@ -150,6 +152,32 @@ inline std::string kernelSource(const std::string &Target, const std::string &Bo
          "    .vgpr_count: " +
          V + "\n    .wavefront_size: 64\namdhsa.target: amdgcn-amd-amdhsa--" + Target +
          "\namdhsa.version: [1, 2]\n...\n\t.end_amdgpu_metadata\n";
+}
+
+// A hand-written kernel `k` built and mapped: its object, instruction costs and text lines.
+struct MappedKernel {
+  std::unique_ptr<Built> B;
+  std::unique_ptr<SchedInfo> Sched;
+  KernelLines Map;
+};
+
+// Build Src (a kernelSource() text, named Name) and map kernel k's lines; false (with a
+// failure recorded) if any step fails.
+inline bool mapKernel(MappedKernel &K, const std::string &Src, llvm::StringRef Name) {
+  K.B = build(Src, Name);
+  if (!K.B)
+    return false;
+  auto S = SchedInfo::create(K.B->C);
+  EXPECT_TRUE(bool(S)) << (S ? "" : llvm::toString(S.takeError()));
+  if (!S)
+    return false;
+  K.Sched = std::move(*S);
+  auto M = mapKernelLines(K.B->C, *K.Sched, Src, "k");
+  EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
+  if (!M)
+    return false;
+  K.Map = std::move(*M);
+  return true;
 }
 
 } // namespace asmevo::test

@@ -4,7 +4,6 @@
 #include "AsmFixture.h"
 
 #include "asm/DepGraph.h"
-#include "asm/LineMap.h"
 
 #include <gtest/gtest.h>
 
@@ -15,29 +14,14 @@ using namespace asmevo::test;
 
 namespace {
 
-struct Code {
-  std::unique_ptr<Built> B;
-  std::unique_ptr<SchedInfo> Sched;
-  KernelLines Map;
+struct Code : MappedKernel {
   std::vector<const InstCost *> Run; // every instruction but the final s_endpgm
 };
 
 Code code(const std::string &Body) {
   Code C;
-  std::string Src = kernelSource("gfx942", Body, 64, 32, true, 1024);
-  C.B = build(Src, "dep.s");
-  if (!C.B)
+  if (!mapKernel(C, kernelSource("gfx942", Body, 64, 32, true, 1024), "dep.s"))
     return C;
-  auto S = SchedInfo::create(C.B->C);
-  EXPECT_TRUE(bool(S));
-  if (!S)
-    return C;
-  C.Sched = std::move(*S);
-  auto M = mapKernelLines(C.B->C, *C.Sched, Src, "k");
-  EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
-  if (!M)
-    return C;
-  C.Map = std::move(*M);
   for (const CodeLine &L : C.Map.Code)
     if (L.Cost && !L.Cost->EndPgm)
       C.Run.push_back(L.Cost);

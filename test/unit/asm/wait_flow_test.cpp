@@ -5,7 +5,6 @@
 // worked out by hand in the test's comment from the ISA's counter rules.
 #include "AsmFixture.h"
 
-#include "asm/LineMap.h"
 #include "asm/WaitFlow.h"
 #include "support/Error.h"
 
@@ -16,10 +15,7 @@ using namespace asmevo::test;
 
 namespace {
 
-struct Analysed {
-  std::unique_ptr<Built> B;
-  std::unique_ptr<SchedInfo> Sched;
-  KernelLines Map;
+struct Analysed : MappedKernel {
   std::unique_ptr<WaitFlow> Flow;
   // The index of the instruction whose text line (trimmed) is Text; the Nth such when it repeats.
   size_t at(const std::string &Text, unsigned Nth = 0) const {
@@ -32,18 +28,8 @@ struct Analysed {
 };
 
 llvm::Expected<std::unique_ptr<WaitFlow>> flowOf(Analysed &A, const std::string &Body) {
-  std::string Src = kernelSource("gfx942", Body, 64, 32, true, 1024);
-  A.B = build(Src, "wait.s");
-  if (!A.B)
-    return makeError("build failed");
-  auto S = SchedInfo::create(A.B->C);
-  if (!S)
-    return S.takeError();
-  A.Sched = std::move(*S);
-  auto M = mapKernelLines(A.B->C, *A.Sched, Src, "k");
-  if (!M)
-    return M.takeError();
-  A.Map = std::move(*M);
+  if (!mapKernel(A, kernelSource("gfx942", Body, 64, 32, true, 1024), "wait.s"))
+    return makeError("the kernel did not build");
   std::vector<FlowInst> Code;
   for (const CodeLine &L : A.Map.Code)
     Code.push_back(FlowInst{L.Cost, L.Offset});

@@ -1,8 +1,9 @@
-// A recovered Triton corpus kernel as a driver sees it (search/NodeView.h: no hot windows, so
-// every instruction in text order), and every proposal a driver makes from it, each checked to
-// apply (search/Edit.h).
+// A kernel as a driver sees it (search/NodeView.h: no hot windows, so every instruction in text
+// order): a recovered Triton corpus kernel or a hand-written one; and every proposal a driver
+// makes from it, each checked to apply (search/Edit.h).
 #pragma once
 
+#include "asm/AsmFixture.h"
 #include "asm/LineMap.h"
 #include "asm/Recover.h"
 #include "codeobj/Input.h"
@@ -19,25 +20,20 @@
 
 namespace asmevo::test {
 
-// The node of the gfx942 corpus kernel Name's function Kernel; null (with a failure) if it
-// cannot be recovered and mapped.
-inline std::unique_ptr<search::NodeView> corpusNode(const std::string &Name,
-                                                    const std::string &Kernel) {
-  std::string Path = std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton/gfx942/" + Name;
+// The node of code object Path's function Kernel, whose text is Text (null, with a failure
+// recorded, if it cannot be read or mapped).
+inline std::unique_ptr<search::NodeView> nodeOf(const std::string &Path, const std::string &Kernel,
+                                                std::string Text) {
   auto N = std::make_unique<search::NodeView>();
   N->Id = "n0";
   N->Kernel = Kernel;
   N->Target = "gfx942";
+  N->Text = std::move(Text);
   auto O = openCodeObject(Path);
-  EXPECT_TRUE(bool(O));
+  EXPECT_TRUE(bool(O)) << (O ? "" : llvm::toString(O.takeError()));
   if (!O)
     return nullptr;
   N->Obj = std::move(*O);
-  auto R = recoverAssembly(N->Obj->C, Path, sha256Hex(N->Obj->C.Bytes), "k.s");
-  EXPECT_TRUE(bool(R));
-  if (!R)
-    return nullptr;
-  N->Text = R->Asm;
   auto S = SchedInfo::create(N->Obj->C);
   EXPECT_TRUE(bool(S));
   if (!S)
@@ -49,6 +45,37 @@ inline std::unique_ptr<search::NodeView> corpusNode(const std::string &Name,
     return nullptr;
   N->Map = std::move(*M);
   return N;
+}
+
+// The node of the gfx942 corpus kernel Name's function Kernel, its text recovered.
+inline std::unique_ptr<search::NodeView> corpusNode(const std::string &Name,
+                                                    const std::string &Kernel) {
+  std::string Path = std::string(ASMEVO_SOURCE_DIR) + "/test/corpus/triton/gfx942/" + Name;
+  auto O = openCodeObject(Path);
+  EXPECT_TRUE(bool(O));
+  if (!O)
+    return nullptr;
+  auto R = recoverAssembly((*O)->C, Path, sha256Hex((*O)->C.Bytes), "k.s");
+  EXPECT_TRUE(bool(R));
+  if (!R)
+    return nullptr;
+  return nodeOf(Path, Kernel, R->Asm);
+}
+
+// The node of a hand-written gfx942 kernel `k` running Body (asm/AsmFixture.h's kernelSource,
+// one global buffer), its object written to the test's temporary directory as File.
+inline std::unique_ptr<search::NodeView> handNode(const std::string &Body,
+                                                  const std::string &File) {
+  std::string Src = kernelSource("gfx942", Body, 64, 32, true);
+  std::unique_ptr<Built> B = build(Src, "k.s");
+  if (!B)
+    return nullptr;
+  std::string Path = ::testing::TempDir() + File;
+  if (auto Err = writeFileAtomic(Path, B->Bytes)) {
+    ADD_FAILURE() << llvm::toString(std::move(Err));
+    return nullptr;
+  }
+  return nodeOf(Path, "k", Src);
 }
 
 // Every proposal D makes from node N (at most 1000), each checked to apply.

@@ -2,8 +2,6 @@
 // apply and only permute instruction lines between fences (the same lines, waits, nops, labels
 // and branches where they were); on a hand-written kernel, the exact reordering.
 #include "DriverFixture.h"
-#include "asm/AsmFixture.h"
-#include "support/FileIO.h"
 
 #include <gtest/gtest.h>
 
@@ -63,30 +61,13 @@ TEST(SchedDriver, CorpusProposalsOnlyPermuteLinesBetweenFences) {
 }
 
 TEST(SchedDriver, HoistsAnIndependentLoadAboveAChain) {
-  std::string Src = kernelSource("gfx942",
-                                 "\tv_add_f32_e32 v2, v0, v1\n"
-                                 "\tv_mul_f32_e32 v3, v2, v2\n"
-                                 "\tglobal_load_dword v6, v7, s[2:3]\n"
-                                 "\ts_waitcnt vmcnt(0)\n"
-                                 "\tv_add_f32_e32 v8, v3, v6\n",
-                                 64, 32, true);
-  std::unique_ptr<Built> B = build(Src, "k.s");
-  ASSERT_TRUE(B);
-  std::string Path = ::testing::TempDir() + "sched_driver_k.hsaco";
-  ASSERT_FALSE(bool(writeFileAtomic(Path, B->Bytes)));
-  auto N = std::make_unique<NodeView>();
-  N->Id = "n0";
-  N->Kernel = "k";
-  N->Text = Src;
-  auto O = openCodeObject(Path);
-  ASSERT_TRUE(bool(O));
-  N->Obj = std::move(*O);
-  auto S = SchedInfo::create(N->Obj->C);
-  ASSERT_TRUE(bool(S));
-  N->Sched = std::move(*S);
-  auto M = mapKernelLines(N->Obj->C, *N->Sched, N->Text, "k");
-  ASSERT_TRUE(bool(M));
-  N->Map = std::move(*M);
+  std::unique_ptr<NodeView> N = handNode("\tv_add_f32_e32 v2, v0, v1\n"
+                                         "\tv_mul_f32_e32 v3, v2, v2\n"
+                                         "\tglobal_load_dword v6, v7, s[2:3]\n"
+                                         "\ts_waitcnt vmcnt(0)\n"
+                                         "\tv_add_f32_e32 v8, v3, v6\n",
+                                         "sched_driver_k.hsaco");
+  ASSERT_TRUE(N);
   auto D = makeSchedDriver();
   std::vector<Edit> E = allProposals(*D, *N);
   // One run (the three lines before the wait); both goals give the same order, so one edit for

@@ -2,8 +2,6 @@
 // dataflow calls for, in order, and none that changes nothing; on every Triton gfx942 corpus
 // kernel, proposals that all apply and each change only s_waitcnt lines.
 #include "DriverFixture.h"
-#include "asm/AsmFixture.h"
-#include "support/FileIO.h"
 
 #include <gtest/gtest.h>
 
@@ -14,40 +12,6 @@ using namespace asmevo::search;
 using namespace asmevo::test;
 
 namespace {
-
-// The node of a hand-written gfx942 kernel `k` (asm/AsmFixture.h's kernelSource).
-std::unique_ptr<NodeView> handNode(const std::string &Body, std::unique_ptr<Built> &B) {
-  std::string Src = kernelSource("gfx942", Body, 64, 32, true);
-  B = build(Src, "k.s");
-  if (!B)
-    return nullptr;
-  auto N = std::make_unique<NodeView>();
-  N->Id = "n0";
-  N->Kernel = "k";
-  N->Target = "gfx942";
-  N->Text = Src;
-  std::string Path = ::testing::TempDir() + "waits_driver_k.hsaco";
-  if (auto Err = writeFileAtomic(Path, B->Bytes)) {
-    ADD_FAILURE() << llvm::toString(std::move(Err));
-    return nullptr;
-  }
-  auto O = openCodeObject(Path);
-  EXPECT_TRUE(bool(O)) << (O ? "" : llvm::toString(O.takeError()));
-  if (!O)
-    return nullptr;
-  N->Obj = std::move(*O);
-  auto S = SchedInfo::create(N->Obj->C);
-  EXPECT_TRUE(bool(S));
-  if (!S)
-    return nullptr;
-  N->Sched = std::move(*S);
-  auto M = mapKernelLines(N->Obj->C, *N->Sched, N->Text, "k");
-  EXPECT_TRUE(bool(M)) << (M ? "" : llvm::toString(M.takeError()));
-  if (!M)
-    return nullptr;
-  N->Map = std::move(*M);
-  return N;
-}
 
 // The lines of Text that are not s_waitcnt, in order.
 std::vector<std::string> nonWaitLines(const std::string &Text) {
@@ -82,8 +46,7 @@ const char *kBody = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
                     ".Lskip:\n";
 
 TEST(WaitsDriver, ProposesWhatTheDataflowCallsForInOrder) {
-  std::unique_ptr<Built> B;
-  std::unique_ptr<NodeView> N = handNode(kBody, B);
+  std::unique_ptr<NodeView> N = handNode(kBody, "waits_driver_k.hsaco");
   ASSERT_TRUE(N);
   auto D = makeWaitsDriver();
   std::vector<Edit> E = allProposals(*D, *N);
@@ -125,8 +88,7 @@ TEST(WaitsDriver, ProposesWhatTheDataflowCallsForInOrder) {
 // driver goes on where it was, from the new view (agent_bench crashed in the old view's freed
 // instruction costs).
 TEST(WaitsDriver, GoesOnFromANewViewOfTheSameNode) {
-  std::unique_ptr<Built> B;
-  std::unique_ptr<NodeView> N = handNode(kBody, B);
+  std::unique_ptr<NodeView> N = handNode(kBody, "waits_driver_k.hsaco");
   ASSERT_TRUE(N);
   auto Ref = makeWaitsDriver();
   std::vector<Edit> All = allProposals(*Ref, *N);
@@ -134,8 +96,7 @@ TEST(WaitsDriver, GoesOnFromANewViewOfTheSameNode) {
   auto D = makeWaitsDriver();
   std::vector<Edit> Got;
   for (size_t K = 0; K < All.size() + 1; ++K) {
-    std::unique_ptr<Built> B2;
-    std::unique_ptr<NodeView> View = handNode(kBody, B2); // a fresh view, then destroyed
+    std::unique_ptr<NodeView> View = handNode(kBody, "waits_driver_k.hsaco"); // then destroyed
     ASSERT_TRUE(View);
     std::optional<Proposal> P = D->propose(*View, nlohmann::json::object());
     if (!P)
@@ -150,8 +111,7 @@ TEST(WaitsDriver, GoesOnFromANewViewOfTheSameNode) {
 
 // A list of drivers proposes in turn: one from each while both have proposals, then the rest.
 TEST(WaitsDriver, InAListTheDriversProposeInTurn) {
-  std::unique_ptr<Built> B;
-  std::unique_ptr<NodeView> N = handNode(kBody, B);
+  std::unique_ptr<NodeView> N = handNode(kBody, "waits_driver_k.hsaco");
   ASSERT_TRUE(N);
   auto W = makeWaitsDriver();
   auto R = makeRulesDriver();
