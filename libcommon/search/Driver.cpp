@@ -93,6 +93,16 @@ llvm::Expected<std::unique_ptr<Driver>> makeOne(const std::string &Spec, const D
 
 } // namespace
 
+std::optional<Proposal> EditListDriver::propose(const NodeView &N, const nlohmann::json &) {
+  auto It = Lists.find(N.Id);
+  if (It == Lists.end())
+    It = Lists.emplace(N.Id, std::make_pair(edits(N), size_t(0))).first;
+  auto &[Edits, Next] = It->second;
+  if (Next >= Edits.size())
+    return std::nullopt;
+  return Proposal{Edits[Next++], std::nullopt};
+}
+
 std::vector<std::string> driverList(const std::string &Spec) {
   std::vector<std::string> Parts;
   llvm::StringRef Rest(Spec);

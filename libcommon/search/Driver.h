@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,19 @@ public:
   // What the driver spent (the llm driver: requests and tokens), for the journal and the
   // report; null when it has nothing to account.
   virtual nlohmann::json usage() const { return nullptr; }
+};
+
+// A driver whose proposals from a node are one list, made the first time it sees the node (rules,
+// sched): propose() hands them out in order, then nullopt.
+class EditListDriver : public Driver {
+public:
+  std::optional<Proposal> propose(const NodeView &N, const nlohmann::json &Context) final;
+
+protected:
+  virtual std::vector<Edit> edits(const NodeView &N) = 0;
+
+private:
+  std::map<std::string, std::pair<std::vector<Edit>, size_t>> Lists; // node -> edits, next
 };
 
 // One kind of driver, as --driver names it: Name ("rules"; with an argument, "exec:" and

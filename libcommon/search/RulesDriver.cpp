@@ -23,7 +23,6 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 namespace asmevo::search {
@@ -61,27 +60,14 @@ std::string waitText(int Vm, int Lgkm, int Exp) {
   return T;
 }
 
-class RulesDriver : public Driver {
+class RulesDriver : public EditListDriver {
 public:
   std::string name() const override { return "rules"; }
 
-  std::optional<Proposal> propose(const NodeView &N, const nlohmann::json &) override {
-    auto It = Lists.find(N.Id);
-    if (It == Lists.end())
-      It = Lists.emplace(N.Id, List{rewrites(N), 0}).first;
-    List &L = It->second;
-    if (L.Next >= L.Edits.size())
-      return std::nullopt;
-    return Proposal{L.Edits[L.Next++], std::nullopt};
-  }
+protected:
+  std::vector<Edit> edits(const NodeView &N) override { return rewrites(N); }
 
 private:
-  struct List {
-    std::vector<Edit> Edits;
-    size_t Next = 0;
-  };
-  std::map<std::string, List> Lists;
-
   const NodeView *V = nullptr;
   std::vector<Ins> I;
 

@@ -25,27 +25,14 @@ struct Run {
   size_t First, Last; // indices into the node's code lines (inclusive)
 };
 
-class SchedDriver : public Driver {
+class SchedDriver : public EditListDriver {
 public:
   std::string name() const override { return "sched"; }
 
-  std::optional<Proposal> propose(const NodeView &N, const nlohmann::json &) override {
-    auto It = Nodes.find(N.Id);
-    if (It == Nodes.end())
-      It = Nodes.emplace(N.Id, PerNode{proposals(N), 0}).first;
-    PerNode &S = It->second;
-    if (S.Next >= S.Edits.size())
-      return std::nullopt;
-    return Proposal{S.Edits[S.Next++], std::nullopt};
-  }
+protected:
+  std::vector<Edit> edits(const NodeView &N) override { return proposals(N); }
 
 private:
-  struct PerNode {
-    std::vector<Edit> Edits;
-    size_t Next = 0;
-  };
-  std::map<std::string, PerNode> Nodes;
-
   // The runs of code lines [From, To] (indices into N.Map.Code).
   static std::vector<Run> runs(const NodeView &N, size_t From, size_t To) {
     std::vector<Run> Out;
