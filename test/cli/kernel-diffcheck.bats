@@ -19,9 +19,11 @@ recover_vadd() {
   for arch in gfx942 gfx90a; do
     for s in "$ASMEVO_SOURCE_DIR"/test/specs/*.json; do
       n=$(basename "$s" .json)
+      # the fnuz fp8 GEMM exists for gfx942 only
+      [ -f "$TRITON/$arch/$n.hsaco" ] || { [ "$arch" = gfx90a ] && continue; fail "no $arch/$n.hsaco"; }
       run kernel-diffcheck "$TRITON/$arch/$n.hsaco" "$TRITON/$arch/$n.hsaco" --spec "$s" -q
       [ "$status" -eq 0 ] || fail "$arch $n: $output"
-      assert_line --index 0 --regexp "^kernel-diffcheck: ok: [a-z_]+, [0-9]+ output buffers? equal on seeds 1,2,3 and on edge shapes? (tail-1, tail-2, tail-3, )?one-workgroup \(seed 3\), strict checks( clean|: K0 itself unsafe) \(backend emu, CPU emulator \($arch, wave64\)\)$"
+      assert_line --index 0 --regexp "^kernel-diffcheck: ok: [a-z0-9_]+, [0-9]+ output buffers? equal on seeds 1,2,3 and on edge shapes? (tail-1, tail-2, tail-3, )?one-workgroup \(seed 3\), strict checks( clean|: K0 itself unsafe) \(backend emu, CPU emulator \($arch, wave64\)\)$"
     done
   done
 }

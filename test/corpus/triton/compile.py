@@ -85,6 +85,21 @@ def _mx_dot_tile(name, fmt):
                 grid="(1, 1, 1)")
 
 
+def _w8a8_block(name, ab_type, archs):
+    """w8a8_block_fp8_matmul_kernel: 64x128x128 tiles, 128x128 weight-scale blocks, bf16 out."""
+    return dict(name=name, kernel="w8a8_block_fp8_matmul_kernel", archs=archs,
+                types=dict(a_ptr=ab_type, b_ptr=ab_type, c_ptr="*bf16", as_ptr="*fp32",
+                           bs_ptr="*fp32", M="i32", N="i32", K="i32", stride_am="i32",
+                           stride_bn="i32", stride_cm="i32", stride_as_m="i32",
+                           stride_bs_n="i32"),
+                constexprs=dict(stride_ak=1, stride_bk=1, stride_cn=1, stride_as_k=1,
+                                stride_bs_k=1, GROUP_N=128, GROUP_K=128,
+                                BLOCK_M=64, BLOCK_N=128, BLOCK_K=128, GROUP_M=8),
+                div16=["M", "N", "K", "stride_am", "stride_bn", "stride_cm"],
+                num_warps=4, num_stages=2,
+                grid="(cdiv(M, 64) * cdiv(N, 128), 1, 1); needs K % 128 == 0")
+
+
 # One entry per compiled code object.
 #   kernel      : function name in kernels.py
 #   types       : Triton type of every runtime argument (in any order)
@@ -173,6 +188,31 @@ CONFIGS = [
     _mx_matmul("mx_matmul_mxfp8_mxfp4", "e4m3", "e2m1"),
     _mx_dot_tile("mx_dot_tile_mxfp4", "e2m1"),
     _mx_dot_tile("mx_dot_tile_mxfp8", "e4m3"),
+    # ---- The serving stacks' Triton families the paper measures (issue 41): a
+    # W8A8 block-scale fp8 GEMM (fnuz on gfx942, OCP on gfx950), an AWQ int4
+    # GEMM with split K, and the MoE-LoRA shrink; configurations as the
+    # frameworks' ROCm defaults (num_stages 2).
+    _w8a8_block("w8a8_block_fp8e4m3fnuz_bf16", "*fp8e4b8", ["gfx942"]),
+    _w8a8_block("w8a8_block_fp8e4m3_bf16", "*fp8e4nv", ["gfx950"]),
+    dict(name="awq_gemm_fp16", kernel="awq_gemm_kernel",
+         types=dict(a_ptr="*fp16", qweight_ptr="*i32", qzeros_ptr="*i32", scales_ptr="*fp16",
+                    c_ptr="*fp16", M="i32", N="i32", K="i32", stride_am="i32"),
+         constexprs=dict(GROUP_SIZE=128, SPLIT_K=8, BLOCK_M=32, BLOCK_N=64, BLOCK_K=32),
+         div16=["N", "K", "stride_am"],
+         num_warps=4, num_stages=2,
+         grid="(cdiv(M, 32) * cdiv(N, 64), 8, 1); needs N % 8 == 0, K % 256 == 0"),
+    dict(name="moe_lora_shrink_fp16", kernel="moe_lora_shrink_kernel",
+         types=dict(x_ptr="*fp16", lora_a_ptr="*fp16", out_ptr="*fp16",
+                    sorted_token_ids_ptr="*i32", expert_ids_ptr="*i32",
+                    num_tokens_post_padded_ptr="*i32", lora_ids_ptr="*i32",
+                    R="i32", K="i32", EM="i32", num_valid_tokens="i32",
+                    stride_xm="i32", stride_al="i32", stride_ae="i32", stride_ar="i32",
+                    stride_om="i32"),
+         constexprs=dict(stride_xk=1, stride_ak=1, stride_or=1,
+                         BLOCK_M=32, BLOCK_N=16, BLOCK_K=64, top_k=2),
+         div16=["R", "K", "stride_xm", "stride_al", "stride_ae", "stride_ar", "stride_om"],
+         num_warps=4, num_stages=2,
+         grid="(cdiv(EM, 32) * cdiv(R, 16), num_slots, 1)"),
 ]
 
 

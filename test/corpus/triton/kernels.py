@@ -341,3 +341,184 @@ def mx_dot_tile_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr, stride_a
     b_scale = tl.load(b_scale_ptr + offs_n[:, None] * SCALE_K + tl.arange(0, SCALE_K)[None, :])
     c = tl.dot_scaled(a, a_scale, A_FMT, b, b_scale, B_FMT)
     tl.store(out_ptr + offs_m[:, None] * BLOCK_N + offs_n[None, :], c)
+
+
+# --------------------------------------------------------------------------
+# 9. W8A8 block-scale FP8 GEMM (the shape of vLLM's block-quantised fp8
+#    linear layer, as used for DeepSeek-V3 on MI300X; written here, not copied).
+#    A: [M, K] fp8 (row-major, stride_am; K stride 1), quantised per token and
+#       per GROUP_K columns: As [M, K / GROUP_K] fp32 (stride_as_m, K stride 1).
+#    B: [N, K] fp8 (the weight, K contiguous: stride_bn; the kernel loads
+#       [BLOCK_K, BLOCK_N] tiles of B^T), quantised per GROUP_N x GROUP_K block:
+#       Bs [N / GROUP_N, K / GROUP_K] fp32 (stride_bs_n, K stride 1).
+#    C[i, j] = sum over K blocks kb of As[i, kb] * Bs[j // GROUP_N, kb] *
+#              sum_{k in kb} A[i, k] * B[j, k]      (fp32 accumulate, C in C's type)
+#    BLOCK_K == GROUP_K, so one K block has one scale; rows/columns wrap modulo
+#    M/N on load and the store is masked, as in matmul_kernel.
+#    grid = (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N),)
+# --------------------------------------------------------------------------
+@triton.jit
+def w8a8_block_fp8_matmul_kernel(a_ptr, b_ptr, c_ptr, as_ptr, bs_ptr, M, N, K,
+                                 stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                 stride_as_m, stride_as_k, stride_bs_n, stride_bs_k,
+                                 GROUP_N: tl.constexpr, GROUP_K: tl.constexpr,
+                                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    as_ptrs = as_ptr + offs_am * stride_as_m
+    bs_ptrs = bs_ptr + (offs_bn // GROUP_N) * stride_bs_n
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        k_group = (k * BLOCK_K) // GROUP_K
+        a_s = tl.load(as_ptrs + k_group * stride_as_k)
+        b_s = tl.load(bs_ptrs + k_group * stride_bs_k)
+        acc += tl.dot(a, b) * a_s[:, None] * b_s[None, :]
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# --------------------------------------------------------------------------
+# 10. AWQ int4 GEMM with split K (the shape of the AWQ Triton GEMM that vLLM
+#     and SGLang run on ROCm; written here, not copied).
+#     A: [M, K] fp16 row-major (stride_am; K stride 1).
+#     qweight: [K, N / 8] int32, row-major (row stride N / 8): 8 int4 weights
+#       per word in AWQ's packing order: logical column 8c + j is the nibble
+#       at bits 4 * p(j) of word c, p = (0, 4, 1, 5, 2, 6, 3, 7)[j], i.e.
+#       p(j) = j // 2 + (j % 2) * 4.
+#     qzeros: [K / GROUP_SIZE, N / 8] int32, the same packing; scales:
+#       [K / GROUP_SIZE, N] fp16.
+#     W[k, n] = fp16((q[k, n] - z[k // G, n]) * s[k // G, n])  (one fp16 rounding)
+#     C: [SPLIT_K, M, N] fp16: slice z holds the sum over K blocks
+#       z, z + SPLIT_K, z + 2 SPLIT_K, ... of A @ W (fp32 accumulate); the caller
+#       adds the slices.  K % (BLOCK_K * SPLIT_K) == 0; BLOCK_K divides GROUP_SIZE.
+#     grid = (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N), SPLIT_K)
+# --------------------------------------------------------------------------
+@triton.jit
+def awq_gemm_kernel(a_ptr, qweight_ptr, qzeros_ptr, scales_ptr, c_ptr, M, N, K, stride_am,
+                    GROUP_SIZE: tl.constexpr, SPLIT_K: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_z = tl.program_id(1)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
+
+    offs_am = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_bn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = pid_z * BLOCK_K + tl.arange(0, BLOCK_K)
+    mask_m = offs_am < M
+    mask_n = offs_bn < N
+    packed_n = N // 8
+    shifts = ((offs_bn % 8) // 2 + (offs_bn % 2) * 4) * 4
+
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = qweight_ptr + offs_k[:, None] * packed_n + (offs_bn // 8)[None, :]
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K * SPLIT_K)):
+        k_left = K - k * BLOCK_K * SPLIT_K
+        mask_k = offs_k < k_left
+        a = tl.load(a_ptrs, mask=mask_m[:, None] & mask_k[None, :], other=0.0)
+        q = tl.load(b_ptrs, mask=mask_k[:, None] & mask_n[None, :], other=0)
+        group = (k * BLOCK_K * SPLIT_K + pid_z * BLOCK_K) // GROUP_SIZE
+        z = tl.load(qzeros_ptr + group * packed_n + offs_bn // 8, mask=mask_n, other=0)
+        s = tl.load(scales_ptr + group * N + offs_bn, mask=mask_n, other=0.0)
+        q = (q >> shifts[None, :]) & 0xF
+        z = (z >> shifts) & 0xF
+        w = (q - z[None, :]).to(tl.float16) * s[None, :]
+        acc = tl.dot(a, w, acc)
+        a_ptrs += BLOCK_K * SPLIT_K
+        b_ptrs += BLOCK_K * SPLIT_K * packed_n
+    c = acc.to(c_ptr.dtype.element_ty)
+
+    c_ptrs = c_ptr + pid_z * M * N + offs_am[:, None] * N + offs_bn[None, :]
+    tl.store(c_ptrs, c, mask=mask_m[:, None] & mask_n[None, :])
+
+
+# --------------------------------------------------------------------------
+# 11. MoE LoRA shrink (the first half of the fused MoE-LoRA op that SGLang
+#     and vLLM run: each routed (token, k) pair times its adapter's LoRA A
+#     matrix of its expert; written here, not copied).
+#     x: [num_tokens, K] fp16 (stride_xm; K stride 1).
+#     lora_a: [num_loras, E, R, K] fp16 (stride_al, stride_ae, stride_ar; K
+#       stride 1).
+#     Per adapter slot s (grid axis 1), the routed pairs of the tokens that use
+#     it, sorted and padded per expert as in fused_moe_kernel:
+#       sorted_token_ids [num_slots, EM] (a padding entry >= num_valid_tokens),
+#       expert_ids [num_slots, EM / BLOCK_M] (-1: the block is skipped),
+#       num_tokens_post_padded [num_slots], lora_ids [num_slots] (the adapter
+#       of the slot; -1: the slot is empty).
+#     out[t, r] = sum_k x[t // top_k, k] * lora_a[lora, expert, r, k]
+#       for every routed pair t (fp32 accumulate, fp16 out, row stride stride_om).
+#     grid = (cdiv(EM, BLOCK_M) * cdiv(R, BLOCK_N), num_slots)
+# --------------------------------------------------------------------------
+@triton.jit
+def moe_lora_shrink_kernel(x_ptr, lora_a_ptr, out_ptr, sorted_token_ids_ptr, expert_ids_ptr,
+                           num_tokens_post_padded_ptr, lora_ids_ptr,
+                           R, K, EM, num_valid_tokens,
+                           stride_xm, stride_xk, stride_al, stride_ae, stride_ar, stride_ak,
+                           stride_om, stride_or,
+                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                           top_k: tl.constexpr):
+    pid = tl.program_id(0)
+    slot = tl.program_id(1)
+    num_pid_n = tl.cdiv(R, BLOCK_N)
+    pid_m = pid // num_pid_n
+    pid_n = pid % num_pid_n
+
+    lora_id = tl.load(lora_ids_ptr + slot)
+    if lora_id < 0:
+        return
+    num_tokens_post_padded = tl.load(num_tokens_post_padded_ptr + slot)
+    if pid_m * BLOCK_M >= num_tokens_post_padded:
+        return
+    expert = tl.load(expert_ids_ptr + slot * tl.cdiv(EM, BLOCK_M) + pid_m)
+    if expert < 0:
+        return
+
+    offs_token_id = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_token = tl.load(sorted_token_ids_ptr + slot * EM + offs_token_id)
+    token_mask = offs_token < num_valid_tokens
+    offs_r = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask_r = offs_r < R
+    offs_k = tl.arange(0, BLOCK_K)
+    x_ptrs = x_ptr + (offs_token[:, None] // top_k) * stride_xm + offs_k[None, :] * stride_xk
+    a_ptrs = (lora_a_ptr + lora_id.to(tl.int64) * stride_al + expert.to(tl.int64) * stride_ae +
+              offs_r[None, :] * stride_ar + offs_k[:, None] * stride_ak)
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        x = tl.load(x_ptrs, mask=token_mask[:, None] & (offs_k[None, :] < k_left), other=0.0)
+        w = tl.load(a_ptrs, mask=mask_r[None, :] & (offs_k[:, None] < k_left), other=0.0)
+        acc = tl.dot(x, w, acc)
+        x_ptrs += BLOCK_K * stride_xk
+        a_ptrs += BLOCK_K * stride_ak
+    o = acc.to(out_ptr.dtype.element_ty)
+
+    o_ptrs = out_ptr + offs_token[:, None] * stride_om + offs_r[None, :] * stride_or
+    tl.store(o_ptrs, o, mask=token_mask[:, None] & mask_r[None, :])
