@@ -4,14 +4,17 @@
 // rejected; then the geometric mean of the speedups. The kernels: every gfx942 Triton object of
 // test/corpus/triton with a spec in test/specs, the clang corpus objects with a spec in
 // test/specs/clang when the corpus is built (build/corpus/clang), and a de-optimized Triton
-// vector add (an s_waitcnt vmcnt(0) after every load: known slack). Every K* is verified by the
+// vector add (an s_waitcnt vmcnt(0) after every load: known slack); with --aiter-dir, the AITer
+// code objects of bench/agent_bench_aiter.tsv (timed at their published launches where the
+// issue-38 table has one). Every K* is verified by the
 // gates it passed (kernel-diffcheck strict on seeds 1,2,3); speedups are modeled, not measured.
 // The timing launch (issue 39): where test/specs/timing/<name>.json gives a representative launch
 // (a grid of several workgroups per CU of the modeled GPU), the search times there
 // (asmevo-agent --time-spec; the spec's small launch stays the correctness one); --toy times on
 // the small spec's launch instead, as before. Each row names its timing launch's workgroups.
-//   agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] [--driver NAME]
-//               [--workers N] [--threads N] [--only SUBSTRING] [--toy] [--max-candidates N]
+//   agent_bench [--source-dir DIR] [--corpus-dir DIR] [--aiter-dir DIR] [--budget SECONDS]
+//               [--driver NAME]
+//               [--workers N] [--threads N] [--only SUBSTRING[,...]] [--toy] [--max-candidates N]
 //               [--no-k0-reuse]
 // --threads: host threads per emulated launch and per simulated ensemble, per worker (default 1).
 // --no-k0-reuse: K0's differential-check runs with every candidate, as before issue 39.
@@ -43,7 +46,42 @@ namespace {
 
 struct Case {
   std::string Name, Object, PartialSpec, TimingSpec;
+  std::string TimingKernel; // read the timing spec for this kernel ("" = the spec's own)
 };
+
+// The AITer rows of bench/agent_bench_aiter.tsv whose object is under Hsa (a missing object is
+// skipped with a line on stderr); an error text for a malformed file.
+std::string aiterCases(const std::string &Src, const std::string &Hsa, std::vector<Case> &Out) {
+  std::string Path = Src + "/bench/agent_bench_aiter.tsv";
+  auto F = readFile(Path);
+  if (!F)
+    return llvm::toString(F.takeError());
+  llvm::SmallVector<llvm::StringRef, 16> Lines;
+  (*F)->getBuffer().split(Lines, '\n', -1, false);
+  unsigned LineNo = 0;
+  for (llvm::StringRef L : Lines) {
+    ++LineNo;
+    if (L.starts_with("#") || L.trim().empty())
+      continue;
+    llvm::SmallVector<llvm::StringRef, 4> F4;
+    L.split(F4, '\t');
+    if (F4.size() != 4)
+      return Path + ":" + std::to_string(LineNo) + ": expected 4 tab-separated fields, got " +
+             std::to_string(F4.size());
+    Case C{"aiter/" + F4[0].str(), Hsa + "/" + F4[1].str(), Src + "/" + F4[2].str(),
+           F4[3] == "-" ? "" : Src + "/" + F4[3].str(), ""};
+    if (!llvm::sys::fs::exists(C.Object)) {
+      std::fprintf(stderr, "agent_bench: %s: no %s, skipped\n", C.Name.c_str(), C.Object.c_str());
+      continue;
+    }
+    auto S = launch::readLaunchSpec(C.PartialSpec);
+    if (!S)
+      return llvm::toString(S.takeError());
+    C.TimingKernel = S->Kernel;
+    Out.push_back(C);
+  }
+  return "";
+}
 
 // The grid's workgroups of a spec file (0 when it cannot be read).
 uint64_t specWorkgroups(const std::string &Path) {
@@ -99,7 +137,7 @@ double medianTimedSeconds(const std::string &RunDir) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string Src = ASMEVO_SOURCE_DIR, Corpus, Driver = "rules", Only;
+  std::string Src = ASMEVO_SOURCE_DIR, Corpus, Aiter, Driver = "rules", Only;
   double Budget = 30;
   unsigned Workers = 1, Threads = 1;
   bool Toy = false, ReuseK0 = true;
@@ -117,6 +155,8 @@ int main(int argc, char **argv) {
       Src = Next();
     else if (A == "--corpus-dir")
       Corpus = Next();
+    else if (A == "--aiter-dir")
+      Aiter = Next();
     else if (A == "--budget")
       Budget = std::stod(Next());
     else if (A == "--driver")
@@ -135,8 +175,9 @@ int main(int argc, char **argv) {
       MaxCandidates = std::stoull(Next());
     else {
       std::fprintf(stderr,
-                   "usage: agent_bench [--source-dir DIR] [--corpus-dir DIR] [--budget SECONDS] "
-                   "[--driver NAME] [--workers N] [--threads N] [--only SUBSTRING] [--toy] "
+                   "usage: agent_bench [--source-dir DIR] [--corpus-dir DIR] [--aiter-dir DIR] "
+                   "[--budget SECONDS] "
+                   "[--driver NAME] [--workers N] [--threads N] [--only SUBSTRING[,...]] [--toy] "
                    "[--max-candidates N] [--no-k0-reuse]\n");
       return 2;
     }
@@ -169,6 +210,13 @@ int main(int argc, char **argv) {
       if (llvm::sys::fs::exists(O))
         Cases.push_back({"clang/" + N, O, It->path()});
     }
+  if (!Aiter.empty()) {
+    std::string E = aiterCases(Src, Aiter, Cases);
+    if (!E.empty()) {
+      std::fprintf(stderr, "agent_bench: %s\n", E.c_str());
+      return 1;
+    }
+  }
   // The de-optimized vector add.
   {
     std::string V = Src + "/test/corpus/triton/gfx942/vector_add_fp32.hsaco";
@@ -200,8 +248,13 @@ int main(int argc, char **argv) {
   double LogSum = 0;
   unsigned N = 0, Dir = 0;
   for (const Case &C : Cases) {
-    if (!Only.empty() && C.Name.find(Only) == std::string::npos)
-      continue;
+    if (!Only.empty()) {
+      llvm::SmallVector<llvm::StringRef, 4> Subs;
+      llvm::StringRef(Only).split(Subs, ',', -1, false);
+      if (llvm::none_of(Subs,
+                        [&](llvm::StringRef S) { return llvm::StringRef(C.Name).contains(S); }))
+        continue;
+    }
     std::string Full = Tmp->file("spec" + std::to_string(Dir) + ".json");
     Report IR = check::runInferOnly(C.Object, C.PartialSpec, "", Full, check::InferOptions{});
     if (IR.Result != Outcome::Ok) {
@@ -214,7 +267,8 @@ int main(int argc, char **argv) {
     std::string Timed = Full;
     if (!Toy && !C.TimingSpec.empty()) {
       std::string TFull = Tmp->file("timing" + std::to_string(Dir) + ".json");
-      Report TR = check::runInferOnly(C.Object, C.TimingSpec, "", TFull, check::InferOptions{});
+      Report TR =
+          check::runInferOnly(C.Object, C.TimingSpec, C.TimingKernel, TFull, check::InferOptions{});
       if (TR.Result != Outcome::Ok) {
         std::printf("%-36s timing spec: %s\n", C.Name.c_str(), TR.Message.c_str());
         continue;
