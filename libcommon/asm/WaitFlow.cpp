@@ -118,8 +118,9 @@ bool startsWith(llvm::StringRef S, std::initializer_list<const char *> Prefixes)
 
 // What one instruction does to and asks of the state, decided once.
 struct Step {
-  bool Wait = false;  // s_waitcnt
-  bool Drain = false; // a drain point (WaitFlow.h)
+  bool Wait = false;    // s_waitcnt
+  bool Drain = false;   // a drain point (WaitFlow.h)
+  bool Barrier = false; // s_barrier and nothing else that drains
   bool VmOp = false, DsOp = false, SmemOp = false, FlatOp = false, MsgOp = false;
   std::vector<uint16_t> Reads, Writes; // register keys
   std::vector<uint16_t> Tokens[2];     // tokens it makes pending, per queue
@@ -135,6 +136,7 @@ struct RefEntry {
 } // namespace
 
 struct WaitFlow::Impl {
+  WaitFlowOptions Opt;
   std::vector<FlowInst> Code;
   std::vector<Step> Steps;
   std::vector<size_t> BlockOf, BlockStart, BlockEnd; // BlockEnd exclusive
@@ -173,8 +175,12 @@ void WaitFlow::Impl::transfer(size_t I, State &S, WaitPlan &P, bool Check, bool 
     std::vector<std::pair<unsigned, uint16_t>> Keys;
     if (T.Drain) {
       for (unsigned Qn : {kVm, kLgkm})
-        for (const Entry &E : S.Q[Qn])
+        for (const Entry &E : S.Q[Qn]) {
+          bool LoadIntoRegister = Qn == kVm && E.first >= kFirstRegister && !E.second.Ooo;
+          if (T.Barrier && Opt.LoadsCrossBarriers && LoadIntoRegister)
+            continue;
           Keys.push_back({Qn, E.first});
+        }
     } else {
       for (uint16_t R : T.Reads)
         for (unsigned Qn : {kVm, kLgkm})
@@ -321,10 +327,15 @@ std::vector<WaitDeficit> WaitFlow::Impl::walk(WaitPlan &P, bool Fix, bool Record
 WaitFlow::WaitFlow() : I(std::make_unique<Impl>()) {}
 WaitFlow::~WaitFlow() = default;
 
-llvm::Expected<std::unique_ptr<WaitFlow>> WaitFlow::create(std::vector<FlowInst> Code,
-                                                           uint64_t Entry) {
+bool loadsMayCrossBarriers(uint32_t ComputePgmRsrc3, bool Gfx90aInsts) {
+  return Gfx90aInsts && !((ComputePgmRsrc3 >> 16) & 1);
+}
+
+llvm::Expected<std::unique_ptr<WaitFlow>>
+WaitFlow::create(std::vector<FlowInst> Code, uint64_t Entry, WaitFlowOptions Options) {
   std::unique_ptr<WaitFlow> F(new WaitFlow());
   Impl &M = *F->I;
+  M.Opt = Options;
   M.Code = std::move(Code);
   size_t N = M.Code.size();
   std::map<uint64_t, size_t> AtOffset;
@@ -385,6 +396,7 @@ llvm::Expected<std::unique_ptr<WaitFlow>> WaitFlow::create(std::vector<FlowInst>
         startsWith(Mn, {"s_dcache", "s_icache", "s_trap", "s_setpc", "s_swappc", "s_rfe",
                         "s_sendmsg", "buffer_wbl2", "buffer_inv", "buffer_wbinvl1", "buffer_gl"}) ||
         Mn.contains("movrel") || !KnownInternal;
+    T.Barrier = Mn == "s_barrier";
     bool Cond = Mn.starts_with("s_cbranch");
     bool Jump = Mn == "s_branch";
     bool Stop = Mn.starts_with("s_endpgm") || Mn == "s_setpc_b64" || Mn == "s_rfe_b64";
@@ -452,7 +464,10 @@ llvm::Expected<std::unique_ptr<WaitFlow>> WaitFlow::create(std::vector<FlowInst>
     M.Order.assign(Post.rbegin(), Post.rend());
   }
   WaitPlan P = M.Original;
-  M.walk(P, false, true);
+  if (M.Opt.OwnReference)
+    M.walk(P, false, true);
+  else
+    M.Ref.assign(N, {});
   return F;
 }
 

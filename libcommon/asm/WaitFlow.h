@@ -25,6 +25,14 @@
 //    order can matter, at least what the original guaranteed.
 // The same rule applies to a register the original itself left pending at an instruction (a
 // path the analysis cannot tell is infeasible): the candidate may leave it no more pending.
+// One exception, when the caller asks for it (WaitFlowOptions): at a plain s_barrier, VMEM loads
+// into registers (not FLAT, not into LDS) may stay outstanding. LLVM's AMDGPU memory model for
+// GFX90A/GFX942 (AMDGPUUsage, "Memory Model GFX90A/GFX942") places the waves of a work-group on
+// one CU sharing its vector L1, so a work-group-scope release needs no vmcnt wait unless the
+// kernel runs in threadgroup-split mode (the descriptor's tg_split bit); and LLVM itself leaves
+// such loads in flight across s_barrier (Triton's K loops: two buffer loads pending at the
+// loop's first barrier). Stores, atomics, loads into LDS and every lgkmcnt operation keep the
+// rule.
 //
 // expcnt is never analysed or changed.
 #pragma once
@@ -68,14 +76,30 @@ struct WaitDeficit {
   WaitFields Need;
 };
 
+struct WaitFlowOptions {
+  // VMEM loads into registers may stay outstanding at s_barrier (the waves of a work-group share
+  // one CU: not in threadgroup-split mode). Off: the original's rule there too.
+  bool LoadsCrossBarriers = false;
+  // Judge needs against what the code's own waits leave pending (the rule above). Off: no
+  // reference: every operation pending where it is needed is a deficit, drain points drain
+  // everything (but LoadsCrossBarriers), so the code's own waits may have deficits; for code that
+  // is not known to be correct as it is (instructions reordered).
+  bool OwnReference = true;
+};
+
+// Whether a kernel may take WaitFlowOptions::LoadsCrossBarriers: a gfx90a-or-later target (the
+// memory model cited above; earlier targets are not claimed) not in threadgroup-split mode
+// (compute_pgm_rsrc3 bit 16, tg_split).
+bool loadsMayCrossBarriers(uint32_t ComputePgmRsrc3, bool Gfx90aInsts);
+
 class WaitFlow {
 public:
   // The analysis of one function: Code in address order, Entry the function's address (branch
   // targets are addresses). Errors: a line without a decoded instruction (raw words) at its
   // offset, a direct branch to an offset that is not one of Code's instructions, a branch
   // without a known target, s_set_gpr_idx_on (which registers are read is then not in the text).
-  static llvm::Expected<std::unique_ptr<WaitFlow>> create(std::vector<FlowInst> Code,
-                                                          uint64_t Entry);
+  static llvm::Expected<std::unique_ptr<WaitFlow>>
+  create(std::vector<FlowInst> Code, uint64_t Entry, WaitFlowOptions Options = {});
   ~WaitFlow();
 
   size_t size() const;

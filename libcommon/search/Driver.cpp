@@ -42,7 +42,9 @@ const std::vector<DriverKind> &driverKinds() {
       {"rules", nullptr, "deterministic rewrites in the hot windows (waits, hoisted loads, nops)",
        rules},
       {"waits", nullptr,
-       "s_waitcnt relaxed, sunk or placed again by a dataflow over the whole kernel's CFG", waits},
+       "s_waitcnt relaxed, sunk or placed again by a dataflow over the whole kernel's CFG, "
+       "loads issued in the order their data is used",
+       waits},
       {"sched", nullptr,
        "list scheduling of the hot windows' runs under the dependency graph (LLVM's latencies)",
        sched},

@@ -69,6 +69,15 @@ llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
   return V;
 }
 
+WaitFlowOptions waitFlowOptionsOf(const NodeView &N) {
+  WaitFlowOptions O;
+  const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
+  if (KI)
+    O.LoadsCrossBarriers =
+        loadsMayCrossBarriers(KI->Kd.ComputePgmRsrc3, N.Obj->C.Target.hasGfx90aInsts());
+  return O;
+}
+
 std::unique_ptr<WaitFlow> waitFlowOf(const NodeView &N) {
   const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
   if (!KI)
@@ -76,7 +85,7 @@ std::unique_ptr<WaitFlow> waitFlowOf(const NodeView &N) {
   std::vector<FlowInst> Code;
   for (const CodeLine &L : N.Map.Code)
     Code.push_back(FlowInst{L.Cost, L.Offset});
-  auto F = WaitFlow::create(std::move(Code), KI->EntryAddr);
+  auto F = WaitFlow::create(std::move(Code), KI->EntryAddr, waitFlowOptionsOf(N));
   if (!F) {
     llvm::consumeError(F.takeError());
     return nullptr;

@@ -48,6 +48,9 @@ llvm::Expected<std::unique_ptr<NodeView>> loadNodeView(const std::string &Id,
 // null when it cannot be analysed (raw words in the function, a branch without a known target).
 // It points into N's instruction costs: it lives no longer than N.
 std::unique_ptr<WaitFlow> waitFlowOf(const NodeView &N);
+// The analysis options N's kernel allows (loads across barriers where its descriptor and target
+// allow them, asm/WaitFlow.h).
+WaitFlowOptions waitFlowOptionsOf(const NodeView &N);
 
 // The 0-based line of the code line at Offset, if one.
 std::optional<size_t> lineOfOffset(const KernelLines &M, uint64_t Offset);

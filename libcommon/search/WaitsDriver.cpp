@@ -4,7 +4,12 @@
 //     still waiting for what it needs (loops and branches included);
 //   - sink: this wait taken out and, instead, right before each instruction that then needs
 //     one, the weakest wait that instruction needs (on every path: one wait may become several);
-// and, per hot window, every wait of the window placed again that way. Each proposal is one edit
+// and, per hot window, every wait of the window placed again that way; and, per hot window, its
+// runs of adjacent independent VMEM loads into registers issued in the order their data is first
+// used, with the window's waits placed again for that order (vmcnt counts in issue order: a load
+// needed first but issued last makes its use wait for every load issued before it). That
+// placement is judged on the reordered code itself, with no reference to the node's waits (every
+// pending operation a use or a drain point needs is waited for). Each proposal is one edit
 // of one window of lines; one that would touch the kernarg-preload prologue, or span more lines
 // than an edit may, is not proposed. Where memory order could matter (barriers, atomics, scoped
 // stores, cache operations, LDS reads behind loads into LDS) a proposal never leaves more
@@ -51,7 +56,7 @@ public:
   }
 
 private:
-  enum class Kind { Relax, Sink, Window };
+  enum class Kind { Relax, Sink, Window, Reorder };
   struct Task {
     Kind K;
     size_t First, Last; // instruction indices (Relax/Sink: the wait)
@@ -88,6 +93,18 @@ private:
     for (size_t K = S.FirstEditable; K < S.LineOf.size(); ++K)
       if (!Taken[K] && isWait(K))
         Order.push_back(K);
+    // Loads reordered in each hot window first: the one proposal that can turn a full wait
+    // into a partial one where no placement of the node's own order can.
+    for (const HotLines &H : N.Hot) {
+      size_t First = S.LineOf.size(), Last = 0;
+      for (size_t K = S.FirstEditable; K < S.LineOf.size(); ++K)
+        if (S.LineOf[K] >= H.First && S.LineOf[K] <= H.Last) {
+          First = std::min(First, K);
+          Last = std::max(Last, K);
+        }
+      if (First <= Last)
+        S.Tasks.push_back(Task{Kind::Reorder, First, Last});
+    }
     for (size_t K : Order) {
       S.Tasks.push_back(Task{Kind::Relax, K, K});
       S.Tasks.push_back(Task{Kind::Sink, K, K});
@@ -105,7 +122,109 @@ private:
     return S;
   }
 
+  // A VMEM load into registers that may trade places with another (not FLAT, not into LDS, no
+  // store or atomic side).
+  static bool plainLoad(const InstCost &C) {
+    return C.Vm && !C.Lgkm && !C.Store && !C.Atomic && !C.LdsDirect && !C.Writes.empty() &&
+           C.Unit != InstUnit::Internal;
+  }
+  static bool overlaps(const std::vector<std::string> &A, const std::vector<std::string> &B) {
+    for (const std::string &X : A)
+      if (std::find(B.begin(), B.end(), X) != B.end())
+        return true;
+    return false;
+  }
+
+  // The window [T.First, T.Last] with each run of adjacent independent plain loads sorted by
+  // the index of the first later instruction of the window that reads or writes what it loads,
+  // and the window's waits placed again for that order. None when no run changes order.
+  std::optional<Edit> reorder(const NodeView &N, PerNode &S, const Task &T) const {
+    const WaitFlow &F = *S.Flow;
+    std::vector<size_t> Perm(F.size()), RunFirst(F.size());
+    for (size_t K = 0; K < F.size(); ++K)
+      Perm[K] = RunFirst[K] = K;
+    bool Changed = false;
+    for (size_t K = T.First; K <= T.Last;) {
+      size_t E = K;
+      while (E <= T.Last && plainLoad(*F.inst(E).C) &&
+             (E == K || S.LineOf[E] == S.LineOf[E - 1] + 1)) {
+        bool Independent = true;
+        for (size_t J = K; J < E && Independent; ++J) {
+          const InstCost &A = *F.inst(J).C, &B = *F.inst(E).C;
+          Independent = !overlaps(A.Writes, B.Reads) && !overlaps(A.Writes, B.Writes) &&
+                        !overlaps(B.Writes, A.Reads);
+        }
+        if (!Independent)
+          break;
+        ++E;
+      }
+      if (E - K >= 2) {
+        std::vector<std::pair<size_t, size_t>> Use; // (first use, index)
+        for (size_t J = K; J < E; ++J) {
+          size_t U = T.Last + 1 + J; // not used in the window: after every used one, in order
+          for (size_t X = E; X <= T.Last; ++X) {
+            const InstCost &C = *F.inst(X).C;
+            if (overlaps(F.inst(J).C->Writes, C.Reads) || overlaps(F.inst(J).C->Writes, C.Writes)) {
+              U = X;
+              break;
+            }
+          }
+          Use.push_back({U, J});
+        }
+        std::stable_sort(Use.begin(), Use.end());
+        for (size_t J = K; J < E; ++J) {
+          Perm[J] = Use[J - K].second;
+          RunFirst[J] = K;
+          Changed |= Perm[J] != J;
+        }
+      }
+      K = std::max(E, K + 1);
+    }
+    if (!Changed)
+      return std::nullopt;
+    // The reordered code: instruction K of it is F's instruction Perm[K], at offsets laid out
+    // again in the new order (a run has no label inside it, so branch targets stay).
+    std::vector<FlowInst> Code;
+    for (size_t K = 0; K < F.size(); ++K) {
+      FlowInst I = F.inst(Perm[K]);
+      I.Offset =
+          RunFirst[K] == K ? F.inst(K).Offset : Code.back().Offset + N.Map.Code[Perm[K - 1]].Size;
+      Code.push_back(I);
+    }
+    WaitFlowOptions O = waitFlowOptionsOf(N);
+    O.OwnReference = false;
+    const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
+    if (!KI)
+      return std::nullopt;
+    auto G = WaitFlow::create(std::move(Code), KI->EntryAddr, O);
+    if (!G) {
+      llvm::consumeError(G.takeError());
+      return std::nullopt;
+    }
+    WaitPlan P = (*G)->place((*G)->original(), T.First, T.Last);
+    std::vector<std::string> Lines = N.Map.Lines;
+    for (size_t K = T.First; K <= T.Last; ++K)
+      if (Perm[K] != K)
+        Lines[S.LineOf[K]] = N.Map.Lines[S.LineOf[Perm[K]]];
+    size_t MinLine = SIZE_MAX, MaxLine = 0;
+    for (size_t K = T.First; K <= T.Last; ++K)
+      if (Perm[K] != K) {
+        MinLine = std::min(MinLine, S.LineOf[K]);
+        MaxLine = std::max(MaxLine, S.LineOf[K]);
+      }
+    return planEdit(N, S, **G, P, Lines, MinLine, MaxLine,
+                    "issue the loads of lines " + std::to_string(MinLine + 1) + "-" +
+                        std::to_string(MaxLine + 1) +
+                        " in the order their data is first used, and place the waits of lines " +
+                        std::to_string(S.LineOf[T.First] + 1) + "-" +
+                        std::to_string(S.LineOf[T.Last] + 1) +
+                        " again for that order: a use waits only for the loads issued before "
+                        "its own");
+  }
+
   std::optional<Edit> attempt(const NodeView &N, PerNode &S, const Task &T) const {
+    if (T.K == Kind::Reorder)
+      return reorder(N, S, T);
     const WaitFlow &F = *S.Flow;
     WaitPlan P = F.original();
     std::string What;
@@ -125,6 +244,8 @@ private:
       P = F.place(P, T.First, T.First);
       What = "sink '" + Wait + "' to the instructions that need what it waits for, on every path";
       break;
+    case Kind::Reorder:
+      return std::nullopt;
     case Kind::Window:
       P = F.place(P, T.First, T.Last);
       What = "place the waits of lines " + std::to_string(S.LineOf[T.First] + 1) + "-" +
@@ -142,17 +263,21 @@ private:
                std::to_string(P.Own[K].Lgkm) + ";";
     if (Key.empty() || !S.Seen.insert(Key).second)
       return std::nullopt;
-    std::optional<Edit> E = planEdit(N, S, P, What);
-    return E;
+    return planEdit(N, S, F, P, N.Map.Lines, SIZE_MAX, 0, What);
   }
 
-  // The edit that turns the node's waits into P's: one window from the first changed line to
-  // the last. None when P changes nothing, or touches the prologue, or spans too many lines.
-  static std::optional<Edit> planEdit(const NodeView &N, const PerNode &S, const WaitPlan &P,
+  // The edit that turns the node's text into Lines (the node's, or with instructions reordered:
+  // F is then the analysis of that order, and the lines [MinLine, MaxLine] differ) with F's waits
+  // P: one window from the first changed line to the last. None when it changes nothing, or
+  // touches the prologue, or spans too many lines.
+  static std::optional<Edit> planEdit(const NodeView &N, const PerNode &S, const WaitFlow &F,
+                                      const WaitPlan &P, const std::vector<std::string> &Lines,
+                                      size_t MinLine, size_t MaxLine,
                                       const std::string &Rationale) {
-    const WaitFlow &F = *S.Flow;
     const WaitPlan &O = F.original();
-    size_t First = SIZE_MAX, Last = 0;
+    size_t First = MinLine, Last = MaxLine;
+    if (MinLine != SIZE_MAX && MinLine < S.LineOf[S.FirstEditable])
+      return std::nullopt;
     for (size_t K = 0; K < F.size(); ++K)
       if (P.Pre[K] != O.Pre[K] || P.Own[K] != O.Own[K]) {
         if (K < S.FirstEditable)
@@ -169,7 +294,7 @@ private:
     for (size_t L = First; L <= Last; ++L) {
       auto It = AtLine.find(L);
       if (It == AtLine.end()) {
-        Out.push_back(N.Map.Lines[L]);
+        Out.push_back(Lines[L]);
         continue;
       }
       size_t K = It->second;
@@ -180,7 +305,7 @@ private:
         Out.push_back(W.empty() ? "\ts_nop 0" : W); // a wait taken out keeps its wait state
         continue;
       }
-      Out.push_back(N.Map.Lines[L]);
+      Out.push_back(Lines[L]);
     }
     Edit E;
     E.W.Function = N.Kernel;

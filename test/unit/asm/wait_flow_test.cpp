@@ -27,18 +27,19 @@ struct Analysed : MappedKernel {
   }
 };
 
-llvm::Expected<std::unique_ptr<WaitFlow>> flowOf(Analysed &A, const std::string &Body) {
+llvm::Expected<std::unique_ptr<WaitFlow>> flowOf(Analysed &A, const std::string &Body,
+                                                 WaitFlowOptions O = {}) {
   if (!mapKernel(A, kernelSource("gfx942", Body, 64, 32, true, 1024), "wait.s"))
     return makeError("the kernel did not build");
   std::vector<FlowInst> Code;
   for (const CodeLine &L : A.Map.Code)
     Code.push_back(FlowInst{L.Cost, L.Offset});
-  return WaitFlow::create(std::move(Code), A.B->C.kernel("k")->EntryAddr);
+  return WaitFlow::create(std::move(Code), A.B->C.kernel("k")->EntryAddr, O);
 }
 
-Analysed analyse(const std::string &Body) {
+Analysed analyse(const std::string &Body, WaitFlowOptions O = {}) {
   Analysed A;
-  auto F = flowOf(A, Body);
+  auto F = flowOf(A, Body, O);
   EXPECT_TRUE(bool(F)) << (F ? "" : llvm::toString(F.takeError()));
   if (F)
     A.Flow = std::move(*F);
@@ -236,6 +237,77 @@ TEST(WaitFlow, MemoryOrderKeepsWhatTheOriginalCompleted) {
                        "\tglobal_atomic_add v1, v3, s[2:3] offset:64\n");
   ASSERT_TRUE(C.Flow);
   EXPECT_EQ(C.Flow->relax(C.Flow->original(), C.at("s_waitcnt vmcnt(0)")), fields(0, -1));
+}
+
+// Two loads before a barrier, the older read before it, the younger after it; then a store
+// before a second barrier.
+const char *kAcrossBarrier = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                             "\ts_waitcnt lgkmcnt(0)\n"
+                             "\tglobal_load_dword v2, v1, s[2:3]\n"
+                             "\tglobal_load_dword v3, v1, s[2:3] offset:4\n"
+                             "\ts_waitcnt vmcnt(0)\n"
+                             "\tv_add_u32_e32 v4, v2, v0\n"
+                             "\ts_barrier\n"
+                             "\tv_add_u32_e32 v5, v3, v0\n"
+                             "\tglobal_store_dword v1, v5, s[2:3]\n"
+                             "\ts_waitcnt vmcnt(0)\n"
+                             "\ts_barrier\n";
+
+TEST(WaitFlow, LoadsStayInFlightAcrossABarrierOnlyWhenAllowed) {
+  // vmcnt(1) before the first add (v2 is the older load) and vmcnt(0) right before the second:
+  // v3's load is then in flight at the barrier, which the original had completed.
+  for (bool Allow : {false, true}) {
+    WaitFlowOptions O;
+    O.LoadsCrossBarriers = Allow;
+    Analysed A = analyse(kAcrossBarrier, O);
+    ASSERT_TRUE(A.Flow);
+    const WaitFlow &F = *A.Flow;
+    WaitPlan P = F.original();
+    P.Own[A.at("s_waitcnt vmcnt(0)")] = fields(1, -1);
+    P.Pre[A.at("v_add_u32_e32 v5, v3, v0")] = fields(0, -1);
+    std::vector<WaitDeficit> D = F.deficits(P);
+    if (Allow) {
+      EXPECT_TRUE(D.empty()) << D.size();
+    } else {
+      ASSERT_EQ(D.size(), 1u);
+      EXPECT_EQ(D[0].Index, A.at("s_barrier"));
+      EXPECT_EQ(D[0].Need, fields(0, -1));
+    }
+    // The store must still be complete at the second barrier, loads across barriers or not.
+    WaitPlan Q = F.original();
+    Q.Own[A.at("s_waitcnt vmcnt(0)", 1)] = WaitFields{};
+    D = F.deficits(Q);
+    ASSERT_EQ(D.size(), 1u) << Allow;
+    EXPECT_EQ(D[0].Index, A.at("s_barrier", 1));
+  }
+  // Threadgroup-split kernels (compute_pgm_rsrc3 bit 16) and targets before gfx90a keep the rule.
+  EXPECT_TRUE(loadsMayCrossBarriers(0, true));
+  EXPECT_FALSE(loadsMayCrossBarriers(1u << 16, true));
+  EXPECT_FALSE(loadsMayCrossBarriers(0, false));
+}
+
+TEST(WaitFlow, WithoutItsOwnReferenceTheCodesWaitsAreJudged) {
+  // vmcnt(1) completes the older load (v2), not v3, which the add reads: a wrong wait. Judged
+  // against its own waits (the default) the code is its own reference and has no deficit; with
+  // no reference the add needs vmcnt(0).
+  const char *Body = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                     "\ts_waitcnt lgkmcnt(0)\n"
+                     "\tglobal_load_dword v2, v1, s[2:3]\n"
+                     "\tglobal_load_dword v3, v1, s[2:3] offset:4\n"
+                     "\ts_waitcnt vmcnt(1)\n"
+                     "\tv_add_u32_e32 v5, v3, v0\n"
+                     "\tglobal_store_dword v1, v5, s[2:3]\n";
+  Analysed Own = analyse(Body);
+  ASSERT_TRUE(Own.Flow);
+  EXPECT_TRUE(Own.Flow->deficits(Own.Flow->original()).empty());
+  WaitFlowOptions O;
+  O.OwnReference = false;
+  Analysed None = analyse(Body, O);
+  ASSERT_TRUE(None.Flow);
+  std::vector<WaitDeficit> D = None.Flow->deficits(None.Flow->original());
+  ASSERT_EQ(D.size(), 1u);
+  EXPECT_EQ(D[0].Index, None.at("v_add_u32_e32 v5, v3, v0"));
+  EXPECT_EQ(D[0].Need, fields(0, -1));
 }
 
 TEST(WaitFlow, RefusesRawWordsInTheFunction) {

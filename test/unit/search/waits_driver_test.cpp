@@ -137,6 +137,63 @@ TEST(WaitsDriver, InAListTheDriversProposeInTurn) {
   }
 }
 
+// A K loop as Triton's single-stage fused MoE has it: two loads, the one whose data is written
+// to LDS first issued last, so its vmcnt(0) waits for both.
+const char *kLoop = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                    "\ts_waitcnt lgkmcnt(0)\n"
+                    "\ts_mov_b32 s4, 4\n"
+                    ".Lloop:\n"
+                    "\tglobal_load_dwordx4 v[10:13], v1, s[2:3]\n"
+                    "\tglobal_load_dwordx2 v[20:21], v1, s[2:3] offset:64\n"
+                    "\ts_waitcnt lgkmcnt(0)\n"
+                    "\ts_barrier\n"
+                    "\ts_waitcnt vmcnt(0)\n"
+                    "\tds_write_b64 v0, v[20:21]\n"
+                    "\ts_waitcnt lgkmcnt(0)\n"
+                    "\ts_barrier\n"
+                    "\tds_write_b64 v0, v[10:11] offset:256\n"
+                    "\ts_sub_u32 s4, s4, 1\n"
+                    "\ts_cmp_lg_u32 s4, 0\n"
+                    "\ts_cbranch_scc1 .Lloop\n";
+
+TEST(WaitsDriver, IssuesLoadsInTheOrderTheirDataIsUsed) {
+  std::unique_ptr<NodeView> N = handNode(kLoop, "waits_driver_loop.hsaco");
+  ASSERT_TRUE(N);
+  // The loop is the node's hot window (the fixture has no profile).
+  size_t First = 0, Last = 0;
+  for (size_t K = 0; K < N->Map.Lines.size(); ++K) {
+    if (N->Map.Lines[K] == "\tglobal_load_dwordx4 v[10:13], v1, s[2:3]")
+      First = K;
+    if (N->Map.Lines[K] == "\ts_cbranch_scc1 .Lloop")
+      Last = K;
+  }
+  ASSERT_LT(First, Last);
+  N->Hot.push_back(HotLines{First, Last, 1.0, nlohmann::json::object()});
+  auto D = makeWaitsDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  ASSERT_FALSE(E.empty());
+  // First: the loads swapped, the write of v[20:21] waiting for its load only (vmcnt(1)), the
+  // barrier passed with the other load in flight (gfx942, not threadgroup-split), and a vmcnt(0)
+  // before the write that reads it.
+  EXPECT_EQ(E[0].W.FirstLine, First + 1);
+  EXPECT_EQ(E[0].Replacement, "\tglobal_load_dwordx2 v[20:21], v1, s[2:3] offset:64\n"
+                              "\tglobal_load_dwordx4 v[10:13], v1, s[2:3]\n"
+                              "\ts_waitcnt lgkmcnt(0)\n"
+                              "\ts_barrier\n"
+                              "\ts_waitcnt vmcnt(1)\n"
+                              "\tds_write_b64 v0, v[20:21]\n"
+                              "\ts_waitcnt lgkmcnt(0)\n"
+                              "\ts_barrier\n"
+                              "\ts_waitcnt vmcnt(0)\n"
+                              "\tds_write_b64 v0, v[10:11] offset:256")
+      << E[0].Rationale;
+  EXPECT_NE(E[0].Rationale.find("in the order their data is first used"), std::string::npos);
+  // In the order they are, no placement can relax the vmcnt(0): the later-issued load is the one
+  // the first write needs; no other proposal reorders.
+  for (size_t K = 1; K < E.size(); ++K)
+    EXPECT_EQ(E[K].Rationale.find("in the order their data"), std::string::npos) << K;
+}
+
 TEST(WaitsDriver, CorpusProposalsApplyAndChangeOnlyWaits) {
   const std::vector<std::pair<std::string, std::string>> Kernels = {
       {"vector_add_fp32.hsaco", "add_kernel"},
