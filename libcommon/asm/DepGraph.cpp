@@ -34,7 +34,12 @@ bool isSchedFence(const InstCost &C) {
          llvm::StringRef(C.Text).contains('@');
 }
 
-DepGraph buildDepGraph(const std::vector<const InstCost *> &Run) {
+bool isPlainVmemLoad(const InstCost &C) {
+  return C.Vm && !C.Lgkm && !C.Store && !C.Atomic && !C.LdsDirect && !C.Writes.empty() &&
+         C.Unit != InstUnit::Internal;
+}
+
+DepGraph buildDepGraph(const std::vector<const InstCost *> &Run, bool LoadOrderFree) {
   size_t N = Run.size();
   DepGraph G;
   G.Preds.assign(N, {});
@@ -46,8 +51,9 @@ DepGraph buildDepGraph(const std::vector<const InstCost *> &Run) {
       const InstCost &A = *Run[I];
       bool Raw = intersects(A.Writes, B.Reads);
       bool Dep = Raw || intersects(A.Reads, B.Writes) || intersects(A.Writes, B.Writes) ||
-                 isSchedFence(A) || isSchedFence(B) || (A.Vm && B.Vm) || (A.Lgkm && B.Lgkm) ||
-                 (A.LdsDirect && B.Unit == InstUnit::Lds) ||
+                 isSchedFence(A) || isSchedFence(B) ||
+                 (A.Vm && B.Vm && !(LoadOrderFree && isPlainVmemLoad(A) && isPlainVmemLoad(B))) ||
+                 (A.Lgkm && B.Lgkm) || (A.LdsDirect && B.Unit == InstUnit::Lds) ||
                  (A.Unit == InstUnit::Lds && B.LdsDirect) ||
                  (A.Unit == InstUnit::Smem && B.Vm && B.Store) ||
                  (A.Vm && A.Store && B.Unit == InstUnit::Smem);

@@ -31,7 +31,13 @@ struct DepGraph {
 // Whether an instruction keeps its place relative to every other.
 bool isSchedFence(const InstCost &C);
 
-DepGraph buildDepGraph(const std::vector<const InstCost *> &Run);
+// A VMEM load into registers (not FLAT, not into LDS, no store or atomic side): two of them
+// touch no memory the other writes; only their vmcnt issue order ties them.
+bool isPlainVmemLoad(const InstCost &C);
+
+// LoadOrderFree: no edge for that issue order between two plain VMEM loads (for a caller that
+// places the waits after the run again for the new order; asm/WaitFlow.h).
+DepGraph buildDepGraph(const std::vector<const InstCost *> &Run, bool LoadOrderFree = false);
 
 enum class SchedGoal {
   CriticalPath, // the longest latency path to the run's end first

@@ -4,21 +4,25 @@
 //     still waiting for what it needs (loops and branches included);
 //   - sink: this wait taken out and, instead, right before each instruction that then needs
 //     one, the weakest wait that instruction needs (on every path: one wait may become several);
-// and, per hot window, every wait of the window placed again that way; and, per hot window, its
-// runs of adjacent independent VMEM loads into registers issued in the order their data is first
-// used, with the window's waits placed again for that order (vmcnt counts in issue order: a load
-// needed first but issued last makes its use wait for every load issued before it). That
-// placement is judged on the reordered code itself, with no reference to the node's waits (every
-// pending operation a use or a drain point needs is waited for). Each proposal is one edit
-// of one window of lines; one that would touch the kernarg-preload prologue, or span more lines
-// than an edit may, is not proposed. Where memory order could matter (barriers, atomics, scoped
-// stores, cache operations, LDS reads behind loads into LDS) a proposal never leaves more
-// outstanding than the node's own code did, so it is proposed only from what the node itself
-// guarantees. An s_waitcnt taken out entirely becomes an s_nop 0: the instruction also counts
-// as a wait state between its neighbours (a DPP or MFMA reader after a VALU write needs some)
-// and ends a soft clause of memory instructions (an XNACK replay must not see a clause that
-// writes what it reads), and the driver does not check either. The gates (the strict checks)
-// judge every proposal on the launches.
+// and, per hot window, every wait of the window placed again that way; and first, per hot window,
+// its VMEM loads into registers issued in the order their data is first used, as far as each
+// run's dependencies allow (vmcnt counts in issue order: a load needed first but issued last
+// makes its use wait for every load issued before it), the node's waits kept where the new order
+// needs nothing more, and each wait between the moved loads and their last first use sunk to what
+// needs it. That placement is judged on the reordered code itself, with no reference to the
+// node's waits (every pending operation a use or a drain point needs is waited for). Each
+// proposal is one edit of one window of lines; one that would touch the kernarg-preload prologue,
+// or span more lines than an edit may, is not proposed. Where memory order could matter
+// (barriers, atomics, scoped stores, cache operations, LDS reads behind loads into LDS) a
+// proposal never leaves more outstanding than the node's own code did (or, for the reordered
+// code, than nothing), so it is proposed only from what the node itself guarantees; the one
+// exception is WaitFlow's: on gfx90a and later outside threadgroup-split mode, loads into
+// registers may stay in flight across s_barrier. An s_waitcnt taken out entirely becomes an s_nop
+// 0: the instruction also counts as a wait state between its neighbours (a DPP or MFMA reader after
+// a VALU write needs some) and ends a soft clause of memory instructions (an XNACK replay must not
+// see a clause that writes what it reads), and the driver does not check either. The gates (the
+// strict checks) judge every proposal on the launches.
+#include "asm/DepGraph.h"
 #include "asm/WaitFlow.h"
 #include "search/Driver.h"
 
@@ -122,60 +126,81 @@ private:
     return S;
   }
 
-  // A VMEM load into registers that may trade places with another (not FLAT, not into LDS, no
-  // store or atomic side).
-  static bool plainLoad(const InstCost &C) {
-    return C.Vm && !C.Lgkm && !C.Store && !C.Atomic && !C.LdsDirect && !C.Writes.empty() &&
-           C.Unit != InstUnit::Internal;
-  }
-  static bool overlaps(const std::vector<std::string> &A, const std::vector<std::string> &B) {
-    for (const std::string &X : A)
-      if (std::find(B.begin(), B.end(), X) != B.end())
-        return true;
-    return false;
-  }
-
-  // The window [T.First, T.Last] with each run of adjacent independent plain loads sorted by
-  // the index of the first later instruction of the window that reads or writes what it loads,
-  // and the window's waits placed again for that order. None when no run changes order.
+  // The window [T.First, T.Last] with, in each run of it between fences (asm/DepGraph.h's, and
+  // lines that are not adjacent: a label), every plain VMEM load issued after the loads whose
+  // data the window uses before its own (their issue order is then the order of first use, as
+  // far as the run's dependencies allow), and the window's waits placed again for that order.
+  // None when no load changes order.
   std::optional<Edit> reorder(const NodeView &N, PerNode &S, const Task &T) const {
     const WaitFlow &F = *S.Flow;
-    std::vector<size_t> Perm(F.size()), RunFirst(F.size());
+    std::vector<size_t> Perm(F.size()), RunFirst(F.size()), MovedUse(F.size(), 0);
     for (size_t K = 0; K < F.size(); ++K)
       Perm[K] = RunFirst[K] = K;
+    auto touches = [](const InstCost &A, const InstCost &B) { // B reads or writes A's results
+      for (const std::string &X : A.Writes)
+        if (std::find(B.Reads.begin(), B.Reads.end(), X) != B.Reads.end() ||
+            std::find(B.Writes.begin(), B.Writes.end(), X) != B.Writes.end())
+          return true;
+      return false;
+    };
     bool Changed = false;
     for (size_t K = T.First; K <= T.Last;) {
       size_t E = K;
-      while (E <= T.Last && plainLoad(*F.inst(E).C) &&
-             (E == K || S.LineOf[E] == S.LineOf[E - 1] + 1)) {
-        bool Independent = true;
-        for (size_t J = K; J < E && Independent; ++J) {
-          const InstCost &A = *F.inst(J).C, &B = *F.inst(E).C;
-          Independent = !overlaps(A.Writes, B.Reads) && !overlaps(A.Writes, B.Writes) &&
-                        !overlaps(B.Writes, A.Reads);
-        }
-        if (!Independent)
-          break;
+      while (E <= T.Last && !isSchedFence(*F.inst(E).C) &&
+             (E == K || S.LineOf[E] == S.LineOf[E - 1] + 1))
         ++E;
-      }
       if (E - K >= 2) {
-        std::vector<std::pair<size_t, size_t>> Use; // (first use, index)
-        for (size_t J = K; J < E; ++J) {
-          size_t U = T.Last + 1 + J; // not used in the window: after every used one, in order
-          for (size_t X = E; X <= T.Last; ++X) {
-            const InstCost &C = *F.inst(X).C;
-            if (overlaps(F.inst(J).C->Writes, C.Reads) || overlaps(F.inst(J).C->Writes, C.Writes)) {
-              U = X;
+        std::vector<const InstCost *> Run;
+        for (size_t J = K; J < E; ++J)
+          Run.push_back(F.inst(J).C);
+        DepGraph G = buildDepGraph(Run, /*LoadOrderFree=*/true);
+        // First use of each load: the first later instruction of the window that reads or
+        // writes what it loads (past the window: after every used one, in issue order).
+        size_t R = Run.size();
+        std::vector<size_t> Use(R, SIZE_MAX);
+        std::vector<bool> Load(R, false);
+        for (size_t J = 0; J < R; ++J) {
+          if (!isPlainVmemLoad(*Run[J]))
+            continue;
+          Load[J] = true;
+          Use[J] = T.Last + 1 + J;
+          for (size_t X = K + J + 1; X <= T.Last; ++X)
+            if (touches(*Run[J], *F.inst(X).C)) {
+              Use[J] = X;
               break;
             }
-          }
-          Use.push_back({U, J});
         }
-        std::stable_sort(Use.begin(), Use.end());
-        for (size_t J = K; J < E; ++J) {
-          Perm[J] = Use[J - K].second;
-          RunFirst[J] = K;
-          Changed |= Perm[J] != J;
+        // Each load's place: after every load of the run whose data is used before its own.
+        std::vector<size_t> Key(R);
+        for (size_t J = 0; J < R; ++J) {
+          Key[J] = J;
+          if (Load[J])
+            for (size_t L = J + 1; L < R; ++L)
+              if (Load[L] && Use[L] < Use[J])
+                Key[J] = std::max(Key[J], L);
+        }
+        // A topological order of the run, the ready instruction of least (key, load after the
+        // others of that key, first use, place) first.
+        std::vector<unsigned> Left(R), Order;
+        for (size_t J = 0; J < R; ++J)
+          Left[J] = unsigned(G.Preds[J].size());
+        std::vector<bool> Done(R, false);
+        while (Order.size() < R) {
+          size_t Best = SIZE_MAX;
+          auto rank = [&](size_t J) { return std::make_tuple(Key[J], Key[J] != J, Use[J], J); };
+          for (size_t J = 0; J < R; ++J)
+            if (!Done[J] && !Left[J] && (Best == SIZE_MAX || rank(J) < rank(Best)))
+              Best = J;
+          Done[Best] = true;
+          Order.push_back(unsigned(Best));
+          for (unsigned Sx : G.Succs[Best])
+            --Left[Sx];
+        }
+        for (size_t J = 0; J < R; ++J) {
+          Perm[K + J] = K + Order[J];
+          RunFirst[K + J] = K;
+          MovedUse[K + J] = Load[J] && Use[J] <= T.Last ? Use[J] : 0;
+          Changed |= Order[J] != J;
         }
       }
       K = std::max(E, K + 1);
@@ -201,7 +226,21 @@ private:
       llvm::consumeError(G.takeError());
       return std::nullopt;
     }
-    WaitPlan P = (*G)->place((*G)->original(), T.First, T.Last);
+    // The node's waits kept, any need the new order opens met right where it appears (the
+    // runs hold no wait), then each wait between the first moved load and the last first use of
+    // a moved load sunk to what needs it: the waits the new order can weaken.
+    const WaitFlow &GF = **G;
+    size_t FirstMoved = SIZE_MAX, LastMoved = 0, LastUse = 0;
+    for (size_t K = T.First; K <= T.Last; ++K)
+      if (Perm[K] != K) {
+        FirstMoved = std::min(FirstMoved, K);
+        LastMoved = std::max(LastMoved, K);
+        LastUse = std::max(LastUse, MovedUse[Perm[K]]);
+      }
+    WaitPlan P = GF.place(GF.original(), FirstMoved, LastMoved);
+    for (size_t W = LastMoved + 1; W <= std::min(LastUse, T.Last); ++W)
+      if (GF.inst(W).C->Mnemonic == "s_waitcnt")
+        P = GF.place(P, W, W);
     std::vector<std::string> Lines = N.Map.Lines;
     for (size_t K = T.First; K <= T.Last; ++K)
       if (Perm[K] != K)

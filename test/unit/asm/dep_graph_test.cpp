@@ -32,6 +32,26 @@ bool dependsOn(const DepGraph &G, unsigned J, unsigned I) {
   return std::find(G.Preds[J].begin(), G.Preds[J].end(), I) != G.Preds[J].end();
 }
 
+TEST(DepGraph, LoadOrderFreeDropsOnlyTheOrderOfTwoLoads) {
+  Code C = code("\tglobal_load_dword v4, v5, s[2:3]\n"            // 0
+                "\tglobal_load_dwordx2 v[6:7], v5, s[2:3]\n"      // 1: independent load
+                "\tglobal_load_dword v8, v4, s[2:3]\n"            // 2: address from 0
+                "\tglobal_store_dword v5, v9, s[2:3]\n"           // 3: a store
+                "\tbuffer_load_dword v10, v5, s[4:7], 0 offen\n"  // 4: a load after it
+                "\tbuffer_load_dword v5, s[4:7], 0 offen lds\n"); // 5: into LDS
+  ASSERT_EQ(C.Run.size(), 6u);
+  EXPECT_TRUE(isPlainVmemLoad(*C.Run[0]));
+  EXPECT_FALSE(isPlainVmemLoad(*C.Run[3]));
+  DepGraph Kept = buildDepGraph(C.Run), Free = buildDepGraph(C.Run, true);
+  EXPECT_TRUE(dependsOn(Kept, 1, 0)); // vmcnt issue order
+  EXPECT_FALSE(dependsOn(Free, 1, 0));
+  EXPECT_TRUE(dependsOn(Free, 2, 0)); // its address (RAW) stays
+  EXPECT_FALSE(dependsOn(Free, 2, 1));
+  EXPECT_TRUE(dependsOn(Free, 3, 0)); // a store keeps its place among the loads
+  EXPECT_TRUE(dependsOn(Free, 4, 3));
+  EXPECT_TRUE(dependsOn(Free, 5, 4)); // so does a load into LDS
+}
+
 TEST(DepGraph, RegistersCountersMemoryAndFences) {
   Code C = code("\tv_add_f32_e32 v2, v0, v1\n"          // 0
                 "\tv_mul_f32_e32 v3, v2, v2\n"          // 1: reads v2 (RAW 0)

@@ -138,13 +138,14 @@ TEST(WaitsDriver, InAListTheDriversProposeInTurn) {
 }
 
 // A K loop as Triton's single-stage fused MoE has it: two loads, the one whose data is written
-// to LDS first issued last, so its vmcnt(0) waits for both.
+// to LDS first issued last (after its address), so its vmcnt(0) waits for both.
 const char *kLoop = "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
                     "\ts_waitcnt lgkmcnt(0)\n"
                     "\ts_mov_b32 s4, 4\n"
                     ".Lloop:\n"
                     "\tglobal_load_dwordx4 v[10:13], v1, s[2:3]\n"
-                    "\tglobal_load_dwordx2 v[20:21], v1, s[2:3] offset:64\n"
+                    "\tv_add_u32_e32 v2, 64, v1\n"
+                    "\tglobal_load_dwordx2 v[20:21], v2, s[2:3]\n"
                     "\ts_waitcnt lgkmcnt(0)\n"
                     "\ts_barrier\n"
                     "\ts_waitcnt vmcnt(0)\n"
@@ -172,11 +173,13 @@ TEST(WaitsDriver, IssuesLoadsInTheOrderTheirDataIsUsed) {
   auto D = makeWaitsDriver();
   std::vector<Edit> E = allProposals(*D, *N);
   ASSERT_FALSE(E.empty());
-  // First: the loads swapped, the write of v[20:21] waiting for its load only (vmcnt(1)), the
+  // First: the first-needed load (and the address it needs) issued first, the write of v[20:21]
+  // waiting for its load only (vmcnt(1)), the
   // barrier passed with the other load in flight (gfx942, not threadgroup-split), and a vmcnt(0)
   // before the write that reads it.
   EXPECT_EQ(E[0].W.FirstLine, First + 1);
-  EXPECT_EQ(E[0].Replacement, "\tglobal_load_dwordx2 v[20:21], v1, s[2:3] offset:64\n"
+  EXPECT_EQ(E[0].Replacement, "\tv_add_u32_e32 v2, 64, v1\n"
+                              "\tglobal_load_dwordx2 v[20:21], v2, s[2:3]\n"
                               "\tglobal_load_dwordx4 v[10:13], v1, s[2:3]\n"
                               "\ts_waitcnt lgkmcnt(0)\n"
                               "\ts_barrier\n"
@@ -192,6 +195,37 @@ TEST(WaitsDriver, IssuesLoadsInTheOrderTheirDataIsUsed) {
   // the first write needs; no other proposal reorders.
   for (size_t K = 1; K < E.size(); ++K)
     EXPECT_EQ(E[K].Rationale.find("in the order their data"), std::string::npos) << K;
+}
+
+// With the whole body as one hot window, the reordering proposals on the corpus kernels only
+// permute instructions (and move waits): the same non-wait lines, in another order.
+TEST(WaitsDriver, CorpusReorderingsPermuteTheLines) {
+  const std::vector<std::pair<std::string, std::string>> Kernels = {
+      {"matmul_fp16.hsaco", "matmul_kernel"},
+      {"fused_moe_fp16.hsaco", "fused_moe_kernel"},
+      {"awq_gemm_fp16.hsaco", "awq_gemm_kernel"},
+      {"w8a8_block_fp8e4m3fnuz_bf16.hsaco", "w8a8_block_fp8_matmul_kernel"}};
+  size_t Reorders = 0;
+  for (const auto &[Name, Kernel] : Kernels) {
+    std::unique_ptr<NodeView> N = corpusNode(Name, Kernel);
+    ASSERT_TRUE(N) << Name;
+    N->Hot.push_back(HotLines{N->Map.FirstEditable, N->Map.End - 1, 1.0, nlohmann::json::object()});
+    auto D = makeWaitsDriver();
+    for (const Edit &X : allProposals(*D, *N)) {
+      if (X.Rationale.find("in the order their data is first used") == std::string::npos)
+        continue;
+      ++Reorders;
+      auto sorted = [](std::vector<std::string> V) {
+        V.erase(std::remove(V.begin(), V.end(), "\ts_nop 0"), V.end());
+        std::sort(V.begin(), V.end());
+        return V;
+      };
+      EXPECT_EQ(sorted(nonWaitLines(X.Original)), sorted(nonWaitLines(X.Replacement)))
+          << Name << ": " << X.Rationale;
+      EXPECT_NE(nonWaitLines(X.Original), nonWaitLines(X.Replacement)) << Name;
+    }
+  }
+  EXPECT_GE(Reorders, 2u); // the fused MoE's and the W8A8 GEMM's K loops at least
 }
 
 TEST(WaitsDriver, CorpusProposalsApplyAndChangeOnlyWaits) {
