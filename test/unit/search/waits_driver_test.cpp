@@ -197,6 +197,27 @@ TEST(WaitsDriver, IssuesLoadsInTheOrderTheirDataIsUsed) {
     EXPECT_EQ(E[K].Rationale.find("in the order their data"), std::string::npos) << K;
 }
 
+// The same loop where the first-needed load overwrites its own address: issued right before the
+// other load, the two would form a soft clause an XNACK replay gets wrong (the strict checks'
+// xnack-soft-clause, seen on the AWQ GEMM): no reordering is proposed.
+TEST(WaitsDriver, NoReorderingThatMakesABadSoftClause) {
+  std::string Body = kLoop;
+  auto Replace = [&](const std::string &From, const std::string &To) {
+    size_t At = Body.find(From);
+    ASSERT_NE(At, std::string::npos) << From;
+    Body.replace(At, From.size(), To);
+  };
+  Replace("global_load_dwordx2 v[20:21], v2, s[2:3]", "global_load_dwordx2 v[2:3], v2, s[2:3]");
+  Replace("ds_write_b64 v0, v[20:21]", "ds_write_b64 v0, v[2:3]");
+  std::unique_ptr<NodeView> N = handNode(Body, "waits_driver_clause.hsaco");
+  ASSERT_TRUE(N);
+  N->Hot.push_back(HotLines{N->Map.FirstEditable, N->Map.End - 1, 1.0, nlohmann::json::object()});
+  auto D = makeWaitsDriver();
+  for (const Edit &X : allProposals(*D, *N))
+    EXPECT_EQ(X.Rationale.find("in the order their data is first used"), std::string::npos)
+        << X.Replacement;
+}
+
 // With the whole body as one hot window, the reordering proposals on the corpus kernels only
 // permute instructions (and move waits): the same non-wait lines, in another order.
 TEST(WaitsDriver, CorpusReorderingsPermuteTheLines) {
