@@ -48,7 +48,7 @@ clang)
   ;;
 triton)
   files=("$here"/triton/gfx*/*.hsaco)
-  [ ${#files[@]} -eq 38 ] || { echo "expected 38 Triton code objects, found ${#files[@]}"; exit 1; }
+  [ ${#files[@]} -eq 46 ] || { echo "expected 46 Triton code objects, found ${#files[@]}"; exit 1; }
   "$recover" --check -q "${files[@]}" | tee "$work/out"
   summary "$work/out"
   ;;
