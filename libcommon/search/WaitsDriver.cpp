@@ -97,8 +97,8 @@ private:
     for (size_t K = S.FirstEditable; K < S.LineOf.size(); ++K)
       if (!Taken[K] && isWait(K))
         Order.push_back(K);
-    // Loads reordered in each hot window first: the one proposal that can turn a full wait
-    // into a partial one where no placement of the node's own order can.
+    // The editable instructions of each hot window, as [first, last] indices.
+    std::vector<std::pair<size_t, size_t>> Windows;
     for (const HotLines &H : N.Hot) {
       size_t First = S.LineOf.size(), Last = 0;
       for (size_t K = S.FirstEditable; K < S.LineOf.size(); ++K)
@@ -107,22 +107,18 @@ private:
           Last = std::max(Last, K);
         }
       if (First <= Last)
-        S.Tasks.push_back(Task{Kind::Reorder, First, Last});
+        Windows.push_back({First, Last});
     }
+    // Loads reordered in each hot window first: the one proposal that can turn a full wait into
+    // a partial one where no placement of the node's own order can.
+    for (auto [First, Last] : Windows)
+      S.Tasks.push_back(Task{Kind::Reorder, First, Last});
     for (size_t K : Order) {
       S.Tasks.push_back(Task{Kind::Relax, K, K});
       S.Tasks.push_back(Task{Kind::Sink, K, K});
     }
-    for (const HotLines &H : N.Hot) {
-      size_t First = S.LineOf.size(), Last = 0;
-      for (size_t K = S.FirstEditable; K < S.LineOf.size(); ++K)
-        if (S.LineOf[K] >= H.First && S.LineOf[K] <= H.Last) {
-          First = std::min(First, K);
-          Last = std::max(Last, K);
-        }
-      if (First <= Last)
-        S.Tasks.push_back(Task{Kind::Window, First, Last});
-    }
+    for (auto [First, Last] : Windows)
+      S.Tasks.push_back(Task{Kind::Window, First, Last});
     return S;
   }
 
