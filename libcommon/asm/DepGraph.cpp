@@ -8,14 +8,14 @@
 
 namespace asmevo {
 
-namespace {
-
 bool intersects(const std::vector<std::string> &A, const std::vector<std::string> &B) {
   for (const std::string &X : A)
     if (std::find(B.begin(), B.end(), X) != B.end())
       return true;
   return false;
 }
+
+namespace {
 
 bool isLoad(const InstCost &C) {
   return (C.Vm || C.Unit == InstUnit::Smem || C.Unit == InstUnit::Lds) && !C.Store &&

@@ -18,6 +18,7 @@
 
 #include "asm/SchedInfo.h"
 
+#include <string>
 #include <vector>
 
 namespace asmevo {
@@ -27,6 +28,9 @@ struct DepGraph {
   std::vector<std::vector<unsigned>> Succs;
   std::vector<std::vector<unsigned>> Delay; // per Preds entry: cycles after that one's issue
 };
+
+// Whether two register lists (InstCost::Reads / Writes) name a register in common.
+bool intersects(const std::vector<std::string> &A, const std::vector<std::string> &B);
 
 // Whether an instruction keeps its place relative to every other.
 bool isSchedFence(const InstCost &C);

@@ -162,11 +162,7 @@ private:
     for (size_t K = 0; K < F.size(); ++K)
       Perm[K] = RunFirst[K] = K;
     auto touches = [](const InstCost &A, const InstCost &B) { // B reads or writes A's results
-      for (const std::string &X : A.Writes)
-        if (std::find(B.Reads.begin(), B.Reads.end(), X) != B.Reads.end() ||
-            std::find(B.Writes.begin(), B.Writes.end(), X) != B.Writes.end())
-          return true;
-      return false;
+      return intersects(A.Writes, B.Reads) || intersects(A.Writes, B.Writes);
     };
     bool Changed = false;
     for (size_t K = T.First; K <= T.Last;) {
