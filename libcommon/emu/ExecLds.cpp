@@ -9,6 +9,7 @@
 #include "emu/Exec.h"
 #include "emu/ExecMemCommon.h"
 #include "emu/LaneBlockCopy.h"
+#include <cstring>
 
 #include <type_traits>
 
@@ -534,7 +535,11 @@ bool execLds(ExecCtx &c, const Inst &in) {
       }
       forEachLane(exec, [&](unsigned i) { dr[i] = f(at(i), dr[i]); });
     };
-    auto u16 = [](const uint8_t *p) { return uint16_t(p[0] | (unsigned(p[1]) << 8)); };
+    auto u16 = [](const uint8_t *p) { // little-endian, as load32
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    };
     auto s8 = [](const uint8_t *p) { return uint16_t(int16_t(int8_t(p[0]))); };
     switch (m.shape) {
     case DsShape::U8:

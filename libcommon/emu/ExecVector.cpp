@@ -710,9 +710,14 @@ bool integerOp(VX &x) {
     // result byte is one shift of {a, b} and one mask, decided once, and the lane loop is a few
     // shifts (the same bytes as permByte's).
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32), *c = fetch32(x, 2, T::B32);
-    bool uniform = true;
-    for (unsigned l = 0; l < kWaveSize; ++l)
-      uniform &= c[l] == c[0];
+    // An SGPR or constant selector is uniform by its operand; a VGPR one is checked.
+    bool uniform = in.src[2] < kVgprBase;
+    if (!uniform) {
+      u32 diff = 0;
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        diff |= c[l] ^ c[0];
+      uniform = diff == 0;
+    }
     if (uniform) {
       // Per result byte: which source (a or b), the shift, the mask (0xff a byte, 1 a sign
       // bit), the multiplier (0xff spreads a sign bit) and a constant (12: 0, 13+: 0xff).
