@@ -3,8 +3,8 @@
 #include "codeobj/CodeObject.h"
 #include "codeobj/Input.h"
 #include "emu/Decoder.h"
+#include "emu/Dispatch.h"
 #include "emu/EmuError.h"
-#include "emu/Exec.h"
 #include "emu/Refusal.h"
 #include "support/Error.h"
 

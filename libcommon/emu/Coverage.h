@@ -8,7 +8,7 @@
 // lds", "ds_add_u32 gds" (SDWA and DPP forms have their own mnemonics).
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 
 #include "llvm/Support/Error.h"

@@ -2,6 +2,7 @@
 // generated encoding tables (IsaTables.inc). The printer (LLVM syntax) is InstPrinter.cpp.
 #include "emu/Decoder.h"
 #include "emu/DecoderTables.h"
+#include "emu/Wave.h"
 
 #include <cstring>
 

@@ -4,7 +4,7 @@
 // cross-check against LLVM's disassembler compares those texts).
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 
 #include <cstddef>

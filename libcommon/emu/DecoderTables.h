@@ -2,7 +2,7 @@
 // (IsaTables.inc) and lookups. Not for executors (they use Inst.h).
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 
 #include <cstdint>

@@ -20,7 +20,7 @@
 // The three targets define the same set.
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 
 #include <cstdint>
 

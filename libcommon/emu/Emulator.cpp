@@ -3,6 +3,7 @@
 
 #include "codeobj/TargetLimits.h"
 #include "emu/Decoder.h"
+#include "emu/Dispatch.h"
 #include "emu/EmuError.h"
 #include "emu/ExecVectorFast.h"
 #include "emu/Refusal.h"
@@ -588,7 +589,7 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   unsigned S = 0;
   if (Bits.sgprPrivateSegmentBuffer()) {
     // V#: base, stride = private bytes per lane, add_tid_enable, no swizzle: lane L's
-    // private byte A is at base + soffset + L * stride + A (see Exec.cpp).
+    // private byte A is at base + soffset + L * stride + A (see MemoryAccess.cpp).
     W.s[S++] = uint32_t(D.ScratchBase);
     // With ADD_TID_ENABLE (word 3 bit 23), DATA_FORMAT (word 3 bits 18:15) holds stride
     // bits 17:14, so it must carry the stride's high bits and nothing else.

@@ -2,10 +2,12 @@
 // per instruction class. An executor runs one decoded instruction for one wave. When it runs,
 // w.pc already points past the instruction (branches are relative to that, as in the ISA).
 // It returns false when it does not implement in.op; the scheduler then stops the dispatch
-// with "unsupported instruction <mnemonic> at pc 0x...". It never guesses.
+// with "unsupported instruction <mnemonic> at pc 0x...". It never guesses. Which executor runs
+// an instruction is Dispatch.h's executeInst.
 #pragma once
 
 #include "emu/DeviceMemory.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 #include "emu/Trace.h"
 #include "emu/Wave.h"
@@ -14,11 +16,6 @@
 #include <vector>
 
 namespace asmevo::emu {
-
-enum class Gfx : uint8_t { Gfx90a, Gfx940, Gfx941, Gfx942, Gfx950 };
-inline bool isGfx94Plus(Gfx g) { return g != Gfx::Gfx90a; }
-// Parse "gfx90a", "gfx942", ... (false for targets the emulator does not run).
-bool parseGfx(const char *processor, Gfx &out);
 
 class StrictWave;
 
@@ -69,8 +66,8 @@ void strictGlobalTouch(ExecCtx &c, uint64_t addr, unsigned size);
 // wave's vmcnt proves the load complete.
 void strictLdsDmaWrite(ExecCtx &c, uint64_t addr, unsigned size, const uint8_t *data);
 
-// Memory helpers: a host pointer for Size bytes, or an EmuError memory fault naming the pc,
-// lane and address. `what` names the access ("global_load_dword read").
+// Memory helpers (MemoryAccess.cpp): a host pointer for Size bytes, or an EmuError memory fault
+// naming the pc, lane and address. `what` names the access ("global_load_dword read").
 uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
 // The same without the strict checks' hook (private memory: no other wave can reach it).
 inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t addr, unsigned size, int lane,
@@ -114,34 +111,5 @@ void landLdsWrites(ExecCtx &c, unsigned vmcnt);
 // with: "v_mov_b32_dpp at pc 0x...: reserved DPP control 0x144" (an encoding the ISA reserves)
 // or "unsupported instruction <mnemonic> at pc 0x...: <why>" (Refusal.cpp).
 [[noreturn]] void throwRefusal(const ExecCtx &c, const Inst &in);
-
-// Run one instruction with the executor of its class; false when that executor does not
-// implement it. Inline: the scheduler calls it once per instruction.
-inline bool executeInst(ExecCtx &c, const Inst &in) {
-  if (in.refused) [[unlikely]]
-    throwRefusal(c, in);
-  switch (in.enc) {
-  case Enc::SOP1:
-  case Enc::SOP2:
-  case Enc::SOPK:
-  case Enc::SOPC:
-  case Enc::SOPP:
-    return execScalar(c, in);
-  case Enc::SMEM:
-    return execSmem(c, in);
-  case Enc::VOP1:
-  case Enc::VOP2:
-  case Enc::VOPC:
-  case Enc::VOP3:
-    // v_accvgpr_mov_b32 is VOP1-encoded; the AGPR moves live with the VOP3P executor.
-    return execVector(c, in) || execPacked(c, in);
-  case Enc::VOP3P:
-    return execPacked(c, in) || execMfma(c, in) || execMfmaF8F6F4(c, in) || execSmfmac(c, in);
-  case Enc::DS:
-    return execLds(c, in);
-  default:
-    return execVmem(c, in);
-  }
-}
 
 } // namespace asmevo::emu

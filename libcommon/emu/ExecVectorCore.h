@@ -6,7 +6,7 @@
 // a small lambda; all per-instruction decisions (modifiers, forms) are taken outside the loop.
 // Floating-point modes (FpMode.h): in the default MODE (nearest even, denormals kept) float
 // ops run on the fast path, host IEEE arithmetic. Any other round/denormal setting sends the
-// float and compare ops through execVectorModed (one predictable branch per instruction):
+// float ops through execVectorModed, then the compares (one predictable branch per instruction):
 // inputs are flushed in fetch32/fetch64 (VX::ftzIn), results in finish32/finish64 (VX::ftzOut),
 // and the round mode is the host's for the lane loop (fpmode::HostRounding), with f16 results
 // rounded by f64ToF16Rm. The library is compiled with -ffp-contract=off for these files.
@@ -126,11 +126,13 @@ void setupDpp(VX &x);
 // Source i's 64 lane values as type t, with every modifier applied (fetch32), and the result
 // row x.r written back (finish32). The inline forms take the plain case (a register operand
 // with no DPP, SDWA, opsel or abs/neg; a 32-bit result with no clamp, omod, flush or SDWA
-// select) and leave everything else to the general ones (ExecVector.cpp).
+// select) and leave everything else to the general ones (ExecVectorCore.cpp).
 const u32 *fetch32General(VX &x, int i, Ty t);
 const u64 *fetch64(VX &x, int i, Ty t);
 void finish32General(VX &x, R res);
 void finish64(VX &x, R res);
+// The destination row of a VOP instruction (an IllegalInst error when it has none).
+u32 *dstRow(VX &x);
 
 [[gnu::always_inline]] inline const u32 *fetch32(VX &x, int i, Ty t) {
   const uint16_t code = x.in.src[i];
@@ -227,7 +229,7 @@ template <class Fn> inline bool w1(VX &x, Ty t0, R res, Fn f) {
 
 bool integerOp(VX &x);         // ExecVector.cpp (integer, bit and lane-crossing ops)
 bool execVectorFloat(VX &x);   // ExecVectorFloat.cpp (default MODE)
-bool execVectorModed(VX &x);   // ExecVectorFloat.cpp (any other round/denormal MODE)
+bool execVectorModed(VX &x);   // ExecVectorFloat.cpp (float ops, any other round/denormal MODE)
 bool execVectorCompare(VX &x); // ExecVectorCmp.cpp
 bool execVectorFp8(VX &x);     // ExecVectorFp8.cpp (fp8 / bf8 conversions, any MODE)
 

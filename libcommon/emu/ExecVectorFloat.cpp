@@ -1088,6 +1088,7 @@ void minMaxF32Rows(bool max, bool ieee, const u32 *a, const u32 *b, u32 *r) {
 }
 
 // The moded path: MODE round/denormal fields other than the default (see ExecVectorCore.h).
+// The float ops only; the caller (ExecVector.cpp) tries the compares after it.
 bool execVectorModed(VX &x) {
   using namespace fpmode;
   const uint32_t mode = x.w.mode;
@@ -1127,7 +1128,7 @@ bool execVectorModed(VX &x) {
     done = floatOps<ModedM>(x);
   }
   tRound = 0;
-  return done || execVectorCompare(x);
+  return done;
 }
 
 // Exposed for the compare executor.

@@ -9,7 +9,7 @@
 // index applies to AGPRs), and an index past v255 (the guides call it illegal).
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 
 #include <string>

@@ -14,7 +14,7 @@
 // never require more than LLVM emits for its own code.
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 #include "emu/RegUse.h"
 

@@ -2,6 +2,7 @@
 
 #include "emu/Decoder.h"
 #include "emu/Dpp.h"
+#include "emu/Exec.h"
 #include "emu/RegUse.h"
 
 namespace asmevo::emu {

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "emu/EmuError.h"
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 
 #include <optional>

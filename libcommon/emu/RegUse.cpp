@@ -2,9 +2,9 @@
 // come from the generated ISA tables (DecoderTables.h); what the tables cannot say (implicit
 // VCC/EXEC/M0, address widths that depend on saddr/idxen/offen) is spelled out here.
 #include "emu/RegUse.h"
-
 #include "emu/Decoder.h"
 #include "emu/DecoderTables.h"
+#include "emu/Wave.h"
 
 #include <algorithm>
 #include <cstring>

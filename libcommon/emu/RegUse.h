@@ -10,7 +10,7 @@
 // VCC. SCC is left out: no wait counter or wait-state rule concerns it.
 #pragma once
 
-#include "emu/Exec.h"
+#include "emu/Gfx.h"
 #include "emu/Inst.h"
 
 #include <cstdint>

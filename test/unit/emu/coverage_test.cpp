@@ -7,6 +7,7 @@
 #include "AsmKernel.h"
 #include "emu/Coverage.h"
 #include "emu/Decoder.h"
+#include "emu/Dispatch.h"
 #include "emu/EmuError.h"
 #include "emu/Refusal.h"
 

@@ -5,9 +5,9 @@
 #include "AsmKernel.h"
 #include "MakeInst.h"
 #include "emu/Coverage.h"
+#include "emu/Dispatch.h"
 #include "emu/Dpp.h"
 #include "emu/EmuError.h"
-#include "emu/Exec.h"
 #include "emu/Refusal.h"
 
 #include <gtest/gtest.h>

@@ -4,8 +4,8 @@
 // gfx942) through the decoder and executeInst, with s_setreg changing the mode between ops.
 #include "MakeInst.h"
 #include "emu/Decoder.h"
+#include "emu/Dispatch.h"
 #include "emu/EmuError.h"
-#include "emu/Exec.h"
 #include "emu/Float.h"
 
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 // Both run on copies of one wave state; every register of the copies must then be equal, bit for
 // bit. And the instructions the short path must leave to the general executor.
 #include "MakeInst.h"
-#include "emu/Exec.h"
+#include "emu/Dispatch.h"
 #include "emu/ExecVectorCore.h"
 #include "emu/ExecVectorFast.h"
 

@@ -1,28 +1,10 @@
-// Memory helpers shared by the executors, and target names.
+// The executors' memory helpers declared in Exec.h: global, LDS, private (scratch) and flat
+// addresses to host bytes, or a memory fault naming the pc, lane and address.
 #include "emu/Exec.h"
 
 #include "emu/EmuError.h"
 
-#include <cstring>
-
 namespace asmevo::emu {
-
-bool parseGfx(const char *p, Gfx &out) {
-  static const struct {
-    const char *Name;
-    Gfx G;
-  } Names[] = {{"gfx90a", Gfx::Gfx90a},
-               {"gfx940", Gfx::Gfx940},
-               {"gfx941", Gfx::Gfx941},
-               {"gfx942", Gfx::Gfx942},
-               {"gfx950", Gfx::Gfx950}};
-  for (const auto &N : Names)
-    if (std::strcmp(p, N.Name) == 0) {
-      out = N.G;
-      return true;
-    }
-  return false;
-}
 
 uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
   const Allocation *a = c.mem.find(addr);
