@@ -8,6 +8,7 @@
 #include "launch/CaptureLaunch.h"
 #include "launch/EdgeShape.h"
 #include "launch/LaunchSpec.h"
+#include "search/Commit.h"
 #include "search/Driver.h"
 #include "search/Lineage.h"
 #include "search/Memory.h"
@@ -112,14 +113,10 @@ std::string editKey(const std::vector<Edit> &Es) {
   return sha256Hex(Es[0].Original + '\0' + Es[0].Replacement);
 }
 
-struct Job {
-  std::string Id, Parent, Driver;
-  std::vector<std::string> Sources;
-  std::vector<Edit> Edits;
-  std::vector<LineRange> Ranges;
-  std::string Text, Hash;
+// A candidate on its way through the gates: its text and, once evaluated, the gates' result.
+struct Job : Candidate {
+  std::string Text;
   EvalResult R;
-  double Seconds = 0;
 };
 
 class Controller {
@@ -873,58 +870,8 @@ private:
       }
       return;
     }
-    const Node *B = L->best();
-    Node N;
-    N.Id = J.Id;
-    N.Parent = J.Parent;
-    N.Sources = J.Sources;
-    N.Driver = J.Driver;
-    N.Edits = J.Edits;
-    N.Ranges = J.Ranges;
-    N.CandidateHash = J.Hash;
-    N.ObjectSha256 = J.R.ObjectSha256;
-    N.Stage = J.R.Stage;
-    N.Message = J.R.Message;
-    N.Signature = J.R.Signature;
-    N.Seconds = J.Seconds;
-    N.Kind = J.R.Kind;
-    N.Backend = J.R.Backend;
-    N.K0Us = J.R.K0Us;
-    N.Us = J.R.Us;
-    N.Cv = J.R.Cv;
-    N.BestBefore = B ? B->Id : "";
+    Node N = judgeCandidate(J, J.R, L->best(), MustBeat, O.Gate);
     ++Evaluated;
-    if (J.R.Result == Outcome::Ok) {
-      N.Verified = true;
-      N.Speedup = J.R.Speedup;
-      N.Speedups = J.R.Speedups;
-      // Modeled: Eq. 2 under every parameter set of the ensemble, cv from their spread;
-      // measured: Eq. 2 with the timing's cv.
-      GateDecision G = !N.Speedups.empty()
-                           ? commitGateEnsemble(N.Speedups, B ? B->Speedups : std::vector<double>(),
-                                                B ? B->Speedup : 1.0, O.Gate)
-                           : commitGate(N.Speedup, B ? B->Speedup : 1.0, N.Cv, O.Gate);
-      if (!N.Speedups.empty())
-        N.Cv = G.Cv;
-      N.GainLow = G.GainLow;
-      N.GainHigh = G.GainHigh;
-      N.Clearing = G.Clearing;
-      N.PointCommit = G.PointCommit;
-      N.Threshold = G.Threshold;
-      N.Committed = G.Commit && N.Speedup > MustBeat;
-      N.Stage = "gate";
-      N.Outcome = N.Committed ? "ok" : "slower";
-      N.Message = N.Committed ? G.Reason
-                  : G.Commit
-                      ? "composition not faster than both parents (" + fixed(MustBeat, 4) + "x)"
-                      : G.Reason;
-      if (!N.Committed)
-        N.Signature = "slower: " + std::string(G.Commit        ? "composition"
-                                               : G.PointCommit ? "not under every set"
-                                                               : "below threshold");
-    } else {
-      N.Outcome = outcomeName(J.R.Result);
-    }
     if (!N.Verified && !O.KeepRejected) {
       llvm::sys::fs::remove(L->nodeDir(N.Id) + "/cand.s");
       llvm::sys::fs::remove(L->nodeDir(N.Id) + "/cand.hsaco");
@@ -951,17 +898,7 @@ private:
     } else {
       InfraFails = 0;
     }
-    Feedback F;
-    F.Node = N.Id;
-    F.Parent = N.Parent;
-    F.Stage = N.Stage;
-    F.Outcome = N.Outcome;
-    F.Signature = N.Signature;
-    F.Message = N.Message;
-    F.Speedup = N.Speedup;
-    F.Verified = N.Verified;
-    F.Committed = N.Committed;
-    D->feedback(F);
+    D->feedback(feedbackOf(N));
     if (N.Committed) {
       ++Commits;
       SinceCommit = 0;
