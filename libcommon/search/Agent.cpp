@@ -4,16 +4,13 @@
 
 #include "asm/Recover.h"
 #include "codeobj/Input.h"
-#include "launch/CaptureBundle.h"
-#include "launch/CaptureLaunch.h"
-#include "launch/EdgeShape.h"
-#include "launch/LaunchSpec.h"
 #include "search/Commit.h"
 #include "search/Driver.h"
 #include "search/Lineage.h"
 #include "search/Memory.h"
 #include "search/NodeView.h"
 #include "search/RunOptions.h"
+#include "search/RunSetup.h"
 #include "search/Team.h"
 #include "search/Worker.h"
 #include "support/Error.h"
@@ -164,86 +161,15 @@ private:
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - Start).count(); }
 
   bool setup() {
-    auto K = openCodeObject(O.K0);
-    if (!K)
-      return fail(K.takeError());
-    K0 = std::move(*K);
-    std::string K0Sha = sha256Hex(K0->C.Bytes);
-    R.Inputs.push_back(reportInput("k0", O.K0, K0->C.Bytes));
-    // The launches: the spec's (correctness on synthetic inputs, and the timing launch unless
-    // captures are given) and the captured dispatches' (correctness on recorded state, and
-    // together the timing launch).
-    std::string Kernel = O.Kernel, LaunchText;
-    if (!O.Spec.empty()) {
-      auto S = completeSpec(O.Spec, O.Kernel);
-      if (!S)
-        return fail(S.takeError());
-      R.Inputs.push_back(reportInput("spec", O.Spec, S->Text));
-      Kernel = S->Kernel;
-      LaunchText = S->Text;
-      for (const launch::EdgeShape &Sh : launch::edgeShapes(*S))
-        EdgeShapes.push_back({{"name", Sh.Name}, {"change", Sh.Change}});
-    }
-    // A representative launch to time on (--time-spec): a complete spec of the same kernel.
-    std::string TimeText;
-    if (!O.Eval.TimeSpec.empty()) {
-      if (!O.Eval.Captures.empty())
-        return fail(makeError("--time-spec and --capture: the captures are the timing launch; "
-                              "give one or the other"));
-      auto T = completeSpec(O.Eval.TimeSpec, Kernel);
-      if (!T)
-        return fail(T.takeError());
-      if (T->Kernel != Kernel)
-        return fail(makeError("'" + O.Eval.TimeSpec + "' launches kernel '" + T->Kernel +
-                              "', the spec '" + Kernel + "'"));
-      R.Inputs.push_back(reportInput("time_spec", O.Eval.TimeSpec, T->Text));
-      TimeText = T->Text;
-    }
-    std::string CaptureShas;
-    for (const std::string &Bundle : O.Eval.Captures) {
-      auto Bytes = readFile(Bundle);
-      if (!Bytes)
-        return fail(Bytes.takeError());
-      llvm::StringRef BT = (*Bytes)->getBuffer();
-      auto B = launch::decodeCaptureBundle(BT, Bundle);
-      if (!B)
-        return fail(B.takeError());
-      if (llvm::Error Err = launch::checkCapturedK0(*B, K0->C.Bytes, O.K0, Bundle))
-        return fail(std::move(Err));
-      if (!Kernel.empty() && B->Kernel != Kernel)
-        return fail(makeError("'" + Bundle + "' captured kernel '" + B->Kernel + "', not '" +
-                              Kernel + "'" + (O.Spec.empty() ? "" : " (the spec's)")));
-      Kernel = B->Kernel;
-      R.Inputs.push_back(reportInput("capture", Bundle, BT));
-      CaptureShas += "capture " + sha256Hex(BT) + "\n";
-    }
-    if (!O.Eval.Types.empty() && O.Eval.Captures.empty())
-      return fail(makeError("--types is for --capture (a spec types its arguments itself)"));
-    // Everything a run can be refused for is checked before its directory is touched. A run
-    // on captures is one launch set: the spec's text and the bundles', hashed together.
-    std::string Launches = LaunchText;
-    if (!CaptureShas.empty())
-      Launches += "\n" + CaptureShas + "types " + O.Eval.Types + "\n";
-    if (!TimeText.empty())
-      Launches += "\ntime spec\n" + TimeText;
-    RunIdentity Id{O.K0, K0Sha, Kernel, sha256Hex(Launches), K0->C.Target.Processor};
-    if (!O.TeamFrom.empty())
-      if (llvm::Error Err = checkTeamFrom(O.TeamFrom, O.RunDir, Id))
-        return fail(std::move(Err));
-    std::vector<std::string> Changed;
-    if (O.Resume) {
-      if (llvm::Error Err = Lineage::resumable(O.RunDir))
-        return fail(std::move(Err));
-      auto Run = Lineage::readRun(O.RunDir);
-      if (!Run)
-        return fail(Run.takeError());
-      if (llvm::Error Err = Lineage::sameRun(*Run, O.RunDir, Id))
-        return fail(std::move(Err));
-      auto C = resumeOptions(Run->Options, O.RunDir + "/run.json", O);
-      if (!C)
-        return fail(C.takeError());
-      Changed = std::move(*C);
-    }
+    auto Started = startRun(O, R.Inputs);
+    if (!Started)
+      return fail(Started.takeError());
+    K0 = std::move(Started->K0);
+    const std::string &K0Sha = Started->K0Sha256;
+    const std::string &Kernel = Started->Kernel;
+    const RunIdentity &Id = Started->Id;
+    EdgeShapes = std::move(Started->EdgeShapes);
+    std::vector<std::string> Changed = std::move(Started->Changed);
     // The driver too (an unknown name, the llm driver's endpoint options): before the run
     // directory is touched.
     DriverOptions DO;
@@ -395,22 +321,6 @@ private:
                                         {"best", L->best()->Id}}))
         return fail(std::move(Err));
     return true;
-  }
-
-  // A complete launch spec of K0 (kernel Kernel, or the one it names), ready to launch.
-  llvm::Expected<launch::LaunchSpec> completeSpec(const std::string &Path,
-                                                  const std::string &Kernel) {
-    auto S = launch::readLaunchSpec(Path);
-    if (!S)
-      return S.takeError();
-    if (llvm::Error Err = launch::resolveLaunchSpec(*S, K0->C, Kernel))
-      return std::move(Err);
-    if (S->needsInference())
-      return makeError("'" + Path +
-                       "' leaves buffer sizes or roles open; complete it first with "
-                       "kernel-diffcheck --infer K0 --spec " +
-                       Path + " -o FULL.json");
-    return S;
   }
 
   void warn(const std::string &Line) {
