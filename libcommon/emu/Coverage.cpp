@@ -40,13 +40,13 @@ std::string probe(Inst In, Gfx G, bool AfterScalePrefix) {
   static thread_local std::unique_ptr<WaveState> W;
   if (!W)
     W = std::make_unique<WaveState>();
-  std::memset(W->s, 0, sizeof(W->s));
-  W->scc = false;
-  W->done = W->atBarrier = false;
-  W->pc = 0x1000;
+  std::memset(W->S, 0, sizeof(W->S));
+  W->Scc = false;
+  W->Done = W->AtBarrier = false;
+  W->Pc = 0x1000;
   W->setExec(0);
-  W->mfmaScalePending = AfterScalePrefix;
-  W->mfmaScalePc = 0x1000 - 8;
+  W->MfmaScalePending = AfterScalePrefix;
+  W->MfmaScalePc = 0x1000 - 8;
   markRefusal(In, G);
   DeviceMemory Mem;
   Workgroup WG;
@@ -67,9 +67,9 @@ std::string probe(Inst In, Gfx G, bool AfterScalePrefix) {
 
 std::string opKey(const Inst &I, Gfx G) {
   std::string M = mnemonic(I, G);
-  if (I.lds && M.find("_lds") == std::string::npos) // not global_load_lds_*, whose name says it
+  if (I.Lds && M.find("_lds") == std::string::npos) // not global_load_lds_*, whose name says it
     M += " lds";
-  if (I.gds)
+  if (I.Gds)
     M += " gds";
   return M;
 }
@@ -134,14 +134,14 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
           OpCoverage &C = R.Ops[Key];
           std::string Enc(char(G), 1);
           Enc += AfterScalePrefix ? 'S' : '-';
-          Enc.append(reinterpret_cast<const char *>(P + Off), I.size);
+          Enc.append(reinterpret_cast<const char *>(P + Off), I.Size);
           auto [It, New] = Probed.emplace(Enc, std::string());
           if (New) {
             It->second = probe(I, G, AfterScalePrefix);
             if (It->second.empty() && Accepted)
               Accepted->push_back(ProbedInst{I, G, AfterScalePrefix, L.Name + ": " + S.Name});
           }
-          AfterScalePrefix = I.op == Op::V_MFMA_LD_SCALE_B32;
+          AfterScalePrefix = I.Operation == Op::V_MFMA_LD_SCALE_B32;
           char Buf[32];
           std::snprintf(Buf, sizeof(Buf), "+0x%zx", Off);
           if (C.Count++ == 0)
@@ -156,7 +156,7 @@ llvm::Expected<CoverageReport> scanCoverage(const std::vector<std::string> &Inpu
               C.FirstMissing = L.Name + ": " + S.Name + Buf + ": " +
                                printInst(I, G, S.Begin + Off) + " (" + It->second + ")";
           }
-          Off += I.size;
+          Off += I.Size;
         }
       }
       if (!CO->Kernels.empty() && Decoded == 0) {

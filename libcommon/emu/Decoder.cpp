@@ -77,11 +77,11 @@ bool isMacImpl(Op O) {
 bool isMacOp(Op O) { return isMacImpl(O); }
 
 unsigned f8f6f4SourceRegs(const Inst &In, unsigned S) {
-  if (S > 1 ||
-      (In.op != Op::V_MFMA_F32_16X16X128_F8F6F4 && In.op != Op::V_MFMA_F32_32X32X64_F8F6F4))
+  if (S > 1 || (In.Operation != Op::V_MFMA_F32_16X16X128_F8F6F4 &&
+                In.Operation != Op::V_MFMA_F32_32X32X64_F8F6F4))
     return 0;
   static constexpr unsigned kRegs[8] = {8, 8, 6, 6, 4, 0, 0, 0};
-  return kRegs[(S == 0 ? In.cbsz : In.blgp) & 7];
+  return kRegs[(S == 0 ? In.Cbsz : In.Blgp) & 7];
 }
 
 const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target) {
@@ -93,7 +93,7 @@ const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target) {
 }
 
 unsigned familyOf(const Inst &In) {
-  switch (In.enc) {
+  switch (In.Encoding) {
   case Enc::SOP1:
     return kFamSOP1;
   case Enc::SOP2:
@@ -133,7 +133,7 @@ unsigned familyOf(const Inst &In) {
 }
 
 const OpInfo *infoOf(const Inst &In, Gfx Target) {
-  return lookupInfo(familyOf(In), In.opcode, Target);
+  return lookupInfo(familyOf(In), In.Opcode, Target);
 }
 
 bool isAtomicOp(Op O) {
@@ -154,24 +154,24 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   auto takeLiteral = [&](unsigned At) -> bool {
     if (Avail < At + 4)
       return fail(Why, "truncated literal");
-    Out.hasLiteral = true;
-    Out.literal = load32(Bytes + At);
-    Out.size = uint8_t(At + 4);
+    Out.HasLiteral = true;
+    Out.Literal = load32(Bytes + At);
+    Out.Size = uint8_t(At + 4);
     return true;
   };
   auto need8 = [&]() -> bool {
     if (!Have8)
       return fail(Why, "truncated 64-bit instruction");
-    Out.size = 8;
+    Out.Size = 8;
     return true;
   };
   const OpInfo *I = nullptr;
   auto lookup = [&](unsigned Fam, unsigned Opc) -> bool {
-    Out.opcode = uint16_t(Opc);
+    Out.Opcode = uint16_t(Opc);
     I = lookupInfo(Fam, Opc, Target);
     if (!I)
       return fail(Why, "unknown opcode");
-    Out.op = I->op;
+    Out.Operation = I->Operation;
     return true;
   };
 
@@ -180,80 +180,80 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     unsigned Fam;
     uint32_t Opc;
     if ((W0 >> 25) != 0x3F && (W0 >> 25) != 0x3E) {
-      Out.enc = Enc::VOP2;
+      Out.Encoding = Enc::VOP2;
       Fam = kFamVOP2;
       Opc = bits(W0, 30, 25);
     } else if ((W0 >> 25) == 0x3F) {
-      Out.enc = Enc::VOP1;
+      Out.Encoding = Enc::VOP1;
       Fam = kFamVOP1;
       Opc = bits(W0, 16, 9);
     } else {
-      Out.enc = Enc::VOPC;
+      Out.Encoding = Enc::VOPC;
       Fam = kFamVOPC;
       Opc = bits(W0, 24, 17);
     }
     if (!lookup(Fam, Opc))
       return false;
-    const Op O = Out.op;
+    const Op O = Out.Operation;
     uint16_t Src0 = uint16_t(bits(W0, 8, 0));
     uint16_t VSrc1 = uint16_t(kVgprBase + bits(W0, 16, 9));
     uint16_t VDst = uint16_t(kVgprBase + bits(W0, 24, 17));
-    if (Out.enc == Enc::VOP1 && (O == Op::V_READFIRSTLANE_B32_E32))
+    if (Out.Encoding == Enc::VOP1 && (O == Op::V_READFIRSTLANE_B32_E32))
       VDst = uint16_t(bits(W0, 24, 17));
-    if (Out.enc != Enc::VOPC && I->w[0])
-      Out.dst = VDst;
-    if (Out.enc == Enc::VOPC)
-      Out.sdst = kVccLo;
-    if (Out.enc != Enc::VOP1)
-      Out.src[1] = VSrc1;
-    if (Out.enc == Enc::VOP2 && isCarryOut(O))
-      Out.sdst = kVccLo;
-    if (Out.enc == Enc::VOP2 && isCarryIn(O))
-      Out.src[2] = kVccLo;
-    if (Out.enc == Enc::VOP2 && isMacOp(O))
-      Out.src[2] = Out.dst;
-    if (Out.enc == Enc::VOP1 && I->w[2] == 0) {
+    if (Out.Encoding != Enc::VOPC && I->W[0])
+      Out.Dst = VDst;
+    if (Out.Encoding == Enc::VOPC)
+      Out.Sdst = kVccLo;
+    if (Out.Encoding != Enc::VOP1)
+      Out.Src[1] = VSrc1;
+    if (Out.Encoding == Enc::VOP2 && isCarryOut(O))
+      Out.Sdst = kVccLo;
+    if (Out.Encoding == Enc::VOP2 && isCarryIn(O))
+      Out.Src[2] = kVccLo;
+    if (Out.Encoding == Enc::VOP2 && isMacOp(O))
+      Out.Src[2] = Out.Dst;
+    if (Out.Encoding == Enc::VOP1 && I->W[2] == 0) {
       // v_nop / v_clrexcp: no source.
       Src0 = kNoOperand;
     }
     if (Src0 == 0xFA) { // DPP
       if (!need8())
         return false;
-      Out.form = VForm::Dpp;
-      Out.src[0] = uint16_t(kVgprBase + bits(W, 39, 32));
-      Out.dppCtrl = uint16_t(bits(W, 48, 40));
-      Out.boundCtrl = bits(W, 51, 51);
-      Out.neg = uint8_t(bits(W, 52, 52) | bits(W, 54, 54) << 1);
-      Out.abs = uint8_t(bits(W, 53, 53) | bits(W, 55, 55) << 1);
-      Out.bankMask = uint8_t(bits(W, 59, 56));
-      Out.rowMask = uint8_t(bits(W, 63, 60));
+      Out.Form = VForm::Dpp;
+      Out.Src[0] = uint16_t(kVgprBase + bits(W, 39, 32));
+      Out.DppCtrl = uint16_t(bits(W, 48, 40));
+      Out.BoundCtrl = bits(W, 51, 51);
+      Out.Neg = uint8_t(bits(W, 52, 52) | bits(W, 54, 54) << 1);
+      Out.Abs = uint8_t(bits(W, 53, 53) | bits(W, 55, 55) << 1);
+      Out.BankMask = uint8_t(bits(W, 59, 56));
+      Out.RowMask = uint8_t(bits(W, 63, 60));
     } else if (Src0 == 0xF9) { // SDWA
       if (!need8())
         return false;
-      Out.form = VForm::Sdwa;
+      Out.Form = VForm::Sdwa;
       uint16_t S0 = uint16_t(bits(W, 39, 32));
-      Out.src[0] = bits(W, 55, 55) ? S0 : uint16_t(kVgprBase + S0);
-      if (Out.enc != Enc::VOP1 && bits(W, 63, 63))
-        Out.src[1] = uint16_t(bits(W0, 16, 9));
-      if (Out.enc == Enc::VOP2 && isMacOp(O))
-        Out.src[2] = Out.dst;
-      if (Out.enc == Enc::VOPC) {
+      Out.Src[0] = bits(W, 55, 55) ? S0 : uint16_t(kVgprBase + S0);
+      if (Out.Encoding != Enc::VOP1 && bits(W, 63, 63))
+        Out.Src[1] = uint16_t(bits(W0, 16, 9));
+      if (Out.Encoding == Enc::VOP2 && isMacOp(O))
+        Out.Src[2] = Out.Dst;
+      if (Out.Encoding == Enc::VOPC) {
         if (bits(W, 47, 47))
-          Out.sdst = uint16_t(bits(W, 46, 40));
+          Out.Sdst = uint16_t(bits(W, 46, 40));
       } else {
-        Out.dstSel = uint8_t(bits(W, 42, 40));
-        Out.dstUnused = uint8_t(bits(W, 44, 43));
-        Out.clamp = bits(W, 45, 45);
-        Out.omod = uint8_t(bits(W, 47, 46));
+        Out.DstSel = uint8_t(bits(W, 42, 40));
+        Out.DstUnused = uint8_t(bits(W, 44, 43));
+        Out.Clamp = bits(W, 45, 45);
+        Out.Omod = uint8_t(bits(W, 47, 46));
       }
-      Out.srcSel[0] = uint8_t(bits(W, 50, 48));
-      Out.srcSel[1] = uint8_t(bits(W, 58, 56));
-      Out.sext = uint8_t(bits(W, 51, 51) | bits(W, 59, 59) << 1);
-      Out.neg = uint8_t(bits(W, 52, 52) | bits(W, 60, 60) << 1);
-      Out.abs = uint8_t(bits(W, 53, 53) | bits(W, 61, 61) << 1);
+      Out.SrcSel[0] = uint8_t(bits(W, 50, 48));
+      Out.SrcSel[1] = uint8_t(bits(W, 58, 56));
+      Out.Sext = uint8_t(bits(W, 51, 51) | bits(W, 59, 59) << 1);
+      Out.Neg = uint8_t(bits(W, 52, 52) | bits(W, 60, 60) << 1);
+      Out.Abs = uint8_t(bits(W, 53, 53) | bits(W, 61, 61) << 1);
     } else {
-      Out.src[0] = Src0;
-      if (I->flags & kLitK) {
+      Out.Src[0] = Src0;
+      if (I->Flags & kLitK) {
         if (!takeLiteral(4))
           return false;
       } else if (Src0 == kLiteralCode) {
@@ -267,47 +267,47 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   if ((W0 >> 30) == 2) {
     // Scalar ALU.
     if ((W0 >> 23) == 0x17D) {
-      Out.enc = Enc::SOP1;
+      Out.Encoding = Enc::SOP1;
       if (!lookup(kFamSOP1, bits(W0, 15, 8)))
         return false;
-      if (I->w[0])
-        Out.dst = uint16_t(bits(W0, 22, 16));
-      if (I->w[2]) {
-        Out.src[0] = uint16_t(bits(W0, 7, 0));
-        if (Out.src[0] == kLiteralCode && !takeLiteral(4))
+      if (I->W[0])
+        Out.Dst = uint16_t(bits(W0, 22, 16));
+      if (I->W[2]) {
+        Out.Src[0] = uint16_t(bits(W0, 7, 0));
+        if (Out.Src[0] == kLiteralCode && !takeLiteral(4))
           return false;
       }
     } else if ((W0 >> 23) == 0x17E) {
-      Out.enc = Enc::SOPC;
+      Out.Encoding = Enc::SOPC;
       if (!lookup(kFamSOPC, bits(W0, 22, 16)))
         return false;
-      Out.src[0] = uint16_t(bits(W0, 7, 0));
-      Out.src[1] = uint16_t(bits(W0, 15, 8));
-      if ((Out.src[0] == kLiteralCode || Out.src[1] == kLiteralCode) && !takeLiteral(4))
+      Out.Src[0] = uint16_t(bits(W0, 7, 0));
+      Out.Src[1] = uint16_t(bits(W0, 15, 8));
+      if ((Out.Src[0] == kLiteralCode || Out.Src[1] == kLiteralCode) && !takeLiteral(4))
         return false;
     } else if ((W0 >> 23) == 0x17F) {
-      Out.enc = Enc::SOPP;
+      Out.Encoding = Enc::SOPP;
       if (!lookup(kFamSOPP, bits(W0, 22, 16)))
         return false;
-      Out.simm16 = int16_t(bits(W0, 15, 0));
+      Out.Simm16 = int16_t(bits(W0, 15, 0));
     } else if ((W0 >> 28) == 0xB) {
-      Out.enc = Enc::SOPK;
+      Out.Encoding = Enc::SOPK;
       if (!lookup(kFamSOPK, bits(W0, 27, 23)))
         return false;
-      if (I->w[0])
-        Out.dst = uint16_t(bits(W0, 22, 16));
-      Out.simm16 = int16_t(bits(W0, 15, 0));
-      if (Out.op == Op::S_SETREG_IMM32_B32 && !takeLiteral(4))
+      if (I->W[0])
+        Out.Dst = uint16_t(bits(W0, 22, 16));
+      Out.Simm16 = int16_t(bits(W0, 15, 0));
+      if (Out.Operation == Op::S_SETREG_IMM32_B32 && !takeLiteral(4))
         return false;
     } else {
-      Out.enc = Enc::SOP2;
+      Out.Encoding = Enc::SOP2;
       if (!lookup(kFamSOP2, bits(W0, 29, 23)))
         return false;
-      if (I->w[0])
-        Out.dst = uint16_t(bits(W0, 22, 16));
-      Out.src[0] = uint16_t(bits(W0, 7, 0));
-      Out.src[1] = uint16_t(bits(W0, 15, 8));
-      if ((Out.src[0] == kLiteralCode || Out.src[1] == kLiteralCode) && !takeLiteral(4))
+      if (I->W[0])
+        Out.Dst = uint16_t(bits(W0, 22, 16));
+      Out.Src[0] = uint16_t(bits(W0, 7, 0));
+      Out.Src[1] = uint16_t(bits(W0, 15, 8));
+      if ((Out.Src[0] == kLiteralCode || Out.Src[1] == kLiteralCode) && !takeLiteral(4))
         return false;
     }
     return true;
@@ -315,55 +315,55 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
 
   // 64-bit encodings.
   if ((W0 >> 23) == 0x1A7) {
-    Out.enc = Enc::VOP3P;
+    Out.Encoding = Enc::VOP3P;
     if (!need8() || !lookup(kFamVOP3P, bits(W0, 22, 16)))
       return false;
-    Out.src[0] = uint16_t(bits(W, 40, 32));
-    if (I->w[3])
-      Out.src[1] = uint16_t(bits(W, 49, 41));
-    if (I->w[4])
-      Out.src[2] = uint16_t(bits(W, 58, 50));
-    if (Out.op == Op::V_MFMA_LD_SCALE_B32) {
+    Out.Src[0] = uint16_t(bits(W, 40, 32));
+    if (I->W[3])
+      Out.Src[1] = uint16_t(bits(W, 49, 41));
+    if (I->W[4])
+      Out.Src[2] = uint16_t(bits(W, 58, 50));
+    if (Out.Operation == Op::V_MFMA_LD_SCALE_B32) {
       // The prefix of a scaled MFMA (VOP3PX2, low half): scale_src0 40:32, scale_src1 49:41,
       // op_sel 12:11 and op_sel_hi 60:59 (bits 13 and 14, op_sel[2] / op_sel_hi[2] of a
       // third source it does not have, select nothing).
-      Out.src[1] = uint16_t(bits(W, 49, 41));
-      Out.opsel = uint8_t(bits(W0, 12, 11));
-      Out.opselHi = uint8_t(bits(W, 60, 59));
-      Out.neg = uint8_t(bits(W, 63, 61));
-      Out.negHi = uint8_t(bits(W0, 10, 8));
-      for (uint16_t S : {Out.src[0], Out.src[1]})
+      Out.Src[1] = uint16_t(bits(W, 49, 41));
+      Out.Opsel = uint8_t(bits(W0, 12, 11));
+      Out.OpselHi = uint8_t(bits(W, 60, 59));
+      Out.Neg = uint8_t(bits(W, 63, 61));
+      Out.NegHi = uint8_t(bits(W0, 10, 8));
+      for (uint16_t S : {Out.Src[0], Out.Src[1]})
         if (S == kLiteralCode)
           return fail(Why, "literal constant in v_mfma_ld_scale_b32");
       return true;
     }
-    if (I->flags & kMfma) {
+    if (I->Flags & kMfma) {
       bool AccCd = bits(W0, 15, 15);
-      Out.cbsz = uint8_t(bits(W0, 10, 8));
-      Out.abid = uint8_t(bits(W0, 14, 11));
-      Out.blgp = uint8_t(bits(W, 63, 61));
-      Out.src[0] = accSrc(Out.src[0], bits(W, 59, 59));
-      Out.src[1] = accSrc(Out.src[1], bits(W, 60, 60));
-      bool Smfmac = std::strncmp(opName(Out.op), "V_SMFMAC", 8) == 0;
+      Out.Cbsz = uint8_t(bits(W0, 10, 8));
+      Out.Abid = uint8_t(bits(W0, 14, 11));
+      Out.Blgp = uint8_t(bits(W, 63, 61));
+      Out.Src[0] = accSrc(Out.Src[0], bits(W, 59, 59));
+      Out.Src[1] = accSrc(Out.Src[1], bits(W, 60, 60));
+      bool Smfmac = std::strncmp(opName(Out.Operation), "V_SMFMAC", 8) == 0;
       if (!Smfmac)
-        Out.src[2] = accSrc(Out.src[2], AccCd);
-      Out.dst = vreg(bits(W0, 7, 0), AccCd);
+        Out.Src[2] = accSrc(Out.Src[2], AccCd);
+      Out.Dst = vreg(bits(W0, 7, 0), AccCd);
       // opsel/neg fields of gfx940+ f64 MFMA: neg (blgp bits) are kept as blgp.
       return true;
     }
-    Out.dst = vreg(bits(W0, 7, 0));
-    if (Out.op == Op::V_ACCVGPR_READ)
-      Out.src[0] = accSrc(Out.src[0], true);
-    if (Out.op == Op::V_ACCVGPR_WRITE)
-      Out.dst = vreg(bits(W0, 7, 0), true);
-    Out.negHi = uint8_t(bits(W0, 10, 8));
-    Out.opsel = uint8_t(bits(W0, 13, 11));
-    Out.opselHi = uint8_t(bits(W, 60, 59) | bits(W0, 14, 14) << 2);
-    Out.clamp = bits(W0, 15, 15);
-    Out.neg = uint8_t(bits(W, 63, 61));
-    if (isMacOp(Out.op))
-      Out.src[2] = Out.dst;
-    for (uint16_t S : Out.src)
+    Out.Dst = vreg(bits(W0, 7, 0));
+    if (Out.Operation == Op::V_ACCVGPR_READ)
+      Out.Src[0] = accSrc(Out.Src[0], true);
+    if (Out.Operation == Op::V_ACCVGPR_WRITE)
+      Out.Dst = vreg(bits(W0, 7, 0), true);
+    Out.NegHi = uint8_t(bits(W0, 10, 8));
+    Out.Opsel = uint8_t(bits(W0, 13, 11));
+    Out.OpselHi = uint8_t(bits(W, 60, 59) | bits(W0, 14, 14) << 2);
+    Out.Clamp = bits(W0, 15, 15);
+    Out.Neg = uint8_t(bits(W, 63, 61));
+    if (isMacOp(Out.Operation))
+      Out.Src[2] = Out.Dst;
+    for (uint16_t S : Out.Src)
       if (S == kLiteralCode)
         return fail(Why, "literal constant in a VOP3P instruction");
     return true;
@@ -371,95 +371,95 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
 
   switch (W0 >> 26) {
   case 0x30: { // SMEM
-    Out.enc = Enc::SMEM;
+    Out.Encoding = Enc::SMEM;
     if (!need8() || !lookup(kFamSMEM, bits(W0, 25, 18)))
       return false;
-    Out.smemImm = bits(W0, 17, 17);
-    Out.glc = bits(W0, 16, 16);
-    Out.smemSoffsetEn = bits(W0, 14, 14);
+    Out.SmemImm = bits(W0, 17, 17);
+    Out.Glc = bits(W0, 16, 16);
+    Out.SmemSoffsetEn = bits(W0, 14, 14);
     if (bits(W0, 15, 15))
-      Out.nt = true; // nv
-    if (I->w[0])
-      Out.dst = uint16_t(bits(W0, 12, 6));
-    if (I->w[2])
-      Out.sbase = uint16_t(bits(W0, 5, 0) * 2);
-    if (Out.smemImm) {
+      Out.Nt = true; // nv
+    if (I->W[0])
+      Out.Dst = uint16_t(bits(W0, 12, 6));
+    if (I->W[2])
+      Out.Sbase = uint16_t(bits(W0, 5, 0) * 2);
+    if (Out.SmemImm) {
       uint32_t Off = bits(W, 52, 32);
-      Out.offset = int32_t(Off << 11) >> 11;
-      if (Out.smemSoffsetEn)
-        Out.soffset = uint16_t(bits(W, 63, 57));
+      Out.Offset = int32_t(Off << 11) >> 11;
+      if (Out.SmemSoffsetEn)
+        Out.Soffset = uint16_t(bits(W, 63, 57));
     } else {
-      Out.soffset = uint16_t(bits(W, 52, 32) & 0xFF);
+      Out.Soffset = uint16_t(bits(W, 52, 32) & 0xFF);
     }
     return true;
   }
   case 0x34: { // VOP3
-    Out.enc = Enc::VOP3;
+    Out.Encoding = Enc::VOP3;
     const uint32_t Opc = bits(W0, 25, 16);
     if (!need8() || !lookup(kFamVOP3, Opc))
       return false;
-    const Op O = Out.op;
-    Out.src[0] = uint16_t(bits(W, 40, 32));
-    if (I->w[3])
-      Out.src[1] = uint16_t(bits(W, 49, 41));
-    if (I->w[4])
-      Out.src[2] = uint16_t(bits(W, 58, 50));
-    Out.clamp = bits(W0, 15, 15);
-    Out.omod = uint8_t(bits(W, 60, 59));
-    Out.neg = uint8_t(bits(W, 63, 61));
-    if (I->flags & kVop3b) {
-      Out.dst = vreg(bits(W0, 7, 0));
-      Out.sdst = uint16_t(bits(W0, 14, 8));
+    const Op O = Out.Operation;
+    Out.Src[0] = uint16_t(bits(W, 40, 32));
+    if (I->W[3])
+      Out.Src[1] = uint16_t(bits(W, 49, 41));
+    if (I->W[4])
+      Out.Src[2] = uint16_t(bits(W, 58, 50));
+    Out.Clamp = bits(W0, 15, 15);
+    Out.Omod = uint8_t(bits(W, 60, 59));
+    Out.Neg = uint8_t(bits(W, 63, 61));
+    if (I->Flags & kVop3b) {
+      Out.Dst = vreg(bits(W0, 7, 0));
+      Out.Sdst = uint16_t(bits(W0, 14, 8));
     } else {
-      Out.abs = uint8_t(bits(W0, 10, 8));
-      Out.opsel = uint8_t(bits(W0, 14, 11));
+      Out.Abs = uint8_t(bits(W0, 10, 8));
+      Out.Opsel = uint8_t(bits(W0, 14, 11));
       if (Opc < 256) {
-        Out.sdst = uint16_t(bits(W0, 7, 0));
+        Out.Sdst = uint16_t(bits(W0, 7, 0));
       } else if (O == Op::V_READLANE_B32 || O == Op::V_READFIRSTLANE_B32_E32) {
-        Out.dst = uint16_t(bits(W0, 7, 0));
-      } else if (I->w[0]) {
-        Out.dst = vreg(bits(W0, 7, 0));
+        Out.Dst = uint16_t(bits(W0, 7, 0));
+      } else if (I->W[0]) {
+        Out.Dst = vreg(bits(W0, 7, 0));
       }
     }
     if (isMacOp(O))
-      Out.src[2] = Out.dst;
+      Out.Src[2] = Out.Dst;
     if (O == Op::V_NOP_E64 || O == Op::V_CLREXCP_E64)
-      Out.src[0] = kNoOperand;
-    for (uint16_t S : Out.src)
+      Out.Src[0] = kNoOperand;
+    for (uint16_t S : Out.Src)
       if (S == kLiteralCode)
         return fail(Why, "literal constant in a VOP3 instruction");
     return true;
   }
   case 0x36: { // DS
-    Out.enc = Enc::DS;
+    Out.Encoding = Enc::DS;
     if (!need8() || !lookup(kFamDS, bits(W0, 24, 17)))
       return false;
     bool Acc = bits(W0, 25, 25);
-    Out.offset0 = uint8_t(bits(W0, 7, 0));
-    Out.offset1 = uint8_t(bits(W0, 15, 8));
-    Out.offset = int32_t(bits(W0, 15, 0));
-    Out.gds = bits(W0, 16, 16);
-    if (I->w[2])
-      Out.addr = vreg(bits(W, 39, 32));
-    if (I->w[3])
-      Out.data0 = vreg(bits(W, 47, 40), Acc);
-    if (I->w[4])
-      Out.data1 = vreg(bits(W, 55, 48), Acc);
-    if (I->w[0])
-      Out.dst = vreg(bits(W, 63, 56), Acc);
+    Out.Offset0 = uint8_t(bits(W0, 7, 0));
+    Out.Offset1 = uint8_t(bits(W0, 15, 8));
+    Out.Offset = int32_t(bits(W0, 15, 0));
+    Out.Gds = bits(W0, 16, 16);
+    if (I->W[2])
+      Out.Addr = vreg(bits(W, 39, 32));
+    if (I->W[3])
+      Out.Data0 = vreg(bits(W, 47, 40), Acc);
+    if (I->W[4])
+      Out.Data1 = vreg(bits(W, 55, 48), Acc);
+    if (I->W[0])
+      Out.Dst = vreg(bits(W, 63, 56), Acc);
     return true;
   }
   case 0x37: { // FLAT / SCRATCH / GLOBAL
     const uint32_t Seg = bits(W0, 15, 14);
     unsigned Fam;
     if (Seg == 0) {
-      Out.enc = Enc::FLAT;
+      Out.Encoding = Enc::FLAT;
       Fam = kFamFLAT;
     } else if (Seg == 1) {
-      Out.enc = Enc::SCRATCH;
+      Out.Encoding = Enc::SCRATCH;
       Fam = kFamSCRATCH;
     } else if (Seg == 2) {
-      Out.enc = Enc::GLOBAL;
+      Out.Encoding = Enc::GLOBAL;
       Fam = kFamGLOBAL;
     } else {
       return fail(Why, "reserved FLAT segment");
@@ -467,71 +467,71 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     if (!need8() || !lookup(Fam, bits(W0, 24, 18)))
       return false;
     bool Acc = bits(W, 55, 55);
-    Out.glc = Out.sc0 = bits(W0, 16, 16);
-    Out.slc = Out.nt = bits(W0, 17, 17);
-    Out.sc1 = bits(W0, 25, 25);
-    Out.lds = false;
-    Out.sve = bits(W0, 13, 13);
+    Out.Glc = Out.Sc0 = bits(W0, 16, 16);
+    Out.Slc = Out.Nt = bits(W0, 17, 17);
+    Out.Sc1 = bits(W0, 25, 25);
+    Out.Lds = false;
+    Out.Sve = bits(W0, 13, 13);
     if (Seg == 0)
-      Out.offset = int32_t(bits(W0, 11, 0));
+      Out.Offset = int32_t(bits(W0, 11, 0));
     else
-      Out.offset = int32_t(bits(W0, 12, 0) << 19) >> 19;
+      Out.Offset = int32_t(bits(W0, 12, 0) << 19) >> 19;
     uint32_t SAddr = bits(W, 54, 48);
     if (Seg != 0 && SAddr != 0x7F)
-      Out.saddr = uint16_t(SAddr);
+      Out.Saddr = uint16_t(SAddr);
     bool UsesVaddr = true;
     if (Seg == 1)
-      UsesVaddr = G94 ? Out.sve : SAddr == 0x7F;
+      UsesVaddr = G94 ? Out.Sve : SAddr == 0x7F;
     if (UsesVaddr)
-      Out.addr = vreg(bits(W, 39, 32));
-    bool Atomic = isAtomicOp(Out.op);
-    if (I->w[3])
-      Out.data0 = vreg(bits(W, 47, 40), Acc);
+      Out.Addr = vreg(bits(W, 39, 32));
+    bool Atomic = isAtomicOp(Out.Operation);
+    if (I->W[3])
+      Out.Data0 = vreg(bits(W, 47, 40), Acc);
     // global/scratch_load_lds_*: the data goes to LDS at M0; the vdst field is unused, so
     // there is no destination register (the table's width is the load's size).
-    if (std::strstr(opName(Out.op), "LOAD_LDS"))
-      Out.lds = true;
-    if (I->w[0] && (!Atomic || Out.glc) && !Out.lds)
-      Out.dst = vreg(bits(W, 63, 56), Acc);
+    if (std::strstr(opName(Out.Operation), "LOAD_LDS"))
+      Out.Lds = true;
+    if (I->W[0] && (!Atomic || Out.Glc) && !Out.Lds)
+      Out.Dst = vreg(bits(W, 63, 56), Acc);
     return true;
   }
   case 0x38:   // MUBUF
   case 0x3A: { // MTBUF
     const bool Typed = (W0 >> 26) == 0x3A;
-    Out.enc = Typed ? Enc::MTBUF : Enc::MUBUF;
+    Out.Encoding = Typed ? Enc::MTBUF : Enc::MUBUF;
     if (!need8() ||
         !lookup(Typed ? kFamMTBUF : kFamMUBUF, Typed ? bits(W0, 18, 15) : bits(W0, 24, 18)))
       return false;
     bool Acc = bits(W, 55, 55);
-    Out.offset = int32_t(bits(W0, 11, 0));
-    Out.offen = bits(W0, 12, 12);
-    Out.idxen = bits(W0, 13, 13);
-    Out.glc = Out.sc0 = bits(W0, 14, 14);
+    Out.Offset = int32_t(bits(W0, 11, 0));
+    Out.Offen = bits(W0, 12, 12);
+    Out.Idxen = bits(W0, 13, 13);
+    Out.Glc = Out.Sc0 = bits(W0, 14, 14);
     if (Typed) {
-      Out.dfmt = uint8_t(bits(W0, 22, 19));
-      Out.nfmt = uint8_t(bits(W0, 25, 23));
-      Out.sc1 = bits(W, 53, 53);
-      Out.slc = Out.nt = bits(W, 54, 54);
+      Out.Dfmt = uint8_t(bits(W0, 22, 19));
+      Out.Nfmt = uint8_t(bits(W0, 25, 23));
+      Out.Sc1 = bits(W, 53, 53);
+      Out.Slc = Out.Nt = bits(W, 54, 54);
     } else {
-      Out.sc1 = bits(W0, 15, 15);
-      Out.lds = bits(W0, 16, 16);
-      Out.slc = Out.nt = bits(W0, 17, 17);
+      Out.Sc1 = bits(W0, 15, 15);
+      Out.Lds = bits(W0, 16, 16);
+      Out.Slc = Out.Nt = bits(W0, 17, 17);
     }
-    if (I->w[3]) {
-      Out.sbase = uint16_t(bits(W, 52, 48) * 4);
-      Out.soffset = uint16_t(bits(W, 63, 56));
-      if (Out.idxen || Out.offen)
-        Out.addr = vreg(bits(W, 39, 32));
+    if (I->W[3]) {
+      Out.Sbase = uint16_t(bits(W, 52, 48) * 4);
+      Out.Soffset = uint16_t(bits(W, 63, 56));
+      if (Out.Idxen || Out.Offen)
+        Out.Addr = vreg(bits(W, 39, 32));
     }
-    if (I->w[0] && !Out.lds) {
-      const char *N = opName(Out.op);
+    if (I->W[0] && !Out.Lds) {
+      const char *N = opName(Out.Operation);
       bool Store = std::strstr(N, "STORE") != nullptr;
-      bool Atomic = isAtomicOp(Out.op);
+      bool Atomic = isAtomicOp(Out.Operation);
       uint16_t V = vreg(bits(W, 47, 40), Acc);
       if (Store || Atomic)
-        Out.data0 = V;
-      if ((!Store && !Atomic) || (Atomic && Out.glc))
-        Out.dst = V;
+        Out.Data0 = V;
+      if ((!Store && !Atomic) || (Atomic && Out.Glc))
+        Out.Dst = V;
     }
     return true;
   }

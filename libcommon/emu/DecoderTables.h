@@ -52,11 +52,11 @@ enum : unsigned {
 };
 
 struct OpInfo {
-  Op op;
-  const char *name; // LLVM's mnemonic without encoding suffix
-  uint8_t flags;
-  uint8_t w[5]; // widths in dwords: dst, sdst, src0, src1, src2 (0: absent)
-  NumType t[3]; // number types of src0..src2
+  Op Operation;
+  const char *Name; // LLVM's mnemonic without encoding suffix
+  uint8_t Flags;
+  uint8_t W[5]; // widths in dwords: dst, sdst, src0, src1, src2 (0: absent)
+  NumType T[3]; // number types of src0..src2
 };
 
 const OpInfo *lookupInfo(unsigned Family, unsigned Opcode, Gfx Target);

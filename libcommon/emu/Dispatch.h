@@ -11,9 +11,9 @@ namespace asmevo::emu {
 // Run one instruction with the executor of its class; false when that executor does not
 // implement it. Inline: the scheduler calls it once per instruction.
 inline bool executeInst(ExecCtx &c, const Inst &in) {
-  if (in.refused) [[unlikely]]
+  if (in.Refused) [[unlikely]]
     throwRefusal(c, in);
-  switch (in.enc) {
+  switch (in.Encoding) {
   case Enc::SOP1:
   case Enc::SOP2:
   case Enc::SOPK:

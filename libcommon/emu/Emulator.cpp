@@ -179,17 +179,17 @@ llvm::Error Emulator::loadImage() {
       std::string Why;
       if (decodeInst(Img + A, size_t(S.Addr - Lo + S.Size - A), Target, In, &Why)) {
         markRefusal(In, Target);
-        In.fast = In.refused ? 0 : uint8_t(fastVectorOp(In));
+        In.Fast = In.Refused ? 0 : uint8_t(fastVectorOp(In));
         Slots[A / 4] = In;
         SlotUses[A / 4] = regUses(In, Target);
         SlotValid[A / 4] = 1;
         const RegUses &U = SlotUses[A / 4];
-        for (unsigned K = 0; K < U.numReads + U.numWrites; ++K) {
-          const RegRange &R = K < U.numReads ? U.reads[K] : U.writes[K - U.numReads];
+        for (unsigned K = 0; K < U.NumReads + U.NumWrites; ++K) {
+          const RegRange &R = K < U.NumReads ? U.Reads[K] : U.Writes[K - U.NumReads];
           CodeUsesVcc |= R.overlaps(RegRange{kVccLo, 2});
           CodeUsesFlatScratch |= R.overlaps(RegRange{kFlatScratchLo, 2});
         }
-        A += In.size;
+        A += In.Size;
       } else {
         A += 4;
       }
@@ -281,41 +281,41 @@ inline unsigned activeLanes(uint64_t M) {
 template <bool Strict, bool Traced>
 inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
                     uint64_t &LaneInsts) {
-  WaveState &W = C.w;
+  WaveState &W = C.W;
   Inst Indexed; // the current instruction with VGPR indexing applied (GprIndex.h)
   RegUses IndexedUses;
-  const uint64_t Limits = packRegCounts(C.numVgprs, C.numAgprs, C.numSgprs);
+  const uint64_t Limits = packRegCounts(C.NumVgprs, C.NumAgprs, C.NumSgprs);
   for (unsigned K = 0; K < Quantum; ++K) {
-    if (W.done || W.atBarrier)
+    if (W.Done || W.AtBarrier)
       return;
-    uint64_t Pc = W.pc;
+    uint64_t Pc = W.Pc;
     const RegUses *U = nullptr;
     const Inst *InP = &E.fetch(Pc, U);
-    C.instPc = Pc;
+    C.InstPc = Pc;
     // MODE bits that change what an instruction does (one predictable branch when neither is
     // set): VSKIP skips vector instructions, GPR_IDX_EN indexes VALU VGPR operands by M0.
-    if ((W.mode & (kModeVskip | kModeGprIdxEn)) || W.mfmaScalePending) [[unlikely]] {
-      if (W.mfmaScalePending && InP->op != Op::V_MFMA_F32_16X16X128_F8F6F4 &&
-          InP->op != Op::V_MFMA_F32_32X32X64_F8F6F4)
+    if ((W.Mode & (kModeVskip | kModeGprIdxEn)) || W.MfmaScalePending) [[unlikely]] {
+      if (W.MfmaScalePending && InP->Operation != Op::V_MFMA_F32_16X16X128_F8F6F4 &&
+          InP->Operation != Op::V_MFMA_F32_32X32X64_F8F6F4)
         throw EmuError(EmuErrorKind::IllegalInst,
-                       "v_mfma_ld_scale_b32 at pc " + hexText(W.mfmaScalePc) +
+                       "v_mfma_ld_scale_b32 at pc " + hexText(W.MfmaScalePc) +
                            " is not followed by an F8F6F4 MFMA (the two form one scaled MFMA "
                            "instruction): " +
                            printInst(*InP, E.gfx(), Pc) + " at pc " + hexText(Pc),
                        Pc);
-      if ((W.mode & kModeVskip) && isVectorEnc(InP->enc)) {
+      if ((W.Mode & kModeVskip) && isVectorEnc(InP->Encoding)) {
         // Skipped, not executed: no register, memory or counter changes (CDNA3/CDNA4 ISA
         // guides, section 12.4); the hazard and wait-counter model sees no issue.
-        W.pc = Pc + InP->size;
-        if (++W.instCount > MaxInst)
+        W.Pc = Pc + InP->Size;
+        if (++W.InstCount > MaxInst)
           throw EmuError(EmuErrorKind::Timeout,
                          "a wave executed more than " + std::to_string(MaxInst) +
                              " instructions (endless loop?) at pc " + hexText(Pc));
         continue;
       }
-      if ((W.mode & kModeGprIdxEn) && gprIndexApplies(*InP)) {
+      if ((W.Mode & kModeGprIdxEn) && gprIndexApplies(*InP)) {
         std::string Why;
-        if (!applyGprIndex(*InP, W.s[kM0], Indexed, Why))
+        if (!applyGprIndex(*InP, W.S[kM0], Indexed, Why))
           throw EmuError(EmuErrorKind::Unsupported,
                          "unsupported instruction " + printInst(*InP, E.gfx(), Pc) + " at pc " +
                              hexText(Pc) + " in VGPR indexing mode: " + Why,
@@ -329,35 +329,35 @@ inline void runWave(Emulator &E, ExecCtx &C, unsigned Quantum, uint64_t MaxInst,
     // The hardware gives a wave the registers its descriptor allocates, no more (one branch for
     // the three limits; the fault names the first one exceeded).
     if (regsExceed(*U, Limits)) [[unlikely]] {
-      if (U->maxVgpr >= C.numVgprs)
-        throwRegisterFault('v', unsigned(U->maxVgpr), C.numVgprs, Pc);
-      if (U->maxAgpr >= C.numAgprs)
-        throwRegisterFault('a', unsigned(U->maxAgpr), C.numAgprs, Pc);
-      throwRegisterFault('s', unsigned(U->maxSgpr), C.numSgprs, Pc);
+      if (U->MaxVgpr >= C.NumVgprs)
+        throwRegisterFault('v', unsigned(U->MaxVgpr), C.NumVgprs, Pc);
+      if (U->MaxAgpr >= C.NumAgprs)
+        throwRegisterFault('a', unsigned(U->MaxAgpr), C.NumAgprs, Pc);
+      throwRegisterFault('s', unsigned(U->MaxSgpr), C.NumSgprs, Pc);
     }
-    W.pc = Pc + In.size;
-    if (++W.instCount > MaxInst)
+    W.Pc = Pc + In.Size;
+    if (++W.InstCount > MaxInst)
       throw EmuError(EmuErrorKind::Timeout, "a wave executed more than " + std::to_string(MaxInst) +
                                                 " instructions (endless loop?) at pc " +
                                                 hexText(Pc));
-    if (isVectorEnc(In.enc))
+    if (isVectorEnc(In.Encoding))
       LaneInsts += activeLanes(W.exec());
     if (Strict)
-      C.strict->before(C, In, *U, Pc);
+      C.Strict->before(C, In, *U, Pc);
     uint32_t First = 0;
     if (Traced) {
-      First = uint32_t(C.trace->Accesses.size());
-      C.trace->Steps.push_back(TraceStep{int64_t(Pc - C.trace->EntryPc), First, 0});
+      First = uint32_t(C.Trace->Accesses.size());
+      C.Trace->Steps.push_back(TraceStep{int64_t(Pc - C.Trace->EntryPc), First, 0});
     }
-    bool Ok = (In.fast && execVectorFast(C, In, FastOp(In.fast))) || executeInst(C, In);
+    bool Ok = (In.Fast && execVectorFast(C, In, FastOp(In.Fast))) || executeInst(C, In);
     if (Traced)
-      C.trace->Steps.back().Count = uint32_t(C.trace->Accesses.size()) - First;
+      C.Trace->Steps.back().Count = uint32_t(C.Trace->Accesses.size()) - First;
     if (!Ok)
       throw EmuError(
           EmuErrorKind::Unsupported,
           "unsupported instruction " + printInst(In, E.gfx(), Pc) + " at pc " + hexText(Pc), Pc);
     if (Strict)
-      C.strict->after(C, In, *U, Pc);
+      C.Strict->after(C, In, *U, Pc);
   }
 }
 
@@ -423,8 +423,8 @@ llvm::Error Emulator::planDispatch(Dispatch &D) const {
       if (Pc < TextBegin || Pc >= TextEnd || !SlotValid[(Pc - TextBegin) / 4])
         continue;
       const RegUses &U = SlotUses[(Pc - TextBegin) / 4];
-      MaxV = std::max<int>(MaxV, U.maxVgpr);
-      MaxA = std::max<int>(MaxA, U.maxAgpr);
+      MaxV = std::max<int>(MaxV, U.MaxVgpr);
+      MaxA = std::max<int>(MaxA, U.MaxAgpr);
     }
     if (MaxA >= 0 && MaxV >= int(D.Alloc.AccumOffset))
       return runtimeError("'" + Code.Path + "': kernel '" + K->Name + "' uses v" +
@@ -557,30 +557,30 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   const KernelInfo *K = D.Kernel;
   const std::vector<uint8_t> &Kernarg = D.Kernarg;
   KdBits Bits = D.bits();
-  std::memset(W.s, 0, sizeof(W.s));
+  std::memset(W.S, 0, sizeof(W.S));
   // Vector registers start at zero, or at LaunchConfig::RegisterFill (hardware leaves them
   // undefined). Only the registers the descriptor allocates are set: code that touches others
   // is invalid (hsaco-rebuild refuses it) and setting all 512 rows would dominate short kernels.
   if (uint32_t Fill = D.L.RegisterFill) {
-    std::fill_n(W.v, size_t(kWaveSize) * D.Alloc.ArchVgprs, Fill);
+    std::fill_n(W.V, size_t(kWaveSize) * D.Alloc.ArchVgprs, Fill);
     if (D.Alloc.Agprs)
       std::fill_n(W.vrow(256), size_t(kWaveSize) * D.Alloc.Agprs, Fill);
   } else {
-    std::memset(W.v, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
+    std::memset(W.V, 0, sizeof(uint32_t) * kWaveSize * D.Alloc.ArchVgprs);
     if (D.Alloc.Agprs)
       std::memset(W.vrow(256), 0, sizeof(uint32_t) * kWaveSize * D.Alloc.Agprs);
   }
-  W.scc = false;
-  W.done = W.atBarrier = false;
-  W.instCount = 0;
-  W.mfmaScalePending = false;
-  W.pendingLds.clear();
-  W.vmemIssued = 0;
-  W.trapsts = 0;
-  W.priority = 0;
-  W.waveInGroup = Wv;
-  W.mode = Bits.mode();
-  W.pc = D.Entry;
+  W.Scc = false;
+  W.Done = W.AtBarrier = false;
+  W.InstCount = 0;
+  W.MfmaScalePending = false;
+  W.PendingLds.clear();
+  W.VmemIssued = 0;
+  W.Trapsts = 0;
+  W.Priority = 0;
+  W.WaveInGroup = Wv;
+  W.Mode = Bits.mode();
+  W.Pc = D.Entry;
   unsigned Lanes = std::min<unsigned>(kWaveSize, Items - Wv * kWaveSize);
   W.setExec(Lanes == 64 ? ~0ull : ((1ull << Lanes) - 1));
   uint64_t WaveScratch =
@@ -590,60 +590,60 @@ void Emulator::initWave(const Dispatch &D, WaveState &W, unsigned Wv, unsigned T
   if (Bits.sgprPrivateSegmentBuffer()) {
     // V#: base, stride = private bytes per lane, add_tid_enable, no swizzle: lane L's
     // private byte A is at base + soffset + L * stride + A (see MemoryAccess.cpp).
-    W.s[S++] = uint32_t(D.ScratchBase);
+    W.S[S++] = uint32_t(D.ScratchBase);
     // With ADD_TID_ENABLE (word 3 bit 23), DATA_FORMAT (word 3 bits 18:15) holds stride
     // bits 17:14, so it must carry the stride's high bits and nothing else.
-    W.s[S++] = (uint32_t(D.ScratchBase >> 32) & 0xffff) | ((D.PerLane & 0x3fff) << 16);
-    W.s[S++] = 0xffffffffu;
-    W.s[S++] = (1u << 23) | (((D.PerLane >> 14) & 0xf) << 15);
+    W.S[S++] = (uint32_t(D.ScratchBase >> 32) & 0xffff) | ((D.PerLane & 0x3fff) << 16);
+    W.S[S++] = 0xffffffffu;
+    W.S[S++] = (1u << 23) | (((D.PerLane >> 14) & 0xf) << 15);
   }
   if (Bits.sgprDispatchPtr()) {
-    W.s[S++] = uint32_t(D.PacketAddr);
-    W.s[S++] = uint32_t(D.PacketAddr >> 32);
+    W.S[S++] = uint32_t(D.PacketAddr);
+    W.S[S++] = uint32_t(D.PacketAddr >> 32);
   }
   if (Bits.sgprQueuePtr()) {
-    W.s[S++] = uint32_t(D.QueueAddr);
-    W.s[S++] = uint32_t(D.QueueAddr >> 32);
+    W.S[S++] = uint32_t(D.QueueAddr);
+    W.S[S++] = uint32_t(D.QueueAddr >> 32);
   }
   if (Bits.sgprKernargPtr()) {
-    W.s[S++] = uint32_t(D.KernargAddr);
-    W.s[S++] = uint32_t(D.KernargAddr >> 32);
+    W.S[S++] = uint32_t(D.KernargAddr);
+    W.S[S++] = uint32_t(D.KernargAddr >> 32);
   }
   if (Bits.sgprDispatchId()) {
-    W.s[S++] = 1;
-    W.s[S++] = 0;
+    W.S[S++] = 1;
+    W.S[S++] = 0;
   }
   if (Bits.sgprFlatScratchInit()) {
-    W.s[S++] = uint32_t(D.ScratchBase);
-    W.s[S++] = uint32_t(D.ScratchBase >> 32);
+    W.S[S++] = uint32_t(D.ScratchBase);
+    W.S[S++] = uint32_t(D.ScratchBase >> 32);
   }
   if (Bits.sgprPrivateSegmentSize())
-    W.s[S++] = D.PerLane;
+    W.S[S++] = D.PerLane;
   unsigned PreN = K->Kd.kernargPreloadLength(), PreOff = K->Kd.kernargPreloadOffset();
   for (unsigned I = 0; I < PreN; ++I) {
     uint32_t V = 0;
     if ((PreOff + I) * 4 + 4 <= Kernarg.size())
       std::memcpy(&V, &Kernarg[(PreOff + I) * 4], 4);
-    W.s[S++] = V;
+    W.S[S++] = V;
   }
   // System SGPRs start after the descriptor's user SGPR count.
   S = std::max(S, K->Kd.userSgprCount());
   for (unsigned Dm = 0; Dm < 3; ++Dm)
     if (Bits.wgId(Dm))
-      W.s[S++] = Id[Dm];
+      W.S[S++] = Id[Dm];
   if (Bits.wgInfo())
-    W.s[S++] = 0;
+    W.S[S++] = 0;
   bool Architected = isGfx94Plus(Target);
   if (Bits.privateSegment() && !Architected)
-    W.s[S++] = uint32_t(WaveScratch - D.ScratchBase);
+    W.S[S++] = uint32_t(WaveScratch - D.ScratchBase);
   if (S > D.Alloc.NumberedSgprs)
     throw EmuError(EmuErrorKind::RegisterFault,
                    "the dispatch sets s0-s" + std::to_string(S - 1) +
                        " (user and system SGPRs); the kernel's descriptor allocates s0-s" +
                        std::to_string(int(D.Alloc.NumberedSgprs) - 1));
   if (Architected && D.PerLane) {
-    W.s[kFlatScratchLo] = uint32_t(WaveScratch);
-    W.s[kFlatScratchHi] = uint32_t(WaveScratch >> 32);
+    W.S[kFlatScratchLo] = uint32_t(WaveScratch);
+    W.S[kFlatScratchHi] = uint32_t(WaveScratch >> 32);
   }
   // Work-item ids: packed into v0 (x 9:0, y 19:10, z 29:20) on gfx90a and later.
   uint32_t *V0 = W.vrow(0);
@@ -697,24 +697,24 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
     for (unsigned OI = 0; OI < NW; ++OI) {
       unsigned I = Order[OI];
       WaveState &W = *Waves[I];
-      if (W.done || W.atBarrier)
+      if (W.Done || W.AtBarrier)
         continue;
-      uint64_t Before = W.instCount;
+      uint64_t Before = W.InstCount;
       // One wave alone still returns here now and then: limits and Ctrl-C are checked.
       unsigned Quantum = NW == 1          ? 1u << 14
                          : L.VarySchedule ? 1 + unsigned(Next() % 96)
                                           : kWaveTurn;
-      if (L.Strict && Ctx[I].trace)
+      if (L.Strict && Ctx[I].Trace)
         runWave<true, true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       else if (L.Strict)
         runWave<true, false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
-      else if (Ctx[I].trace)
+      else if (Ctx[I].Trace)
         runWave<false, true>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
       else
         runWave<false, false>(*this, Ctx[I], Quantum, L.MaxWaveInstructions, LaneInsts);
-      AnyRan |= W.instCount != Before;
+      AnyRan |= W.InstCount != Before;
       if (Lim.Limited) {
-        uint64_t Total = Lim.Executed.fetch_add(W.instCount - Before) + (W.instCount - Before);
+        uint64_t Total = Lim.Executed.fetch_add(W.InstCount - Before) + (W.InstCount - Before);
         if (L.MaxInstructions && Total > L.MaxInstructions) {
           Lim.Hit = 1;
           throw EmuError(EmuErrorKind::Timeout, "instruction limit");
@@ -731,14 +731,14 @@ void Emulator::scheduleGroup(const LaunchConfig &L, uint64_t G,
     }
     unsigned Done = 0, AtBarrier = 0;
     for (unsigned I = 0; I < NW; ++I) {
-      Done += Waves[I]->done;
-      AtBarrier += Waves[I]->atBarrier;
+      Done += Waves[I]->Done;
+      AtBarrier += Waves[I]->AtBarrier;
     }
     if (Done == NW)
       break;
     if (Done + AtBarrier == NW) {
       for (unsigned I = 0; I < NW; ++I)
-        Waves[I]->atBarrier = false;
+        Waves[I]->AtBarrier = false;
     } else if (!AnyRan) {
       throw EmuError(EmuErrorKind::Deadlock, "the workgroup's waves stopped making progress");
     }
@@ -839,9 +839,9 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           Size[I] = std::min(L.Block[I], L.GridItems[I] - Id[I] * L.Block[I]);
         uint32_t Items = Size[0] * Size[1] * Size[2];
         unsigned NW = (Items + kWaveSize - 1) / kWaveSize;
-        std::memcpy(WG.id, Id, sizeof(Id));
-        WG.lds.assign(D.GroupSegment, 0);
-        WG.numWaves = NW;
+        std::memcpy(WG.Id, Id, sizeof(Id));
+        WG.Lds.assign(D.GroupSegment, 0);
+        WG.NumWaves = NW;
         while (Waves.size() < NW)
           Waves.push_back(std::make_unique<WaveState>());
         std::vector<ExecCtx> Ctx;
@@ -862,7 +862,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
           }
         }
         if (L.Strict) {
-          SG.reset(NW, WG.lds.size());
+          SG.reset(NW, WG.Lds.size());
           SW.clear();
           for (unsigned Wv = 0; Wv < NW; ++Wv)
             SW.push_back(std::make_unique<StrictWave>(SG, Wv, Target, XnackReplay, Report));
@@ -879,7 +879,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
         }
         scheduleGroup(L, G, Waves, Ctx, NW, Lim, St.LaneInsts);
         for (unsigned I = 0; I < NW; ++I)
-          St.Insts += Waves[I]->instCount;
+          St.Insts += Waves[I]->InstCount;
         if (L.Strict)
           for (auto &S : SW)
             S->finish();

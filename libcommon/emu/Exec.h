@@ -1,7 +1,7 @@
 // The interface between the emulator's scheduler (Emulator.cpp) and the executors, one file
 // per instruction class. An executor runs one decoded instruction for one wave. When it runs,
-// w.pc already points past the instruction (branches are relative to that, as in the ISA).
-// It returns false when it does not implement in.op; the scheduler then stops the dispatch
+// W.Pc already points past the instruction (branches are relative to that, as in the ISA).
+// It returns false when it does not implement In.Operation; the scheduler then stops the dispatch
 // with "unsupported instruction <mnemonic> at pc 0x...". It never guesses. Which executor runs
 // an instruction is Dispatch.h's executeInst.
 #pragma once
@@ -21,39 +21,39 @@ class StrictWave;
 
 // One workgroup's shared state.
 struct Workgroup {
-  uint32_t id[3] = {0, 0, 0};
-  std::vector<uint8_t> lds; // group segment (static + dynamic LDS)
-  unsigned numWaves = 0;
+  uint32_t Id[3] = {0, 0, 0};
+  std::vector<uint8_t> Lds; // group segment (static + dynamic LDS)
+  unsigned NumWaves = 0;
 };
 
 struct ExecCtx {
-  WaveState &w;
-  Workgroup &wg;
-  DeviceMemory &mem;
-  Gfx gfx;
-  uint64_t instPc = 0; // address of the instruction being executed
+  WaveState &W;
+  Workgroup &Wg;
+  DeviceMemory &Mem;
+  Gfx Target;
+  uint64_t InstPc = 0; // address of the instruction being executed
   // Private (scratch) memory of this wave: a device allocation, lane-swizzled as the hardware
   // does for flat scratch (element size 4, index stride 64). 0/0 when the kernel has none.
-  uint64_t scratchBase = 0;
-  uint32_t scratchPerLane = 0;
+  uint64_t ScratchBase = 0;
+  uint32_t ScratchPerLane = 0;
   // The allocation the last global access hit (allocations do not change during a dispatch,
   // and a context belongs to one wave on one thread).
-  const Allocation *lastAlloc = nullptr;
-  bool track = false;           // record footprints (DeviceMemory::setTracking)
-  StrictWave *strict = nullptr; // the strict checks (StrictCheck.h), when on
+  const Allocation *LastAlloc = nullptr;
+  bool Track = false;           // record footprints (DeviceMemory::setTracking)
+  StrictWave *Strict = nullptr; // the strict checks (StrictCheck.h), when on
   // The registers the kernel's descriptor allocates to the wave (s0..s(numSgprs-1), ...): an
   // access beyond them is a register fault (RegUse.h has each instruction's maxima; indexed
   // accesses such as s_movrel check their computed register).
-  uint16_t numSgprs = 102, numVgprs = 256, numAgprs = 256;
+  uint16_t NumSgprs = 102, NumVgprs = 256, NumAgprs = 256;
   // A traced dispatch (LaunchConfig::TraceWanted): this wave's record, else null.
-  WaveTrace *trace = nullptr;
+  WaveTrace *Trace = nullptr;
   // The host bytes the last buffer access prefetched (a cache hint, ExecVmem.cpp).
-  const uint8_t *prefetchFrom = nullptr, *prefetchTo = nullptr;
+  const uint8_t *PrefetchFrom = nullptr, *PrefetchTo = nullptr;
 };
 
 // Record one memory access of the current instruction in the wave's trace.
 inline void traceAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, TraceSpace space) {
-  c.trace->Accesses.push_back(
+  c.Trace->Accesses.push_back(
       TraceAccess{addr, uint16_t(size), uint8_t(lane < 0 ? 0 : lane),
                   lane < 0 && space == TraceSpace::Vector ? TraceSpace::Scalar : space});
 }
@@ -72,18 +72,18 @@ uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, co
 // The same without the strict checks' hook (private memory: no other wave can reach it).
 inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t addr, unsigned size, int lane,
                                       const char *what) {
-  if (c.trace)
+  if (c.Trace)
     traceAccess(c, addr, size, lane, TraceSpace::Vector);
-  const Allocation *a = c.lastAlloc;
+  const Allocation *a = c.LastAlloc;
   if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base)) {
-    if (c.track)
+    if (c.Track)
       a->touch(addr - a->Base, size);
     return a->Bytes.get() + (addr - a->Base);
   }
   return globalAccessSlow(c, addr, size, lane, what);
 }
 inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
-  if (c.strict)
+  if (c.Strict)
     strictGlobalTouch(c, addr, size);
   return globalAccessUnchecked(c, addr, size, lane, what);
 }

@@ -52,34 +52,34 @@ enum class DsShape : uint8_t {
 };
 
 struct DsOp {
-  DsKind kind = DsKind::Nop;
-  DsShape shape = DsShape::B32;
-  uint8_t n = 1;      // dwords (B32); element dwords for read2/write2/wrxchg2
-  unsigned scale = 4; // read2/write2/wrxchg2 offset unit in bytes
-  Rmw rmw = Rmw::Add;
-  bool is64 = false, ret = false;
+  DsKind Kind = DsKind::Nop;
+  DsShape Shape = DsShape::B32;
+  uint8_t N = 1;      // dwords (B32); element dwords for read2/write2/wrxchg2
+  unsigned Scale = 4; // read2/write2/wrxchg2 offset unit in bytes
+  emu::Rmw Rmw = emu::Rmw::Add;
+  bool Is64 = false, Ret = false;
 };
 
 DsOp ds(DsKind k, DsShape s = DsShape::B32, unsigned n = 1) {
   DsOp o;
-  o.kind = k;
-  o.shape = s;
-  o.n = uint8_t(n);
+  o.Kind = k;
+  o.Shape = s;
+  o.N = uint8_t(n);
   return o;
 }
 DsOp ds2(DsKind k, unsigned n, unsigned scale) {
   DsOp o;
-  o.kind = k;
-  o.n = uint8_t(n);
-  o.scale = scale;
+  o.Kind = k;
+  o.N = uint8_t(n);
+  o.Scale = scale;
   return o;
 }
 DsOp dsa(Rmw r, bool is64, bool ret) {
   DsOp o;
-  o.kind = DsKind::Atomic;
-  o.rmw = r;
-  o.is64 = is64;
-  o.ret = ret;
+  o.Kind = DsKind::Atomic;
+  o.Rmw = r;
+  o.Is64 = is64;
+  o.Ret = ret;
   return o;
 }
 
@@ -389,7 +389,7 @@ unsigned swizzleSource(unsigned offset, unsigned i) {
 // per-lane check or call (ldsAccess is what checks, reports and traces).
 bool ldsDirect(const ExecCtx &c, const uint32_t *addr, unsigned offset16, unsigned bytes,
                uint64_t exec) {
-  if (c.strict || c.trace)
+  if (c.Strict || c.Trace)
     return false;
   uint32_t hi = 0;
   if (exec == ~0ull) {
@@ -398,7 +398,7 @@ bool ldsDirect(const ExecCtx &c, const uint32_t *addr, unsigned offset16, unsign
   } else {
     forEachLane(exec, [&](unsigned l) { hi = addr[l] > hi ? addr[l] : hi; });
   }
-  return uint64_t(hi) + offset16 + bytes <= c.wg.lds.size();
+  return uint64_t(hi) + offset16 + bytes <= c.Wg.Lds.size();
 }
 
 // ds_read_b32..b128 / ds_write_b32..b128 when ldsDirect holds (lds = LDS + offset16): each
@@ -433,46 +433,46 @@ void ldsCopyDwords(WaveState &w, uint8_t *lds, const uint32_t *addr, unsigned n,
 } // namespace
 
 bool execLds(ExecCtx &c, const Inst &in) {
-  if (in.gds)
+  if (in.Gds)
     return false;
   if (execLdsTransposeRead(c, in))
     return true;
   DsOp m;
-  if (!classifyDs(in.op, m))
+  if (!classifyDs(in.Operation, m))
     return false;
-  WaveState &w = c.w;
+  WaveState &w = c.W;
   const uint64_t exec = w.exec();
-  const unsigned offset16 = unsigned(in.offset0) | (unsigned(in.offset1) << 8);
-  const char *what = opNameLower(in.op);
+  const unsigned offset16 = unsigned(in.Offset0) | (unsigned(in.Offset1) << 8);
+  const char *what = opNameLower(in.Operation);
   // Operands each kind needs (a decoder gap is reported, not dereferenced).
   // ds_swizzle_b32 takes its source in the ADDR field (there is no address).
   const bool needAddr =
-      m.kind != DsKind::Nop && m.kind != DsKind::ReadAddTid && m.kind != DsKind::WriteAddTid;
-  const bool needData = m.kind != DsKind::Nop && m.kind != DsKind::Read &&
-                        m.kind != DsKind::Read2 && m.kind != DsKind::ReadAddTid &&
-                        m.kind != DsKind::Swizzle;
-  const bool needDst = m.kind == DsKind::Read || m.kind == DsKind::Read2 ||
-                       m.kind == DsKind::ReadAddTid || m.kind == DsKind::Permute ||
-                       m.kind == DsKind::Bpermute || m.kind == DsKind::Swizzle;
-  if ((needAddr && in.addr == kNoOperand) || (needData && in.data0 == kNoOperand) ||
-      (needDst && in.dst == kNoOperand) ||
-      ((m.kind == DsKind::Write2 || m.kind == DsKind::Wrxchg2) && in.data1 == kNoOperand))
+      m.Kind != DsKind::Nop && m.Kind != DsKind::ReadAddTid && m.Kind != DsKind::WriteAddTid;
+  const bool needData = m.Kind != DsKind::Nop && m.Kind != DsKind::Read &&
+                        m.Kind != DsKind::Read2 && m.Kind != DsKind::ReadAddTid &&
+                        m.Kind != DsKind::Swizzle;
+  const bool needDst = m.Kind == DsKind::Read || m.Kind == DsKind::Read2 ||
+                       m.Kind == DsKind::ReadAddTid || m.Kind == DsKind::Permute ||
+                       m.Kind == DsKind::Bpermute || m.Kind == DsKind::Swizzle;
+  if ((needAddr && in.Addr == kNoOperand) || (needData && in.Data0 == kNoOperand) ||
+      (needDst && in.Dst == kNoOperand) ||
+      ((m.Kind == DsKind::Write2 || m.Kind == DsKind::Wrxchg2) && in.Data1 == kNoOperand))
     return false;
 
-  switch (m.kind) {
+  switch (m.Kind) {
   case DsKind::Nop:
     return true;
 
   case DsKind::Permute:
   case DsKind::Bpermute:
   case DsKind::Swizzle: {
-    const uint32_t *data = w.vrowOf(m.kind == DsKind::Swizzle ? in.addr : in.data0);
+    const uint32_t *data = w.vrowOf(m.Kind == DsKind::Swizzle ? in.Addr : in.Data0);
     uint32_t tmp[kWaveSize] = {};
-    if (m.kind == DsKind::Permute) {
-      const uint32_t *a = w.vrowOf(in.addr);
+    if (m.Kind == DsKind::Permute) {
+      const uint32_t *a = w.vrowOf(in.Addr);
       forEachLane(exec, [&](unsigned i) { tmp[((a[i] + offset16) / 4u) % 64u] = data[i]; });
-    } else if (m.kind == DsKind::Bpermute) {
-      const uint32_t *a = w.vrowOf(in.addr);
+    } else if (m.Kind == DsKind::Bpermute) {
+      const uint32_t *a = w.vrowOf(in.Addr);
       forEachLane(exec, [&](unsigned i) {
         unsigned src = ((a[i] + offset16) / 4u) % 64u;
         tmp[i] = (exec >> src) & 1u ? data[src] : 0u;
@@ -483,20 +483,20 @@ bool execLds(ExecCtx &c, const Inst &in) {
         tmp[i] = (exec >> src) & 1u ? data[src] : 0u;
       });
     }
-    uint32_t *d = w.vrowOf(in.dst);
+    uint32_t *d = w.vrowOf(in.Dst);
     forEachLane(exec, [&](unsigned i) { d[i] = tmp[i]; });
     return true;
   }
 
   case DsKind::ReadAddTid:
   case DsKind::WriteAddTid: {
-    const uint64_t base = uint64_t(offset16) + (w.s[kM0] & 0xffffu);
-    if (m.kind == DsKind::ReadAddTid) {
-      uint32_t *d = w.vrowOf(in.dst);
+    const uint64_t base = uint64_t(offset16) + (w.S[kM0] & 0xffffu);
+    if (m.Kind == DsKind::ReadAddTid) {
+      uint32_t *d = w.vrowOf(in.Dst);
       forEachLane(
           exec, [&](unsigned i) { d[i] = load32(ldsAccess(c, base + 4ull * i, 4, int(i), what)); });
     } else {
-      const uint32_t *s = w.vrowOf(in.data0);
+      const uint32_t *s = w.vrowOf(in.Data0);
       forEachLane(
           exec, [&](unsigned i) { store32(ldsAccess(c, base + 4ull * i, 4, int(i), what), s[i]); });
     }
@@ -507,16 +507,16 @@ bool execLds(ExecCtx &c, const Inst &in) {
     break;
   }
 
-  const uint32_t *addr = w.vrowOf(in.addr);
+  const uint32_t *addr = w.vrowOf(in.Addr);
 
-  switch (m.kind) {
+  switch (m.Kind) {
   case DsKind::Read: {
-    const unsigned bytes = dsShapeBytes(m.shape, m.n);
-    const unsigned r = vectorIndex(in.dst);
+    const unsigned bytes = dsShapeBytes(m.Shape, m.N);
+    const unsigned r = vectorIndex(in.Dst);
     uint8_t *const direct =
-        ldsDirect(c, addr, offset16, bytes, exec) ? c.wg.lds.data() + offset16 : nullptr;
-    if (direct && m.shape == DsShape::B32 && r + m.n <= kNumVectorRegs) {
-      ldsCopyDwords<true>(w, direct, addr, m.n, r, exec);
+        ldsDirect(c, addr, offset16, bytes, exec) ? c.Wg.Lds.data() + offset16 : nullptr;
+    if (direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
+      ldsCopyDwords<true>(w, direct, addr, m.N, r, exec);
       return true;
     }
     // One lane loop per shape (the shape decided once): f(p, d) is the first destination
@@ -541,7 +541,7 @@ bool execLds(ExecCtx &c, const Inst &in) {
       return v;
     };
     auto s8 = [](const uint8_t *p) { return uint16_t(int16_t(int8_t(p[0]))); };
-    switch (m.shape) {
+    switch (m.Shape) {
     case DsShape::U8:
       lanes([](const uint8_t *p, uint32_t) { return uint32_t(p[0]); });
       break;
@@ -557,7 +557,7 @@ bool execLds(ExecCtx &c, const Inst &in) {
     case DsShape::B32:
       forEachLane(exec, [&](unsigned i) {
         const uint8_t *p = at(i);
-        for (unsigned k = 0; k < m.n; ++k)
+        for (unsigned k = 0; k < m.N; ++k)
           w.vrow(r + k)[i] = load32(p + 4 * k);
       });
       break;
@@ -585,19 +585,19 @@ bool execLds(ExecCtx &c, const Inst &in) {
     return true;
   }
   case DsKind::Write: {
-    const unsigned bytes = dsShapeBytes(m.shape, m.n);
-    const unsigned r = vectorIndex(in.data0);
+    const unsigned bytes = dsShapeBytes(m.Shape, m.N);
+    const unsigned r = vectorIndex(in.Data0);
     uint8_t *const direct =
-        ldsDirect(c, addr, offset16, bytes, exec) ? c.wg.lds.data() + offset16 : nullptr;
-    if (direct && m.shape == DsShape::B32 && r + m.n <= kNumVectorRegs) {
-      ldsCopyDwords<false>(w, direct, addr, m.n, r, exec);
+        ldsDirect(c, addr, offset16, bytes, exec) ? c.Wg.Lds.data() + offset16 : nullptr;
+    if (direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
+      ldsCopyDwords<false>(w, direct, addr, m.N, r, exec);
       return true;
     }
     forEachLane(exec, [&](unsigned i) {
       uint8_t *p = direct ? direct + addr[i]
                           : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
       uint32_t v = w.vrow(r)[i];
-      switch (m.shape) {
+      switch (m.Shape) {
       case DsShape::B8:
         p[0] = uint8_t(v);
         break;
@@ -613,7 +613,7 @@ bool execLds(ExecCtx &c, const Inst &in) {
         p[1] = uint8_t(v >> 24);
         break;
       case DsShape::B32:
-        for (unsigned k = 0; k < m.n; ++k)
+        for (unsigned k = 0; k < m.N; ++k)
           store32(p + 4 * k, w.vrow(r + k)[i]);
         break;
       default:
@@ -625,63 +625,63 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Read2:
   case DsKind::Write2:
   case DsKind::Wrxchg2: {
-    const unsigned bytes = 4u * m.n;
-    const uint64_t o0 = uint64_t(in.offset0) * m.scale, o1 = uint64_t(in.offset1) * m.scale;
-    const unsigned dr = in.dst != kNoOperand ? vectorIndex(in.dst) : 0;
-    const unsigned d0 = in.data0 != kNoOperand ? vectorIndex(in.data0) : 0;
-    const unsigned d1 = in.data1 != kNoOperand ? vectorIndex(in.data1) : 0;
+    const unsigned bytes = 4u * m.N;
+    const uint64_t o0 = uint64_t(in.Offset0) * m.Scale, o1 = uint64_t(in.Offset1) * m.Scale;
+    const unsigned dr = in.Dst != kNoOperand ? vectorIndex(in.Dst) : 0;
+    const unsigned d0 = in.Data0 != kNoOperand ? vectorIndex(in.Data0) : 0;
+    const unsigned d1 = in.Data1 != kNoOperand ? vectorIndex(in.Data1) : 0;
     forEachLane(exec, [&](unsigned i) {
       uint8_t *p0 = ldsAccess(c, uint64_t(addr[i]) + o0, bytes, int(i), what);
       uint8_t *p1 = ldsAccess(c, uint64_t(addr[i]) + o1, bytes, int(i), what);
-      if (m.kind == DsKind::Read2) {
-        for (unsigned k = 0; k < m.n; ++k) {
+      if (m.Kind == DsKind::Read2) {
+        for (unsigned k = 0; k < m.N; ++k) {
           w.vrow(dr + k)[i] = load32(p0 + 4 * k);
-          w.vrow(dr + m.n + k)[i] = load32(p1 + 4 * k);
+          w.vrow(dr + m.N + k)[i] = load32(p1 + 4 * k);
         }
         return;
       }
       // wrxchg2 reads both locations before writing either.
       uint32_t old[4] = {0, 0, 0, 0};
-      if (m.kind == DsKind::Wrxchg2)
-        for (unsigned k = 0; k < m.n; ++k) {
+      if (m.Kind == DsKind::Wrxchg2)
+        for (unsigned k = 0; k < m.N; ++k) {
           old[k] = load32(p0 + 4 * k);
-          old[m.n + k] = load32(p1 + 4 * k);
+          old[m.N + k] = load32(p1 + 4 * k);
         }
-      for (unsigned k = 0; k < m.n; ++k)
+      for (unsigned k = 0; k < m.N; ++k)
         store32(p0 + 4 * k, w.vrow(d0 + k)[i]);
-      for (unsigned k = 0; k < m.n; ++k)
+      for (unsigned k = 0; k < m.N; ++k)
         store32(p1 + 4 * k, w.vrow(d1 + k)[i]);
-      if (m.kind == DsKind::Wrxchg2 && in.dst != kNoOperand)
-        for (unsigned k = 0; k < 2u * m.n; ++k)
+      if (m.Kind == DsKind::Wrxchg2 && in.Dst != kNoOperand)
+        for (unsigned k = 0; k < 2u * m.N; ++k)
           w.vrow(dr + k)[i] = old[k];
     });
     return true;
   }
   case DsKind::Atomic: {
-    const bool ret = m.ret && in.dst != kNoOperand;
-    const unsigned d0 = vectorIndex(in.data0);
-    const bool two = m.rmw == Rmw::CmpSwap || m.rmw == Rmw::CmpSwapF32 ||
-                     m.rmw == Rmw::CmpSwapF64 || m.rmw == Rmw::MskOr || m.rmw == Rmw::Wrap;
-    if (two && in.data1 == kNoOperand)
+    const bool ret = m.Ret && in.Dst != kNoOperand;
+    const unsigned d0 = vectorIndex(in.Data0);
+    const bool two = m.Rmw == Rmw::CmpSwap || m.Rmw == Rmw::CmpSwapF32 ||
+                     m.Rmw == Rmw::CmpSwapF64 || m.Rmw == Rmw::MskOr || m.Rmw == Rmw::Wrap;
+    if (two && in.Data1 == kNoOperand)
       return false;
-    const unsigned d1 = two ? vectorIndex(in.data1) : 0;
+    const unsigned d1 = two ? vectorIndex(in.Data1) : 0;
     // For cmpst the compare value is DATA (data0) and the new value DATA2 (data1).
-    const bool cmp = m.rmw == Rmw::CmpSwap || m.rmw == Rmw::CmpSwapF32 || m.rmw == Rmw::CmpSwapF64;
+    const bool cmp = m.Rmw == Rmw::CmpSwap || m.Rmw == Rmw::CmpSwapF32 || m.Rmw == Rmw::CmpSwapF64;
     forEachLane(exec, [&](unsigned i) {
-      uint8_t *p = ldsAccess(c, uint64_t(addr[i]) + offset16, m.is64 ? 8 : 4, int(i), what);
-      if (!m.is64) {
+      uint8_t *p = ldsAccess(c, uint64_t(addr[i]) + offset16, m.Is64 ? 8 : 4, int(i), what);
+      if (!m.Is64) {
         uint32_t a = w.vrow(d0)[i], b = two ? w.vrow(d1)[i] : 0;
         uint32_t old = load32(p);
-        store32(p, cmp ? rmw32(m.rmw, old, b, a) : rmw32(m.rmw, old, a, b));
+        store32(p, cmp ? rmw32(m.Rmw, old, b, a) : rmw32(m.Rmw, old, a, b));
         if (ret)
-          w.vrowOf(in.dst)[i] = old;
+          w.vrowOf(in.Dst)[i] = old;
       } else {
         uint64_t a = w.vrow(d0)[i] | (uint64_t(w.vrow(d0 + 1)[i]) << 32);
         uint64_t b = two ? (w.vrow(d1)[i] | (uint64_t(w.vrow(d1 + 1)[i]) << 32)) : 0;
         uint64_t old = load64(p);
-        store64(p, cmp ? rmw64(m.rmw, old, b, a) : rmw64(m.rmw, old, a, b));
+        store64(p, cmp ? rmw64(m.Rmw, old, b, a) : rmw64(m.Rmw, old, a, b));
         if (ret)
-          writeVector64(w, in.dst, i, old);
+          writeVector64(w, in.Dst, i, old);
       }
     });
     return true;

@@ -40,16 +40,16 @@ inline void putBits(uint8_t *p, unsigned bit, unsigned w, uint32_t x) {
 
 [[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
-                     hexText(c.instPc) + ": " + why,
-                 c.instPc);
+                 "unsupported instruction " + std::string(opNameLower(in.Operation)) + " at pc " +
+                     hexText(c.InstPc) + ": " + why,
+                 c.InstPc);
 }
 
 } // namespace
 
 bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
   unsigned w = 0, bytes = 8;
-  switch (in.op) {
+  switch (in.Operation) {
   case Op::DS_READ_B64_TR_B16:
     w = 16;
     break;
@@ -65,18 +65,18 @@ bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
   default:
     return false;
   }
-  if (in.addr == kNoOperand || in.dst == kNoOperand || in.gds)
+  if (in.Addr == kNoOperand || in.Dst == kNoOperand || in.Gds)
     return false;
-  WaveState &ws = c.w;
+  WaveState &ws = c.W;
   if (ws.exec() == 0)
     return true; // nothing runs (the probe of kernel-run --coverage)
   if (ws.exec() != ~0ull)
     refuse(c, in, "a transposing LDS read with EXEC not all ones (the ISA requires all ones)");
   const unsigned n = bytes * 8 / w, regs = bytes / 4;
   const unsigned align = bytes == 8 ? 8 : 16;
-  const unsigned offset16 = unsigned(in.offset0) | (unsigned(in.offset1) << 8);
-  const uint32_t *a = ws.vrowOf(in.addr);
-  const char *what = opNameLower(in.op);
+  const unsigned offset16 = unsigned(in.Offset0) | (unsigned(in.Offset1) << 8);
+  const uint32_t *a = ws.vrowOf(in.Addr);
+  const char *what = opNameLower(in.Operation);
   uint8_t src[kWaveSize][12];
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const uint64_t addr = uint64_t(a[l]) + offset16;
@@ -88,8 +88,8 @@ bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
                              : " (the guide asks for 'the data size'; only 16 is known to work)"));
     std::memcpy(src[l], ldsAccess(c, addr, bytes, int(l), what), bytes);
   }
-  if (vectorIndex(in.dst) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(what) + " at pc " + hexText(c.instPc) +
+  if (vectorIndex(in.Dst) + regs > kNumVectorRegs)
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(what) + " at pc " + hexText(c.InstPc) +
                                                   ": destination out of range");
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const unsigned g = l >> 4, i = l & 15;
@@ -99,7 +99,7 @@ bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
       putBits(out, e * w, w, getBits(src[from], (i % n) * w, w));
     }
     for (unsigned r = 0; r < regs; ++r)
-      std::memcpy(&ws.vrow(vectorIndex(in.dst) + r)[l], out + 4 * r, 4);
+      std::memcpy(&ws.vrow(vectorIndex(in.Dst) + r)[l], out + 4 * r, 4);
   }
   return true;
 }

@@ -63,19 +63,19 @@ namespace {
 enum class EType : uint8_t { F32, F16, BF16, I8, Fp8, Bf8, F64 };
 
 struct Shape {
-  uint8_t m = 0, k = 0, blocks = 1;
-  EType a = EType::F32, b = EType::F32;
-  bool gfx950Shape = false; // not documented for modifiers: require CBSZ/ABID/BLGP == 0
-  bool blgpOnGfx94 = false; // CDNA3 documents BLGP lane patterns for this single-block shape
+  uint8_t M = 0, K = 0, Blocks = 1;
+  EType A = EType::F32, B = EType::F32;
+  bool Gfx950Shape = false; // not documented for modifiers: require CBSZ/ABID/BLGP == 0
+  bool BlgpOnGfx94 = false; // CDNA3 documents BLGP lane patterns for this single-block shape
 };
 
 bool shapeOf(Op op, Shape &s) {
   auto set = [&](unsigned m, unsigned k, unsigned blocks, EType t, bool g950 = false) {
-    s.m = uint8_t(m);
-    s.k = uint8_t(k);
-    s.blocks = uint8_t(blocks);
-    s.a = s.b = t;
-    s.gfx950Shape = g950;
+    s.M = uint8_t(m);
+    s.K = uint8_t(k);
+    s.Blocks = uint8_t(blocks);
+    s.A = s.B = t;
+    s.Gfx950Shape = g950;
     return true;
   };
   switch (op) {
@@ -88,11 +88,11 @@ bool shapeOf(Op op, Shape &s) {
     return set(4, 1, 16, EType::F32);
   case Op::V_MFMA_F32_32X32X2_F32:
     set(32, 2, 1, EType::F32);
-    s.blgpOnGfx94 = true;
+    s.BlgpOnGfx94 = true;
     return true;
   case Op::V_MFMA_F32_16X16X4_F32:
     set(16, 4, 1, EType::F32);
-    s.blgpOnGfx94 = true;
+    s.BlgpOnGfx94 = true;
     return true;
   case Op::V_MFMA_F32_32X32X4_XF32:
     return set(32, 4, 1, EType::F32);
@@ -169,7 +169,7 @@ bool shapeOf(Op op, Shape &s) {
   // fp8 / bf8 (gfx940+): A type first, B type second in the mnemonic.
   auto f8 = [&](unsigned m, unsigned k, EType a, EType b) {
     set(m, k, 1, a);
-    s.b = b;
+    s.B = b;
     return true;
   };
   switch (op) {
@@ -236,7 +236,7 @@ inline unsigned blgpLane(unsigned blgp, unsigned L) {
 
 [[noreturn]] void badOperand(const Inst &in, const char *what) {
   throw EmuError(EmuErrorKind::IllegalInst,
-                 std::string(opName(in.op)) + ": " + what + " operand out of range");
+                 std::string(opName(in.Operation)) + ": " + what + " operand out of range");
 }
 
 // First unified register index of a vector operand spanning `regs` registers.
@@ -250,26 +250,26 @@ unsigned vectorBase(const Inst &in, uint16_t code, unsigned regs, const char *wh
 }
 
 struct Layout {
-  const Shape &s;
-  unsigned kpl; // elements per lane (single-block shapes)
-  bool f64x4;   // v_mfma_f64_4x4x4_4b_f64
+  const Shape &S;
+  unsigned Kpl; // elements per lane (single-block shapes)
+  bool F64x4;   // v_mfma_f64_4x4x4_4b_f64
   // Lane and element index of A[i][k] (or B[k][j] with i := j) of block b.
   void pos(unsigned b, unsigned i, unsigned k, unsigned &lane, unsigned &item) const {
-    if (f64x4) {
+    if (F64x4) {
       lane = 4 * b + 16 * k + i;
       item = 0;
-    } else if (s.blocks > 1) {
-      lane = s.m * b + i;
+    } else if (S.Blocks > 1) {
+      lane = S.M * b + i;
       item = k;
     } else {
-      lane = s.m * (k / kpl) + i;
-      item = k % kpl;
+      lane = S.M * (k / Kpl) + i;
+      item = k % Kpl;
     }
   }
   // Register (offset) and lane of C/D[i][j] of block b; f64: offset of the register pair.
   void dpos(unsigned b, unsigned i, unsigned j, unsigned &reg, unsigned &lane) const {
-    if (s.a == EType::F64) {
-      if (s.m == 16) {
+    if (S.A == EType::F64) {
+      if (S.M == 16) {
         reg = 2 * (i / 4);
         lane = 16 * (i % 4) + j;
       } else {
@@ -278,7 +278,7 @@ struct Layout {
       }
       return;
     }
-    switch (s.m) {
+    switch (S.M) {
     case 32:
       reg = 16 * b + 4 * (i / 8) + i % 4;
       lane = 32 * ((i / 4) % 2) + j;
@@ -294,9 +294,9 @@ struct Layout {
     }
   }
   unsigned dRegs() const {
-    if (s.a == EType::F64)
-      return s.m == 16 ? 8 : 2;
-    return s.m == 32 ? 16u * s.blocks : s.m == 16 ? 4u * s.blocks : 4u;
+    if (S.A == EType::F64)
+      return S.M == 16 ? 8 : 2;
+    return S.M == 32 ? 16u * S.Blocks : S.M == 16 ? 4u * S.Blocks : 4u;
   }
 };
 
@@ -479,16 +479,16 @@ void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_
 
 bool execMfma(ExecCtx &c, const Inst &in) {
   Shape s;
-  if (!shapeOf(in.op, s))
+  if (!shapeOf(in.Operation, s))
     return false;
-  WaveState &w = c.w;
-  const bool isF64 = s.a == EType::F64;
-  const bool isInt = s.a == EType::I8;
-  const bool gfx94 = isGfx94Plus(c.gfx);
-  const unsigned M = s.m, K = s.k, NB = s.blocks;
+  WaveState &w = c.W;
+  const bool isF64 = s.A == EType::F64;
+  const bool isInt = s.A == EType::I8;
+  const bool gfx94 = isGfx94Plus(c.Target);
+  const unsigned M = s.M, K = s.K, NB = s.Blocks;
 
   // Which modifiers this instruction is documented to take; anything else is not guessed at.
-  unsigned blgp = in.blgp & 7, cbsz = in.cbsz & 7, abid = in.abid & 15;
+  unsigned blgp = in.Blgp & 7, cbsz = in.Cbsz & 7, abid = in.Abid & 15;
   bool negA = false, negB = false, negC = false;
   if (isF64) {
     if (cbsz || abid)
@@ -508,21 +508,21 @@ bool execMfma(ExecCtx &c, const Inst &in) {
   } else {
     if (cbsz || abid)
       return false;
-    if (blgp && (s.gfx950Shape || (gfx94 && !s.blgpOnGfx94)))
+    if (blgp && (s.Gfx950Shape || (gfx94 && !s.BlgpOnGfx94)))
       return false;
   }
 
   Layout L{s, 0, isF64 && M == 4};
-  L.kpl = NB > 1 ? K : (K * M) / 64;
-  const unsigned aBits = bitsOf(s.a), bBits = bitsOf(s.b);
-  const unsigned inRegs = isF64 ? 2 : ((NB > 1 ? K : L.kpl) * aBits + 31) / 32;
-  const unsigned aBase = vectorBase(in, in.src[0], inRegs, "A");
-  const unsigned bBase = vectorBase(in, in.src[1], inRegs, "B");
+  L.Kpl = NB > 1 ? K : (K * M) / 64;
+  const unsigned aBits = bitsOf(s.A), bBits = bitsOf(s.B);
+  const unsigned inRegs = isF64 ? 2 : ((NB > 1 ? K : L.Kpl) * aBits + 31) / 32;
+  const unsigned aBase = vectorBase(in, in.Src[0], inRegs, "A");
+  const unsigned bBase = vectorBase(in, in.Src[1], inRegs, "B");
   const unsigned dRegs = L.dRegs();
-  const unsigned dBase = vectorBase(in, in.dst, dRegs, "D");
-  const bool cIsVec = in.src[2] >= kVgprBase;
-  const unsigned cBase = cIsVec ? vectorBase(in, in.src[2], dRegs, "C") : 0;
-  const bool ocp = c.gfx == Gfx::Gfx950;
+  const unsigned dBase = vectorBase(in, in.Dst, dRegs, "D");
+  const bool cIsVec = in.Src[2] >= kVgprBase;
+  const unsigned cBase = cIsVec ? vectorBase(in, in.Src[2], dRegs, "C") : 0;
+  const bool ocp = c.Target == Gfx::Gfx950;
   const unsigned grp = 1u << cbsz;
 
   // Gather inputs: A as [block][i][k], B transposed as [block][j][k], C as [block][i][j].
@@ -539,7 +539,7 @@ bool execMfma(ExecCtx &c, const Inst &in) {
           A[(b * M + i) * K + k] = negA ? -av : av;
           B[(b * M + i) * K + k] = negB ? -bv : bv; // B[k][j=i]
         }
-    double cConst = cIsVec ? 0.0 : bitsToF64(readScalar64(w, in, in.src[2], OpType::F64));
+    double cConst = cIsVec ? 0.0 : bitsToF64(readScalar64(w, in, in.Src[2], OpType::F64));
     for (unsigned b = 0; b < NB; ++b)
       for (unsigned i = 0; i < M; ++i)
         for (unsigned j = 0; j < M; ++j) {
@@ -588,16 +588,16 @@ bool execMfma(ExecCtx &c, const Inst &in) {
       const unsigned shA = itemA * aBits % 32, shB = itemB * bBits % 32;
       float *af = &Af[(b * K + k) * M], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i]
       // f16 and bf16 columns convert straight from the registers (one loop that vectorizes).
-      if (blgp == 0 && s.a == s.b && (s.a == EType::F16 || s.a == EType::BF16)) {
+      if (blgp == 0 && s.A == s.B && (s.A == EType::F16 || s.A == EType::BF16)) {
         const uint32_t *rb = rowB + laneB;
 #ifdef ASMEVO_MFMA_AVX2
-        if (s.a == EType::F16 && M % 8 == 0) {
+        if (s.A == EType::F16 && M % 8 == 0) {
           f16ColumnAvx2(rowA, shA, af, M);
           f16ColumnAvx2(rb, shB, bf, M);
           continue;
         }
 #endif
-        if (s.a == EType::F16)
+        if (s.A == EType::F16)
           for (unsigned i = 0; i < M; ++i) {
             af[i] = f16ToF32(uint16_t(rowA[i] >> shA));
             bf[i] = f16ToF32(uint16_t(rb[i] >> shB));
@@ -625,17 +625,17 @@ bool execMfma(ExecCtx &c, const Inst &in) {
           bi[i] = int8_t(uint8_t(rawB[i]));
         }
       } else {
-        convertColumn(s.a, rawA, M, af, ocp);
-        convertColumn(s.b, rawB, M, bf, ocp);
+        convertColumn(s.A, rawA, M, af, ocp);
+        convertColumn(s.B, rawB, M, bf, ocp);
       }
     }
   }
-  uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.src[2], isInt ? OpType::B32 : OpType::F32);
+  uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.Src[2], isInt ? OpType::B32 : OpType::F32);
   if (!isInt) {
     // f32 inputs fuse (the ISA's rounding); f16, fp8 and bf8 products are exact in f32; bf16
     // products can leave f32's range, so they are rounded before the sum.
-    const bool fused = s.a == EType::F32;
-    const bool exact = !fused && s.a != EType::BF16 && s.b != EType::BF16;
+    const bool fused = s.A == EType::F32;
+    const bool exact = !fused && s.A != EType::BF16 && s.B != EType::BF16;
     auto run = [&](auto mc, auto fusedC, auto exactC) {
       mfmaF32<decltype(mc)::value, decltype(fusedC)::value, decltype(exactC)::value>(
           w, L, cIsVec, cBase, cConst, dBase, Af, Bf, Cr, NB, K, M);

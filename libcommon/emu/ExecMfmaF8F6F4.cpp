@@ -42,8 +42,8 @@ namespace asmevo::emu {
 namespace {
 
 struct Format {
-  unsigned bits = 0, regs = 0;
-  SmallFormat f = SmallFormat::E4M3;
+  unsigned Bits = 0, Regs = 0;
+  SmallFormat F = SmallFormat::E4M3;
 };
 
 bool formatOf(unsigned code, Format &out) {
@@ -70,9 +70,9 @@ bool formatOf(unsigned code, Format &out) {
 
 [[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
-                     hexText(c.instPc) + ": " + why,
-                 c.instPc);
+                 "unsupported instruction " + std::string(opNameLower(in.Operation)) + " at pc " +
+                     hexText(c.InstPc) + ": " + why,
+                 c.InstPc);
 }
 
 // Element p (width bits) of a lane's operand packed over consecutive registers from base.
@@ -88,7 +88,7 @@ inline uint32_t element(const WaveState &w, unsigned base, unsigned lane, unsign
 // Lane and element position of A[i][k] (B[k][j] with i := j).
 inline void position(unsigned dim, const Format &f, unsigned i, unsigned k, unsigned &lane,
                      unsigned &p) {
-  if (f.bits == 8) {
+  if (f.Bits == 8) {
     const unsigned groups = 64 / dim; // 4 (16x16x128) or 2 (32x32x64)
     lane = dim * ((k / 16) % groups) + i;
     p = 16 * (k / (16 * groups)) + k % 16;
@@ -101,53 +101,53 @@ inline void position(unsigned dim, const Format &f, unsigned i, unsigned k, unsi
 // The E8M0 scale of row/column x in block b from one scale operand.
 uint8_t scaleByte(const ExecCtx &c, const Inst &prefix, unsigned which, unsigned dim, unsigned b,
                   unsigned x) {
-  const uint16_t code = prefix.src[which];
+  const uint16_t code = prefix.Src[which];
   if (isVgprCode(code)) {
-    const unsigned byte = ((prefix.opsel >> which) & 1) + 2 * ((prefix.opselHi >> which) & 1);
-    return uint8_t(c.w.vrowOf(code)[dim * b + x] >> (8 * byte));
+    const unsigned byte = ((prefix.Opsel >> which) & 1) + 2 * ((prefix.OpselHi >> which) & 1);
+    return uint8_t(c.W.vrowOf(code)[dim * b + x] >> (8 * byte));
   }
   // An SGPR or a constant: its bits [30:23], whatever op_sel says.
-  return uint8_t(readScalar32(c.w, prefix, code, OpType::B32) >> 23);
+  return uint8_t(readScalar32(c.W, prefix, code, OpType::B32) >> 23);
 }
 
 } // namespace
 
 bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  if (in.op == Op::V_MFMA_LD_SCALE_B32) {
-    if (in.src[0] == kNoOperand || in.src[1] == kNoOperand)
+  WaveState &w = c.W;
+  if (in.Operation == Op::V_MFMA_LD_SCALE_B32) {
+    if (in.Src[0] == kNoOperand || in.Src[1] == kNoOperand)
       return false;
-    w.mfmaScale = in;
-    w.mfmaScalePc = c.instPc;
-    w.mfmaScalePending = true;
+    w.MfmaScale = in;
+    w.MfmaScalePc = c.InstPc;
+    w.MfmaScalePending = true;
     return true;
   }
-  const bool is16 = in.op == Op::V_MFMA_F32_16X16X128_F8F6F4;
-  if (!is16 && in.op != Op::V_MFMA_F32_32X32X64_F8F6F4)
+  const bool is16 = in.Operation == Op::V_MFMA_F32_16X16X128_F8F6F4;
+  if (!is16 && in.Operation != Op::V_MFMA_F32_32X32X64_F8F6F4)
     return false;
-  const bool scaled = w.mfmaScalePending && w.mfmaScalePc + 8 == c.instPc;
-  w.mfmaScalePending = false;
+  const bool scaled = w.MfmaScalePending && w.MfmaScalePc + 8 == c.InstPc;
+  w.MfmaScalePending = false;
   Format fa, fb;
-  if (!formatOf(in.cbsz, fa) || !formatOf(in.blgp, fb))
+  if (!formatOf(in.Cbsz, fa) || !formatOf(in.Blgp, fb))
     throw EmuError(EmuErrorKind::IllegalInst,
-                   std::string(opNameLower(in.op)) + " at pc " + hexText(c.instPc) +
+                   std::string(opNameLower(in.Operation)) + " at pc " + hexText(c.InstPc) +
                        ": format code " +
-                       std::to_string(formatOf(in.cbsz, fa) ? in.blgp : in.cbsz) +
+                       std::to_string(formatOf(in.Cbsz, fa) ? in.Blgp : in.Cbsz) +
                        " (cbsz selects A's format, blgp B's: 0..4) is invalid");
   // The MFMA half of a scaled MFMA carries abid = 1 (LLVM's encoder sets bit 11 there: it is
   // how the pair is encoded, not a broadcast); any other abid is not documented.
-  if (in.abid != (scaled ? 1u : 0u))
+  if (in.Abid != (scaled ? 1u : 0u))
     refuse(c, in,
            scaled ? "abid other than 1 in the MFMA half of a scaled F8F6F4 MFMA is not documented"
                   : "abid on an F8F6F4 MFMA without the v_mfma_ld_scale_b32 prefix is not "
                     "documented");
   const unsigned dim = is16 ? 16 : 32, K = is16 ? 128 : 64, blocks = K / 32;
   const unsigned dRegs = is16 ? 4 : 16;
-  const unsigned aBase = mfmaOperandBase(c, in, in.src[0], fa.regs, "A");
-  const unsigned bBase = mfmaOperandBase(c, in, in.src[1], fb.regs, "B");
-  const unsigned dBase = mfmaOperandBase(c, in, in.dst, dRegs, "D");
-  const bool cIsVec = in.src[2] >= kVgprBase;
-  const unsigned cBase = cIsVec ? mfmaOperandBase(c, in, in.src[2], dRegs, "C") : 0;
+  const unsigned aBase = mfmaOperandBase(c, in, in.Src[0], fa.Regs, "A");
+  const unsigned bBase = mfmaOperandBase(c, in, in.Src[1], fb.Regs, "B");
+  const unsigned dBase = mfmaOperandBase(c, in, in.Dst, dRegs, "D");
+  const bool cIsVec = in.Src[2] >= kVgprBase;
+  const unsigned cBase = cIsVec ? mfmaOperandBase(c, in, in.Src[2], dRegs, "C") : 0;
 
   // Inputs, scaled: A as [i][k], B transposed as [j][k]; C as [i][j]. Everything is read
   // before D is written (D may overlap A, B or C).
@@ -157,12 +157,12 @@ bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
     for (unsigned k = 0; k < K; ++k) {
       unsigned lane, p;
       position(dim, fa, i, k, lane, p);
-      float a = smallToF32(element(w, aBase, lane, p, fa.bits), fa.f);
+      float a = smallToF32(element(w, aBase, lane, p, fa.Bits), fa.F);
       position(dim, fb, i, k, lane, p);
-      float b = smallToF32(element(w, bBase, lane, p, fb.bits), fb.f);
+      float b = smallToF32(element(w, bBase, lane, p, fb.Bits), fb.F);
       if (scaled) {
-        a *= e8m0ToF32(scaleByte(c, w.mfmaScale, 0, dim, k / 32, i));
-        b *= e8m0ToF32(scaleByte(c, w.mfmaScale, 1, dim, k / 32, i));
+        a *= e8m0ToF32(scaleByte(c, w.MfmaScale, 0, dim, k / 32, i));
+        b *= e8m0ToF32(scaleByte(c, w.MfmaScale, 1, dim, k / 32, i));
       }
       A[i * K + k] = a;
       B[i * K + k] = b;
@@ -177,7 +177,7 @@ bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
       lane = 32 * ((i / 4) % 2) + j;
     }
   };
-  const uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.src[2], OpType::F32);
+  const uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.Src[2], OpType::F32);
   for (unsigned i = 0; i < dim; ++i)
     for (unsigned j = 0; j < dim; ++j) {
       unsigned reg, lane;

@@ -51,21 +51,21 @@ inline uint32_t f32Result(float x) { return f32ToBits(x); }
 
 // MODE handling of one packed instruction (the Moded instantiations).
 struct PkMode {
-  bool ftz32In = false, ftz32Out = false, ftz16In = false, ftz16Out = false;
-  unsigned round16 = 0; // f16 result round (MODE.FP_ROUND double/half field)
+  bool Ftz32In = false, Ftz32Out = false, Ftz16In = false, Ftz16Out = false;
+  unsigned Round16 = 0; // f16 result round (MODE.FP_ROUND double/half field)
   explicit PkMode(uint32_t mode)
-      : ftz32In(!(mode & fpmode::kDenormSpIn)), ftz32Out(!(mode & fpmode::kDenormSpOut)),
-        ftz16In(!(mode & fpmode::kDenormDpIn)), ftz16Out(!(mode & fpmode::kDenormDpOut)),
-        round16(fpmode::roundDp(mode)) {}
-  uint16_t in16(uint16_t h) const { return ftz16In ? uint16_t(fpmode::flush16(h)) : h; }
-  float in32(float f) const { return ftz32In ? bitsToF32(fpmode::flush32(f32ToBits(f))) : f; }
+      : Ftz32In(!(mode & fpmode::kDenormSpIn)), Ftz32Out(!(mode & fpmode::kDenormSpOut)),
+        Ftz16In(!(mode & fpmode::kDenormDpIn)), Ftz16Out(!(mode & fpmode::kDenormDpOut)),
+        Round16(fpmode::roundDp(mode)) {}
+  uint16_t in16(uint16_t h) const { return Ftz16In ? uint16_t(fpmode::flush16(h)) : h; }
+  float in32(float f) const { return Ftz32In ? bitsToF32(fpmode::flush32(f32ToBits(f))) : f; }
   uint16_t out16(double x) const {
-    uint16_t h = f64ToF16Rm(x, round16);
-    return ftz16Out ? uint16_t(fpmode::flush16(h)) : h;
+    uint16_t h = f64ToF16Rm(x, Round16);
+    return Ftz16Out ? uint16_t(fpmode::flush16(h)) : h;
   }
   uint32_t out32(float x) const {
     uint32_t b = f32ToBits(x);
-    return ftz32Out ? fpmode::flush32(b) : b;
+    return Ftz32Out ? fpmode::flush32(b) : b;
   }
 };
 
@@ -143,7 +143,7 @@ uint64_t packedSrc64(const WaveState &w, const Inst &in, uint16_t code, unsigned
     return readVector64(w, code, lane);
   }
   if (code < 127)
-    return w.s[code] | (uint64_t(w.s[code + 1]) << 32);
+    return w.S[code] | (uint64_t(w.S[code + 1]) << 32);
   if (isIntInlineCode(code))
     return inlineConstant(code, OpType::B64); // sign-extended
   if (isInlineConstantCode(code))
@@ -214,36 +214,36 @@ Kind kindOf(Op op) {
 }
 
 uint32_t *dstRow(WaveState &w, const Inst &in, unsigned regs = 1) {
-  if (in.dst < kVgprBase || in.dst >= kAgprBase + 256 ||
-      vectorIndex(in.dst) + regs > kNumVectorRegs)
+  if (in.Dst < kVgprBase || in.Dst >= kAgprBase + 256 ||
+      vectorIndex(in.Dst) + regs > kNumVectorRegs)
     throw EmuError(EmuErrorKind::IllegalInst,
-                   std::string(opName(in.op)) + ": destination is not a vector register");
-  return w.vrowOf(in.dst);
+                   std::string(opName(in.Operation)) + ": destination is not a vector register");
+  return w.vrowOf(in.Dst);
 }
 
 // ---- packed f16 -------------------------------------------------------------------------
 template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  const PkMode pm(w.mode);
-  fpmode::HostRounding guard(Moded ? fpmode::roundDp(w.mode) : fpmode::kNearestEven);
-  const unsigned ns = (in.op == Op::V_PK_FMA_F16 || in.op == Op::V_PK_MAXIMUM3_F16 ||
-                       in.op == Op::V_PK_MINIMUM3_F16)
+  WaveState &w = c.W;
+  const PkMode pm(w.Mode);
+  fpmode::HostRounding guard(Moded ? fpmode::roundDp(w.Mode) : fpmode::kNearestEven);
+  const unsigned ns = (in.Operation == Op::V_PK_FMA_F16 || in.Operation == Op::V_PK_MAXIMUM3_F16 ||
+                       in.Operation == Op::V_PK_MINIMUM3_F16)
                           ? 3
                           : 2;
   uint32_t tmp[3][kWaveSize];
   const uint32_t *s[3] = {nullptr, nullptr, nullptr}; // s[2] only for the three-source ops
   for (unsigned i = 0; i < ns; ++i)
-    s[i] = packedSrc32(w, in, in.src[i], OpType::F16, tmp[i]);
+    s[i] = packedSrc32(w, in, in.Src[i], OpType::F16, tmp[i]);
   uint32_t *d = dstRow(w, in);
-  const uint32_t mode = w.mode;
+  const uint32_t mode = w.Mode;
   // Decided once per instruction: which half of each source each result half reads (op_sel,
   // op_sel_hi) and whether its sign flips (neg, neg_hi); then one lane loop per operation.
   unsigned shift[2][3];
   uint16_t flip[2][3];
   for (unsigned h = 0; h < 2; ++h)
     for (unsigned i = 0; i < 3; ++i) {
-      shift[h][i] = bit(h ? in.opselHi : in.opsel, i) ? 16 : 0;
-      flip[h][i] = bit(h ? in.negHi : in.neg, i) ? 0x8000 : 0;
+      shift[h][i] = bit(h ? in.OpselHi : in.Opsel, i) ? 16 : 0;
+      flip[h][i] = bit(h ? in.NegHi : in.Neg, i) ? 0x8000 : 0;
     }
   auto x16 = [&](unsigned lane, unsigned h, unsigned i) -> uint16_t {
     uint16_t x = uint16_t(uint16_t(s[i][lane] >> shift[h][i]) ^ flip[h][i]);
@@ -254,9 +254,9 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
   };
   auto res = [&](double v) -> uint16_t { return Moded ? pm.out16(v) : f16Result(v); };
   auto post = [&](uint16_t r) -> uint16_t {
-    if (in.clamp)
+    if (in.Clamp)
       r = f16Result(clampUnit(f16ToF32(r), mode));
-    if (Moded && pm.ftz16Out)
+    if (Moded && pm.Ftz16Out)
       r = uint16_t(fpmode::flush16(r));
     return r;
   };
@@ -280,15 +280,15 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
                uint32_t((s[i][l] & 0x7fff0000u) > 0x7c000000u);
     return nan != 0;
   };
-  if (!Moded && !in.clamp && (in.op == Op::V_PK_ADD_F16 || in.op == Op::V_PK_MUL_F16) &&
-      !anyNan()) {
+  if (!Moded && !in.Clamp &&
+      (in.Operation == Op::V_PK_ADD_F16 || in.Operation == Op::V_PK_MUL_F16) && !anyNan()) {
     alignas(64) float r[2][kWaveSize], b[kWaveSize];
     for (unsigned h = 0; h < 2; ++h) {
       for (unsigned l = 0; l < kWaveSize; ++l) {
         r[h][l] = f16ToF32(uint16_t(uint16_t(s[0][l] >> shift[h][0]) ^ flip[h][0]));
         b[l] = f16ToF32(uint16_t(uint16_t(s[1][l] >> shift[h][1]) ^ flip[h][1]));
       }
-      if (in.op == Op::V_PK_ADD_F16) {
+      if (in.Operation == Op::V_PK_ADD_F16) {
         for (unsigned l = 0; l < kWaveSize; ++l)
           r[h][l] += b[l];
       } else {
@@ -301,14 +301,14 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
     });
     return;
   }
-  switch (in.op) {
+  switch (in.Operation) {
   case Op::V_PK_ADD_F16: // exact in double, rounded once
     return each([&](unsigned l, unsigned h) { return res(val(l, h, 0) + val(l, h, 1)); });
   case Op::V_PK_MUL_F16: // exact in double, rounded once
     return each([&](unsigned l, unsigned h) { return res(val(l, h, 0) * val(l, h, 1)); });
   case Op::V_PK_FMA_F16:
     return each([&](unsigned l, unsigned h) {
-      return res(fmaSum(val(l, h, 0), val(l, h, 1), val(l, h, 2), Moded ? pm.round16 : 0));
+      return res(fmaSum(val(l, h, 0), val(l, h, 1), val(l, h, 2), Moded ? pm.Round16 : 0));
     });
   case Op::V_PK_MAX_F16:
     return each(
@@ -331,30 +331,31 @@ template <bool Moded> void execF16x2(ExecCtx &c, const Inst &in) {
 
 // ---- packed 16-bit integer --------------------------------------------------------------
 void execI16x2(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  const unsigned ns = (in.op == Op::V_PK_MAD_I16 || in.op == Op::V_PK_MAD_U16) ? 3 : 2;
+  WaveState &w = c.W;
+  const unsigned ns =
+      (in.Operation == Op::V_PK_MAD_I16 || in.Operation == Op::V_PK_MAD_U16) ? 3 : 2;
   uint32_t tmp[3][kWaveSize];
   const uint32_t *s[3] = {nullptr, nullptr, nullptr};
   for (unsigned i = 0; i < ns; ++i)
-    s[i] = packedSrc32(w, in, in.src[i], OpType::B16, tmp[i]);
+    s[i] = packedSrc32(w, in, in.Src[i], OpType::B16, tmp[i]);
   uint32_t *d = dstRow(w, in);
   auto satU = [&](int64_t v) -> uint16_t {
-    if (!in.clamp)
+    if (!in.Clamp)
       return uint16_t(v);
     return uint16_t(std::clamp<int64_t>(v, 0, 0xffff));
   };
   auto satI = [&](int64_t v) -> uint16_t {
-    if (!in.clamp)
+    if (!in.Clamp)
       return uint16_t(v);
     return uint16_t(std::clamp<int64_t>(v, -32768, 32767));
   };
   auto one = [&](unsigned lane, bool hiHalf) -> uint16_t {
     uint16_t x[3] = {0, 0, 0};
     for (unsigned i = 0; i < ns; ++i)
-      x[i] = half(s[i][lane], bit(hiHalf ? in.opselHi : in.opsel, i));
+      x[i] = half(s[i][lane], bit(hiHalf ? in.OpselHi : in.Opsel, i));
     int64_t ua = x[0], ub = x[1], uc = x[2];
     int64_t ia = int16_t(x[0]), ib = int16_t(x[1]), ic = int16_t(x[2]);
-    switch (in.op) {
+    switch (in.Operation) {
     case Op::V_PK_ADD_U16:
       return satU(ua + ub);
     case Op::V_PK_SUB_U16:
@@ -393,22 +394,22 @@ void execI16x2(ExecCtx &c, const Inst &in) {
 
 // ---- packed f32 (64-bit register pairs) --------------------------------------------------
 template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  const PkMode pm(w.mode);
-  fpmode::HostRounding guard(Moded && in.op != Op::V_PK_MOV_B32 ? fpmode::roundSp(w.mode)
-                                                                : fpmode::kNearestEven);
-  const bool isMov = in.op == Op::V_PK_MOV_B32;
-  const unsigned ns = in.op == Op::V_PK_FMA_F32 ? 3 : 2;
+  WaveState &w = c.W;
+  const PkMode pm(w.Mode);
+  fpmode::HostRounding guard(Moded && in.Operation != Op::V_PK_MOV_B32 ? fpmode::roundSp(w.Mode)
+                                                                       : fpmode::kNearestEven);
+  const bool isMov = in.Operation == Op::V_PK_MOV_B32;
+  const unsigned ns = in.Operation == Op::V_PK_FMA_F32 ? 3 : 2;
   uint32_t *d0 = dstRow(w, in, 2);
   uint32_t *d1 = d0 + kWaveSize;
-  const uint32_t mode = w.mode;
+  const uint32_t mode = w.Mode;
   forEachLane(w.exec(), [&](unsigned lane) {
     uint64_t v[3] = {0, 0, 0};
     for (unsigned i = 0; i < ns; ++i)
-      v[i] = packedSrc64(w, in, in.src[i], lane);
+      v[i] = packedSrc64(w, in, in.Src[i], lane);
     if (isMov) {
-      uint32_t lo = uint32_t(v[0] >> (bit(in.opsel, 0) ? 32 : 0));
-      uint32_t hi = uint32_t(v[1] >> (bit(in.opsel, 1) ? 32 : 0));
+      uint32_t lo = uint32_t(v[0] >> (bit(in.Opsel, 0) ? 32 : 0));
+      uint32_t hi = uint32_t(v[1] >> (bit(in.Opsel, 1) ? 32 : 0));
       d0[lane] = lo;
       d1[lane] = hi;
       return;
@@ -417,13 +418,13 @@ template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
     for (unsigned h = 0; h < 2; ++h) {
       float x[3] = {0, 0, 0};
       for (unsigned i = 0; i < ns; ++i) {
-        uint32_t bits = uint32_t(v[i] >> (bit(h ? in.opselHi : in.opsel, i) ? 32 : 0));
-        if (bit(h ? in.negHi : in.neg, i))
+        uint32_t bits = uint32_t(v[i] >> (bit(h ? in.OpselHi : in.Opsel, i) ? 32 : 0));
+        if (bit(h ? in.NegHi : in.Neg, i))
           bits ^= 0x80000000u;
         x[i] = Moded ? pm.in32(bitsToF32(bits)) : bitsToF32(bits);
       }
       float r;
-      switch (in.op) {
+      switch (in.Operation) {
       case Op::V_PK_FMA_F32:
         r = std::fma(x[0], x[1], x[2]);
         break;
@@ -434,7 +435,7 @@ template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
         r = x[0] + x[1];
         break; // V_PK_ADD_F32
       }
-      if (in.clamp)
+      if (in.Clamp)
         r = float(clampUnit(r, mode));
       out[h] = Moded ? pm.out32(r) : f32Result(r);
     }
@@ -445,39 +446,39 @@ template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
 
 // ---- mixed precision fma ----------------------------------------------------------------
 template <bool Moded> void execMix(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  const PkMode pm(w.mode);
-  const bool f32res = in.op == Op::V_MAD_MIX_F32;
+  WaveState &w = c.W;
+  const PkMode pm(w.Mode);
+  const bool f32res = in.Operation == Op::V_MAD_MIX_F32;
   // Rounds in the field of the result: single for mix_f32, double/half for mixlo/mixhi.
   const fpmode::Round round =
-      Moded ? (f32res ? fpmode::roundSp(w.mode) : fpmode::roundDp(w.mode)) : fpmode::kNearestEven;
+      Moded ? (f32res ? fpmode::roundSp(w.Mode) : fpmode::roundDp(w.Mode)) : fpmode::kNearestEven;
   fpmode::HostRounding guard(round);
   uint32_t tmp[3][kWaveSize];
   const uint32_t *s[3];
   for (unsigned i = 0; i < 3; ++i) {
     // An inline constant reads as f32 where the source is f32 (op_sel_hi = 0), else as f16.
-    s[i] = packedSrc32(w, in, in.src[i], OpType::F16, tmp[i]);
-    if (!bit(in.opselHi, i) && in.src[i] < kVgprBase)
-      s[i] = readVectorSrc32(w, in, in.src[i], OpType::F32, tmp[i]);
+    s[i] = packedSrc32(w, in, in.Src[i], OpType::F16, tmp[i]);
+    if (!bit(in.OpselHi, i) && in.Src[i] < kVgprBase)
+      s[i] = readVectorSrc32(w, in, in.Src[i], OpType::F32, tmp[i]);
   }
   uint32_t *d = dstRow(w, in);
-  const uint32_t mode = w.mode;
+  const uint32_t mode = w.Mode;
   forEachLane(w.exec(), [&](unsigned lane) {
     float x[3];
     for (unsigned i = 0; i < 3; ++i) {
       uint32_t v = s[i][lane];
-      float f = !bit(in.opselHi, i) ? (Moded ? pm.in32(bitsToF32(v)) : bitsToF32(v))
-                                    : f16ToF32(Moded ? pm.in16(half(v, bit(in.opsel, i)))
-                                                     : half(v, bit(in.opsel, i)));
-      if (bit(in.negHi, i))
+      float f = !bit(in.OpselHi, i) ? (Moded ? pm.in32(bitsToF32(v)) : bitsToF32(v))
+                                    : f16ToF32(Moded ? pm.in16(half(v, bit(in.Opsel, i)))
+                                                     : half(v, bit(in.Opsel, i)));
+      if (bit(in.NegHi, i))
         f = std::fabs(f);
-      if (bit(in.neg, i))
+      if (bit(in.Neg, i))
         f = -f;
       x[i] = f;
     }
     if (f32res) {
       float r = std::fma(x[0], x[1], x[2]);
-      if (in.clamp)
+      if (in.Clamp)
         r = float(clampUnit(r, mode));
       d[lane] = Moded ? pm.out32(r) : f32Result(r);
       return;
@@ -485,10 +486,10 @@ template <bool Moded> void execMix(ExecCtx &c, const Inst &in) {
     // f16 result: the product of two floats is exact in double; one rounding to f16 through a
     // round-to-odd sum (a float fma rounded again to f16 could be off by one ulp).
     double r = fmaSum(double(x[0]), double(x[1]), double(x[2]), round);
-    if (in.clamp)
+    if (in.Clamp)
       r = clampUnit(r, mode);
     uint16_t h = Moded ? pm.out16(r) : f16Result(r);
-    if (in.op == Op::V_MAD_MIXLO_F16)
+    if (in.Operation == Op::V_MAD_MIXLO_F16)
       d[lane] = (d[lane] & 0xffff0000u) | h;
     else
       d[lane] = (d[lane] & 0xffffu) | (uint32_t(h) << 16);
@@ -497,27 +498,27 @@ template <bool Moded> void execMix(ExecCtx &c, const Inst &in) {
 
 // ---- dot products -----------------------------------------------------------------------
 template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  const bool bf16 = in.op == Op::V_DOT2_F32_BF16;
-  const bool isFloat = in.op == Op::V_DOT2_F32_F16 || bf16;
-  const PkMode pm(w.mode);
-  fpmode::HostRounding guard(Moded && isFloat ? fpmode::roundSp(w.mode) : fpmode::kNearestEven);
+  WaveState &w = c.W;
+  const bool bf16 = in.Operation == Op::V_DOT2_F32_BF16;
+  const bool isFloat = in.Operation == Op::V_DOT2_F32_F16 || bf16;
+  const PkMode pm(w.Mode);
+  fpmode::HostRounding guard(Moded && isFloat ? fpmode::roundSp(w.Mode) : fpmode::kNearestEven);
   uint32_t tmp[3][kWaveSize];
-  const uint32_t *s0 = packedSrc32(w, in, in.src[0], bf16 ? OpType::BF16 : OpType::F16, tmp[0]);
-  const uint32_t *s1 = packedSrc32(w, in, in.src[1], bf16 ? OpType::BF16 : OpType::F16, tmp[1]);
+  const uint32_t *s0 = packedSrc32(w, in, in.Src[0], bf16 ? OpType::BF16 : OpType::F16, tmp[0]);
+  const uint32_t *s1 = packedSrc32(w, in, in.Src[1], bf16 ? OpType::BF16 : OpType::F16, tmp[1]);
   const uint32_t *s2 =
-      readVectorSrc32(w, in, in.src[2], isFloat ? OpType::F32 : OpType::B32, tmp[2]);
+      readVectorSrc32(w, in, in.Src[2], isFloat ? OpType::F32 : OpType::B32, tmp[2]);
   uint32_t *d = dstRow(w, in);
-  const uint32_t mode = w.mode;
+  const uint32_t mode = w.Mode;
   auto sel = [&](const uint32_t *s, unsigned i, unsigned lane, bool hiElem) {
-    return half(s[lane], bit(hiElem ? in.opselHi : in.opsel, i));
+    return half(s[lane], bit(hiElem ? in.OpselHi : in.Opsel, i));
   };
   forEachLane(w.exec(), [&](unsigned lane) {
     if (isFloat) {
       float p[2][2];
       for (unsigned e = 0; e < 2; ++e) {
         uint16_t a = sel(s0, 0, lane, e), b = sel(s1, 1, lane, e);
-        uint8_t nm = e ? in.negHi : in.neg;
+        uint8_t nm = e ? in.NegHi : in.Neg;
         if (bit(nm, 0))
           a ^= 0x8000;
         if (bit(nm, 1))
@@ -530,9 +531,9 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
         p[e][1] = bf16 ? bf16ToF32(b) : f16ToF32(b);
       }
       float acc = Moded ? pm.in32(bitsToF32(s2[lane])) : bitsToF32(s2[lane]);
-      if (bit(in.negHi, 2))
+      if (bit(in.NegHi, 2))
         acc = std::fabs(acc);
-      if (bit(in.neg, 2))
+      if (bit(in.Neg, 2))
         acc = -acc;
       float r;
       // Products of two f16/bf16 values are exact in f32; each addition rounds (pseudocode
@@ -545,7 +546,7 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
         float t = acc + p[0][0] * p[0][1];
         r = t + p[1][0] * p[1][1];
       }
-      if (in.clamp)
+      if (in.Clamp)
         r = float(clampUnit(r, mode));
       d[lane] = Moded ? pm.out32(r) : f32Result(r);
       return;
@@ -553,10 +554,10 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
     uint32_t a = s0[lane], b = s1[lane];
     int64_t sum;
     bool isSigned;
-    switch (in.op) {
+    switch (in.Operation) {
     case Op::V_DOT2_I32_I16:
     case Op::V_DOT2_U32_U16: {
-      isSigned = in.op == Op::V_DOT2_I32_I16;
+      isSigned = in.Operation == Op::V_DOT2_I32_I16;
       sum = isSigned ? int64_t(int32_t(s2[lane])) : int64_t(s2[lane]);
       for (unsigned e = 0; e < 2; ++e) {
         uint16_t x = sel(s0, 0, lane, e), y = sel(s1, 1, lane, e);
@@ -566,7 +567,7 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
     }
     case Op::V_DOT4_I32_I8:
     case Op::V_DOT4_U32_U8:
-      isSigned = in.op == Op::V_DOT4_I32_I8;
+      isSigned = in.Operation == Op::V_DOT4_I32_I8;
       sum = isSigned ? int64_t(int32_t(s2[lane])) : int64_t(s2[lane]);
       for (unsigned e = 0; e < 4; ++e) {
         uint8_t x = uint8_t(a >> (8 * e)), y = uint8_t(b >> (8 * e));
@@ -574,7 +575,7 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
       }
       break;
     default: // V_DOT8_I32_I4 / V_DOT8_U32_U4
-      isSigned = in.op == Op::V_DOT8_I32_I4;
+      isSigned = in.Operation == Op::V_DOT8_I32_I4;
       sum = isSigned ? int64_t(int32_t(s2[lane])) : int64_t(s2[lane]);
       for (unsigned e = 0; e < 8; ++e) {
         int64_t x = (a >> (4 * e)) & 15, y = (b >> (4 * e)) & 15;
@@ -586,7 +587,7 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
       }
       break;
     }
-    if (in.clamp)
+    if (in.Clamp)
       sum = isSigned ? std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)
                      : std::clamp<int64_t>(sum, 0, UINT32_MAX);
     d[lane] = uint32_t(sum);
@@ -596,9 +597,9 @@ template <bool Moded> bool execDot(ExecCtx &c, const Inst &in) {
 
 // ---- AccVGPR moves ----------------------------------------------------------------------
 void execAcc(ExecCtx &c, const Inst &in, Kind k) {
-  WaveState &w = c.w;
+  WaveState &w = c.W;
   uint32_t tmp[kWaveSize];
-  const uint32_t *s = readVectorSrc32(w, in, in.src[0], OpType::B32, tmp);
+  const uint32_t *s = readVectorSrc32(w, in, in.Src[0], OpType::B32, tmp);
   uint32_t *d = dstRow(w, in);
   (void)k;
   forEachLane(w.exec(), [&](unsigned lane) { d[lane] = s[lane]; });
@@ -607,23 +608,23 @@ void execAcc(ExecCtx &c, const Inst &in, Kind k) {
 } // namespace
 
 bool execPacked(ExecCtx &c, const Inst &in) {
-  Kind k = kindOf(in.op);
+  Kind k = kindOf(in.Operation);
   switch (k) {
   case Kind::F16x2:
-    fpmode::isDefault(c.w.mode) ? execF16x2<false>(c, in) : execF16x2<true>(c, in);
+    fpmode::isDefault(c.W.Mode) ? execF16x2<false>(c, in) : execF16x2<true>(c, in);
     return true;
   case Kind::I16x2:
     execI16x2(c, in);
     return true;
   case Kind::F32x2:
   case Kind::PkMov:
-    fpmode::isDefault(c.w.mode) ? execF32x2<false>(c, in) : execF32x2<true>(c, in);
+    fpmode::isDefault(c.W.Mode) ? execF32x2<false>(c, in) : execF32x2<true>(c, in);
     return true;
   case Kind::Mix:
-    fpmode::isDefault(c.w.mode) ? execMix<false>(c, in) : execMix<true>(c, in);
+    fpmode::isDefault(c.W.Mode) ? execMix<false>(c, in) : execMix<true>(c, in);
     return true;
   case Kind::Dot:
-    return fpmode::isDefault(c.w.mode) ? execDot<false>(c, in) : execDot<true>(c, in);
+    return fpmode::isDefault(c.W.Mode) ? execDot<false>(c, in) : execDot<true>(c, in);
   case Kind::AccRead:
   case Kind::AccWrite:
   case Kind::AccMov:

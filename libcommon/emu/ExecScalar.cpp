@@ -14,13 +14,13 @@ inline int32_t sext16(int32_t v) { return int32_t(int16_t(uint16_t(v))); }
 inline uint32_t zext16(int32_t v) { return uint32_t(uint16_t(v)); }
 
 uint32_t s32(ExecCtx &c, const Inst &in, int i) {
-  return readScalar32(c.w, in, in.src[i], OpType::B32);
+  return readScalar32(c.W, in, in.Src[i], OpType::B32);
 }
 uint64_t s64(ExecCtx &c, const Inst &in, int i) {
-  return readScalar64(c.w, in, in.src[i], OpType::B64);
+  return readScalar64(c.W, in, in.Src[i], OpType::B64);
 }
-void d32(ExecCtx &c, const Inst &in, uint32_t v) { writeScalar32(c.w, in.dst, v); }
-void d64(ExecCtx &c, const Inst &in, uint64_t v) { writeScalar64(c.w, in.dst, v); }
+void d32(ExecCtx &c, const Inst &in, uint32_t v) { writeScalar32(c.W, in.Dst, v); }
+void d64(ExecCtx &c, const Inst &in, uint64_t v) { writeScalar64(c.W, in.Dst, v); }
 
 uint32_t brev32(uint32_t x) {
   x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
@@ -45,20 +45,20 @@ enum HwReg : unsigned {
 bool readHwReg(ExecCtx &c, unsigned id, uint32_t &value) {
   switch (id) {
   case HwMode:
-    value = c.w.mode;
+    value = c.W.Mode;
     return true;
   case HwStatus:
     // SCC (bit 0), EXECZ (bit 9), VCCZ (bit 10), IN_BARRIER (bit 11) are the ones a program
     // can observe; the emulator reports those.
-    value = uint32_t(c.w.scc) | (uint32_t(c.w.exec() == 0) << 9) | (uint32_t(c.w.vcc() == 0) << 10);
+    value = uint32_t(c.W.Scc) | (uint32_t(c.W.exec() == 0) << 9) | (uint32_t(c.W.vcc() == 0) << 10);
     return true;
   case HwTrapsts:
-    value = c.w.trapsts;
+    value = c.W.Trapsts;
     return true;
   case HwHwId:
     // WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8 ...: the emulator reports wave slot and SIMD of a
     // one-CU device.
-    value = (c.w.waveInGroup & 0xf) | ((c.w.waveInGroup & 3) << 4);
+    value = (c.W.WaveInGroup & 0xf) | ((c.W.WaveInGroup & 3) << 4);
     return true;
   case HwXccId:
     value = 0;
@@ -71,10 +71,10 @@ bool readHwReg(ExecCtx &c, unsigned id, uint32_t &value) {
 bool writeHwReg(ExecCtx &c, unsigned id, uint32_t value, uint32_t mask) {
   switch (id) {
   case HwMode:
-    c.w.mode = (c.w.mode & ~mask) | (value & mask);
+    c.W.Mode = (c.W.Mode & ~mask) | (value & mask);
     return true;
   case HwTrapsts:
-    c.w.trapsts = (c.w.trapsts & ~mask) | (value & mask);
+    c.W.Trapsts = (c.W.Trapsts & ~mask) | (value & mask);
     return true;
   default:
     return false;
@@ -82,69 +82,69 @@ bool writeHwReg(ExecCtx &c, unsigned id, uint32_t value, uint32_t mask) {
 }
 
 bool execSop2(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  switch (in.op) {
+  WaveState &w = c.W;
+  switch (in.Operation) {
   case Op::S_ADD_U32: {
     uint64_t t = uint64_t(s32(c, in, 0)) + s32(c, in, 1);
     d32(c, in, uint32_t(t));
-    w.scc = t >> 32;
+    w.Scc = t >> 32;
     return true;
   }
   case Op::S_SUB_U32: {
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
     d32(c, in, a - b);
-    w.scc = b > a;
+    w.Scc = b > a;
     return true;
   }
   case Op::S_ADDC_U32: {
-    uint64_t t = uint64_t(s32(c, in, 0)) + s32(c, in, 1) + (w.scc ? 1 : 0);
+    uint64_t t = uint64_t(s32(c, in, 0)) + s32(c, in, 1) + (w.Scc ? 1 : 0);
     d32(c, in, uint32_t(t));
-    w.scc = t >> 32;
+    w.Scc = t >> 32;
     return true;
   }
   case Op::S_SUBB_U32: {
-    uint64_t a = s32(c, in, 0), b = uint64_t(s32(c, in, 1)) + (w.scc ? 1 : 0);
+    uint64_t a = s32(c, in, 0), b = uint64_t(s32(c, in, 1)) + (w.Scc ? 1 : 0);
     d32(c, in, uint32_t(a - b));
-    w.scc = b > a;
+    w.Scc = b > a;
     return true;
   }
   case Op::S_ADD_I32:
   case Op::S_SUB_I32: {
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
-    uint32_t r = in.op == Op::S_ADD_I32 ? a + b : a - b;
+    uint32_t r = in.Operation == Op::S_ADD_I32 ? a + b : a - b;
     d32(c, in, r);
-    uint32_t bs = in.op == Op::S_ADD_I32 ? b : ~b;
-    w.scc = ((a >> 31) == (bs >> 31)) && ((a >> 31) != (r >> 31));
+    uint32_t bs = in.Operation == Op::S_ADD_I32 ? b : ~b;
+    w.Scc = ((a >> 31) == (bs >> 31)) && ((a >> 31) != (r >> 31));
     return true;
   }
   case Op::S_MIN_I32:
   case Op::S_MAX_I32: {
     int32_t a = int32_t(s32(c, in, 0)), b = int32_t(s32(c, in, 1));
-    bool pickA = in.op == Op::S_MIN_I32 ? a < b : a > b;
-    w.scc = pickA;
+    bool pickA = in.Operation == Op::S_MIN_I32 ? a < b : a > b;
+    w.Scc = pickA;
     d32(c, in, uint32_t(pickA ? a : b));
     return true;
   }
   case Op::S_MIN_U32:
   case Op::S_MAX_U32: {
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
-    bool pickA = in.op == Op::S_MIN_U32 ? a < b : a > b;
-    w.scc = pickA;
+    bool pickA = in.Operation == Op::S_MIN_U32 ? a < b : a > b;
+    w.Scc = pickA;
     d32(c, in, pickA ? a : b);
     return true;
   }
   case Op::S_CSELECT_B32:
-    d32(c, in, w.scc ? s32(c, in, 0) : s32(c, in, 1));
+    d32(c, in, w.Scc ? s32(c, in, 0) : s32(c, in, 1));
     return true;
   case Op::S_CSELECT_B64:
-    d64(c, in, w.scc ? s64(c, in, 0) : s64(c, in, 1));
+    d64(c, in, w.Scc ? s64(c, in, 0) : s64(c, in, 1));
     return true;
 #define BIN32(OPC, EXPR)                                                                           \
   case Op::OPC: {                                                                                  \
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);                                                 \
     uint32_t r = (EXPR);                                                                           \
     d32(c, in, r);                                                                                 \
-    w.scc = r != 0;                                                                                \
+    w.Scc = r != 0;                                                                                \
     return true;                                                                                   \
   }
 #define BIN64(OPC, EXPR)                                                                           \
@@ -152,7 +152,7 @@ bool execSop2(ExecCtx &c, const Inst &in) {
     uint64_t a = s64(c, in, 0), b = s64(c, in, 1);                                                 \
     uint64_t r = (EXPR);                                                                           \
     d64(c, in, r);                                                                                 \
-    w.scc = r != 0;                                                                                \
+    w.Scc = r != 0;                                                                                \
     return true;                                                                                   \
   }
     BIN32(S_AND_B32, a & b)
@@ -180,19 +180,19 @@ bool execSop2(ExecCtx &c, const Inst &in) {
   case Op::S_LSHL_B64: {
     uint64_t r = s64(c, in, 0) << (s32(c, in, 1) & 63);
     d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_LSHR_B64: {
     uint64_t r = s64(c, in, 0) >> (s32(c, in, 1) & 63);
     d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_ASHR_I64: {
     uint64_t r = uint64_t(int64_t(s64(c, in, 0)) >> (s32(c, in, 1) & 63));
     d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_BFM_B32: {
@@ -227,11 +227,11 @@ bool execSop2(ExecCtx &c, const Inst &in) {
     } else {
       uint64_t field = (uint64_t(a) >> off) & (width >= 32 ? 0xffffffffull : ((1ull << width) - 1));
       r = uint32_t(field);
-      if (in.op == Op::S_BFE_I32 && width < 32 && (field >> (width - 1)) & 1)
+      if (in.Operation == Op::S_BFE_I32 && width < 32 && (field >> (width - 1)) & 1)
         r |= ~uint32_t((1ull << width) - 1);
     }
     d32(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_BFE_U64:
@@ -245,24 +245,24 @@ bool execSop2(ExecCtx &c, const Inst &in) {
     } else {
       uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
       r = (a >> off) & mask;
-      if (in.op == Op::S_BFE_I64 && width < 64 && (r >> (width - 1)) & 1)
+      if (in.Operation == Op::S_BFE_I64 && width < 64 && (r >> (width - 1)) & 1)
         r |= ~mask;
     }
     d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_LSHL1_ADD_U32:
   case Op::S_LSHL2_ADD_U32:
   case Op::S_LSHL3_ADD_U32:
   case Op::S_LSHL4_ADD_U32: {
-    unsigned sh = in.op == Op::S_LSHL1_ADD_U32   ? 1
-                  : in.op == Op::S_LSHL2_ADD_U32 ? 2
-                  : in.op == Op::S_LSHL3_ADD_U32 ? 3
-                                                 : 4;
+    unsigned sh = in.Operation == Op::S_LSHL1_ADD_U32   ? 1
+                  : in.Operation == Op::S_LSHL2_ADD_U32 ? 2
+                  : in.Operation == Op::S_LSHL3_ADD_U32 ? 3
+                                                        : 4;
     uint64_t t = (uint64_t(s32(c, in, 0)) << sh) + s32(c, in, 1);
     d32(c, in, uint32_t(t));
-    w.scc = t >= 0x100000000ull;
+    w.Scc = t >= 0x100000000ull;
     return true;
   }
   case Op::S_PACK_LL_B32_B16:
@@ -280,10 +280,10 @@ bool execSop2(ExecCtx &c, const Inst &in) {
 }
 
 bool execSop1(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  switch (in.op) {
+  WaveState &w = c.W;
+  switch (in.Operation) {
   case Op::S_SET_GPR_IDX_IDX: // M0[7:0] = S0[7:0]
-    w.s[kM0] = (w.s[kM0] & ~0xffu) | (s32(c, in, 0) & 0xffu);
+    w.S[kM0] = (w.S[kM0] & ~0xffu) | (s32(c, in, 0) & 0xffu);
     return true;
   case Op::S_MOV_B32:
     d32(c, in, s32(c, in, 0));
@@ -292,49 +292,49 @@ bool execSop1(ExecCtx &c, const Inst &in) {
     d64(c, in, s64(c, in, 0));
     return true;
   case Op::S_CMOV_B32:
-    if (w.scc)
+    if (w.Scc)
       d32(c, in, s32(c, in, 0));
     return true;
   case Op::S_CMOV_B64:
-    if (w.scc)
+    if (w.Scc)
       d64(c, in, s64(c, in, 0));
     return true;
   case Op::S_NOT_B32: {
     uint32_t r = ~s32(c, in, 0);
     d32(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_NOT_B64: {
     uint64_t r = ~s64(c, in, 0);
     d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_WQM_B32:
   case Op::S_WQM_B64: {
-    uint64_t a = in.op == Op::S_WQM_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
+    uint64_t a = in.Operation == Op::S_WQM_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
     for (unsigned i = 0; i < 64; i += 4)
       if ((a >> i) & 0xf)
         r |= 0xfull << i;
-    if (in.op == Op::S_WQM_B32)
+    if (in.Operation == Op::S_WQM_B32)
       d32(c, in, uint32_t(r));
     else
       d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_QUADMASK_B32:
   case Op::S_QUADMASK_B64: {
-    uint64_t a = in.op == Op::S_QUADMASK_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
+    uint64_t a = in.Operation == Op::S_QUADMASK_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
     for (unsigned i = 0; i < 16; ++i)
       if ((a >> (i * 4)) & 0xf)
         r |= 1ull << i;
-    if (in.op == Op::S_QUADMASK_B32)
+    if (in.Operation == Op::S_QUADMASK_B32)
       d32(c, in, uint32_t(r));
     else
       d64(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_BREV_B32:
@@ -349,23 +349,23 @@ bool execSop1(ExecCtx &c, const Inst &in) {
   case Op::S_BCNT1_I32_B32:
   case Op::S_BCNT0_I32_B64:
   case Op::S_BCNT1_I32_B64: {
-    bool is64 = in.op == Op::S_BCNT0_I32_B64 || in.op == Op::S_BCNT1_I32_B64;
+    bool is64 = in.Operation == Op::S_BCNT0_I32_B64 || in.Operation == Op::S_BCNT1_I32_B64;
     uint64_t a = is64 ? s64(c, in, 0) : s32(c, in, 0);
     unsigned ones = unsigned(__builtin_popcountll(a));
-    uint32_t r = (in.op == Op::S_BCNT1_I32_B32 || in.op == Op::S_BCNT1_I32_B64)
+    uint32_t r = (in.Operation == Op::S_BCNT1_I32_B32 || in.Operation == Op::S_BCNT1_I32_B64)
                      ? ones
                      : (is64 ? 64 : 32) - ones;
     d32(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_FF0_I32_B32:
   case Op::S_FF1_I32_B32:
   case Op::S_FF0_I32_B64:
   case Op::S_FF1_I32_B64: {
-    bool is64 = in.op == Op::S_FF0_I32_B64 || in.op == Op::S_FF1_I32_B64;
+    bool is64 = in.Operation == Op::S_FF0_I32_B64 || in.Operation == Op::S_FF1_I32_B64;
     uint64_t a = is64 ? s64(c, in, 0) : s32(c, in, 0);
-    if (in.op == Op::S_FF0_I32_B32 || in.op == Op::S_FF0_I32_B64)
+    if (in.Operation == Op::S_FF0_I32_B32 || in.Operation == Op::S_FF0_I32_B64)
       a = ~a;
     if (!is64)
       a &= 0xffffffffull;
@@ -397,22 +397,22 @@ bool execSop1(ExecCtx &c, const Inst &in) {
     d32(c, in, uint32_t(int32_t(int16_t(uint16_t(s32(c, in, 0))))));
     return true;
   case Op::S_BITSET0_B32:
-    d32(c, in, w.s[in.dst] & ~(1u << (s32(c, in, 0) & 31)));
+    d32(c, in, w.S[in.Dst] & ~(1u << (s32(c, in, 0) & 31)));
     return true;
   case Op::S_BITSET1_B32:
-    d32(c, in, w.s[in.dst] | (1u << (s32(c, in, 0) & 31)));
+    d32(c, in, w.S[in.Dst] | (1u << (s32(c, in, 0) & 31)));
     return true;
   case Op::S_BITSET0_B64:
-    d64(c, in, readScalar64(w, in, in.dst, OpType::B64) & ~(1ull << (s32(c, in, 0) & 63)));
+    d64(c, in, readScalar64(w, in, in.Dst, OpType::B64) & ~(1ull << (s32(c, in, 0) & 63)));
     return true;
   case Op::S_BITSET1_B64:
-    d64(c, in, readScalar64(w, in, in.dst, OpType::B64) | (1ull << (s32(c, in, 0) & 63)));
+    d64(c, in, readScalar64(w, in, in.Dst, OpType::B64) | (1ull << (s32(c, in, 0) & 63)));
     return true;
   case Op::S_ABS_I32: {
     int32_t a = int32_t(s32(c, in, 0));
     uint32_t r = a < 0 ? 0u - uint32_t(a) : uint32_t(a);
     d32(c, in, r);
-    w.scc = r != 0;
+    w.Scc = r != 0;
     return true;
   }
   case Op::S_BITREPLICATE_B64_B32: {
@@ -425,25 +425,25 @@ bool execSop1(ExecCtx &c, const Inst &in) {
     return true;
   }
   case Op::S_GETPC_B64:
-    d64(c, in, w.pc);
+    d64(c, in, w.Pc);
     return true;
   case Op::S_SETPC_B64:
-    w.pc = s64(c, in, 0);
+    w.Pc = s64(c, in, 0);
     return true;
   case Op::S_SWAPPC_B64: {
     uint64_t target = s64(c, in, 0);
-    d64(c, in, w.pc);
-    w.pc = target;
+    d64(c, in, w.Pc);
+    w.Pc = target;
     return true;
   }
   case Op::S_MOVRELS_B32:
   case Op::S_MOVRELS_B64:
   case Op::S_MOVRELD_B32:
   case Op::S_MOVRELD_B64: {
-    bool is64 = in.op == Op::S_MOVRELS_B64 || in.op == Op::S_MOVRELD_B64;
-    bool srcRel = in.op == Op::S_MOVRELS_B32 || in.op == Op::S_MOVRELS_B64;
-    uint32_t m0 = w.s[kM0];
-    uint32_t srcCode = in.src[0], dstCode = in.dst;
+    bool is64 = in.Operation == Op::S_MOVRELS_B64 || in.Operation == Op::S_MOVRELD_B64;
+    bool srcRel = in.Operation == Op::S_MOVRELS_B32 || in.Operation == Op::S_MOVRELS_B64;
+    uint32_t m0 = w.S[kM0];
+    uint32_t srcCode = in.Src[0], dstCode = in.Dst;
     if (srcRel)
       srcCode += m0;
     else
@@ -453,12 +453,12 @@ bool execSop1(ExecCtx &c, const Inst &in) {
       throw EmuError(EmuErrorKind::IllegalInst,
                      "s_movrel index out of the SGPR file (M0 = " + std::to_string(m0) + ")");
     unsigned relCode = srcRel ? srcCode : dstCode;
-    if (relCode + (is64 ? 1 : 0) >= c.numSgprs)
-      throwRegisterFault('s', relCode + (is64 ? 1 : 0), c.numSgprs, c.instPc);
+    if (relCode + (is64 ? 1 : 0) >= c.NumSgprs)
+      throwRegisterFault('s', relCode + (is64 ? 1 : 0), c.NumSgprs, c.InstPc);
     if (is64)
       writeScalar64(w, uint16_t(dstCode), readScalar64(w, in, uint16_t(srcCode), OpType::B64));
     else
-      writeScalar32(w, uint16_t(dstCode), w.s[srcCode]);
+      writeScalar32(w, uint16_t(dstCode), w.S[srcCode]);
     return true;
   }
   default:
@@ -468,7 +468,7 @@ bool execSop1(ExecCtx &c, const Inst &in) {
   uint64_t exec = w.exec();
   uint64_t r;
   bool writeD = true;
-  switch (in.op) {
+  switch (in.Operation) {
   case Op::S_AND_SAVEEXEC_B64:
     r = s64(c, in, 0) & exec;
     break;
@@ -515,81 +515,81 @@ bool execSop1(ExecCtx &c, const Inst &in) {
   w.setExec(r);
   if (!writeD)
     d64(c, in, r);
-  w.scc = r != 0;
+  w.Scc = r != 0;
   return true;
 }
 
 bool execSopc(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
+  WaveState &w = c.W;
   auto i0 = [&] { return int32_t(s32(c, in, 0)); };
   auto i1 = [&] { return int32_t(s32(c, in, 1)); };
-  switch (in.op) {
+  switch (in.Operation) {
   case Op::S_SETVSKIP: // VSKIP = S0.u32[S1.u32[4:0]]
-    w.mode = (w.mode & ~kModeVskip) | (((s32(c, in, 0) >> (s32(c, in, 1) & 31u)) & 1u) << 28);
+    w.Mode = (w.Mode & ~kModeVskip) | (((s32(c, in, 0) >> (s32(c, in, 1) & 31u)) & 1u) << 28);
     return true;
   case Op::S_SET_GPR_IDX_ON: {
     // GPR_IDX_EN = 1; M0[7:0] = S0[7:0]; M0[15:12] = the raw SSRC1 field [3:0] (an immediate
     // mask, not a register); the other M0 bits are kept.
-    if (in.src[1] == kNoOperand)
+    if (in.Src[1] == kNoOperand)
       return false;
-    const uint32_t mask = in.src[1] & 0xfu;
-    w.s[kM0] = (w.s[kM0] & ~0xf0ffu) | (s32(c, in, 0) & 0xffu) | (mask << 12);
-    w.mode |= kModeGprIdxEn;
+    const uint32_t mask = in.Src[1] & 0xfu;
+    w.S[kM0] = (w.S[kM0] & ~0xf0ffu) | (s32(c, in, 0) & 0xffu) | (mask << 12);
+    w.Mode |= kModeGprIdxEn;
     return true;
   }
   case Op::S_CMP_EQ_I32:
-    w.scc = i0() == i1();
+    w.Scc = i0() == i1();
     return true;
   case Op::S_CMP_LG_I32:
-    w.scc = i0() != i1();
+    w.Scc = i0() != i1();
     return true;
   case Op::S_CMP_GT_I32:
-    w.scc = i0() > i1();
+    w.Scc = i0() > i1();
     return true;
   case Op::S_CMP_GE_I32:
-    w.scc = i0() >= i1();
+    w.Scc = i0() >= i1();
     return true;
   case Op::S_CMP_LT_I32:
-    w.scc = i0() < i1();
+    w.Scc = i0() < i1();
     return true;
   case Op::S_CMP_LE_I32:
-    w.scc = i0() <= i1();
+    w.Scc = i0() <= i1();
     return true;
   case Op::S_CMP_EQ_U32:
-    w.scc = s32(c, in, 0) == s32(c, in, 1);
+    w.Scc = s32(c, in, 0) == s32(c, in, 1);
     return true;
   case Op::S_CMP_LG_U32:
-    w.scc = s32(c, in, 0) != s32(c, in, 1);
+    w.Scc = s32(c, in, 0) != s32(c, in, 1);
     return true;
   case Op::S_CMP_GT_U32:
-    w.scc = s32(c, in, 0) > s32(c, in, 1);
+    w.Scc = s32(c, in, 0) > s32(c, in, 1);
     return true;
   case Op::S_CMP_GE_U32:
-    w.scc = s32(c, in, 0) >= s32(c, in, 1);
+    w.Scc = s32(c, in, 0) >= s32(c, in, 1);
     return true;
   case Op::S_CMP_LT_U32:
-    w.scc = s32(c, in, 0) < s32(c, in, 1);
+    w.Scc = s32(c, in, 0) < s32(c, in, 1);
     return true;
   case Op::S_CMP_LE_U32:
-    w.scc = s32(c, in, 0) <= s32(c, in, 1);
+    w.Scc = s32(c, in, 0) <= s32(c, in, 1);
     return true;
   case Op::S_CMP_EQ_U64:
-    w.scc = s64(c, in, 0) == s64(c, in, 1);
+    w.Scc = s64(c, in, 0) == s64(c, in, 1);
     return true;
   case Op::S_CMP_LG_U64:
-    w.scc = s64(c, in, 0) != s64(c, in, 1);
+    w.Scc = s64(c, in, 0) != s64(c, in, 1);
     return true;
   case Op::S_BITCMP0_B32:
-    w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 0;
+    w.Scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 0;
     return true;
   case Op::S_BITCMP1_B32:
-    w.scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 1;
+    w.Scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 1;
     return true;
   case Op::S_BITCMP0_B64:
-    w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 0;
+    w.Scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 0;
     return true;
   case Op::S_BITCMP1_B64:
-    w.scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 1;
+    w.Scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 1;
     return true;
   default:
     return false;
@@ -597,83 +597,83 @@ bool execSopc(ExecCtx &c, const Inst &in) {
 }
 
 bool execSopk(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  int32_t simm = sext16(in.simm16);
-  uint32_t uimm = zext16(in.simm16);
-  auto reg = [&] { return w.s[in.dst]; };
-  switch (in.op) {
+  WaveState &w = c.W;
+  int32_t simm = sext16(in.Simm16);
+  uint32_t uimm = zext16(in.Simm16);
+  auto reg = [&] { return w.S[in.Dst]; };
+  switch (in.Operation) {
   case Op::S_MOVK_I32:
-    writeScalar32(w, in.dst, uint32_t(simm));
+    writeScalar32(w, in.Dst, uint32_t(simm));
     return true;
   case Op::S_CMOVK_I32:
-    if (w.scc)
-      writeScalar32(w, in.dst, uint32_t(simm));
+    if (w.Scc)
+      writeScalar32(w, in.Dst, uint32_t(simm));
     return true;
   case Op::S_CMPK_EQ_I32:
-    w.scc = int32_t(reg()) == simm;
+    w.Scc = int32_t(reg()) == simm;
     return true;
   case Op::S_CMPK_LG_I32:
-    w.scc = int32_t(reg()) != simm;
+    w.Scc = int32_t(reg()) != simm;
     return true;
   case Op::S_CMPK_GT_I32:
-    w.scc = int32_t(reg()) > simm;
+    w.Scc = int32_t(reg()) > simm;
     return true;
   case Op::S_CMPK_GE_I32:
-    w.scc = int32_t(reg()) >= simm;
+    w.Scc = int32_t(reg()) >= simm;
     return true;
   case Op::S_CMPK_LT_I32:
-    w.scc = int32_t(reg()) < simm;
+    w.Scc = int32_t(reg()) < simm;
     return true;
   case Op::S_CMPK_LE_I32:
-    w.scc = int32_t(reg()) <= simm;
+    w.Scc = int32_t(reg()) <= simm;
     return true;
   case Op::S_CMPK_EQ_U32:
-    w.scc = reg() == uimm;
+    w.Scc = reg() == uimm;
     return true;
   case Op::S_CMPK_LG_U32:
-    w.scc = reg() != uimm;
+    w.Scc = reg() != uimm;
     return true;
   case Op::S_CMPK_GT_U32:
-    w.scc = reg() > uimm;
+    w.Scc = reg() > uimm;
     return true;
   case Op::S_CMPK_GE_U32:
-    w.scc = reg() >= uimm;
+    w.Scc = reg() >= uimm;
     return true;
   case Op::S_CMPK_LT_U32:
-    w.scc = reg() < uimm;
+    w.Scc = reg() < uimm;
     return true;
   case Op::S_CMPK_LE_U32:
-    w.scc = reg() <= uimm;
+    w.Scc = reg() <= uimm;
     return true;
   case Op::S_ADDK_I32: {
     uint32_t a = reg(), r = a + uint32_t(simm);
-    writeScalar32(w, in.dst, r);
-    w.scc = ((a >> 31) == (uint32_t(simm) >> 31)) && ((a >> 31) != (r >> 31));
+    writeScalar32(w, in.Dst, r);
+    w.Scc = ((a >> 31) == (uint32_t(simm) >> 31)) && ((a >> 31) != (r >> 31));
     return true;
   }
   case Op::S_MULK_I32:
-    writeScalar32(w, in.dst, reg() * uint32_t(simm));
+    writeScalar32(w, in.Dst, reg() * uint32_t(simm));
     return true;
   case Op::S_CALL_B64:
-    writeScalar64(w, in.dst, w.pc);
-    w.pc = w.pc + int64_t(simm) * 4;
+    writeScalar64(w, in.Dst, w.Pc);
+    w.Pc = w.Pc + int64_t(simm) * 4;
     return true;
   case Op::S_GETREG_B32:
   case Op::S_SETREG_B32:
   case Op::S_SETREG_IMM32_B32: {
     unsigned id = uimm & 0x3f, offset = (uimm >> 6) & 0x1f, size = ((uimm >> 11) & 0x1f) + 1;
     uint32_t fieldMask = size >= 32 ? 0xffffffffu : ((1u << size) - 1);
-    if (in.op == Op::S_GETREG_B32) {
+    if (in.Operation == Op::S_GETREG_B32) {
       uint32_t value;
       if (!readHwReg(c, id, value))
-        throwUnsupported("s_getreg_b32 of hardware register " + std::to_string(id), c.instPc);
-      writeScalar32(w, in.dst, (value >> offset) & fieldMask);
+        throwUnsupported("s_getreg_b32 of hardware register " + std::to_string(id), c.InstPc);
+      writeScalar32(w, in.Dst, (value >> offset) & fieldMask);
       return true;
     }
-    uint32_t src = in.op == Op::S_SETREG_B32 ? reg() : in.literal;
+    uint32_t src = in.Operation == Op::S_SETREG_B32 ? reg() : in.Literal;
     uint32_t mask = fieldMask << offset;
     if (!writeHwReg(c, id, src << offset, mask))
-      throwUnsupported("s_setreg of hardware register " + std::to_string(id), c.instPc);
+      throwUnsupported("s_setreg of hardware register " + std::to_string(id), c.InstPc);
     return true;
   }
   default:
@@ -682,20 +682,20 @@ bool execSopk(ExecCtx &c, const Inst &in) {
 }
 
 bool execSopp(ExecCtx &c, const Inst &in) {
-  WaveState &w = c.w;
-  int64_t target = int64_t(w.pc) + int64_t(sext16(in.simm16)) * 4;
-  switch (in.op) {
+  WaveState &w = c.W;
+  int64_t target = int64_t(w.Pc) + int64_t(sext16(in.Simm16)) * 4;
+  switch (in.Operation) {
   case Op::S_SET_GPR_IDX_OFF:
-    w.mode &= ~kModeGprIdxEn;
+    w.Mode &= ~kModeGprIdxEn;
     return true;
   case Op::S_SET_GPR_IDX_MODE: // M0[15:12] = SIMM16[3:0]
-    w.s[kM0] = (w.s[kM0] & ~0xf000u) | ((uint32_t(in.simm16) & 0xfu) << 12);
+    w.S[kM0] = (w.S[kM0] & ~0xf000u) | ((uint32_t(in.Simm16) & 0xfu) << 12);
     return true;
   case Op::S_WAITCNT:
     // Results are immediate in this model (see issue 6), except loads into LDS, which land
     // when a wait proves them complete. vmcnt: bits 3:0 and 15:14.
-    if (!w.pendingLds.empty())
-      landLdsWrites(c, (uint32_t(in.simm16) & 0xf) | (((uint32_t(in.simm16) >> 14) & 3) << 4));
+    if (!w.PendingLds.empty())
+      landLdsWrites(c, (uint32_t(in.Simm16) & 0xf) | (((uint32_t(in.Simm16) >> 14) & 3) << 4));
     return true;
   case Op::S_NOP:
   case Op::S_SLEEP:
@@ -706,47 +706,47 @@ bool execSopp(ExecCtx &c, const Inst &in) {
   case Op::S_SET_VALU_COEXEC_MODE:
     return true;
   case Op::S_SETPRIO:
-    w.priority = uint32_t(in.simm16) & 3;
+    w.Priority = uint32_t(in.Simm16) & 3;
     return true;
   case Op::S_ENDPGM:
   case Op::S_ENDPGM_SAVED:
     landLdsWrites(c, 0);
-    w.done = true;
+    w.Done = true;
     return true;
   case Op::S_BARRIER:
-    w.atBarrier = true;
+    w.AtBarrier = true;
     return true;
   case Op::S_BRANCH:
-    w.pc = uint64_t(target);
+    w.Pc = uint64_t(target);
     return true;
   case Op::S_CBRANCH_SCC0:
-    if (!w.scc)
-      w.pc = uint64_t(target);
+    if (!w.Scc)
+      w.Pc = uint64_t(target);
     return true;
   case Op::S_CBRANCH_SCC1:
-    if (w.scc)
-      w.pc = uint64_t(target);
+    if (w.Scc)
+      w.Pc = uint64_t(target);
     return true;
   case Op::S_CBRANCH_VCCZ:
     if (w.vcc() == 0)
-      w.pc = uint64_t(target);
+      w.Pc = uint64_t(target);
     return true;
   case Op::S_CBRANCH_VCCNZ:
     if (w.vcc() != 0)
-      w.pc = uint64_t(target);
+      w.Pc = uint64_t(target);
     return true;
   case Op::S_CBRANCH_EXECZ:
     if (w.exec() == 0)
-      w.pc = uint64_t(target);
+      w.Pc = uint64_t(target);
     return true;
   case Op::S_CBRANCH_EXECNZ:
     if (w.exec() != 0)
-      w.pc = uint64_t(target);
+      w.Pc = uint64_t(target);
     return true;
   case Op::S_TRAP: {
     char b[96];
     std::snprintf(b, sizeof(b), "the kernel executed s_trap %u at pc 0x%llx",
-                  unsigned(in.simm16 & 0xff), (unsigned long long)c.instPc);
+                  unsigned(in.Simm16 & 0xff), (unsigned long long)c.InstPc);
     throw EmuError(EmuErrorKind::Trap, b);
   }
   default:
@@ -757,7 +757,7 @@ bool execSopp(ExecCtx &c, const Inst &in) {
 } // namespace
 
 bool execScalar(ExecCtx &c, const Inst &in) {
-  switch (in.enc) {
+  switch (in.Encoding) {
   case Enc::SOP2:
     return execSop2(c, in);
   case Enc::SOP1:

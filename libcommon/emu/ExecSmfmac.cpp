@@ -47,8 +47,8 @@ namespace asmevo::emu {
 namespace {
 
 struct Shape {
-  bool is16 = false;
-  SmallFormat fa = SmallFormat::E4M3, fb = SmallFormat::E4M3;
+  bool Is16 = false;
+  SmallFormat Fa = SmallFormat::E4M3, Fb = SmallFormat::E4M3;
 };
 
 bool shapeOf(Op op, Shape &s) {
@@ -94,26 +94,26 @@ inline uint32_t byteAt(const WaveState &w, unsigned base, unsigned lane, unsigne
 
 bool execSmfmac(ExecCtx &c, const Inst &in) {
   Shape s;
-  if (!shapeOf(in.op, s))
+  if (!shapeOf(in.Operation, s))
     return false;
-  WaveState &w = c.w;
-  if (in.cbsz || in.abid || in.blgp)
+  WaveState &w = c.W;
+  if (in.Cbsz || in.Abid || in.Blgp)
     throw EmuError(EmuErrorKind::Unsupported,
-                   "unsupported instruction " + std::string(opNameLower(in.op)) + " at pc " +
-                       hexText(c.instPc) +
+                   "unsupported instruction " + std::string(opNameLower(in.Operation)) + " at pc " +
+                       hexText(c.InstPc) +
                        ": cbsz, abid or blgp other than 0 on an SMFMAC whose index uses all 32 "
                        "bits is not documented",
-                   c.instPc);
-  const unsigned dim = s.is16 ? 16 : 32, K = s.is16 ? 128 : 64, groups = K / 4;
-  const unsigned dRegs = s.is16 ? 4 : 16;
-  const unsigned aBase = mfmaOperandBase(c, in, in.src[0], 4, "A");
-  const unsigned bBase = mfmaOperandBase(c, in, in.src[1], 8, "B");
-  const unsigned dBase = mfmaOperandBase(c, in, in.dst, dRegs, "D");
-  if (!isVgprCode(in.src[2]))
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
-                                                  hexText(c.instPc) +
+                   c.InstPc);
+  const unsigned dim = s.Is16 ? 16 : 32, K = s.Is16 ? 128 : 64, groups = K / 4;
+  const unsigned dRegs = s.Is16 ? 4 : 16;
+  const unsigned aBase = mfmaOperandBase(c, in, in.Src[0], 4, "A");
+  const unsigned bBase = mfmaOperandBase(c, in, in.Src[1], 8, "B");
+  const unsigned dBase = mfmaOperandBase(c, in, in.Dst, dRegs, "D");
+  if (!isVgprCode(in.Src[2]))
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.Operation)) + " at pc " +
+                                                  hexText(c.InstPc) +
                                                   ": the sparsity index is not a VGPR");
-  const uint32_t *idx = w.vrowOf(in.src[2]);
+  const uint32_t *idx = w.vrowOf(in.Src[2]);
 
   // Everything is read before D is written (D may overlap A, B or the index).
   static thread_local float A[32 * 32], B[32 * 64]; // A_comp as [i][c], B transposed as [j][k]
@@ -122,19 +122,19 @@ bool execSmfmac(ExecCtx &c, const Inst &in) {
   for (unsigned i = 0; i < dim; ++i)
     for (unsigned cc = 0; cc < K / 2; ++cc) {
       unsigned lane, byte;
-      if (s.is16) {
+      if (s.Is16) {
         lane = 16 * (2 * bit(cc, 5) + bit(cc, 3)) + i;
         byte = 4 * (2 * bit(cc, 2) + bit(cc, 4)) + cc % 4;
       } else {
         lane = 32 * bit(cc, 4) + i;
         byte = 4 * (2 * bit(cc, 2) + bit(cc, 3)) + cc % 4;
       }
-      A[i * (K / 2) + cc] = smallToF32(byteAt(w, aBase, lane, byte), s.fa);
+      A[i * (K / 2) + cc] = smallToF32(byteAt(w, aBase, lane, byte), s.Fa);
     }
   for (unsigned i = 0; i < dim; ++i)
     for (unsigned q = 0; q < groups; ++q) {
       unsigned lane, nib;
-      if (s.is16) {
+      if (s.Is16) {
         lane = 16 * (2 * bit(q, 4) + bit(q, 2)) + i;
         nib = 2 * bit(q, 3) + 4 * bit(q, 1) + bit(q, 0);
       } else {
@@ -147,12 +147,12 @@ bool execSmfmac(ExecCtx &c, const Inst &in) {
     }
   for (unsigned j = 0; j < dim; ++j)
     for (unsigned k = 0; k < K; ++k) {
-      const unsigned lane = s.is16 ? 16 * ((k / 8) % 4) + j : 32 * ((k / 8) % 2) + j;
-      const unsigned byte = s.is16 ? 8 * (k / 32) + k % 8 : 8 * (k / 16) + k % 8;
-      B[j * K + k] = smallToF32(byteAt(w, bBase, lane, byte), s.fb);
+      const unsigned lane = s.Is16 ? 16 * ((k / 8) % 4) + j : 32 * ((k / 8) % 2) + j;
+      const unsigned byte = s.Is16 ? 8 * (k / 32) + k % 8 : 8 * (k / 16) + k % 8;
+      B[j * K + k] = smallToF32(byteAt(w, bBase, lane, byte), s.Fb);
     }
   auto dpos = [&](unsigned i, unsigned j, unsigned &reg, unsigned &lane) {
-    if (s.is16) {
+    if (s.Is16) {
       reg = i % 4;
       lane = 16 * (i / 4) + j;
     } else {

@@ -60,24 +60,24 @@ template <class T> static inline T med3(T a, T b, T c) {
 // 0/1 row. Carry-out mask bits of inactive lanes are zero.
 template <class Fn> static bool carryOp(VX &x, bool hasCin, Fn f) {
   const u32 *a = fetch32(x, 0, Ty::B32), *b = fetch32(x, 1, Ty::B32);
-  const u32 *ci = hasCin ? maskRow(x, 2, readMask(x, x.in.src[2])) : kZeroRow;
+  const u32 *ci = hasCin ? maskRow(x, 2, readMask(x, x.In.Src[2])) : kZeroRow;
   alignas(64) u8 co[64];
   // Clamp (saturation: overflow -> all ones, borrow -> zero) is applied by f.
   for (unsigned l = 0; l < 64; ++l) {
     u64 v = f(a[l], b[l], ci[l]);
     co[l] = u8((v >> 32) & 1);
-    x.r[l] = u32(v);
+    x.R[l] = u32(v);
   }
   finish32(x, R::B32);
-  writeMask(x, x.in.sdst, packLaneBits(co) & x.exec);
+  writeMask(x, x.In.Sdst, packLaneBits(co) & x.Exec);
   return true;
 }
 
 bool integerOp(VX &x) {
-  const Inst &in = x.in;
-  const bool clamp = in.clamp;
+  const Inst &in = x.In;
+  const bool clamp = in.Clamp;
   using T = Ty;
-  switch (in.op) {
+  switch (in.Operation) {
   // ---- moves --------------------------------------------------------------------------------
   case Op::V_MOV_B32_E32:
   case Op::V_MOV_B32_E64:
@@ -212,21 +212,21 @@ bool integerOp(VX &x) {
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32);
     const u64 *c = fetch64(x, 2, T::B64);
     u64 co = 0;
-    if (in.op == Op::V_MAD_U64_U32) {
+    if (in.Operation == Op::V_MAD_U64_U32) {
       for (unsigned l = 0; l < 64; ++l) {
         unsigned __int128 v = (unsigned __int128)(u64(a[l]) * b[l]) + c[l];
-        x.rq[l] = u64(v);
+        x.Rq[l] = u64(v);
         co |= u64(v >> 64) << l;
       }
     } else {
       for (unsigned l = 0; l < 64; ++l) {
         __int128 v = (__int128)(i64(i32(a[l])) * i32(b[l])) + (__int128)i64(c[l]);
-        x.rq[l] = u64(v);
+        x.Rq[l] = u64(v);
         co |= u64(v != (__int128)i64(v)) << l; // signed overflow
       }
     }
     finish64(x, R::B64);
-    writeMask(x, in.sdst, co & x.exec);
+    writeMask(x, in.Sdst, co & x.Exec);
     return true;
   }
   case Op::V_ADD3_U32_E64:
@@ -338,7 +338,7 @@ bool integerOp(VX &x) {
   case Op::V_BITOP3_B16: {
     // gfx950: a three-input truth table TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}; bit
     // (s0<<2 | s1<<1 | s2) of TTBL is the result bit.
-    u32 ttbl = (in.neg & 7) | ((in.abs & 7) << 3) | ((in.omod & 3) << 6);
+    u32 ttbl = (in.Neg & 7) | ((in.Abs & 7) << 3) | ((in.Omod & 3) << 6);
     auto f = [ttbl](u32 a, u32 b, u32 c) {
       u32 r = 0;
       for (unsigned k = 0; k < 8; ++k)
@@ -346,7 +346,7 @@ bool integerOp(VX &x) {
           r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
       return r;
     };
-    if (in.op == Op::V_BITOP3_B16)
+    if (in.Operation == Op::V_BITOP3_B16)
       return n3(x, T::B16, T::B16, T::B16, R::B16, f);
     return n3(x, T::B32, T::B32, T::B32, R::B32, f);
   }
@@ -356,7 +356,7 @@ bool integerOp(VX &x) {
     // shifts (the same bytes as permByte's).
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32), *c = fetch32(x, 2, T::B32);
     // An SGPR or constant selector is uniform by its operand; a VGPR one is checked.
-    bool uniform = in.src[2] < kVgprBase;
+    bool uniform = in.Src[2] < kVgprBase;
     if (!uniform) {
       u32 diff = 0;
       for (unsigned l = 0; l < kWaveSize; ++l)
@@ -367,7 +367,7 @@ bool integerOp(VX &x) {
       // Per result byte: which source (a or b), the shift, the mask (0xff a byte, 1 a sign
       // bit), the multiplier (0xff spreads a sign bit) and a constant (12: 0, 13+: 0xff).
       struct Pick {
-        u32 fromA, sh, mask, mul, cst;
+        u32 FromA, Sh, Mask, Mul, Cst;
       };
       auto pick = [](u32 sel) -> Pick {
         if (sel < 8)
@@ -380,7 +380,7 @@ bool integerOp(VX &x) {
                  p3 = pick(c[0] >> 24);
       return loop3(x, a, b, c, R::B32, [p0, p1, p2, p3](u32 a, u32 b, u32) {
         auto byte = [a, b](const Pick &p) {
-          return (((p.fromA ? a : b) >> p.sh) & p.mask) * p.mul | p.cst;
+          return (((p.FromA ? a : b) >> p.Sh) & p.Mask) * p.Mul | p.Cst;
         };
         return byte(p0) | byte(p1) << 8 | byte(p2) << 16 | byte(p3) << 24;
       });
@@ -396,11 +396,11 @@ bool integerOp(VX &x) {
   case Op::V_MBCNT_LO_U32_B32:
   case Op::V_MBCNT_HI_U32_B32: {
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32);
-    bool hi = in.op == Op::V_MBCNT_HI_U32_B32;
+    bool hi = in.Operation == Op::V_MBCNT_HI_U32_B32;
     for (unsigned l = 0; l < 64; ++l) {
       u64 tm = (1ull << l) - 1;
       u32 m = hi ? u32(tm >> 32) : u32(tm);
-      x.r[l] = u32(__builtin_popcount(a[l] & m)) + b[l];
+      x.R[l] = u32(__builtin_popcount(a[l] & m)) + b[l];
     }
     finish32(x, R::B32);
     return true;
@@ -408,7 +408,7 @@ bool integerOp(VX &x) {
   case Op::V_CNDMASK_B32_E32:
   case Op::V_CNDMASK_B32_E64: {
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32);
-    const u32 *c = maskRow(x, 2, readMask(x, in.src[2]));
+    const u32 *c = maskRow(x, 2, readMask(x, in.Src[2]));
     return loop3(x, a, b, c, R::B32, [](u32 a, u32 b, u32 c) { return c ? b : a; });
   }
 
@@ -472,7 +472,7 @@ bool integerOp(VX &x) {
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return lo16(a) * lo16(b); });
   case Op::V_MAD_U16:
   case Op::V_MAD_LEGACY_U16_E64: {
-    R res = in.op == Op::V_MAD_U16 ? R::B16P : R::B16;
+    R res = in.Operation == Op::V_MAD_U16 ? R::B16P : R::B16;
     if (clamp)
       return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) {
         return satU16(i32(std::min<u32>(lo16(a) * lo16(b) + lo16(c), 0x10000)));
@@ -481,7 +481,7 @@ bool integerOp(VX &x) {
   }
   case Op::V_MAD_I16:
   case Op::V_MAD_LEGACY_I16_E64: {
-    R res = in.op == Op::V_MAD_I16 ? R::B16P : R::B16;
+    R res = in.Operation == Op::V_MAD_I16 ? R::B16P : R::B16;
     if (clamp)
       return n3(x, T::B16, T::B16, T::B16, res,
                 [](u32 a, u32 b, u32 c) { return satI16(sx16(a) * sx16(b) + sx16(c)); });
@@ -541,34 +541,34 @@ bool integerOp(VX &x) {
 
   // ---- lane-crossing ------------------------------------------------------------------------
   case Op::V_READLANE_B32: {
-    if (!isVgprCode(in.src[0]) && !isAgprCode(in.src[0]))
+    if (!isVgprCode(in.Src[0]) && !isAgprCode(in.Src[0]))
       return false;
-    u32 lane = readScalar32(x.w, in, in.src[1], OpType::B32) & 63;
-    writeScalar32(x.w, in.dst, x.w.vrowOf(in.src[0])[lane]);
+    u32 lane = readScalar32(x.W, in, in.Src[1], OpType::B32) & 63;
+    writeScalar32(x.W, in.Dst, x.W.vrowOf(in.Src[0])[lane]);
     return true;
   }
   case Op::V_READFIRSTLANE_B32_E32:
   case Op::V_READFIRSTLANE_B32_E64: {
-    u64 e = x.w.exec();
+    u64 e = x.W.exec();
     unsigned lane = e ? unsigned(__builtin_ctzll(e)) : 0;
-    u32 v = in.src[0] >= kVgprBase ? x.w.vrowOf(in.src[0])[lane]
-                                   : readScalar32(x.w, in, in.src[0], OpType::B32);
-    writeScalar32(x.w, in.dst, v);
+    u32 v = in.Src[0] >= kVgprBase ? x.W.vrowOf(in.Src[0])[lane]
+                                   : readScalar32(x.W, in, in.Src[0], OpType::B32);
+    writeScalar32(x.W, in.Dst, v);
     return true;
   }
   case Op::V_WRITELANE_B32: {
-    u32 v = readScalar32(x.w, in, in.src[0], OpType::B32);
-    u32 lane = readScalar32(x.w, in, in.src[1], OpType::B32) & 63;
+    u32 v = readScalar32(x.W, in, in.Src[0], OpType::B32);
+    u32 lane = readScalar32(x.W, in, in.Src[1], OpType::B32) & 63;
     dstRow(x)[lane] = v;
     return true;
   }
   case Op::V_SWAP_B32_E32:
   case Op::V_SWAP_B32_E64: {
-    if (!isVgprCode(in.src[0]))
+    if (!isVgprCode(in.Src[0]))
       return false;
-    u32 *a = dstRow(x), *b = x.w.vrowOf(in.src[0]);
+    u32 *a = dstRow(x), *b = x.W.vrowOf(in.Src[0]);
     for (unsigned l = 0; l < 64; ++l)
-      if ((x.exec >> l) & 1)
+      if ((x.Exec >> l) & 1)
         std::swap(a[l], b[l]);
     return true;
   }
@@ -578,10 +578,11 @@ bool integerOp(VX &x) {
   case Op::V_PERMLANE32_SWAP_B32_E64: {
     // gfx950: swap the odd rows of vdst with the even rows of src0 (16), or the upper half of
     // vdst with the lower half of src0 (32).
-    if (!isVgprCode(in.src[0]))
+    if (!isVgprCode(in.Src[0]))
       return false;
-    bool p32 = in.op == Op::V_PERMLANE32_SWAP_B32_E32 || in.op == Op::V_PERMLANE32_SWAP_B32_E64;
-    u32 *vd = dstRow(x), *vs = x.w.vrowOf(in.src[0]);
+    bool p32 = in.Operation == Op::V_PERMLANE32_SWAP_B32_E32 ||
+               in.Operation == Op::V_PERMLANE32_SWAP_B32_E64;
+    u32 *vd = dstRow(x), *vs = x.W.vrowOf(in.Src[0]);
     // As the ISA pseudocode has it: no EXEC test.
     for (unsigned pass = 0; pass < (p32 ? 1u : 2u); ++pass)
       for (unsigned i = 0; i < (p32 ? 32u : 16u); ++i) {
@@ -617,18 +618,18 @@ std::atomic<uint8_t> gOwner[size_t(Op::Count)];
 bool execVectorInst(ExecCtx &c, const Inst &in) {
   using namespace vec;
   VX x(c, in);
-  x.exec = c.w.exec();
-  x.vop3 = in.enc == Enc::VOP3;
-  x.dpp = !x.vop3 && in.form == VForm::Dpp;
-  x.sdwa = !x.vop3 && in.form == VForm::Sdwa;
-  if (x.dpp)
+  x.Exec = c.W.exec();
+  x.Vop3 = in.Encoding == Enc::VOP3;
+  x.Dpp = !x.Vop3 && in.Form == VForm::Dpp;
+  x.Sdwa = !x.Vop3 && in.Form == VForm::Sdwa;
+  if (x.Dpp)
     setupDpp(x);
   // Round/denormal fields other than the compiled-kernel default: the moded float path, which
   // runs the float ops and the compares.
-  const bool moded = !fpmode::isDefault(c.w.mode);
+  const bool moded = !fpmode::isDefault(c.W.Mode);
   // The float ops under that MODE, then the compares (whose moded inputs VX::ftzIn flushes).
   auto runModed = [&x] { return execVectorModed(x) || execVectorCompare(x); };
-  std::atomic<uint8_t> &owner = gOwner[size_t(in.op)];
+  std::atomic<uint8_t> &owner = gOwner[size_t(in.Operation)];
   switch (Owner(owner.load(std::memory_order_relaxed))) {
   case Owner::Integer:
     return integerOp(x);
@@ -661,20 +662,21 @@ bool execVectorInst(ExecCtx &c, const Inst &in) {
 // function, so that the common path does not set up an Inst copy.
 [[gnu::noinline]] bool execVectorKForm(ExecCtx &c, const Inst &in) {
   Inst kin = in;
-  if (kin.src[1] == kLiteralCode)
-    kin.src[1] = kin.src[2];
-  kin.src[2] = kNoOperand;
+  if (kin.Src[1] == kLiteralCode)
+    kin.Src[1] = kin.Src[2];
+  kin.Src[2] = kNoOperand;
   return execVectorInst(c, kin);
 }
 
 } // namespace
 
 bool execVector(ExecCtx &c, const Inst &in) {
-  if (in.enc != Enc::VOP1 && in.enc != Enc::VOP2 && in.enc != Enc::VOPC && in.enc != Enc::VOP3)
+  if (in.Encoding != Enc::VOP1 && in.Encoding != Enc::VOP2 && in.Encoding != Enc::VOPC &&
+      in.Encoding != Enc::VOP3)
     return false;
-  if (in.op == Op::V_FMAMK_F32_E32 || in.op == Op::V_MADMK_F16_E32 ||
-      in.op == Op::V_FMAAK_F32_E32 || in.op == Op::V_MADAK_F16_E32 ||
-      in.op == Op::V_MADMK_F32_E32 || in.op == Op::V_MADAK_F32_E32)
+  if (in.Operation == Op::V_FMAMK_F32_E32 || in.Operation == Op::V_MADMK_F16_E32 ||
+      in.Operation == Op::V_FMAAK_F32_E32 || in.Operation == Op::V_MADAK_F16_E32 ||
+      in.Operation == Op::V_MADMK_F32_E32 || in.Operation == Op::V_MADAK_F32_E32)
     return execVectorKForm(c, in);
   return execVectorInst(c, in);
 }

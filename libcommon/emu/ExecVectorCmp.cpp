@@ -19,22 +19,22 @@ namespace {
 
 enum class CK : uint8_t { None, F16, F32, F64, I16, U16, I32, U32, I64, U64, C16, C32, C64 };
 struct CmpInfo {
-  CK kind = CK::None;
-  uint8_t tt = 0;
-  bool x = false;
+  CK Kind = CK::None;
+  uint8_t Tt = 0;
+  bool X = false;
 };
 
 std::array<CmpInfo, size_t(Op::Count)> buildTable() {
   std::array<CmpInfo, size_t(Op::Count)> t{};
   static const struct {
-    const char *n;
-    uint8_t tt;
+    const char *N;
+    uint8_t Tt;
   } conds[] = {{"F", 0},    {"LT", 1},   {"EQ", 2},   {"LE", 3},   {"GT", 4},   {"LG", 5},
                {"NE", 5},   {"GE", 6},   {"O", 7},    {"U", 8},    {"NGE", 9},  {"NLG", 10},
                {"NGT", 11}, {"NLE", 12}, {"NEQ", 13}, {"NLT", 14}, {"TRU", 15}, {"T", 15}};
   static const struct {
-    const char *n;
-    CK k;
+    const char *N;
+    CK K;
   } types[] = {{"F16", CK::F16}, {"F32", CK::F32}, {"F64", CK::F64},
                {"I16", CK::I16}, {"U16", CK::U16}, {"I32", CK::I32},
                {"U32", CK::U32}, {"I64", CK::I64}, {"U64", CK::U64}};
@@ -56,25 +56,25 @@ std::array<CmpInfo, size_t(Op::Count)> buildTable() {
     std::string c = n.substr(0, us), ty = n.substr(us + 1);
     CK k = CK::None;
     for (auto &e : types)
-      if (ty == e.n)
-        k = e.k;
+      if (ty == e.N)
+        k = e.K;
     if (k == CK::None)
       continue;
     CmpInfo info;
-    info.x = isX;
+    info.X = isX;
     if (c == "CLASS") {
       if (k != CK::F16 && k != CK::F32 && k != CK::F64)
         continue;
-      info.kind = k == CK::F16 ? CK::C16 : (k == CK::F32 ? CK::C32 : CK::C64);
-      info.tt = 1;
+      info.Kind = k == CK::F16 ? CK::C16 : (k == CK::F32 ? CK::C32 : CK::C64);
+      info.Tt = 1;
     } else {
       bool found = false;
       for (auto &e : conds)
-        if (c == e.n)
-          info.tt = e.tt, found = true;
+        if (c == e.N)
+          info.Tt = e.Tt, found = true;
       if (!found)
         continue;
-      info.kind = k;
+      info.Kind = k;
     }
     t[i] = info;
   }
@@ -138,10 +138,10 @@ template <class V, class Fn> u64 bitLanes(const V *a, const V *b, Fn fn) {
 
 bool plainCompare32(Op op, Compare32 &type, unsigned &tt) {
   const CmpInfo &ci = table()[size_t(op)];
-  if (ci.x || (ci.kind != CK::I32 && ci.kind != CK::U32 && ci.kind != CK::F32))
+  if (ci.X || (ci.Kind != CK::I32 && ci.Kind != CK::U32 && ci.Kind != CK::F32))
     return false;
-  type = ci.kind == CK::I32 ? Compare32::I32 : ci.kind == CK::U32 ? Compare32::U32 : Compare32::F32;
-  tt = ci.tt;
+  type = ci.Kind == CK::I32 ? Compare32::I32 : ci.Kind == CK::U32 ? Compare32::U32 : Compare32::F32;
+  tt = ci.Tt;
   return true;
 }
 
@@ -158,16 +158,16 @@ u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b) {
 }
 
 bool execVectorCompare(VX &x) {
-  const CmpInfo &ci = table()[size_t(x.in.op)];
-  if (ci.kind == CK::None)
+  const CmpInfo &ci = table()[size_t(x.In.Operation)];
+  if (ci.Kind == CK::None)
     return false;
-  unsigned tt = ci.tt;
+  unsigned tt = ci.Tt;
   u64 m = 0;
   // v_cmp_class classifies the operand's bits: a denormal reads as a denormal whatever the
   // MODE denormal fields say (ordinary float compares see flushed inputs; fetch32/fetch64).
-  if (ci.kind == CK::C16 || ci.kind == CK::C32 || ci.kind == CK::C64)
-    x.ftzIn = 0;
-  switch (ci.kind) {
+  if (ci.Kind == CK::C16 || ci.Kind == CK::C32 || ci.Kind == CK::C64)
+    x.FtzIn = 0;
+  switch (ci.Kind) {
   case CK::F16:
     m = relLanesAnyTt(fetch32(x, 0, Ty::F16), fetch32(x, 1, Ty::F16), tt,
                       [](u32 v) { return H(v); });
@@ -215,11 +215,11 @@ bool execVectorCompare(VX &x) {
   case CK::None:
     return false;
   }
-  m &= x.exec;
-  uint16_t sdst = x.in.sdst == kNoOperand ? uint16_t(kVccLo) : x.in.sdst;
+  m &= x.Exec;
+  uint16_t sdst = x.In.Sdst == kNoOperand ? uint16_t(kVccLo) : x.In.Sdst;
   writeMask(x, sdst, m);
-  if (ci.x)
-    x.w.setExec(m);
+  if (ci.X)
+    x.W.setExec(m);
   return true;
 }
 

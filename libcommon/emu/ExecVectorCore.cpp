@@ -17,23 +17,23 @@ alignas(64) const u64 kZeroRow64[64] = {};
 // inactive read zero with bound_ctrl, else they are not written. row_mask/bank_mask disable
 // writes of whole rows (16 lanes) / banks (lanes 4b..4b+3 of each row).
 void setupDpp(VX &x) {
-  const Inst &in = x.in;
-  const unsigned ctrl = in.dppCtrl;
+  const Inst &in = x.In;
+  const unsigned ctrl = in.DppCtrl;
   const int8_t *src = dppSourceLanes(ctrl);
   if (!src)
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "reserved DPP control " + hexText(ctrl) + " at pc " + hexText(x.c.instPc));
-  const u64 execIn = x.w.exec();
+                   "reserved DPP control " + hexText(ctrl) + " at pc " + hexText(x.C.InstPc));
+  const u64 execIn = x.W.exec();
   // Lanes the row and bank masks let write.
   u64 write = 0;
   for (unsigned r = 0; r < 4; ++r)
-    if ((in.rowMask >> r) & 1)
+    if ((in.RowMask >> r) & 1)
       for (unsigned b = 0; b < 4; ++b)
-        if ((in.bankMask >> b) & 1)
+        if ((in.BankMask >> b) & 1)
           write |= 0xfull << (16 * r + 4 * b);
   if (execIn == ~0ull) { // every source lane active: the table is the answer
-    std::memcpy(x.dppSrc, src, sizeof(x.dppSrc));
-    x.exec &= write & (in.boundCtrl ? ~0ull : dppLanesWithSource(ctrl));
+    std::memcpy(x.DppSrc, src, sizeof(x.DppSrc));
+    x.Exec &= write & (in.BoundCtrl ? ~0ull : dppLanesWithSource(ctrl));
     return;
   }
   u64 keep = 0;
@@ -41,40 +41,40 @@ void setupDpp(VX &x) {
     int s = src[l];
     if (s >= 0 && !((execIn >> s) & 1))
       s = -1;
-    x.dppSrc[l] = int8_t(s);
-    const bool w = ((write >> l) & 1) && (s >= 0 || in.boundCtrl);
+    x.DppSrc[l] = int8_t(s);
+    const bool w = ((write >> l) & 1) && (s >= 0 || in.BoundCtrl);
     keep |= u64(w) << l;
   }
-  x.exec &= keep;
+  x.Exec &= keep;
 }
 
 static u32 *own(VX &x, int i, const u32 *p) {
-  u32 *o = x.t[i];
+  u32 *o = x.T[i];
   if (p != o)
-    std::memcpy(o, p, sizeof(x.t[i]));
+    std::memcpy(o, p, sizeof(x.T[i]));
   return o;
 }
 
 const u32 *fetch32General(VX &x, int i, Ty t) {
-  uint16_t code = x.in.src[i];
+  uint16_t code = x.In.Src[i];
   if (t == Ty::N || code == kNoOperand)
     return kZeroRow;
-  const u32 *p = readVectorSrc32(x.w, x.in, code, opType(t), x.t[i]);
-  if (x.dpp && i == 0) {
-    u32 *o = x.t[i];
+  const u32 *p = readVectorSrc32(x.W, x.In, code, opType(t), x.T[i]);
+  if (x.Dpp && i == 0) {
+    u32 *o = x.T[i];
     if (p == o) { // a broadcast value: only the zero-reading lanes change
       for (unsigned l = 0; l < 64; ++l)
-        if (x.dppSrc[l] < 0)
+        if (x.DppSrc[l] < 0)
           o[l] = 0;
     } else {
       for (unsigned l = 0; l < 64; ++l)
-        o[l] = x.dppSrc[l] >= 0 ? p[x.dppSrc[l]] : 0;
+        o[l] = x.DppSrc[l] >= 0 ? p[x.DppSrc[l]] : 0;
     }
     p = o;
   }
-  if (x.sdwa && i < 2) {
-    unsigned sel = x.in.srcSel[i];
-    bool sx = (x.in.sext >> i) & 1;
+  if (x.Sdwa && i < 2) {
+    unsigned sel = x.In.SrcSel[i];
+    bool sx = (x.In.Sext >> i) & 1;
     if (sel < 6) {
       u32 *o = own(x, i, p);
       unsigned shift = sel < 4 ? sel * 8 : (sel - 4) * 16;
@@ -87,25 +87,25 @@ const u32 *fetch32General(VX &x, int i, Ty t) {
     } else if (sel > 6) {
       throw EmuError(EmuErrorKind::IllegalInst, "reserved SDWA source select");
     }
-  } else if (x.vop3 && is16Ty(t) && ((x.in.opsel >> i) & 1)) {
+  } else if (x.Vop3 && is16Ty(t) && ((x.In.Opsel >> i) & 1)) {
     u32 *o = own(x, i, p);
     for (unsigned l = 0; l < 64; ++l)
       o[l] >>= 16;
     p = o;
   }
-  if (isFloatTy(t) && ((x.srcMod >> i) & 1)) {
+  if (isFloatTy(t) && ((x.SrcMod >> i) & 1)) {
     u32 sb = is16Ty(t) ? 0x8000u : 0x80000000u;
-    u32 andm = ((x.in.abs >> i) & 1) ? ~sb : ~0u;
-    u32 xorm = ((x.in.neg >> i) & 1) ? sb : 0u;
+    u32 andm = ((x.In.Abs >> i) & 1) ? ~sb : ~0u;
+    u32 xorm = ((x.In.Neg >> i) & 1) ? sb : 0u;
     u32 *o = own(x, i, p);
     if (andm != ~0u || xorm)
       for (unsigned l = 0; l < 64; ++l)
         o[l] = (o[l] & andm) ^ xorm;
     // Denormal inputs flushed (moded path): f32 by the single field, f16 by the double/half one.
-    if (t == Ty::F32 && (x.ftzIn & 1)) {
+    if (t == Ty::F32 && (x.FtzIn & 1)) {
       for (unsigned l = 0; l < 64; ++l)
         o[l] = fpmode::flush32(o[l]);
-    } else if (t == Ty::F16 && (x.ftzIn & 2)) {
+    } else if (t == Ty::F16 && (x.FtzIn & 2)) {
       for (unsigned l = 0; l < 64; ++l)
         o[l] = fpmode::flush16(o[l]);
     }
@@ -115,10 +115,10 @@ const u32 *fetch32General(VX &x, int i, Ty t) {
 }
 
 const u64 *fetch64(VX &x, int i, Ty t) {
-  uint16_t code = x.in.src[i];
+  uint16_t code = x.In.Src[i];
   if (t == Ty::N || code == kNoOperand)
     return kZeroRow64;
-  u64 *o = x.q[i];
+  u64 *o = x.Q[i];
   if (!is64Ty(t)) {
     const u32 *p = fetch32(x, i, t);
     for (unsigned l = 0; l < 64; ++l)
@@ -126,10 +126,10 @@ const u64 *fetch64(VX &x, int i, Ty t) {
     return o;
   }
   if (code >= kVgprBase) {
-    const u32 *lo = x.w.vrowOf(code), *hi = x.w.vrow(vectorIndex(code) + 1);
-    if (x.dpp && i == 0) {
+    const u32 *lo = x.W.vrowOf(code), *hi = x.W.vrow(vectorIndex(code) + 1);
+    if (x.Dpp && i == 0) {
       for (unsigned l = 0; l < 64; ++l) {
-        int s = x.dppSrc[l];
+        int s = x.DppSrc[l];
         o[l] = s >= 0 ? (lo[s] | (u64(hi[s]) << 32)) : 0;
       }
     } else {
@@ -137,21 +137,21 @@ const u64 *fetch64(VX &x, int i, Ty t) {
         o[l] = lo[l] | (u64(hi[l]) << 32);
     }
   } else {
-    u64 v = readScalar64(x.w, x.in, code, opType(t));
+    u64 v = readScalar64(x.W, x.In, code, opType(t));
     for (unsigned l = 0; l < 64; ++l)
       o[l] = v;
-    if (x.dpp && i == 0)
+    if (x.Dpp && i == 0)
       for (unsigned l = 0; l < 64; ++l)
-        if (x.dppSrc[l] < 0)
+        if (x.DppSrc[l] < 0)
           o[l] = 0;
   }
-  if (t == Ty::F64 && ((x.srcMod >> i) & 1)) {
+  if (t == Ty::F64 && ((x.SrcMod >> i) & 1)) {
     u64 sb = 1ull << 63;
-    u64 andm = ((x.in.abs >> i) & 1) ? ~sb : ~0ull;
-    u64 xorm = ((x.in.neg >> i) & 1) ? sb : 0ull;
+    u64 andm = ((x.In.Abs >> i) & 1) ? ~sb : ~0ull;
+    u64 xorm = ((x.In.Neg >> i) & 1) ? sb : 0ull;
     for (unsigned l = 0; l < 64; ++l)
       o[l] = (o[l] & andm) ^ xorm;
-    if (x.ftzIn & 2)
+    if (x.FtzIn & 2)
       for (unsigned l = 0; l < 64; ++l)
         o[l] = fpmode::flush64(o[l]);
   }
@@ -159,14 +159,15 @@ const u64 *fetch64(VX &x, int i, Ty t) {
 }
 
 u32 *dstRow(VX &x) {
-  uint16_t d = x.in.dst;
+  uint16_t d = x.In.Dst;
   if (d < kVgprBase || d >= kAgprBase + 256)
-    throw EmuError(EmuErrorKind::IllegalInst, "vector instruction " + std::string(opName(x.in.op)) +
+    throw EmuError(EmuErrorKind::IllegalInst, "vector instruction " +
+                                                  std::string(opName(x.In.Operation)) +
                                                   " has no vector destination");
-  return x.w.vrowOf(d);
+  return x.W.vrowOf(d);
 }
 
-static inline bool dx10Clamp(const VX &x) { return (x.w.mode >> 8) & 1; }
+static inline bool dx10Clamp(const VX &x) { return (x.W.Mode >> 8) & 1; }
 
 // Output modifiers: omod (1: *2, 2: *4, 3: /2) then clamp to [0, 1] (NaN -> 0 in DX10-clamp
 // mode, the default for compute; else NaN stays).
@@ -230,44 +231,44 @@ static bool saturatesItself(Op op) {
 
 [[noreturn]] static void refuseIntegerPost(const VX &x) {
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + std::string(opNameLower(x.in.op)) + " at pc " +
-                     hexText(x.c.instPc) +
+                 "unsupported instruction " + std::string(opNameLower(x.In.Operation)) + " at pc " +
+                     hexText(x.C.InstPc) +
                      ": clamp or an output modifier on this integer result (no saturation is "
                      "implemented for it)",
-                 x.c.instPc);
+                 x.C.InstPc);
 }
 
 void finish32General(VX &x, R res) {
-  const Inst &in = x.in;
-  u32 *r = x.r;
+  const Inst &in = x.In;
+  u32 *r = x.R;
   // (gfx950's v_bitop3 keeps part of its truth table in the omod field: not a modifier.)
-  const bool omod = in.omod && in.op != Op::V_BITOP3_B32 && in.op != Op::V_BITOP3_B16;
-  if ((in.clamp || omod) && (res == R::B32 || res == R::B16 || res == R::B16P) &&
-      !saturatesItself(in.op))
+  const bool omod = in.Omod && in.Operation != Op::V_BITOP3_B32 && in.Operation != Op::V_BITOP3_B16;
+  if ((in.Clamp || omod) && (res == R::B32 || res == R::B16 || res == R::B16P) &&
+      !saturatesItself(in.Operation))
     refuseIntegerPost(x);
-  if (x.post && (res == R::F32 || res == R::F16 || res == R::F16P)) {
+  if (x.Post && (res == R::F32 || res == R::F16 || res == R::F16P)) {
     bool dx = dx10Clamp(x);
-    if (in.clamp || in.omod) {
+    if (in.Clamp || in.Omod) {
       if (res == R::F32) {
         for (unsigned l = 0; l < 64; ++l)
-          r[l] = outF32(applyOmodClamp(F(r[l]), in.omod, in.clamp, dx));
+          r[l] = outF32(applyOmodClamp(F(r[l]), in.Omod, in.Clamp, dx));
       } else {
         for (unsigned l = 0; l < 64; ++l)
-          r[l] = outF16(applyOmodClamp(H(r[l]), in.omod, in.clamp, dx));
+          r[l] = outF16(applyOmodClamp(H(r[l]), in.Omod, in.Clamp, dx));
       }
     }
     // Denormal results flushed after rounding (moded path).
-    if (res == R::F32 && (x.ftzOut & 1)) {
+    if (res == R::F32 && (x.FtzOut & 1)) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = fpmode::flush32(r[l]);
-    } else if (res != R::F32 && (x.ftzOut & 2)) {
+    } else if (res != R::F32 && (x.FtzOut & 2)) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = fpmode::flush16(r[l]);
     }
   }
   u32 *d = dstRow(x);
   if (is16R(res)) {
-    if (x.vop3 && (in.opsel & 8)) {
+    if (x.Vop3 && (in.Opsel & 8)) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = (d[l] & 0xffffu) | (r[l] << 16);
     } else if (res == R::B16P || res == R::F16P) {
@@ -278,25 +279,25 @@ void finish32General(VX &x, R res) {
         r[l] &= 0xffffu;
     }
   }
-  if (x.sdwa && in.dstSel != 6) {
-    unsigned sel = in.dstSel;
-    if (sel > 6 || in.dstUnused > 2)
+  if (x.Sdwa && in.DstSel != 6) {
+    unsigned sel = in.DstSel;
+    if (sel > 6 || in.DstUnused > 2)
       throw EmuError(EmuErrorKind::IllegalInst, "reserved SDWA destination select");
     unsigned shift = sel < 4 ? sel * 8 : (sel - 4) * 16;
     unsigned bits = sel < 4 ? 8 : 16;
     u32 field = (bits == 32 ? ~0u : ((1u << bits) - 1)) << shift;
     for (unsigned l = 0; l < 64; ++l) {
       u32 v = (r[l] << shift) & field;
-      if (in.dstUnused == 2)
+      if (in.DstUnused == 2)
         v |= d[l] & ~field;
-      else if (in.dstUnused == 1 && ((v >> (shift + bits - 1)) & 1))
+      else if (in.DstUnused == 1 && ((v >> (shift + bits - 1)) & 1))
         v |= ~0u << (shift + bits);
       r[l] = v;
     }
   }
-  u64 m = x.exec;
+  u64 m = x.Exec;
   if (m == ~0ull) {
-    std::memcpy(d, r, sizeof(x.r));
+    std::memcpy(d, r, sizeof(x.R));
   } else {
     for (unsigned l = 0; l < 64; ++l)
       d[l] = ((m >> l) & 1) ? r[l] : d[l];
@@ -304,31 +305,31 @@ void finish32General(VX &x, R res) {
 }
 
 void finish64(VX &x, R res) {
-  const Inst &in = x.in;
-  u64 *r = x.rq;
-  if ((in.clamp || in.omod) && res == R::B64)
+  const Inst &in = x.In;
+  u64 *r = x.Rq;
+  if ((in.Clamp || in.Omod) && res == R::B64)
     refuseIntegerPost(x);
-  if (x.post && res == R::F64) {
+  if (x.Post && res == R::F64) {
     bool dx = dx10Clamp(x);
-    for (unsigned l = 0; l < 64 && (in.clamp || in.omod); ++l) {
+    for (unsigned l = 0; l < 64 && (in.Clamp || in.Omod); ++l) {
       double v = D(r[l]);
-      if (in.omod == 1)
+      if (in.Omod == 1)
         v = v * 2.0;
-      else if (in.omod == 2)
+      else if (in.Omod == 2)
         v = v * 4.0;
-      else if (in.omod == 3)
+      else if (in.Omod == 3)
         v = v * 0.5;
-      if (in.clamp)
+      if (in.Clamp)
         v = v != v ? (dx ? 0.0 : v) : (v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v));
       r[l] = outF64(v);
     }
-    if (x.ftzOut & 2)
+    if (x.FtzOut & 2)
       for (unsigned l = 0; l < 64; ++l)
         r[l] = fpmode::flush64(r[l]);
   }
   u32 *lo = dstRow(x);
-  u32 *hi = x.w.vrow(vectorIndex(in.dst) + 1);
-  u64 m = x.exec;
+  u32 *hi = x.W.vrow(vectorIndex(in.Dst) + 1);
+  u64 m = x.Exec;
   for (unsigned l = 0; l < 64; ++l)
     if ((m >> l) & 1) {
       lo[l] = u32(r[l]);
@@ -336,9 +337,9 @@ void finish64(VX &x, R res) {
     }
 }
 
-u64 readMask(VX &x, uint16_t code) { return readScalar64(x.w, x.in, code, OpType::B64); }
+u64 readMask(VX &x, uint16_t code) { return readScalar64(x.W, x.In, code, OpType::B64); }
 
-void writeMask(VX &x, uint16_t code, u64 mask) { writeScalar64(x.w, code, mask); }
+void writeMask(VX &x, uint16_t code, u64 mask) { writeScalar64(x.W, code, mask); }
 
 namespace {
 // The 0/1 dwords of every byte of a lane mask: row b holds bit l of b in dword l.
@@ -359,8 +360,8 @@ void maskLanes(u64 mask, u32 *row) {
 }
 
 const u32 *maskRow(VX &x, int i, u64 mask) {
-  maskLanes(mask, x.t[i]);
-  return x.t[i];
+  maskLanes(mask, x.T[i]);
+  return x.T[i];
 }
 
 } // namespace asmevo::emu::vec

@@ -86,24 +86,24 @@ inline u64 outF64(double v) { return f64ToBits(v); }
 
 // ---- execution context of one instruction ----------------------------------------------------
 struct VX {
-  ExecCtx &c;
-  WaveState &w;
-  const Inst &in;
-  u64 exec; // lanes that compute and write (EXEC, less DPP row/bank/bound masks)
-  bool vop3, dpp, sdwa;
+  ExecCtx &C;
+  WaveState &W;
+  const Inst &In;
+  u64 Exec; // lanes that compute and write (EXEC, less DPP row/bank/bound masks)
+  bool Vop3, Dpp, Sdwa;
   // Float source and result processing, decided once per instruction:
   //   srcMod bit i: source i takes abs/neg modifiers or denormal flushing (fetch32/fetch64);
   //   post: results take omod/clamp or denormal flushing (finish32/finish64);
   //   ftzIn/ftzOut bit 0: flush f32 inputs/results, bit 1: flush f16 and f64 ones.
-  u8 srcMod = 0, ftzIn = 0, ftzOut = 0;
-  bool post = false;
-  int8_t dppSrc[64]; // DPP: source lane of each lane, -1 reads zero
-  alignas(64) u32 t[3][64];
-  alignas(64) u32 r[64];
-  alignas(64) u64 q[3][64];
-  alignas(64) u64 rq[64];
+  u8 SrcMod = 0, FtzIn = 0, FtzOut = 0;
+  bool Post = false;
+  int8_t DppSrc[64]; // DPP: source lane of each lane, -1 reads zero
+  alignas(64) u32 T[3][64];
+  alignas(64) u32 R[64];
+  alignas(64) u64 Q[3][64];
+  alignas(64) u64 Rq[64];
   VX(ExecCtx &cc, const Inst &i)
-      : c(cc), w(cc.w), in(i), srcMod(u8(i.abs | i.neg)), post(i.clamp || i.omod != 0) {}
+      : C(cc), W(cc.W), In(i), SrcMod(u8(i.Abs | i.Neg)), Post(i.Clamp || i.Omod != 0) {}
 };
 
 // The 64-bit lane mask of 64 bytes that are each 0 or 1 (lane l's byte at bits[l]): the lane
@@ -135,32 +135,32 @@ void finish64(VX &x, R res);
 u32 *dstRow(VX &x);
 
 [[gnu::always_inline]] inline const u32 *fetch32(VX &x, int i, Ty t) {
-  const uint16_t code = x.in.src[i];
+  const uint16_t code = x.In.Src[i];
   if (t == Ty::N || code == kNoOperand)
     return kZeroRow;
-  if (!x.dpp && !x.sdwa && !((x.srcMod >> i) & 1) && !(x.vop3 && is16Ty(t)))
-    return readVectorSrc32(x.w, x.in, code, opType(t), x.t[i]); // no modifier to apply
+  if (!x.Dpp && !x.Sdwa && !((x.SrcMod >> i) & 1) && !(x.Vop3 && is16Ty(t)))
+    return readVectorSrc32(x.W, x.In, code, opType(t), x.T[i]); // no modifier to apply
   return fetch32General(x, i, t);
 }
 
 // finish32's plain case: a 32-bit result written to a whole VGPR/AGPR row with no clamp, omod,
 // flush or SDWA select. The destination row then, else null.
 [[gnu::always_inline]] inline u32 *plainDst32(VX &x, R res) {
-  const uint16_t d = x.in.dst;
-  if ((res == R::B32 || res == R::F32) && !x.post && !x.sdwa && d >= kVgprBase &&
+  const uint16_t d = x.In.Dst;
+  if ((res == R::B32 || res == R::F32) && !x.Post && !x.Sdwa && d >= kVgprBase &&
       d < kAgprBase + 256)
-    return x.w.vrowOf(d);
+    return x.W.vrowOf(d);
   return nullptr;
 }
 
 [[gnu::always_inline]] inline void finish32(VX &x, R res) {
   if (u32 *row = plainDst32(x, res)) {
-    const u64 m = x.exec;
+    const u64 m = x.Exec;
     if (m == ~0ull) {
-      std::memcpy(row, x.r, sizeof(x.r));
+      std::memcpy(row, x.R, sizeof(x.R));
     } else {
       for (unsigned l = 0; l < kWaveSize; ++l)
-        row[l] = ((m >> l) & 1) ? x.r[l] : row[l];
+        row[l] = ((m >> l) & 1) ? x.R[l] : row[l];
     }
     return;
   }
@@ -185,8 +185,8 @@ inline bool loop3(VX &x, const u32 *a, const u32 *b, const u32 *c, R res, Fn f) 
   // With every lane on and a plain destination the lanes write the destination row itself:
   // lane l reads lane l of each source and nothing else, so a source that is the destination
   // row is read before it is written. Otherwise x.r, then finish32.
-  u32 *d = x.exec == ~0ull ? plainDst32(x, res) : nullptr;
-  u32 *r = d ? d : x.r;
+  u32 *d = x.Exec == ~0ull ? plainDst32(x, res) : nullptr;
+  u32 *r = d ? d : x.R;
   for (unsigned l = 0; l < kWaveSize; ++l)
     r[l] = f(a[l], b[l], c[l]);
   if (!d)
@@ -211,11 +211,11 @@ template <class Fn> inline bool w3(VX &x, Ty t0, Ty t1, Ty t2, R res, Fn f) {
   const u64 *a = fetch64(x, 0, t0), *b = fetch64(x, 1, t1), *c = fetch64(x, 2, t2);
   if (res == R::B64 || res == R::F64) {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      x.rq[l] = f(a[l], b[l], c[l]);
+      x.Rq[l] = f(a[l], b[l], c[l]);
     finish64(x, res);
   } else {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      x.r[l] = u32(f(a[l], b[l], c[l]));
+      x.R[l] = u32(f(a[l], b[l], c[l]));
     finish32(x, res);
   }
   return true;
@@ -252,7 +252,7 @@ void mulF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
 void fmaF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
 inline bool rows(VX &x, Ty t0, Ty t1, Ty t2, R res, RowsFn f) {
   const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1), *c = fetch32(x, 2, t2);
-  f(a, b, c, x.r);
+  f(a, b, c, x.R);
   finish32(x, res);
   return true;
 }

@@ -15,11 +15,11 @@ FastOp plainOp(const Inst &in) {
   // The sources the op reads must be there (the decoder gives every form its operands).
   auto with = [&in](unsigned n, FastOp op) {
     for (unsigned i = 0; i < n; ++i)
-      if (in.src[i] == kNoOperand)
+      if (in.Src[i] == kNoOperand)
         return FastOp::None;
     return op;
   };
-  switch (in.op) {
+  switch (in.Operation) {
   case Op::V_MOV_B32_E32:
   case Op::V_MOV_B32_E64:
     return with(1, FastOp::MovB32);
@@ -101,23 +101,24 @@ FastOp plainOp(const Inst &in) {
 } // namespace
 
 FastOp fastVectorOp(Inst &in) {
-  if ((in.enc != Enc::VOP1 && in.enc != Enc::VOP2 && in.enc != Enc::VOPC && in.enc != Enc::VOP3) ||
-      in.form != VForm::Plain || in.clamp || in.omod || in.opsel)
+  if ((in.Encoding != Enc::VOP1 && in.Encoding != Enc::VOP2 && in.Encoding != Enc::VOPC &&
+       in.Encoding != Enc::VOP3) ||
+      in.Form != VForm::Plain || in.Clamp || in.Omod || in.Opsel)
     return FastOp::None;
   // abs and neg apply to the sources an op reads as floats (f32 ops, moves, selects: fetch32
   // applies them to float-typed sources only); an integer op with them set stays general.
-  const bool mods = in.abs || in.neg;
+  const bool mods = in.Abs || in.Neg;
   Compare32 type;
   unsigned tt;
-  if (plainCompare32(in.op, type, tt)) {
-    if (in.src[0] == kNoOperand || in.src[1] == kNoOperand || (mods && type != Compare32::F32))
+  if (plainCompare32(in.Operation, type, tt)) {
+    if (in.Src[0] == kNoOperand || in.Src[1] == kNoOperand || (mods && type != Compare32::F32))
       return FastOp::None;
-    in.fastArg = uint8_t(tt);
+    in.FastArg = uint8_t(tt);
     return type == Compare32::I32   ? FastOp::CmpI32
            : type == Compare32::U32 ? FastOp::CmpU32
                                     : FastOp::CmpF32;
   }
-  if (in.enc == Enc::VOPC || in.dst < kVgprBase || in.dst >= kAgprBase)
+  if (in.Encoding == Enc::VOPC || in.Dst < kVgprBase || in.Dst >= kAgprBase)
     return FastOp::None;
   const FastOp op = plainOp(in);
   const bool floatSources =
@@ -145,19 +146,19 @@ template <class Fn> inline void lanes3(const u32 *a, const u32 *b, const u32 *c,
 } // namespace
 
 bool execVectorFast(ExecCtx &c, const Inst &in, FastOp op) {
-  WaveState &w = c.w;
+  WaveState &w = c.W;
   if (op >= FastOp::AddF32 && op != FastOp::CmpI32 && op != FastOp::CmpU32 &&
-      !fpmode::isDefault(w.mode))
+      !fpmode::isDefault(w.Mode))
     return false;
   alignas(64) u32 t0[kWaveSize], t1[kWaveSize], t2[kWaveSize], res[kWaveSize];
   // Source i as the general executor reads an operand of type t (fetch32): abs and neg clear and
   // flip the sign bit of an f32 source.
   auto src = [&](unsigned i, OpType t, u32 *tmp) -> const u32 * {
-    const u32 *p = readVectorSrc32(w, in, in.src[i], t, tmp);
-    if (t != OpType::F32 || !(((in.abs | in.neg) >> i) & 1))
+    const u32 *p = readVectorSrc32(w, in, in.Src[i], t, tmp);
+    if (t != OpType::F32 || !(((in.Abs | in.Neg) >> i) & 1))
       return p;
-    const u32 andm = (in.abs >> i) & 1 ? 0x7fffffffu : ~0u;
-    const u32 xorm = (in.neg >> i) & 1 ? 0x80000000u : 0u;
+    const u32 andm = (in.Abs >> i) & 1 ? 0x7fffffffu : ~0u;
+    const u32 xorm = (in.Neg >> i) & 1 ? 0x80000000u : 0u;
     for (unsigned l = 0; l < kWaveSize; ++l)
       tmp[l] = (p[l] & andm) ^ xorm;
     return tmp;
@@ -227,7 +228,7 @@ bool execVectorFast(ExecCtx &c, const Inst &in, FastOp op) {
   case FastOp::CndmaskB32: {
     // VCC (e32) or an SGPR pair (e64) selects src1 for a lane whose bit is set, else src0.
     const u32 *a = src(0, Fl, t0), *b = src(1, Fl, t1);
-    maskLanes(readScalar64(w, in, in.src[2], OpType::B64), t2);
+    maskLanes(readScalar64(w, in, in.Src[2], OpType::B64), t2);
     lanes3(a, b, t2, res, [](u32 x, u32 y, u32 sel) { return sel ? y : x; });
     break;
   }
@@ -248,7 +249,7 @@ bool execVectorFast(ExecCtx &c, const Inst &in, FastOp op) {
     break;
   case FastOp::MaxF32:
   case FastOp::MinF32:
-    minMaxF32Rows(op == FastOp::MaxF32, (w.mode & fpmode::kIeee) != 0, src(0, Fl, t0),
+    minMaxF32Rows(op == FastOp::MaxF32, (w.Mode & fpmode::kIeee) != 0, src(0, Fl, t0),
                   src(1, Fl, t1), res);
     break;
   case FastOp::CmpI32:
@@ -259,15 +260,15 @@ bool execVectorFast(ExecCtx &c, const Inst &in, FastOp op) {
     const Compare32 type = op == FastOp::CmpI32   ? Compare32::I32
                            : op == FastOp::CmpU32 ? Compare32::U32
                                                   : Compare32::F32;
-    const u64 m = compareLanes32(type, in.fastArg, src(0, t, t0), src(1, t, t1)) & w.exec();
-    writeScalar64(w, in.sdst == kNoOperand ? uint16_t(kVccLo) : in.sdst, m);
+    const u64 m = compareLanes32(type, in.FastArg, src(0, t, t0), src(1, t, t1)) & w.exec();
+    writeScalar64(w, in.Sdst == kNoOperand ? uint16_t(kVccLo) : in.Sdst, m);
     return true;
   }
   case FastOp::None:
     return false;
   }
   // The lanes EXEC enables take their result; the others keep the destination's value.
-  u32 *d = w.vrowOf(in.dst);
+  u32 *d = w.vrowOf(in.Dst);
   const u64 exec = w.exec();
   if (exec == ~0ull) {
     std::memcpy(d, res, sizeof res);

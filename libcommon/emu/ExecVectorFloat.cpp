@@ -109,7 +109,7 @@ template <bool Max, bool Ieee> void minMaxF32Lanes(const u32 *a, const u32 *b, u
 }
 template <bool Max, bool Ieee> bool minMaxF32(VX &x) {
   const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
-  minMaxF32Lanes<Max, Ieee>(a, b, x.r);
+  minMaxF32Lanes<Max, Ieee>(a, b, x.R);
   finish32(x, R::F32);
   return true;
 }
@@ -196,10 +196,10 @@ bool divFixupF32(VX &x) {
   }
   if (special) {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      x.r[l] = divFixupT<T32>(a[l], b[l], c[l], 0xffc00000u, -150);
+      x.R[l] = divFixupT<T32>(a[l], b[l], c[l], 0xffc00000u, -150);
   } else {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      x.r[l] = ((b[l] ^ c[l]) & 0x80000000u) | (a[l] & 0x7fffffffu);
+      x.R[l] = ((b[l] ^ c[l]) & 0x80000000u) | (a[l] & 0x7fffffffu);
   }
   finish32(x, R::F32);
   return true;
@@ -392,7 +392,7 @@ constexpr double kAlmostOneD = 0.99999999999999989; // 0x1.fffffffffffffp-1
 // every lane) and from std::exp2 for the lanes it is not (Exp2.h).
 bool exp2F32(VX &x) {
   const u32 *a = fetch32(x, 0, Ty::F32);
-  u32 *r = x.r;
+  u32 *r = x.R;
   alignas(64) u8 slow[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l) {
     r[l] = exp2F32Fast(a[l]);
@@ -407,10 +407,10 @@ bool exp2F32(VX &x) {
 } // namespace
 
 template <class M> bool floatOps(VX &x) {
-  const bool ieee = (x.w.mode & fpmode::kIeee) != 0;
-  const Inst &in = x.in;
+  const bool ieee = (x.W.Mode & fpmode::kIeee) != 0;
+  const Inst &in = x.In;
   using T = Ty;
-  switch (in.op) {
+  switch (in.Operation) {
   // ---- f32 arithmetic -----------------------------------------------------------------------
   case Op::V_ADD_F32_E32:
   case Op::V_ADD_F32_E64:
@@ -444,22 +444,22 @@ template <class M> bool floatOps(VX &x) {
       return outF32(p + F(c));
     });
   case Op::V_MADMK_F32_E32: {
-    float k = F(in.literal);
+    float k = F(in.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * k)) + F(b)); });
   }
   case Op::V_MADAK_F32_E32: {
-    float k = F(in.literal);
+    float k = F(in.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * F(b))) + k); });
   }
   case Op::V_FMAMK_F32_E32: {
-    float k = F(in.literal);
+    float k = F(in.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(std::fma(F(a), k, F(b))); });
   }
   case Op::V_FMAAK_F32_E32: {
-    float k = F(in.literal);
+    float k = F(in.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(std::fma(F(a), F(b), k)); });
   }
@@ -557,17 +557,17 @@ template <class M> bool floatOps(VX &x) {
                           (e2 - e1 >= -125) & ((e2 > 23) | (e0 != 255));
       const u32 scaled = f32ToBits(F(a[l]) * 0x1p64f);
       const u32 useScaled = 0u - u32(e2 <= 23); // a mask: a select would become a branch
-      x.r[l] = (scaled & useScaled) | (a[l] & ~useScaled);
+      x.R[l] = (scaled & useScaled) | (a[l] & ~useScaled);
       slow[l] = !common;
     }
     u64 vcc = 0;
     forEachLane(packLaneBits(slow), [&](unsigned l) {
       bool v;
-      x.r[l] = divScaleT<T32, float>(a[l], b[l], c[l], v, 96, 23, 64);
+      x.R[l] = divScaleT<T32, float>(a[l], b[l], c[l], v, 96, 23, 64);
       vcc |= u64(v) << l;
     });
     finish32(x, R::F32);
-    writeMask(x, in.sdst, vcc & x.exec);
+    writeMask(x, in.Sdst, vcc & x.Exec);
     return true;
   }
   // v_div_fmas: the ISA pseudocode scales by 2^32 (2^64 for f64) when VCC is set, which cannot
@@ -576,17 +576,17 @@ template <class M> bool floatOps(VX &x) {
   // quotient estimate S2 is >= 2 (exponent > bias) and by 2^-64 otherwise, which is what makes
   // the compiler's division sequence correctly rounded (tested), and what hardware must do.
   case Op::V_DIV_FMAS_F32_E64: {
-    u64 vcc = x.w.vcc();
+    u64 vcc = x.W.vcc();
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32), *c = fetch32(x, 2, T::F32);
     // Every lane as a plain fma (a loop that vectorizes), then the lanes VCC selects again.
     for (unsigned l = 0; l < 64; ++l)
-      x.r[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
+      x.R[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
     forEachLane(vcc, [&](unsigned l) {
       // Undo v_div_scale's 2^64 scaling with one rounding: the exact product in double,
       // the sum rounded to odd, the power-of-two scale exact, then one rounding to float.
       double s = M::sumOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
       s = std::ldexp(s, expOf<T32>(c[l]) > 127 ? 64 : -64);
-      x.r[l] = outF32(float(s));
+      x.R[l] = outF32(float(s));
     });
     finish32(x, R::F32);
     return true;
@@ -704,11 +704,11 @@ template <class M> bool floatOps(VX &x) {
   case Op::V_MAD_F16:
     return n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<mad16<M>>{});
   case Op::V_MADMK_F16_E32: {
-    u32 k = in.literal & 0xffff;
+    u32 k = in.Literal & 0xffff;
     return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, k, b); });
   }
   case Op::V_MADAK_F16_E32: {
-    u32 k = in.literal & 0xffff;
+    u32 k = in.Literal & 0xffff;
     return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, b, k); });
   }
   case Op::V_FMA_F16:
@@ -865,21 +865,21 @@ template <class M> bool floatOps(VX &x) {
     u64 vcc = 0;
     for (unsigned l = 0; l < 64; ++l) {
       bool v;
-      x.rq[l] = divScaleT<T64, double>(a[l], b[l], c[l], v, 768, 53, 128);
+      x.Rq[l] = divScaleT<T64, double>(a[l], b[l], c[l], v, 768, 53, 128);
       vcc |= u64(v) << l;
     }
     finish64(x, R::F64);
-    writeMask(x, in.sdst, vcc & x.exec);
+    writeMask(x, in.Sdst, vcc & x.Exec);
     return true;
   }
   case Op::V_DIV_FMAS_F64_E64: {
-    u64 vcc = x.w.vcc();
+    u64 vcc = x.W.vcc();
     const u64 *a = fetch64(x, 0, T::F64), *b = fetch64(x, 1, T::F64), *c = fetch64(x, 2, T::F64);
     for (unsigned l = 0; l < 64; ++l) {
       double v = std::fma(D(a[l]), D(b[l]), D(c[l]));
       if ((vcc >> l) & 1) // see V_DIV_FMAS_F32 (a denormal result is rounded twice here)
         v = std::ldexp(v, expOf<T64>(c[l]) > 1023 ? 128 : -128);
-      x.rq[l] = outF64(v);
+      x.Rq[l] = outF64(v);
     }
     finish64(x, R::F64);
     return true;
@@ -1043,12 +1043,12 @@ const uint8_t *roundUseTable() {
 }
 
 [[noreturn]] void throwRoundUnsupported(const VX &x, fpmode::Round r) {
-  std::string m = opNameLower(x.in.op);
+  std::string m = opNameLower(x.In.Operation);
   for (const char *suf : {"_e32", "_e64"})
     if (m.size() > 4 && m.compare(m.size() - 4, 4, suf) == 0)
       m.resize(m.size() - 4);
   throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " +
-                                                hexText(x.c.instPc) + " (round mode " +
+                                                hexText(x.C.InstPc) + " (round mode " +
                                                 fpmode::roundName(r) + " not modelled)");
 }
 
@@ -1091,18 +1091,18 @@ void minMaxF32Rows(bool max, bool ieee, const u32 *a, const u32 *b, u32 *r) {
 // The float ops only; the caller (ExecVector.cpp) tries the compares after it.
 bool execVectorModed(VX &x) {
   using namespace fpmode;
-  const uint32_t mode = x.w.mode;
-  x.ftzIn = u8((mode & kDenormSpIn ? 0 : 1) | (mode & kDenormDpIn ? 0 : 2));
-  x.ftzOut = u8((mode & kDenormSpOut ? 0 : 1) | (mode & kDenormDpOut ? 0 : 2));
-  if (x.ftzIn)
-    x.srcMod |= 7;
-  if (x.ftzOut)
-    x.post = true;
-  tFlush16Out = (x.ftzOut & 2) != 0;
+  const uint32_t mode = x.W.Mode;
+  x.FtzIn = u8((mode & kDenormSpIn ? 0 : 1) | (mode & kDenormDpIn ? 0 : 2));
+  x.FtzOut = u8((mode & kDenormSpOut ? 0 : 1) | (mode & kDenormDpOut ? 0 : 2));
+  if (x.FtzIn)
+    x.SrcMod |= 7;
+  if (x.FtzOut)
+    x.Post = true;
+  tFlush16Out = (x.FtzOut & 2) != 0;
   const Round rs = roundSp(mode), rd = roundDp(mode);
   Round r = kNearestEven;
   if (rs != kNearestEven || rd != kNearestEven) {
-    switch (roundUseTable()[unsigned(x.in.op)]) {
+    switch (roundUseTable()[unsigned(x.In.Operation)]) {
     case kHostSp:
       r = rs;
       break;

@@ -30,50 +30,50 @@ constexpr uint32_t kModeFp16Ovfl = 1u << 23;
 
 [[noreturn]] void undocumented(VX &x, const char *what) {
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + std::string(opNameLower(x.in.op)) + " at pc " +
-                     hexText(x.c.instPc) + ": " + what + " is not documented",
-                 x.c.instPc);
+                 "unsupported instruction " + std::string(opNameLower(x.In.Operation)) + " at pc " +
+                     hexText(x.C.InstPc) + ": " + what + " is not documented",
+                 x.C.InstPc);
 }
 
 bool cvtPkToFp8(VX &x, SmallFormat f) {
-  if (x.in.clamp || x.in.omod)
+  if (x.In.Clamp || x.In.Omod)
     undocumented(x, "clamp or an output modifier on a conversion to fp8");
-  const bool sat = x.w.mode & kModeFp16Ovfl;
+  const bool sat = x.W.Mode & kModeFp16Ovfl;
   const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
-  const u32 *old = x.w.vrowOf(x.in.dst);
-  const unsigned shift = (x.in.opsel & 8) ? 16 : 0;
+  const u32 *old = x.W.vrowOf(x.In.Dst);
+  const unsigned shift = (x.In.Opsel & 8) ? 16 : 0;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     uint32_t lo = 0, hi = 0;
-    if (((x.exec >> l) & 1) &&
+    if (((x.Exec >> l) & 1) &&
         (!f32ToSmall(F(a[l]), f, sat, lo) || !f32ToSmall(F(b[l]), f, sat, hi)))
       undocumented(x, "saturating an infinite input (MODE.FP16_OVFL set)");
-    x.r[l] = (old[l] & ~(0xffffu << shift)) | ((lo | hi << 8) << shift);
+    x.R[l] = (old[l] & ~(0xffffu << shift)) | ((lo | hi << 8) << shift);
   }
   finish32(x, R::B32);
   return true;
 }
 
 bool cvtFp8ToF32(VX &x, SmallFormat f) {
-  if (x.vop3 && x.in.opsel)
+  if (x.Vop3 && x.In.Opsel)
     undocumented(x, "op_sel on the VOP3 form of an fp8 -> f32 conversion");
   // The SDWA byte select is applied by fetch32 (the selected byte arrives in bits 7:0).
   return n1(x, Ty::B32, R::F32, [f](u32 a) { return outF32(smallToF32(a & 0xffu, f)); });
 }
 
 bool cvtPkFp8ToF32(VX &x, SmallFormat f) {
-  if (x.vop3 && x.in.opsel)
+  if (x.Vop3 && x.In.Opsel)
     undocumented(x, "op_sel on the VOP3 form of an fp8 -> f32 conversion");
-  if (x.in.clamp || x.in.omod)
+  if (x.In.Clamp || x.In.Omod)
     undocumented(x, "clamp or an output modifier on a 64-bit fp8 -> f32 pair");
-  if (x.sdwa && x.in.dstSel != 6)
+  if (x.Sdwa && x.In.DstSel != 6)
     undocumented(x, "an SDWA destination select on a 64-bit result");
-  if (x.sdwa && x.in.srcSel[0] != 4 && x.in.srcSel[0] != 5 && x.in.srcSel[0] != 6)
+  if (x.Sdwa && x.In.SrcSel[0] != 4 && x.In.SrcSel[0] != 5 && x.In.SrcSel[0] != 6)
     undocumented(x, "an SDWA byte select (the pseudocode selects words)");
   // WORD_1 arrives in bits 15:0 from fetch32; WORD_0 and DWORD select the low word.
   const u32 *a = fetch32(x, 0, Ty::B32);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const u32 w = a[l] & 0xffffu;
-    x.rq[l] =
+    x.Rq[l] =
         u64(f32ToBits(smallToF32(w & 0xffu, f))) | (u64(f32ToBits(smallToF32(w >> 8, f))) << 32);
   }
   finish64(x, R::B64);
@@ -89,43 +89,43 @@ double scaleOf(VX &x, u32 scaleBits) {
 }
 
 void requireNearestEven(VX &x) {
-  if (fpmode::roundSp(x.w.mode) != fpmode::kNearestEven)
+  if (fpmode::roundSp(x.W.Mode) != fpmode::kNearestEven)
     undocumented(x, "a scaled conversion under a MODE round mode other than nearest even");
 }
 
 bool cvtScalePkFp4F32(VX &x) {
-  if (x.in.clamp || x.in.omod)
+  if (x.In.Clamp || x.In.Omod)
     undocumented(x, "clamp or an output modifier on a conversion to fp4");
   requireNearestEven(x);
   const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32), *s = fetch32(x, 2, Ty::F32);
-  const u32 *old = x.w.vrowOf(x.in.dst);
-  const unsigned shift = 8 * ((x.in.opsel >> 2) & 3);
+  const u32 *old = x.W.vrowOf(x.In.Dst);
+  const unsigned shift = 8 * ((x.In.Opsel >> 2) & 3);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     u32 lo = 0, hi = 0;
-    if ((x.exec >> l) & 1) {
+    if ((x.Exec >> l) & 1) {
       const double sc = scaleOf(x, s[l]);
       if (!f64ToSmall(double(F(a[l])) / sc, SmallFormat::E2M1, false, lo) ||
           !f64ToSmall(double(F(b[l])) / sc, SmallFormat::E2M1, false, hi))
         undocumented(x, "an fp4 conversion of a NaN or of a value past fp4's range (+-6)");
     }
-    x.r[l] = (old[l] & ~(0xffu << shift)) | ((lo | hi << 4) << shift);
+    x.R[l] = (old[l] & ~(0xffu << shift)) | ((lo | hi << 4) << shift);
   }
   finish32(x, R::B32);
   return true;
 }
 
 bool cvtScalePkBf16Fp8(VX &x) {
-  if (x.in.clamp || x.in.omod)
+  if (x.In.Clamp || x.In.Omod)
     undocumented(x, "clamp or an output modifier on a scaled conversion to bf16");
   requireNearestEven(x);
-  if (x.in.src[0] < kVgprBase || x.in.src[0] >= kAgprBase)
+  if (x.In.Src[0] < kVgprBase || x.In.Src[0] >= kAgprBase)
     return false; // SRC0 is a VGPR in the pseudocode
-  const u32 *a = x.w.vrowOf(x.in.src[0]);
+  const u32 *a = x.W.vrowOf(x.In.Src[0]);
   const u32 *s = fetch32(x, 1, Ty::F32);
-  const unsigned word = 16 * (x.in.opsel & 1);
+  const unsigned word = 16 * (x.In.Opsel & 1);
   for (unsigned l = 0; l < kWaveSize; ++l) {
     u32 out = 0;
-    if ((x.exec >> l) & 1) {
+    if ((x.Exec >> l) & 1) {
       const double sc = scaleOf(x, s[l]);
       const u32 src = (a[l] >> word) & 0xffffu;
       for (unsigned h = 0; h < 2; ++h) {
@@ -136,7 +136,7 @@ bool cvtScalePkBf16Fp8(VX &x) {
         out |= u32(f32ToBf16(float(v))) << (16 * h);
       }
     }
-    x.r[l] = out;
+    x.R[l] = out;
   }
   finish32(x, R::B32);
   return true;
@@ -145,8 +145,8 @@ bool cvtScalePkBf16Fp8(VX &x) {
 } // namespace
 
 bool execVectorFp8(VX &x) {
-  const bool ocp = x.c.gfx == Gfx::Gfx950;
-  switch (x.in.op) {
+  const bool ocp = x.C.Target == Gfx::Gfx950;
+  switch (x.In.Operation) {
   case Op::V_CVT_PK_FP8_F32:
     return cvtPkToFp8(x, fp8Format(ocp));
   case Op::V_CVT_PK_BF8_F32:

@@ -58,34 +58,34 @@ enum class Shape : uint8_t {
 };
 
 struct MemOp {
-  Kind kind = Kind::Nop;
-  Shape shape = Shape::B32;
-  uint8_t n = 1; // dwords (B32) / format components
-  Rmw rmw = Rmw::Add;
-  bool is64 = false;               // 64-bit atomic
-  bool d16 = false, d16Hi = false; // format ops
+  emu::Kind Kind = emu::Kind::Nop;
+  emu::Shape Shape = emu::Shape::B32;
+  uint8_t N = 1; // dwords (B32) / format components
+  emu::Rmw Rmw = emu::Rmw::Add;
+  bool Is64 = false;               // 64-bit atomic
+  bool D16 = false, D16Hi = false; // format ops
 };
 
 MemOp mk(Kind k, Shape s, unsigned n = 1) {
   MemOp m;
-  m.kind = k;
-  m.shape = s;
-  m.n = uint8_t(n);
+  m.Kind = k;
+  m.Shape = s;
+  m.N = uint8_t(n);
   return m;
 }
 MemOp at(Rmw r, bool is64) {
   MemOp m;
-  m.kind = Kind::Atomic;
-  m.rmw = r;
-  m.is64 = is64;
+  m.Kind = Kind::Atomic;
+  m.Rmw = r;
+  m.Is64 = is64;
   return m;
 }
 MemOp fmt(Kind k, unsigned n, bool d16, bool hi = false) {
   MemOp m;
-  m.kind = k;
-  m.n = uint8_t(n);
-  m.d16 = d16;
-  m.d16Hi = hi;
+  m.Kind = k;
+  m.N = uint8_t(n);
+  m.D16 = d16;
+  m.D16Hi = hi;
   return m;
 }
 
@@ -380,7 +380,7 @@ bool classify(Op op, MemOp &out) {
 #undef ASMEVO_AT_CASES
 
 unsigned shapeBytes(const MemOp &m) {
-  switch (m.shape) {
+  switch (m.Shape) {
   case Shape::U8:
   case Shape::I8:
   case Shape::U8D16:
@@ -398,7 +398,7 @@ unsigned shapeBytes(const MemOp &m) {
   case Shape::B16Hi:
     return 2;
   case Shape::B32:
-    return 4u * m.n;
+    return 4u * m.N;
   }
   return 4;
 }
@@ -478,36 +478,36 @@ inline void readStore(const WaveState &w, uint16_t data, unsigned lane, Shape s,
   }
 }
 
-bool returnsPreOp(const Inst &in) { return (in.glc || in.sc0) && in.dst != kNoOperand; }
+bool returnsPreOp(const Inst &in) { return (in.Glc || in.Sc0) && in.Dst != kNoOperand; }
 
 // One lane's atomic at host pointer p (devAddr keys the lock).
 inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane, uint8_t *p,
                        uint64_t devAddr, bool ret) {
-  WaveState &w = c.w;
-  unsigned d = vectorIndex(in.data0);
-  if (!m.is64) {
+  WaveState &w = c.W;
+  unsigned d = vectorIndex(in.Data0);
+  if (!m.Is64) {
     uint32_t src = w.vrow(d)[lane];
-    uint32_t cmp = m.rmw == Rmw::CmpSwap ? w.vrow(d + 1)[lane] : 0;
+    uint32_t cmp = m.Rmw == Rmw::CmpSwap ? w.vrow(d + 1)[lane] : 0;
     uint32_t old;
     {
-      std::lock_guard<std::mutex> g(c.mem.atomicLock(devAddr));
+      std::lock_guard<std::mutex> g(c.Mem.atomicLock(devAddr));
       old = load32(p);
-      store32(p, rmw32(m.rmw, old, src, cmp));
+      store32(p, rmw32(m.Rmw, old, src, cmp));
     }
     if (ret)
-      w.vrowOf(in.dst)[lane] = old;
+      w.vrowOf(in.Dst)[lane] = old;
   } else {
     uint64_t src = w.vrow(d)[lane] | (uint64_t(w.vrow(d + 1)[lane]) << 32);
     uint64_t cmp =
-        m.rmw == Rmw::CmpSwap ? (w.vrow(d + 2)[lane] | (uint64_t(w.vrow(d + 3)[lane]) << 32)) : 0;
+        m.Rmw == Rmw::CmpSwap ? (w.vrow(d + 2)[lane] | (uint64_t(w.vrow(d + 3)[lane]) << 32)) : 0;
     uint64_t old;
     {
-      std::lock_guard<std::mutex> g(c.mem.atomicLock(devAddr));
+      std::lock_guard<std::mutex> g(c.Mem.atomicLock(devAddr));
       old = load64(p);
-      store64(p, rmw64(m.rmw, old, src, cmp));
+      store64(p, rmw64(m.Rmw, old, src, cmp));
     }
     if (ret)
-      writeVector64(w, in.dst, lane, old);
+      writeVector64(w, in.Dst, lane, old);
   }
 }
 
@@ -520,7 +520,7 @@ inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane
 template <bool Load>
 bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool hasSaddr,
                       uint64_t sbase, const uint32_t *vOff, const uint32_t *vHi, int64_t off) {
-  if (c.strict || c.trace || c.track || reg < kVgprBase || reg == kNoOperand ||
+  if (c.Strict || c.Trace || c.Track || reg < kVgprBase || reg == kNoOperand ||
       vectorIndex(reg) + n > kNumVectorRegs)
     return false;
   uint64_t addr[kWaveSize];
@@ -538,19 +538,19 @@ bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool 
   } else {
     forEachLane(exec, laneAddr);
   }
-  const Allocation *a = c.lastAlloc;
+  const Allocation *a = c.LastAlloc;
   if (!a || lo - a->Base >= a->Size) {
-    a = c.mem.find(lo);
+    a = c.Mem.find(lo);
     if (!a)
       return false;
   }
   if (hi - a->Base >= a->Size || 4ull * n > a->Size - (hi - a->Base))
     return false;
-  c.lastAlloc = a;
+  c.LastAlloc = a;
   uint8_t *const bytes = a->Bytes.get();
   const uint64_t base = a->Base;
   uint32_t *rows[4];
-  dwordRows(c.w, reg, n, rows);
+  dwordRows(c.W, reg, n, rows);
   if (exec == ~0ull && copyPackedLanes(Load, bytes + (addr[0] - base), addr, n, rows))
     return true;
   forEachLane(exec,
@@ -560,38 +560,38 @@ bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool 
 
 bool execFlatFamily(ExecCtx &c, const Inst &in) {
   MemOp m;
-  if (!classify(in.op, m))
+  if (!classify(in.Operation, m))
     return false;
-  if (m.kind != Kind::Load && m.kind != Kind::Store && m.kind != Kind::Atomic)
+  if (m.Kind != Kind::Load && m.Kind != Kind::Store && m.Kind != Kind::Atomic)
     return false;
-  if ((m.kind == Kind::Load && in.dst == kNoOperand) ||
-      (m.kind != Kind::Load && in.data0 == kNoOperand))
+  if ((m.Kind == Kind::Load && in.Dst == kNoOperand) ||
+      (m.Kind != Kind::Load && in.Data0 == kNoOperand))
     return false;
-  WaveState &w = c.w;
+  WaveState &w = c.W;
   const uint64_t exec = w.exec();
   if (exec == 0)
     return true;
-  const char *what = opNameLower(in.op);
-  const Enc enc = in.enc;
-  const int64_t off = in.offset;
+  const char *what = opNameLower(in.Operation);
+  const Enc enc = in.Encoding;
+  const int64_t off = in.Offset;
 
   // Scalar parts of the address, read once.
   uint64_t sbase = 0;
-  if (enc == Enc::GLOBAL && in.saddr != kNoOperand)
-    sbase = readScalar64(w, in, in.saddr, OpType::B64);
+  if (enc == Enc::GLOBAL && in.Saddr != kNoOperand)
+    sbase = readScalar64(w, in, in.Saddr, OpType::B64);
   uint32_t sOff32 = 0;
-  if (enc == Enc::SCRATCH && in.saddr != kNoOperand)
-    sOff32 = readScalar32(w, in, in.saddr, OpType::B32);
-  const uint32_t *vOff = (in.addr != kNoOperand) ? w.vrowOf(in.addr) : nullptr;
-  const uint32_t *vHi = (in.addr != kNoOperand && vectorIndex(in.addr) + 1 < kNumVectorRegs)
-                            ? w.vrow(vectorIndex(in.addr) + 1)
+  if (enc == Enc::SCRATCH && in.Saddr != kNoOperand)
+    sOff32 = readScalar32(w, in, in.Saddr, OpType::B32);
+  const uint32_t *vOff = (in.Addr != kNoOperand) ? w.vrowOf(in.Addr) : nullptr;
+  const uint32_t *vHi = (in.Addr != kNoOperand && vectorIndex(in.Addr) + 1 < kNumVectorRegs)
+                            ? w.vrow(vectorIndex(in.Addr) + 1)
                             : nullptr;
 
   // Device address (flat/global) or private offset (scratch) of a lane.
   auto laneAddr = [&](unsigned lane) -> uint64_t {
     switch (enc) {
     case Enc::GLOBAL:
-      if (in.saddr != kNoOperand)
+      if (in.Saddr != kNoOperand)
         return sbase + uint64_t(vOff ? vOff[lane] : 0u) + uint64_t(off);
       return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
     case Enc::SCRATCH:
@@ -600,7 +600,7 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
       return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
     }
   };
-  if (enc != Enc::SCRATCH && !(enc == Enc::GLOBAL && in.saddr != kNoOperand) && (!vOff || !vHi))
+  if (enc != Enc::SCRATCH && !(enc == Enc::GLOBAL && in.Saddr != kNoOperand) && (!vOff || !vHi))
     return false;
   auto access = [&](unsigned lane, uint64_t a, unsigned size) -> uint8_t * {
     switch (enc) {
@@ -613,26 +613,26 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
     }
   };
 
-  const bool global = enc == Enc::GLOBAL && m.shape == Shape::B32 && m.n <= 4;
-  const bool hasSaddr = in.saddr != kNoOperand;
-  if (m.kind == Kind::Load) {
-    if (global && globalDwordsFast<true>(c, in.dst, m.n, exec, hasSaddr, sbase, vOff, vHi, off))
+  const bool global = enc == Enc::GLOBAL && m.Shape == Shape::B32 && m.N <= 4;
+  const bool hasSaddr = in.Saddr != kNoOperand;
+  if (m.Kind == Kind::Load) {
+    if (global && globalDwordsFast<true>(c, in.Dst, m.N, exec, hasSaddr, sbase, vOff, vHi, off))
       return true;
     const unsigned bytes = shapeBytes(m);
     forEachLane(exec, [&](unsigned lane) {
       uint8_t buf[16] = {};
       std::memcpy(buf, access(lane, laneAddr(lane), bytes), bytes);
-      writeLoad(w, in.dst, lane, m.shape, m.n, buf);
+      writeLoad(w, in.Dst, lane, m.Shape, m.N, buf);
     });
     return true;
   }
-  if (m.kind == Kind::Store) {
-    if (global && globalDwordsFast<false>(c, in.data0, m.n, exec, hasSaddr, sbase, vOff, vHi, off))
+  if (m.Kind == Kind::Store) {
+    if (global && globalDwordsFast<false>(c, in.Data0, m.N, exec, hasSaddr, sbase, vOff, vHi, off))
       return true;
     const unsigned bytes = shapeBytes(m);
     forEachLane(exec, [&](unsigned lane) {
       uint8_t buf[16];
-      readStore(w, in.data0, lane, m.shape, m.n, buf);
+      readStore(w, in.Data0, lane, m.Shape, m.N, buf);
       std::memcpy(access(lane, laneAddr(lane), bytes), buf, bytes);
     });
     return true;
@@ -641,7 +641,7 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
   if (enc == Enc::SCRATCH)
     return false;
   const bool ret = returnsPreOp(in);
-  const unsigned size = m.is64 ? 8 : 4;
+  const unsigned size = m.Is64 ? 8 : 4;
   forEachLane(exec, [&](unsigned lane) {
     uint64_t a = laneAddr(lane);
     uint8_t *p = access(lane, a, size);
@@ -655,42 +655,42 @@ bool execFlatFamily(ExecCtx &c, const Inst &in) {
 // A V# decoded. Fields are whole words (no byte fields): the struct is filled and read once per
 // instruction, and narrow stores followed by a wide copy stall store forwarding.
 struct BufferRsrc {
-  uint64_t base = 0;
-  uint32_t stride = 0; // effective (18 bits with add_tid_enable)
-  uint32_t numRecords = 0;
-  uint32_t swizzle = 0, addTid = 0;
-  uint32_t word3 = 0; // DST_SEL_X/Y/Z/W: bits 11:0
-  uint32_t nfmt = 0, dfmt = 0;
-  uint32_t indexStride = 8;
-  unsigned dstSel(unsigned k) const { return (word3 >> (3 * k)) & 7u; }
+  uint64_t Base = 0;
+  uint32_t Stride = 0; // effective (18 bits with add_tid_enable)
+  uint32_t NumRecords = 0;
+  uint32_t Swizzle = 0, AddTid = 0;
+  uint32_t Word3 = 0; // DST_SEL_X/Y/Z/W: bits 11:0
+  uint32_t Nfmt = 0, Dfmt = 0;
+  uint32_t IndexStride = 8;
+  unsigned dstSel(unsigned k) const { return (Word3 >> (3 * k)) & 7u; }
 };
 
 inline void decodeRsrc(const WaveState &w, uint16_t sbase, BufferRsrc &r) {
-  uint32_t w0 = w.s[sbase], w1 = w.s[sbase + 1], w2 = w.s[sbase + 2], w3 = w.s[sbase + 3];
-  r.base = w0 | (uint64_t(w1 & 0xffffu) << 32);
-  r.stride = (w1 >> 16) & 0x3fffu;
-  r.swizzle = (w1 >> 31) & 1u;
-  r.numRecords = w2;
-  r.word3 = w3;
-  r.nfmt = (w3 >> 12) & 7u;
-  r.dfmt = (w3 >> 15) & 0xfu;
-  r.indexStride = 8u << ((w3 >> 21) & 3u);
-  r.addTid = (w3 >> 23) & 1u;
-  if (r.addTid)
-    r.stride |= r.dfmt << 14; // data_format supplies stride[17:14]
+  uint32_t w0 = w.S[sbase], w1 = w.S[sbase + 1], w2 = w.S[sbase + 2], w3 = w.S[sbase + 3];
+  r.Base = w0 | (uint64_t(w1 & 0xffffu) << 32);
+  r.Stride = (w1 >> 16) & 0x3fffu;
+  r.Swizzle = (w1 >> 31) & 1u;
+  r.NumRecords = w2;
+  r.Word3 = w3;
+  r.Nfmt = (w3 >> 12) & 7u;
+  r.Dfmt = (w3 >> 15) & 0xfu;
+  r.IndexStride = 8u << ((w3 >> 21) & 3u);
+  r.AddTid = (w3 >> 23) & 1u;
+  if (r.AddTid)
+    r.Stride |= r.Dfmt << 14; // data_format supplies stride[17:14]
 }
 
 struct BufferAddr {
-  const BufferRsrc &r;
-  uint64_t sOffset;
-  const uint32_t *vIdx, *vOff;
-  uint32_t instOffset;
-  bool noRangeCheck;
+  const BufferRsrc &R;
+  uint64_t SOffset;
+  const uint32_t *VIdx, *VOff;
+  uint32_t InstOffset;
+  bool NoRangeCheck;
 
   uint64_t index(unsigned lane) const {
-    return uint64_t(vIdx ? vIdx[lane] : 0u) + (r.addTid ? lane : 0u);
+    return uint64_t(VIdx ? VIdx[lane] : 0u) + (R.AddTid ? lane : 0u);
   }
-  uint64_t offset(unsigned lane) const { return uint64_t(vOff ? vOff[lane] : 0u) + instOffset; }
+  uint64_t offset(unsigned lane) const { return uint64_t(VOff ? VOff[lane] : 0u) + InstOffset; }
 
   // Device address of byte `o` (buffer offset) of record `idx`, or false when [o, o+size) is
   // out of range.
@@ -700,25 +700,25 @@ struct BufferAddr {
   // AITer's kernels rely on (they set stride 4 and num_records = the buffer's bytes); AMD's
   // rocjitsu emulator moved to the same rule to match gfx950 hardware.
   bool resolve(uint64_t idx, uint64_t o, unsigned size, uint64_t &addr) const {
-    if (!noRangeCheck) {
-      if (r.stride == 0 || (!vIdx && !r.swizzle)) {
-        if (sOffset + o + size > r.numRecords)
+    if (!NoRangeCheck) {
+      if (R.Stride == 0 || (!VIdx && !R.Swizzle)) {
+        if (SOffset + o + size > R.NumRecords)
           return false;
       } else {
-        if (idx >= r.numRecords)
+        if (idx >= R.NumRecords)
           return false;
-        if (r.swizzle && o >= r.stride)
+        if (R.Swizzle && o >= R.Stride)
           return false;
       }
     }
     uint64_t rel;
-    if (r.swizzle) {
-      const uint64_t is = r.indexStride, es = 4;
-      rel = ((idx / is) * r.stride + (o / es) * es) * is + (idx % is) * es + o % es;
+    if (R.Swizzle) {
+      const uint64_t is = R.IndexStride, es = 4;
+      rel = ((idx / is) * R.Stride + (o / es) * es) * is + (idx % is) * es + o % es;
     } else {
-      rel = o + idx * r.stride;
+      rel = o + idx * R.Stride;
     }
-    addr = r.base + sOffset + rel;
+    addr = R.Base + SOffset + rel;
     return true;
   }
 };
@@ -726,32 +726,32 @@ struct BufferAddr {
 // A MUBUF instruction's address operands: the V#, soffset and the idxen / offen VGPRs. False
 // when the encoding names no usable V# or address VGPR.
 struct MubufOperands {
-  BufferRsrc r;
-  uint64_t soff = 0;
-  const uint32_t *vIdx = nullptr, *vOff = nullptr;
+  BufferRsrc R;
+  uint64_t Soff = 0;
+  const uint32_t *VIdx = nullptr, *VOff = nullptr;
 };
 
 [[gnu::always_inline]] inline bool readMubufOperands(ExecCtx &c, const Inst &in, MubufOperands &m) {
-  WaveState &w = c.w;
-  if (in.sbase == kNoOperand || in.sbase + 3 >= 128)
+  WaveState &w = c.W;
+  if (in.Sbase == kNoOperand || in.Sbase + 3 >= 128)
     return false;
-  decodeRsrc(w, in.sbase, m.r);
-  m.soff = in.soffset == kNoOperand ? 0 : readScalar32(w, in, in.soffset, OpType::B32);
-  if (in.idxen || in.offen) {
-    if (in.addr == kNoOperand)
+  decodeRsrc(w, in.Sbase, m.R);
+  m.Soff = in.Soffset == kNoOperand ? 0 : readScalar32(w, in, in.Soffset, OpType::B32);
+  if (in.Idxen || in.Offen) {
+    if (in.Addr == kNoOperand)
       return false;
-    unsigned a = vectorIndex(in.addr);
-    if (in.idxen)
-      m.vIdx = w.vrow(a);
-    if (in.offen)
-      m.vOff = w.vrow(in.idxen ? a + 1 : a);
+    unsigned a = vectorIndex(in.Addr);
+    if (in.Idxen)
+      m.VIdx = w.vrow(a);
+    if (in.Offen)
+      m.VOff = w.vrow(in.Idxen ? a + 1 : a);
   }
   return true;
 }
 
 // Data-format channel layout for the format instructions (0 comps: not supported).
 struct FmtInfo {
-  uint8_t comps, bits;
+  uint8_t Comps, Bits;
 };
 FmtInfo formatInfo(unsigned dfmt) {
   switch (dfmt) {
@@ -874,52 +874,52 @@ template <class F> void byDwords(unsigned n, bool load, F &&f) {
 // is inside (allInside, checked once on the smallest and largest offset), copyAll runs without
 // a per-lane check; with EXEC all ones it is a plain loop over the 64 lanes.
 struct RawDwords {
-  uint64_t numRecords = 0, sOffset = 0, rel = 0, allocSize = 0;
-  uint8_t *bytes = nullptr;
-  const uint32_t *vOff = nullptr;
-  uint32_t instOffset = 0;
+  uint64_t NumRecords = 0, SOffset = 0, Rel = 0, AllocSize = 0;
+  uint8_t *Bytes = nullptr;
+  const uint32_t *VOff = nullptr;
+  uint32_t InstOffset = 0;
   // Set by allInside: the offsets ascend by `stride` bytes from lane 0's (off[l] = off[0] +
   // l * stride, no wrap-around; stride 0 without offsets), so copyAll need not read them. Only
   // with EXEC all ones, or without offsets.
-  bool strided = false;
-  uint32_t stride = 0;
+  bool Strided = false;
+  uint32_t Stride = 0;
 
   // Lane offset o (vOff + instOffset) inside num_records and inside the allocation.
   bool inside(uint64_t o, unsigned n) const {
-    const uint64_t at = rel + o; // offset into the allocation (wraps when below it)
-    return sOffset + o + 4 * n <= numRecords && at < allocSize && 4 * n <= allocSize - at;
+    const uint64_t at = Rel + o; // offset into the allocation (wraps when below it)
+    return SOffset + o + 4 * n <= NumRecords && at < AllocSize && 4 * n <= AllocSize - at;
   }
 
   // Every active lane inside: the lowest and the highest offset are, and the allocation offsets
   // in between do not wrap (at(hi) >= at(lo) with both inside the allocation). With EXEC all
   // ones, offsets that ascend by a constant stride (one vectorized pass) give both ends at once.
   bool allInside(uint64_t exec, unsigned n) {
-    if (!vOff) { // every lane at the one offset
-      strided = true, stride = 0;
-      return inside(instOffset, n);
+    if (!VOff) { // every lane at the one offset
+      Strided = true, Stride = 0;
+      return inside(InstOffset, n);
     }
     uint32_t lo = ~0u, hi = 0;
     if (exec == ~0ull) {
-      const uint32_t o0 = vOff[0], step = vOff[1] - o0;
+      const uint32_t o0 = VOff[0], step = VOff[1] - o0;
       uint32_t bad = 0;
       for (unsigned l = 0; l + 1 < kWaveSize; ++l)
-        bad |= (vOff[l + 1] - vOff[l]) ^ step;
-      if (bad == 0 && uint64_t(vOff[kWaveSize - 1]) == uint64_t(o0) + uint64_t(step) * 63) {
-        strided = true, stride = step, lo = o0, hi = vOff[kWaveSize - 1];
+        bad |= (VOff[l + 1] - VOff[l]) ^ step;
+      if (bad == 0 && uint64_t(VOff[kWaveSize - 1]) == uint64_t(o0) + uint64_t(step) * 63) {
+        Strided = true, Stride = step, lo = o0, hi = VOff[kWaveSize - 1];
       } else {
         for (unsigned l = 0; l < kWaveSize; ++l) {
-          lo = vOff[l] < lo ? vOff[l] : lo;
-          hi = vOff[l] > hi ? vOff[l] : hi;
+          lo = VOff[l] < lo ? VOff[l] : lo;
+          hi = VOff[l] > hi ? VOff[l] : hi;
         }
       }
     } else {
       forEachLane(exec, [&](unsigned l) {
-        lo = vOff[l] < lo ? vOff[l] : lo;
-        hi = vOff[l] > hi ? vOff[l] : hi;
+        lo = VOff[l] < lo ? VOff[l] : lo;
+        hi = VOff[l] > hi ? VOff[l] : hi;
       });
     }
-    const uint64_t oLo = uint64_t(lo) + instOffset, oHi = uint64_t(hi) + instOffset;
-    return inside(oLo, n) && inside(oHi, n) && rel + oHi >= rel + oLo;
+    const uint64_t oLo = uint64_t(lo) + InstOffset, oHi = uint64_t(hi) + InstOffset;
+    return inside(oLo, n) && inside(oHi, n) && Rel + oHi >= Rel + oLo;
   }
 
   template <unsigned N, bool Load>
@@ -940,13 +940,13 @@ struct RawDwords {
   // not prefetched again.
   template <bool Load> void prefetchAhead(ExecCtx &c, const uint8_t *lo, const uint8_t *hi) const {
     const size_t len = size_t(hi - lo);
-    const size_t ahead = c.wg.numWaves > 2 ? c.wg.numWaves : 2;
-    if (hi <= lo || len > 4096 || size_t(hi - bytes) + ahead * len > allocSize)
+    const size_t ahead = c.Wg.NumWaves > 2 ? c.Wg.NumWaves : 2;
+    if (hi <= lo || len > 4096 || size_t(hi - Bytes) + ahead * len > AllocSize)
       return;
     const uint8_t *from = hi + (ahead - 1) * len, *to = hi + ahead * len;
-    if (from >= c.prefetchFrom && to <= c.prefetchTo + 64)
+    if (from >= c.PrefetchFrom && to <= c.PrefetchTo + 64)
       return;
-    c.prefetchFrom = from, c.prefetchTo = to;
+    c.PrefetchFrom = from, c.PrefetchTo = to;
     for (const uint8_t *p = from; p < to; p += 64)
       __builtin_prefetch(p, Load ? 0 : 1);
   }
@@ -956,17 +956,17 @@ struct RawDwords {
   // after each one.
   template <unsigned N, bool Load>
   void copyAll(ExecCtx &c, uint64_t exec, uint32_t *const *rowsIn) const {
-    uint8_t *const at = bytes + (rel + instOffset); // every lane's at + vOff is in the allocation
-    const uint32_t *const off = vOff ? vOff : kZeroLanes;
+    uint8_t *const at = Bytes + (Rel + InstOffset); // every lane's at + vOff is in the allocation
+    const uint32_t *const off = VOff ? VOff : kZeroLanes;
     uint32_t *rows[N];
     for (unsigned k = 0; k < N; ++k)
       rows[k] = rowsIn[k];
     if (exec == ~0ull) {
       uint8_t *const p0 = at + off[0];
-      if (strided && stride == 4 * N) {
+      if (Strided && Stride == 4 * N) {
         copyPackedBlock(Load, p0, N, rowsIn);
-      } else if (strided) {
-        const size_t s = stride;
+      } else if (Strided) {
+        const size_t s = Stride;
         uint8_t *p = p0;
 #pragma GCC unroll 8
         for (unsigned lane = 0; lane < kWaveSize; ++lane, p += s)
@@ -986,12 +986,12 @@ struct RawDwords {
   template <unsigned N, bool Load, class Slow>
   bool run(uint64_t exec, uint32_t *const *rows, Slow &slow) const {
     forEachLane(exec, [&](unsigned lane) {
-      const uint64_t o = uint64_t(vOff ? vOff[lane] : 0u) + instOffset;
+      const uint64_t o = uint64_t(VOff ? VOff[lane] : 0u) + InstOffset;
       if (!inside(o, N)) {
         slow(lane);
         return;
       }
-      copy<N, Load>(bytes + (rel + o), rows, lane);
+      copy<N, Load>(Bytes + (Rel + o), rows, lane);
     });
     return true;
   }
@@ -1003,38 +1003,38 @@ struct RawDwords {
 // (one lookup per instruction). False when any of that does not hold.
 bool rawDwords(ExecCtx &c, const Inst &in, const MemOp &m, const MubufOperands &mo, uint64_t exec,
                RawDwords &f, uint32_t *rows[4]) {
-  const BufferRsrc &r = mo.r;
-  const uint16_t reg = m.kind == Kind::Load ? in.dst : in.data0;
-  if ((m.kind != Kind::Load && m.kind != Kind::Store) || m.shape != Shape::B32 || m.n > 4 ||
-      mo.vIdx || r.swizzle || r.addTid || c.strict || c.trace || c.track ||
-      vectorIndex(reg) + m.n > kNumVectorRegs)
+  const BufferRsrc &r = mo.R;
+  const uint16_t reg = m.Kind == Kind::Load ? in.Dst : in.Data0;
+  if ((m.Kind != Kind::Load && m.Kind != Kind::Store) || m.Shape != Shape::B32 || m.N > 4 ||
+      mo.VIdx || r.Swizzle || r.AddTid || c.Strict || c.Trace || c.Track ||
+      vectorIndex(reg) + m.N > kNumVectorRegs)
     return false;
-  const uint32_t instOffset = uint32_t(in.offset) & 0xfffu;
+  const uint32_t instOffset = uint32_t(in.Offset) & 0xfffu;
   const uint64_t a0 =
-      r.base + mo.soff + (mo.vOff ? mo.vOff[unsigned(__builtin_ctzll(exec))] : 0u) + instOffset;
-  const Allocation *a = c.lastAlloc;
+      r.Base + mo.Soff + (mo.VOff ? mo.VOff[unsigned(__builtin_ctzll(exec))] : 0u) + instOffset;
+  const Allocation *a = c.LastAlloc;
   if (!a || a0 - a->Base >= a->Size) {
-    a = c.mem.find(a0);
+    a = c.Mem.find(a0);
     if (!a)
       return false;
-    c.lastAlloc = a;
+    c.LastAlloc = a;
   }
-  f = RawDwords{r.numRecords, mo.soff,   r.base + mo.soff - a->Base, a->Size, a->Bytes.get(),
-                mo.vOff,      instOffset};
-  dwordRows(c.w, reg, m.n, rows);
+  f = RawDwords{r.NumRecords, mo.Soff,   r.Base + mo.Soff - a->Base, a->Size, a->Bytes.get(),
+                mo.VOff,      instOffset};
+  dwordRows(c.W, reg, m.N, rows);
   return true;
 }
 
 bool execBuffer(ExecCtx &c, const Inst &in) {
   MemOp m;
-  if (!classify(in.op, m))
+  if (!classify(in.Operation, m))
     return false;
-  if (m.kind == Kind::Nop)
+  if (m.Kind == Kind::Nop)
     return true; // cache write-back / invalidate: memory is coherent here
-  const bool isLoad = m.kind == Kind::Load || m.kind == Kind::LoadFormat;
-  if ((isLoad && in.dst == kNoOperand) || (!isLoad && in.data0 == kNoOperand))
+  const bool isLoad = m.Kind == Kind::Load || m.Kind == Kind::LoadFormat;
+  if ((isLoad && in.Dst == kNoOperand) || (!isLoad && in.Data0 == kNoOperand))
     return false;
-  WaveState &w = c.w;
+  WaveState &w = c.W;
   const uint64_t exec = w.exec();
   if (exec == 0)
     return true;
@@ -1046,31 +1046,31 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
   RawDwords f;
   uint32_t *rows[4];
   const bool raw = rawDwords(c, in, m, mo, exec, f, rows);
-  if (raw && f.allInside(exec, m.n)) {
-    byDwords(m.n, m.kind == Kind::Load, [&](auto N, auto L) {
+  if (raw && f.allInside(exec, m.N)) {
+    byDwords(m.N, m.Kind == Kind::Load, [&](auto N, auto L) {
       f.template copyAll<decltype(N)::value, decltype(L)::value>(c, exec, rows);
     });
     return true;
   }
-  const char *what = opNameLower(in.op);
-  const BufferRsrc &r = mo.r;
-  const uint64_t soff = mo.soff;
-  const uint32_t *vIdx = mo.vIdx, *vOff = mo.vOff;
-  BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.offset) & 0xfffu, r.addTid && !in.idxen};
+  const char *what = opNameLower(in.Operation);
+  const BufferRsrc &r = mo.R;
+  const uint64_t soff = mo.Soff;
+  const uint32_t *vIdx = mo.VIdx, *vOff = mo.VOff;
+  BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.Offset) & 0xfffu, r.AddTid && !in.Idxen};
 
-  if (m.kind == Kind::Load || m.kind == Kind::Store) {
+  if (m.Kind == Kind::Load || m.Kind == Kind::Store) {
     const unsigned bytes = shapeBytes(m);
     const unsigned cs = bytes < 4 ? bytes : 4; // range-checked per dword
     const unsigned comps = bytes / cs;
-    const bool load = m.kind == Kind::Load;
+    const bool load = m.Kind == Kind::Load;
     auto laneAccess = [&](unsigned lane) {
       uint8_t buf[16] = {};
       if (!load)
-        readStore(w, in.data0, lane, m.shape, m.n, buf);
+        readStore(w, in.Data0, lane, m.Shape, m.N, buf);
       uint64_t idx = ba.index(lane), o = ba.offset(lane);
       uint64_t a;
       // Whole access in range and contiguous: one translation.
-      if (!r.swizzle && ba.resolve(idx, o, bytes, a)) {
+      if (!r.Swizzle && ba.resolve(idx, o, bytes, a)) {
         uint8_t *p = globalAccess(c, a, bytes, int(lane), what);
         if (load)
           std::memcpy(buf, p, bytes);
@@ -1088,13 +1088,13 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
         }
       }
       if (load)
-        writeLoad(w, in.dst, lane, m.shape, m.n, buf);
+        writeLoad(w, in.Dst, lane, m.Shape, m.N, buf);
     };
     // Raw dwords with some lane outside: the lanes inside are copied directly, the others take
     // laneAccess, which gives the same result (zeros, dropped writes, or the fault).
     if (raw) {
       bool ran = false;
-      byDwords(m.n, load, [&](auto N, auto L) {
+      byDwords(m.N, load, [&](auto N, auto L) {
         ran = f.template run<decltype(N)::value, decltype(L)::value>(exec, rows, laneAccess);
       });
       return ran;
@@ -1103,16 +1103,16 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
     return true;
   }
 
-  if (m.kind == Kind::Atomic) {
+  if (m.Kind == Kind::Atomic) {
     const bool ret = returnsPreOp(in);
-    const unsigned size = m.is64 ? 8 : 4;
+    const unsigned size = m.Is64 ? 8 : 4;
     forEachLane(exec, [&](unsigned lane) {
       uint64_t a;
       if (!ba.resolve(ba.index(lane), ba.offset(lane), size, a)) {
         if (ret) { // dropped; the returned value reads as 0
-          w.vrowOf(in.dst)[lane] = 0;
-          if (m.is64)
-            w.vrow(vectorIndex(in.dst) + 1)[lane] = 0;
+          w.vrowOf(in.Dst)[lane] = 0;
+          if (m.Is64)
+            w.vrow(vectorIndex(in.Dst) + 1)[lane] = 0;
         }
         return;
       }
@@ -1122,17 +1122,17 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
   }
 
   // Format loads/stores: MTBUF takes the format from the instruction, MUBUF from the V#.
-  const unsigned dfmt = in.enc == Enc::MTBUF ? in.dfmt : r.dfmt;
-  const unsigned nfmt = in.enc == Enc::MTBUF ? in.nfmt : r.nfmt;
+  const unsigned dfmt = in.Encoding == Enc::MTBUF ? in.Dfmt : r.Dfmt;
+  const unsigned nfmt = in.Encoding == Enc::MTBUF ? in.Nfmt : r.Nfmt;
   const FmtInfo fi = formatInfo(dfmt);
-  if (fi.comps == 0)
+  if (fi.Comps == 0)
     return false;
-  const unsigned chBytes = fi.bits / 8u, elemBytes = fi.comps * chBytes;
-  const bool load = m.kind == Kind::LoadFormat;
-  if (load ? !loadFormatSupported(fi.bits, nfmt, m.d16) : !storeFormatSupported(fi.bits, nfmt))
+  const unsigned chBytes = fi.Bits / 8u, elemBytes = fi.Comps * chBytes;
+  const bool load = m.Kind == Kind::LoadFormat;
+  if (load ? !loadFormatSupported(fi.Bits, nfmt, m.D16) : !storeFormatSupported(fi.Bits, nfmt))
     return false;
   const bool fl = isFloatish(nfmt);
-  const unsigned dst = vectorIndex(load ? in.dst : in.data0);
+  const unsigned dst = vectorIndex(load ? in.Dst : in.Data0);
   forEachLane(exec, [&](unsigned lane) {
     uint64_t a;
     uint8_t *p = nullptr;
@@ -1140,9 +1140,9 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
       p = globalAccess(c, a, elemBytes, int(lane), what);
     if (load) {
       uint32_t ch[4] = {0, 0, 0, 0}; // 32-bit values, or 16-bit for d16
-      const uint32_t one = m.d16 ? (fl ? 0x3c00u : 1u) : (fl ? 0x3f800000u : 1u);
+      const uint32_t one = m.D16 ? (fl ? 0x3c00u : 1u) : (fl ? 0x3f800000u : 1u);
       for (unsigned k = 0; k < 4; ++k) {
-        if (k >= fi.comps) {
+        if (k >= fi.Comps) {
           ch[k] = k == 3 ? one : 0;
           continue;
         }
@@ -1150,9 +1150,9 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
           continue;
         uint32_t raw = 0;
         std::memcpy(&raw, p + k * chBytes, chBytes);
-        uint32_t v = decodeChannel(raw, fi.bits, nfmt);
-        if (m.d16)
-          v = fl ? (fi.bits == 16 && nfmt == NfFloat ? (raw & 0xffffu) : f32ToF16(bitsToF32(v)))
+        uint32_t v = decodeChannel(raw, fi.Bits, nfmt);
+        if (m.D16)
+          v = fl ? (fi.Bits == 16 && nfmt == NfFloat ? (raw & 0xffffu) : f32ToF16(bitsToF32(v)))
                  : (v & 0xffffu);
         ch[k] = v;
       }
@@ -1161,14 +1161,14 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
         unsigned sel = r.dstSel(k);
         out[k] = sel >= 4 ? ch[sel - 4] : sel == 1 ? one : 0;
       }
-      if (!m.d16) {
-        for (unsigned k = 0; k < m.n; ++k)
+      if (!m.D16) {
+        for (unsigned k = 0; k < m.N; ++k)
           w.vrow(dst + k)[lane] = out[k];
-      } else if (m.d16Hi) {
+      } else if (m.D16Hi) {
         uint32_t &d = w.vrow(dst)[lane];
         d = (d & 0xffffu) | (out[0] << 16);
       } else {
-        for (unsigned k = 0; k < m.n; ++k) {
+        for (unsigned k = 0; k < m.N; ++k) {
           uint32_t &d = w.vrow(dst + k / 2)[lane];
           if (k & 1)
             d = (d & 0xffffu) | (out[k] << 16);
@@ -1179,18 +1179,18 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
     } else {
       if (!p)
         return; // out of range: dropped
-      const unsigned nc = m.n < fi.comps ? m.n : fi.comps;
+      const unsigned nc = m.N < fi.Comps ? m.N : fi.Comps;
       for (unsigned k = 0; k < nc; ++k) {
         uint32_t raw;
-        if (!m.d16) {
+        if (!m.D16) {
           uint32_t v = w.vrow(dst + k)[lane];
-          raw = (nfmt == NfFloat && fi.bits == 16) ? f32ToF16(bitsToF32(v)) : v;
+          raw = (nfmt == NfFloat && fi.Bits == 16) ? f32ToF16(bitsToF32(v)) : v;
         } else {
-          uint32_t reg = w.vrow(dst + (m.d16Hi ? 0 : k / 2))[lane];
-          uint16_t h = uint16_t((m.d16Hi || (k & 1)) ? reg >> 16 : reg);
+          uint32_t reg = w.vrow(dst + (m.D16Hi ? 0 : k / 2))[lane];
+          uint16_t h = uint16_t((m.D16Hi || (k & 1)) ? reg >> 16 : reg);
           // Widen the 16-bit value as the number format reads it.
           if (nfmt == NfFloat)
-            raw = fi.bits == 16 ? h : f32ToBits(f16ToF32(h));
+            raw = fi.Bits == 16 ? h : f32ToBits(f16ToF32(h));
           else if (nfmt == NfSint)
             raw = uint32_t(int32_t(int16_t(h)));
           else
@@ -1221,8 +1221,8 @@ bool execBuffer(ExecCtx &c, const Inst &in) {
 // byte or short fills its 4-byte slot extended or leaves the rest untouched), and dwordx3/x4 to
 // LDS before gfx950 (documented as not working there).
 struct DmaShape {
-  unsigned bytes = 0, stride = 0; // 0 bytes: not emulated
-  const char *why = nullptr;
+  unsigned Bytes = 0, Stride = 0; // 0 bytes: not emulated
+  const char *Why = nullptr;
 };
 
 DmaShape dmaShape(Op op, Gfx g) {
@@ -1263,12 +1263,12 @@ DmaShape dmaShape(Op op, Gfx g) {
 }
 
 [[noreturn]] void dmaUnsupported(const ExecCtx &c, const Inst &in, const char *why) {
-  std::string m = opNameLower(in.op);
-  if (in.enc == Enc::MUBUF)
+  std::string m = opNameLower(in.Operation);
+  if (in.Encoding == Enc::MUBUF)
     m += " lds";
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + m + " at pc " + hexText(c.instPc) + ": " + why,
-                 c.instPc);
+                 "unsupported instruction " + m + " at pc " + hexText(c.InstPc) + ": " + why,
+                 c.InstPc);
 }
 
 // One lane's bytes for LDS: bounds-checked against the workgroup's allocation, traced, shown to
@@ -1276,44 +1276,44 @@ DmaShape dmaShape(Op op, Gfx g) {
 // the data lands late, as on hardware, not when the load issues.
 void dmaLdsWrite(ExecCtx &c, uint64_t addr, const uint8_t *data, unsigned size, unsigned lane,
                  const char *what) {
-  if (addr + size > c.wg.lds.size())
-    throwMemoryFault(what, addr, size, int(lane), c.instPc,
+  if (addr + size > c.Wg.Lds.size())
+    throwMemoryFault(what, addr, size, int(lane), c.InstPc,
                      "LDS address (M0 offset + instruction offset + lane slot) outside the "
                      "workgroup's " +
-                         std::to_string(c.wg.lds.size()) + "-byte LDS allocation");
-  if (c.strict)
+                         std::to_string(c.Wg.Lds.size()) + "-byte LDS allocation");
+  if (c.Strict)
     strictLdsDmaWrite(c, addr, size, data);
-  if (c.trace)
+  if (c.Trace)
     traceAccess(c, addr, size, int(lane), TraceSpace::Lds);
   WaveState::PendingLdsWrite p;
-  p.Seq = c.w.vmemIssued;
+  p.Seq = c.W.VmemIssued;
   p.LdsAddr = uint32_t(addr);
   p.Size = uint8_t(size);
   std::memcpy(p.Bytes, data, size);
-  c.w.pendingLds.push_back(p);
+  c.W.PendingLds.push_back(p);
 }
 
 bool execLdsDma(ExecCtx &c, const Inst &in) {
-  if (in.enc == Enc::MTBUF)
+  if (in.Encoding == Enc::MTBUF)
     return false;
-  const DmaShape sh = dmaShape(in.op, c.gfx);
-  if (!sh.bytes)
-    dmaUnsupported(c, in, sh.why);
-  WaveState &w = c.w;
+  const DmaShape sh = dmaShape(in.Operation, c.Target);
+  if (!sh.Bytes)
+    dmaUnsupported(c, in, sh.Why);
+  WaveState &w = c.W;
   const uint64_t exec = w.exec();
   if (exec == 0)
     return true;
-  const uint32_t m0 = w.s[kM0];
-  const char *what = opNameLower(in.op);
-  const unsigned dwords = sh.bytes / 4;
+  const uint32_t m0 = w.S[kM0];
+  const char *what = opNameLower(in.Operation);
+  const unsigned dwords = sh.Bytes / 4;
 
-  if (in.enc == Enc::MUBUF) {
+  if (in.Encoding == Enc::MUBUF) {
     MubufOperands mo;
     if (!readMubufOperands(c, in, mo))
       return false;
-    const uint64_t ldsBase = m0 & (c.gfx == Gfx::Gfx950 ? 0x3ffffu : 0xffffu);
-    const uint32_t instOffset = uint32_t(in.offset) & 0xfffu;
-    BufferAddr ba{mo.r, mo.soff, mo.vIdx, mo.vOff, instOffset, mo.r.addTid && !in.idxen};
+    const uint64_t ldsBase = m0 & (c.Target == Gfx::Gfx950 ? 0x3ffffu : 0xffffu);
+    const uint32_t instOffset = uint32_t(in.Offset) & 0xfffu;
+    BufferAddr ba{mo.R, mo.Soff, mo.VIdx, mo.VOff, instOffset, mo.R.AddTid && !in.Idxen};
     forEachLane(exec, [&](unsigned lane) {
       uint8_t buf[16] = {};
       const uint64_t idx = ba.index(lane), o = ba.offset(lane);
@@ -1322,40 +1322,40 @@ bool execLdsDma(ExecCtx &c, const Inst &in) {
         if (ba.resolve(idx, o + 4 * k, 4, a)) // out of range: the dword reads as 0
           std::memcpy(buf + 4 * k, globalAccess(c, a, 4, int(lane), what), 4);
       }
-      dmaLdsWrite(c, ldsBase + instOffset + uint64_t(lane) * sh.stride, buf, sh.bytes, lane, what);
+      dmaLdsWrite(c, ldsBase + instOffset + uint64_t(lane) * sh.Stride, buf, sh.Bytes, lane, what);
     });
     return true;
   }
 
   // GLOBAL / SCRATCH load_lds: addressed as the plain load.
-  const int64_t off = in.offset;
+  const int64_t off = in.Offset;
   const uint64_t ldsBase = uint64_t(m0 & 0x3fffcu) + uint64_t(off);
   uint64_t sbase = 0;
   uint32_t sOff32 = 0;
-  if (in.enc == Enc::GLOBAL && in.saddr != kNoOperand)
-    sbase = readScalar64(w, in, in.saddr, OpType::B64);
-  if (in.enc == Enc::SCRATCH && in.saddr != kNoOperand)
-    sOff32 = readScalar32(w, in, in.saddr, OpType::B32);
-  const uint32_t *vOff = in.addr != kNoOperand ? w.vrowOf(in.addr) : nullptr;
-  const uint32_t *vHi = in.addr != kNoOperand && vectorIndex(in.addr) + 1 < kNumVectorRegs
-                            ? w.vrow(vectorIndex(in.addr) + 1)
+  if (in.Encoding == Enc::GLOBAL && in.Saddr != kNoOperand)
+    sbase = readScalar64(w, in, in.Saddr, OpType::B64);
+  if (in.Encoding == Enc::SCRATCH && in.Saddr != kNoOperand)
+    sOff32 = readScalar32(w, in, in.Saddr, OpType::B32);
+  const uint32_t *vOff = in.Addr != kNoOperand ? w.vrowOf(in.Addr) : nullptr;
+  const uint32_t *vHi = in.Addr != kNoOperand && vectorIndex(in.Addr) + 1 < kNumVectorRegs
+                            ? w.vrow(vectorIndex(in.Addr) + 1)
                             : nullptr;
-  if (in.enc == Enc::GLOBAL && in.saddr == kNoOperand && (!vOff || !vHi))
+  if (in.Encoding == Enc::GLOBAL && in.Saddr == kNoOperand && (!vOff || !vHi))
     return false;
-  if (in.enc != Enc::GLOBAL && in.enc != Enc::SCRATCH)
+  if (in.Encoding != Enc::GLOBAL && in.Encoding != Enc::SCRATCH)
     return false;
   forEachLane(exec, [&](unsigned lane) {
     const uint8_t *p;
-    if (in.enc == Enc::GLOBAL) {
-      uint64_t a = in.saddr != kNoOperand
+    if (in.Encoding == Enc::GLOBAL) {
+      uint64_t a = in.Saddr != kNoOperand
                        ? sbase + uint64_t(vOff ? vOff[lane] : 0u) + uint64_t(off)
                        : (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
-      p = globalAccess(c, a, sh.bytes, int(lane), what);
+      p = globalAccess(c, a, sh.Bytes, int(lane), what);
     } else {
-      p = privateAccess(c, uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off)), sh.bytes,
+      p = privateAccess(c, uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off)), sh.Bytes,
                         int(lane), what);
     }
-    dmaLdsWrite(c, ldsBase + uint64_t(lane) * sh.stride, p, sh.bytes, lane, what);
+    dmaLdsWrite(c, ldsBase + uint64_t(lane) * sh.Stride, p, sh.Bytes, lane, what);
   });
   return true;
 }
@@ -1363,26 +1363,26 @@ bool execLdsDma(ExecCtx &c, const Inst &in) {
 } // namespace
 
 void landLdsWrites(ExecCtx &c, unsigned vmcnt) {
-  WaveState &w = c.w;
-  if (w.pendingLds.empty())
+  WaveState &w = c.W;
+  if (w.PendingLds.empty())
     return;
-  const uint64_t done = w.vmemIssued > vmcnt ? w.vmemIssued - vmcnt : 0;
+  const uint64_t done = w.VmemIssued > vmcnt ? w.VmemIssued - vmcnt : 0;
   size_t kept = 0;
-  for (size_t i = 0; i < w.pendingLds.size(); ++i) {
-    const WaveState::PendingLdsWrite &p = w.pendingLds[i];
+  for (size_t i = 0; i < w.PendingLds.size(); ++i) {
+    const WaveState::PendingLdsWrite &p = w.PendingLds[i];
     if (p.Seq <= done)
-      std::memcpy(c.wg.lds.data() + p.LdsAddr, p.Bytes, p.Size);
+      std::memcpy(c.Wg.Lds.data() + p.LdsAddr, p.Bytes, p.Size);
     else
-      w.pendingLds[kept++] = p;
+      w.PendingLds[kept++] = p;
   }
-  w.pendingLds.resize(kept);
+  w.PendingLds.resize(kept);
 }
 
 bool execVmem(ExecCtx &c, const Inst &in) {
-  ++c.w.vmemIssued;
-  if (in.lds)
+  ++c.W.VmemIssued;
+  if (in.Lds)
     return execLdsDma(c, in);
-  switch (in.enc) {
+  switch (in.Encoding) {
   case Enc::FLAT:
   case Enc::GLOBAL:
   case Enc::SCRATCH:

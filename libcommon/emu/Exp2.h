@@ -34,12 +34,12 @@ inline constexpr uint32_t kExp2Guard = 1024;
 namespace exp2detail {
 // (ln 2)^n / n!, n = 0..13, from ln 2 rounded to double.
 struct Coeffs {
-  double c[14];
-  constexpr Coeffs() : c() {
+  double C[14];
+  constexpr Coeffs() : C() {
     const double ln2 = 0.6931471805599453;
     double t = 1.0;
     for (int n = 0; n < 14; ++n) {
-      c[n] = t;
+      C[n] = t;
       t = t * ln2 / double(n + 1);
     }
   }
@@ -61,7 +61,7 @@ inline uint32_t exp2F32Fast(uint32_t aBits) {
   // rounding mode, nearest even here), f = ar - k exactly.
   const double k = (ar + 6755399441055744.0) - 6755399441055744.0;
   const double f = ar - k;
-  const double *c = exp2detail::kCoeffs.c;
+  const double *c = exp2detail::kCoeffs.C;
   double p = c[13];
   for (int n = 12; n >= 0; --n)
     p = p * f + c[n];

@@ -49,21 +49,21 @@ inline uint64_t flush64(uint64_t b) {
 // the calls (fesetround is an opaque call that may read or write memory).
 class HostRounding {
 public:
-  explicit HostRounding(Round r) : active_(r != kNearestEven) {
-    if (active_)
+  explicit HostRounding(Round r) : Active(r != kNearestEven) {
+    if (Active)
       std::fesetround(r == kTowardPosInf   ? FE_UPWARD
                       : r == kTowardNegInf ? FE_DOWNWARD
                                            : FE_TOWARDZERO);
   }
   ~HostRounding() {
-    if (active_)
+    if (Active)
       std::fesetround(FE_TONEAREST);
   }
   HostRounding(const HostRounding &) = delete;
   HostRounding &operator=(const HostRounding &) = delete;
 
 private:
-  bool active_;
+  bool Active;
 };
 
 } // namespace asmevo::emu::fpmode

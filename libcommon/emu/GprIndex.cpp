@@ -5,7 +5,7 @@
 namespace asmevo::emu {
 
 bool gprIndexApplies(const Inst &In) {
-  switch (In.enc) {
+  switch (In.Encoding) {
   case Enc::VOP1:
   case Enc::VOP2:
   case Enc::VOPC:
@@ -22,9 +22,10 @@ bool applyGprIndex(const Inst &In, uint32_t M0, Inst &Out, std::string &Why) {
   const unsigned Index = M0 & 0xffu, Mask = (M0 >> 12) & 0xfu;
   // Which M0 enable bit governs each slot: src0, src1, src2, dst.
   unsigned Bit[4] = {0, 1, 2, 3};
-  if (isMacOp(In.op))
+  if (isMacOp(In.Operation))
     Bit[2] = 3; // the implicit src2 is the destination
-  if (In.op == Op::V_MADMK_F32_E32 || In.op == Op::V_MADMK_F16_E32 || In.op == Op::V_FMAMK_F32_E32)
+  if (In.Operation == Op::V_MADMK_F32_E32 || In.Operation == Op::V_MADMK_F16_E32 ||
+      In.Operation == Op::V_FMAMK_F32_E32)
     Bit[1] = 2; // the VGPR second source sits in the src2 slot of the encoding
   auto Fix = [&](uint16_t &Code, unsigned Slot) {
     if (!(Mask & (1u << Bit[Slot])) || Code == kNoOperand)
@@ -47,9 +48,9 @@ bool applyGprIndex(const Inst &In, uint32_t M0, Inst &Out, std::string &Why) {
     return true;
   };
   for (unsigned S = 0; S < 3; ++S)
-    if (!Fix(Out.src[S], S))
+    if (!Fix(Out.Src[S], S))
       return false;
-  return Fix(Out.dst, 3);
+  return Fix(Out.Dst, 3);
 }
 
 } // namespace asmevo::emu

@@ -319,11 +319,12 @@ unsigned mfmaPasses(const OpFact &F, const Inst &In, Gfx G) {
     return F.M == 16 ? 4 : 8;
   if (F.F & FF8F6F4) {
     // Twice as long when either matrix is an 8-bit float (format 0 fp8, 1 bf8).
-    bool F8 = In.cbsz <= 1 || In.blgp <= 1;
+    bool F8 = In.Cbsz <= 1 || In.Blgp <= 1;
     return (F.M == 16 ? 4 : 8) * (F8 ? 2 : 1);
   }
   bool Short = F.K == 1 || F.K == 2 || F.K == 4; // 16x16x1/x4, 32x32x1/x2/x4 (not xf32)
-  bool Xf32 = F.K == 4 && F.M == 32 && (F.F & FF32In) == 0 && In.op == Op::V_MFMA_F32_32X32X4_XF32;
+  bool Xf32 =
+      F.K == 4 && F.M == 32 && (F.F & FF32In) == 0 && In.Operation == Op::V_MFMA_F32_32X32X4_XF32;
   if (F.M == 16)
     return Short ? 8 : 4;
   return Short && !Xf32 ? 16 : 8;
@@ -338,15 +339,15 @@ bool isXdl(const OpFact &F, Gfx G) {
 // The operand width in dwords (src I of the ISA tables; 1 when unknown).
 unsigned srcWidth(const Inst &In, Gfx G, unsigned I) {
   const OpInfo *Info = infoOf(In, G);
-  unsigned W = Info ? Info->w[2 + I] : 1;
+  unsigned W = Info ? Info->W[2 + I] : 1;
   return W ? W : 1;
 }
 
 bool isReg(uint16_t C) { return C < 128 || (C >= kVgprBase && C < kAgprBase + 256); }
 
 RegRange intersect(RegRange A, RegRange B) {
-  uint16_t Lo = A.code > B.code ? A.code : B.code;
-  unsigned Hi = std::min(unsigned(A.code) + A.count, unsigned(B.code) + B.count);
+  uint16_t Lo = A.Code > B.Code ? A.Code : B.Code;
+  unsigned Hi = std::min(unsigned(A.Code) + A.Count, unsigned(B.Code) + B.Count);
   return RegRange{Lo, uint8_t(Hi > Lo ? Hi - Lo : 0)};
 }
 
@@ -405,41 +406,41 @@ struct Consumer {
   // Explicit sources of a VALU (dot rules): ranges per source index.
   RegRange Src[3];
 
-  Consumer(const Inst &I, const RegUses &R, Gfx G) : In(I), U(R), F(factOf(I.op)) {
-    Mfma = U.cls == IssueClass::Mfma && (F.F & FMfma);
-    Valu = (U.cls == IssueClass::Valu || U.cls == IssueClass::Mfma) && !Mfma;
-    Vmem = U.cls == IssueClass::Vmem || U.cls == IssueClass::Flat;
-    Mem = Vmem || U.cls == IssueClass::Ds;
+  Consumer(const Inst &I, const RegUses &R, Gfx G) : In(I), U(R), F(factOf(I.Operation)) {
+    Mfma = U.Cls == IssueClass::Mfma && (F.F & FMfma);
+    Valu = (U.Cls == IssueClass::Valu || U.Cls == IssueClass::Mfma) && !Mfma;
+    Vmem = U.Cls == IssueClass::Vmem || U.Cls == IssueClass::Flat;
+    Mem = Vmem || U.Cls == IssueClass::Ds;
     Vector = Valu || Mfma || Mem;
-    for (unsigned I = 0; I < U.numReads; ++I) {
-      RegRange R = U.reads[I];
-      if (R.code >= kVgprBase)
+    for (unsigned I = 0; I < U.NumReads; ++I) {
+      RegRange R = U.Reads[I];
+      if (R.Code >= kVgprBase)
         VReads[NumVReads++] = R;
-      else if (R.code < 128)
+      else if (R.Code < 128)
         SReads[NumSReads++] = R;
     }
-    if (Vector && NumSReads && SReads[NumSReads - 1].code == kExecLo &&
-        SReads[NumSReads - 1].count == 2 && U.reads[U.numReads - 1].code == kExecLo)
+    if (Vector && NumSReads && SReads[NumSReads - 1].Code == kExecLo &&
+        SReads[NumSReads - 1].Count == 2 && U.Reads[U.NumReads - 1].Code == kExecLo)
       SReadImplicitExec = true;
-    for (unsigned I = 0; I < U.numWrites; ++I)
-      if (U.writes[I].code >= kVgprBase)
-        VWrites[NumVWrites++] = U.writes[I];
+    for (unsigned I = 0; I < U.NumWrites; ++I)
+      if (U.Writes[I].Code >= kVgprBase)
+        VWrites[NumVWrites++] = U.Writes[I];
     if (Valu || Mfma)
       for (unsigned S = 0; S < 3; ++S)
-        if (In.src[S] != kNoOperand && isReg(In.src[S]))
-          Src[S] = RegRange{In.src[S], uint8_t(srcWidth(In, G, S))};
+        if (In.Src[S] != kNoOperand && isReg(In.Src[S]))
+          Src[S] = RegRange{In.Src[S], uint8_t(srcWidth(In, G, S))};
     if (Mfma) {
       for (unsigned S = 0; S < 2; ++S)
-        if (Src[S].count && Src[S].code >= kVgprBase)
+        if (Src[S].Count && Src[S].Code >= kVgprBase)
           MOps[NumMOps++] = Src[S];
       if (F.F & FSmfmac) {
-        if (Src[2].count && Src[2].code >= kVgprBase)
-          MOps[NumMOps++] = RegRange{Src[2].code, 1}; // the sparsity index
-        if (U.numWrites && U.writes[0].code >= kVgprBase) {
+        if (Src[2].Count && Src[2].Code >= kVgprBase)
+          MOps[NumMOps++] = RegRange{Src[2].Code, 1}; // the sparsity index
+        if (U.NumWrites && U.Writes[0].Code >= kVgprBase) {
           MOpC = int8_t(NumMOps);
-          MOps[NumMOps++] = U.writes[0];
+          MOps[NumMOps++] = U.Writes[0];
         }
-      } else if (Src[2].count && Src[2].code >= kVgprBase) {
+      } else if (Src[2].Count && Src[2].Code >= kVgprBase) {
         MOpC = int8_t(NumMOps);
         MOps[NumMOps++] = Src[2];
       }
@@ -466,24 +467,24 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
   Head = (Head + 1) % kRing;
   if (Count < kRing)
     ++Count;
-  const OpFact &F = factOf(In.op);
+  const OpFact &F = factOf(In.Operation);
   E.In = In;
   E.Pc = Pc;
-  E.Cls = U.cls;
-  E.NumWrites = U.numWrites;
-  for (unsigned I = 0; I < U.numWrites; ++I)
-    E.Writes[I] = U.writes[I];
-  E.Waits = (F.F & FNop) ? uint8_t((In.simm16 & 0xf) + 1) : 1;
+  E.Cls = U.Cls;
+  E.NumWrites = U.NumWrites;
+  for (unsigned I = 0; I < U.NumWrites; ++I)
+    E.Writes[I] = U.Writes[I];
+  E.Waits = (F.F & FNop) ? uint8_t((In.Simm16 & 0xf) + 1) : 1;
   E.Kind = 0;
   E.Passes = 0;
   E.HwReg = 0;
   E.HwMask = 0;
   E.SrcC = RegRange{};
   E.StoreData = RegRange{};
-  switch (U.cls) {
+  switch (U.Cls) {
   case IssueClass::Valu:
   case IssueClass::Mfma:
-    if (U.cls == IssueClass::Mfma && (F.F & FMfma)) {
+    if (U.Cls == IssueClass::Mfma && (F.F & FMfma)) {
       E.Kind |= KMfma;
       E.Passes = uint8_t(mfmaPasses(F, In, Target));
       if (F.F & FDgemm)
@@ -491,10 +492,10 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
       if (isXdl(F, Target))
         E.Kind |= KXdl;
       if (F.F & FSmfmac) {
-        if (U.numWrites)
-          E.SrcC = U.writes[0];
-      } else if (In.src[2] != kNoOperand && In.src[2] >= kVgprBase) {
-        E.SrcC = RegRange{In.src[2], uint8_t(srcWidth(In, Target, 2))};
+        if (U.NumWrites)
+          E.SrcC = U.Writes[0];
+      } else if (In.Src[2] != kNoOperand && In.Src[2] >= kVgprBase) {
+        E.SrcC = RegRange{In.Src[2], uint8_t(srcWidth(In, Target, 2))};
       }
       break;
     }
@@ -508,10 +509,11 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
     // op_sel_hi[0], set by default, so LLVM pads every packed op whose result the next VALU reads
     // (llc -mcpu=gfx942 puts an s_nop 0 after v_pk_add_f32 and v_pk_mul_f16 there). The check
     // follows LLVM.
-    if ((In.form == VForm::Sdwa && In.dstSel != 6 && In.dst != kNoOperand && In.dst >= kVgprBase) ||
-        (In.enc == Enc::VOP3 && (In.opsel & 8) && In.dst >= kVgprBase && In.dst != kNoOperand) ||
-        (In.enc == Enc::VOP3P && (F.F & FOpSel) && (In.opselHi & 1) && In.dst >= kVgprBase &&
-         In.dst != kNoOperand))
+    if ((In.Form == VForm::Sdwa && In.DstSel != 6 && In.Dst != kNoOperand && In.Dst >= kVgprBase) ||
+        (In.Encoding == Enc::VOP3 && (In.Opsel & 8) && In.Dst >= kVgprBase &&
+         In.Dst != kNoOperand) ||
+        (In.Encoding == Enc::VOP3P && (F.F & FOpSel) && (In.OpselHi & 1) && In.Dst >= kVgprBase &&
+         In.Dst != kNoOperand))
       E.Kind |= KDstSel;
     if (U.writes_(kExecLo) || U.writes_(kExecHi))
       if (F.F & FCmpx)
@@ -520,7 +522,7 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
   case IssueClass::Salu:
     E.Kind |= KSalu;
     if (F.F & FSetreg) {
-      unsigned H = unsigned(In.simm16) & 0xffff;
+      unsigned H = unsigned(In.Simm16) & 0xffff;
       unsigned Off = (H >> 6) & 31, Size = ((H >> 11) & 31) + 1;
       E.Kind |= KSetreg;
       E.HwReg = uint8_t(H & 63);
@@ -530,12 +532,12 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
     break;
   case IssueClass::Vmem:
   case IssueClass::Flat:
-    if ((U.mem & kMemWrite) && U.storeData.count > 2) {
-      bool Buffer = In.enc == Enc::MUBUF || In.enc == Enc::MTBUF;
+    if ((U.Mem & kMemWrite) && U.StoreData.Count > 2) {
+      bool Buffer = In.Encoding == Enc::MUBUF || In.Encoding == Enc::MTBUF;
       // BUFFER stores with an SGPR soffset need no wait states.
-      if (!Buffer || In.soffset == kNoOperand || In.soffset >= 128) {
+      if (!Buffer || In.Soffset == kNoOperand || In.Soffset >= 128) {
         E.Kind |= KWideStore;
-        E.StoreData = U.storeData;
+        E.StoreData = U.StoreData;
       }
     }
     break;
@@ -548,30 +550,30 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
                           const char **Rule, std::string *Producer) const {
   if (!Count)
     return true;
-  const OpFact &CF = factOf(In.op);
+  const OpFact &CF = factOf(In.Operation);
   // Scalar consumers: only the s_setreg/s_getreg and M0 rules concern them.
   bool ScalarInterest = (CF.F & (FSetreg | FGetreg | FMovrel | FSendmsg)) != 0;
-  if ((U.cls == IssueClass::Salu || U.cls == IssueClass::Sopp || U.cls == IssueClass::Smem) &&
+  if ((U.Cls == IssueClass::Salu || U.Cls == IssueClass::Sopp || U.Cls == IssueClass::Smem) &&
       !ScalarInterest)
     return true;
 
   const Consumer C(In, U, Target);
   const bool G90a = Target == Gfx::Gfx90a, G94Plus = !G90a, G950 = Target == Gfx::Gfx950;
   const bool LaneSelect = (CF.F & (FLaneRead | FWriteLane)) &&
-                          In.op != Op::V_READFIRSTLANE_B32_E32 &&
-                          In.op != Op::V_READFIRSTLANE_B32_E64 && In.src[1] < 128;
-  const bool Dpp = In.form == VForm::Dpp;
+                          In.Operation != Op::V_READFIRSTLANE_B32_E32 &&
+                          In.Operation != Op::V_READFIRSTLANE_B32_E64 && In.Src[1] < 128;
+  const bool Dpp = In.Form == VForm::Dpp;
   bool ZSrc = false;
   if (C.Vector)
     for (unsigned S = 0; S < 3; ++S)
-      ZSrc |= In.src[S] == kSrcVccz || In.src[S] == kSrcExecz;
-  const bool M0MovrelLds = (CF.F & (FMovrel | FAddtid)) || (C.Vmem && In.lds);
+      ZSrc |= In.Src[S] == kSrcVccz || In.Src[S] == kSrcExecz;
+  const bool M0MovrelLds = (CF.F & (FMovrel | FAddtid)) || (C.Vmem && In.Lds);
   const bool M0SendGds =
-      (CF.F & (FSendmsg | FGws)) || (U.cls == IssueClass::Ds && In.gds && !(CF.F & FDsNoGds));
+      (CF.F & (FSendmsg | FGws)) || (U.Cls == IssueClass::Ds && In.Gds && !(CF.F & FDsNoGds));
   const bool Dgemm = C.Mfma && (CF.F & FDgemm);
   const bool CXdl = C.Mfma && isXdl(CF, Target);
   const bool CF64x4 = Dgemm && CF.M == 4;
-  const unsigned GetSetReg = (CF.F & (FSetreg | FGetreg)) ? (unsigned(In.simm16) & 63) : ~0u;
+  const unsigned GetSetReg = (CF.F & (FSetreg | FGetreg)) ? (unsigned(In.Simm16) & 63) : ~0u;
 
   // Most recent producer only, per operand, for the MFMA rules (as the MAI tables are read).
   uint32_t MfmaSeen = 0; // bits: MOps 0..3, VReads 4..11, VWrites 12..15, WAR 16..19
@@ -619,7 +621,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       }
       if ((M0MovrelLds || M0SendGds) && S < 1) {
         RegRange M = wroteCode(E, kM0, 1);
-        if (M.count) {
+        if (M.Count) {
           report(M0MovrelLds ? RSaluM0ThenMovrelLds : RSaluM0ThenSendmsgGds, E, 1, writes(M),
                  "reads it");
           break;
@@ -634,53 +636,53 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       // Rules on SGPR/VCC/EXEC written by a VALU.
       if (C.Vmem && S < 5) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumSReads && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumSReads && !Hr.Count; ++I)
           Hr = wrote(E, C.SReads[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuSgprThenVmem, E, 5, writes(Hr), "reads it");
           break;
         }
       }
       if (Dpp && S < 5) {
         RegRange Hr = wroteCode(E, kExecLo, 2);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuExecThenDpp, E, 5, writes(Hr), "is a DPP op");
           break;
         }
       }
       if (ZSrc && S < 5) {
         RegRange Hr = wroteCode(E, kVccLo, 2);
-        if (!Hr.count)
+        if (!Hr.Count)
           Hr = wroteCode(E, kExecLo, 2);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuMaskThenZSrc, E, 5, writes(Hr), "reads VCCZ/EXECZ");
           break;
         }
       }
       if ((CF.F & FDivFmas) && S < 4) {
         RegRange Hr = wroteCode(E, kVccLo, 2);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuVccThenDivFmas, E, 4, writes(Hr), "reads it");
           break;
         }
       }
       if (LaneSelect && S < 4) {
-        RegRange Hr = wroteCode(E, In.src[1], 1);
-        if (Hr.count) {
+        RegRange Hr = wroteCode(E, In.Src[1], 1);
+        if (Hr.Count) {
           report(RValuSgprThenLaneSelect, E, 4, writes(Hr), "uses it as the lane select");
           break;
         }
       }
       if (C.Mfma && S < 4 && on(RValuExecThenMfma)) {
         RegRange Hr = wroteCode(E, kExecLo, 2);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuExecThenMfma, E, 4, writes(Hr), "issues");
           break;
         }
       }
       if (G94Plus && (CF.F & (FLaneRead | FWriteLane)) && S < 4) {
         RegRange Hr = wroteCode(E, kExecLo, 2);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuExecThenLaneAccess, E, 4, writes(Hr), "issues");
           break;
         }
@@ -692,9 +694,9 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (G94Plus && C.Valu && S < 2) {
         RegRange Hr;
         unsigned N = C.NumSReads - (C.SReadImplicitExec ? 1 : 0);
-        for (unsigned I = 0; I < N && !Hr.count; ++I)
+        for (unsigned I = 0; I < N && !Hr.Count; ++I)
           Hr = wrote(E, C.SReads[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuSgprThenValu, E, 2, writes(Hr), "reads it");
           break;
         }
@@ -702,56 +704,56 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       // VGPR rules.
       if (C.Mfma && S < 2 && !(K & KDot)) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumMOps && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumMOps && !Hr.Count; ++I)
           Hr = wrote(E, C.MOps[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuVgprThenMfma, E, 2, writes(Hr), "reads it");
           break;
         }
       }
       if (Dpp && S < 2) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumVReads && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
           Hr = wrote(E, C.VReads[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuVgprThenDpp, E, 2, writes(Hr), "reads it");
           break;
         }
       }
       if (G950 && (CF.F & FPermSwap) && S < 2) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumVReads && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
           Hr = wrote(E, C.VReads[I]);
-        for (unsigned I = 0; I < C.NumVWrites && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVWrites && !Hr.Count; ++I)
           Hr = wrote(E, C.VWrites[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuVgprThenPermlane, E, 2, writes(Hr), "reads it");
           break;
         }
       }
-      if (G94Plus && (CF.F & FLaneRead) && S < 1 && C.Src[0].count) {
+      if (G94Plus && (CF.F & FLaneRead) && S < 1 && C.Src[0].Count) {
         RegRange Hr = wrote(E, C.Src[0]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuVgprThenReadlane, E, 1, writes(Hr), "reads it");
           break;
         }
       }
       if (G94Plus && (K & KTrans) && C.Valu && !(CF.F & FTrans) && S < 1) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumVReads && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
           Hr = wrote(E, C.VReads[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RTransThenValu, E, 1, writes(Hr), "reads it");
           break;
         }
       }
       if (G94Plus && (K & KDstSel) && (C.Valu || C.Mfma) && S < 1) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumVReads && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
           Hr = wrote(E, C.VReads[I]);
-        for (unsigned I = 0; I < C.NumVWrites && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVWrites && !Hr.Count; ++I)
           Hr = wrote(E, C.VWrites[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RDstSelThenValu, E, 1, writes(Hr), "uses it");
           break;
         }
@@ -759,23 +761,23 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if ((K & KDot) && (C.Valu || C.Mem) && S < 3) {
         // Reads: 3, except the same dot op reading it as its accumulator (SrcC).
         RegRange Hr;
-        bool Same = In.op == E.In.op;
+        bool Same = In.Operation == E.In.Operation;
         if (C.Valu && Same) {
-          for (unsigned I = 0; I < 2 && !Hr.count; ++I)
-            if (C.Src[I].count)
+          for (unsigned I = 0; I < 2 && !Hr.Count; ++I)
+            if (C.Src[I].Count)
               Hr = wrote(E, C.Src[I]);
         } else {
-          for (unsigned I = 0; I < C.NumVReads && !Hr.count; ++I)
+          for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
             Hr = wrote(E, C.VReads[I]);
         }
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RDotThenRead, E, 3, writes(Hr), "reads it");
           break;
         }
         if (!Same) {
-          for (unsigned I = 0; I < C.NumVWrites && !Hr.count; ++I)
+          for (unsigned I = 0; I < C.NumVWrites && !Hr.Count; ++I)
             Hr = wrote(E, C.VWrites[I]);
-          if (Hr.count) {
+          if (Hr.Count) {
             report(RDotThenWrite, E, 3, writes(Hr), "writes it");
             break;
           }
@@ -783,9 +785,9 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       }
       if (G90a && SawDgemm && C.Mem && S < 2) {
         RegRange Hr;
-        for (unsigned I = 0; I < C.NumVReads && !Hr.count; ++I)
+        for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
           Hr = wrote(E, C.VReads[I]);
-        if (Hr.count) {
+        if (Hr.Count) {
           report(RValuDgemmThenMem, E, 2, writes(Hr) + ", then a DGEMM issues", "reads it");
           break;
         }
@@ -814,15 +816,15 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
           if (MfmaSeen & (1u << I))
             continue;
           RegRange Hr = wrote(E, C.MOps[I]);
-          if (!Hr.count)
+          if (!Hr.Count)
             continue;
           MfmaSeen |= 1u << I;
           unsigned Need = 0;
           RuleId R;
           if (int(I) == C.MOpC) {
             R = RMfmaThenMfmaSrcC;
-            bool Full = E.NumWrites && E.Writes[0].code == C.MOps[I].code &&
-                        E.Writes[0].count == C.MOps[I].count;
+            bool Full = E.NumWrites && E.Writes[0].Code == C.MOps[I].Code &&
+                        E.Writes[0].Count == C.MOps[I].Count;
             if (!Dgemm && G90a && PDgemm)
               Need = 0;
             else if (Full)
@@ -859,7 +861,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
         if (MfmaSeen & (1u << (4 + I)))
           continue;
         RegRange Hr = wrote(E, C.VReads[I]);
-        if (!Hr.count)
+        if (!Hr.Count)
           continue;
         MfmaSeen |= 1u << (4 + I);
         unsigned Need;
@@ -878,7 +880,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
         RegRange W = C.VWrites[I];
         if (!(MfmaSeen & (1u << (12 + I)))) {
           RegRange Hr = wrote(E, W);
-          if (Hr.count) {
+          if (Hr.Count) {
             MfmaSeen |= 1u << (12 + I);
             unsigned Need = PDgemm ? (P == 4 ? 6 : 11) : byPasses();
             if (S < Need) {
@@ -923,7 +925,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
   if (Rule)
     *Rule = kRules[H.Rule].Name;
   if (Producer)
-    *Producer = opNameLower(H.Prod->In.op);
+    *Producer = opNameLower(H.Prod->In.Operation);
   Why = std::string("wait-state hazard ") + kRules[H.Rule].Name + ": " +
         mnemonic(H.Prod->In, Target) + " at pc " + hexText(H.Prod->Pc) + " " + H.ProdWhat + "; " +
         mnemonic(In, Target) + " at pc " + hexText(Pc) + " " + H.ConsWhat + " after " +

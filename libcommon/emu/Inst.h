@@ -97,63 +97,63 @@ inline bool isAgprCode(uint16_t c) { return c >= kAgprBase && c < kAgprBase + 25
 inline unsigned vectorIndex(uint16_t c) { return c - kVgprBase; }
 
 struct Inst {
-  Op op = Op::Count;
-  uint16_t opcode = 0; // the encoding's opcode field (VOP3: the 10-bit VOP3 opcode)
-  Enc enc = Enc::SOPP;
-  VForm form = VForm::Plain;
-  uint8_t size = 4; // bytes, literal and extension dwords included
-  bool hasLiteral = false;
-  uint32_t literal = 0;
+  Op Operation = Op::Count;
+  uint16_t Opcode = 0; // the encoding's opcode field (VOP3: the 10-bit VOP3 opcode)
+  Enc Encoding = Enc::SOPP;
+  VForm Form = VForm::Plain;
+  uint8_t Size = 4; // bytes, literal and extension dwords included
+  bool HasLiteral = false;
+  uint32_t Literal = 0;
 
   // Operands, as operand codes (see above).
-  uint16_t src[3] = {kNoOperand, kNoOperand, kNoOperand};
-  uint16_t dst = kNoOperand;  // vdst / sdst / SMEM sdata / DS vdst / VMEM vdst or vdata (loads)
-  uint16_t sdst = kNoOperand; // VOP3b carry-out / VOPC-in-VOP3 sdst / SDWA VOPC sdst
+  uint16_t Src[3] = {kNoOperand, kNoOperand, kNoOperand};
+  uint16_t Dst = kNoOperand;  // vdst / sdst / SMEM sdata / DS vdst / VMEM vdst or vdata (loads)
+  uint16_t Sdst = kNoOperand; // VOP3b carry-out / VOPC-in-VOP3 sdst / SDWA VOPC sdst
 
   // SOPK simm16, SOPP simm16 (branch offsets in dwords, waitcnt fields, ...).
-  int32_t simm16 = 0;
+  int32_t Simm16 = 0;
 
   // VOP3 / VOP3P / SDWA / DPP modifiers. Bit i is for source i.
-  uint8_t abs = 0, neg = 0, negHi = 0;
-  uint8_t opsel = 0;   // VOP3: bit 3 selects the destination half; VOP3P: op_sel
-  uint8_t opselHi = 0; // VOP3P op_sel_hi (bits 0..2, bit 2 from opsel_hi2)
-  bool clamp = false;
-  uint8_t omod = 0;
+  uint8_t Abs = 0, Neg = 0, NegHi = 0;
+  uint8_t Opsel = 0;   // VOP3: bit 3 selects the destination half; VOP3P: op_sel
+  uint8_t OpselHi = 0; // VOP3P op_sel_hi (bits 0..2, bit 2 from opsel_hi2)
+  bool Clamp = false;
+  uint8_t Omod = 0;
 
   // DPP (VForm::Dpp).
-  uint16_t dppCtrl = 0;
-  uint8_t rowMask = 0xf, bankMask = 0xf;
-  bool boundCtrl = false;
+  uint16_t DppCtrl = 0;
+  uint8_t RowMask = 0xf, BankMask = 0xf;
+  bool BoundCtrl = false;
 
   // SDWA (VForm::Sdwa). Selects: 0..3 byte, 4..5 word, 6 dword.
-  uint8_t dstSel = 6, dstUnused = 0, srcSel[2] = {6, 6};
-  uint8_t sext = 0; // bit i: source i sign-extends
+  uint8_t DstSel = 6, DstUnused = 0, SrcSel[2] = {6, 6};
+  uint8_t Sext = 0; // bit i: source i sign-extends
 
   // MFMA (Enc::VOP3P with an MFMA op): broadcast controls.
-  uint8_t cbsz = 0, abid = 0, blgp = 0;
+  uint8_t Cbsz = 0, Abid = 0, Blgp = 0;
 
   // Memory operands.
-  uint16_t addr = kNoOperand;       // DS addr, FLAT/GLOBAL/SCRATCH addr, MUBUF vaddr (VGPR code)
-  uint16_t data0 = kNoOperand;      // DS data0, VMEM store data (vector code, VGPR or AGPR)
-  uint16_t data1 = kNoOperand;      // DS data1
-  uint16_t saddr = kNoOperand;      // GLOBAL/SCRATCH saddr (SGPR code; kNoOperand when "off")
-  uint16_t sbase = kNoOperand;      // SMEM sbase (first SGPR), MUBUF/MTBUF srsrc (first SGPR)
-  uint16_t soffset = kNoOperand;    // SMEM soffset (SGPR), MUBUF soffset (scalar source code)
-  int32_t offset = 0;               // SMEM/FLAT/MUBUF immediate offset (sign-extended where signed)
-  uint8_t offset0 = 0, offset1 = 0; // DS offsets
-  bool gds = false;
-  bool smemImm = false, smemSoffsetEn = false;
-  bool glc = false, slc = false; // SMEM glc / MUBUF-FLAT sc0 (glc), sc1 (slc on gfx90a)
-  bool nt = false, sc0 = false, sc1 = false;
-  bool idxen = false, offen = false, lds = false, sve = false;
-  uint8_t dfmt = 0, nfmt = 0; // MTBUF
+  uint16_t Addr = kNoOperand;       // DS addr, FLAT/GLOBAL/SCRATCH addr, MUBUF vaddr (VGPR code)
+  uint16_t Data0 = kNoOperand;      // DS data0, VMEM store data (vector code, VGPR or AGPR)
+  uint16_t Data1 = kNoOperand;      // DS data1
+  uint16_t Saddr = kNoOperand;      // GLOBAL/SCRATCH saddr (SGPR code; kNoOperand when "off")
+  uint16_t Sbase = kNoOperand;      // SMEM sbase (first SGPR), MUBUF/MTBUF srsrc (first SGPR)
+  uint16_t Soffset = kNoOperand;    // SMEM soffset (SGPR), MUBUF soffset (scalar source code)
+  int32_t Offset = 0;               // SMEM/FLAT/MUBUF immediate offset (sign-extended where signed)
+  uint8_t Offset0 = 0, Offset1 = 0; // DS offsets
+  bool Gds = false;
+  bool SmemImm = false, SmemSoffsetEn = false;
+  bool Glc = false, Slc = false; // SMEM glc / MUBUF-FLAT sc0 (glc), sc1 (slc on gfx90a)
+  bool Nt = false, Sc0 = false, Sc1 = false;
+  bool Idxen = false, Offen = false, Lds = false, Sve = false;
+  uint8_t Dfmt = 0, Nfmt = 0; // MTBUF
 
   // Not a field of the encoding: the emulator's short path for this instruction (a FastOp of
   // ExecVectorFast.h), set when it pre-decodes a code object; 0 runs the general executor.
-  uint8_t fast = 0, fastArg = 0;
+  uint8_t Fast = 0, FastArg = 0;
   // Not a field either: formRefusal (Refusal.h) refuses this instruction's form; set with
   // markRefusal wherever instructions are decoded to run, and checked by executeInst.
-  bool refused = false;
+  bool Refused = false;
 };
 
 } // namespace asmevo::emu

@@ -28,11 +28,11 @@ std::string fmt(const char *F, ...) {
 // gfx90a glc slc scc (the same bits).
 std::string cacheBits(const Inst &In, bool G94) {
   std::string T;
-  if (G94 ? In.sc0 : In.glc)
+  if (G94 ? In.Sc0 : In.Glc)
     T += G94 ? " sc0" : " glc";
-  if (G94 ? In.nt : In.slc)
+  if (G94 ? In.Nt : In.Slc)
     T += G94 ? " nt" : " slc";
-  if (In.sc1)
+  if (In.Sc1)
     T += G94 ? " sc1" : " scc";
   return T;
 }
@@ -177,10 +177,10 @@ bool literalIsInlinable(uint32_t L, NumType T) {
 // A source operand: register, inline constant or the literal.
 std::string src(const Inst &In, uint16_t C, unsigned W, NumType T) {
   if (C == kLiteralCode) {
-    uint64_t V = In.literal;
+    uint64_t V = In.Literal;
     if (T == kF64)
       V <<= 32;
-    if (literalIsInlinable(In.literal, T))
+    if (literalIsInlinable(In.Literal, T))
       return "lit(" + hexText(V) + ")";
     return hexText(V);
   }
@@ -408,21 +408,21 @@ bool isCarryOut(Op O) {
 std::string mnemonic(const Inst &In, Gfx Target) {
   const OpInfo *I = infoOf(In, Target);
   if (!I)
-    return opName(In.op);
-  std::string N = I->name;
-  switch (In.enc) {
+    return opName(In.Operation);
+  std::string N = I->Name;
+  switch (In.Encoding) {
   case Enc::VOP1:
   case Enc::VOP2:
   case Enc::VOPC:
-    if (In.form == VForm::Dpp)
+    if (In.Form == VForm::Dpp)
       N += "_dpp";
-    else if (In.form == VForm::Sdwa)
+    else if (In.Form == VForm::Sdwa)
       N += "_sdwa";
-    else if (!noE32Suffix(In.op))
+    else if (!noE32Suffix(In.Operation))
       N += "_e32";
     break;
   case Enc::VOP3:
-    if (I->flags & kE64)
+    if (I->Flags & kE64)
       N += "_e64";
     break;
   default:
@@ -437,51 +437,51 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
   std::string S = mnemonic(In, Target);
   if (!I)
     return S;
-  const Op O = In.op;
+  const Op O = In.Operation;
   std::vector<std::string> Ops;
   std::string Tail;
-  auto W = [&](unsigned K) { return unsigned(I->w[K]); };
+  auto W = [&](unsigned K) { return unsigned(I->W[K]); };
   const bool G94 = isGfx94Plus(Target);
 
-  switch (In.enc) {
+  switch (In.Encoding) {
   case Enc::SOP1:
   case Enc::SOP2:
   case Enc::SOPC:
-    if (In.dst != kNoOperand)
-      Ops.push_back(reg(In.dst, W(0)));
+    if (In.Dst != kNoOperand)
+      Ops.push_back(reg(In.Dst, W(0)));
     for (int K = 0; K < 2; ++K) {
-      if (In.src[K] == kNoOperand)
+      if (In.Src[K] == kNoOperand)
         continue;
       if (K == 1 && O == Op::S_SET_GPR_IDX_ON)
-        Ops.push_back(gprIdxMode(In.src[1]));
+        Ops.push_back(gprIdxMode(In.Src[1]));
       else
-        Ops.push_back(src(In, In.src[K], W(2 + K), I->t[K]));
+        Ops.push_back(src(In, In.Src[K], W(2 + K), I->T[K]));
     }
     break;
   case Enc::SOPK: {
-    uint32_t U = uint16_t(In.simm16);
+    uint32_t U = uint16_t(In.Simm16);
     if (O == Op::S_GETREG_B32) {
-      Ops.push_back(reg(In.dst, 1));
+      Ops.push_back(reg(In.Dst, 1));
       Ops.push_back(hwreg(U, Target));
     } else if (O == Op::S_SETREG_B32) {
       Ops.push_back(hwreg(U, Target));
-      Ops.push_back(reg(In.dst, 1));
+      Ops.push_back(reg(In.Dst, 1));
     } else if (O == Op::S_SETREG_IMM32_B32) {
       Ops.push_back(hwreg(U, Target));
-      Ops.push_back(hexText(In.literal));
+      Ops.push_back(hexText(In.Literal));
     } else if (O == Op::S_CALL_B64 || O == Op::S_CBRANCH_I_FORK) {
-      if (In.dst != kNoOperand)
-        Ops.push_back(reg(In.dst, W(0)));
+      if (In.Dst != kNoOperand)
+        Ops.push_back(reg(In.Dst, W(0)));
       Ops.push_back(fmt("%u", U));
     } else {
-      if (In.dst != kNoOperand)
-        Ops.push_back(reg(In.dst, W(0)));
+      if (In.Dst != kNoOperand)
+        Ops.push_back(reg(In.Dst, W(0)));
       Ops.push_back(hexText(U));
     }
     break;
   }
   case Enc::SOPP: {
-    uint32_t U = uint16_t(In.simm16);
+    uint32_t U = uint16_t(In.Simm16);
     switch (O) {
     case Op::S_WAITCNT:
       Ops.push_back(waitcnt(U));
@@ -530,248 +530,248 @@ std::string printInst(const Inst &In, Gfx Target, uint64_t Pc) {
     break;
   }
   case Enc::SMEM: {
-    if (In.dst != kNoOperand)
-      Ops.push_back(reg(In.dst, W(0)));
-    if (In.sbase != kNoOperand)
-      Ops.push_back(reg(In.sbase, W(2)));
-    if (In.smemImm) {
-      if (In.soffset != kNoOperand) {
-        Ops.push_back(reg(In.soffset, 1));
-        Tail += " offset:" + smemOffset(In.offset);
+    if (In.Dst != kNoOperand)
+      Ops.push_back(reg(In.Dst, W(0)));
+    if (In.Sbase != kNoOperand)
+      Ops.push_back(reg(In.Sbase, W(2)));
+    if (In.SmemImm) {
+      if (In.Soffset != kNoOperand) {
+        Ops.push_back(reg(In.Soffset, 1));
+        Tail += " offset:" + smemOffset(In.Offset);
       } else if (W(2)) {
-        Ops.push_back(smemOffset(In.offset));
+        Ops.push_back(smemOffset(In.Offset));
       }
-    } else if (In.soffset != kNoOperand && W(2)) {
-      Ops.push_back(reg(In.soffset, 1));
+    } else if (In.Soffset != kNoOperand && W(2)) {
+      Ops.push_back(reg(In.Soffset, 1));
     }
-    if (In.glc) // LLVM keeps "glc" for scalar memory on gfx940+ too
+    if (In.Glc) // LLVM keeps "glc" for scalar memory on gfx940+ too
       Tail += " glc";
-    if (In.nt)
+    if (In.Nt)
       Tail += " nv";
     break;
   }
   case Enc::VOP1:
   case Enc::VOP2:
   case Enc::VOPC: {
-    const bool Vopc = In.enc == Enc::VOPC;
+    const bool Vopc = In.Encoding == Enc::VOPC;
     if (Vopc) {
-      Ops.push_back(reg(In.sdst, 2));
-    } else if (In.dst != kNoOperand) {
-      Ops.push_back(reg(In.dst, W(0)));
+      Ops.push_back(reg(In.Sdst, 2));
+    } else if (In.Dst != kNoOperand) {
+      Ops.push_back(reg(In.Dst, W(0)));
     }
-    if (In.enc == Enc::VOP2 && isCarryOut(O))
+    if (In.Encoding == Enc::VOP2 && isCarryOut(O))
       Ops.push_back("vcc");
-    if (In.src[0] == kNoOperand)
+    if (In.Src[0] == kNoOperand)
       break;
     auto Src = [&](int K) {
-      std::string X = src(In, In.src[K], W(2 + K), I->t[K]);
-      if (In.form != VForm::Plain) {
-        if (In.form == VForm::Sdwa && ((In.sext >> K) & 1))
+      std::string X = src(In, In.Src[K], W(2 + K), I->T[K]);
+      if (In.Form != VForm::Plain) {
+        if (In.Form == VForm::Sdwa && ((In.Sext >> K) & 1))
           X = "sext(" + X + ")";
-        X = withMods(X, (In.neg >> K) & 1, (In.abs >> K) & 1);
+        X = withMods(X, (In.Neg >> K) & 1, (In.Abs >> K) & 1);
       }
       return X;
     };
     Ops.push_back(Src(0));
-    if (I->flags & kLitK) {
+    if (I->Flags & kLitK) {
       if (O == Op::V_MADMK_F32_E32 || O == Op::V_FMAMK_F32_E32 || O == Op::V_MADMK_F16_E32) {
-        Ops.push_back(hexText(In.literal));
+        Ops.push_back(hexText(In.Literal));
         Ops.push_back(Src(1));
       } else {
         Ops.push_back(Src(1));
-        Ops.push_back(hexText(In.literal));
+        Ops.push_back(hexText(In.Literal));
       }
       break;
     }
-    if (In.enc != Enc::VOP1)
+    if (In.Encoding != Enc::VOP1)
       Ops.push_back(Src(1));
-    if (In.enc == Enc::VOP2 && isCarryIn(O))
+    if (In.Encoding == Enc::VOP2 && isCarryIn(O))
       Ops.push_back("vcc");
-    if (In.form == VForm::Dpp) {
-      Tail += " " + dppCtrl(In.dppCtrl);
-      Tail += fmt(" row_mask:0x%x bank_mask:0x%x", In.rowMask, In.bankMask);
-      if (In.boundCtrl)
+    if (In.Form == VForm::Dpp) {
+      Tail += " " + dppCtrl(In.DppCtrl);
+      Tail += fmt(" row_mask:0x%x bank_mask:0x%x", In.RowMask, In.BankMask);
+      if (In.BoundCtrl)
         Tail += " bound_ctrl:1";
-    } else if (In.form == VForm::Sdwa) {
-      if (In.clamp)
+    } else if (In.Form == VForm::Sdwa) {
+      if (In.Clamp)
         Tail += " clamp";
-      Tail += omodStr(In.omod);
+      Tail += omodStr(In.Omod);
       // v_cvt_pk_f32_fp8/bf8 write a VGPR pair and have no dst_sel / dst_unused.
       const bool PairDst = O == Op::V_CVT_PK_F32_FP8_E32 || O == Op::V_CVT_PK_F32_BF8_E32;
       if (!Vopc && !PairDst) {
-        Tail += std::string(" dst_sel:") + selName(In.dstSel);
+        Tail += std::string(" dst_sel:") + selName(In.DstSel);
         static const char *const U[] = {"UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE",
                                         "UNUSED_PRESERVE"};
-        Tail += std::string(" dst_unused:") + U[In.dstUnused & 3];
+        Tail += std::string(" dst_unused:") + U[In.DstUnused & 3];
       }
-      Tail += std::string(" src0_sel:") + selName(In.srcSel[0]);
-      if (In.enc != Enc::VOP1)
-        Tail += std::string(" src1_sel:") + selName(In.srcSel[1]);
+      Tail += std::string(" src0_sel:") + selName(In.SrcSel[0]);
+      if (In.Encoding != Enc::VOP1)
+        Tail += std::string(" src1_sel:") + selName(In.SrcSel[1]);
     }
     break;
   }
   case Enc::VOP3: {
-    const bool Vop3b = I->flags & kVop3b;
-    if (In.opcode < 256)
-      Ops.push_back(reg(In.sdst, 2));
-    else if (In.dst != kNoOperand)
-      Ops.push_back(reg(In.dst, W(0)));
+    const bool Vop3b = I->Flags & kVop3b;
+    if (In.Opcode < 256)
+      Ops.push_back(reg(In.Sdst, 2));
+    else if (In.Dst != kNoOperand)
+      Ops.push_back(reg(In.Dst, W(0)));
     if (Vop3b)
-      Ops.push_back(reg(In.sdst, 2));
+      Ops.push_back(reg(In.Sdst, 2));
     const bool Bitop3 = O == Op::V_BITOP3_B32 || O == Op::V_BITOP3_B16;
     unsigned NSrc = 0;
-    const bool Mac = In.dst != kNoOperand && In.src[2] == In.dst && In.opcode >= 256 &&
-                     In.opcode < 320 && W(4) == 0;
+    const bool Mac = In.Dst != kNoOperand && In.Src[2] == In.Dst && In.Opcode >= 256 &&
+                     In.Opcode < 320 && W(4) == 0;
     for (int K = 0; K < 3; ++K) {
-      if (In.src[K] == kNoOperand || (K == 2 && Mac))
+      if (In.Src[K] == kNoOperand || (K == 2 && Mac))
         continue;
       ++NSrc;
       unsigned Wd = W(2 + K);
-      std::string X = src(In, In.src[K], Wd, I->t[K]);
-      Ops.push_back(Bitop3 ? X : withMods(X, (In.neg >> K) & 1, (In.abs >> K) & 1));
+      std::string X = src(In, In.Src[K], Wd, I->T[K]);
+      Ops.push_back(Bitop3 ? X : withMods(X, (In.Neg >> K) & 1, (In.Abs >> K) & 1));
     }
     if (Bitop3) {
       // gfx950 v_bitop3: the truth table lives in the neg (2:0), abs (5:3) and omod (7:6) fields.
-      unsigned Tt = In.neg | In.abs << 3 | In.omod << 6;
+      unsigned Tt = In.Neg | In.Abs << 3 | In.Omod << 6;
       if (Tt)
         Tail += fmt(" bitop3:0x%x", Tt);
-      if (In.opsel)
-        Tail += " op_sel:" + bitList(In.opsel, 4);
+      if (In.Opsel)
+        Tail += " op_sel:" + bitList(In.Opsel, 4);
       break;
     }
     // LLVM prints one op_sel bit per source, then the destination's (bit 3).
-    if (In.opsel)
+    if (In.Opsel)
       Tail += " op_sel:" +
-              bitList((In.opsel & ((1u << NSrc) - 1)) | ((In.opsel >> 3) & 1) << NSrc, NSrc + 1);
-    if (In.clamp)
+              bitList((In.Opsel & ((1u << NSrc) - 1)) | ((In.Opsel >> 3) & 1) << NSrc, NSrc + 1);
+    if (In.Clamp)
       Tail += " clamp";
-    Tail += omodStr(In.omod);
+    Tail += omodStr(In.Omod);
     break;
   }
   case Enc::VOP3P: {
-    if (In.dst != kNoOperand) // v_mfma_ld_scale_b32 has none
-      Ops.push_back(reg(In.dst, W(0)));
+    if (In.Dst != kNoOperand) // v_mfma_ld_scale_b32 has none
+      Ops.push_back(reg(In.Dst, W(0)));
     unsigned NSrc = 0;
-    const bool Mfma = I->flags & kMfma;
+    const bool Mfma = I->Flags & kMfma;
     const bool Mix = O == Op::V_MAD_MIX_F32 || O == Op::V_MAD_MIXLO_F16 || O == Op::V_MAD_MIXHI_F16;
     for (int K = 0; K < 3; ++K) {
-      if (In.src[K] == kNoOperand || (K == 2 && In.src[2] == In.dst &&
+      if (In.Src[K] == kNoOperand || (K == 2 && In.Src[2] == In.Dst &&
                                       (O == Op::V_PK_FMAC_F16_E32 || O == Op::V_PK_FMAC_F16_E64)))
         continue;
       ++NSrc;
       unsigned Width = f8f6f4SourceRegs(In, unsigned(K));
-      std::string X = src(In, In.src[K], Width ? Width : W(2 + K), I->t[K]);
+      std::string X = src(In, In.Src[K], Width ? Width : W(2 + K), I->T[K]);
       if (Mix)
-        X = withMods(X, (In.neg >> K) & 1, (In.negHi >> K) & 1);
+        X = withMods(X, (In.Neg >> K) & 1, (In.NegHi >> K) & 1);
       Ops.push_back(X);
     }
     if (Mfma && O != Op::V_MFMA_LD_SCALE_B32) {
-      if (In.cbsz)
-        Tail += fmt(" cbsz:%u", In.cbsz);
-      if (In.abid)
-        Tail += fmt(" abid:%u", In.abid);
-      if (In.blgp)
-        Tail += fmt(" blgp:%u", In.blgp);
+      if (In.Cbsz)
+        Tail += fmt(" cbsz:%u", In.Cbsz);
+      if (In.Abid)
+        Tail += fmt(" abid:%u", In.Abid);
+      if (In.Blgp)
+        Tail += fmt(" blgp:%u", In.Blgp);
       break;
     }
     if (O == Op::V_ACCVGPR_READ || O == Op::V_ACCVGPR_WRITE)
       break;
     unsigned All = (1u << NSrc) - 1;
-    if (In.opsel & All)
-      Tail += " op_sel:" + bitList(In.opsel, NSrc);
+    if (In.Opsel & All)
+      Tail += " op_sel:" + bitList(In.Opsel, NSrc);
     if (Mix) {
-      if (In.opselHi & All)
-        Tail += " op_sel_hi:" + bitList(In.opselHi, NSrc);
+      if (In.OpselHi & All)
+        Tail += " op_sel_hi:" + bitList(In.OpselHi, NSrc);
     } else {
-      if ((In.opselHi & All) != All)
-        Tail += " op_sel_hi:" + bitList(In.opselHi, NSrc);
-      if (In.neg & All)
-        Tail += " neg_lo:" + bitList(In.neg, NSrc);
-      if (In.negHi & All)
-        Tail += " neg_hi:" + bitList(In.negHi, NSrc);
+      if ((In.OpselHi & All) != All)
+        Tail += " op_sel_hi:" + bitList(In.OpselHi, NSrc);
+      if (In.Neg & All)
+        Tail += " neg_lo:" + bitList(In.Neg, NSrc);
+      if (In.NegHi & All)
+        Tail += " neg_hi:" + bitList(In.NegHi, NSrc);
     }
-    if (In.clamp)
+    if (In.Clamp)
       Tail += " clamp";
     break;
   }
   case Enc::DS: {
-    if (In.dst != kNoOperand)
-      Ops.push_back(reg(In.dst, W(0)));
-    if (In.addr != kNoOperand)
-      Ops.push_back(reg(In.addr, 1));
-    if (In.data0 != kNoOperand)
-      Ops.push_back(reg(In.data0, W(3)));
-    if (In.data1 != kNoOperand)
-      Ops.push_back(reg(In.data1, W(4)));
-    bool Two = std::strstr(I->name, "2st64") || std::strstr(I->name, "ds_read2") ||
-               std::strstr(I->name, "ds_write2") || std::strstr(I->name, "wrxchg2");
+    if (In.Dst != kNoOperand)
+      Ops.push_back(reg(In.Dst, W(0)));
+    if (In.Addr != kNoOperand)
+      Ops.push_back(reg(In.Addr, 1));
+    if (In.Data0 != kNoOperand)
+      Ops.push_back(reg(In.Data0, W(3)));
+    if (In.Data1 != kNoOperand)
+      Ops.push_back(reg(In.Data1, W(4)));
+    bool Two = std::strstr(I->Name, "2st64") || std::strstr(I->Name, "ds_read2") ||
+               std::strstr(I->Name, "ds_write2") || std::strstr(I->Name, "wrxchg2");
     if (O == Op::DS_SWIZZLE_B32) {
-      if (In.offset)
-        Tail += " offset:" + swizzle(unsigned(In.offset));
+      if (In.Offset)
+        Tail += " offset:" + swizzle(unsigned(In.Offset));
     } else if (Two) {
-      if (In.offset0)
-        Tail += fmt(" offset0:%u", In.offset0);
-      if (In.offset1)
-        Tail += fmt(" offset1:%u", In.offset1);
-    } else if (In.offset) {
-      Tail += fmt(" offset:%u", unsigned(In.offset));
+      if (In.Offset0)
+        Tail += fmt(" offset0:%u", In.Offset0);
+      if (In.Offset1)
+        Tail += fmt(" offset1:%u", In.Offset1);
+    } else if (In.Offset) {
+      Tail += fmt(" offset:%u", unsigned(In.Offset));
     }
-    if (In.gds)
+    if (In.Gds)
       Tail += " gds";
     break;
   }
   case Enc::FLAT:
   case Enc::GLOBAL:
   case Enc::SCRATCH: {
-    if (In.dst != kNoOperand)
-      Ops.push_back(reg(In.dst, W(0)));
-    if (In.enc == Enc::FLAT) {
-      Ops.push_back(reg(In.addr, 2));
-    } else if (In.enc == Enc::GLOBAL) {
-      Ops.push_back(reg(In.addr, In.saddr == kNoOperand ? 2 : 1));
+    if (In.Dst != kNoOperand)
+      Ops.push_back(reg(In.Dst, W(0)));
+    if (In.Encoding == Enc::FLAT) {
+      Ops.push_back(reg(In.Addr, 2));
+    } else if (In.Encoding == Enc::GLOBAL) {
+      Ops.push_back(reg(In.Addr, In.Saddr == kNoOperand ? 2 : 1));
     } else {
-      Ops.push_back(In.addr == kNoOperand ? std::string("off") : reg(In.addr, 1));
+      Ops.push_back(In.Addr == kNoOperand ? std::string("off") : reg(In.Addr, 1));
     }
-    if (In.data0 != kNoOperand)
-      Ops.push_back(reg(In.data0, W(3)));
-    if (In.enc != Enc::FLAT)
-      Ops.push_back(In.saddr == kNoOperand ? std::string("off")
-                                           : reg(In.saddr, In.enc == Enc::GLOBAL ? 2 : 1));
-    if (In.offset)
-      Tail += fmt(" offset:%d", In.offset);
+    if (In.Data0 != kNoOperand)
+      Ops.push_back(reg(In.Data0, W(3)));
+    if (In.Encoding != Enc::FLAT)
+      Ops.push_back(In.Saddr == kNoOperand ? std::string("off")
+                                           : reg(In.Saddr, In.Encoding == Enc::GLOBAL ? 2 : 1));
+    if (In.Offset)
+      Tail += fmt(" offset:%d", In.Offset);
     Tail += cacheBits(In, G94);
     break;
   }
   case Enc::MUBUF:
   case Enc::MTBUF: {
-    if (In.sbase == kNoOperand) { // buffer_wbinvl1 & co.
+    if (In.Sbase == kNoOperand) { // buffer_wbinvl1 & co.
       if (G94) {
-        if (In.sc0)
+        if (In.Sc0)
           Tail += " sc0";
-        if (In.sc1)
+        if (In.Sc1)
           Tail += " sc1";
       }
       break;
     }
-    uint16_t V = In.dst != kNoOperand ? In.dst : In.data0;
+    uint16_t V = In.Dst != kNoOperand ? In.Dst : In.Data0;
     if (V != kNoOperand)
       Ops.push_back(reg(V, W(0)));
-    if (In.addr == kNoOperand)
+    if (In.Addr == kNoOperand)
       Ops.push_back("off");
     else
-      Ops.push_back(reg(In.addr, In.idxen && In.offen ? 2 : 1));
-    Ops.push_back(reg(In.sbase, 4));
-    Ops.push_back(src(In, In.soffset, 1, kI32));
-    if (In.enc == Enc::MTBUF)
-      Tail += fmt(" format:%u", unsigned(In.dfmt | In.nfmt << 4));
-    if (In.idxen)
+      Ops.push_back(reg(In.Addr, In.Idxen && In.Offen ? 2 : 1));
+    Ops.push_back(reg(In.Sbase, 4));
+    Ops.push_back(src(In, In.Soffset, 1, kI32));
+    if (In.Encoding == Enc::MTBUF)
+      Tail += fmt(" format:%u", unsigned(In.Dfmt | In.Nfmt << 4));
+    if (In.Idxen)
       Tail += " idxen";
-    if (In.offen)
+    if (In.Offen)
       Tail += " offen";
-    if (In.offset)
-      Tail += fmt(" offset:%d", In.offset);
+    if (In.Offset)
+      Tail += fmt(" offset:%d", In.Offset);
     Tail += cacheBits(In, G94);
-    if (In.lds)
+    if (In.Lds)
       Tail += " lds";
     break;
   }

@@ -13,8 +13,8 @@ namespace asmevo::emu {
 inline unsigned mfmaOperandBase(const ExecCtx &c, const Inst &in, uint16_t code, unsigned regs,
                                 const char *what) {
   if (code < kVgprBase || code >= kAgprBase + 256 || vectorIndex(code) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.op)) + " at pc " +
-                                                  hexText(c.instPc) + ": " + what +
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.Operation)) + " at pc " +
+                                                  hexText(c.InstPc) + ": " + what +
                                                   " operand out of range");
   return vectorIndex(code);
 }

@@ -28,8 +28,8 @@ bool readsSrc0Whole(Op O) {
 // Whether src0 is read as a 64-bit register pair.
 bool src0Is64(const Inst &In, Gfx G) {
   const RegUses U = regUses(In, G);
-  for (unsigned I = 0; I < U.numReads; ++I)
-    if (U.reads[I].code == In.src[0] && U.reads[I].count >= 2)
+  for (unsigned I = 0; I < U.NumReads; ++I)
+    if (U.Reads[I].Code == In.Src[0] && U.Reads[I].Count >= 2)
       return true;
   return false;
 }
@@ -46,49 +46,50 @@ std::string opBase(Op O) {
 } // namespace
 
 std::optional<Refusal> formRefusal(const Inst &In, Gfx G) {
-  const bool Vop = In.enc == Enc::VOP1 || In.enc == Enc::VOP2 || In.enc == Enc::VOPC;
-  if (Vop && In.form == VForm::Dpp) {
-    if (!dppControlDefined(In.dppCtrl, G))
-      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hexText(In.dppCtrl)};
-    if (readsSrc0Whole(In.op))
+  const bool Vop = In.Encoding == Enc::VOP1 || In.Encoding == Enc::VOP2 || In.Encoding == Enc::VOPC;
+  if (Vop && In.Form == VForm::Dpp) {
+    if (!dppControlDefined(In.DppCtrl, G))
+      return Refusal{EmuErrorKind::IllegalInst, "reserved DPP control " + hexText(In.DppCtrl)};
+    if (readsSrc0Whole(In.Operation))
       return Refusal{EmuErrorKind::Unsupported,
-                     "the DPP form of " + opBase(In.op) +
+                     "the DPP form of " + opBase(In.Operation) +
                          " is not defined (the op does not read src0 per lane)"};
-    if (!isRowNewBcast(In.dppCtrl) && src0Is64(In, G))
+    if (!isRowNewBcast(In.DppCtrl) && src0Is64(In, G))
       return Refusal{EmuErrorKind::Unsupported,
-                     "DPP control " + hexText(In.dppCtrl) +
+                     "DPP control " + hexText(In.DppCtrl) +
                          " on a 64-bit operand (64-bit DPP takes row_newbcast only)"};
   }
-  if (Vop && In.form == VForm::Sdwa) {
-    if (In.srcSel[0] > 6 || In.srcSel[1] > 6)
+  if (Vop && In.Form == VForm::Sdwa) {
+    if (In.SrcSel[0] > 6 || In.SrcSel[1] > 6)
       return Refusal{EmuErrorKind::IllegalInst, "reserved SDWA source select"};
-    if (In.dstSel > 6 || In.dstUnused > 2)
+    if (In.DstSel > 6 || In.DstUnused > 2)
       return Refusal{EmuErrorKind::IllegalInst, "reserved SDWA destination select"};
-    if (readsSrc0Whole(In.op))
+    if (readsSrc0Whole(In.Operation))
       return Refusal{EmuErrorKind::Unsupported,
-                     "the SDWA form of " + opBase(In.op) +
+                     "the SDWA form of " + opBase(In.Operation) +
                          " is not defined (the op does not read src0 per lane)"};
   }
-  if (In.op == Op::V_MFMA_F32_16X16X128_F8F6F4 || In.op == Op::V_MFMA_F32_32X32X64_F8F6F4) {
-    if (In.cbsz > 4 || In.blgp > 4)
+  if (In.Operation == Op::V_MFMA_F32_16X16X128_F8F6F4 ||
+      In.Operation == Op::V_MFMA_F32_32X32X64_F8F6F4) {
+    if (In.Cbsz > 4 || In.Blgp > 4)
       return Refusal{EmuErrorKind::IllegalInst,
-                     "format code " + std::to_string(In.cbsz > 4 ? In.cbsz : In.blgp) +
+                     "format code " + std::to_string(In.Cbsz > 4 ? In.Cbsz : In.Blgp) +
                          " (cbsz selects A's format, blgp B's: 0..4) is invalid"};
   }
   return std::nullopt;
 }
 
-void markRefusal(Inst &In, Gfx G) { In.refused = formRefusal(In, G).has_value(); }
+void markRefusal(Inst &In, Gfx G) { In.Refused = formRefusal(In, G).has_value(); }
 
 void throwRefusal(const ExecCtx &C, const Inst &In) {
-  std::optional<Refusal> R = formRefusal(In, C.gfx);
+  std::optional<Refusal> R = formRefusal(In, C.Target);
   if (!R) // the mark and the predicate are one; a mark set by hand on an accepted instruction
     R = Refusal{EmuErrorKind::Unsupported, "marked refused"};
   throw EmuError(
       R->Kind,
       std::string(R->Kind == EmuErrorKind::Unsupported ? "unsupported instruction " : "") +
-          mnemonic(In, C.gfx) + " at pc " + hexText(C.instPc) + ": " + R->Why,
-      C.instPc);
+          mnemonic(In, C.Target) + " at pc " + hexText(C.InstPc) + ": " + R->Why,
+      C.InstPc);
 }
 
 } // namespace asmevo::emu

@@ -22,11 +22,11 @@ constexpr uint16_t kSccCode = 253;
 constexpr uint16_t kNumberedSgprs = 102; // s0..s101; codes 102.. are FLAT_SCRATCH, XNACK, VCC, ...
 
 struct RegRange {
-  uint16_t code = kNoOperand;
-  uint8_t count = 0;
-  bool contains(uint16_t c) const { return c >= code && c < code + count; }
+  uint16_t Code = kNoOperand;
+  uint8_t Count = 0;
+  bool contains(uint16_t c) const { return c >= Code && c < Code + Count; }
   bool overlaps(const RegRange &o) const {
-    return count && o.count && code < o.code + o.count && o.code < code + count;
+    return Count && o.Count && Code < o.Code + o.Count && o.Code < Code + Count;
   }
 };
 
@@ -52,24 +52,24 @@ enum MemAccess : uint8_t {
 
 struct RegUses {
   static constexpr unsigned kMaxReads = 8, kMaxWrites = 4;
-  RegRange reads[kMaxReads];
-  RegRange writes[kMaxWrites];
-  uint8_t numReads = 0, numWrites = 0;
-  IssueClass cls = IssueClass::Sopp;
-  uint8_t mem = kMemNone;   // MemAccess bits (memory instructions only)
-  bool returnsData = false; // a memory instruction whose result lands in `writes` later
+  RegRange Reads[kMaxReads];
+  RegRange Writes[kMaxWrites];
+  uint8_t NumReads = 0, NumWrites = 0;
+  IssueClass Cls = IssueClass::Sopp;
+  uint8_t Mem = kMemNone;   // MemAccess bits (memory instructions only)
+  bool ReturnsData = false; // a memory instruction whose result lands in `writes` later
   // The registers a pending store reads for its data (VMEM/FLAT/DS stores and atomics).
-  RegRange storeData;
+  RegRange StoreData;
   // The highest numbered SGPR (s0..s101), arch VGPR and AGPR index read or written; -1 if none.
   // The run checks them against the registers the kernel's descriptor allocates.
-  int16_t maxSgpr = -1, maxVgpr = -1, maxAgpr = -1;
+  int16_t MaxSgpr = -1, MaxVgpr = -1, MaxAgpr = -1;
   // The same as register counts (max + 1) in one word, VGPRs in bits 0-15, AGPRs 16-31, SGPRs
   // 32-47: regsExceed() checks all three with one subtraction.
-  uint64_t need = 0;
+  uint64_t Need = 0;
 
   bool writes_(uint16_t c) const {
-    for (unsigned i = 0; i < numWrites; ++i)
-      if (writes[i].contains(c))
+    for (unsigned i = 0; i < NumWrites; ++i)
+      if (Writes[i].contains(c))
         return true;
     return false;
   }
@@ -83,7 +83,7 @@ constexpr uint64_t packRegCounts(unsigned Vgprs, unsigned Agprs, unsigned Sgprs)
 // from bit 0: the first field whose limit is short is reached with no borrow from below and
 // its difference has bit 15 set; when no field is short there is no borrow anywhere.
 inline bool regsExceed(const RegUses &U, uint64_t Limits) {
-  return ((Limits - U.need) & 0x0000800080008000ull) != 0;
+  return ((Limits - U.Need) & 0x0000800080008000ull) != 0;
 }
 
 // The register reads and writes and the issue class of In on Target.

@@ -147,26 +147,27 @@ void StrictWave::report(const char *Rule, uint64_t Pc, Op Other, std::string Mes
 void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc) {
   (void)C;
   CurPc = Pc;
-  CurOp = In.op;
-  CurMem = U.mem;
+  CurOp = In.Operation;
+  CurMem = U.Mem;
   CurTouchedLds = false;
-  bool IsMem = U.cls == IssueClass::Smem || U.cls == IssueClass::Ds || U.cls == IssueClass::Vmem ||
-               U.cls == IssueClass::Flat;
+  bool IsMem = U.Cls == IssueClass::Smem || U.Cls == IssueClass::Ds || U.Cls == IssueClass::Vmem ||
+               U.Cls == IssueClass::Flat;
   if (IsMem) {
     CurSeq = NextSeq++;
-    G.Ops[Wave].push_back(StrictGroup::OpRecord{Pc, In.op, StrictGroup::kPendingEpoch});
+    G.Ops[Wave].push_back(StrictGroup::OpRecord{Pc, In.Operation, StrictGroup::kPendingEpoch});
   }
   if (XnackReplay)
     clauseCheck(In, U, Pc);
   std::string Why, Producer;
   const char *Rule = nullptr;
   if (!Hazards.check(In, U, Pc, Why, &Rule, &Producer) && fresh(Rule, Pc))
-    R.add(Rule, Pc, {opNameLower(In.op), Producer}, Why); // the rule's name is the finding's rule
+    R.add(Rule, Pc, {opNameLower(In.Operation), Producer},
+          Why); // the rule's name is the finding's rule
   if (Outstanding.empty())
     return;
-  for (unsigned I = 0; I < U.numReads; ++I) {
+  for (unsigned I = 0; I < U.NumReads; ++I) {
     uint16_t Code;
-    const Pending *P = pendingIn(U.reads[I], Code);
+    const Pending *P = pendingIn(U.Reads[I], Code);
     if (!P)
       continue;
     if (!fresh("pending-read", Pc))
@@ -180,22 +181,22 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
                                      : std::string(P->InVm ? "vmcnt" : "lgkmcnt") + "(" +
                                            std::to_string(Younger) + ")";
     report("pending-read", Pc, P->Opc,
-           describe(In.op, Pc) + " reads " + regName(RegRange{Code, 1}) + " before " +
+           describe(In.Operation, Pc) + " reads " + regName(RegRange{Code, 1}) + " before " +
                describe(P->Opc, P->Pc) + " has returned it (needs s_waitcnt " + Need + " first)");
     return;
   }
-  for (unsigned I = 0; I < U.numWrites; ++I) {
+  for (unsigned I = 0; I < U.NumWrites; ++I) {
     uint16_t Code;
-    const Pending *P = pendingIn(U.writes[I], Code);
+    const Pending *P = pendingIn(U.Writes[I], Code);
     if (!P)
       continue;
     // A later load of the same in-order queue returns after the earlier one: no hazard.
-    bool InOrderAfter = !P->OutOfOrder && ((P->InVm && U.cls == IssueClass::Vmem) ||
-                                           (!P->InVm && U.cls == IssueClass::Ds));
+    bool InOrderAfter = !P->OutOfOrder && ((P->InVm && U.Cls == IssueClass::Vmem) ||
+                                           (!P->InVm && U.Cls == IssueClass::Ds));
     if (InOrderAfter || !fresh("pending-overwrite", Pc))
       continue;
     report("pending-overwrite", Pc, P->Opc,
-           describe(In.op, Pc) + " writes " + regName(RegRange{Code, 1}) + " while " +
+           describe(In.Operation, Pc) + " writes " + regName(RegRange{Code, 1}) + " while " +
                describe(P->Opc, P->Pc) + " has not yet returned into it");
     return;
   }
@@ -203,8 +204,8 @@ void StrictWave::before(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t P
 
 // Soft clauses (see StrictCheck.h). EXEC reads are left out: no memory instruction writes EXEC.
 void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
-  bool Smem = U.cls == IssueClass::Smem;
-  bool VecMem = U.cls == IssueClass::Vmem || U.cls == IssueClass::Flat;
+  bool Smem = U.Cls == IssueClass::Smem;
+  bool VecMem = U.Cls == IssueClass::Vmem || U.Cls == IssueClass::Flat;
   if (!Smem && !VecMem) {
     Clause.clear();
     return;
@@ -212,30 +213,30 @@ void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
   if (!Clause.empty() && ClauseSmem != Smem)
     Clause.clear();
   ClauseSmem = Smem;
-  Clause.push_back(ClauseMember{&U, Pc, In.op});
+  Clause.push_back(ClauseMember{&U, Pc, In.Operation});
   if (Clause.size() < 2)
     return;
   auto overlaps = [](const RegRange &W, const RegUses &Other) {
-    for (unsigned I = 0; I < Other.numReads; ++I)
-      if (Other.reads[I].code != kExecLo && W.overlaps(Other.reads[I]))
+    for (unsigned I = 0; I < Other.NumReads; ++I)
+      if (Other.Reads[I].Code != kExecLo && W.overlaps(Other.Reads[I]))
         return true;
     return false;
   };
   bool AnyDefs = false;
   for (const ClauseMember &M : Clause)
-    AnyDefs |= M.U->numWrites > 0;
+    AnyDefs |= M.U->NumWrites > 0;
   const ClauseMember *Writer = nullptr, *Reader = nullptr;
   RegRange Reg;
   for (const ClauseMember &W : Clause)
-    for (unsigned I = 0; I < W.U->numWrites && !Writer; ++I)
+    for (unsigned I = 0; I < W.U->NumWrites && !Writer; ++I)
       for (const ClauseMember &Rd : Clause)
-        if (overlaps(W.U->writes[I], *Rd.U)) {
+        if (overlaps(W.U->Writes[I], *Rd.U)) {
           Writer = &W;
           Reader = &Rd;
-          Reg = W.U->writes[I];
+          Reg = W.U->Writes[I];
           break;
         }
-  bool StoreJoins = (U.mem & kMemWrite) && !(U.mem & kMemAtomic) && AnyDefs;
+  bool StoreJoins = (U.Mem & kMemWrite) && !(U.Mem & kMemAtomic) && AnyDefs;
   if ((Writer || StoreJoins) && fresh("xnack-soft-clause", Pc)) {
     std::string What =
         Writer ? describe(Writer->Opc, Writer->Pc) + " writes " + regName(Reg) + " that " +
@@ -243,7 +244,7 @@ void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
                                        : describe(Reader->Opc, Reader->Pc) + " reads")
                : std::string("a store joins a clause that writes registers");
     report("xnack-soft-clause", Pc, Writer ? Writer->Opc : Op::Count,
-           describe(In.op, Pc) + " joins a soft clause of " + std::to_string(Clause.size()) +
+           describe(In.Operation, Pc) + " joins a soft clause of " + std::to_string(Clause.size()) +
                " memory instructions in which " + What +
                ": an XNACK replay would use the new value (break the clause, e.g. s_nop 0)");
   }
@@ -253,8 +254,8 @@ void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
 
 // The pending load that will write a register of Rg (its first such register in Code).
 const StrictWave::Pending *StrictWave::pendingIn(const RegRange &Rg, uint16_t &Code) const {
-  for (unsigned K = 0; K < Rg.count; ++K) {
-    Code = uint16_t(Rg.code + K);
+  for (unsigned K = 0; K < Rg.Count; ++K) {
+    Code = uint16_t(Rg.Code + K);
     if (Code >= kAgprBase + 256 || !RegOwner[Code])
       continue;
     for (const Pending &P : Outstanding)
@@ -272,8 +273,8 @@ void StrictWave::retire(size_t Index) {
                                     [&](const DmaRange &D) { return D.Seq == P.Seq; }),
                      DmaPending.end());
   G.Ops[Wave][P.Seq].DoneEpoch = G.Epoch[Wave];
-  for (unsigned K = 0; K < P.Dst.count; ++K) {
-    uint16_t Code = uint16_t(P.Dst.code + K);
+  for (unsigned K = 0; K < P.Dst.Count; ++K) {
+    uint16_t Code = uint16_t(P.Dst.Code + K);
     if (Code < kAgprBase + 256 && RegOwner[Code] == P.Seq + 1)
       RegOwner[Code] = 0;
   }
@@ -336,23 +337,23 @@ void StrictWave::after(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc
   Hazards.issued(In, U, Pc);
   if (!LdsWrites.empty())
     ldsFinishWrites(C);
-  switch (U.cls) {
+  switch (U.Cls) {
   case IssueClass::Smem:
   case IssueClass::Ds:
   case IssueClass::Vmem:
   case IssueClass::Flat: {
     Pending P;
     P.Seq = CurSeq;
-    P.InVm = U.cls == IssueClass::Vmem || U.cls == IssueClass::Flat;
-    P.InLgkm = U.cls == IssueClass::Smem || U.cls == IssueClass::Ds ||
-               (U.cls == IssueClass::Flat && CurTouchedLds);
-    P.OutOfOrder = U.cls == IssueClass::Smem || U.cls == IssueClass::Flat;
-    P.Dst = U.returnsData && U.numWrites ? U.writes[0] : RegRange{};
+    P.InVm = U.Cls == IssueClass::Vmem || U.Cls == IssueClass::Flat;
+    P.InLgkm = U.Cls == IssueClass::Smem || U.Cls == IssueClass::Ds ||
+               (U.Cls == IssueClass::Flat && CurTouchedLds);
+    P.OutOfOrder = U.Cls == IssueClass::Smem || U.Cls == IssueClass::Flat;
+    P.Dst = U.ReturnsData && U.NumWrites ? U.Writes[0] : RegRange{};
     P.Pc = Pc;
-    P.Opc = In.op;
+    P.Opc = In.Operation;
     Outstanding.push_back(P);
-    for (unsigned K = 0; K < P.Dst.count; ++K) {
-      uint16_t Code = uint16_t(P.Dst.code + K);
+    for (unsigned K = 0; K < P.Dst.Count; ++K) {
+      uint16_t Code = uint16_t(P.Dst.Code + K);
       if (Code < kAgprBase + 256)
         RegOwner[Code] = P.Seq + 1;
     }
@@ -360,8 +361,8 @@ void StrictWave::after(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc
     break;
   }
   case IssueClass::Sopp:
-    if (In.op == Op::S_WAITCNT) {
-      uint32_t S = uint16_t(In.simm16);
+    if (In.Operation == Op::S_WAITCNT) {
+      uint32_t S = uint16_t(In.Simm16);
       unsigned Vm = (S & 0xf) | (((S >> 14) & 3) << 4), Lgkm = (S >> 8) & 0xf;
       WaitProfile &Wp = Waits[Pc];
       ++Wp.Executions;
@@ -373,11 +374,11 @@ void StrictWave::after(ExecCtx &C, const Inst &In, const RegUses &U, uint64_t Pc
       Wp.MaxVm = std::max(Wp.MaxVm, VmOut);
       Wp.MaxLgkm = std::max(Wp.MaxLgkm, LgkmOut);
       retireForWait(Vm, Lgkm);
-    } else if (In.op == Op::S_BARRIER) {
+    } else if (In.Operation == Op::S_BARRIER) {
       ++G.Epoch[Wave];
       if (G.Stores.size() > 256)
         G.pruneStores();
-    } else if (In.op == Op::S_ENDPGM || In.op == Op::S_ENDPGM_SAVED) {
+    } else if (In.Operation == Op::S_ENDPGM || In.Operation == Op::S_ENDPGM_SAVED) {
       retireForWait(0, 0);
     }
     break;
@@ -409,8 +410,8 @@ void StrictWave::ldsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
     return;
   if (CurMem & kMemWrite) {
     LdsWrites.push_back({uint32_t(Addr), Size, uint32_t(LdsOld.size())});
-    LdsOld.insert(LdsOld.end(), C.wg.lds.begin() + long(Addr),
-                  C.wg.lds.begin() + long(Addr + Size));
+    LdsOld.insert(LdsOld.end(), C.Wg.Lds.begin() + long(Addr),
+                  C.Wg.Lds.begin() + long(Addr + Size));
   }
   if (CurMem & kMemRead)
     ldsCheck(Addr, Size, false);
@@ -467,7 +468,7 @@ void StrictWave::ldsFinishWrites(ExecCtx &C) {
     uint64_t RunStart = 0;
     unsigned RunLen = 0;
     for (unsigned I = 0; I <= W.Size; ++I) {
-      bool Changed = I < W.Size && C.wg.lds[W.Addr + I] != LdsOld[W.Old + I];
+      bool Changed = I < W.Size && C.Wg.Lds[W.Addr + I] != LdsOld[W.Old + I];
       if (Changed) {
         if (!RunLen)
           RunStart = W.Addr + I;
@@ -540,7 +541,7 @@ void StrictWave::ldsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size, const uin
   uint64_t RunStart = 0;
   unsigned RunLen = 0;
   for (unsigned I = 0; I <= Size; ++I) {
-    const bool Changed = I < Size && C.wg.lds[Addr + I] != Data[I];
+    const bool Changed = I < Size && C.Wg.Lds[Addr + I] != Data[I];
     if (Changed) {
       if (!RunLen)
         RunStart = Addr + I;
@@ -561,12 +562,12 @@ void StrictWave::finish() {
   Repeats = 0;
 }
 
-void strictLdsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) { C.strict->ldsTouch(C, Addr, Size); }
+void strictLdsTouch(ExecCtx &C, uint64_t Addr, unsigned Size) { C.Strict->ldsTouch(C, Addr, Size); }
 void strictLdsDmaWrite(ExecCtx &C, uint64_t Addr, unsigned Size, const uint8_t *Data) {
-  C.strict->ldsDmaWrite(C, Addr, Size, Data);
+  C.Strict->ldsDmaWrite(C, Addr, Size, Data);
 }
 void strictGlobalTouch(ExecCtx &C, uint64_t Addr, unsigned Size) {
-  C.strict->globalTouch(C, Addr, Size);
+  C.Strict->globalTouch(C, Addr, Size);
 }
 
 } // namespace asmevo::emu

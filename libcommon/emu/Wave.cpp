@@ -69,7 +69,7 @@ static uint32_t specialScalar(const WaveState &w, uint16_t code) {
   case kSrcExecz:
     return w.exec() == 0;
   case kSrcScc:
-    return w.scc;
+    return w.Scc;
   default:
     throw EmuError(EmuErrorKind::IllegalInst,
                    "operand code " + std::to_string(code) + " names no readable scalar source");
@@ -84,11 +84,11 @@ uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t) {
 
 uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
   if (code < 127)
-    return w.s[code] | (uint64_t(w.s[code + 1]) << 32);
+    return w.S[code] | (uint64_t(w.S[code + 1]) << 32);
   if (code == kLiteralCode)
     // A 32-bit literal for a 64-bit float operand supplies the high half; for an integer
     // operand it is zero-extended (as LLVM's assembler and disassembler model it).
-    return t == OpType::F64 ? uint64_t(in.literal) << 32 : uint64_t(in.literal);
+    return t == OpType::F64 ? uint64_t(in.Literal) << 32 : uint64_t(in.Literal);
   if (isInlineConstantCode(code))
     return inlineConstant(code, t == OpType::F64 ? OpType::F64 : OpType::B64);
   if (code == kSrcSharedBase || code == kSrcPrivateBase || code == kSrcSharedLimit ||
@@ -101,15 +101,15 @@ void writeScalar32(WaveState &w, uint16_t code, uint32_t value) {
   if (code >= 128)
     throw EmuError(EmuErrorKind::IllegalInst,
                    "operand code " + std::to_string(code) + " is not a writable scalar register");
-  w.s[code] = value;
+  w.S[code] = value;
 }
 
 void writeScalar64(WaveState &w, uint16_t code, uint64_t value) {
   if (code >= 127)
     throw EmuError(EmuErrorKind::IllegalInst,
                    "operand code " + std::to_string(code) + " is not a writable register pair");
-  w.s[code] = uint32_t(value);
-  w.s[code + 1] = uint32_t(value >> 32);
+  w.S[code] = uint32_t(value);
+  w.S[code + 1] = uint32_t(value >> 32);
 }
 
 } // namespace asmevo::emu

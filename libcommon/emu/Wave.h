@@ -51,17 +51,17 @@ constexpr uint32_t kModeGprIdxEn = 1u << 27;
 constexpr uint32_t kModeVskip = 1u << 28;
 
 struct WaveState {
-  uint32_t s[128]; // scalar register space by operand code
-  bool scc = false;
-  uint64_t pc = 0;   // device address of the next instruction to fetch
-  uint32_t mode = 0; // HW_REG_MODE (rounding, denormals, IEEE, DX10 clamp)
-  uint32_t trapsts = 0;
-  uint32_t priority = 0;
+  uint32_t S[128]; // scalar register space by operand code
+  bool Scc = false;
+  uint64_t Pc = 0;   // device address of the next instruction to fetch
+  uint32_t Mode = 0; // HW_REG_MODE (rounding, denormals, IEEE, DX10 clamp)
+  uint32_t Trapsts = 0;
+  uint32_t Priority = 0;
   // Scheduling state.
-  bool done = false;        // executed s_endpgm
-  bool atBarrier = false;   // waiting in s_barrier
-  unsigned waveInGroup = 0; // wave index within its workgroup
-  uint64_t instCount = 0;   // instructions executed (a model count, not time)
+  bool Done = false;        // executed s_endpgm
+  bool AtBarrier = false;   // waiting in s_barrier
+  unsigned WaveInGroup = 0; // wave index within its workgroup
+  uint64_t InstCount = 0;   // instructions executed (a model count, not time)
   // Loads into LDS (buffer_load_* lds, global_load_lds_*) whose data has not landed: they land
   // when an s_waitcnt vmcnt proves them complete, or at s_endpgm (ExecVmem.cpp). vmemIssued
   // counts the vector memory instructions (vmcnt's, in issue order) the wave has issued.
@@ -71,33 +71,33 @@ struct WaveState {
     uint8_t Bytes[16];
     uint8_t Size;
   };
-  std::vector<PendingLdsWrite> pendingLds;
-  uint64_t vmemIssued = 0;
+  std::vector<PendingLdsWrite> PendingLds;
+  uint64_t VmemIssued = 0;
   // The prefix of a scaled MFMA (v_mfma_ld_scale_b32) just executed, for the MFMA after it.
-  bool mfmaScalePending = false;
-  uint64_t mfmaScalePc = 0;
-  Inst mfmaScale;
-  alignas(64) uint32_t v[kNumVectorRegs * kWaveSize];
+  bool MfmaScalePending = false;
+  uint64_t MfmaScalePc = 0;
+  Inst MfmaScale;
+  alignas(64) uint32_t V[kNumVectorRegs * kWaveSize];
 
   WaveState() {
-    std::memset(s, 0, sizeof(s));
-    std::memset(v, 0, sizeof(v));
+    std::memset(S, 0, sizeof(S));
+    std::memset(V, 0, sizeof(V));
   }
 
-  uint64_t exec() const { return s[kExecLo] | (uint64_t(s[kExecHi]) << 32); }
+  uint64_t exec() const { return S[kExecLo] | (uint64_t(S[kExecHi]) << 32); }
   void setExec(uint64_t m) {
-    s[kExecLo] = uint32_t(m);
-    s[kExecHi] = uint32_t(m >> 32);
+    S[kExecLo] = uint32_t(m);
+    S[kExecHi] = uint32_t(m >> 32);
   }
-  uint64_t vcc() const { return s[kVccLo] | (uint64_t(s[kVccHi]) << 32); }
+  uint64_t vcc() const { return S[kVccLo] | (uint64_t(S[kVccHi]) << 32); }
   void setVcc(uint64_t m) {
-    s[kVccLo] = uint32_t(m);
-    s[kVccHi] = uint32_t(m >> 32);
+    S[kVccLo] = uint32_t(m);
+    S[kVccHi] = uint32_t(m >> 32);
   }
 
   // Row of 64 lanes of unified vector register `index` (0..511).
-  uint32_t *vrow(unsigned index) { return &v[index * kWaveSize]; }
-  const uint32_t *vrow(unsigned index) const { return &v[index * kWaveSize]; }
+  uint32_t *vrow(unsigned index) { return &V[index * kWaveSize]; }
+  const uint32_t *vrow(unsigned index) const { return &V[index * kWaveSize]; }
   // Row of a vector operand code (256..767).
   uint32_t *vrowOf(uint16_t code) { return vrow(vectorIndex(code)); }
   const uint32_t *vrowOf(uint16_t code) const { return vrow(vectorIndex(code)); }
@@ -120,9 +120,9 @@ bool isInlineConstantCode(uint16_t code);
 uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t);
 inline uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
   if (code < 128)
-    return w.s[code];
+    return w.S[code];
   if (code == kLiteralCode)
-    return in.literal;
+    return in.Literal;
   if (code <= 208 && (t == OpType::B32 || t == OpType::F32))
     return uint32_t(inlineInteger(code));
   return readScalar32Other(w, code, t);

@@ -47,7 +47,7 @@ namespace {
 
 // dim3 (hip_runtime_api.h): three unsigned, passed by value.
 struct Dim3 {
-  uint32_t x, y, z;
+  uint32_t X, Y, Z;
 };
 
 struct Module {
@@ -576,8 +576,8 @@ hipError_t hipLaunchKernel(const void *Function, Dim3 Grid, Dim3 Block, void **A
   if (Fb == S.FatBinaries.end() || !fatBinaryCode(Fb->second, Code, Origin))
     return notCaptured(S, Name, "no code object for the device in the fat binary of '" + Name + "'",
                        Launch);
-  launch::DispatchCall D = dispatchOf(Name, Code, Origin, {Grid.x, Grid.y, Grid.z},
-                                      {Block.x, Block.y, Block.z}, Lds, Stream);
+  launch::DispatchCall D = dispatchOf(Name, Code, Origin, {Grid.X, Grid.Y, Grid.Z},
+                                      {Block.X, Block.Y, Block.Z}, Lds, Stream);
   D.KernelParams = Args;
   const void *FatBinary = Hi->second.FatBinary;
   D.FindGlobal = [FatBinary](const std::string &N) { return fatBinaryGlobal(FatBinary, N); };

@@ -18,24 +18,24 @@ namespace asmevo::test {
 
 // The fake's control functions.
 struct Fake {
-  void (*reset)();
-  void (*fail)(const char *, int);
-  void (*failAfter)(const char *, int, int);
-  void (*setDevices)(int, int);
-  void (*setArch)(const char *);
-  void (*setElapsedMs)(float);
-  void (*setElapsedSequence)(const float *, int);
-  void (*setClockRate)(int);
-  const char *(*calls)();
-  int (*liveAllocations)();
-  void (*ignoreAddressHint)(int);
-  int (*liveVirtualMemory)();
-  int (*liveModules)();
-  int (*liveEvents)();
-  size_t (*lastImage)(const void **, void *, size_t);
-  size_t (*lastKernarg)(void *, size_t);
-  int (*kernargCount)();
-  size_t (*kernarg)(int, void *, size_t);
+  void (*Reset)();
+  void (*Fail)(const char *, int);
+  void (*FailAfter)(const char *, int, int);
+  void (*SetDevices)(int, int);
+  void (*SetArch)(const char *);
+  void (*SetElapsedMs)(float);
+  void (*SetElapsedSequence)(const float *, int);
+  void (*SetClockRate)(int);
+  const char *(*Calls)();
+  int (*LiveAllocations)();
+  void (*IgnoreAddressHint)(int);
+  int (*LiveVirtualMemory)();
+  int (*LiveModules)();
+  int (*LiveEvents)();
+  size_t (*LastImage)(const void **, void *, size_t);
+  size_t (*LastKernarg)(void *, size_t);
+  int (*KernargCount)();
+  size_t (*Kernarg)(int, void *, size_t);
 
   explicit Fake(const char *Path) {
     void *H = dlopen(Path, RTLD_NOW | RTLD_LOCAL);
@@ -50,28 +50,28 @@ struct Fake {
         std::abort();
       }
     };
-    get(reset, "fakehip_reset");
-    get(fail, "fakehip_fail");
-    get(failAfter, "fakehip_fail_after");
-    get(setDevices, "fakehip_set_devices");
-    get(setArch, "fakehip_set_arch");
-    get(setElapsedMs, "fakehip_set_elapsed_ms");
-    get(setElapsedSequence, "fakehip_set_elapsed_sequence");
-    get(setClockRate, "fakehip_set_clock_rate");
-    get(calls, "fakehip_calls");
-    get(liveAllocations, "fakehip_live_allocations");
-    get(ignoreAddressHint, "fakehip_ignore_address_hint");
-    get(liveVirtualMemory, "fakehip_live_virtual_memory");
-    get(liveModules, "fakehip_live_modules");
-    get(liveEvents, "fakehip_live_events");
-    get(lastImage, "fakehip_last_image");
-    get(lastKernarg, "fakehip_last_kernarg");
-    get(kernargCount, "fakehip_kernarg_count");
-    get(kernarg, "fakehip_kernarg");
+    get(Reset, "fakehip_reset");
+    get(Fail, "fakehip_fail");
+    get(FailAfter, "fakehip_fail_after");
+    get(SetDevices, "fakehip_set_devices");
+    get(SetArch, "fakehip_set_arch");
+    get(SetElapsedMs, "fakehip_set_elapsed_ms");
+    get(SetElapsedSequence, "fakehip_set_elapsed_sequence");
+    get(SetClockRate, "fakehip_set_clock_rate");
+    get(Calls, "fakehip_calls");
+    get(LiveAllocations, "fakehip_live_allocations");
+    get(IgnoreAddressHint, "fakehip_ignore_address_hint");
+    get(LiveVirtualMemory, "fakehip_live_virtual_memory");
+    get(LiveModules, "fakehip_live_modules");
+    get(LiveEvents, "fakehip_live_events");
+    get(LastImage, "fakehip_last_image");
+    get(LastKernarg, "fakehip_last_kernarg");
+    get(KernargCount, "fakehip_kernarg_count");
+    get(Kernarg, "fakehip_kernarg");
   }
   std::vector<std::string> callList() const {
     std::vector<std::string> L;
-    std::istringstream S(calls());
+    std::istringstream S(Calls());
     for (std::string Line; std::getline(S, Line);)
       L.push_back(Line);
     return L;
@@ -84,7 +84,7 @@ struct Fake {
   }
   std::vector<uint8_t> kernargOf(int I) const {
     std::vector<uint8_t> K(4096);
-    K.resize(std::min<size_t>(kernarg(I, K.data(), K.size()), K.size()));
+    K.resize(std::min<size_t>(Kernarg(I, K.data(), K.size()), K.size()));
     return K;
   }
 };

@@ -42,12 +42,12 @@ Fake &fake5() {
 class HipFake : public ::testing::Test {
 protected:
   void SetUp() override {
-    F.reset();
+    F.Reset();
     auto O = openCodeObject(emu::test::tritonObject("gfx942", "vector_add_fp32"));
     ASSERT_TRUE(bool(O)) << llvm::toString(O.takeError());
     Obj = std::move(*O);
   }
-  void TearDown() override { F.reset(); }
+  void TearDown() override { F.Reset(); }
 
   std::unique_ptr<Device> open() {
     auto D = openDevice("hip", "gfx942");
@@ -98,28 +98,28 @@ TEST_F(HipFake, OpenAndInfo) {
 TEST_F(HipFake, OpenRocm5PropertiesLayout) {
   ScopedEnv Env5("ASMEVO_HIP_LIBRARY", ASMEVO_FAKE_HIP5);
   Fake &F5 = fake5();
-  F5.reset();
+  F5.Reset();
   auto D = openDevice("hip", "gfx942");
   ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
   EXPECT_EQ((*D)->info().Name, "Fake MI300X (gfx942:sramecc+:xnack-)");
   EXPECT_EQ((*D)->info().Arch, "gfx942");
   EXPECT_DOUBLE_EQ((*D)->info().ClockMHz, 2100); // clockRate at 308, not 348
   EXPECT_TRUE(F5.called("hipGetDeviceProperties(0)"));
-  F5.setArch("gfx90a:sramecc-:xnack+");
-  F5.setClockRate(1700000);
+  F5.SetArch("gfx90a:sramecc-:xnack+");
+  F5.SetClockRate(1700000);
   auto D2 = openDevice("hip", "gfx90a");
   ASSERT_TRUE(bool(D2)) << llvm::toString(D2.takeError());
   EXPECT_EQ((*D2)->info().Name, "Fake MI300X (gfx90a:sramecc-:xnack+)");
   EXPECT_EQ((*D2)->info().Arch, "gfx90a");
   EXPECT_DOUBLE_EQ((*D2)->info().ClockMHz, 1700);
-  F5.reset();
+  F5.Reset();
 }
 
 // A clockRate that is not a clock (0, negative, above 10 GHz: another layout) reads as unknown.
 TEST_F(HipFake, ClockUnknown) {
   for (int KHz : {0, -1, 1515870810, 1801000}) {
     SCOPED_TRACE(KHz);
-    F.setClockRate(KHz);
+    F.SetClockRate(KHz);
     auto D = open();
     ASSERT_TRUE(D);
     EXPECT_DOUBLE_EQ(D->info().ClockMHz, KHz == 1801000 ? 1801 : 0);
@@ -133,7 +133,7 @@ TEST_F(HipFake, ArchMismatchRefused) {
   EXPECT_EQ(Fl.Exit, 2);
   EXPECT_FALSE(F.called("hipSetDevice"));
   // A garbled gcnArchName (a layout mismatch) is caught, not trusted.
-  F.setArch("");
+  F.SetArch("");
   Failure G = failure(openDevice("hip", "gfx942").takeError());
   EXPECT_EQ(G.Exit, 3);
   EXPECT_NE(G.Message.find("cannot read the architecture of GPU 0 from "
@@ -143,12 +143,12 @@ TEST_F(HipFake, ArchMismatchRefused) {
 }
 
 TEST_F(HipFake, NoDevice) {
-  F.setDevices(0, 100);
+  F.SetDevices(0, 100);
   Failure A = failure(openDevice("hip", "gfx942").takeError());
   EXPECT_EQ(A.Message, "no AMD GPU found: hipGetDeviceCount returned no ROCm-capable device is "
                        "detected (hipErrorNoDevice, 100)");
   EXPECT_EQ(A.Exit, 2);
-  F.setDevices(0, 0);
+  F.SetDevices(0, 0);
   Failure B = failure(openDevice("hip", "gfx942").takeError());
   EXPECT_EQ(B.Message, "no AMD GPU found: hipGetDeviceCount returned 0 devices");
   EXPECT_EQ(B.Exit, 2);
@@ -199,7 +199,7 @@ TEST_F(HipFake, MemoryRoundTrip) {
   uint64_t A = llvm::cantFail(D->alloc(4096, "a"));
   uint64_t B = llvm::cantFail(D->alloc(0, "empty"));
   EXPECT_NE(A, 0u);
-  EXPECT_EQ(F.liveAllocations(), 2);
+  EXPECT_EQ(F.LiveAllocations(), 2);
   EXPECT_TRUE(F.called("hipMalloc(4096)"));
   EXPECT_TRUE(F.called("hipMalloc(1)")); // a zero-byte allocation still gets an address
   // New allocations read as zero (hipMalloc's memory does not: the backend zeroes it).
@@ -235,14 +235,14 @@ TEST_F(HipFake, MemoryRoundTrip) {
   EXPECT_EQ(At.Exit, 2);
   // free.
   ASSERT_FALSE(bool(D->free(A)));
-  EXPECT_EQ(F.liveAllocations(), 1);
+  EXPECT_EQ(F.LiveAllocations(), 1);
   Failure Again = failure(D->free(A));
   EXPECT_EQ(Again.Message, "no device allocation starts at " + hex(A));
   Failure Gone = failure(D->read(A, &R, 4));
   EXPECT_EQ(Gone.Exit, 2);
   // The device frees what is left when it goes.
   D.reset();
-  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 0);
 }
 
 // place(): one reservation per span of 4 KiB pages the wanted ranges touch, asked for at the
@@ -261,7 +261,7 @@ void checkPlace(Fake &F, std::unique_ptr<Device> D, bool Granted) {
   for (const std::string &C : Calls)
     if (C.rfind("hipMem", 0) == 0 && C.rfind("hipMemcpy", 0) != 0)
       Vmm.push_back(C);
-  ASSERT_EQ(Vmm.size(), 9u) << F.calls();
+  ASSERT_EQ(Vmm.size(), 9u) << F.Calls();
   EXPECT_EQ(Vmm[0], "hipMemGetAllocationGranularity(option 0)");
   // a and b: pages 0 and 1 (b ends at 0x400 + 5000 = 0x1788), so 8192 bytes at Base.
   EXPECT_EQ(Vmm[1], "hipMemAddressReserve(8192, 4096, " + hex(Base) + ", 0)");
@@ -293,17 +293,17 @@ void checkPlace(Fake &F, std::unique_ptr<Device> D, bool Granted) {
   Failure Free = failure(D->free(A));
   EXPECT_EQ(Free.Message,
             "the placed region at " + hex(A) + " is released with the device, not freed");
-  EXPECT_GT(F.liveVirtualMemory(), 0);
+  EXPECT_GT(F.LiveVirtualMemory(), 0);
   D.reset();
-  EXPECT_EQ(F.liveVirtualMemory(), 0);
+  EXPECT_EQ(F.LiveVirtualMemory(), 0);
   EXPECT_TRUE(F.called("hipMemUnmap(" + hex(A & ~0xfffull) + ", 8192)"));
   EXPECT_TRUE(F.called("hipMemAddressFree(" + hex(C & ~0xfffull) + ", 4096)"));
 }
 
 TEST_F(HipFake, PlaceAtRecordedAddresses) {
   checkPlace(F, open(), true);
-  F.reset();
-  F.ignoreAddressHint(1);
+  F.Reset();
+  F.IgnoreAddressHint(1);
   checkPlace(F, open(), false);
 }
 
@@ -311,35 +311,35 @@ TEST_F(HipFake, PlaceWithTheRocm5PropertiesLayout) {
   // The fake of ROCm 5 refuses a hipMemAllocationProp in ROCm 6's layout, and the other way.
   ScopedEnv Env5("ASMEVO_HIP_LIBRARY", ASMEVO_FAKE_HIP5);
   Fake &F5 = fake5();
-  F5.reset();
+  F5.Reset();
   auto D = openDevice("hip", "gfx942");
   ASSERT_TRUE(bool(D)) << llvm::toString(D.takeError());
   checkPlace(F5, std::move(*D), true);
-  F5.reset();
+  F5.Reset();
 }
 
 TEST_F(HipFake, PlaceFailuresUndoWhatWasDone) {
   const uint64_t Want = 0x7e5b00000000ull;
-  F.fail("hipMemMap", 2);
+  F.Fail("hipMemMap", 2);
   auto D = open();
   std::vector<Device::Placement> Ps = {{Want, 4096, "region 0x7e5b00000000", 0}};
   Failure M = failure(D->place(Ps));
   EXPECT_EQ(M.Message, "hipMemMap failed for 4096 bytes at 0x7e5b00000000 (region "
                        "0x7e5b00000000): out of memory (hipErrorOutOfMemory, 2)");
-  EXPECT_EQ(F.liveVirtualMemory(), 0);
+  EXPECT_EQ(F.LiveVirtualMemory(), 0);
   EXPECT_TRUE(F.called("hipMemRelease"));
   EXPECT_TRUE(F.called("hipMemAddressFree(" + hex(Want) + ", 4096)"));
-  F.fail("hipMemMap", 0);
-  F.fail("hipMemAddressReserve", 2);
+  F.Fail("hipMemMap", 0);
+  F.Fail("hipMemAddressReserve", 2);
   Failure R = failure(D->place(Ps));
   EXPECT_EQ(R.Message, "hipMemAddressReserve failed for 4096 bytes at 0x7e5b00000000 (region "
                        "0x7e5b00000000): out of memory (hipErrorOutOfMemory, 2)");
-  F.fail("hipMemAddressReserve", 0);
+  F.Fail("hipMemAddressReserve", 0);
   std::vector<Device::Placement> Empty = {{Want, 0, "empty", 0}};
   Failure Z = failure(D->place(Empty));
   EXPECT_EQ(Z.Message, "cannot place 0 bytes at 0x7e5b00000000");
   D.reset();
-  EXPECT_EQ(F.liveVirtualMemory(), 0);
+  EXPECT_EQ(F.LiveVirtualMemory(), 0);
 }
 
 TEST_F(HipFake, LoadPassesTheExactCodeObject) {
@@ -350,13 +350,13 @@ TEST_F(HipFake, LoadPassesTheExactCodeObject) {
   EXPECT_EQ(&(*M)->codeObject(), &Obj->C);
   const void *Ptr = nullptr;
   std::vector<uint8_t> Got(Obj->C.Bytes.size() + 64);
-  size_t N = F.lastImage(&Ptr, Got.data(), Got.size());
+  size_t N = F.LastImage(&Ptr, Got.data(), Got.size());
   EXPECT_EQ(Ptr, static_cast<const void *>(Obj->C.Bytes.data()));
   ASSERT_EQ(N, Obj->C.Bytes.size());
   EXPECT_EQ(std::memcmp(Got.data(), Obj->C.Bytes.data(), N), 0);
-  EXPECT_EQ(F.liveModules(), 1);
+  EXPECT_EQ(F.LiveModules(), 1);
   M->reset();
-  EXPECT_EQ(F.liveModules(), 0); // the module is unloaded with hipModuleUnload
+  EXPECT_EQ(F.LiveModules(), 0); // the module is unloaded with hipModuleUnload
   EXPECT_TRUE(F.called("hipModuleUnload("));
 }
 
@@ -368,7 +368,7 @@ TEST_F(HipFake, LaunchPassesGeometryLdsAndKernarg) {
            O = llvm::cantFail(D->alloc(2048, "out"));
   LaunchParams P = params(X, Y, O, 512);
   P.DynamicLds = 1024;
-  F.setElapsedMs(2.5f);
+  F.SetElapsedMs(2.5f);
   auto Before = F.callList().size();
   auto R = D->launch(*M, P);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
@@ -379,7 +379,7 @@ TEST_F(HipFake, LaunchPassesGeometryLdsAndKernarg) {
   EXPECT_EQ(R->LaneInstructions, 0u);
   // The kernarg segment exactly as given, its size through `extra`.
   std::vector<uint8_t> K(P.Kernarg.size() + 64, 0xcc);
-  EXPECT_EQ(F.lastKernarg(K.data(), K.size()), P.Kernarg.size());
+  EXPECT_EQ(F.LastKernarg(K.data(), K.size()), P.Kernarg.size());
   K.resize(P.Kernarg.size());
   EXPECT_EQ(K, P.Kernarg);
   // The calls, in order: events around the launch, then the waits.
@@ -396,7 +396,7 @@ TEST_F(HipFake, LaunchPassesGeometryLdsAndKernarg) {
                 "hipEventRecord(event 2, stream (nil))", "hipEventSynchronize(event 2)",
                 "hipEventElapsedTime(event 1, event 2)", "hipDeviceSynchronize()",
                 "hipGetLastError()", "hipEventDestroy(event 1)", "hipEventDestroy(event 2)"}));
-  EXPECT_EQ(F.liveEvents(), 0);
+  EXPECT_EQ(F.LiveEvents(), 0);
 }
 
 TEST_F(HipFake, LaunchGridIn3D) {
@@ -409,7 +409,7 @@ TEST_F(HipFake, LaunchGridIn3D) {
   auto R = D->launch(*M, P);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_TRUE(F.called("hipModuleLaunchKernel(add_kernel, grid 2,3,4, block 64,2,1, shared 0,"))
-      << F.calls();
+      << F.Calls();
   EXPECT_EQ(R->Workgroups, 24u);
   EXPECT_EQ(R->Waves, 48u); // 128 work-items: two wave64 waves per workgroup
 }
@@ -424,7 +424,7 @@ TEST_F(HipFake, KernargPaddedToTheSegment) {
   P.Kernarg.resize(8);
   ASSERT_TRUE(bool(D->launch(*M, P)));
   std::vector<uint8_t> K(Full.Kernarg.size());
-  ASSERT_EQ(F.lastKernarg(K.data(), K.size()), Full.Kernarg.size());
+  ASSERT_EQ(F.LastKernarg(K.data(), K.size()), Full.Kernarg.size());
   std::vector<uint8_t> Want(Full.Kernarg.size(), 0);
   std::memcpy(Want.data(), Full.Kernarg.data(), 8);
   EXPECT_EQ(K, Want);
@@ -490,7 +490,7 @@ TEST_F(HipFake, FlushCaches) {
                      "hipMalloc(4096)", "hipMemset(" + P + ", 1, 4096)", "hipDeviceSynchronize()",
                      "hipMemset(" + P + ", 2, 4096)", "hipDeviceSynchronize()",
                      "hipMemset(" + P + ", 3, 1000)", "hipDeviceSynchronize()"}));
-  EXPECT_EQ(F.liveAllocations(), 1);
+  EXPECT_EQ(F.LiveAllocations(), 1);
   // Not one of the caller's allocations.
   uint64_t A = std::strtoull(P.c_str(), nullptr, 16);
   EXPECT_EQ(failure(D->free(A)).Message, "no device allocation starts at " + P);
@@ -506,46 +506,46 @@ TEST_F(HipFake, FlushCaches) {
   EXPECT_EQ(Got,
             (std::vector<std::string>{"hipFree(" + P + ")", "hipMalloc(8192)",
                                       "hipMemset(" + Q + ", 4, 8192)", "hipDeviceSynchronize()"}));
-  EXPECT_EQ(F.liveAllocations(), 1);
+  EXPECT_EQ(F.LiveAllocations(), 1);
   D.reset();
-  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 0);
   EXPECT_TRUE(F.called("hipFree(" + Q + ")"));
 }
 
 TEST_F(HipFake, FlushCachesFailures) {
   auto D = open();
   ASSERT_TRUE(D);
-  F.fail("hipMalloc", 2);
+  F.Fail("hipMalloc", 2);
   Failure M = failure(D->flushCaches(4096));
   EXPECT_EQ(M.Message, "hipMalloc failed for the cache-flush buffer of 4096 bytes: out of memory "
                        "(hipErrorOutOfMemory, 2)");
   EXPECT_EQ(M.Exit, 3);
   EXPECT_FALSE(F.called("hipMemset"));
-  F.fail("hipMalloc", 0);
-  F.fail("hipMemset", 1);
+  F.Fail("hipMalloc", 0);
+  F.Fail("hipMemset", 1);
   Failure S = failure(D->flushCaches(4096));
   EXPECT_EQ(S.Message, "hipMemset failed flushing the caches (4096 bytes): invalid argument "
                        "(hipErrorInvalidValue, 1)");
   EXPECT_EQ(S.Exit, 3);
-  EXPECT_EQ(F.liveAllocations(), 1); // allocated (after the failed hipMalloc) and kept
-  F.fail("hipMemset", 0);
-  F.fail("hipDeviceSynchronize", 719);
+  EXPECT_EQ(F.LiveAllocations(), 1); // allocated (after the failed hipMalloc) and kept
+  F.Fail("hipMemset", 0);
+  F.Fail("hipDeviceSynchronize", 719);
   Failure W = failure(D->flushCaches(4096));
   EXPECT_EQ(W.Message, "hipDeviceSynchronize failed after flushing the caches: unspecified "
                        "launch failure (hipErrorLaunchFailure, 719)");
   EXPECT_EQ(W.Exit, 3);
-  F.fail("hipDeviceSynchronize", 0);
+  F.Fail("hipDeviceSynchronize", 0);
   ASSERT_FALSE(bool(D->flushCaches(4096)));
   // One buffer for all of it.
   int Mallocs = 0;
   for (const std::string &C : F.callList())
     Mallocs += C.rfind("hipMalloc(", 0) == 0;
   EXPECT_EQ(Mallocs, 2); // the failed one and the one kept
-  F.fail("hipFree", 17);
+  F.Fail("hipFree", 17);
   Failure R = failure(D->flushCaches(8192));
   EXPECT_EQ(R.Message, "hipFree failed releasing the cache-flush buffer: unknown error "
                        "(hipErrorInvalidDevicePointer, 17)");
-  F.fail("hipFree", 0);
+  F.Fail("hipFree", 0);
   // The emulator has no caches to flush.
   auto Emu = createEmuDevice("gfx942");
   Failure E = failure(Emu->flushCaches(4096));
@@ -560,7 +560,7 @@ TEST_F(HipFake, ElapsedSequenceAndKernargs) {
   ASSERT_TRUE(D);
   auto M = llvm::cantFail(D->load(Obj->C));
   const float Ms[] = {1.5f, 3.0f};
-  F.setElapsedSequence(Ms, 2);
+  F.SetElapsedSequence(Ms, 2);
   std::vector<double> Secs;
   for (int32_t N = 1; N <= 3; ++N) {
     auto R = D->launch(*M, params(0x1000, 0x2000, 0x3000, N));
@@ -568,14 +568,14 @@ TEST_F(HipFake, ElapsedSequenceAndKernargs) {
     Secs.push_back(R->Seconds);
   }
   EXPECT_EQ(Secs, (std::vector<double>{1.5 / 1000, 3.0 / 1000, double(1.25f) / 1000}));
-  ASSERT_EQ(F.kernargCount(), 3);
+  ASSERT_EQ(F.KernargCount(), 3);
   for (int I = 0; I < 3; ++I) {
     LaunchParams P = params(0x1000, 0x2000, 0x3000, I + 1);
     std::vector<uint8_t> K(P.Kernarg.size());
-    EXPECT_EQ(F.kernarg(I, K.data(), K.size()), P.Kernarg.size());
+    EXPECT_EQ(F.Kernarg(I, K.data(), K.size()), P.Kernarg.size());
     EXPECT_EQ(K, P.Kernarg);
   }
-  F.failAfter("hipModuleLaunchKernel", 2, 1); // the second launch from now fails
+  F.FailAfter("hipModuleLaunchKernel", 2, 1); // the second launch from now fails
   EXPECT_TRUE(bool(D->launch(*M, params(0, 0, 0, 1))));
   EXPECT_EQ(failure(D->launch(*M, params(0, 0, 0, 1)).takeError()).Exit, 3);
   EXPECT_EQ(failure(D->launch(*M, params(0, 0, 0, 1)).takeError()).Exit, 3);
@@ -669,10 +669,10 @@ TEST_F(HipFake, InjectedFailures) {
   };
   for (const Case &C : Cases) {
     SCOPED_TRACE(std::string(C.Call) + " " + std::to_string(C.Err) + " in " + C.Step);
-    F.reset();
+    F.Reset();
     std::string Step = C.Step;
     if (Step == "open")
-      F.fail(C.Call, C.Err);
+      F.Fail(C.Call, C.Err);
     auto DOr = openDevice("hip", "gfx942");
     if (Step == "open") {
       Failure Fl = failure(DOr);
@@ -688,7 +688,7 @@ TEST_F(HipFake, InjectedFailures) {
     std::unique_ptr<Module> M;
     if (Step == "launch")
       M = llvm::cantFail(D->load(Obj->C));
-    F.fail(C.Call, C.Err);
+    F.Fail(C.Call, C.Err);
     uint8_t Bytes[64] = {};
     llvm::Error E = llvm::Error::success();
     if (Step == "alloc") {
@@ -715,11 +715,11 @@ TEST_F(HipFake, InjectedFailures) {
       Want.replace(At, 1, hex(Buf));
     EXPECT_EQ(Fl.Message, Want);
     EXPECT_EQ(Fl.Exit, C.Exit);
-    EXPECT_EQ(F.liveEvents(), 0); // events are destroyed on every path
+    EXPECT_EQ(F.LiveEvents(), 0); // events are destroyed on every path
     if (Step == "alloc") {
-      EXPECT_EQ(F.liveAllocations(), 0); // nothing is left behind by a failed alloc
+      EXPECT_EQ(F.LiveAllocations(), 0); // nothing is left behind by a failed alloc
     }
-    F.fail(C.Call, 0);
+    F.Fail(C.Call, 0);
   }
 }
 

@@ -9,12 +9,12 @@ namespace asmevo::emu::test {
 inline Inst mk(Op op, Enc enc, uint16_t dst, uint16_t s0, uint16_t s1 = kNoOperand,
                uint16_t s2 = kNoOperand) {
   Inst in;
-  in.op = op;
-  in.enc = enc;
-  in.dst = dst;
-  in.src[0] = s0;
-  in.src[1] = s1;
-  in.src[2] = s2;
+  in.Operation = op;
+  in.Encoding = enc;
+  in.Dst = dst;
+  in.Src[0] = s0;
+  in.Src[1] = s1;
+  in.Src[2] = s2;
   return in;
 }
 

@@ -79,15 +79,15 @@ struct LaneRun {
 };
 
 LaneRun runAllLanes(WaveState &W, Inst In, Gfx G) {
-  W.scc = false;
-  W.done = W.atBarrier = false;
-  W.pc = 0x1000;
+  W.Scc = false;
+  W.Done = W.AtBarrier = false;
+  W.Pc = 0x1000;
   W.setExec(~0ull);
   markRefusal(In, G);
   DeviceMemory Mem;
   Workgroup WG;
-  WG.lds.assign(65536, 0);
-  WG.numWaves = 1;
+  WG.Lds.assign(65536, 0);
+  WG.NumWaves = 1;
   ExecCtx C{W, WG, Mem, G, 0x1000, 0, 0};
   LaneRun R;
   try {
@@ -110,20 +110,20 @@ std::string refusalWithAllLanes(const ProbedInst &P) {
   static thread_local std::unique_ptr<WaveState> W;
   if (!W)
     W = std::make_unique<WaveState>();
-  std::memset(W->s, 0, sizeof(W->s));
+  std::memset(W->S, 0, sizeof(W->S));
   for (unsigned R = 0; R < kNumVectorRegs; ++R)
     for (unsigned L = 0; L < kWaveSize; ++L)
       W->vrow(R)[L] = 16 * ((L + R) % 64);
-  W->mode = 0;
-  W->mfmaScalePending = P.AfterScalePrefix;
-  W->mfmaScalePc = 0x1000 - 8;
+  W->Mode = 0;
+  W->MfmaScalePending = P.AfterScalePrefix;
+  W->MfmaScalePc = 0x1000 - 8;
   if (P.AfterScalePrefix) { // v_mfma_ld_scale_b32 s0, s1: E8M0 scales of 1
-    W->mfmaScale = Inst();
-    W->mfmaScale.op = Op::V_MFMA_LD_SCALE_B32;
-    W->mfmaScale.enc = Enc::VOP3P;
-    W->mfmaScale.src[0] = 0;
-    W->mfmaScale.src[1] = 1;
-    W->s[0] = W->s[1] = 127u << 23;
+    W->MfmaScale = Inst();
+    W->MfmaScale.Operation = Op::V_MFMA_LD_SCALE_B32;
+    W->MfmaScale.Encoding = Enc::VOP3P;
+    W->MfmaScale.Src[0] = 0;
+    W->MfmaScale.Src[1] = 1;
+    W->S[0] = W->S[1] = 127u << 23;
   }
   return runAllLanes(*W, P.In, P.Target).Why;
 }
@@ -176,10 +176,10 @@ TEST(CoverageAgreement, AiterObjects) {
 // alone changes nothing with or without it (mfma_f8f6f4_test checks those selects).
 // In on W with the registers of From and every lane active; true when it completed.
 bool ranFrom(WaveState &W, const WaveState &From, const Inst &In, Gfx G) {
-  std::memcpy(W.v, From.v, sizeof(W.v));
-  std::memcpy(W.s, From.s, sizeof(W.s));
-  W.mode = From.mode;
-  W.mfmaScalePending = false;
+  std::memcpy(W.V, From.V, sizeof(W.V));
+  std::memcpy(W.S, From.S, sizeof(W.S));
+  W.Mode = From.Mode;
+  W.MfmaScalePending = false;
   return runAllLanes(W, In, G).Ran;
 }
 
@@ -228,16 +228,16 @@ TEST(CoverageAgreement, NoModifierIgnored) {
        B = std::make_unique<WaveState>();
   std::mt19937 Rng(7);
   for (unsigned I = 0; I < kNumVectorRegs * kWaveSize; ++I)
-    Base->v[I] = Rng();
+    Base->V[I] = Rng();
   for (unsigned I = 0; I < 102; ++I)
-    Base->s[I] = Rng();
-  Base->mode = 0x3f0;
+    Base->S[I] = Rng();
+  Base->Mode = 0x3f0;
   std::map<std::string, unsigned> Ignored;
   std::map<std::string, std::string> Example;
   for (const ProbedInst &P : Accepted) {
     const Inst &In = P.In;
-    if (In.enc != Enc::VOP1 && In.enc != Enc::VOP2 && In.enc != Enc::VOPC && In.enc != Enc::VOP3 &&
-        In.enc != Enc::VOP3P)
+    if (In.Encoding != Enc::VOP1 && In.Encoding != Enc::VOP2 && In.Encoding != Enc::VOPC &&
+        In.Encoding != Enc::VOP3 && In.Encoding != Enc::VOP3P)
       continue;
     struct Mod {
       const char *Name;
@@ -245,12 +245,12 @@ TEST(CoverageAgreement, NoModifierIgnored) {
       void (*Clear)(Inst &);
     };
     const Mod Mods[] = {
-        {"abs", In.abs != 0, [](Inst &I) { I.abs = 0; }},
-        {"neg", In.neg != 0, [](Inst &I) { I.neg = 0; }},
-        {"neg_hi", In.negHi != 0, [](Inst &I) { I.negHi = 0; }},
-        {"op_sel", In.opsel != 0, [](Inst &I) { I.opsel = 0; }},
-        {"clamp", In.clamp, [](Inst &I) { I.clamp = false; }},
-        {"omod", In.omod != 0, [](Inst &I) { I.omod = 0; }},
+        {"abs", In.Abs != 0, [](Inst &I) { I.Abs = 0; }},
+        {"neg", In.Neg != 0, [](Inst &I) { I.Neg = 0; }},
+        {"neg_hi", In.NegHi != 0, [](Inst &I) { I.NegHi = 0; }},
+        {"op_sel", In.Opsel != 0, [](Inst &I) { I.Opsel = 0; }},
+        {"clamp", In.Clamp, [](Inst &I) { I.Clamp = false; }},
+        {"omod", In.Omod != 0, [](Inst &I) { I.Omod = 0; }},
     };
     for (const Mod &M : Mods) {
       if (!M.Set)
@@ -259,9 +259,9 @@ TEST(CoverageAgreement, NoModifierIgnored) {
       M.Clear(Without);
       if (!ranFrom(*A, *Base, In, P.Target) || !ranFrom(*B, *Base, Without, P.Target))
         continue;
-      if (std::memcmp(A->v, B->v, sizeof(A->v)) == 0 &&
-          std::memcmp(A->s, B->s, sizeof(A->s)) == 0 && A->scc == B->scc) {
-        std::string K = std::string(opNameLower(In.op)) + " " + M.Name;
+      if (std::memcmp(A->V, B->V, sizeof(A->V)) == 0 &&
+          std::memcmp(A->S, B->S, sizeof(A->S)) == 0 && A->Scc == B->Scc) {
+        std::string K = std::string(opNameLower(In.Operation)) + " " + M.Name;
         if (Ignored[K]++ == 0)
           Example[K] = printInst(In, P.Target, 0x1000) + " (" + P.Where + ")";
       }
@@ -275,7 +275,7 @@ TEST(CoverageAgreement, NoModifierIgnored) {
                   << ")";
   }
   for (const ProbedInst &P : Accepted)
-    Checked += P.In.abs || P.In.neg || P.In.negHi || P.In.opsel || P.In.clamp || P.In.omod;
+    Checked += P.In.Abs || P.In.Neg || P.In.NegHi || P.In.Opsel || P.In.Clamp || P.In.Omod;
   EXPECT_GE(Checked, 100u);
   std::printf("modifiers: %u accepted encodings carry one, %zu ignored\n", Checked, Ignored.size());
 }

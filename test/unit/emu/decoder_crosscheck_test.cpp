@@ -122,17 +122,17 @@ void checkBytes(llvm::StringRef Bytes, const fs::path &P, Totals &T) {
       // LLVM reads gfx950's scaled MFMA (VOP3PX2, 16 bytes) as one instruction; this decoder
       // reads it as the prefix v_mfma_ld_scale_b32 and the MFMA after it, and the emulator runs
       // the two as one. Compare the pair with LLVM's text, rebuilt in LLVM's operand order.
-      if (Ok && OurMn == "v_mfma_ld_scale_b32" && D.Size == 16 && In.size == 8) {
+      if (Ok && OurMn == "v_mfma_ld_scale_b32" && D.Size == 16 && In.Size == 8) {
         emu::Inst Next;
         if (emu::decodeInst(reinterpret_cast<const uint8_t *>(Code.data()) + Off + 8,
                             Code.size() - Off - 8, G, Next, &Why) &&
-            Next.size == 8) {
+            Next.Size == 8) {
           Ours = scaledMfmaText(emu::printInst(In, G, D.Addr), emu::printInst(Next, G, D.Addr + 8));
           OurMn = Ours.substr(0, Ours.find(' '));
-          In.size = 16;
+          In.Size = 16;
         }
       }
-      if (Ok && In.size == D.Size && OurMn == TheirMn && Ours == Theirs) {
+      if (Ok && In.Size == D.Size && OurMn == TheirMn && Ours == Theirs) {
         ++T.Agreed;
         continue;
       }
@@ -144,7 +144,7 @@ void checkBytes(llvm::StringRef Bytes, const fs::path &P, Totals &T) {
                           hexBytes(D.Bytes) + "]\n    llvm: " + Theirs + "  (" + TheirMn + ", " +
                           std::to_string(D.Size) + " bytes)\n    ours: " + Ours;
         if (Ok)
-          Msg += "  (" + OurMn + ", " + std::to_string(In.size) + " bytes)";
+          Msg += "  (" + OurMn + ", " + std::to_string(In.Size) + " bytes)";
         T.First.push_back(Msg);
       }
     }

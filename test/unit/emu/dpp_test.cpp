@@ -64,11 +64,11 @@ int documentedSource(unsigned Ctrl, int L) {
 }
 
 struct Dpp : ::testing::Test {
-  std::unique_ptr<WaveState> w = std::make_unique<WaveState>();
-  Workgroup wg;
-  DeviceMemory mem;
-  ExecCtx c{*w, wg, mem, Gfx::Gfx942};
-  uint32_t *row(unsigned r) { return w->vrow(r); }
+  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
+  Workgroup Wg;
+  DeviceMemory Mem;
+  ExecCtx C{*W, Wg, Mem, Gfx::Gfx942};
+  uint32_t *row(unsigned r) { return W->vrow(r); }
   // v_mov_b32_dpp v0, v1 <Ctrl> with the given masks, through executeInst as the emulator runs
   // it (the instruction marked by the form predicate first).
   void movDpp(unsigned Ctrl, bool Bound, uint64_t Exec) {
@@ -76,13 +76,13 @@ struct Dpp : ::testing::Test {
       row(1)[l] = 1000 + l;
       row(0)[l] = 0xeeee;
     }
-    w->setExec(Exec);
+    W->setExec(Exec);
     Inst in = mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1));
-    in.form = VForm::Dpp;
-    in.dppCtrl = uint16_t(Ctrl);
-    in.boundCtrl = Bound;
-    markRefusal(in, c.gfx);
-    ASSERT_TRUE(executeInst(c, in));
+    in.Form = VForm::Dpp;
+    in.DppCtrl = uint16_t(Ctrl);
+    in.BoundCtrl = Bound;
+    markRefusal(in, C.Target);
+    ASSERT_TRUE(executeInst(C, in));
   }
 };
 
@@ -93,7 +93,7 @@ TEST_F(Dpp, EveryControlOnEveryTargetAsDocumented) {
   unsigned Defined = 0;
   const uint64_t SomeOff = ~0ull & ~(1ull << 5) & ~(1ull << 31) & ~(1ull << 47);
   for (Gfx G : kTargets) {
-    c.gfx = G;
+    C.Target = G;
     for (unsigned Ctrl = 0; Ctrl < kDppControls; ++Ctrl) {
       const bool Doc = documentedSource(Ctrl, 0) != -2;
       EXPECT_EQ(dppControlDefined(Ctrl, G), Doc) << std::hex << Ctrl;
@@ -137,13 +137,13 @@ TEST_F(Dpp, RowNewBcastWithMasks) {
     row(0)[l] = 0xeeee;
   }
   Inst in = mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1));
-  in.form = VForm::Dpp;
-  in.dppCtrl = 0x153; // row_newbcast:3
-  in.rowMask = 0x5;   // rows 0 and 2
-  in.bankMask = 0xe;  // banks 1..3
-  w->setExec(~0ull);
-  markRefusal(in, c.gfx);
-  ASSERT_TRUE(executeInst(c, in));
+  in.Form = VForm::Dpp;
+  in.DppCtrl = 0x153; // row_newbcast:3
+  in.RowMask = 0x5;   // rows 0 and 2
+  in.BankMask = 0xe;  // banks 1..3
+  W->setExec(~0ull);
+  markRefusal(in, C.Target);
+  ASSERT_TRUE(executeInst(C, in));
   for (unsigned l = 0; l < 64; ++l) {
     const unsigned r = l / 16, b = (l % 16) / 4;
     const bool On = (r == 0 || r == 2) && b != 0;
@@ -154,25 +154,25 @@ TEST_F(Dpp, RowNewBcastWithMasks) {
 // The forms the predicate refuses, each with its reason.
 TEST(Refusal, FormsAndReasons) {
   Inst Swap = mk(Op::V_SWAP_B32_E32, Enc::VOP1, V(0), V(1));
-  Swap.form = VForm::Dpp;
-  Swap.dppCtrl = 0xe4;
+  Swap.Form = VForm::Dpp;
+  Swap.DppCtrl = 0xe4;
   auto R = formRefusal(Swap, Gfx::Gfx942);
   ASSERT_TRUE(R.has_value());
   EXPECT_EQ(R->Why,
             "the DPP form of v_swap_b32 is not defined (the op does not read src0 per lane)");
   Inst Add = mk(Op::V_ADD_U32_E32, Enc::VOP2, V(0), V(1), V(2));
-  Add.form = VForm::Sdwa;
-  Add.srcSel[1] = 7;
+  Add.Form = VForm::Sdwa;
+  Add.SrcSel[1] = 7;
   R = formRefusal(Add, Gfx::Gfx90a);
   ASSERT_TRUE(R.has_value());
   EXPECT_EQ(R->Kind, EmuErrorKind::IllegalInst);
   EXPECT_EQ(R->Why, "reserved SDWA source select");
-  Add.srcSel[1] = 6;
-  Add.dstUnused = 3;
+  Add.SrcSel[1] = 6;
+  Add.DstUnused = 3;
   R = formRefusal(Add, Gfx::Gfx90a);
   ASSERT_TRUE(R.has_value());
   EXPECT_EQ(R->Why, "reserved SDWA destination select");
-  Add.dstUnused = 2;
+  Add.DstUnused = 2;
   EXPECT_FALSE(formRefusal(Add, Gfx::Gfx90a).has_value());
 }
 

@@ -21,7 +21,7 @@ namespace {
 uint32_t libmExp2(uint32_t a) { return f32ToBits(float(std::exp2(double(bitsToF32(a))))); }
 
 struct Tally {
-  uint64_t tried = 0, slow = 0, inRangeSlow = 0;
+  uint64_t Tried = 0, Slow = 0, InRangeSlow = 0;
 };
 
 // Compare over a = first, first + step, ... (mod 2^32), count inputs.
@@ -29,12 +29,12 @@ void sweep(uint64_t count, uint32_t step, Tally &t) {
   uint32_t a = 0x1234567u;
   for (uint64_t i = 0; i < count; ++i, a += step) {
     const uint32_t fast = exp2F32Fast(a);
-    ++t.tried;
+    ++t.Tried;
     if (fast == kExp2Slow) {
-      ++t.slow;
+      ++t.Slow;
       const float f = bitsToF32(a);
       if (f >= -126.0f && f < 128.0f)
-        ++t.inRangeSlow;
+        ++t.InRangeSlow;
       continue;
     }
     ASSERT_EQ(fast, libmExp2(a)) << "exp2 of 0x" << std::hex << a << " (" << bitsToF32(a) << ")";
@@ -46,8 +46,8 @@ TEST(Exp2, FastPathMatchesLibmOverAStrideOfAllInputs) {
   // 2^32 / 61 inputs: 61 is odd, so the stride visits every residue class evenly.
   sweep((uint64_t(1) << 32) / 61, 61, t);
   // The fast path is used: in range, at most a few in a million inputs go to libm.
-  EXPECT_GT(t.tried - t.slow, t.tried / 2);
-  EXPECT_LT(t.inRangeSlow * 100000, t.tried) << t.inRangeSlow << " of " << t.tried;
+  EXPECT_GT(t.Tried - t.Slow, t.Tried / 2);
+  EXPECT_LT(t.InRangeSlow * 100000, t.Tried) << t.InRangeSlow << " of " << t.Tried;
 }
 
 TEST(Exp2, FastPathMatchesLibmOnEveryInputWhenAsked) {
@@ -57,8 +57,8 @@ TEST(Exp2, FastPathMatchesLibmOnEveryInputWhenAsked) {
   Tally t;
   sweep(uint64_t(1) << 32, 1, t);
   std::printf("exp2: %llu inputs, %llu to libm (%llu of them in [-126, 128))\n",
-              (unsigned long long)t.tried, (unsigned long long)t.slow,
-              (unsigned long long)t.inRangeSlow);
+              (unsigned long long)t.Tried, (unsigned long long)t.Slow,
+              (unsigned long long)t.InRangeSlow);
 }
 
 TEST(Exp2, EdgesAndSpecialValues) {
@@ -93,7 +93,7 @@ TEST(Exp2, ExecutorMixesFastAndLibmLanes) {
   DeviceMemory mem;
   ExecCtx c{*w, wg, mem, Gfx::Gfx942};
   w->setExec(~0ull);
-  w->mode = 0x3f0;
+  w->Mode = 0x3f0;
   // Lanes alternate between in-range inputs and ones only libm handles (NaN, infinities,
   // underflow to denormals and zero, overflow).
   const uint32_t odd[] = {0x7fc00000u,         0xff800000u,        0x7f800000u,

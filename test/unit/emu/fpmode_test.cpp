@@ -32,43 +32,43 @@ constexpr uint32_t mode(uint32_t round, uint32_t denorm) { return round | denorm
 constexpr unsigned kUp = 1, kDown = 2, kZero = 3;
 
 struct FpMode : ::testing::Test {
-  std::unique_ptr<WaveState> w = std::make_unique<WaveState>();
-  Workgroup wg;
-  DeviceMemory mem;
-  ExecCtx c{*w, wg, mem, Gfx::Gfx942};
+  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
+  Workgroup Wg;
+  DeviceMemory Mem;
+  ExecCtx C{*W, Wg, Mem, Gfx::Gfx942};
 
   void SetUp() override {
-    w->setExec(~0ull);
-    w->mode = kDefault;
+    W->setExec(~0ull);
+    W->Mode = kDefault;
   }
   void set(unsigned r, uint32_t v) {
     for (unsigned l = 0; l < 64; ++l)
-      w->vrow(r)[l] = v;
+      W->vrow(r)[l] = v;
   }
   void set64(unsigned r, uint64_t v) {
     set(r, uint32_t(v));
     set(r + 1, uint32_t(v >> 32));
   }
-  uint32_t get(unsigned r, unsigned lane = 7) const { return w->vrow(r)[lane]; }
+  uint32_t get(unsigned r, unsigned lane = 7) const { return W->vrow(r)[lane]; }
   uint64_t get64(unsigned r) const { return get(r) | (uint64_t(get(r + 1)) << 32); }
   // v0 = op(v1, v2, v3) (32-bit) in MODE m.
   uint32_t run32(uint32_t m, Op op, Enc enc, uint32_t a, uint32_t b = 0, uint32_t cc = 0,
                  unsigned nsrc = 2, bool clamp = false) {
-    w->mode = m;
+    W->Mode = m;
     set(1, a), set(2, b), set(3, cc), set(0, 0xdeadbeef);
     Inst in = mk(op, enc, V(0), V(1), nsrc > 1 ? V(2) : kNoOperand, nsrc > 2 ? V(3) : kNoOperand);
-    in.clamp = clamp;
-    EXPECT_TRUE(execVector(c, in)) << opName(op);
+    in.Clamp = clamp;
+    EXPECT_TRUE(execVector(C, in)) << opName(op);
     return get(0);
   }
   // v[0:1] = op(v[2:3], v[4:5], v[6:7]) in MODE m.
   uint64_t run64(uint32_t m, Op op, uint64_t a, uint64_t b = 0, uint64_t cc = 0,
                  unsigned nsrc = 2) {
-    w->mode = m;
+    W->Mode = m;
     set64(2, a), set64(4, b), set64(6, cc), set64(0, 0);
     Inst in =
         mk(op, Enc::VOP3, V(0), V(2), nsrc > 1 ? V(4) : kNoOperand, nsrc > 2 ? V(6) : kNoOperand);
-    EXPECT_TRUE(execVector(c, in)) << opName(op);
+    EXPECT_TRUE(execVector(C, in)) << opName(op);
     return get64(0);
   }
 };
@@ -139,12 +139,12 @@ TEST_F(FpMode, ConversionsF32Directed) {
   EXPECT_EQ(
       run32(mode(rnd(kUp, 0), den(3, 3)), Op::V_CVT_F32_I32_E32, Enc::VOP1, 16777217u, 0, 0, 1),
       0x4b800001u);
-  w->mode = mode(rnd(kUp, 0), den(3, 3));
+  W->Mode = mode(rnd(kUp, 0), den(3, 3));
   set64(2, 0x3ff0000000400000ull); // 1 + 2^-30
-  ASSERT_TRUE(execVector(c, mk(Op::V_CVT_F32_F64_E32, Enc::VOP1, V(0), V(2))));
+  ASSERT_TRUE(execVector(C, mk(Op::V_CVT_F32_F64_E32, Enc::VOP1, V(0), V(2))));
   EXPECT_EQ(get(0), 0x3f800001u);
-  w->mode = mode(rnd(0, kUp), den(3, 3)); // only the double/half field: f32 result stays nearest
-  ASSERT_TRUE(execVector(c, mk(Op::V_CVT_F32_F64_E32, Enc::VOP1, V(0), V(2))));
+  W->Mode = mode(rnd(0, kUp), den(3, 3)); // only the double/half field: f32 result stays nearest
+  ASSERT_TRUE(execVector(C, mk(Op::V_CVT_F32_F64_E32, Enc::VOP1, V(0), V(2))));
   EXPECT_EQ(get(0), kOneF);
 }
 
@@ -211,16 +211,16 @@ TEST_F(FpMode, DenormalsF32) {
   // f32 flush leaves f16 and f64 alone.
   EXPECT_EQ(run32(mode(0, den(0, 3)), Op::V_ADD_F16_E32, Enc::VOP2, 0x0001u, 0) & 0xffff, 0x0001u);
   // Compares see flushed inputs (denormal == 0); v_cmp_class sees the denormal.
-  w->mode = mode(0, den(0, 3));
+  W->Mode = mode(0, den(0, 3));
   set(1, kDenF), set(2, 0);
-  ASSERT_TRUE(execVector(c, mk(Op::V_CMP_EQ_F32_E32, Enc::VOPC, kNoOperand, V(1), V(2))));
-  EXPECT_EQ(w->vcc(), ~0ull);
+  ASSERT_TRUE(execVector(C, mk(Op::V_CMP_EQ_F32_E32, Enc::VOPC, kNoOperand, V(1), V(2))));
+  EXPECT_EQ(W->vcc(), ~0ull);
   set(2, 1u << 7); // class bit 7: positive denormal
-  ASSERT_TRUE(execVector(c, mk(Op::V_CMP_CLASS_F32_E32, Enc::VOPC, kNoOperand, V(1), V(2))));
-  EXPECT_EQ(w->vcc(), ~0ull);
+  ASSERT_TRUE(execVector(C, mk(Op::V_CMP_CLASS_F32_E32, Enc::VOPC, kNoOperand, V(1), V(2))));
+  EXPECT_EQ(W->vcc(), ~0ull);
   // Moves are bit copies.
   set(1, kDenF);
-  ASSERT_TRUE(execVector(c, mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1))));
+  ASSERT_TRUE(execVector(C, mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1))));
   EXPECT_EQ(get(0), kDenF);
 }
 
@@ -276,11 +276,11 @@ TEST_F(FpMode, ClampDx10) {
 // ---- unsupported --------------------------------------------------------------------------
 
 TEST_F(FpMode, TranscendentalUnderDirectedRoundStops) {
-  w->mode = mode(rnd(kUp, 0), den(3, 3));
-  c.instPc = 0x1234;
+  W->Mode = mode(rnd(kUp, 0), den(3, 3));
+  C.InstPc = 0x1234;
   set(1, 0x40400000u);
   try {
-    execVector(c, mk(Op::V_RCP_F32_E32, Enc::VOP1, V(0), V(1)));
+    execVector(C, mk(Op::V_RCP_F32_E32, Enc::VOP1, V(0), V(1)));
     FAIL() << "no error";
   } catch (const EmuError &e) {
     EXPECT_EQ(e.Kind, EmuErrorKind::Unsupported);
@@ -289,48 +289,48 @@ TEST_F(FpMode, TranscendentalUnderDirectedRoundStops) {
         "unsupported instruction v_rcp_f32 at pc 0x1234 (round mode toward +inf not modelled)");
   }
   // The same op runs when only the other field is directed, and under flush modes.
-  w->mode = mode(rnd(0, kUp), den(0, 0));
-  EXPECT_TRUE(execVector(c, mk(Op::V_RCP_F32_E32, Enc::VOP1, V(0), V(1))));
-  w->mode = mode(rnd(0, kZero), den(3, 3));
-  EXPECT_THROW(execVector(c, mk(Op::V_SQRT_F64_E32, Enc::VOP1, V(0), V(2))), EmuError);
+  W->Mode = mode(rnd(0, kUp), den(0, 0));
+  EXPECT_TRUE(execVector(C, mk(Op::V_RCP_F32_E32, Enc::VOP1, V(0), V(1))));
+  W->Mode = mode(rnd(0, kZero), den(3, 3));
+  EXPECT_THROW(execVector(C, mk(Op::V_SQRT_F64_E32, Enc::VOP1, V(0), V(2))), EmuError);
 }
 
 // ---- packed and mixed -----------------------------------------------------------------------
 
 Inst vop3p(Op op, uint16_t d, uint16_t s0, uint16_t s1, uint16_t s2 = kNoOperand) {
   Inst in;
-  in.op = op;
-  in.enc = Enc::VOP3P;
-  in.dst = d;
-  in.src[0] = s0;
-  in.src[1] = s1;
-  in.src[2] = s2;
-  in.opselHi = 7;
+  in.Operation = op;
+  in.Encoding = Enc::VOP3P;
+  in.Dst = d;
+  in.Src[0] = s0;
+  in.Src[1] = s1;
+  in.Src[2] = s2;
+  in.OpselHi = 7;
   return in;
 }
 
 TEST_F(FpMode, PackedF16AndF32) {
   // v_pk_add_f16: both halves 1 + 2^-11 (tie): nearest even 1.0; toward +inf 0x3c01.
   set(1, kOneH | (kOneH << 16)), set(2, kTwoM11H | (kTwoM11H << 16));
-  w->mode = kDefault;
-  ASSERT_TRUE(execPacked(c, vop3p(Op::V_PK_ADD_F16, V(0), V(1), V(2))));
+  W->Mode = kDefault;
+  ASSERT_TRUE(execPacked(C, vop3p(Op::V_PK_ADD_F16, V(0), V(1), V(2))));
   EXPECT_EQ(get(0), 0x3c003c00u);
-  w->mode = mode(rnd(0, kUp), den(3, 3));
-  ASSERT_TRUE(execPacked(c, vop3p(Op::V_PK_ADD_F16, V(0), V(1), V(2))));
+  W->Mode = mode(rnd(0, kUp), den(3, 3));
+  ASSERT_TRUE(execPacked(C, vop3p(Op::V_PK_ADD_F16, V(0), V(1), V(2))));
   EXPECT_EQ(get(0), 0x3c013c01u);
   // v_pk_mul_f16 with denormal 0x0001 * 1.0: kept, or flushed when f16 inputs flush.
   set(1, 0x0001u | (kOneH << 16)), set(2, kOneH | (kOneH << 16));
-  w->mode = mode(0, den(3, 0));
-  ASSERT_TRUE(execPacked(c, vop3p(Op::V_PK_MUL_F16, V(0), V(1), V(2))));
+  W->Mode = mode(0, den(3, 0));
+  ASSERT_TRUE(execPacked(C, vop3p(Op::V_PK_MUL_F16, V(0), V(1), V(2))));
   EXPECT_EQ(get(0), kOneH << 16);
   // v_pk_add_f32 (registers v[2:3] + v[4:5]): 1 + 2^-24 in both halves, toward +inf.
   set(2, kOneF), set(3, kOneF), set(4, kTwoM24), set(5, kTwoM24);
-  w->mode = mode(rnd(kUp, 0), den(3, 3));
-  ASSERT_TRUE(execPacked(c, vop3p(Op::V_PK_ADD_F32, V(0), V(2), V(4))));
+  W->Mode = mode(rnd(kUp, 0), den(3, 3));
+  ASSERT_TRUE(execPacked(C, vop3p(Op::V_PK_ADD_F32, V(0), V(2), V(4))));
   EXPECT_EQ(get(0), 0x3f800001u);
   EXPECT_EQ(get(1), 0x3f800001u);
-  w->mode = kDefault;
-  ASSERT_TRUE(execPacked(c, vop3p(Op::V_PK_ADD_F32, V(0), V(2), V(4))));
+  W->Mode = kDefault;
+  ASSERT_TRUE(execPacked(C, vop3p(Op::V_PK_ADD_F32, V(0), V(2), V(4))));
   EXPECT_EQ(get(0), kOneF);
 }
 
@@ -340,23 +340,23 @@ TEST_F(FpMode, PackedF16AndF32) {
 TEST_F(FpMode, FmaMixF16OneRounding) {
   set(1, 0x3c01u), set(2, 0x3e00u), set(3, 0xb0800000u); // -2^-30 as f32
   Inst in = vop3p(Op::V_MAD_MIXLO_F16, V(0), V(1), V(2), V(3));
-  in.opselHi = 3; // src0, src1 f16; src2 f32
+  in.OpselHi = 3; // src0, src1 f16; src2 f32
   set(0, 0xabcd0000u);
-  w->mode = kDefault;
-  ASSERT_TRUE(execPacked(c, in));
+  W->Mode = kDefault;
+  ASSERT_TRUE(execPacked(C, in));
   EXPECT_EQ(get(0), 0xabcd3e01u);
-  w->mode = mode(rnd(0, kUp), den(3, 3));
-  ASSERT_TRUE(execPacked(c, in));
+  W->Mode = mode(rnd(0, kUp), den(3, 3));
+  ASSERT_TRUE(execPacked(C, in));
   EXPECT_EQ(get(0), 0xabcd3e02u);
   // v_fma_mix_f32 rounds in the single field: (1 + 2^-10) * 1.5 + 2^-30 toward +inf.
   in = vop3p(Op::V_MAD_MIX_F32, V(0), V(1), V(2), V(3));
-  in.opselHi = 3;
+  in.OpselHi = 3;
   set(3, 0x30800000u);
-  w->mode = mode(rnd(kUp, 0), den(3, 3));
-  ASSERT_TRUE(execPacked(c, in));
+  W->Mode = mode(rnd(kUp, 0), den(3, 3));
+  ASSERT_TRUE(execPacked(C, in));
   EXPECT_EQ(get(0), 0x3fc03001u); // 1.5 + 3*2^-11 = 0x3fc03000, plus one ulp
-  w->mode = kDefault;
-  ASSERT_TRUE(execPacked(c, in));
+  W->Mode = kDefault;
+  ASSERT_TRUE(execPacked(C, in));
   EXPECT_EQ(get(0), 0x3fc03000u);
 }
 
@@ -370,16 +370,16 @@ struct Seq : FpMode {
       Inst in;
       std::string why;
       ASSERT_TRUE(decodeInst(bytes.data() + off, bytes.size() - off, Gfx::Gfx942, in, &why)) << why;
-      c.instPc = 0x1000 + off;
-      w->pc = c.instPc + in.size;
-      ASSERT_TRUE(executeInst(c, in)) << opName(in.op);
-      off += in.size;
+      C.InstPc = 0x1000 + off;
+      W->Pc = C.InstPc + in.Size;
+      ASSERT_TRUE(executeInst(C, in)) << opName(in.Operation);
+      off += in.Size;
     }
   }
 };
 
 TEST_F(Seq, SetregChangesRoundAndDenormModes) {
-  w->mode = kDefault; // what the descriptor of compiled kernels sets
+  W->Mode = kDefault; // what the descriptor of compiled kernels sets
   set(1, kOneF), set(2, kTwoM24);
   set(4, kOneH), set(5, kTwoM11H);
   set64(8, kOneD), set64(10, kTwoM53D);
@@ -405,7 +405,7 @@ TEST_F(Seq, SetregChangesRoundAndDenormModes) {
   EXPECT_EQ(get(12), kOneF);           // back to nearest even
   EXPECT_EQ(get(13), 0u);              // denormal input flushed
   EXPECT_EQ(get(16), kOneF);           // rcp(1) under nearest even with flushing
-  EXPECT_EQ(w->mode & 0xff, 0u);
+  EXPECT_EQ(W->Mode & 0xff, 0u);
   // Directed single round: v_rcp_f32 stops as unsupported.
   try {
     runWords({

@@ -103,7 +103,7 @@ std::vector<Decoded> assemble(Gfx G, const std::string &Source, std::string &Err
       return Out;
     }
     D.Pc = Off;
-    Off += D.In.size;
+    Off += D.In.Size;
     Out.push_back(D);
   }
   return Out;
@@ -140,7 +140,7 @@ TEST(RegUses, PackedLimitCheckAgreesWithTheThreeComparisons) {
           for (unsigned LA : Lim)
             for (unsigned LS : Lim) {
               RegUses U;
-              U.need = packRegCounts(unsigned(V + 1), unsigned(A + 1), unsigned(S + 1));
+              U.Need = packRegCounts(unsigned(V + 1), unsigned(A + 1), unsigned(S + 1));
               bool Want = V >= int(LV) || A >= int(LA) || S >= int(LS);
               ASSERT_EQ(regsExceed(U, packRegCounts(LV, LA, LS)), Want)
                   << "v" << V << " a" << A << " s" << S << " limits " << LV << " " << LA << " "
@@ -150,7 +150,7 @@ TEST(RegUses, PackedLimitCheckAgreesWithTheThreeComparisons) {
   auto Is = assemble(Gfx::Gfx942, "v_add_f32 v9, s17, v3", Err);
   ASSERT_EQ(Err, "");
   RegUses U = regUses(Is.at(0).In, Gfx::Gfx942);
-  EXPECT_EQ(U.need, packRegCounts(10, 0, 18));
+  EXPECT_EQ(U.Need, packRegCounts(10, 0, 18));
   EXPECT_FALSE(regsExceed(U, packRegCounts(10, 0, 18)));
   EXPECT_TRUE(regsExceed(U, packRegCounts(9, 0, 18)));
   EXPECT_TRUE(regsExceed(U, packRegCounts(10, 0, 17)));
@@ -169,14 +169,14 @@ TEST(RegUses, LdsLoadsWriteNoVgprAndF8F6F4OperandsFollowTheirFormat) {
   ASSERT_EQ(Err, "");
   ASSERT_EQ(Is.size(), 3u);
   RegUses L = regUses(Is[0].In, Gfx::Gfx950);
-  EXPECT_FALSE(L.returnsData);
-  for (unsigned I = 0; I < L.numWrites; ++I)
-    EXPECT_FALSE(L.writes[I].code >= 256 && L.writes[I].code < 768)
-        << "writes " << regName(L.writes[I]);
+  EXPECT_FALSE(L.ReturnsData);
+  for (unsigned I = 0; I < L.NumWrites; ++I)
+    EXPECT_FALSE(L.Writes[I].Code >= 256 && L.Writes[I].Code < 768)
+        << "writes " << regName(L.Writes[I]);
   auto readCount = [](const RegUses &U, uint16_t Code) {
-    for (unsigned I = 0; I < U.numReads; ++I)
-      if (U.reads[I].code == Code)
-        return unsigned(U.reads[I].count);
+    for (unsigned I = 0; I < U.NumReads; ++I)
+      if (U.Reads[I].Code == Code)
+        return unsigned(U.Reads[I].Count);
     return 0u;
   };
   RegUses F4 = regUses(Is[1].In, Gfx::Gfx950);
@@ -582,12 +582,12 @@ void scanObject(const fs::path &Path, Gfx G, std::vector<CorpusHit> &Hits, unsig
         continue;
       }
       D.Pc = *Addr + Off;
-      Off += D.In.size;
+      Off += D.In.Size;
       Is.push_back(D);
-      if (D.In.enc == Enc::SOPP) {
+      if (D.In.Encoding == Enc::SOPP) {
         std::string M = mnemonic(D.In, G);
         if (M.rfind("s_branch", 0) == 0 || M.rfind("s_cbranch", 0) == 0)
-          Targets.insert(D.Pc + 4 + int64_t(int16_t(D.In.simm16)) * 4);
+          Targets.insert(D.Pc + 4 + int64_t(int16_t(D.In.Simm16)) * 4);
       }
     }
     // Pass 2: the straight-line scan. Resets: where a straight line starts.
@@ -600,7 +600,8 @@ void scanObject(const fs::path &Path, Gfx G, std::vector<CorpusHit> &Hits, unsig
       Start[I] = !FellThrough;
       InDead = Targets.count(D.Pc) ? false : (InDead || !FellThrough);
       Dead[I] = InDead; // padding after a jump (kernarg preload prologue, alignment)
-      std::string M = D.In.enc == Enc::SOPP || D.In.enc == Enc::SOP1 ? mnemonic(D.In, G) : "";
+      std::string M =
+          D.In.Encoding == Enc::SOPP || D.In.Encoding == Enc::SOP1 ? mnemonic(D.In, G) : "";
       FellThrough =
           !(M == "s_branch" || M == "s_setpc_b64" || M == "s_trap" || M.rfind("s_endpgm", 0) == 0);
     }
@@ -629,7 +630,7 @@ void scanObject(const fs::path &Path, Gfx G, std::vector<CorpusHit> &Hits, unsig
     Insts += unsigned(Is.size());
     // Every s_nop LLVM put there should be explained by a rule: without it, some rule fires.
     for (size_t I = 0; I < Is.size(); ++I) {
-      if (Is[I].In.op != Op::S_NOP || Dead[I])
+      if (Is[I].In.Operation != Op::S_NOP || Dead[I])
         continue;
       size_t From = I;
       while (From > 0 && !Start[From] && I - From < 30)

@@ -24,11 +24,11 @@ namespace {
 enum class T { F32, F16, BF16, I8, FP8, BF8, F64 };
 
 struct Shape {
-  Op op;
+  Op Operation;
   int M, K, B; // M = N, blocks
-  T a, b;
-  Gfx gfx;
-  const char *name;
+  T TypeA, TypeB;
+  Gfx Target;
+  const char *Name;
 };
 
 int bitsOf(T t) {
@@ -63,11 +63,11 @@ bool f8Valid(uint8_t v, bool isE4M3, bool ocp) {
 }
 
 struct Env {
-  std::unique_ptr<WaveState> w = std::make_unique<WaveState>();
-  Workgroup wg;
-  DeviceMemory mem;
-  ExecCtx c;
-  explicit Env(Gfx g) : c{*w, wg, mem, g} { w->setExec(~0ull); }
+  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
+  Workgroup Wg;
+  DeviceMemory Mem;
+  ExecCtx C;
+  explicit Env(Gfx g) : C{*W, Wg, Mem, g} { W->setExec(~0ull); }
 };
 
 // Position of A[i][k] (B[k][j]: pass j for i) of block blk: lane and element index within the
@@ -77,7 +77,7 @@ struct Env {
 //   multi-block:  lane M*block + i, GPR floor(k*bits/32) bit (k*bits)%32
 //   single block: lane M*floor(k/kpl) + i, element k%kpl, kpl = K*M/64
 void inPos(const Shape &s, int i, int k, int blk, int &lane, int &e) {
-  if (s.a == T::F64 && s.M == 4) {
+  if (s.TypeA == T::F64 && s.M == 4) {
     lane = 4 * blk + 16 * k + i;
     e = 0;
     return;
@@ -93,7 +93,7 @@ void inPos(const Shape &s, int i, int k, int blk, int &lane, int &e) {
 }
 // Register offset and lane of C/D[i][j] of block blk (documented formulas).
 void outPos(const Shape &s, int i, int j, int blk, int &gpr, int &lane) {
-  if (s.a == T::F64) {
+  if (s.TypeA == T::F64) {
     if (s.M == 16) {
       gpr = 2 * (i / 4);
       lane = 16 * (i % 4) + j;
@@ -169,8 +169,8 @@ std::pair<uint64_t, double> randomElem(std::mt19937_64 &R, T t, bool ocp) {
 }
 
 struct Mods {
-  unsigned cbsz = 0, abid = 0, blgp = 0;
-  bool cInVgpr = false, dInVgpr = false, abInAgpr = false;
+  unsigned Cbsz = 0, Abid = 0, Blgp = 0;
+  bool CInVgpr = false, DInVgpr = false, AbInAgpr = false;
 };
 
 unsigned blgpSrcLane(unsigned blgp, unsigned L) {
@@ -191,31 +191,31 @@ unsigned blgpSrcLane(unsigned blgp, unsigned L) {
 }
 
 void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
-  SCOPED_TRACE(s.name);
-  Env env(s.gfx);
-  WaveState &w = *env.w;
+  SCOPED_TRACE(s.Name);
+  Env env(s.Target);
+  WaveState &w = *env.W;
   std::mt19937_64 R(seed);
-  const bool ocp = s.gfx == Gfx::Gfx950;
-  const bool isInt = s.a == T::I8, isF64 = s.a == T::F64;
+  const bool ocp = s.Target == Gfx::Gfx950;
+  const bool isInt = s.TypeA == T::I8, isF64 = s.TypeA == T::F64;
   const int M = s.M, K = s.K, NB = s.B;
   // Logical matrices.
   std::vector<double> A(NB * M * K), B(NB * K * M), C(NB * M * M);
   // Register contents per (lane, element) for BLGP's lane swizzle: value stored there.
   std::map<std::pair<int, int>, double> bAt;
-  const unsigned aBase = m.abInAgpr ? 256 + 100 : 0, bBase = m.abInAgpr ? 256 + 110 : 10;
-  const unsigned cBase = m.cInVgpr ? 40 : 256;
-  const unsigned dBase = m.dInVgpr ? 80 : 256; // D over C in AGPRs (the usual in-place form)
+  const unsigned aBase = m.AbInAgpr ? 256 + 100 : 0, bBase = m.AbInAgpr ? 256 + 110 : 10;
+  const unsigned cBase = m.CInVgpr ? 40 : 256;
+  const unsigned dBase = m.DInVgpr ? 80 : 256; // D over C in AGPRs (the usual in-place form)
   for (int blk = 0; blk < NB; ++blk)
     for (int i = 0; i < M; ++i)
       for (int k = 0; k < K; ++k) {
         int lane, e;
-        auto [ea, va] = randomElem(R, s.a, ocp);
+        auto [ea, va] = randomElem(R, s.TypeA, ocp);
         A[(blk * M + i) * K + k] = va;
         inPos(s, i, k, blk, lane, e);
-        putBits(w, aBase, lane, e, bitsOf(s.a), ea);
-        auto [eb, vb] = randomElem(R, s.b, ocp);
+        putBits(w, aBase, lane, e, bitsOf(s.TypeA), ea);
+        auto [eb, vb] = randomElem(R, s.TypeB, ocp);
         B[(blk * K + k) * M + i] = vb; // B[k][j = i]
-        putBits(w, bBase, lane, e, bitsOf(s.b), eb);
+        putBits(w, bBase, lane, e, bitsOf(s.TypeB), eb);
         bAt[{lane, e}] = vb;
       }
   for (int blk = 0; blk < NB; ++blk)
@@ -242,43 +242,43 @@ void runShape(const Shape &s, uint64_t seed, const Mods &m = {}) {
       }
 
   Inst in;
-  in.op = s.op;
-  in.enc = Enc::VOP3P;
-  in.src[0] = uint16_t(kVgprBase + aBase);
-  in.src[1] = uint16_t(kVgprBase + bBase);
-  in.src[2] = uint16_t(kVgprBase + cBase);
-  in.dst = uint16_t(kVgprBase + dBase);
-  in.cbsz = uint8_t(m.cbsz);
-  in.abid = uint8_t(m.abid);
-  in.blgp = uint8_t(m.blgp);
-  ASSERT_TRUE(execMfma(env.c, in));
+  in.Operation = s.Operation;
+  in.Encoding = Enc::VOP3P;
+  in.Src[0] = uint16_t(kVgprBase + aBase);
+  in.Src[1] = uint16_t(kVgprBase + bBase);
+  in.Src[2] = uint16_t(kVgprBase + cBase);
+  in.Dst = uint16_t(kVgprBase + dBase);
+  in.Cbsz = uint8_t(m.Cbsz);
+  in.Abid = uint8_t(m.Abid);
+  in.Blgp = uint8_t(m.Blgp);
+  ASSERT_TRUE(execMfma(env.C, in));
 
-  const bool f64Neg = isF64 && m.blgp;
+  const bool f64Neg = isF64 && m.Blgp;
   for (int blk = 0; blk < NB; ++blk)
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < M; ++j) {
         double ref = C[(blk * M + i) * M + j], mag = std::fabs(ref);
-        if (f64Neg && (m.blgp & 4))
+        if (f64Neg && (m.Blgp & 4))
           ref = -ref;
         // The emulator's documented f32 order: acc = C, then acc = fma(A[i][k], B[k][j], acc)
         // for k = 0, 1, ... in binary32 (the inputs are exact binary32 values).
         float acc32 = float(ref);
         int aBlk = blk;
-        if (m.cbsz) {
-          int g = 1 << m.cbsz;
-          aBlk = (blk / g) * g + int(m.abid);
+        if (m.Cbsz) {
+          int g = 1 << m.Cbsz;
+          aBlk = (blk / g) * g + int(m.Abid);
         }
         for (int k = 0; k < K; ++k) {
           double a = A[(aBlk * M + i) * K + k];
           double b = B[(blk * K + k) * M + j];
-          if (m.blgp && !isF64) {
+          if (m.Blgp && !isF64) {
             int lane, e;
             inPos(s, j, k, blk, lane, e);
-            b = bAt.at({int(blgpSrcLane(m.blgp, unsigned(lane))), e});
+            b = bAt.at({int(blgpSrcLane(m.Blgp, unsigned(lane))), e});
           }
-          if (f64Neg && (m.blgp & 1))
+          if (f64Neg && (m.Blgp & 1))
             a = -a;
-          if (f64Neg && (m.blgp & 2))
+          if (f64Neg && (m.Blgp & 2))
             b = -b;
           ref += a * b;
           mag += std::fabs(a * b);
@@ -358,7 +358,7 @@ const Shape kShapes[] = {
 
 const Shape &shape(Op op) {
   for (const Shape &s : kShapes)
-    if (s.op == op)
+    if (s.Operation == op)
       return s;
   throw std::runtime_error("no shape");
 }
@@ -373,16 +373,16 @@ TEST(Mfma, AllShapesAgprCD) {
 
 TEST(Mfma, AllShapesVgprOperands) {
   Mods m;
-  m.cInVgpr = true;
-  m.dInVgpr = true;
+  m.CInVgpr = true;
+  m.DInVgpr = true;
   for (const Shape &s : kShapes)
     runShape(s, 3, m);
 }
 
 TEST(Mfma, AbInAgprDInVgpr) {
   Mods m;
-  m.abInAgpr = true;
-  m.dInVgpr = true;
+  m.AbInAgpr = true;
+  m.DInVgpr = true;
   runShape(shape(Op::V_MFMA_F32_32X32X8_F16), 4, m);
   runShape(shape(Op::V_MFMA_F32_4X4X1_16B_F32), 4, m);
 }
@@ -393,8 +393,8 @@ TEST(Mfma, CbszAbidBroadcast) {
       if (abid >= (1u << cbsz))
         continue;
       Mods m;
-      m.cbsz = cbsz;
-      m.abid = abid;
+      m.Cbsz = cbsz;
+      m.Abid = abid;
       runShape(shape(Op::V_MFMA_F32_4X4X1_16B_F32), 10 + cbsz, m);
       runShape(shape(Op::V_MFMA_F32_4X4X4_16B_F16), 20 + cbsz, m);
       if (cbsz <= 1)
@@ -407,7 +407,7 @@ TEST(Mfma, CbszAbidBroadcast) {
 TEST(Mfma, BlgpLanePatterns) {
   for (unsigned blgp = 1; blgp < 8; ++blgp) {
     Mods m;
-    m.blgp = blgp;
+    m.Blgp = blgp;
     runShape(shape(Op::V_MFMA_F32_32X32X1_2B_F32), 50 + blgp, m);
     runShape(shape(Op::V_MFMA_F32_4X4X4_16B_F16), 60 + blgp, m);
     runShape(shape(Op::V_MFMA_F32_32X32X2_F32), 70 + blgp, m);  // documented on CDNA3 too
@@ -418,10 +418,10 @@ TEST(Mfma, BlgpLanePatterns) {
 TEST(Mfma, F64BlgpNegatesOnGfx942) {
   for (unsigned blgp = 1; blgp < 8; ++blgp) {
     Mods m;
-    m.blgp = blgp;
+    m.Blgp = blgp;
     runShape(shape(Op::V_MFMA_F64_4X4X4_4B_F64), 90 + blgp, m);
     Shape s = shape(Op::V_MFMA_F64_16X16X4_F64);
-    s.gfx = Gfx::Gfx942;
+    s.Target = Gfx::Gfx942;
     runShape(s, 100 + blgp, m);
   }
 }
@@ -429,19 +429,19 @@ TEST(Mfma, F64BlgpNegatesOnGfx942) {
 // Spot checks with layout positions read off the documentation tables directly.
 TEST(Mfma, SpotLayout32x32x8F16) {
   Env env(Gfx::Gfx90a);
-  WaveState &w = *env.w;
+  WaveState &w = *env.W;
   // A[5][6]: lane 32*floor(6/4)+5 = 37, GPR floor(6/2)%2 = 1, bits [15:0] (k%2 = 0).
   w.vrow(0 + 1)[37] = 0x4000; // 2.0
   // B[6][9]: lane 32*1 + 9 = 41, GPR 1, bits [15:0].
   w.vrow(2 + 1)[41] = 0x4200; // 3.0
   Inst in;
-  in.op = Op::V_MFMA_F32_32X32X8_F16;
-  in.enc = Enc::VOP3P;
-  in.src[0] = kVgprBase + 0;
-  in.src[1] = kVgprBase + 2;
-  in.src[2] = 128; // inline constant 0
-  in.dst = kAgprBase + 0;
-  ASSERT_TRUE(execMfma(env.c, in));
+  in.Operation = Op::V_MFMA_F32_32X32X8_F16;
+  in.Encoding = Enc::VOP3P;
+  in.Src[0] = kVgprBase + 0;
+  in.Src[1] = kVgprBase + 2;
+  in.Src[2] = 128; // inline constant 0
+  in.Dst = kAgprBase + 0;
+  ASSERT_TRUE(execMfma(env.C, in));
   // D[5][9]: GPR 4*floor(5/8) + 5%4 = 1, lane (32*floor(5/4))%64 + 9 = 41.
   for (unsigned r = 0; r < 16; ++r)
     for (unsigned l = 0; l < 64; ++l) {
@@ -452,20 +452,20 @@ TEST(Mfma, SpotLayout32x32x8F16) {
 
 TEST(Mfma, SpotLayout16x16x4F64) {
   Env env(Gfx::Gfx90a);
-  WaveState &w = *env.w;
+  WaveState &w = *env.W;
   // A[7][2]: lane 16*2+7 = 39. B[2][3]: lane 16*2+3 = 35.
   w.vrow(0)[39] = uint32_t(f64ToBits(1.5));
   w.vrow(1)[39] = uint32_t(f64ToBits(1.5) >> 32);
   w.vrow(2)[35] = uint32_t(f64ToBits(-2.0));
   w.vrow(3)[35] = uint32_t(f64ToBits(-2.0) >> 32);
   Inst in;
-  in.op = Op::V_MFMA_F64_16X16X4_F64;
-  in.enc = Enc::VOP3P;
-  in.src[0] = kVgprBase + 0;
-  in.src[1] = kVgprBase + 2;
-  in.src[2] = 242; // inline 1.0
-  in.dst = kAgprBase + 8;
-  ASSERT_TRUE(execMfma(env.c, in));
+  in.Operation = Op::V_MFMA_F64_16X16X4_F64;
+  in.Encoding = Enc::VOP3P;
+  in.Src[0] = kVgprBase + 0;
+  in.Src[1] = kVgprBase + 2;
+  in.Src[2] = 242; // inline 1.0
+  in.Dst = kAgprBase + 8;
+  ASSERT_TRUE(execMfma(env.C, in));
   // D[7][3]: GPR pair [2*floor(7/4)+1 : 2*floor(7/4)] = [3:2], lane 16*(7%4)+3 = 51.
   for (unsigned p = 0; p < 4; ++p)
     for (unsigned l = 0; l < 64; ++l) {
@@ -477,20 +477,20 @@ TEST(Mfma, SpotLayout16x16x4F64) {
 
 TEST(Mfma, SpotLayout4x4x4F64Blocks) {
   Env env(Gfx::Gfx90a);
-  WaveState &w = *env.w;
+  WaveState &w = *env.W;
   // Block 2: A[1][3] at lane 4*2 + 16*3 + 1 = 57; B[3][2] at lane 4*2 + 16*3 + 2 = 58.
   w.vrow(0)[57] = uint32_t(f64ToBits(3.0));
   w.vrow(1)[57] = uint32_t(f64ToBits(3.0) >> 32);
   w.vrow(2)[58] = uint32_t(f64ToBits(5.0));
   w.vrow(3)[58] = uint32_t(f64ToBits(5.0) >> 32);
   Inst in;
-  in.op = Op::V_MFMA_F64_4X4X4_4B_F64;
-  in.enc = Enc::VOP3P;
-  in.src[0] = kVgprBase + 0;
-  in.src[1] = kVgprBase + 2;
-  in.src[2] = 128;
-  in.dst = kVgprBase + 4;
-  ASSERT_TRUE(execMfma(env.c, in));
+  in.Operation = Op::V_MFMA_F64_4X4X4_4B_F64;
+  in.Encoding = Enc::VOP3P;
+  in.Src[0] = kVgprBase + 0;
+  in.Src[1] = kVgprBase + 2;
+  in.Src[2] = 128;
+  in.Dst = kVgprBase + 4;
+  ASSERT_TRUE(execMfma(env.C, in));
   // D[1][2] of block 2: lane 16*(1%4) + 4*2 + 2 = 26.
   for (unsigned l = 0; l < 64; ++l) {
     double v = bitsToF64(w.vrow(4)[l] | (uint64_t(w.vrow(5)[l]) << 32));
@@ -500,21 +500,21 @@ TEST(Mfma, SpotLayout4x4x4F64Blocks) {
 
 TEST(Mfma, InlineConstantC) {
   Env env(Gfx::Gfx942);
-  WaveState &w = *env.w;
+  WaveState &w = *env.W;
   Inst in;
-  in.op = Op::V_MFMA_I32_16X16X32_I8;
-  in.enc = Enc::VOP3P;
-  in.src[0] = kVgprBase + 0;
-  in.src[1] = kVgprBase + 2;
-  in.src[2] = 128 + 7; // inline 7
-  in.dst = kAgprBase + 0;
+  in.Operation = Op::V_MFMA_I32_16X16X32_I8;
+  in.Encoding = Enc::VOP3P;
+  in.Src[0] = kVgprBase + 0;
+  in.Src[1] = kVgprBase + 2;
+  in.Src[2] = 128 + 7; // inline 7
+  in.Dst = kAgprBase + 0;
   for (unsigned l = 0; l < 64; ++l) {
     w.vrow(0)[l] = 0x01010101;
     w.vrow(1)[l] = 0x01010101; // A = 1
     w.vrow(2)[l] = 0xffffffff;
     w.vrow(3)[l] = 0xffffffff; // B = -1
   }
-  ASSERT_TRUE(execMfma(env.c, in));
+  ASSERT_TRUE(execMfma(env.C, in));
   for (unsigned r = 0; r < 4; ++r)
     for (unsigned l = 0; l < 64; ++l)
       EXPECT_EQ(int32_t(w.vrow(256 + r)[l]), 7 - 32);
@@ -523,27 +523,27 @@ TEST(Mfma, InlineConstantC) {
 TEST(Mfma, UnsupportedIsReported) {
   Env env(Gfx::Gfx942);
   Inst in;
-  in.enc = Enc::VOP3P;
-  in.src[0] = kVgprBase;
-  in.src[1] = kVgprBase + 4;
-  in.src[2] = kAgprBase;
-  in.dst = kAgprBase;
-  in.op = Op::V_SMFMAC_F32_16X16X32_F16;
-  EXPECT_FALSE(execMfma(env.c, in));
-  in.op = Op::V_MFMA_F32_32X32X64_F8F6F4;
-  EXPECT_FALSE(execMfma(env.c, in));
-  in.op = Op::S_NOP;
-  EXPECT_FALSE(execMfma(env.c, in));
+  in.Encoding = Enc::VOP3P;
+  in.Src[0] = kVgprBase;
+  in.Src[1] = kVgprBase + 4;
+  in.Src[2] = kAgprBase;
+  in.Dst = kAgprBase;
+  in.Operation = Op::V_SMFMAC_F32_16X16X32_F16;
+  EXPECT_FALSE(execMfma(env.C, in));
+  in.Operation = Op::V_MFMA_F32_32X32X64_F8F6F4;
+  EXPECT_FALSE(execMfma(env.C, in));
+  in.Operation = Op::S_NOP;
+  EXPECT_FALSE(execMfma(env.C, in));
   // Modifiers the documentation does not give the instruction.
-  in.op = Op::V_MFMA_F32_32X32X8_F16;
-  in.cbsz = 1;
-  EXPECT_FALSE(execMfma(env.c, in));
-  in.cbsz = 0;
-  in.blgp = 1; // CDNA3: no BLGP for this shape
-  EXPECT_FALSE(execMfma(env.c, in));
-  in.op = Op::V_MFMA_F32_4X4X1_16B_F32;
-  in.blgp = 0;
-  in.cbsz = 2;
-  in.abid = 4; // ABID must be < 2^CBSZ
-  EXPECT_FALSE(execMfma(env.c, in));
+  in.Operation = Op::V_MFMA_F32_32X32X8_F16;
+  in.Cbsz = 1;
+  EXPECT_FALSE(execMfma(env.C, in));
+  in.Cbsz = 0;
+  in.Blgp = 1; // CDNA3: no BLGP for this shape
+  EXPECT_FALSE(execMfma(env.C, in));
+  in.Operation = Op::V_MFMA_F32_4X4X1_16B_F32;
+  in.Blgp = 0;
+  in.Cbsz = 2;
+  in.Abid = 4; // ABID must be < 2^CBSZ
+  EXPECT_FALSE(execMfma(env.C, in));
 }

@@ -16,16 +16,16 @@ using namespace asmevo::emu;
 namespace {
 
 struct Env {
-  std::unique_ptr<WaveState> w = std::make_unique<WaveState>();
-  Workgroup wg;
-  DeviceMemory mem;
-  ExecCtx c;
-  explicit Env(Gfx g = Gfx::Gfx942) : c{*w, wg, mem, g} { w->setExec(~0ull); }
+  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
+  Workgroup Wg;
+  DeviceMemory Mem;
+  ExecCtx C;
+  explicit Env(Gfx g = Gfx::Gfx942) : C{*W, Wg, Mem, g} { W->setExec(~0ull); }
   void set(unsigned vgpr, uint32_t v) {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      w->vrow(vgpr)[l] = v;
+      W->vrow(vgpr)[l] = v;
   }
-  uint32_t get(unsigned reg, unsigned lane = 0) const { return w->vrow(reg)[lane]; }
+  uint32_t get(unsigned reg, unsigned lane = 0) const { return W->vrow(reg)[lane]; }
 };
 
 constexpr uint16_t V(unsigned r) { return uint16_t(kVgprBase + r); }
@@ -34,13 +34,13 @@ constexpr uint16_t kOne = 242, kHalf = 240, kNegOne = 193, kInt64 = 192;
 
 Inst vop3p(Op op, uint16_t d, uint16_t s0, uint16_t s1, uint16_t s2 = kNoOperand) {
   Inst in;
-  in.op = op;
-  in.enc = Enc::VOP3P;
-  in.dst = d;
-  in.src[0] = s0;
-  in.src[1] = s1;
-  in.src[2] = s2;
-  in.opselHi = 7; // the assembler's default op_sel_hi:[1,1,1]
+  in.Operation = op;
+  in.Encoding = Enc::VOP3P;
+  in.Dst = d;
+  in.Src[0] = s0;
+  in.Src[1] = s1;
+  in.Src[2] = s2;
+  in.OpselHi = 7; // the assembler's default op_sel_hi:[1,1,1]
   return in;
 }
 
@@ -53,27 +53,27 @@ TEST(Packed, AddF16OpSelNegInline) {
   e.set(0, pk(0x3c00, 0x4000)); // {1.0, 2.0}
   e.set(1, pk(0x3800, 0xc200)); // {0.5, -3.0}
   Inst in = vop3p(Op::V_PK_ADD_F16, V(2), V(0), V(1));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x3e00, 0xbc00)); // {1.5, -1.0}
 
-  in.opsel = 1;   // lo: src0.hi
-  in.opselHi = 2; // hi: src0.lo, src1.hi
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 1;   // lo: src0.hi
+  in.OpselHi = 2; // hi: src0.lo, src1.hi
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x4100, 0xc000)); // {2.0+0.5, 1.0-3.0}
 
   in = vop3p(Op::V_PK_ADD_F16, V(2), V(0), V(1));
-  in.neg = 2;   // negate src1 for the low half
-  in.negHi = 1; // negate src0 for the high half
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Neg = 2;   // negate src1 for the low half
+  in.NegHi = 1; // negate src0 for the high half
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x3800, 0xc500)); // {1.0-0.5, -2.0-3.0}
 
   // Inline 1.0: the f16 constant sits in the low half (high half 0); op_sel_hi:[1,0] splats.
   in = vop3p(Op::V_PK_ADD_F16, V(2), V(0), kOne);
-  in.opselHi = 1;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 1;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x4000, 0x4200)); // {2.0, 3.0}
-  in.opselHi = 3;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 3;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x4000, 0x4000)); // {2.0, 2.0 + 0}
 }
 
@@ -83,23 +83,23 @@ TEST(Packed, MulFmaF16Clamp) {
   e.set(1, pk(0x4200, 0x3c00)); // {3.0, 1.0}
   e.set(2, pk(0x3400, 0xc400)); // {0.25, -4.0}
   Inst in = vop3p(Op::V_PK_MUL_F16, V(3), V(0), V(1));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(3), pk(0x3e00, 0x4000)); // {1.5, 2.0}
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(3), pk(0x3c00, 0x3c00)); // clamped to 1.0
   in = vop3p(Op::V_PK_FMA_F16, V(3), V(0), V(1), V(2));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(3), pk(0x3f00, 0xc000)); // {1.5+0.25, 2-4}
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(3), pk(0x3c00, 0x0000));
   // Rounding: 2049 is not an f16; fma(2048, 1, 1) ties to even 2048, (2048,1,3) -> 2052.
   e.set(4, pk(0x6800, 0x6800)); // 2048
   e.set(5, pk(0x3c00, 0x3c00)); // 1
   e.set(6, pk(0x3c00, 0x4200)); // {1, 3}
   in = vop3p(Op::V_PK_FMA_F16, V(7), V(4), V(5), V(6));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(7), pk(0x6800, 0x6802));
 }
 
@@ -108,10 +108,10 @@ TEST(Packed, MaxMinF16) {
   e.set(0, pk(0x7e00, 0x8000)); // {qNaN, -0}
   e.set(1, pk(0x3c00, 0x0000)); // {1.0, +0}
   Inst in = vop3p(Op::V_PK_MAX_F16, V(2), V(0), V(1));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x3c00, 0x0000));
-  in.op = Op::V_PK_MIN_F16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_PK_MIN_F16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x3c00, 0x8000));
 }
 
@@ -120,77 +120,77 @@ TEST(Packed, Int16Ops) {
   e.set(0, pk(0xffff, 0x0001));
   e.set(1, pk(0x0001, 0x0002));
   Inst in = vop3p(Op::V_PK_ADD_U16, V(2), V(0), V(1));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0x0000, 0x0003));
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(2), pk(0xffff, 0x0003));
 
   e.set(3, pk(0x8000, 0x7fff)); // {-32768, 32767}
   e.set(4, pk(0x0001, 0xffff)); // {1, -1}
   in = vop3p(Op::V_PK_SUB_I16, V(5), V(3), V(4));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(5), pk(0x7fff, 0x8000)); // wraps
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(5), pk(0x8000, 0x7fff)); // saturates
 
   e.set(6, pk(4, 17)); // shift amounts (low 4 bits: 4, 1)
   e.set(7, pk(0x0001, 0x8001));
   in = vop3p(Op::V_PK_LSHLREV_B16, V(8), V(6), V(7));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(8), pk(0x0010, 0x0002));
-  in.op = Op::V_PK_LSHRREV_B16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_PK_LSHRREV_B16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(8), pk(0x0000, 0x4000));
-  in.op = Op::V_PK_ASHRREV_I16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_PK_ASHRREV_I16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(8), pk(0x0000, 0xc000));
 
   e.set(9, pk(0x1234, 0xfffe));
   e.set(10, pk(0x0010, 0x0003));
   e.set(11, pk(0x0001, 0x0005));
   in = vop3p(Op::V_PK_MUL_LO_U16, V(12), V(9), V(10));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x2341 - 1, 0xfffa));
   in = vop3p(Op::V_PK_MAD_I16, V(12), V(9), V(10), V(11));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x2341, uint16_t(-6 + 5)));
   // 0x1234 * 0x10 + 1 = 0x12341 and 0xfffe * 3 + 5 both exceed 16 bits: saturate.
   in = vop3p(Op::V_PK_MAD_U16, V(12), V(9), V(10), V(11));
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0xffff, 0xffff));
 
   in = vop3p(Op::V_PK_MAX_I16, V(12), V(3), V(4));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x0001, 0x7fff));
-  in.op = Op::V_PK_MIN_U16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_PK_MIN_U16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x0001, 0x7fff));
-  in.op = Op::V_PK_MAX_U16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_PK_MAX_U16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x8000, 0xffff));
-  in.op = Op::V_PK_MIN_I16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_PK_MIN_I16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x8000, 0xffff));
 
   // Integer inline constants are the sign-extended 32-bit value: -1 fills both halves, 64
   // only the low half.
   in = vop3p(Op::V_PK_ADD_U16, V(12), V(1), kNegOne);
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x0000, 0x0001));
   in = vop3p(Op::V_PK_ADD_U16, V(12), V(1), kInt64);
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(65, 2));
-  in.opselHi = 1; // op_sel_hi:[1,0]: splat
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 1; // op_sel_hi:[1,0]: splat
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(65, 66));
   // op_sel on integer ops.
   in = vop3p(Op::V_PK_ADD_U16, V(12), V(0), V(1));
-  in.opsel = 3;
-  in.opselHi = 0;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 3;
+  in.OpselHi = 0;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(12), pk(0x0003, 0x0000));
 }
 
@@ -203,36 +203,36 @@ TEST(Packed, PackedF32) {
   e.set(4, f32ToBits(0.25f));
   e.set(5, f32ToBits(10.0f));
   Inst in = vop3p(Op::V_PK_FMA_F32, V(6), V(0), V(2), V(4));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 3.25f);
   EXPECT_EQ(bitsToF32(e.get(7)), 8.0f);
-  in.opsel = 1;   // lo: src0 dword 1
-  in.opselHi = 6; // hi: src0 dword 0, src1/src2 dword 1
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 1;   // lo: src0 dword 1
+  in.OpselHi = 6; // hi: src0 dword 0, src1/src2 dword 1
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 4.25f); // 2*2 + 0.25
   EXPECT_EQ(bitsToF32(e.get(7)), 8.5f);  // 1.5*-1 + 10
   in = vop3p(Op::V_PK_FMA_F32, V(6), V(0), V(2), V(4));
-  in.neg = 1;
-  in.negHi = 4;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Neg = 1;
+  in.NegHi = 4;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(6)), -2.75f); // -1.5*2 + 0.25
   EXPECT_EQ(bitsToF32(e.get(7)), -12.0f); // 2*-1 - 10
 
   // v_pk_add_f32 v[6:7], v[0:1], 1.0 op_sel_hi:[1,0]
   in = vop3p(Op::V_PK_ADD_F32, V(6), V(0), kOne);
-  in.opselHi = 1;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 1;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 2.5f);
   EXPECT_EQ(bitsToF32(e.get(7)), 3.0f);
   // SGPR pair source, clamp.
-  e.w->s[4] = f32ToBits(0.5f);
-  e.w->s[5] = f32ToBits(-3.0f);
+  e.W->S[4] = f32ToBits(0.5f);
+  e.W->S[5] = f32ToBits(-3.0f);
   in = vop3p(Op::V_PK_MUL_F32, V(6), V(0), 4);
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 0.75f);
   EXPECT_EQ(bitsToF32(e.get(7)), -6.0f);
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(6)), 0.75f);
   EXPECT_EQ(bitsToF32(e.get(7)), 0.0f);
 
@@ -242,12 +242,12 @@ TEST(Packed, PackedF32) {
   e.set(12, 0xb0);
   e.set(13, 0xb1);
   in = vop3p(Op::V_PK_MOV_B32, V(8), V(10), V(12));
-  in.opsel = 1;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 1;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(8), 0xa1u);
   EXPECT_EQ(e.get(9), 0xb0u);
-  in.opsel = 2;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 2;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(8), 0xa0u);
   EXPECT_EQ(e.get(9), 0xb1u);
 }
@@ -259,38 +259,38 @@ TEST(Packed, FmaMix) {
   e.set(2, f32ToBits(0.25f));
   // v_fma_mix_f32 v3, v0, v1, v2 op_sel_hi:[1,1,0]
   Inst in = vop3p(Op::V_MAD_MIX_F32, V(3), V(0), V(1), V(2));
-  in.opselHi = 3;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 3;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 0.75f); // 1*0.5 + 0.25
-  in.opsel = 3;                          // both f16 sources from the high half
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 3;                          // both f16 sources from the high half
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), -5.75f); // 2*-3 + 0.25
-  in.negHi = 2;                           // abs(src1)
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.NegHi = 2;                           // abs(src1)
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 6.25f);
-  in.neg = 1; // -src0
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Neg = 1; // -src0
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), -5.75f);
 
   // Inline 1.0 as an f32 source (op_sel_hi 0) and as an f16 source (op_sel_hi 1).
   in = vop3p(Op::V_MAD_MIX_F32, V(3), V(0), kOne, kHalf);
-  in.opselHi = 1; // src0 f16, src1 f32 1.0, src2 f32 0.5
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 1; // src0 f16, src1 f32 1.0, src2 f32 0.5
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 1.5f);
-  in.opselHi = 7; // all f16
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 7; // all f16
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 1.5f);
 
   // mixlo / mixhi keep the other half.
   e.set(4, 0xabcd1234);
   in = vop3p(Op::V_MAD_MIXLO_F16, V(4), V(0), V(1), V(2));
-  in.opselHi = 3;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.OpselHi = 3;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(4), pk(0x3a00, 0xabcd)); // 0.75
-  in.op = Op::V_MAD_MIXHI_F16;
-  in.clamp = true;
-  in.opsel = 2; // src1 high half: 1*-3 + 0.25 -> clamp 0
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_MAD_MIXHI_F16;
+  in.Clamp = true;
+  in.Opsel = 2; // src1 high half: 1*-3 + 0.25 -> clamp 0
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(4), pk(0x3a00, 0x0000));
 }
 
@@ -300,112 +300,112 @@ TEST(Packed, DotProducts) {
   e.set(1, pk(0x4200, 0x3800)); // f16 {3, 0.5}
   e.set(2, f32ToBits(10.0f));
   Inst in = vop3p(Op::V_DOT2_F32_F16, V(3), V(0), V(1), V(2));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 14.0f);
-  in.negHi = 1; // -src0.hi
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.NegHi = 1; // -src0.hi
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 12.0f);
-  in.negHi = 0;
-  in.opsel = 1; // lo element of src0 from its high half: 2*3 + 2*0.5 + 10
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.NegHi = 0;
+  in.Opsel = 1; // lo element of src0 from its high half: 2*3 + 2*0.5 + 10
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 17.0f);
-  in.opsel = 0;
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Opsel = 0;
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(3)), 1.0f);
 
   e.set(4, pk(0x3f80, 0x4000)); // bf16 {1, 2}
   e.set(5, pk(0x4040, 0x3f00)); // bf16 {3, 0.5}
   e.set(6, f32ToBits(1.0f));
   in = vop3p(Op::V_DOT2_F32_BF16, V(7), V(4), V(5), V(6));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(bitsToF32(e.get(7)), 5.0f);
 
   e.set(8, pk(uint16_t(-2), 3));
   e.set(9, pk(5, uint16_t(-7)));
   e.set(10, 100);
   in = vop3p(Op::V_DOT2_I32_I16, V(11), V(8), V(9), V(10));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(int32_t(e.get(11)), 69);
-  in.op = Op::V_DOT2_U32_U16;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_DOT2_U32_U16;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(11), uint32_t(100 + 65534u * 5 + 3u * 65529u));
 
   e.set(12, 0x807f01ff);
   e.set(13, 0x02020202);
   e.set(14, 5);
   in = vop3p(Op::V_DOT4_I32_I8, V(15), V(12), V(13), V(14));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(int32_t(e.get(15)), 3);
-  in.op = Op::V_DOT4_U32_U8;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_DOT4_U32_U8;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(15), 1027u);
 
   e.set(16, 0xf0f0f0f0);
   e.set(17, 0x33333333);
   in = vop3p(Op::V_DOT8_I32_I4, V(18), V(16), V(17), 128);
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(int32_t(e.get(18)), -12);
-  in.op = Op::V_DOT8_U32_U4;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_DOT8_U32_U4;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(18), 180u);
 
   // Integer dot clamp saturates; without clamp the sum wraps.
   e.set(19, 0x7fffffff);
   e.set(20, 0x01010101);
   in = vop3p(Op::V_DOT4_I32_I8, V(21), V(20), V(20), V(19));
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(21), 0x80000003u);
-  in.clamp = true;
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Clamp = true;
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(21), 0x7fffffffu);
 }
 
 TEST(Packed, AccVgprMoves) {
   Env e(Gfx::Gfx90a);
   for (unsigned l = 0; l < kWaveSize; ++l)
-    e.w->vrow(0)[l] = 1000 + l;
-  e.w->setExec(0x00000000ffff0000ull);
+    e.W->vrow(0)[l] = 1000 + l;
+  e.W->setExec(0x00000000ffff0000ull);
   Inst in;
-  in.enc = Enc::VOP3P;
-  in.op = Op::V_ACCVGPR_WRITE;
-  in.dst = A(3);
-  in.src[0] = V(0);
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Encoding = Enc::VOP3P;
+  in.Operation = Op::V_ACCVGPR_WRITE;
+  in.Dst = A(3);
+  in.Src[0] = V(0);
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(256 + 3, 16), 1016u);
   EXPECT_EQ(e.get(256 + 3, 31), 1031u);
   EXPECT_EQ(e.get(256 + 3, 15), 0u);
   EXPECT_EQ(e.get(256 + 3, 32), 0u);
-  e.w->setExec(~0ull);
-  in.src[0] = kOne; // inline constant 1.0 (as a 32-bit float)
-  in.dst = A(4);
-  ASSERT_TRUE(execPacked(e.c, in));
+  e.W->setExec(~0ull);
+  in.Src[0] = kOne; // inline constant 1.0 (as a 32-bit float)
+  in.Dst = A(4);
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(256 + 4, 63), 0x3f800000u);
-  in.op = Op::V_ACCVGPR_READ;
-  in.src[0] = A(4);
-  in.dst = V(5);
-  ASSERT_TRUE(execPacked(e.c, in));
+  in.Operation = Op::V_ACCVGPR_READ;
+  in.Src[0] = A(4);
+  in.Dst = V(5);
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(5, 7), 0x3f800000u);
-  in.op = Op::Count;
+  in.Operation = Op::Count;
   for (unsigned o = 0; o < unsigned(Op::Count); ++o)
     if (std::string(opName(Op(o))).rfind("V_ACCVGPR_MOV_B32", 0) == 0) {
-      in.op = Op(o);
+      in.Operation = Op(o);
       break;
     }
-  ASSERT_NE(in.op, Op::Count);
-  in.enc = Enc::VOP1;
-  in.src[0] = A(3);
-  in.dst = A(9);
-  ASSERT_TRUE(execPacked(e.c, in));
+  ASSERT_NE(in.Operation, Op::Count);
+  in.Encoding = Enc::VOP1;
+  in.Src[0] = A(3);
+  in.Dst = A(9);
+  ASSERT_TRUE(execPacked(e.C, in));
   EXPECT_EQ(e.get(256 + 9, 20), 1020u);
 }
 
 TEST(Packed, UnknownOpsReturnFalse) {
   Env e;
   Inst in = vop3p(Op::V_MFMA_F32_32X32X8_F16, A(0), V(0), V(2), A(0));
-  EXPECT_FALSE(execPacked(e.c, in));
-  in.op = Op::S_NOP;
-  EXPECT_FALSE(execPacked(e.c, in));
+  EXPECT_FALSE(execPacked(e.C, in));
+  in.Operation = Op::S_NOP;
+  EXPECT_FALSE(execPacked(e.C, in));
 }
 
 // v_pk_add_f16 and v_pk_mul_f16 on random bit patterns (zeros, denormals, normals, infinities,
@@ -414,7 +414,7 @@ TEST(Packed, UnknownOpsReturnFalse) {
 // (f64ToF16). The executor computes in binary32 when it can; this checks it rounds the same.
 TEST(Packed, AddMulF16MatchRoundingOnceFromDouble) {
   Env e;
-  e.w->mode = 0x3f0; // the compiled-kernel default: round to nearest even, denormals kept
+  e.W->Mode = 0x3f0; // the compiled-kernel default: round to nearest even, denormals kept
   std::mt19937 rng(17);
   bool nans = false;
   auto half = [&]() -> uint16_t {
@@ -432,24 +432,24 @@ TEST(Packed, AddMulF16MatchRoundingOnceFromDouble) {
   for (int round = 0; round < 300; ++round) {
     nans = round % 5 == 0;
     for (unsigned l = 0; l < kWaveSize; ++l) {
-      e.w->vrow(0)[l] = pk(half(), half());
-      e.w->vrow(1)[l] = pk(half(), half());
-      e.w->vrow(2)[l] = 0xdeadbeefu;
+      e.W->vrow(0)[l] = pk(half(), half());
+      e.W->vrow(1)[l] = pk(half(), half());
+      e.W->vrow(2)[l] = 0xdeadbeefu;
     }
     const uint64_t exec = round % 3 ? ~0ull : (uint64_t(rng()) << 32 | rng());
-    e.w->setExec(exec);
+    e.W->setExec(exec);
     const bool add = round % 2 == 0;
     Inst in = vop3p(add ? Op::V_PK_ADD_F16 : Op::V_PK_MUL_F16, V(2), V(0), V(1));
-    in.opsel = uint8_t(rng() % 4), in.opselHi = uint8_t(rng() % 4);
-    in.neg = uint8_t(rng() % 4), in.negHi = uint8_t(rng() % 4);
-    ASSERT_TRUE(execPacked(e.c, in));
+    in.Opsel = uint8_t(rng() % 4), in.OpselHi = uint8_t(rng() % 4);
+    in.Neg = uint8_t(rng() % 4), in.NegHi = uint8_t(rng() % 4);
+    ASSERT_TRUE(execPacked(e.C, in));
     for (unsigned l = 0; l < kWaveSize; ++l) {
       if (!((exec >> l) & 1)) {
         ASSERT_EQ(e.get(2, l), 0xdeadbeefu) << "lane " << l << " is off";
         continue;
       }
       for (unsigned h = 0; h < 2; ++h) {
-        const uint8_t sel = h ? in.opselHi : in.opsel, neg = h ? in.negHi : in.neg;
+        const uint8_t sel = h ? in.OpselHi : in.Opsel, neg = h ? in.NegHi : in.Neg;
         uint16_t x[2];
         for (unsigned i = 0; i < 2; ++i) {
           x[i] = uint16_t(e.get(i, l) >> ((sel >> i) & 1 ? 16 : 0));
@@ -468,10 +468,10 @@ TEST(Packed, AddMulF16MatchRoundingOnceFromDouble) {
         }
         ASSERT_EQ(got, f64ToF16(add ? v0 + v1 : v0 * v1))
             << (add ? "add" : "mul") << " lane " << l << " half " << h << " sources " << std::hex
-            << x[0] << " " << x[1] << " op_sel " << int(in.opsel) << " op_sel_hi "
-            << int(in.opselHi) << " neg " << int(in.neg) << " neg_hi " << int(in.negHi);
+            << x[0] << " " << x[1] << " op_sel " << int(in.Opsel) << " op_sel_hi "
+            << int(in.OpselHi) << " neg " << int(in.Neg) << " neg_hi " << int(in.NegHi);
       }
     }
   }
-  e.w->setExec(~0ull);
+  e.W->setExec(~0ull);
 }

@@ -47,9 +47,9 @@ uint32_t laneValue(std::mt19937 &rng, unsigned l) {
 }
 
 struct Case {
-  Op op;
-  Enc enc;
-  unsigned nsrc;
+  Op Operation;
+  Enc Encoding;
+  unsigned Nsrc;
 };
 
 // Every op of the short path, in each encoding the decoder gives it.
@@ -95,31 +95,32 @@ const Case kCases[] = {
 // inline integer; 3 src0 the inline constant 1.0; 4 src0 a literal. The destination is v0
 // (a compare's: VCC for VOPC, s[20:21] for VOP3); FMAC's addend is its destination.
 Inst build(const Case &c, unsigned k) {
-  const bool cmp = c.enc == Enc::VOPC || std::string(opName(c.op)).rfind("V_CMP", 0) == 0;
-  Inst in = mk(c.op, c.enc, cmp ? kNoOperand : V(0), V(1), c.nsrc > 1 ? V(2) : kNoOperand,
-               c.nsrc > 2 ? V(3) : kNoOperand);
+  const bool cmp =
+      c.Encoding == Enc::VOPC || std::string(opName(c.Operation)).rfind("V_CMP", 0) == 0;
+  Inst in = mk(c.Operation, c.Encoding, cmp ? kNoOperand : V(0), V(1),
+               c.Nsrc > 1 ? V(2) : kNoOperand, c.Nsrc > 2 ? V(3) : kNoOperand);
   if (cmp)
-    in.sdst = c.enc == Enc::VOPC ? uint16_t(kVccLo) : uint16_t(20);
-  if (c.op == Op::V_FMAC_F32_E32 || c.op == Op::V_FMAC_F32_E64)
-    in.src[2] = V(0);
-  if (c.op == Op::V_CNDMASK_B32_E32)
-    in.src[2] = kVccLo;
-  if (c.op == Op::V_CNDMASK_B32_E64)
-    in.src[2] = 10; // s[10:11]
+    in.Sdst = c.Encoding == Enc::VOPC ? uint16_t(kVccLo) : uint16_t(20);
+  if (c.Operation == Op::V_FMAC_F32_E32 || c.Operation == Op::V_FMAC_F32_E64)
+    in.Src[2] = V(0);
+  if (c.Operation == Op::V_CNDMASK_B32_E32)
+    in.Src[2] = kVccLo;
+  if (c.Operation == Op::V_CNDMASK_B32_E64)
+    in.Src[2] = 10; // s[10:11]
   switch (k) {
   case 1:
-    in.src[0] = 4;
+    in.Src[0] = 4;
     break;
   case 2:
-    in.src[0] = uint16_t(128 + 17);
+    in.Src[0] = uint16_t(128 + 17);
     break;
   case 3:
-    in.src[0] = kOne;
+    in.Src[0] = kOne;
     break;
   case 4:
-    in.src[0] = kLiteralCode;
-    in.literal = 0xc0490fdbu; // -pi
-    in.hasLiteral = true;
+    in.Src[0] = kLiteralCode;
+    in.Literal = 0xc0490fdbu; // -pi
+    in.HasLiteral = true;
     break;
   default:
     break;
@@ -128,27 +129,27 @@ Inst build(const Case &c, unsigned k) {
 }
 
 struct VecFast : ::testing::Test {
-  std::unique_ptr<WaveState> gen = std::make_unique<WaveState>();
-  std::unique_ptr<WaveState> fast = std::make_unique<WaveState>();
-  Workgroup wg;
-  DeviceMemory mem;
+  std::unique_ptr<WaveState> Gen = std::make_unique<WaveState>();
+  std::unique_ptr<WaveState> Fast = std::make_unique<WaveState>();
+  Workgroup Wg;
+  DeviceMemory Mem;
 
   void fill(std::mt19937 &rng, uint64_t exec, uint32_t mode) {
     for (unsigned r = 0; r < 8; ++r)
       for (unsigned l = 0; l < kWaveSize; ++l)
-        gen->vrow(r)[l] = laneValue(rng, l);
+        Gen->vrow(r)[l] = laneValue(rng, l);
     for (unsigned i = 0; i < 24; ++i)
-      gen->s[i] = laneValue(rng, i);
-    gen->setVcc(uint64_t(rng()) << 32 | rng());
-    gen->setExec(exec);
-    gen->mode = mode;
-    *fast = *gen;
+      Gen->S[i] = laneValue(rng, i);
+    Gen->setVcc(uint64_t(rng()) << 32 | rng());
+    Gen->setExec(exec);
+    Gen->Mode = mode;
+    *Fast = *Gen;
   }
   // Run `in` through the general executor and the short path (f) on the two states; then they
   // must differ nowhere.
   void runBoth(const Inst &in, FastOp f, const std::string &what) {
-    ExecCtx cg{*gen, wg, mem, Gfx::Gfx942};
-    ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
+    ExecCtx cg{*Gen, Wg, Mem, Gfx::Gfx942};
+    ExecCtx cf{*Fast, Wg, Mem, Gfx::Gfx942};
     ASSERT_TRUE(executeInst(cg, in)) << what;
     ASSERT_TRUE(execVectorFast(cf, in, f)) << what;
     expectSame(what);
@@ -157,9 +158,9 @@ struct VecFast : ::testing::Test {
   void expectSame(const std::string &what) {
     for (unsigned r = 0; r < 8; ++r)
       for (unsigned l = 0; l < kWaveSize; ++l)
-        ASSERT_EQ(fast->vrow(r)[l], gen->vrow(r)[l]) << what << ": v" << r << " lane " << l;
-    ASSERT_EQ(0, std::memcmp(fast->s, gen->s, sizeof gen->s)) << what << ": SGPRs differ";
-    ASSERT_EQ(fast->scc, gen->scc) << what;
+        ASSERT_EQ(Fast->vrow(r)[l], Gen->vrow(r)[l]) << what << ": v" << r << " lane " << l;
+    ASSERT_EQ(0, std::memcmp(Fast->S, Gen->S, sizeof Gen->S)) << what << ": SGPRs differ";
+    ASSERT_EQ(Fast->Scc, Gen->Scc) << what;
   }
 };
 
@@ -175,9 +176,9 @@ TEST_F(VecFast, EveryOpMatchesTheGeneralExecutor) {
           for (unsigned rep = 0; rep < 3; ++rep) {
             Inst in = build(c, k);
             const FastOp f = fastVectorOp(in);
-            const std::string what = std::string(opName(c.op)) + " sources " + std::to_string(k) +
-                                     " exec " + std::to_string(exec) + " mode " +
-                                     std::to_string(mode);
+            const std::string what = std::string(opName(c.Operation)) + " sources " +
+                                     std::to_string(k) + " exec " + std::to_string(exec) +
+                                     " mode " + std::to_string(mode);
             ASSERT_NE(f, FastOp::None) << what << ": the short path does not take it";
             fill(rng, exec, mode);
             runBoth(in, f, what);
@@ -193,16 +194,16 @@ TEST_F(VecFast, AbsAndNegOnFloatSourcesMatchTheGeneralExecutor) {
   const uint8_t mods[][2] = {{1, 0}, {0, 1}, {2, 4}, {5, 3}, {7, 7}};
   unsigned compared = 0, general = 0;
   for (const Case &c : kCases) {
-    if (c.enc != Enc::VOP3)
+    if (c.Encoding != Enc::VOP3)
       continue;
-    const std::string name = opName(c.op);
+    const std::string name = opName(c.Operation);
     const bool floatSources = name.find("F32") != std::string::npos ||
                               name.rfind("V_MOV_B32", 0) == 0 ||
                               name.rfind("V_CNDMASK_B32", 0) == 0;
     for (const auto &m : mods)
       for (unsigned k : {0u, 1u, 3u}) {
         Inst in = build(c, k);
-        in.abs = m[0], in.neg = m[1];
+        in.Abs = m[0], in.Neg = m[1];
         const FastOp f = fastVectorOp(in);
         const std::string what = name + " abs " + std::to_string(m[0]) + " neg " +
                                  std::to_string(m[1]) + " sources " + std::to_string(k);
@@ -230,9 +231,9 @@ TEST_F(VecFast, FloatOpsLeaveAnyOtherModeToTheGeneralExecutor) {
     Inst in = build(c, 0);
     const FastOp f = fastVectorOp(in);
     fill(rng, ~0ull, moded);
-    const std::string name = opName(c.op);
+    const std::string name = opName(c.Operation);
     if (name.find("F32") != std::string::npos) {
-      ExecCtx cf{*fast, wg, mem, Gfx::Gfx942};
+      ExecCtx cf{*Fast, Wg, Mem, Gfx::Gfx942};
       EXPECT_FALSE(execVectorFast(cf, in, f)) << name;
       expectSame(name + " (declined)");
       continue;
@@ -280,20 +281,20 @@ TEST(VecFastChoice, ModifiersFormsAndOtherOpsTakeTheGeneralExecutor) {
   EXPECT_EQ(fastVectorOp(plain), FastOp::AddF32);
   auto none = [](Inst in) { return fastVectorOp(in) == FastOp::None; };
   Inst in = mk(Op::V_ADD_U32_E64, Enc::VOP3, V(0), V(1), V(2));
-  in.abs = 1;
+  in.Abs = 1;
   EXPECT_TRUE(none(in));
-  in.abs = 0, in.neg = 2;
+  in.Abs = 0, in.Neg = 2;
   EXPECT_TRUE(none(in));
-  in = plain, in.clamp = true;
+  in = plain, in.Clamp = true;
   EXPECT_TRUE(none(in));
-  in = plain, in.omod = 1;
+  in = plain, in.Omod = 1;
   EXPECT_TRUE(none(in));
-  in = plain, in.opsel = 8;
+  in = plain, in.Opsel = 8;
   EXPECT_TRUE(none(in));
   in = mk(Op::V_ADD_F32_E32, Enc::VOP2, V(0), V(1), V(2));
-  in.form = VForm::Dpp;
+  in.Form = VForm::Dpp;
   EXPECT_TRUE(none(in));
-  in.form = VForm::Sdwa;
+  in.Form = VForm::Sdwa;
   EXPECT_TRUE(none(in));
   // An AGPR destination, a K-form, a carry-out add, v_cmpx (writes EXEC), a 16-bit compare.
   EXPECT_TRUE(none(mk(Op::V_MOV_B32_E64, Enc::VOP3, uint16_t(kAgprBase + 1), V(1))));

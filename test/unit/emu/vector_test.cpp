@@ -28,21 +28,21 @@ uint32_t fb(float f) { return f32ToBits(f); }
 float bf(uint32_t b) { return bitsToF32(b); }
 
 struct Vec : ::testing::Test {
-  std::unique_ptr<WaveState> w = std::make_unique<WaveState>();
-  Workgroup wg;
-  DeviceMemory mem;
-  ExecCtx c{*w, wg, mem, Gfx::Gfx942};
+  std::unique_ptr<WaveState> W = std::make_unique<WaveState>();
+  Workgroup Wg;
+  DeviceMemory Mem;
+  ExecCtx C{*W, Wg, Mem, Gfx::Gfx942};
 
   void SetUp() override {
-    w->setExec(~0ull);
-    w->mode = 0x3f0; // what compiled kernels' descriptors set: RNE, denormals kept, DX10, IEEE
+    W->setExec(~0ull);
+    W->Mode = 0x3f0; // what compiled kernels' descriptors set: RNE, denormals kept, DX10, IEEE
   }
-  uint32_t *row(unsigned r) { return w->vrow(r); }
+  uint32_t *row(unsigned r) { return W->vrow(r); }
   void fill(unsigned r, uint32_t (*f)(unsigned)) {
     for (unsigned l = 0; l < 64; ++l)
       row(r)[l] = f(l);
   }
-  void run(const Inst &in) { ASSERT_TRUE(execVector(c, in)) << opName(in.op); }
+  void run(const Inst &in) { ASSERT_TRUE(execVector(C, in)) << opName(in.Operation); }
   // Run a one-lane-varying f32 op: sources in v1, v2, v3, result in v0.
   float f32op(Op op, Enc enc, float a, float b = 0, float cc = 0, unsigned nsrc = 2) {
     for (unsigned l = 0; l < 64; ++l) {
@@ -51,7 +51,7 @@ struct Vec : ::testing::Test {
       row(3)[l] = fb(cc);
     }
     Inst in = mk(op, enc, V(0), V(1), nsrc > 1 ? V(2) : kNoOperand, nsrc > 2 ? V(3) : kNoOperand);
-    EXPECT_TRUE(execVector(c, in));
+    EXPECT_TRUE(execVector(C, in));
     return bf(row(0)[5]);
   }
 };
@@ -61,7 +61,7 @@ struct Vec : ::testing::Test {
 TEST_F(Vec, AddU32ExecMasked) {
   fill(1, [](unsigned l) { return l * 3u; });
   fill(0, [](unsigned) { return 0xdeadu; });
-  w->setExec(0x00000000ffff0000ull);
+  W->setExec(0x00000000ffff0000ull);
   run(mk(Op::V_ADD_U32_E32, Enc::VOP2, V(0), kConst(7), V(1)));
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(row(0)[l], (l >= 16 && l < 32) ? l * 3 + 7 : 0xdeadu) << l;
@@ -70,11 +70,11 @@ TEST_F(Vec, AddU32ExecMasked) {
 TEST_F(Vec, AddU32ClampSaturates) {
   fill(1, [](unsigned l) { return 0xfffffff0u + (l & 7); });
   Inst in = mk(Op::V_ADD_U32_E64, Enc::VOP3, V(0), V(1), kConst(16));
-  in.clamp = true;
+  in.Clamp = true;
   run(in);
   EXPECT_EQ(row(0)[0], 0xffffffffu);
   EXPECT_EQ(row(0)[63], 0xffffffffu);
-  in.clamp = false;
+  in.Clamp = false;
   run(in);
   EXPECT_EQ(row(0)[0], 0u);
   EXPECT_EQ(row(0)[1], 1u);
@@ -83,9 +83,9 @@ TEST_F(Vec, AddU32ClampSaturates) {
 TEST_F(Vec, SubrevAndLiteral) {
   fill(1, [](unsigned l) { return l; });
   Inst in = mk(Op::V_SUBREV_U32_E32, Enc::VOP2, V(0), V(1), V(1));
-  in.src[0] = kLiteralCode;
-  in.literal = 1000;
-  in.hasLiteral = true;
+  in.Src[0] = kLiteralCode;
+  in.Literal = 1000;
+  in.HasLiteral = true;
   run(in);
   EXPECT_EQ(row(0)[10], uint32_t(10 - 1000));
 }
@@ -100,10 +100,10 @@ TEST_F(Vec, CarryChain64BitAdd) {
     row(3)[l] = uint32_t(b[l]), row(4)[l] = uint32_t(b[l] >> 32);
   }
   Inst lo = mk(Op::V_ADD_CO_U32_E32, Enc::VOP2, V(5), V(1), V(3));
-  lo.sdst = kVccLo;
+  lo.Sdst = kVccLo;
   run(lo);
   Inst hi = mk(Op::V_ADDC_CO_U32_E32, Enc::VOP2, V(6), V(2), V(4), kVccLo);
-  hi.sdst = kVccLo;
+  hi.Sdst = kVccLo;
   run(hi);
   uint64_t carry = 0;
   for (unsigned l = 0; l < 64; ++l) {
@@ -112,27 +112,27 @@ TEST_F(Vec, CarryChain64BitAdd) {
     unsigned __int128 full = (unsigned __int128)a[l] + b[l];
     carry |= uint64_t(full >> 64) << l;
   }
-  EXPECT_EQ(w->vcc(), carry);
+  EXPECT_EQ(W->vcc(), carry);
 }
 
 TEST_F(Vec, SubCoVop3SgprCarryAndInactiveZero) {
   fill(1, [](unsigned l) { return l; });
-  w->setExec(0xffull);
-  w->s[20] = 0xffffffff;
-  w->s[21] = 0xffffffff;
+  W->setExec(0xffull);
+  W->S[20] = 0xffffffff;
+  W->S[21] = 0xffffffff;
   Inst in = mk(Op::V_SUB_CO_U32, Enc::VOP3, V(0), V(1), kConst(4));
-  in.sdst = S(20);
+  in.Sdst = S(20);
   run(in);
-  EXPECT_EQ(w->s[20], 0x0fu); // lanes 0..3 borrow; lanes >= 8 inactive -> 0
-  EXPECT_EQ(w->s[21], 0u);
+  EXPECT_EQ(W->S[20], 0x0fu); // lanes 0..3 borrow; lanes >= 8 inactive -> 0
+  EXPECT_EQ(W->S[21], 0u);
   EXPECT_EQ(row(0)[2], uint32_t(-2));
   // subb with carry-in from s[20:21]
   Inst b = mk(Op::V_SUBB_CO_U32, Enc::VOP3, V(2), V(1), kConst(0), S(20));
-  b.sdst = S(22);
+  b.Sdst = S(22);
   run(b);
   EXPECT_EQ(row(2)[0], 0xffffffffu);
   EXPECT_EQ(row(2)[4], 4u);
-  EXPECT_EQ(w->s[22], 0x1u);
+  EXPECT_EQ(W->S[22], 0x1u);
 }
 
 TEST_F(Vec, MadU64U32) {
@@ -141,14 +141,14 @@ TEST_F(Vec, MadU64U32) {
   fill(3, [](unsigned l) { return l * 7u; });
   fill(4, [](unsigned l) { return l == 3 ? 0xffffffffu : 0u; });
   Inst in = mk(Op::V_MAD_U64_U32, Enc::VOP3, V(6), V(1), V(2), V(3));
-  in.sdst = S(10);
+  in.Sdst = S(10);
   run(in);
   for (unsigned l = 0; l < 64; ++l) {
     unsigned __int128 r = (unsigned __int128)(uint64_t(0xffffffffu - l) * (0x80000000u + l)) +
                           ((uint64_t(row(4)[l]) << 32) | l * 7u);
     EXPECT_EQ(row(6)[l] | (uint64_t(row(7)[l]) << 32), uint64_t(r)) << l;
   }
-  EXPECT_EQ(w->s[10], 0x8u);
+  EXPECT_EQ(W->S[10], 0x8u);
 }
 
 TEST_F(Vec, MulHiAndMul24) {
@@ -198,10 +198,10 @@ TEST_F(Vec, PermB32) {
   fill(1, [](unsigned) { return 0x8899aabbu; });
   fill(2, [](unsigned) { return 0x11223344u; });
   Inst in = mk(Op::V_PERM_B32_E64, Enc::VOP3, V(0), V(1), V(2), kLiteralCode);
-  in.literal = 0x0c070400; // byte 0: in[0]=0x44, byte1: in[4]=0xbb, byte2: in[7]=0x88, byte3: 0
+  in.Literal = 0x0c070400; // byte 0: in[0]=0x44, byte1: in[4]=0xbb, byte2: in[7]=0x88, byte3: 0
   run(in);
   EXPECT_EQ(row(0)[0], 0x0088bb44u);
-  in.literal = 0x0d0b0908; // 0xff, sign(in[7])=ff, sign(in[3])=00 (0x11), sign(in[1])=00 (0x33)
+  in.Literal = 0x0d0b0908; // 0xff, sign(in[7])=ff, sign(in[3])=00 (0x11), sign(in[1])=00 (0x33)
   run(in);
   EXPECT_EQ(row(0)[0], 0xffff0000u);
   // Every selector value in every byte position, on varied data, against the ISA's table:
@@ -235,7 +235,7 @@ TEST_F(Vec, PermB32) {
   // one value): the executor's uniform-selector path.
   for (unsigned sel = 0; sel < 256; ++sel) {
     const uint32_t c = sel | ((sel * 7 + 3) & 0xff) << 8 | (sel ^ 0x5a) << 16 | (255 - sel) << 24;
-    w->s[20] = c;
+    W->S[20] = c;
     for (unsigned l = 0; l < 64; ++l)
       row(3)[l] = c;
     for (bool sgpr : {true, false}) {
@@ -259,23 +259,23 @@ TEST_F(Vec, MbcntAndLanes) {
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(row(0)[l], l);
   // readlane / writelane / readfirstlane
-  w->s[5] = 37;
+  W->S[5] = 37;
   run(mk(Op::V_READLANE_B32, Enc::VOP3, S(6), V(0), S(5)));
-  EXPECT_EQ(w->s[6], 37u);
-  w->setExec(0xf000ull);
+  EXPECT_EQ(W->S[6], 37u);
+  W->setExec(0xf000ull);
   run(mk(Op::V_READFIRSTLANE_B32_E32, Enc::VOP1, S(7), V(0)));
-  EXPECT_EQ(w->s[7], 12u);
+  EXPECT_EQ(W->S[7], 12u);
   run(mk(Op::V_WRITELANE_B32, Enc::VOP3, V(0), kConst(55), kConst(3)));
   EXPECT_EQ(row(0)[3], 55u); // written although lane 3 is inactive
 }
 
 TEST_F(Vec, CndmaskVccAndSgpr) {
   fill(1, [](unsigned l) { return l; });
-  w->setVcc(0xaaaaaaaaaaaaaaaaull);
+  W->setVcc(0xaaaaaaaaaaaaaaaaull);
   run(mk(Op::V_CNDMASK_B32_E32, Enc::VOP2, V(0), kConst(-1), V(1), kVccLo));
-  w->s[40] = 0x1, w->s[41] = 0x80000000;
+  W->S[40] = 0x1, W->S[41] = 0x80000000;
   Inst e = mk(Op::V_CNDMASK_B32_E64, Enc::VOP3, V(2), V(1), kOne, S(40));
-  e.neg = 1; // -src0
+  e.Neg = 1; // -src0
   run(e);
   for (unsigned l = 0; l < 64; ++l) {
     EXPECT_EQ(row(0)[l], (l & 1) ? l : 0xffffffffu);
@@ -292,13 +292,13 @@ TEST_F(Vec, Int16OpselAndZeroHigh) {
   // VOP3 v_add_i16: opsel selects src0 high half (5) and writes the high half of dst.
   fill(2, [](unsigned) { return 0xabcd1234u; });
   Inst in = mk(Op::V_ADD_I16, Enc::VOP3, V(2), V(1), kConst(3));
-  in.opsel = 1 | 8;
+  in.Opsel = 1 | 8;
   run(in);
   EXPECT_EQ(row(2)[0], 0x00081234u);
   // clamp saturates signed
   fill(3, [](unsigned) { return 0x7ffeu; });
   Inst s = mk(Op::V_ADD_I16, Enc::VOP3, V(4), V(3), kConst(5));
-  s.clamp = true;
+  s.Clamp = true;
   run(s);
   EXPECT_EQ(row(4)[0] & 0xffff, 0x7fffu);
   // 16-bit shifts and min
@@ -332,21 +332,21 @@ TEST_F(Vec, F32BasicAndModifiers) {
   fill(1, [](unsigned) { return fb(-3.0f); });
   fill(2, [](unsigned) { return fb(0.25f); });
   Inst in = mk(Op::V_MUL_F32_E64, Enc::VOP3, V(0), V(1), V(2));
-  in.abs = 1;
-  in.omod = 1; // *2
+  in.Abs = 1;
+  in.Omod = 1; // *2
   run(in);
   EXPECT_EQ(bf(row(0)[0]), 1.5f);
-  in.omod = 0;
-  in.abs = 0;
-  in.neg = 2;
-  in.clamp = true; // -3 * -0.25 = 0.75
+  in.Omod = 0;
+  in.Abs = 0;
+  in.Neg = 2;
+  in.Clamp = true; // -3 * -0.25 = 0.75
   run(in);
   EXPECT_EQ(bf(row(0)[0]), 0.75f);
-  in.neg = 0; // -0.75 clamps to 0
+  in.Neg = 0; // -0.75 clamps to 0
   run(in);
   EXPECT_EQ(row(0)[0], 0u);
-  in.clamp = false;
-  in.omod = 3;
+  in.Clamp = false;
+  in.Omod = 3;
   run(in);
   EXPECT_EQ(bf(row(0)[0]), -0.375f);
 }
@@ -454,7 +454,7 @@ TEST_F(Vec, Conversions) {
   EXPECT_EQ(row(0)[0], 0xfbff3c00u);
   fill(3, [](unsigned) { return 0x11112222u; });
   Inst p = mk(Op::V_PACK_B32_F16, Enc::VOP3, V(0), V(3), V(3));
-  p.opsel = 1;
+  p.Opsel = 1;
   run(p);
   EXPECT_EQ(row(0)[0], 0x22221111u);
   // f64 conversions through the wide path
@@ -462,7 +462,7 @@ TEST_F(Vec, Conversions) {
   run(mk(Op::V_CVT_F64_F32_E32, Enc::VOP1, V(4), V(1)));
   run(mk(Op::V_CVT_I32_F64_E32, Enc::VOP1, V(6), V(4)));
   for (unsigned l = 0; l < 64; ++l) {
-    EXPECT_EQ(readVector64(*w, V(4), l), f64ToBits(double(l) + 0.5));
+    EXPECT_EQ(readVector64(*W, V(4), l), f64ToBits(double(l) + 0.5));
     EXPECT_EQ(row(6)[l], l);
   }
 }
@@ -477,7 +477,7 @@ TEST_F(Vec, F16Arith) {
   Inst f = mk(Op::V_FMA_F16, Enc::VOP3, V(3), V(1), V(1), V(1));
   run(f);
   EXPECT_EQ(row(3)[0], 0xdead4000u);
-  f.opsel = 8;
+  f.Opsel = 8;
   run(f);
   EXPECT_EQ(row(3)[0], 0x40004000u);
   // f16 fma single rounding: (1+2^-10)*(1-2^-10) - 1 = -2^-20
@@ -492,33 +492,33 @@ TEST_F(Vec, F16Arith) {
 
 TEST_F(Vec, F64Ops) {
   for (unsigned l = 0; l < 64; ++l) {
-    writeVector64(*w, V(2), l, f64ToBits(1.0 + l));
-    writeVector64(*w, V(4), l, f64ToBits(0.1));
+    writeVector64(*W, V(2), l, f64ToBits(1.0 + l));
+    writeVector64(*W, V(4), l, f64ToBits(0.1));
   }
   Inst in = mk(Op::V_ADD_F64, Enc::VOP3, V(0), V(2), V(4));
-  in.neg = 2;
+  in.Neg = 2;
   run(in);
   Inst m = mk(Op::V_FMA_F64_E64, Enc::VOP3, V(6), V(2), V(4), kOne);
   run(m);
   Inst mx = mk(Op::V_MAX_F64, Enc::VOP3, V(8), V(2), kTwo);
   run(mx);
   for (unsigned l = 0; l < 64; ++l) {
-    EXPECT_EQ(bitsToF64(readVector64(*w, V(0), l)), (1.0 + l) - 0.1);
-    EXPECT_EQ(bitsToF64(readVector64(*w, V(6), l)), std::fma(1.0 + l, 0.1, 1.0));
-    EXPECT_EQ(bitsToF64(readVector64(*w, V(8), l)), std::max(2.0, 1.0 + l));
+    EXPECT_EQ(bitsToF64(readVector64(*W, V(0), l)), (1.0 + l) - 0.1);
+    EXPECT_EQ(bitsToF64(readVector64(*W, V(6), l)), std::fma(1.0 + l, 0.1, 1.0));
+    EXPECT_EQ(bitsToF64(readVector64(*W, V(8), l)), std::max(2.0, 1.0 + l));
   }
   // shifts
   for (unsigned l = 0; l < 64; ++l)
-    writeVector64(*w, V(2), l, 0x8000000000000001ull);
+    writeVector64(*W, V(2), l, 0x8000000000000001ull);
   fill(1, [](unsigned l) { return l; });
   run(mk(Op::V_LSHLREV_B64, Enc::VOP3, V(10), V(1), V(2)));
   run(mk(Op::V_ASHRREV_I64, Enc::VOP3, V(12), V(1), V(2)));
   Inst la = mk(Op::V_LSHL_ADD_U64, Enc::VOP3, V(14), V(2), kConst(3), kConst(5));
   run(la);
   for (unsigned l = 0; l < 64; ++l) {
-    EXPECT_EQ(readVector64(*w, V(10), l), 0x8000000000000001ull << l);
-    EXPECT_EQ(readVector64(*w, V(12), l), uint64_t(int64_t(0x8000000000000001ull) >> l));
-    EXPECT_EQ(readVector64(*w, V(14), l), (0x8000000000000001ull << 3) + 5);
+    EXPECT_EQ(readVector64(*W, V(10), l), 0x8000000000000001ull << l);
+    EXPECT_EQ(readVector64(*W, V(12), l), uint64_t(int64_t(0x8000000000000001ull) >> l));
+    EXPECT_EQ(readVector64(*W, V(14), l), (0x8000000000000001ull << 3) + 5);
   }
 }
 
@@ -554,8 +554,8 @@ TEST_F(Vec, F32DivisionSequence) {
   }
   auto op3 = [&](Op op, unsigned d, uint16_t a, uint16_t b, uint16_t cc, uint8_t neg = 0) {
     Inst in = mk(op, Enc::VOP3, V(d), a, b, cc);
-    in.neg = neg;
-    in.sdst = kVccLo;
+    in.Neg = neg;
+    in.Sdst = kVccLo;
     run(in);
   };
   // v2 = scale(den), v3 = scale(num), vcc
@@ -627,13 +627,13 @@ TEST_F(Vec, F32DivScaleMatchesThePseudocode) {
       row(0)[l] = l % 4 == 0 ? row(1)[l] : l % 4 == 1 ? row(2)[l] : draw();
     }
     Inst in = mk(Op::V_DIV_SCALE_F32, Enc::VOP3, V(3), V(0), V(1), V(2));
-    in.sdst = kVccLo;
+    in.Sdst = kVccLo;
     run(in);
     for (unsigned l = 0; l < 64; ++l) {
       bool vcc;
       uint32_t want = model(row(0)[l], row(1)[l], row(2)[l], vcc);
       ASSERT_EQ(row(3)[l], want) << std::hex << row(0)[l] << " " << row(1)[l] << " " << row(2)[l];
-      ASSERT_EQ(((w->vcc() >> l) & 1) != 0, vcc) << std::hex << row(1)[l] << " " << row(2)[l];
+      ASSERT_EQ(((W->vcc() >> l) & 1) != 0, vcc) << std::hex << row(1)[l] << " " << row(2)[l];
     }
   }
 }
@@ -648,7 +648,7 @@ TEST_F(Vec, F32DivFmasMixedVcc) {
     row(0)[l] = fb(quarter()), row(1)[l] = fb(quarter()),
     row(2)[l] = fb(std::ldexp(quarter(), int(rng() % 21)));
   const uint64_t vcc = 0x8421c3a5f00f1248ull;
-  w->s[kVccLo] = uint32_t(vcc), w->s[kVccLo + 1] = uint32_t(vcc >> 32);
+  W->S[kVccLo] = uint32_t(vcc), W->S[kVccLo + 1] = uint32_t(vcc >> 32);
   run(mk(Op::V_DIV_FMAS_F32_E64, Enc::VOP3, V(3), V(0), V(1), V(2)));
   for (unsigned l = 0; l < 64; ++l) {
     float a = bf(row(0)[l]), b = bf(row(1)[l]), c = bf(row(2)[l]);
@@ -681,13 +681,13 @@ TEST_F(Vec, F64DivisionSequence) {
       num[l] = 1e308, den[l] = 0.25; // overflow
     if (l == 6)
       num[l] = 5e-320, den[l] = 7.0; // denormal numerator
-    writeVector64(*w, V(0), l, f64ToBits(num[l]));
-    writeVector64(*w, V(2), l, f64ToBits(den[l]));
+    writeVector64(*W, V(0), l, f64ToBits(num[l]));
+    writeVector64(*W, V(2), l, f64ToBits(den[l]));
   }
   auto op3 = [&](Op op, unsigned d, uint16_t a, uint16_t b, uint16_t cc, uint8_t neg = 0) {
     Inst in = mk(op, Enc::VOP3, V(d), a, b, cc);
-    in.neg = neg;
-    in.sdst = kVccLo;
+    in.Neg = neg;
+    in.Sdst = kVccLo;
     run(in);
   };
   op3(Op::V_DIV_SCALE_F64, 4, V(2), V(2), V(0)); // d'
@@ -703,7 +703,7 @@ TEST_F(Vec, F64DivisionSequence) {
   op3(Op::V_DIV_FIXUP_F64_E64, 18, V(16), V(2), V(0));
   for (unsigned l = 0; l < 64; ++l) {
     double want = num[l] / den[l];
-    EXPECT_EQ(readVector64(*w, V(18), l), f64ToBits(want)) << l;
+    EXPECT_EQ(readVector64(*W, V(18), l), f64ToBits(want)) << l;
   }
 }
 
@@ -721,11 +721,11 @@ TEST_F(Vec, DivFixupSpecials) {
 // A DPP control the ISA reserves is an illegal instruction, named in hex with the pc.
 TEST_F(Vec, ReservedDppControlIsIllegal) {
   Inst in = mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1));
-  in.form = VForm::Dpp;
-  in.dppCtrl = 0x100;
-  c.instPc = 0x1234;
+  in.Form = VForm::Dpp;
+  in.DppCtrl = 0x100;
+  C.InstPc = 0x1234;
   try {
-    execVector(c, in);
+    execVector(C, in);
     ADD_FAILURE() << "no error";
   } catch (const EmuError &e) {
     EXPECT_EQ(e.Kind, EmuErrorKind::IllegalInst);
@@ -762,21 +762,21 @@ TEST_F(Vec, DivFixupOrdinaryLanesWhateverTheOtherLanes) {
 
 TEST_F(Vec, CompareAndCmpx) {
   fill(1, [](unsigned l) { return l; });
-  w->setExec(0x0000ffffffffffffull);
+  W->setExec(0x0000ffffffffffffull);
   Inst in = mk(Op::V_CMP_GT_I32_E32, Enc::VOPC, kNoOperand, V(1), V(1));
-  in.src[0] = kConst(10);
-  in.sdst = kVccLo;
+  in.Src[0] = kConst(10);
+  in.Sdst = kVccLo;
   run(in); // 10 > l
-  EXPECT_EQ(w->vcc(), 0x3ffull);
+  EXPECT_EQ(W->vcc(), 0x3ffull);
   Inst e = mk(Op::V_CMP_NE_U32_E64, Enc::VOP3, kNoOperand, V(1), kConst(3));
-  e.sdst = S(30);
+  e.Sdst = S(30);
   run(e);
-  EXPECT_EQ(w->s[30] | (uint64_t(w->s[31]) << 32), 0x0000fffffffffff7ull);
+  EXPECT_EQ(W->S[30] | (uint64_t(W->S[31]) << 32), 0x0000fffffffffff7ull);
   Inst x = mk(Op::V_CMPX_LE_U32_E32, Enc::VOPC, kNoOperand, kConst(40), V(1));
-  x.sdst = kVccLo;
+  x.Sdst = kVccLo;
   run(x);
-  EXPECT_EQ(w->exec(), 0x0000ff0000000000ull);
-  EXPECT_EQ(w->vcc(), 0x0000ff0000000000ull);
+  EXPECT_EQ(W->exec(), 0x0000ff0000000000ull);
+  EXPECT_EQ(W->vcc(), 0x0000ff0000000000ull);
 }
 
 TEST_F(Vec, CompareFloatUnordered) {
@@ -787,9 +787,9 @@ TEST_F(Vec, CompareFloatUnordered) {
   }
   auto cmp = [&](Op op) {
     Inst in = mk(op, Enc::VOPC, kNoOperand, V(1), V(2));
-    in.sdst = kVccLo;
+    in.Sdst = kVccLo;
     run(in);
-    return w->vcc();
+    return W->vcc();
   };
   uint64_t lt = cmp(Op::V_CMP_LT_F32_E32), nge = cmp(Op::V_CMP_NGE_F32_E32),
            u = cmp(Op::V_CMP_U_F32_E32), o = cmp(Op::V_CMP_O_F32_E32),
@@ -812,10 +812,10 @@ TEST_F(Vec, CmpClass) {
     row(1)[l] = vals[l % 10];
   for (unsigned bit = 0; bit < 10; ++bit) {
     Inst in = mk(Op::V_CMP_CLASS_F32_E64, Enc::VOP3, kNoOperand, V(1), kLiteralCode);
-    in.literal = 1u << bit;
-    in.sdst = S(50);
+    in.Literal = 1u << bit;
+    in.Sdst = S(50);
     run(in);
-    uint64_t m = w->s[50] | (uint64_t(w->s[51]) << 32);
+    uint64_t m = W->S[50] | (uint64_t(W->S[51]) << 32);
     for (unsigned l = 0; l < 64; ++l)
       EXPECT_EQ((m >> l) & 1, uint64_t(l % 10 == bit)) << bit << " " << l;
   }
@@ -823,12 +823,12 @@ TEST_F(Vec, CmpClass) {
 
 TEST_F(Vec, Compare64) {
   for (unsigned l = 0; l < 64; ++l)
-    writeVector64(*w, V(2), l, uint64_t(l) << 33);
-  w->s[4] = 0, w->s[5] = 20;
+    writeVector64(*W, V(2), l, uint64_t(l) << 33);
+  W->S[4] = 0, W->S[5] = 20;
   Inst in = mk(Op::V_CMP_LT_U64_E64, Enc::VOP3, kNoOperand, V(2), S(4));
-  in.sdst = S(8);
+  in.Sdst = S(8);
   run(in);
-  EXPECT_EQ(w->s[8] | (uint64_t(w->s[9]) << 32), 0x3ffull);
+  EXPECT_EQ(W->S[8] | (uint64_t(W->S[9]) << 32), 0x3ffull);
 }
 
 // ---- DPP / SDWA
@@ -839,11 +839,11 @@ TEST_F(Vec, DppPatterns) {
   auto dpp = [&](uint16_t ctrl, bool bound, uint8_t rowMask = 0xf, uint8_t bankMask = 0xf) {
     fill(0, [](unsigned) { return 0xeeeeu; });
     Inst in = mk(Op::V_MOV_B32_E32, Enc::VOP1, V(0), V(1));
-    in.form = VForm::Dpp;
-    in.dppCtrl = ctrl;
-    in.boundCtrl = bound;
-    in.rowMask = rowMask;
-    in.bankMask = bankMask;
+    in.Form = VForm::Dpp;
+    in.DppCtrl = ctrl;
+    in.BoundCtrl = bound;
+    in.RowMask = rowMask;
+    in.BankMask = bankMask;
     run(in);
   };
   dpp(0x1b, false); // quad_perm [3,2,1,0]
@@ -882,7 +882,7 @@ TEST_F(Vec, DppPatterns) {
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(row(0)[l], ((l >> 2) & 1) ? 0xeeeeu : 100 + l);
   // inactive source lane: not written without bound_ctrl, reads 0 with it
-  w->setExec(~0ull & ~(1ull << 5));
+  W->setExec(~0ull & ~(1ull << 5));
   dpp(0x101, false);
   EXPECT_EQ(row(0)[4], 0xeeeeu);
   EXPECT_EQ(row(0)[5], 0xeeeeu);
@@ -895,10 +895,10 @@ TEST_F(Vec, DppAddReduction) {
   // v_add_f32 with DPP row_shr:1 on src0; src1 plain.
   fill(1, [](unsigned l) { return fb(float(l)); });
   Inst in = mk(Op::V_ADD_F32_E32, Enc::VOP2, V(2), V(1), V(1));
-  in.form = VForm::Dpp;
-  in.dppCtrl = 0x111;
-  in.boundCtrl = true;
-  in.neg = 2; // -src1
+  in.Form = VForm::Dpp;
+  in.DppCtrl = 0x111;
+  in.BoundCtrl = true;
+  in.Neg = 2; // -src1
   run(in);
   for (unsigned l = 0; l < 64; ++l)
     EXPECT_EQ(bf(row(2)[l]), (l & 15) == 0 ? -float(l) : -1.0f) << l;
@@ -909,36 +909,36 @@ TEST_F(Vec, SdwaSelects) {
   fill(2, [](unsigned) { return 0x00030002u; });
   fill(0, [](unsigned) { return 0xaabbccddu; });
   Inst in = mk(Op::V_ADD_U32_E32, Enc::VOP2, V(0), V(1), V(2));
-  in.form = VForm::Sdwa;
-  in.srcSel[0] = 3; // byte 3 = 0x80
-  in.sext = 1;      // sign-extended: -128
-  in.srcSel[1] = 5; // word 1 = 3
-  in.dstSel = 4;    // word 0
-  in.dstUnused = 2; // preserve
+  in.Form = VForm::Sdwa;
+  in.SrcSel[0] = 3; // byte 3 = 0x80
+  in.Sext = 1;      // sign-extended: -128
+  in.SrcSel[1] = 5; // word 1 = 3
+  in.DstSel = 4;    // word 0
+  in.DstUnused = 2; // preserve
   run(in);
   EXPECT_EQ(row(0)[0], 0xaabbff83u); // -125 = 0xff83
-  in.dstSel = 1;                     // byte 1
-  in.dstUnused = 1;                  // sext
+  in.DstSel = 1;                     // byte 1
+  in.DstUnused = 1;                  // sext
   run(in);
   EXPECT_EQ(row(0)[0], 0xffff8300u);
-  in.dstUnused = 0; // pad
+  in.DstUnused = 0; // pad
   run(in);
   EXPECT_EQ(row(0)[0], 0x00008300u);
   // SDWA f16 -> f32 conversion of the high word, with neg
   fill(3, [](unsigned) { return 0x40000000u; }); // hi = 2.0
   Inst cv = mk(Op::V_CVT_F32_F16_E32, Enc::VOP1, V(4), V(3));
-  cv.form = VForm::Sdwa;
-  cv.srcSel[0] = 5;
-  cv.neg = 1;
+  cv.Form = VForm::Sdwa;
+  cv.SrcSel[0] = 5;
+  cv.Neg = 1;
   run(cv);
   EXPECT_EQ(bf(row(4)[0]), -2.0f);
 }
 
 TEST_F(Vec, UnknownOpsReturnFalse) {
   Inst in = mk(Op::S_NOP, Enc::SOPP, kNoOperand, kNoOperand);
-  EXPECT_FALSE(execVector(c, in));
+  EXPECT_FALSE(execVector(C, in));
   Inst t = mk(Op::V_TRIG_PREOP_F64, Enc::VOP3, V(0), V(2), kConst(0));
-  EXPECT_FALSE(execVector(c, t));
+  EXPECT_FALSE(execVector(C, t));
 }
 
 // execVector remembers which of its executors runs each op and then calls that one directly,
@@ -962,16 +962,16 @@ TEST_F(Vec, OneExecutorPerOp) {
         Inst in = shape == 0   ? mk(Op(i), Enc::VOP3, V(10), V(2), V(4), V(6))
                   : shape == 1 ? mk(Op(i), Enc::VOP3, V(10), S(5), S(6), S(7))
                                : mk(Op(i), Enc::VOP3, V(10), kOne, kConst(3), kHalf);
-        in.sdst = S(20);
+        in.Sdst = S(20);
         // The decoder gives these ops an SGPR destination, and no other VALU op one.
         const char *name = opName(Op(i));
         if (shape == 1 && (std::strstr(name, "READLANE") || std::strstr(name, "READFIRSTLANE")))
-          in.dst = S(30);
-        w->setExec(~0ull);
-        vec::VX x(c, in);
-        x.exec = ~0ull;
-        x.vop3 = true;
-        x.dpp = x.sdwa = false;
+          in.Dst = S(30);
+        W->setExec(~0ull);
+        vec::VX x(C, in);
+        x.Exec = ~0ull;
+        x.Vop3 = true;
+        x.Dpp = x.Sdwa = false;
         try {
           claims |= execs[e](x);
         } catch (const EmuError &) {
@@ -996,8 +996,8 @@ TEST_F(Vec, ThroughputSmoke) {
   auto t0 = std::chrono::steady_clock::now();
   const int n = 200000;
   for (int i = 0; i < n; ++i) {
-    execVector(c, in);
-    execVector(c, add);
+    execVector(C, in);
+    execVector(C, add);
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   double rate = 2.0 * n * 64 / s / 1e6;
@@ -1018,17 +1018,17 @@ TEST_F(Vec, CoverageReport) {
     if (std::strncmp(n, "V_", 2) || std::strstr(n, "MFMA") || std::strstr(n, "V_PK_") ||
         std::strstr(n, "DOT") || std::strstr(n, "ACCVGPR") || std::strstr(n, "MIX"))
       continue;
-    w->setExec(~0ull);
+    W->setExec(~0ull);
     Inst in = mk(Op(i), Enc::VOP3, V(10), V(2), V(4), V(6));
-    in.sdst = S(20);
+    in.Sdst = S(20);
     if (std::strstr(n, "READLANE") || std::strstr(n, "READFIRSTLANE"))
-      in.dst = S(30), in.src[1] = S(5);
+      in.Dst = S(30), in.Src[1] = S(5);
     if (std::strstr(n, "WRITELANE"))
-      in.src[0] = S(5), in.src[1] = S(6);
+      in.Src[0] = S(5), in.Src[1] = S(6);
     if (std::strstr(n, "V_CNDMASK") || std::strstr(n, "ADDC") || std::strstr(n, "SUBB"))
-      in.src[2] = kVccLo;
+      in.Src[2] = kVccLo;
     bool ok = false;
-    EXPECT_NO_THROW(ok = execVector(c, in)) << n;
+    EXPECT_NO_THROW(ok = execVector(C, in)) << n;
     if (ok)
       ++yes;
     else

@@ -53,7 +53,7 @@ const uint64_t kAllocBytes = 512 * 4 + 2 * launch::kGuardBytes;
 class Measure : public ::testing::Test {
 protected:
   void SetUp() override {
-    F.reset();
+    F.Reset();
     auto O = openCodeObject(std::string(ASMEVO_SOURCE_DIR) +
                             "/test/corpus/triton/gfx942/vector_add_fp32.hsaco");
     ASSERT_TRUE(bool(O)) << llvm::toString(O.takeError());
@@ -74,7 +74,7 @@ protected:
   void TearDown() override {
     Mods.clear();
     Dev.reset();
-    F.reset();
+    F.Reset();
   }
 
   std::vector<MeasuredKernel> pair() { return {{"K0", Mods[0].get()}, {"K1", Mods[1].get()}}; }
@@ -134,7 +134,7 @@ protected:
 // placement, the samples, the ratio.
 TEST_F(Measure, PairProtocol) {
   const float Ms[] = {9, 9, 1, 2, 4, 3}; // warm-up K0 K1, round 1 K0 K1, round 2 K1 K0
-  F.setElapsedSequence(Ms, 6);
+  F.SetElapsedSequence(Ms, 6);
   MeasureOptions O;
   O.Warmup = 1;
   O.Reps = 2;
@@ -214,11 +214,11 @@ TEST_F(Measure, PairProtocol) {
   EXPECT_DOUBLE_EQ(R->ClockMHz, 2100);
   EXPECT_EQ(R->Options.Rotate, 2u);
   // Every input buffer is freed; the device keeps its flush buffer until it goes.
-  EXPECT_EQ(F.liveAllocations(), 1);
-  EXPECT_EQ(F.liveEvents(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 1);
+  EXPECT_EQ(F.LiveEvents(), 0);
   Mods.clear();
   Dev.reset();
-  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 0);
 }
 
 // One kernel, no flush: no hipMemset; rounds cycle through the sets; no ratio.
@@ -228,14 +228,14 @@ TEST_F(Measure, SingleKernelRotates) {
   O.Reps = 5;
   O.Rotate = 3;
   size_t Before = F.callList().size();
-  int Launch0 = F.kernargCount();
+  int Launch0 = F.KernargCount();
   auto R = measureLaunches(*Dev, single(), Spec, O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   std::vector<std::string> All = F.callList();
   std::vector<std::string> Calls(All.begin() + Before, All.end());
   std::map<uint64_t, std::string> Names = buffers(Calls, 1, 3);
   std::vector<std::string> Got;
-  for (int I = Launch0; I < F.kernargCount(); ++I)
+  for (int I = Launch0; I < F.KernargCount(); ++I)
     Got.push_back(placementOf(F.kernargOf(I), Names));
   EXPECT_EQ(Got,
             (std::vector<std::string>{"K0 set 1", "K0 set 2", // warm-up
@@ -247,7 +247,7 @@ TEST_F(Measure, SingleKernelRotates) {
   EXPECT_DOUBLE_EQ(R->Kernels[0].Stats.Median, 0.00125);
   EXPECT_EQ(R->Kernels[0].Stats.StdDev, 0);
   EXPECT_FALSE(R->Ratio.has_value());
-  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 0);
 }
 
 // A device that forwards to another and keeps what was written to each named allocation.
@@ -370,11 +370,11 @@ TEST_F(Measure, Errors) {
     SCOPED_TRACE(std::string(C.Call) + " after " + std::to_string(C.Skip));
     Mods.clear();
     Dev.reset();
-    F.reset();
+    F.Reset();
     Dev = llvm::cantFail(device::openHipDevice("gfx942"));
     Mods.push_back(llvm::cantFail(Dev->load(Obj->C)));
     Mods.push_back(llvm::cantFail(Dev->load(Obj->C)));
-    F.failAfter(C.Call, C.Err, C.Skip);
+    F.FailAfter(C.Call, C.Err, C.Skip);
     Failure Fl = failure(measureLaunches(*Dev, pair(), Spec, O).takeError());
     std::string Want = C.Message;
     if (auto At = Want.find('@'); At != std::string::npos) {
@@ -389,8 +389,8 @@ TEST_F(Measure, Errors) {
     }
     EXPECT_EQ(Fl.Message, Want);
     EXPECT_EQ(Fl.Exit, C.Exit);
-    EXPECT_EQ(F.liveAllocations(), C.LiveAfter);
-    EXPECT_EQ(F.liveEvents(), 0);
+    EXPECT_EQ(F.LiveAllocations(), C.LiveAfter);
+    EXPECT_EQ(F.LiveEvents(), 0);
   }
 }
 
@@ -427,13 +427,13 @@ TEST_F(Measure, RefusedOptionsAndDevices) {
   EXPECT_EQ(refused(pair(), O).Exit, 2);
   EXPECT_EQ(refused(single(), O).Exit, 0); // one kernel: no ratio, no bootstrap
   // Nothing was placed for any of them.
-  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 0);
 }
 
 // A GPU timer that did not advance gives no ratio: a runtime error, buffers freed.
 TEST_F(Measure, ZeroTimeHasNoRatio) {
   const float Ms[] = {1, 1, 0, 1};
-  F.setElapsedSequence(Ms, 4);
+  F.SetElapsedSequence(Ms, 4);
   MeasureOptions O;
   O.Warmup = 1;
   O.Reps = 1;
@@ -441,7 +441,7 @@ TEST_F(Measure, ZeroTimeHasNoRatio) {
   EXPECT_EQ(Fl.Message, "no ratio of K1's time to K0's: a ratio of medians needs positive times "
                         "(got 0)");
   EXPECT_EQ(Fl.Exit, 3);
-  EXPECT_EQ(F.liveAllocations(), 0);
+  EXPECT_EQ(F.LiveAllocations(), 0);
 }
 
 // kernel-time --capture on hip: the regions reserved at the recorded addresses, every launch
@@ -476,8 +476,8 @@ TEST_F(Measure, CaptureFromTheRecordedState) {
   for (bool Granted : {true, false}) {
     Mods.clear();
     Dev.reset();
-    F.reset();
-    F.ignoreAddressHint(!Granted);
+    F.Reset();
+    F.IgnoreAddressHint(!Granted);
     TimeOptions O;
     O.K0 = Bundle;
     O.K1 = Obj->C.Path;
