@@ -55,6 +55,8 @@ const Row Rows[] = {
     {"v_add_co_u32", "v_add_co_u32_e64 v2, s[10:11], v3, v4"},
     {"v_mov_b32_dpp", "v_mov_b32_dpp v2, v3 row_shr:1 bound_ctrl:0"},
     {"v_pk_add_f16", "v_pk_add_f16 v2, v8, v8"},
+    {"v_pk_mul_f32", "v_pk_mul_f32 v[2:3], v[4:5], v[4:5]"},
+    {"v_pk_fma_f32", "v_pk_fma_f32 v[2:3], v[4:5], v[4:5], v[4:5]"},
     {"ds_read_b32", "ds_read_b32 v2, v1"},
     {"ds_write_b32", "ds_write_b32 v1, v3"},
     {"buffer_load_dword", "buffer_load_dword v2, v1, s[4:7], 0 offen"},

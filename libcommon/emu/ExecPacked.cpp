@@ -393,6 +393,62 @@ void execI16x2(ExecCtx &c, const Inst &in) {
 }
 
 // ---- packed f32 (64-bit register pairs) --------------------------------------------------
+// The common case in the default MODE, without clamp, every source a VGPR pair: which register of
+// each pair op_sel picks and whether neg flips its sign are decided once per half and source,
+// and the lane loops vectorize. They compute what execF32x2 computes lane by lane, with the same
+// host operations in the same order; false for any other form (execF32x2 takes it).
+bool execF32x2Rows(ExecCtx &c, const Inst &in) {
+  if (in.Clamp || in.Operation == Op::V_PK_MOV_B32)
+    return false;
+  WaveState &w = c.W;
+  const unsigned ns = in.Operation == Op::V_PK_FMA_F32 ? 3 : 2;
+  const uint32_t *src[2][3] = {};
+  uint32_t flip[2][3] = {};
+  for (unsigned i = 0; i < ns; ++i) {
+    const uint16_t code = in.Src[i];
+    if (code < kVgprBase || vectorIndex(code) + 1 >= kNumVectorRegs)
+      return false;
+    for (unsigned h = 0; h < 2; ++h) {
+      src[h][i] = w.vrow(vectorIndex(code) + (bit(h ? in.OpselHi : in.Opsel, i) ? 1 : 0));
+      flip[h][i] = bit(h ? in.NegHi : in.Neg, i) ? 0x80000000u : 0u;
+    }
+  }
+  uint32_t *d0 = dstRow(w, in, 2);
+  uint32_t *d1 = d0 + kWaveSize;
+  alignas(32) uint32_t out[2][kWaveSize];
+  for (unsigned h = 0; h < 2; ++h) {
+    const uint32_t *a = src[h][0], *b = src[h][1], *cc = src[h][2];
+    const uint32_t fa = flip[h][0], fb = flip[h][1], fc = flip[h][2];
+    uint32_t *r = out[h];
+    switch (in.Operation) {
+    case Op::V_PK_FMA_F32:
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        r[l] =
+            f32Result(std::fma(bitsToF32(a[l] ^ fa), bitsToF32(b[l] ^ fb), bitsToF32(cc[l] ^ fc)));
+      break;
+    case Op::V_PK_MUL_F32:
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        r[l] = f32Result(bitsToF32(a[l] ^ fa) * bitsToF32(b[l] ^ fb));
+      break;
+    default: // V_PK_ADD_F32
+      for (unsigned l = 0; l < kWaveSize; ++l)
+        r[l] = f32Result(bitsToF32(a[l] ^ fa) + bitsToF32(b[l] ^ fb));
+      break;
+    }
+  }
+  const uint64_t exec = w.exec();
+  if (exec == ~0ull) {
+    std::memcpy(d0, out[0], sizeof out[0]);
+    std::memcpy(d1, out[1], sizeof out[1]);
+  } else {
+    forEachLane(exec, [&](unsigned lane) {
+      d0[lane] = out[0][lane];
+      d1[lane] = out[1][lane];
+    });
+  }
+  return true;
+}
+
 template <bool Moded> void execF32x2(ExecCtx &c, const Inst &in) {
   WaveState &w = c.W;
   const PkMode pm(w.Mode);
@@ -618,7 +674,10 @@ bool execPacked(ExecCtx &c, const Inst &in) {
     return true;
   case Kind::F32x2:
   case Kind::PkMov:
-    fpmode::isDefault(c.W.Mode) ? execF32x2<false>(c, in) : execF32x2<true>(c, in);
+    if (!fpmode::isDefault(c.W.Mode))
+      execF32x2<true>(c, in);
+    else if (!execF32x2Rows(c, in))
+      execF32x2<false>(c, in);
     return true;
   case Kind::Mix:
     fpmode::isDefault(c.W.Mode) ? execMix<false>(c, in) : execMix<true>(c, in);
