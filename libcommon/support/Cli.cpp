@@ -9,6 +9,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -132,6 +133,14 @@ Report Cli::report() const {
   Report R;
   R.Tool = Tool;
   return R;
+}
+
+int Cli::errorExit(Report &R, std::initializer_list<Outcome> Answers) const {
+  R.Tool = Tool;
+  bool Error = R.Result == Outcome::InputError ||
+               ((R.Result == Outcome::RuntimeError || R.Result == Outcome::Interrupted) &&
+                std::find(Answers.begin(), Answers.end(), R.Result) == Answers.end());
+  return Error ? fail(R, R.Result, R.Message) : -1;
 }
 
 int Cli::printJson(const Report &R) const {

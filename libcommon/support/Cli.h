@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,14 @@ public:
   int fail(Report &R, llvm::Error E) const;
   // The same for an error that is already a message.
   int fail(Report &R, Outcome O, const std::string &Message) const;
+  // The one rule for where a tool's outcome goes. An outcome that is not an answer is an error:
+  // input_error always; runtime_error and interrupted unless the tool lists them in Answers
+  // because its answer can be one (kernel-diffcheck: a kernel that faults is its verdict;
+  // asmevo-agent: an interrupted search still answers with its best). An error is reported as
+  // fail() does ("<tool>: error: ..." or "<tool>: interrupted: ..." on stderr, with --json the
+  // envelope on stdout) and its exit code returned; -1 for an answer, which the tool then gives
+  // on stdout (printAnswer, printJson, or its own lines).
+  int errorExit(Report &R, std::initializer_list<Outcome> Answers = {}) const;
   // Print R's envelope as JSON on stdout and return R's exit code.
   int printJson(const Report &R) const;
   // The tool's answer: with --json R's envelope on stdout, else "<tool>: <message>" and, unless

@@ -19,8 +19,9 @@ int render(Cli &C, Report &Rep) {
   // What the merge repaired in the team's run directory (Report::Notes), even with -q.
   for (const std::string &N : Rep.Notes)
     llvm::errs() << C.tool() << ": " << N << "\n";
-  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError)
-    return C.fail(Rep, Rep.Result, Rep.Message);
+  // An interrupted worker step is reported as its answer (the controller evaluates it again).
+  if (int Exit = C.errorExit(Rep, {Outcome::Interrupted}); Exit >= 0)
+    return Exit;
   if (C.common().Json)
     return C.printJson(Rep);
   if (!C.common().Quiet)
@@ -71,9 +72,9 @@ int agentSearch(Cli &C, search::AgentOptions &O) {
 
   O.Tool = C.tool();
   Report Rep = search::runAgent(O);
-  Rep.Tool = C.tool();
-  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError)
-    return C.fail(Rep, Rep.Result, Rep.Message);
+  // An interrupted search still answers with its best so far.
+  if (int Exit = C.errorExit(Rep, {Outcome::Interrupted}); Exit >= 0)
+    return Exit;
   if (C.common().Json)
     return C.printJson(Rep);
   llvm::outs() << C.tool() << ": " << Rep.Message << "\n";

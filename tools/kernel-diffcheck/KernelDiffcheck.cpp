@@ -4,13 +4,13 @@ namespace asmevo {
 
 namespace {
 
-// Text: "<tool>: error: <message>" for an input error, else "<tool>: <verdict line>" and the
-// details (stdout; stderr for --infer, whose stdout may be the spec; with -q an --infer that
-// succeeds says nothing, as its spec is its result). JSON: the envelope.
+// Text: "<tool>: error: <message>" for an input error (Cli::errorExit), else "<tool>: <verdict
+// line>" and the details (stdout; stderr for --infer, whose stdout may be the spec; with -q an
+// --infer that succeeds says nothing, as its spec is its result). JSON: the envelope.
 int finish(const Cli &C, Report R, bool InferMode) {
-  R.Tool = C.tool();
-  if (R.Result == Outcome::InputError)
-    return C.fail(R, R.Result, R.Message);
+  // A kernel that faults or a check that was interrupted is the check's answer.
+  if (int Exit = C.errorExit(R, {Outcome::RuntimeError, Outcome::Interrupted}); Exit >= 0)
+    return Exit;
   if (InferMode && !C.common().Json && C.common().Quiet && R.Result == Outcome::Ok)
     return R.exitCode();
   return C.printAnswer(R, InferMode);

@@ -4,10 +4,8 @@ namespace asmevo {
 
 int runKernelTimeTool(const Cli &C, const timing::TimeOptions &O) {
   Report Rep = timing::runKernelTime(O);
-  Rep.Tool = C.tool();
-  if (Rep.Result == Outcome::InputError || Rep.Result == Outcome::RuntimeError ||
-      Rep.Result == Outcome::Interrupted)
-    return C.fail(Rep, Rep.Result, Rep.Message);
+  if (int Exit = C.errorExit(Rep); Exit >= 0)
+    return Exit;
   return C.printAnswer(Rep);
 }
 

@@ -237,6 +237,43 @@ TEST(Cli, AnAnswerIsTheMessageAndItsNotesOrTheEnvelope) {
   EXPECT_EQ(nlohmann::json::parse(J.Out)["outcome"], "divergent");
 }
 
+TEST(Cli, ErrorExitSendsWhatIsNotAnAnswerToStderr) {
+  auto end = [](Outcome O, std::initializer_list<Outcome> Answers,
+                std::vector<const char *> Args = {}) {
+    Cli C = tool();
+    EXPECT_EQ(parse(C, Args), -1);
+    Report R; // a library's report, not yet the tool's
+    R.Result = O;
+    R.Message = "what happened";
+    return capture([&] { return C.errorExit(R, Answers); });
+  };
+  // An input error is never an answer.
+  Printed I = end(Outcome::InputError, {Outcome::RuntimeError, Outcome::Interrupted});
+  EXPECT_EQ(I.Code, 2);
+  EXPECT_EQ(I.Err, "demo-tool: error: what happened\n");
+  EXPECT_EQ(I.Out, "");
+  // A runtime error or an interrupt is one only where the tool says so.
+  Printed E = end(Outcome::RuntimeError, {});
+  EXPECT_EQ(E.Code, 3);
+  EXPECT_EQ(E.Err, "demo-tool: error: what happened\n");
+  Printed N = end(Outcome::Interrupted, {}, {"--json"});
+  EXPECT_EQ(N.Code, 130);
+  EXPECT_EQ(N.Err, "demo-tool: interrupted: what happened\n");
+  EXPECT_EQ(nlohmann::json::parse(N.Out)["tool"], "demo-tool");
+  for (Outcome O : {Outcome::RuntimeError, Outcome::Interrupted}) {
+    Printed A = end(O, {Outcome::RuntimeError, Outcome::Interrupted});
+    EXPECT_EQ(A.Code, -1) << outcomeName(O);
+    EXPECT_EQ(A.Err, "");
+    EXPECT_EQ(A.Out, "");
+  }
+  // Verdicts go on.
+  for (Outcome O : {Outcome::Ok, Outcome::Divergent, Outcome::Unsafe}) {
+    Printed V = end(O, {});
+    EXPECT_EQ(V.Code, -1) << outcomeName(O);
+    EXPECT_EQ(V.Err, "");
+  }
+}
+
 TEST(Cli, ReportErrorSaysTheErrorAndGivesItsExitCode) {
   Printed R = capture([] { return reportError("demo-tool", makeError("'x.json': cannot read")); });
   EXPECT_EQ(R.Code, 2);
