@@ -18,4 +18,11 @@ inline Inst mk(Op op, Enc enc, uint16_t dst, uint16_t s0, uint16_t s1 = kNoOpera
   return in;
 }
 
+// A VOP3P instruction with the assembler's default op_sel_hi:[1,1,1].
+inline Inst vop3p(Op op, uint16_t dst, uint16_t s0, uint16_t s1, uint16_t s2 = kNoOperand) {
+  Inst in = mk(op, Enc::VOP3P, dst, s0, s1, s2);
+  in.OpselHi = 7;
+  return in;
+}
+
 } // namespace asmevo::emu::test

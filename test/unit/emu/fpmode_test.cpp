@@ -17,6 +17,7 @@
 
 using namespace asmevo::emu;
 using asmevo::emu::test::mk;
+using asmevo::emu::test::vop3p;
 
 namespace {
 
@@ -296,18 +297,6 @@ TEST_F(FpMode, TranscendentalUnderDirectedRoundStops) {
 }
 
 // ---- packed and mixed -----------------------------------------------------------------------
-
-Inst vop3p(Op op, uint16_t d, uint16_t s0, uint16_t s1, uint16_t s2 = kNoOperand) {
-  Inst in;
-  in.Operation = op;
-  in.Encoding = Enc::VOP3P;
-  in.Dst = d;
-  in.Src[0] = s0;
-  in.Src[1] = s1;
-  in.Src[2] = s2;
-  in.OpselHi = 7;
-  return in;
-}
 
 TEST_F(FpMode, PackedF16AndF32) {
   // v_pk_add_f16: both halves 1 + 2^-11 (tie): nearest even 1.0; toward +inf 0x3c01.

@@ -1,5 +1,6 @@
 // VOP3P packed-math, mixed-precision, dot-product and AccVGPR tests: hand-built instructions,
 // hand-computed expectations (op_sel, op_sel_hi, neg_lo/neg_hi, clamp, inline constants).
+#include "MakeInst.h"
 #include "emu/DeviceMemory.h"
 #include "emu/Exec.h"
 #include "emu/Float.h"
@@ -15,6 +16,7 @@
 #include <string>
 
 using namespace asmevo::emu;
+using asmevo::emu::test::vop3p;
 
 namespace {
 
@@ -34,18 +36,6 @@ struct Env {
 constexpr uint16_t V(unsigned r) { return uint16_t(kVgprBase + r); }
 constexpr uint16_t A(unsigned r) { return uint16_t(kAgprBase + r); }
 constexpr uint16_t kOne = 242, kHalf = 240, kNegOne = 193, kInt64 = 192;
-
-Inst vop3p(Op op, uint16_t d, uint16_t s0, uint16_t s1, uint16_t s2 = kNoOperand) {
-  Inst in;
-  in.Operation = op;
-  in.Encoding = Enc::VOP3P;
-  in.Dst = d;
-  in.Src[0] = s0;
-  in.Src[1] = s1;
-  in.Src[2] = s2;
-  in.OpselHi = 7; // the assembler's default op_sel_hi:[1,1,1]
-  return in;
-}
 
 uint32_t pk(uint16_t lo, uint16_t hi) { return lo | (uint32_t(hi) << 16); }
 
