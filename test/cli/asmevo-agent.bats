@@ -298,6 +298,15 @@ PY
   done
   kill -TERM -- "-$pid" 2> /dev/null || true
   wait "$pid" || true
+  # bash is gone, but make may still be reaping its recipes' shells, each waiting for its search
+  # to stop and then removing its partial output: a second make started before they end races
+  # them for the same files (CI stop 51 failed on exactly that: summary.json.tmp removed under a
+  # resumed search). A user's make returns only after its children; wait for the whole group too.
+  for _ in $(seq 1200); do
+    kill -0 -- "-$pid" 2> /dev/null || break
+    sleep 0.05
+  done
+  ! kill -0 -- "-$pid" 2> /dev/null
   [ -f wf/gfx942-vector_add_fp32/spec.json ]
   [ ! -f wf/summary.json ]
   interrupted=$(ls -d wf/*/search | wc -l)
