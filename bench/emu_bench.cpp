@@ -15,7 +15,7 @@
 #include "codeobj/Input.h"
 #include "codeobj/KernelArgs.h"
 #include "emu/Emulator.h"
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "check/Compare.h"
 
-#include "emu/Float.h"
 #include "launch/InputGen.h"
+#include "support/Float.h"
 #include "support/Format.h"
 
 #include <cmath>
@@ -14,19 +14,19 @@ using namespace asmevo::launch;
 
 double elementValue(ElemType T, const uint8_t *P) {
   if (auto F = smallFormatOf(T))
-    return emu::smallToF32(P[0], *F);
+    return smallToF32(P[0], *F);
   switch (T) {
   case ElemType::E8M0:
-    return emu::e8m0ToF32(P[0]);
+    return e8m0ToF32(P[0]);
   case ElemType::F16: {
     uint16_t H;
     std::memcpy(&H, P, 2);
-    return emu::f16ToF32(H);
+    return f16ToF32(H);
   }
   case ElemType::BF16: {
     uint16_t H;
     std::memcpy(&H, P, 2);
-    return emu::bf16ToF32(H);
+    return bf16ToF32(H);
   }
   case ElemType::F32: {
     float F;

@@ -3,9 +3,9 @@
 // both share.
 #pragma once
 
-#include "emu/Float.h"
 #include "emu/Inst.h"
 #include "emu/Wave.h"
+#include "support/Float.h"
 
 #include <cstdint>
 #include <cstring>

@@ -44,8 +44,8 @@
 // S.1111.111 = NaN and no infinities; E5M2 bias 15 with IEEE infinities and NaNs).
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
-#include "emu/SmallFloat.h"
+#include "support/Float.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <cstdint>

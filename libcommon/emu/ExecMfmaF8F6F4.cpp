@@ -30,9 +30,9 @@
 // (not documented), format codes 5..7 (invalid).
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
 #include "emu/MfmaOperand.h"
-#include "emu/SmallFloat.h"
+#include "support/Float.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <string>

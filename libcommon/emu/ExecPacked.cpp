@@ -29,8 +29,8 @@
 // f64ToF16Rm for f16 ones). IEEE and DX10_CLAMP are read per instruction in both.
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
 #include "emu/FpMode.h"
+#include "support/Float.h"
 
 #include <algorithm>
 #include <cmath>

@@ -35,9 +35,9 @@
 // they select the index half; on these, whose index uses all 32 bits, nothing documents them).
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
 #include "emu/MfmaOperand.h"
-#include "emu/SmallFloat.h"
+#include "support/Float.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <string>

@@ -14,8 +14,8 @@
 
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
 #include "emu/FpMode.h"
+#include "support/Float.h"
 
 #include <cmath>
 #include <cstdint>

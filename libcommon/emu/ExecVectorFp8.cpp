@@ -18,7 +18,7 @@
 // MODE.FP16_OVFL: no document available here says what they do. The stochastic-rounding forms
 // (v_cvt_sr_*) are left out too: the ISA's pseudocode and AMD's own emulator disagree on them.
 #include "emu/ExecVectorCore.h"
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 

@@ -21,7 +21,7 @@
 // over all of them with ASMEVO_EXHAUSTIVE=1.
 #pragma once
 
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <cstdint>
 

@@ -89,16 +89,16 @@ const char *elemTypeName(ElemType T) { return info(T).Name; }
 unsigned elemSize(ElemType T) { return info(T).Size; }
 bool isFloatType(ElemType T) { return info(T).Float; }
 bool isSignedType(ElemType T) { return info(T).Signed; }
-std::optional<emu::SmallFormat> smallFormatOf(ElemType T) {
+std::optional<SmallFormat> smallFormatOf(ElemType T) {
   switch (T) {
   case ElemType::F8E4M3FN:
-    return emu::SmallFormat::E4M3;
+    return SmallFormat::E4M3;
   case ElemType::F8E5M2:
-    return emu::SmallFormat::E5M2;
+    return SmallFormat::E5M2;
   case ElemType::F8E4M3FNUZ:
-    return emu::SmallFormat::E4M3Fnuz;
+    return SmallFormat::E4M3Fnuz;
   case ElemType::F8E5M2FNUZ:
-    return emu::SmallFormat::E5M2Fnuz;
+    return SmallFormat::E5M2Fnuz;
   default:
     return std::nullopt;
   }

@@ -2,7 +2,7 @@
 // names in specs and options ("f16", "i32", ...), sizes and kinds.
 #pragma once
 
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@ namespace asmevo::launch {
 // The narrow float types of fp8 and MX kernels (one byte each, buffers only): F8E4M3FN and
 // F8E5M2 are OCP fp8 (gfx950), F8E4M3FNUZ and F8E5M2FNUZ the FNUZ fp8 of gfx940..942, E8M0 the
 // MX scale 2^(e - 127), F4E2M1X2 two OCP fp4 values per byte (element 2j in the low nibble).
-// Their encodings are emu/SmallFloat.h's.
+// Their encodings are support/SmallFloat.h's.
 enum class ElemType {
   F16,
   BF16,
@@ -46,8 +46,8 @@ bool isFloatType(ElemType T);
 bool isSignedType(ElemType T);
 // The one-byte float types above: buffer elements only, never a by-value argument.
 bool isNarrowFloatType(ElemType T);
-// The fp8 types' encoding in emu/SmallFloat.h; none for every other type (E8M0 included).
-std::optional<emu::SmallFormat> smallFormatOf(ElemType T);
+// The fp8 types' encoding in support/SmallFloat.h; none for every other type (E8M0 included).
+std::optional<SmallFormat> smallFormatOf(ElemType T);
 
 // The element type a HIP/OpenCL pointer's .type_name implies ("float*", "const half*", ...).
 std::optional<ElemType> typeFromTypeName(std::string S);

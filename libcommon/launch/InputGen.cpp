@@ -1,7 +1,7 @@
 #include "launch/InputGen.h"
 
-#include "emu/Float.h"
 #include "support/FileIO.h"
+#include "support/Float.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,8 +24,8 @@ void storeFloat(ElemType T, double V, uint8_t *P) {
     // Finite values past the format's range saturate (a random input, not an overflow test);
     // NaN and the infinities take the format's NaN or infinity.
     uint32_t Code = 0;
-    if (!emu::f64ToSmall(V, *F, std::isfinite(V), Code))
-      emu::f64ToSmall(V, *F, false, Code);
+    if (!f64ToSmall(V, *F, std::isfinite(V), Code))
+      f64ToSmall(V, *F, false, Code);
     P[0] = uint8_t(Code);
     return;
   }
@@ -39,12 +39,12 @@ void storeFloat(ElemType T, double V, uint8_t *P) {
     break;
   }
   case ElemType::F16: {
-    uint16_t H = emu::f32ToF16(float(V));
+    uint16_t H = f32ToF16(float(V));
     std::memcpy(P, &H, 2);
     break;
   }
   default: {
-    uint16_t H = emu::f32ToBf16(float(V));
+    uint16_t H = f32ToBf16(float(V));
     std::memcpy(P, &H, 2);
     break;
   }

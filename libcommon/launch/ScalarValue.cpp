@@ -1,8 +1,8 @@
 #include "launch/ScalarValue.h"
 
-#include "emu/Float.h"
 #include "launch/ElemType.h"
 #include "support/Error.h"
+#include "support/Float.h"
 
 #include <cerrno>
 #include <cmath>
@@ -106,8 +106,8 @@ llvm::Expected<std::vector<uint8_t>> encodeScalar(const nlohmann::json &V, std::
       std::memcpy(B.data(), &F, 4);
     } else {
       float F = float(D);
-      uint16_t H = T == ElemType::F16 ? emu::f32ToF16(F) : emu::f32ToBf16(F);
-      float Back = T == ElemType::F16 ? emu::f16ToF32(H) : emu::bf16ToF32(H);
+      uint16_t H = T == ElemType::F16 ? f32ToF16(F) : f32ToBf16(F);
+      float Back = T == ElemType::F16 ? f16ToF32(H) : bf16ToF32(H);
       if (std::isfinite(D) && std::isinf(Back))
         return TooBig(Back);
       std::memcpy(B.data(), &H, 2);

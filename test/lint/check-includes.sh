@@ -2,7 +2,8 @@
 # House rule: a folder of libcommon includes only its own headers and those of the folders its
 # library may use (the arrows of libcommon/CMakeLists.txt):
 #   support <- codeobj <- asm
-#   codeobj <- emu <- device <- launch <- check (check also uses asm)
+#   codeobj <- emu <- device <- launch <- check (check also uses asm; launch and check include no
+#   emu header: the number formats they share with the emulator are support's)
 #   launch <- timing (timing also uses asm; it never includes emu: the model sees a launch only
 #   through the device interface)
 #   support <- llm (the LLM endpoint client)
@@ -20,8 +21,8 @@ declare -A allowed=(
   [asm]="support codeobj asm"
   [emu]="support codeobj emu"
   [device]="support codeobj emu device"
-  [launch]="support codeobj emu device launch"
-  [check]="support codeobj asm emu device launch check"
+  [launch]="support codeobj device launch"
+  [check]="support codeobj asm device launch check"
   [timing]="support codeobj asm device launch timing"
   [llm]="support llm"
   [search]="support codeobj asm device launch check timing llm search"

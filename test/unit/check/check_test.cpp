@@ -1,16 +1,16 @@
 // kernel-diffcheck's library: input generation, metrics, guards, spec errors (exact messages),
 // launch inference on the Triton corpus (sizes and roles for given shapes), and the check.
-#include "../emu/TorchTables.h"
 #include "check/Compare.h"
 #include "check/DiffCheck.h"
 #include "check/K0RunCache.h"
 #include "check/LaunchInference.h"
 #include "codeobj/Input.h"
-#include "emu/Float.h"
 #include "launch/InputGen.h"
 #include "launch/LaunchSpec.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Float.h"
+#include "support/TorchTables.h"
 
 #include <gtest/gtest.h>
 
@@ -178,7 +178,7 @@ TEST(InputGen, RangesAreRespectedAndIntsStaySmall) {
   for (size_t I = 0; I < 10000; ++I) {
     uint16_t X;
     std::memcpy(&X, &W[I * 2], 2);
-    float F = emu::f16ToF32(X);
+    float F = f16ToF32(X);
     ASSERT_TRUE(F >= 0.5f && F <= 1.5f) << F;
   }
   ArgSpec U = bufArg(ElemType::U8);

@@ -6,7 +6,7 @@
 #include "codeobj/Input.h"
 #include "codeobj/KernelArgs.h"
 #include "emu/Emulator.h"
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 
 namespace {

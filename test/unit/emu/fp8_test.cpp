@@ -1,10 +1,10 @@
-// The narrow float formats (emu/SmallFloat.h) and the fp8 / bf8 conversion instructions.
+// The narrow float formats (support/SmallFloat.h) and the fp8 / bf8 conversion instructions.
 // Expected codes are worked out by hand from the formats' definitions (OCP OFP8; FNUZ: bias
 // 8 / 16, 0x80 the only NaN, no negative zero), then the instructions run in hand-written
 // kernels on gfx942 (FNUZ) and gfx950 (OCP).
 #include "AsmKernel.h"
 
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <limits>

@@ -6,7 +6,7 @@
 #include "emu/Decoder.h"
 #include "emu/Dispatch.h"
 #include "emu/EmuError.h"
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 

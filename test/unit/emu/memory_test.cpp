@@ -3,8 +3,8 @@
 #include "emu/DeviceMemory.h"
 #include "emu/EmuError.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
 #include "emu/LaneBlockCopy.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 
 namespace {

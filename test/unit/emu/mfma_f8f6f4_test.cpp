@@ -12,7 +12,7 @@
 //   D:         D[i][j] in register i % 4 of lane 16 * (i / 4) + j.
 #include "AsmKernel.h"
 
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <random>

@@ -6,7 +6,7 @@
 // triple-loop matmul in double (floats within a tolerance, integers exactly).
 #include "emu/DeviceMemory.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 
 namespace {

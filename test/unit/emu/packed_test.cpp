@@ -3,8 +3,8 @@
 #include "MakeInst.h"
 #include "emu/DeviceMemory.h"
 #include "emu/Exec.h"
-#include "emu/Float.h"
 #include "emu/FpMode.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 using asmevo::emu::test::vop3p;
 

@@ -18,7 +18,7 @@
 // K position 4q + p_s.
 #include "AsmKernel.h"
 
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <random>

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 using namespace asmevo::emu::test;
 

@@ -15,13 +15,14 @@
 //   times its scales, exactly, and is checked bit for bit. Between them every code of A and B
 //   is decoded by the kernel and compared exactly.
 #include "EmuHarness.h"
-#include "TorchTables.h"
+#include "support/TorchTables.h"
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 using namespace asmevo::emu::test;
 

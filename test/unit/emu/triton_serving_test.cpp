@@ -10,10 +10,11 @@
 //   their expert, with an empty adapter slot and skipped padding blocks.
 // Output buffers are poisoned (0xff) first, so an element the kernel fails to write fails.
 #include "EmuHarness.h"
-#include "TorchTables.h"
+#include "support/TorchTables.h"
 
 #include <cmath>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 using namespace asmevo::emu::test;
 

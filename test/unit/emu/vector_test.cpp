@@ -3,7 +3,7 @@
 #include "MakeInst.h"
 #include "emu/Exec.h"
 #include "emu/ExecVectorCore.h"
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 
+using namespace asmevo;
 using namespace asmevo::emu;
 using asmevo::emu::test::mk;
 

@@ -1,9 +1,9 @@
-// emu/Float.h's binary16 -> binary32 conversion (inline, used by every f16 lane loop and MFMA
+// support/Float.h's binary16 -> binary32 conversion (inline, used by every f16 lane loop and MFMA
 // operand gather) over all 65,536 codes, against a reference written here from the IEEE 754
 // binary16 definition with std::ldexp in double: value = (-1)^s * m * 2^(e - 25) with the hidden
 // bit for normal numbers, m * 2^-24 for denormals, and the NaN payload moved to the top of the
 // binary32 mantissa.
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-using namespace asmevo::emu;
+using namespace asmevo;
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace asmevo::emu {
+namespace asmevo {
 
 inline float bitsToF32(uint32_t b) {
   float f;
@@ -93,4 +93,4 @@ uint16_t f32ToF16Rtz(float f);
 // double rounding through a round-to-odd intermediate of >= p+2 bits is innocuous).
 double addRoundOdd(double a, double b);
 
-} // namespace asmevo::emu
+} // namespace asmevo

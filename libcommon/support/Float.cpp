@@ -1,4 +1,4 @@
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 #include <immintrin.h>
 #endif
 
-namespace asmevo::emu {
+namespace asmevo {
 
 uint16_t f32ToF16(float f) {
 #if defined(__F16C__)
@@ -103,4 +103,4 @@ double addRoundOdd(double a, double b) {
   return s;
 }
 
-} // namespace asmevo::emu
+} // namespace asmevo

@@ -1,9 +1,9 @@
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <limits>
 
-namespace asmevo::emu {
+namespace asmevo {
 
 namespace {
 
@@ -136,4 +136,4 @@ float e8m0ToF32(uint8_t E) {
   return std::ldexp(1.0f, int(E) - 127);
 }
 
-} // namespace asmevo::emu
+} // namespace asmevo

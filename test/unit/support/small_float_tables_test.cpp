@@ -1,17 +1,17 @@
-// emu/SmallFloat against PyTorch's own conversion tables (test/corpus/fp8-tables, written by
+// support/SmallFloat against PyTorch's own conversion tables (test/corpus/fp8-tables, written by
 // gen_tables.py with torch 2.11 on the CPU; see its README). PyTorch is an independent
 // implementation of the OCP and FNUZ fp8 formats, so agreement here checks SmallFloat's decoding
 // of every code and its round-to-nearest-even encoding over 2,348 f32 values (ties, subnormals,
 // the overflow threshold, infinities, NaN) without reusing any of its arithmetic.
 #include "TorchTables.h"
 
-#include "emu/SmallFloat.h"
+#include "support/SmallFloat.h"
 
 #include <cmath>
 #include <cstdint>
 #include <map>
 
-using namespace asmevo::emu;
+using namespace asmevo;
 using namespace asmevo::emu::test;
 
 namespace {

@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-namespace asmevo::emu {
+namespace asmevo {
 
 enum class SmallFormat : uint8_t { E4M3Fnuz, E5M2Fnuz, E4M3, E5M2, E2M3, E3M2, E2M1 };
 
@@ -45,4 +45,4 @@ bool f64ToSmall(double X, SmallFormat F, bool Saturate, uint32_t &Code);
 // f32 holds exactly); 0xff gives NaN.
 float e8m0ToF32(uint8_t E);
 
-} // namespace asmevo::emu
+} // namespace asmevo

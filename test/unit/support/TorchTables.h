@@ -1,9 +1,9 @@
 // PyTorch's fp8 / e8m0 conversion tables (test/corpus/fp8-tables, written by gen_tables.py):
-// an implementation of the narrow formats that shares no code with emu/SmallFloat, for tests
+// an implementation of the narrow formats that shares no code with support/SmallFloat, for tests
 // that need to decode inputs or check encodings independently.
 #pragma once
 
-#include "emu/Float.h"
+#include "support/Float.h"
 
 #include <gtest/gtest.h>
 
