@@ -151,7 +151,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   const bool G94 = isGfx94Plus(Target);
 
   // Reads the literal dword at byte offset Size when a source is the literal code.
-  auto takeLiteral = [&](unsigned At) -> bool {
+  auto TakeLiteral = [&](unsigned At) -> bool {
     if (Avail < At + 4)
       return fail(Why, "truncated literal");
     Out.HasLiteral = true;
@@ -159,14 +159,14 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     Out.Size = uint8_t(At + 4);
     return true;
   };
-  auto need8 = [&]() -> bool {
+  auto Need8 = [&]() -> bool {
     if (!Have8)
       return fail(Why, "truncated 64-bit instruction");
     Out.Size = 8;
     return true;
   };
   const OpInfo *I = nullptr;
-  auto lookup = [&](unsigned Fam, unsigned Opc) -> bool {
+  auto Lookup = [&](unsigned Fam, unsigned Opc) -> bool {
     Out.Opcode = uint16_t(Opc);
     I = lookupInfo(Fam, Opc, Target);
     if (!I)
@@ -192,7 +192,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
       Fam = kFamVOPC;
       Opc = bits(W0, 24, 17);
     }
-    if (!lookup(Fam, Opc))
+    if (!Lookup(Fam, Opc))
       return false;
     const Op O = Out.Operation;
     uint16_t Src0 = uint16_t(bits(W0, 8, 0));
@@ -217,7 +217,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
       Src0 = kNoOperand;
     }
     if (Src0 == 0xFA) { // DPP
-      if (!need8())
+      if (!Need8())
         return false;
       Out.Form = VForm::Dpp;
       Out.Src[0] = uint16_t(kVgprBase + bits(W, 39, 32));
@@ -228,7 +228,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
       Out.BankMask = uint8_t(bits(W, 59, 56));
       Out.RowMask = uint8_t(bits(W, 63, 60));
     } else if (Src0 == 0xF9) { // SDWA
-      if (!need8())
+      if (!Need8())
         return false;
       Out.Form = VForm::Sdwa;
       uint16_t S0 = uint16_t(bits(W, 39, 32));
@@ -254,10 +254,10 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     } else {
       Out.Src[0] = Src0;
       if (I->Flags & kLitK) {
-        if (!takeLiteral(4))
+        if (!TakeLiteral(4))
           return false;
       } else if (Src0 == kLiteralCode) {
-        if (!takeLiteral(4))
+        if (!TakeLiteral(4))
           return false;
       }
     }
@@ -268,46 +268,46 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     // Scalar ALU.
     if ((W0 >> 23) == 0x17D) {
       Out.Encoding = Enc::SOP1;
-      if (!lookup(kFamSOP1, bits(W0, 15, 8)))
+      if (!Lookup(kFamSOP1, bits(W0, 15, 8)))
         return false;
       if (I->W[0])
         Out.Dst = uint16_t(bits(W0, 22, 16));
       if (I->W[2]) {
         Out.Src[0] = uint16_t(bits(W0, 7, 0));
-        if (Out.Src[0] == kLiteralCode && !takeLiteral(4))
+        if (Out.Src[0] == kLiteralCode && !TakeLiteral(4))
           return false;
       }
     } else if ((W0 >> 23) == 0x17E) {
       Out.Encoding = Enc::SOPC;
-      if (!lookup(kFamSOPC, bits(W0, 22, 16)))
+      if (!Lookup(kFamSOPC, bits(W0, 22, 16)))
         return false;
       Out.Src[0] = uint16_t(bits(W0, 7, 0));
       Out.Src[1] = uint16_t(bits(W0, 15, 8));
-      if ((Out.Src[0] == kLiteralCode || Out.Src[1] == kLiteralCode) && !takeLiteral(4))
+      if ((Out.Src[0] == kLiteralCode || Out.Src[1] == kLiteralCode) && !TakeLiteral(4))
         return false;
     } else if ((W0 >> 23) == 0x17F) {
       Out.Encoding = Enc::SOPP;
-      if (!lookup(kFamSOPP, bits(W0, 22, 16)))
+      if (!Lookup(kFamSOPP, bits(W0, 22, 16)))
         return false;
       Out.Simm16 = int16_t(bits(W0, 15, 0));
     } else if ((W0 >> 28) == 0xB) {
       Out.Encoding = Enc::SOPK;
-      if (!lookup(kFamSOPK, bits(W0, 27, 23)))
+      if (!Lookup(kFamSOPK, bits(W0, 27, 23)))
         return false;
       if (I->W[0])
         Out.Dst = uint16_t(bits(W0, 22, 16));
       Out.Simm16 = int16_t(bits(W0, 15, 0));
-      if (Out.Operation == Op::S_SETREG_IMM32_B32 && !takeLiteral(4))
+      if (Out.Operation == Op::S_SETREG_IMM32_B32 && !TakeLiteral(4))
         return false;
     } else {
       Out.Encoding = Enc::SOP2;
-      if (!lookup(kFamSOP2, bits(W0, 29, 23)))
+      if (!Lookup(kFamSOP2, bits(W0, 29, 23)))
         return false;
       if (I->W[0])
         Out.Dst = uint16_t(bits(W0, 22, 16));
       Out.Src[0] = uint16_t(bits(W0, 7, 0));
       Out.Src[1] = uint16_t(bits(W0, 15, 8));
-      if ((Out.Src[0] == kLiteralCode || Out.Src[1] == kLiteralCode) && !takeLiteral(4))
+      if ((Out.Src[0] == kLiteralCode || Out.Src[1] == kLiteralCode) && !TakeLiteral(4))
         return false;
     }
     return true;
@@ -316,7 +316,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   // 64-bit encodings.
   if ((W0 >> 23) == 0x1A7) {
     Out.Encoding = Enc::VOP3P;
-    if (!need8() || !lookup(kFamVOP3P, bits(W0, 22, 16)))
+    if (!Need8() || !Lookup(kFamVOP3P, bits(W0, 22, 16)))
       return false;
     Out.Src[0] = uint16_t(bits(W, 40, 32));
     if (I->W[3])
@@ -372,7 +372,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   switch (W0 >> 26) {
   case 0x30: { // SMEM
     Out.Encoding = Enc::SMEM;
-    if (!need8() || !lookup(kFamSMEM, bits(W0, 25, 18)))
+    if (!Need8() || !Lookup(kFamSMEM, bits(W0, 25, 18)))
       return false;
     Out.SmemImm = bits(W0, 17, 17);
     Out.Glc = bits(W0, 16, 16);
@@ -396,7 +396,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   case 0x34: { // VOP3
     Out.Encoding = Enc::VOP3;
     const uint32_t Opc = bits(W0, 25, 16);
-    if (!need8() || !lookup(kFamVOP3, Opc))
+    if (!Need8() || !Lookup(kFamVOP3, Opc))
       return false;
     const Op O = Out.Operation;
     Out.Src[0] = uint16_t(bits(W, 40, 32));
@@ -432,7 +432,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   }
   case 0x36: { // DS
     Out.Encoding = Enc::DS;
-    if (!need8() || !lookup(kFamDS, bits(W0, 24, 17)))
+    if (!Need8() || !Lookup(kFamDS, bits(W0, 24, 17)))
       return false;
     bool Acc = bits(W0, 25, 25);
     Out.Offset0 = uint8_t(bits(W0, 7, 0));
@@ -464,7 +464,7 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
     } else {
       return fail(Why, "reserved FLAT segment");
     }
-    if (!need8() || !lookup(Fam, bits(W0, 24, 18)))
+    if (!Need8() || !Lookup(Fam, bits(W0, 24, 18)))
       return false;
     bool Acc = bits(W, 55, 55);
     Out.Glc = Out.Sc0 = bits(W0, 16, 16);
@@ -499,8 +499,8 @@ bool decodeInst(const uint8_t *Bytes, size_t Avail, Gfx Target, Inst &Out, std::
   case 0x3A: { // MTBUF
     const bool Typed = (W0 >> 26) == 0x3A;
     Out.Encoding = Typed ? Enc::MTBUF : Enc::MUBUF;
-    if (!need8() ||
-        !lookup(Typed ? kFamMTBUF : kFamMUBUF, Typed ? bits(W0, 18, 15) : bits(W0, 24, 18)))
+    if (!Need8() ||
+        !Lookup(Typed ? kFamMTBUF : kFamMUBUF, Typed ? bits(W0, 18, 15) : bits(W0, 24, 18)))
       return false;
     bool Acc = bits(W, 55, 55);
     Out.Offset = int32_t(bits(W0, 11, 0));

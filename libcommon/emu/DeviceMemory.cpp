@@ -16,8 +16,8 @@ static std::atomic<uint64_t> NextGeneration{1};
 DeviceMemory::DeviceMemory() : Generation(NextGeneration++) {}
 
 static bool overlapsAperture(uint64_t Base, uint64_t Size) {
-  auto hit = [&](uint64_t A) { return Base < A + kApertureSize && A < Base + Size; };
-  return hit(kSharedApertureBase) || hit(kPrivateApertureBase);
+  auto Hit = [&](uint64_t A) { return Base < A + kApertureSize && A < Base + Size; };
+  return Hit(kSharedApertureBase) || Hit(kPrivateApertureBase);
 }
 
 llvm::Error DeviceMemory::map(uint64_t Base, uint64_t Size, const std::string &Name) {

@@ -7,8 +7,8 @@ namespace asmevo::emu {
 
 void throwUnsupported(const std::string &Mnemonic, uint64_t Pc) {
   std::string m = Mnemonic;
-  for (char &ch : m)
-    ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  for (char &Ch : m)
+    Ch = char(std::tolower(static_cast<unsigned char>(Ch)));
   throw EmuError(EmuErrorKind::Unsupported,
                  "unsupported instruction " + m + " at pc " + hexText(Pc));
 }

@@ -28,8 +28,8 @@ namespace {
 struct KdBits {
   explicit KdBits(const KernelDescriptor &K) : K(K) {}
   const KernelDescriptor &K;
-  bool rsrc2(unsigned bit) const { return (K.ComputePgmRsrc2 >> bit) & 1; }
-  bool prop(unsigned bit) const { return (K.KernelCodeProperties >> bit) & 1; }
+  bool rsrc2(unsigned Bit) const { return (K.ComputePgmRsrc2 >> Bit) & 1; }
+  bool prop(unsigned Bit) const { return (K.KernelCodeProperties >> Bit) & 1; }
   bool privateSegment() const { return rsrc2(0); }
   bool wgId(unsigned d) const { return rsrc2(7 + d); }
   bool wgInfo() const { return rsrc2(10); }
@@ -506,20 +506,20 @@ llvm::Error Emulator::placeDispatch(Dispatch &D, unsigned Threads) {
       const std::string &VK = A.ValueKind;
       uint64_t V = 0;
       bool Known = true;
-      auto dim = [&](const char *Prefix) -> int {
+      auto Dim = [&](const char *Prefix) -> int {
         if (VK.rfind(Prefix, 0) != 0)
           return -1;
         char C = VK.back();
         return C == 'x' ? 0 : C == 'y' ? 1 : 2;
       };
       int Dm;
-      if ((Dm = dim("hidden_block_count_")) >= 0)
+      if ((Dm = Dim("hidden_block_count_")) >= 0)
         V = L.GridItems[Dm] / L.Block[Dm];
-      else if ((Dm = dim("hidden_group_size_")) >= 0)
+      else if ((Dm = Dim("hidden_group_size_")) >= 0)
         V = L.Block[Dm];
-      else if ((Dm = dim("hidden_remainder_")) >= 0)
+      else if ((Dm = Dim("hidden_remainder_")) >= 0)
         V = L.GridItems[Dm] % L.Block[Dm];
-      else if ((Dm = dim("hidden_global_offset_")) >= 0)
+      else if ((Dm = Dim("hidden_global_offset_")) >= 0)
         V = 0;
       else if (VK == "hidden_grid_dims")
         V = P.Setup;
@@ -768,7 +768,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
       if (F < D.TotalGroups)
         TotalGroups += std::min(L.Only.Count, (D.TotalGroups - F - 1) / L.Only.Stride + 1);
   }
-  auto groupAt = [&](uint64_t Slot) -> uint64_t {
+  auto GroupAt = [&](uint64_t Slot) -> uint64_t {
     if (!Subset)
       return Slot;
     uint64_t Round = Slot / L.Only.First.size(), F = L.Only.First[Slot % L.Only.First.size()];
@@ -827,7 +827,7 @@ llvm::Expected<RunStats> Emulator::run(const LaunchConfig &LIn) {
       }
       if (Slot >= Slots)
         return;
-      const uint64_t G = groupAt(Slot);
+      const uint64_t G = GroupAt(Slot);
       if (G >= D.TotalGroups)
         continue;
       try {

@@ -52,64 +52,64 @@ struct ExecCtx {
 };
 
 // Record one memory access of the current instruction in the wave's trace.
-inline void traceAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, TraceSpace space) {
+inline void traceAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, TraceSpace Space) {
   c.Trace->Accesses.push_back(
-      TraceAccess{addr, uint16_t(size), uint8_t(lane < 0 ? 0 : lane),
-                  lane < 0 && space == TraceSpace::Vector ? TraceSpace::Scalar : space});
+      TraceAccess{Addr, uint16_t(Size), uint8_t(Lane < 0 ? 0 : Lane),
+                  Lane < 0 && Space == TraceSpace::Vector ? TraceSpace::Scalar : Space});
 }
 
 // The strict checks' memory hooks (StrictCheck.cpp): every LDS byte range and every global
 // (non-private) byte range the current instruction touches.
-void strictLdsTouch(ExecCtx &c, uint64_t addr, unsigned size);
-void strictGlobalTouch(ExecCtx &c, uint64_t addr, unsigned size);
+void strictLdsTouch(ExecCtx &c, uint64_t Addr, unsigned Size);
+void strictGlobalTouch(ExecCtx &c, uint64_t Addr, unsigned Size);
 // LDS bytes a load into LDS (buffer_load_* lds, global_load_lds_*) writes: pending until the
 // wave's vmcnt proves the load complete.
-void strictLdsDmaWrite(ExecCtx &c, uint64_t addr, unsigned size, const uint8_t *data);
+void strictLdsDmaWrite(ExecCtx &c, uint64_t Addr, unsigned Size, const uint8_t *Data);
 
 // Memory helpers (MemoryAccess.cpp): a host pointer for Size bytes, or an EmuError memory fault
 // naming the pc, lane and address. `what` names the access ("global_load_dword read").
-uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+uint8_t *globalAccessSlow(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What);
 // The same without the strict checks' hook (private memory: no other wave can reach it).
-inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t addr, unsigned size, int lane,
-                                      const char *what) {
+inline uint8_t *globalAccessUnchecked(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane,
+                                      const char *What) {
   if (c.Trace)
-    traceAccess(c, addr, size, lane, TraceSpace::Vector);
+    traceAccess(c, Addr, Size, Lane, TraceSpace::Vector);
   const Allocation *a = c.LastAlloc;
-  if (a && addr - a->Base < a->Size && size <= a->Size - (addr - a->Base)) {
+  if (a && Addr - a->Base < a->Size && Size <= a->Size - (Addr - a->Base)) {
     if (c.Track)
-      a->touch(addr - a->Base, size);
-    return a->Bytes.get() + (addr - a->Base);
+      a->touch(Addr - a->Base, Size);
+    return a->Bytes.get() + (Addr - a->Base);
   }
-  return globalAccessSlow(c, addr, size, lane, what);
+  return globalAccessSlow(c, Addr, Size, Lane, What);
 }
-inline uint8_t *globalAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
+inline uint8_t *globalAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What) {
   if (c.Strict)
-    strictGlobalTouch(c, addr, size);
-  return globalAccessUnchecked(c, addr, size, lane, what);
+    strictGlobalTouch(c, Addr, Size);
+  return globalAccessUnchecked(c, Addr, Size, Lane, What);
 }
-uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+uint8_t *ldsAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What);
 // A private-segment (scratch) address of one lane, as scratch_* and flat-to-private see it.
-uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+uint8_t *privateAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What);
 // A flat address: shared aperture -> LDS, private aperture -> scratch, else global.
-uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what);
+uint8_t *flatAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What);
 
-bool execScalar(ExecCtx &c, const Inst &in);     // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
-bool execSmem(ExecCtx &c, const Inst &in);       // SMEM                       (ExecSmem.cpp)
-bool execVector(ExecCtx &c, const Inst &in);     // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)
-bool execPacked(ExecCtx &c, const Inst &in);     // VOP3P packed math, dot     (ExecPacked.cpp)
-bool execMfma(ExecCtx &c, const Inst &in);       // MFMA / SMFMAC              (ExecMfma.cpp)
-bool execMfmaF8F6F4(ExecCtx &c, const Inst &in); // gfx950 F8F6F4, scaled (ExecMfmaF8F6F4.cpp)
-bool execSmfmac(ExecCtx &c, const Inst &in);     // gfx950 FP8/BF8 SMFMAC     (ExecSmfmac.cpp)
-bool execLds(ExecCtx &c, const Inst &in);        // DS                         (ExecLds.cpp)
-bool execLdsTransposeRead(ExecCtx &c, const Inst &in); // ds_read_*_tr_* (ExecLdsTranspose.cpp)
-bool execVmem(ExecCtx &c, const Inst &in); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
+bool execScalar(ExecCtx &c, const Inst &In);     // SOP1/SOP2/SOPK/SOPC/SOPP   (ExecScalar.cpp)
+bool execSmem(ExecCtx &c, const Inst &In);       // SMEM                       (ExecSmem.cpp)
+bool execVector(ExecCtx &c, const Inst &In);     // VOP1/VOP2/VOPC/VOP3, DPP, SDWA (ExecVector.cpp)
+bool execPacked(ExecCtx &c, const Inst &In);     // VOP3P packed math, dot     (ExecPacked.cpp)
+bool execMfma(ExecCtx &c, const Inst &In);       // MFMA / SMFMAC              (ExecMfma.cpp)
+bool execMfmaF8F6F4(ExecCtx &c, const Inst &In); // gfx950 F8F6F4, scaled (ExecMfmaF8F6F4.cpp)
+bool execSmfmac(ExecCtx &c, const Inst &In);     // gfx950 FP8/BF8 SMFMAC     (ExecSmfmac.cpp)
+bool execLds(ExecCtx &c, const Inst &In);        // DS                         (ExecLds.cpp)
+bool execLdsTransposeRead(ExecCtx &c, const Inst &In); // ds_read_*_tr_* (ExecLdsTranspose.cpp)
+bool execVmem(ExecCtx &c, const Inst &In); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
 // Land the pending loads into LDS that vmcnt(vmcnt) proves complete (ExecVmem.cpp): all but the
 // vmcnt most recent vector memory instructions; vmcnt 0 at s_endpgm lands everything.
-void landLdsWrites(ExecCtx &c, unsigned vmcnt);
+void landLdsWrites(ExecCtx &c, unsigned Vmcnt);
 
 // The error an instruction whose form is refused (Inst::refused, Refusal.h) stops the wave
 // with: "v_mov_b32_dpp at pc 0x...: reserved DPP control 0x144" (an encoding the ISA reserves)
 // or "unsupported instruction <mnemonic> at pc 0x...: <why>" (Refusal.cpp).
-[[noreturn]] void throwRefusal(const ExecCtx &c, const Inst &in);
+[[noreturn]] void throwRefusal(const ExecCtx &c, const Inst &In);
 
 } // namespace asmevo::emu

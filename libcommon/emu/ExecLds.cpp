@@ -67,19 +67,19 @@ DsOp ds(DsKind k, DsShape s = DsShape::B32, unsigned n = 1) {
   o.N = uint8_t(n);
   return o;
 }
-DsOp ds2(DsKind k, unsigned n, unsigned scale) {
+DsOp ds2(DsKind k, unsigned n, unsigned Scale) {
   DsOp o;
   o.Kind = k;
   o.N = uint8_t(n);
-  o.Scale = scale;
+  o.Scale = Scale;
   return o;
 }
-DsOp dsa(Rmw r, bool is64, bool ret) {
+DsOp dsa(Rmw r, bool Is64, bool Ret) {
   DsOp o;
   o.Kind = DsKind::Atomic;
   o.Rmw = r;
-  o.Is64 = is64;
-  o.Ret = ret;
+  o.Is64 = Is64;
+  o.Ret = Ret;
   return o;
 }
 
@@ -123,8 +123,8 @@ DsOp dsa(Rmw r, bool is64, bool ret) {
     out = dsa(Rmw::RMW, true, true);                                                               \
     return true;
 
-bool classifyDs(Op op, DsOp &out) {
-  switch (op) {
+bool classifyDs(Op Op, DsOp &out) {
+  switch (Op) {
   case Op::DS_NOP:
     out = ds(DsKind::Nop);
     return true;
@@ -361,102 +361,102 @@ unsigned dsShapeBytes(DsShape s, unsigned n) {
 }
 
 // The lane-select permutation of ds_swizzle_b32: the source lane of lane i.
-unsigned swizzleSource(unsigned offset, unsigned i) {
-  if (offset >= 0xe000) { // FFT
-    unsigned mask = offset & 0x1f;
-    unsigned x = i & 0x1f, rev = 0;
+unsigned swizzleSource(unsigned Offset, unsigned i) {
+  if (Offset >= 0xe000) { // FFT
+    unsigned Mask = Offset & 0x1f;
+    unsigned x = i & 0x1f, Rev = 0;
     for (unsigned b = 0; b < 5; ++b)
-      rev |= ((x >> b) & 1u) << (4 - b);
-    unsigned j = (rev >> __builtin_popcount(mask)) | (i & mask);
+      Rev |= ((x >> b) & 1u) << (4 - b);
+    unsigned j = (Rev >> __builtin_popcount(Mask)) | (i & Mask);
     return (j & 0x1f) | (i & 0x20);
   }
-  if (offset >= 0xc000) { // rotate within 32 lanes
-    unsigned mask = offset & 0x1f;
-    unsigned rot = (offset >> 5) & 0x1f;
-    if (offset & 0x400)
-      rot = 32 - rot;
-    unsigned j = (i & mask) | ((i + rot) & ~mask);
+  if (Offset >= 0xc000) { // rotate within 32 lanes
+    unsigned Mask = Offset & 0x1f;
+    unsigned Rot = (Offset >> 5) & 0x1f;
+    if (Offset & 0x400)
+      Rot = 32 - Rot;
+    unsigned j = (i & Mask) | ((i + Rot) & ~Mask);
     return (j & 0x1f) | (i & 0x20);
   }
-  if (offset & 0x8000) // quad permute
-    return (i & ~3u) | ((offset >> ((i & 3) * 2)) & 3u);
-  unsigned andMask = offset & 0x1f, orMask = (offset >> 5) & 0x1f, xorMask = (offset >> 10) & 0x1f;
-  return ((((i & 0x1f) & andMask) | orMask) ^ xorMask) | (i & 0x20);
+  if (Offset & 0x8000) // quad permute
+    return (i & ~3u) | ((Offset >> ((i & 3) * 2)) & 3u);
+  unsigned AndMask = Offset & 0x1f, OrMask = (Offset >> 5) & 0x1f, XorMask = (Offset >> 10) & 0x1f;
+  return ((((i & 0x1f) & AndMask) | OrMask) ^ XorMask) | (i & 0x20);
 }
 
 // No hooks on (strict checks, trace) and every active lane's `bytes` bytes at addr + offset16
 // inside the workgroup's LDS: then a lane's bytes are at lds.data() + addr + offset16, with no
 // per-lane check or call (ldsAccess is what checks, reports and traces).
-bool ldsDirect(const ExecCtx &c, const uint32_t *addr, unsigned offset16, unsigned bytes,
-               uint64_t exec) {
+bool ldsDirect(const ExecCtx &c, const uint32_t *Addr, unsigned Offset16, unsigned Bytes,
+               uint64_t Exec) {
   if (c.Strict || c.Trace)
     return false;
-  uint32_t hi = 0;
-  if (exec == ~0ull) {
+  uint32_t Hi = 0;
+  if (Exec == ~0ull) {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      hi = addr[l] > hi ? addr[l] : hi;
+      Hi = Addr[l] > Hi ? Addr[l] : Hi;
   } else {
-    forEachLane(exec, [&](unsigned l) { hi = addr[l] > hi ? addr[l] : hi; });
+    forEachLane(Exec, [&](unsigned l) { Hi = Addr[l] > Hi ? Addr[l] : Hi; });
   }
-  return uint64_t(hi) + offset16 + bytes <= c.Wg.Lds.size();
+  return uint64_t(Hi) + Offset16 + Bytes <= c.Wg.Lds.size();
 }
 
 // ds_read_b32..b128 / ds_write_b32..b128 when ldsDirect holds (lds = LDS + offset16): each
 // lane's n dwords move between lds + addr and the n rows from unified index reg.
 template <bool Load>
-void ldsCopyDwords(WaveState &w, uint8_t *lds, const uint32_t *addr, unsigned n, unsigned reg,
-                   uint64_t exec) {
-  uint32_t *rows[4];
-  dwordRows(w, uint16_t(kVgprBase + reg), n, rows);
-  if (exec == ~0ull) {
-    if (copyPackedLanes(Load, lds + addr[0], addr, n, rows))
+void ldsCopyDwords(WaveState &w, uint8_t *Lds, const uint32_t *Addr, unsigned n, unsigned Reg,
+                   uint64_t Exec) {
+  uint32_t *Rows[4];
+  dwordRows(w, uint16_t(kVgprBase + Reg), n, Rows);
+  if (Exec == ~0ull) {
+    if (copyPackedLanes(Load, Lds + Addr[0], Addr, n, Rows))
       return;
     // Every lane, n known at compile time: one unrolled copy per lane, no mask scan.
-    auto all = [&](auto nc) {
+    auto All = [&](auto Nc) {
       for (unsigned l = 0; l < kWaveSize; ++l)
-        copyLaneDwords<Load>(lds + addr[l], rows, decltype(nc)::value, l);
+        copyLaneDwords<Load>(Lds + Addr[l], Rows, decltype(Nc)::value, l);
     };
     switch (n) {
     case 1:
-      return all(std::integral_constant<unsigned, 1>{});
+      return All(std::integral_constant<unsigned, 1>{});
     case 2:
-      return all(std::integral_constant<unsigned, 2>{});
+      return All(std::integral_constant<unsigned, 2>{});
     case 3:
-      return all(std::integral_constant<unsigned, 3>{});
+      return All(std::integral_constant<unsigned, 3>{});
     default:
-      return all(std::integral_constant<unsigned, 4>{});
+      return All(std::integral_constant<unsigned, 4>{});
     }
   }
-  forEachLane(exec, [&](unsigned l) { copyLaneDwords<Load>(lds + addr[l], rows, n, l); });
+  forEachLane(Exec, [&](unsigned l) { copyLaneDwords<Load>(Lds + Addr[l], Rows, n, l); });
 }
 
 } // namespace
 
-bool execLds(ExecCtx &c, const Inst &in) {
-  if (in.Gds)
+bool execLds(ExecCtx &c, const Inst &In) {
+  if (In.Gds)
     return false;
-  if (execLdsTransposeRead(c, in))
+  if (execLdsTransposeRead(c, In))
     return true;
   DsOp m;
-  if (!classifyDs(in.Operation, m))
+  if (!classifyDs(In.Operation, m))
     return false;
   WaveState &w = c.W;
-  const uint64_t exec = w.exec();
-  const unsigned offset16 = unsigned(in.Offset0) | (unsigned(in.Offset1) << 8);
-  const char *what = opNameLower(in.Operation);
+  const uint64_t Exec = w.exec();
+  const unsigned Offset16 = unsigned(In.Offset0) | (unsigned(In.Offset1) << 8);
+  const char *What = opNameLower(In.Operation);
   // Operands each kind needs (a decoder gap is reported, not dereferenced).
   // ds_swizzle_b32 takes its source in the ADDR field (there is no address).
-  const bool needAddr =
+  const bool NeedAddr =
       m.Kind != DsKind::Nop && m.Kind != DsKind::ReadAddTid && m.Kind != DsKind::WriteAddTid;
-  const bool needData = m.Kind != DsKind::Nop && m.Kind != DsKind::Read &&
+  const bool NeedData = m.Kind != DsKind::Nop && m.Kind != DsKind::Read &&
                         m.Kind != DsKind::Read2 && m.Kind != DsKind::ReadAddTid &&
                         m.Kind != DsKind::Swizzle;
-  const bool needDst = m.Kind == DsKind::Read || m.Kind == DsKind::Read2 ||
+  const bool NeedDst = m.Kind == DsKind::Read || m.Kind == DsKind::Read2 ||
                        m.Kind == DsKind::ReadAddTid || m.Kind == DsKind::Permute ||
                        m.Kind == DsKind::Bpermute || m.Kind == DsKind::Swizzle;
-  if ((needAddr && in.Addr == kNoOperand) || (needData && in.Data0 == kNoOperand) ||
-      (needDst && in.Dst == kNoOperand) ||
-      ((m.Kind == DsKind::Write2 || m.Kind == DsKind::Wrxchg2) && in.Data1 == kNoOperand))
+  if ((NeedAddr && In.Addr == kNoOperand) || (NeedData && In.Data0 == kNoOperand) ||
+      (NeedDst && In.Dst == kNoOperand) ||
+      ((m.Kind == DsKind::Write2 || m.Kind == DsKind::Wrxchg2) && In.Data1 == kNoOperand))
     return false;
 
   switch (m.Kind) {
@@ -466,39 +466,39 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Permute:
   case DsKind::Bpermute:
   case DsKind::Swizzle: {
-    const uint32_t *data = w.vrowOf(m.Kind == DsKind::Swizzle ? in.Addr : in.Data0);
-    uint32_t tmp[kWaveSize] = {};
+    const uint32_t *Data = w.vrowOf(m.Kind == DsKind::Swizzle ? In.Addr : In.Data0);
+    uint32_t Tmp[kWaveSize] = {};
     if (m.Kind == DsKind::Permute) {
-      const uint32_t *a = w.vrowOf(in.Addr);
-      forEachLane(exec, [&](unsigned i) { tmp[((a[i] + offset16) / 4u) % 64u] = data[i]; });
+      const uint32_t *a = w.vrowOf(In.Addr);
+      forEachLane(Exec, [&](unsigned i) { Tmp[((a[i] + Offset16) / 4u) % 64u] = Data[i]; });
     } else if (m.Kind == DsKind::Bpermute) {
-      const uint32_t *a = w.vrowOf(in.Addr);
-      forEachLane(exec, [&](unsigned i) {
-        unsigned src = ((a[i] + offset16) / 4u) % 64u;
-        tmp[i] = (exec >> src) & 1u ? data[src] : 0u;
+      const uint32_t *a = w.vrowOf(In.Addr);
+      forEachLane(Exec, [&](unsigned i) {
+        unsigned Src = ((a[i] + Offset16) / 4u) % 64u;
+        Tmp[i] = (Exec >> Src) & 1u ? Data[Src] : 0u;
       });
     } else {
-      forEachLane(exec, [&](unsigned i) {
-        unsigned src = swizzleSource(offset16, i);
-        tmp[i] = (exec >> src) & 1u ? data[src] : 0u;
+      forEachLane(Exec, [&](unsigned i) {
+        unsigned Src = swizzleSource(Offset16, i);
+        Tmp[i] = (Exec >> Src) & 1u ? Data[Src] : 0u;
       });
     }
-    uint32_t *d = w.vrowOf(in.Dst);
-    forEachLane(exec, [&](unsigned i) { d[i] = tmp[i]; });
+    uint32_t *d = w.vrowOf(In.Dst);
+    forEachLane(Exec, [&](unsigned i) { d[i] = Tmp[i]; });
     return true;
   }
 
   case DsKind::ReadAddTid:
   case DsKind::WriteAddTid: {
-    const uint64_t base = uint64_t(offset16) + (w.S[kM0] & 0xffffu);
+    const uint64_t Base = uint64_t(Offset16) + (w.S[kM0] & 0xffffu);
     if (m.Kind == DsKind::ReadAddTid) {
-      uint32_t *d = w.vrowOf(in.Dst);
+      uint32_t *d = w.vrowOf(In.Dst);
       forEachLane(
-          exec, [&](unsigned i) { d[i] = load32(ldsAccess(c, base + 4ull * i, 4, int(i), what)); });
+          Exec, [&](unsigned i) { d[i] = load32(ldsAccess(c, Base + 4ull * i, 4, int(i), What)); });
     } else {
-      const uint32_t *s = w.vrowOf(in.Data0);
+      const uint32_t *s = w.vrowOf(In.Data0);
       forEachLane(
-          exec, [&](unsigned i) { store32(ldsAccess(c, base + 4ull * i, 4, int(i), what), s[i]); });
+          Exec, [&](unsigned i) { store32(ldsAccess(c, Base + 4ull * i, 4, int(i), What), s[i]); });
     }
     return true;
   }
@@ -507,35 +507,35 @@ bool execLds(ExecCtx &c, const Inst &in) {
     break;
   }
 
-  const uint32_t *addr = w.vrowOf(in.Addr);
+  const uint32_t *Addr = w.vrowOf(In.Addr);
 
   switch (m.Kind) {
   case DsKind::Read: {
-    const unsigned bytes = dsShapeBytes(m.Shape, m.N);
-    const unsigned r = vectorIndex(in.Dst);
-    uint8_t *const direct =
-        ldsDirect(c, addr, offset16, bytes, exec) ? c.Wg.Lds.data() + offset16 : nullptr;
-    if (direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
-      ldsCopyDwords<true>(w, direct, addr, m.N, r, exec);
+    const unsigned Bytes = dsShapeBytes(m.Shape, m.N);
+    const unsigned r = vectorIndex(In.Dst);
+    uint8_t *const Direct =
+        ldsDirect(c, Addr, Offset16, Bytes, Exec) ? c.Wg.Lds.data() + Offset16 : nullptr;
+    if (Direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
+      ldsCopyDwords<true>(w, Direct, Addr, m.N, r, Exec);
       return true;
     }
     // One lane loop per shape (the shape decided once): f(p, d) is the first destination
     // dword's new value from the lane's LDS bytes p and its old value d (the D16 forms keep
     // the other half).
-    auto at = [&](unsigned i) -> const uint8_t * { // lane i's LDS bytes
-      return direct ? direct + addr[i]
-                    : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+    auto At = [&](unsigned i) -> const uint8_t * { // lane i's LDS bytes
+      return Direct ? Direct + Addr[i]
+                    : ldsAccess(c, uint64_t(Addr[i]) + Offset16, Bytes, int(i), What);
     };
-    auto lanes = [&](auto f) {
-      uint32_t *dr = w.vrow(r);
-      if (direct && exec == ~0ull) { // every lane in LDS: a plain loop, no mask scan
+    auto Lanes = [&](auto f) {
+      uint32_t *Dr = w.vrow(r);
+      if (Direct && Exec == ~0ull) { // every lane in LDS: a plain loop, no mask scan
         for (unsigned i = 0; i < kWaveSize; ++i)
-          dr[i] = f(direct + addr[i], dr[i]);
+          Dr[i] = f(Direct + Addr[i], Dr[i]);
         return;
       }
-      forEachLane(exec, [&](unsigned i) { dr[i] = f(at(i), dr[i]); });
+      forEachLane(Exec, [&](unsigned i) { Dr[i] = f(At(i), Dr[i]); });
     };
-    auto u16 = [](const uint8_t *p) { // little-endian, as load32
+    auto U16 = [](const uint8_t *p) { // little-endian, as load32
       uint16_t v;
       std::memcpy(&v, p, 2);
       return v;
@@ -543,41 +543,41 @@ bool execLds(ExecCtx &c, const Inst &in) {
     auto s8 = [](const uint8_t *p) { return uint16_t(int16_t(int8_t(p[0]))); };
     switch (m.Shape) {
     case DsShape::U8:
-      lanes([](const uint8_t *p, uint32_t) { return uint32_t(p[0]); });
+      Lanes([](const uint8_t *p, uint32_t) { return uint32_t(p[0]); });
       break;
     case DsShape::I8:
-      lanes([](const uint8_t *p, uint32_t) { return uint32_t(int32_t(int8_t(p[0]))); });
+      Lanes([](const uint8_t *p, uint32_t) { return uint32_t(int32_t(int8_t(p[0]))); });
       break;
     case DsShape::U16:
-      lanes([&](const uint8_t *p, uint32_t) { return uint32_t(u16(p)); });
+      Lanes([&](const uint8_t *p, uint32_t) { return uint32_t(U16(p)); });
       break;
     case DsShape::I16:
-      lanes([&](const uint8_t *p, uint32_t) { return uint32_t(int32_t(int16_t(u16(p)))); });
+      Lanes([&](const uint8_t *p, uint32_t) { return uint32_t(int32_t(int16_t(U16(p)))); });
       break;
     case DsShape::B32:
-      forEachLane(exec, [&](unsigned i) {
-        const uint8_t *p = at(i);
+      forEachLane(Exec, [&](unsigned i) {
+        const uint8_t *p = At(i);
         for (unsigned k = 0; k < m.N; ++k)
           w.vrow(r + k)[i] = load32(p + 4 * k);
       });
       break;
     case DsShape::U8D16:
-      lanes([](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | p[0]; });
+      Lanes([](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | p[0]; });
       break;
     case DsShape::I8D16:
-      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | s8(p); });
+      Lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | s8(p); });
       break;
     case DsShape::U8D16Hi:
-      lanes([](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(p[0]) << 16); });
+      Lanes([](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(p[0]) << 16); });
       break;
     case DsShape::I8D16Hi:
-      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(s8(p)) << 16); });
+      Lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(s8(p)) << 16); });
       break;
     case DsShape::U16D16:
-      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | u16(p); });
+      Lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffff0000u) | U16(p); });
       break;
     case DsShape::U16D16Hi:
-      lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(u16(p)) << 16); });
+      Lanes([&](const uint8_t *p, uint32_t d) { return (d & 0xffffu) | (uint32_t(U16(p)) << 16); });
       break;
     default:
       break;
@@ -585,17 +585,17 @@ bool execLds(ExecCtx &c, const Inst &in) {
     return true;
   }
   case DsKind::Write: {
-    const unsigned bytes = dsShapeBytes(m.Shape, m.N);
-    const unsigned r = vectorIndex(in.Data0);
-    uint8_t *const direct =
-        ldsDirect(c, addr, offset16, bytes, exec) ? c.Wg.Lds.data() + offset16 : nullptr;
-    if (direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
-      ldsCopyDwords<false>(w, direct, addr, m.N, r, exec);
+    const unsigned Bytes = dsShapeBytes(m.Shape, m.N);
+    const unsigned r = vectorIndex(In.Data0);
+    uint8_t *const Direct =
+        ldsDirect(c, Addr, Offset16, Bytes, Exec) ? c.Wg.Lds.data() + Offset16 : nullptr;
+    if (Direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
+      ldsCopyDwords<false>(w, Direct, Addr, m.N, r, Exec);
       return true;
     }
-    forEachLane(exec, [&](unsigned i) {
-      uint8_t *p = direct ? direct + addr[i]
-                          : ldsAccess(c, uint64_t(addr[i]) + offset16, bytes, int(i), what);
+    forEachLane(Exec, [&](unsigned i) {
+      uint8_t *p = Direct ? Direct + Addr[i]
+                          : ldsAccess(c, uint64_t(Addr[i]) + Offset16, Bytes, int(i), What);
       uint32_t v = w.vrow(r)[i];
       switch (m.Shape) {
       case DsShape::B8:
@@ -625,63 +625,63 @@ bool execLds(ExecCtx &c, const Inst &in) {
   case DsKind::Read2:
   case DsKind::Write2:
   case DsKind::Wrxchg2: {
-    const unsigned bytes = 4u * m.N;
-    const uint64_t o0 = uint64_t(in.Offset0) * m.Scale, o1 = uint64_t(in.Offset1) * m.Scale;
-    const unsigned dr = in.Dst != kNoOperand ? vectorIndex(in.Dst) : 0;
-    const unsigned d0 = in.Data0 != kNoOperand ? vectorIndex(in.Data0) : 0;
-    const unsigned d1 = in.Data1 != kNoOperand ? vectorIndex(in.Data1) : 0;
-    forEachLane(exec, [&](unsigned i) {
-      uint8_t *p0 = ldsAccess(c, uint64_t(addr[i]) + o0, bytes, int(i), what);
-      uint8_t *p1 = ldsAccess(c, uint64_t(addr[i]) + o1, bytes, int(i), what);
+    const unsigned Bytes = 4u * m.N;
+    const uint64_t o0 = uint64_t(In.Offset0) * m.Scale, o1 = uint64_t(In.Offset1) * m.Scale;
+    const unsigned Dr = In.Dst != kNoOperand ? vectorIndex(In.Dst) : 0;
+    const unsigned d0 = In.Data0 != kNoOperand ? vectorIndex(In.Data0) : 0;
+    const unsigned d1 = In.Data1 != kNoOperand ? vectorIndex(In.Data1) : 0;
+    forEachLane(Exec, [&](unsigned i) {
+      uint8_t *p0 = ldsAccess(c, uint64_t(Addr[i]) + o0, Bytes, int(i), What);
+      uint8_t *p1 = ldsAccess(c, uint64_t(Addr[i]) + o1, Bytes, int(i), What);
       if (m.Kind == DsKind::Read2) {
         for (unsigned k = 0; k < m.N; ++k) {
-          w.vrow(dr + k)[i] = load32(p0 + 4 * k);
-          w.vrow(dr + m.N + k)[i] = load32(p1 + 4 * k);
+          w.vrow(Dr + k)[i] = load32(p0 + 4 * k);
+          w.vrow(Dr + m.N + k)[i] = load32(p1 + 4 * k);
         }
         return;
       }
       // wrxchg2 reads both locations before writing either.
-      uint32_t old[4] = {0, 0, 0, 0};
+      uint32_t Old[4] = {0, 0, 0, 0};
       if (m.Kind == DsKind::Wrxchg2)
         for (unsigned k = 0; k < m.N; ++k) {
-          old[k] = load32(p0 + 4 * k);
-          old[m.N + k] = load32(p1 + 4 * k);
+          Old[k] = load32(p0 + 4 * k);
+          Old[m.N + k] = load32(p1 + 4 * k);
         }
       for (unsigned k = 0; k < m.N; ++k)
         store32(p0 + 4 * k, w.vrow(d0 + k)[i]);
       for (unsigned k = 0; k < m.N; ++k)
         store32(p1 + 4 * k, w.vrow(d1 + k)[i]);
-      if (m.Kind == DsKind::Wrxchg2 && in.Dst != kNoOperand)
+      if (m.Kind == DsKind::Wrxchg2 && In.Dst != kNoOperand)
         for (unsigned k = 0; k < 2u * m.N; ++k)
-          w.vrow(dr + k)[i] = old[k];
+          w.vrow(Dr + k)[i] = Old[k];
     });
     return true;
   }
   case DsKind::Atomic: {
-    const bool ret = m.Ret && in.Dst != kNoOperand;
-    const unsigned d0 = vectorIndex(in.Data0);
-    const bool two = m.Rmw == Rmw::CmpSwap || m.Rmw == Rmw::CmpSwapF32 ||
+    const bool Ret = m.Ret && In.Dst != kNoOperand;
+    const unsigned d0 = vectorIndex(In.Data0);
+    const bool Two = m.Rmw == Rmw::CmpSwap || m.Rmw == Rmw::CmpSwapF32 ||
                      m.Rmw == Rmw::CmpSwapF64 || m.Rmw == Rmw::MskOr || m.Rmw == Rmw::Wrap;
-    if (two && in.Data1 == kNoOperand)
+    if (Two && In.Data1 == kNoOperand)
       return false;
-    const unsigned d1 = two ? vectorIndex(in.Data1) : 0;
+    const unsigned d1 = Two ? vectorIndex(In.Data1) : 0;
     // For cmpst the compare value is DATA (data0) and the new value DATA2 (data1).
-    const bool cmp = m.Rmw == Rmw::CmpSwap || m.Rmw == Rmw::CmpSwapF32 || m.Rmw == Rmw::CmpSwapF64;
-    forEachLane(exec, [&](unsigned i) {
-      uint8_t *p = ldsAccess(c, uint64_t(addr[i]) + offset16, m.Is64 ? 8 : 4, int(i), what);
+    const bool Cmp = m.Rmw == Rmw::CmpSwap || m.Rmw == Rmw::CmpSwapF32 || m.Rmw == Rmw::CmpSwapF64;
+    forEachLane(Exec, [&](unsigned i) {
+      uint8_t *p = ldsAccess(c, uint64_t(Addr[i]) + Offset16, m.Is64 ? 8 : 4, int(i), What);
       if (!m.Is64) {
-        uint32_t a = w.vrow(d0)[i], b = two ? w.vrow(d1)[i] : 0;
-        uint32_t old = load32(p);
-        store32(p, cmp ? rmw32(m.Rmw, old, b, a) : rmw32(m.Rmw, old, a, b));
-        if (ret)
-          w.vrowOf(in.Dst)[i] = old;
+        uint32_t a = w.vrow(d0)[i], b = Two ? w.vrow(d1)[i] : 0;
+        uint32_t Old = load32(p);
+        store32(p, Cmp ? rmw32(m.Rmw, Old, b, a) : rmw32(m.Rmw, Old, a, b));
+        if (Ret)
+          w.vrowOf(In.Dst)[i] = Old;
       } else {
         uint64_t a = w.vrow(d0)[i] | (uint64_t(w.vrow(d0 + 1)[i]) << 32);
-        uint64_t b = two ? (w.vrow(d1)[i] | (uint64_t(w.vrow(d1 + 1)[i]) << 32)) : 0;
-        uint64_t old = load64(p);
-        store64(p, cmp ? rmw64(m.Rmw, old, b, a) : rmw64(m.Rmw, old, a, b));
-        if (ret)
-          writeVector64(w, in.Dst, i, old);
+        uint64_t b = Two ? (w.vrow(d1)[i] | (uint64_t(w.vrow(d1 + 1)[i]) << 32)) : 0;
+        uint64_t Old = load64(p);
+        store64(p, Cmp ? rmw64(m.Rmw, Old, b, a) : rmw64(m.Rmw, Old, a, b));
+        if (Ret)
+          writeVector64(w, In.Dst, i, Old);
       }
     });
     return true;

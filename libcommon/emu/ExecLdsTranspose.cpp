@@ -23,33 +23,33 @@ namespace asmevo::emu {
 
 namespace {
 
-inline uint32_t getBits(const uint8_t *p, unsigned bit, unsigned w) {
+inline uint32_t getBits(const uint8_t *p, unsigned Bit, unsigned w) {
   uint32_t v = 0;
-  std::memcpy(&v, p + bit / 8, (bit % 8 + w + 7) / 8);
-  return (v >> (bit % 8)) & ((1u << w) - 1);
+  std::memcpy(&v, p + Bit / 8, (Bit % 8 + w + 7) / 8);
+  return (v >> (Bit % 8)) & ((1u << w) - 1);
 }
 
-inline void putBits(uint8_t *p, unsigned bit, unsigned w, uint32_t x) {
+inline void putBits(uint8_t *p, unsigned Bit, unsigned w, uint32_t x) {
   uint32_t v = 0;
-  const unsigned n = (bit % 8 + w + 7) / 8;
-  std::memcpy(&v, p + bit / 8, n);
-  const uint32_t m = ((1u << w) - 1) << (bit % 8);
-  v = (v & ~m) | ((x << (bit % 8)) & m);
-  std::memcpy(p + bit / 8, &v, n);
+  const unsigned n = (Bit % 8 + w + 7) / 8;
+  std::memcpy(&v, p + Bit / 8, n);
+  const uint32_t m = ((1u << w) - 1) << (Bit % 8);
+  v = (v & ~m) | ((x << (Bit % 8)) & m);
+  std::memcpy(p + Bit / 8, &v, n);
 }
 
-[[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
+[[noreturn]] void refuse(const ExecCtx &c, const Inst &In, const std::string &Why) {
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + std::string(opNameLower(in.Operation)) + " at pc " +
-                     hexText(c.InstPc) + ": " + why,
+                 "unsupported instruction " + std::string(opNameLower(In.Operation)) + " at pc " +
+                     hexText(c.InstPc) + ": " + Why,
                  c.InstPc);
 }
 
 } // namespace
 
-bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
-  unsigned w = 0, bytes = 8;
-  switch (in.Operation) {
+bool execLdsTransposeRead(ExecCtx &c, const Inst &In) {
+  unsigned w = 0, Bytes = 8;
+  switch (In.Operation) {
   case Op::DS_READ_B64_TR_B16:
     w = 16;
     break;
@@ -60,46 +60,46 @@ bool execLdsTransposeRead(ExecCtx &c, const Inst &in) {
     w = 4;
     break;
   case Op::DS_READ_B96_TR_B6:
-    w = 6, bytes = 12;
+    w = 6, Bytes = 12;
     break;
   default:
     return false;
   }
-  if (in.Addr == kNoOperand || in.Dst == kNoOperand || in.Gds)
+  if (In.Addr == kNoOperand || In.Dst == kNoOperand || In.Gds)
     return false;
-  WaveState &ws = c.W;
-  if (ws.exec() == 0)
+  WaveState &Ws = c.W;
+  if (Ws.exec() == 0)
     return true; // nothing runs (the probe of kernel-run --coverage)
-  if (ws.exec() != ~0ull)
-    refuse(c, in, "a transposing LDS read with EXEC not all ones (the ISA requires all ones)");
-  const unsigned n = bytes * 8 / w, regs = bytes / 4;
-  const unsigned align = bytes == 8 ? 8 : 16;
-  const unsigned offset16 = unsigned(in.Offset0) | (unsigned(in.Offset1) << 8);
-  const uint32_t *a = ws.vrowOf(in.Addr);
-  const char *what = opNameLower(in.Operation);
-  uint8_t src[kWaveSize][12];
+  if (Ws.exec() != ~0ull)
+    refuse(c, In, "a transposing LDS read with EXEC not all ones (the ISA requires all ones)");
+  const unsigned n = Bytes * 8 / w, Regs = Bytes / 4;
+  const unsigned Align = Bytes == 8 ? 8 : 16;
+  const unsigned Offset16 = unsigned(In.Offset0) | (unsigned(In.Offset1) << 8);
+  const uint32_t *a = Ws.vrowOf(In.Addr);
+  const char *What = opNameLower(In.Operation);
+  uint8_t Src[kWaveSize][12];
   for (unsigned l = 0; l < kWaveSize; ++l) {
-    const uint64_t addr = uint64_t(a[l]) + offset16;
-    if (addr % align)
-      refuse(c, in,
-             "LDS address " + hexText(addr) + " of lane " + std::to_string(l) + " is not " +
-                 std::to_string(align) + "-byte aligned" +
-                 (bytes == 8 ? " (the ISA requires it)"
+    const uint64_t Addr = uint64_t(a[l]) + Offset16;
+    if (Addr % Align)
+      refuse(c, In,
+             "LDS address " + hexText(Addr) + " of lane " + std::to_string(l) + " is not " +
+                 std::to_string(Align) + "-byte aligned" +
+                 (Bytes == 8 ? " (the ISA requires it)"
                              : " (the guide asks for 'the data size'; only 16 is known to work)"));
-    std::memcpy(src[l], ldsAccess(c, addr, bytes, int(l), what), bytes);
+    std::memcpy(Src[l], ldsAccess(c, Addr, Bytes, int(l), What), Bytes);
   }
-  if (vectorIndex(in.Dst) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(what) + " at pc " + hexText(c.InstPc) +
+  if (vectorIndex(In.Dst) + Regs > kNumVectorRegs)
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(What) + " at pc " + hexText(c.InstPc) +
                                                   ": destination out of range");
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const unsigned g = l >> 4, i = l & 15;
-    uint8_t out[12] = {};
+    uint8_t Out[12] = {};
     for (unsigned e = 0; e < n; ++e) {
-      const unsigned from = 16 * g + e * (16 / n) + i / n;
-      putBits(out, e * w, w, getBits(src[from], (i % n) * w, w));
+      const unsigned From = 16 * g + e * (16 / n) + i / n;
+      putBits(Out, e * w, w, getBits(Src[From], (i % n) * w, w));
     }
-    for (unsigned r = 0; r < regs; ++r)
-      std::memcpy(&ws.vrow(vectorIndex(in.Dst) + r)[l], out + 4 * r, 4);
+    for (unsigned r = 0; r < Regs; ++r)
+      std::memcpy(&Ws.vrow(vectorIndex(In.Dst) + r)[l], Out + 4 * r, 4);
   }
   return true;
 }

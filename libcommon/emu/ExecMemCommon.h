@@ -44,106 +44,106 @@ enum class Rmw : uint8_t {
 
 // New memory value of a 32-bit RMW. `src` is DATA, `src2` the second operand (compare value
 // of cmpswap, DATA2 of mskor/wrap).
-inline uint32_t rmw32(Rmw op, uint32_t tmp, uint32_t src, uint32_t src2) {
-  switch (op) {
+inline uint32_t rmw32(Rmw Op, uint32_t Tmp, uint32_t Src, uint32_t Src2) {
+  switch (Op) {
   case Rmw::Add:
-    return tmp + src;
+    return Tmp + Src;
   case Rmw::Sub:
-    return tmp - src;
+    return Tmp - Src;
   case Rmw::Rsub:
-    return src - tmp;
+    return Src - Tmp;
   case Rmw::Swap:
-    return src;
+    return Src;
   case Rmw::CmpSwap:
-    return tmp == src2 ? src : tmp;
+    return Tmp == Src2 ? Src : Tmp;
   case Rmw::SMin:
-    return int32_t(src) < int32_t(tmp) ? src : tmp;
+    return int32_t(Src) < int32_t(Tmp) ? Src : Tmp;
   case Rmw::UMin:
-    return src < tmp ? src : tmp;
+    return Src < Tmp ? Src : Tmp;
   case Rmw::SMax:
-    return int32_t(src) >= int32_t(tmp) ? src : tmp;
+    return int32_t(Src) >= int32_t(Tmp) ? Src : Tmp;
   case Rmw::UMax:
-    return src >= tmp ? src : tmp;
+    return Src >= Tmp ? Src : Tmp;
   case Rmw::And:
-    return tmp & src;
+    return Tmp & Src;
   case Rmw::Or:
-    return tmp | src;
+    return Tmp | Src;
   case Rmw::Xor:
-    return tmp ^ src;
+    return Tmp ^ Src;
   case Rmw::Inc:
-    return tmp >= src ? 0u : tmp + 1u;
+    return Tmp >= Src ? 0u : Tmp + 1u;
   case Rmw::Dec:
-    return (tmp == 0u || tmp > src) ? src : tmp - 1u;
+    return (Tmp == 0u || Tmp > Src) ? Src : Tmp - 1u;
   case Rmw::AddF32:
-    return f32ToBits(bitsToF32(tmp) + bitsToF32(src));
+    return f32ToBits(bitsToF32(Tmp) + bitsToF32(Src));
   case Rmw::MinF32:
-    return bitsToF32(src) < bitsToF32(tmp) ? src : tmp;
+    return bitsToF32(Src) < bitsToF32(Tmp) ? Src : Tmp;
   case Rmw::MaxF32:
-    return bitsToF32(src) > bitsToF32(tmp) ? src : tmp;
+    return bitsToF32(Src) > bitsToF32(Tmp) ? Src : Tmp;
   case Rmw::PkAddF16: {
     // f16 + f16 computed in f32 then rounded to f16 is correctly rounded (24 >= 2*11+2).
-    uint16_t lo = f32ToF16(f16ToF32(uint16_t(tmp)) + f16ToF32(uint16_t(src)));
-    uint16_t hi = f32ToF16(f16ToF32(uint16_t(tmp >> 16)) + f16ToF32(uint16_t(src >> 16)));
-    return uint32_t(lo) | (uint32_t(hi) << 16);
+    uint16_t Lo = f32ToF16(f16ToF32(uint16_t(Tmp)) + f16ToF32(uint16_t(Src)));
+    uint16_t Hi = f32ToF16(f16ToF32(uint16_t(Tmp >> 16)) + f16ToF32(uint16_t(Src >> 16)));
+    return uint32_t(Lo) | (uint32_t(Hi) << 16);
   }
   case Rmw::PkAddBf16: {
-    uint16_t lo = f32ToBf16(bf16ToF32(uint16_t(tmp)) + bf16ToF32(uint16_t(src)));
-    uint16_t hi = f32ToBf16(bf16ToF32(uint16_t(tmp >> 16)) + bf16ToF32(uint16_t(src >> 16)));
-    return uint32_t(lo) | (uint32_t(hi) << 16);
+    uint16_t Lo = f32ToBf16(bf16ToF32(uint16_t(Tmp)) + bf16ToF32(uint16_t(Src)));
+    uint16_t Hi = f32ToBf16(bf16ToF32(uint16_t(Tmp >> 16)) + bf16ToF32(uint16_t(Src >> 16)));
+    return uint32_t(Lo) | (uint32_t(Hi) << 16);
   }
   case Rmw::MskOr:
-    return (tmp & ~src) | src2;
+    return (Tmp & ~Src) | Src2;
   case Rmw::Wrap:
-    return tmp >= src ? tmp - src : tmp + src2;
+    return Tmp >= Src ? Tmp - Src : Tmp + Src2;
   case Rmw::CmpSwapF32:
-    return bitsToF32(tmp) == bitsToF32(src2) ? src : tmp;
+    return bitsToF32(Tmp) == bitsToF32(Src2) ? Src : Tmp;
   default:
-    return tmp;
+    return Tmp;
   }
 }
 
-inline uint64_t rmw64(Rmw op, uint64_t tmp, uint64_t src, uint64_t src2) {
-  switch (op) {
+inline uint64_t rmw64(Rmw Op, uint64_t Tmp, uint64_t Src, uint64_t Src2) {
+  switch (Op) {
   case Rmw::Add:
-    return tmp + src;
+    return Tmp + Src;
   case Rmw::Sub:
-    return tmp - src;
+    return Tmp - Src;
   case Rmw::Rsub:
-    return src - tmp;
+    return Src - Tmp;
   case Rmw::Swap:
-    return src;
+    return Src;
   case Rmw::CmpSwap:
-    return tmp == src2 ? src : tmp;
+    return Tmp == Src2 ? Src : Tmp;
   case Rmw::SMin:
-    return int64_t(src) < int64_t(tmp) ? src : tmp;
+    return int64_t(Src) < int64_t(Tmp) ? Src : Tmp;
   case Rmw::UMin:
-    return src < tmp ? src : tmp;
+    return Src < Tmp ? Src : Tmp;
   case Rmw::SMax:
-    return int64_t(src) >= int64_t(tmp) ? src : tmp;
+    return int64_t(Src) >= int64_t(Tmp) ? Src : Tmp;
   case Rmw::UMax:
-    return src >= tmp ? src : tmp;
+    return Src >= Tmp ? Src : Tmp;
   case Rmw::And:
-    return tmp & src;
+    return Tmp & Src;
   case Rmw::Or:
-    return tmp | src;
+    return Tmp | Src;
   case Rmw::Xor:
-    return tmp ^ src;
+    return Tmp ^ Src;
   case Rmw::Inc:
-    return tmp >= src ? 0ull : tmp + 1ull;
+    return Tmp >= Src ? 0ull : Tmp + 1ull;
   case Rmw::Dec:
-    return (tmp == 0ull || tmp > src) ? src : tmp - 1ull;
+    return (Tmp == 0ull || Tmp > Src) ? Src : Tmp - 1ull;
   case Rmw::AddF64:
-    return f64ToBits(bitsToF64(tmp) + bitsToF64(src));
+    return f64ToBits(bitsToF64(Tmp) + bitsToF64(Src));
   case Rmw::MinF64:
-    return bitsToF64(src) < bitsToF64(tmp) ? src : tmp;
+    return bitsToF64(Src) < bitsToF64(Tmp) ? Src : Tmp;
   case Rmw::MaxF64:
-    return bitsToF64(src) > bitsToF64(tmp) ? src : tmp;
+    return bitsToF64(Src) > bitsToF64(Tmp) ? Src : Tmp;
   case Rmw::MskOr:
-    return (tmp & ~src) | src2;
+    return (Tmp & ~Src) | Src2;
   case Rmw::CmpSwapF64:
-    return bitsToF64(tmp) == bitsToF64(src2) ? src : tmp;
+    return bitsToF64(Tmp) == bitsToF64(Src2) ? Src : Tmp;
   default:
-    return tmp;
+    return Tmp;
   }
 }
 
@@ -163,18 +163,18 @@ inline void store64(uint8_t *p, uint64_t v) { std::memcpy(p, &v, 8); }
 // The rows of the n (1..4) consecutive vector registers from operand code `reg`, for the
 // memory short paths. Slots past n repeat the first: filling them is cheaper than zeroing the
 // array, which GCC does with rep stos (slow to start).
-inline void dwordRows(WaveState &w, uint16_t reg, unsigned n, uint32_t *rows[4]) {
+inline void dwordRows(WaveState &w, uint16_t Reg, unsigned n, uint32_t *Rows[4]) {
   for (unsigned k = 0; k < 4; ++k)
-    rows[k] = w.vrowOf(uint16_t(reg + (k < n ? k : 0)));
+    Rows[k] = w.vrowOf(uint16_t(Reg + (k < n ? k : 0)));
 }
 // Lane `lane`'s n dwords between memory at p and the rows: loads (Load) or stores.
 template <bool Load>
-inline void copyLaneDwords(uint8_t *p, uint32_t *const *rows, unsigned n, unsigned lane) {
+inline void copyLaneDwords(uint8_t *p, uint32_t *const *Rows, unsigned n, unsigned Lane) {
   for (unsigned k = 0; k < n; ++k) {
     if (Load)
-      rows[k][lane] = load32(p + 4 * k);
+      Rows[k][Lane] = load32(p + 4 * k);
     else
-      store32(p + 4 * k, rows[k][lane]);
+      store32(p + 4 * k, Rows[k][Lane]);
   }
 }
 

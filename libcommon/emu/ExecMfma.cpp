@@ -69,110 +69,110 @@ struct Shape {
   bool BlgpOnGfx94 = false; // CDNA3 documents BLGP lane patterns for this single-block shape
 };
 
-bool shapeOf(Op op, Shape &s) {
-  auto set = [&](unsigned m, unsigned k, unsigned blocks, EType t, bool g950 = false) {
+bool shapeOf(Op Op, Shape &s) {
+  auto Set = [&](unsigned m, unsigned k, unsigned Blocks, EType t, bool G950 = false) {
     s.M = uint8_t(m);
     s.K = uint8_t(k);
-    s.Blocks = uint8_t(blocks);
+    s.Blocks = uint8_t(Blocks);
     s.A = s.B = t;
-    s.Gfx950Shape = g950;
+    s.Gfx950Shape = G950;
     return true;
   };
-  switch (op) {
+  switch (Op) {
   // f32
   case Op::V_MFMA_F32_32X32X1_2B_F32:
-    return set(32, 1, 2, EType::F32);
+    return Set(32, 1, 2, EType::F32);
   case Op::V_MFMA_F32_16X16X1_4B_F32:
-    return set(16, 1, 4, EType::F32);
+    return Set(16, 1, 4, EType::F32);
   case Op::V_MFMA_F32_4X4X1_16B_F32:
-    return set(4, 1, 16, EType::F32);
+    return Set(4, 1, 16, EType::F32);
   case Op::V_MFMA_F32_32X32X2_F32:
-    set(32, 2, 1, EType::F32);
+    Set(32, 2, 1, EType::F32);
     s.BlgpOnGfx94 = true;
     return true;
   case Op::V_MFMA_F32_16X16X4_F32:
-    set(16, 4, 1, EType::F32);
+    Set(16, 4, 1, EType::F32);
     s.BlgpOnGfx94 = true;
     return true;
   case Op::V_MFMA_F32_32X32X4_XF32:
-    return set(32, 4, 1, EType::F32);
+    return Set(32, 4, 1, EType::F32);
   case Op::V_MFMA_F32_16X16X8_XF32:
-    return set(16, 8, 1, EType::F32);
+    return Set(16, 8, 1, EType::F32);
   // f16
   case Op::V_MFMA_F32_32X32X4_2B_F16:
-    return set(32, 4, 2, EType::F16);
+    return Set(32, 4, 2, EType::F16);
   case Op::V_MFMA_F32_16X16X4_4B_F16:
-    return set(16, 4, 4, EType::F16);
+    return Set(16, 4, 4, EType::F16);
   case Op::V_MFMA_F32_4X4X4_16B_F16:
-    return set(4, 4, 16, EType::F16);
+    return Set(4, 4, 16, EType::F16);
   case Op::V_MFMA_F32_32X32X8_F16:
-    return set(32, 8, 1, EType::F16);
+    return Set(32, 8, 1, EType::F16);
   case Op::V_MFMA_F32_16X16X16_F16:
-    return set(16, 16, 1, EType::F16);
+    return Set(16, 16, 1, EType::F16);
   case Op::V_MFMA_F32_32X32X16_F16:
-    return set(32, 16, 1, EType::F16, true);
+    return Set(32, 16, 1, EType::F16, true);
   case Op::V_MFMA_F32_16X16X32_F16:
-    return set(16, 32, 1, EType::F16, true);
+    return Set(16, 32, 1, EType::F16, true);
   // bf16 (gfx90a *_1k and gfx940+ names)
   case Op::V_MFMA_F32_32X32X4_2B_BF16:
-    return set(32, 4, 2, EType::BF16);
+    return Set(32, 4, 2, EType::BF16);
   case Op::V_MFMA_F32_16X16X4_4B_BF16:
-    return set(16, 4, 4, EType::BF16);
+    return Set(16, 4, 4, EType::BF16);
   case Op::V_MFMA_F32_4X4X4_16B_BF16:
-    return set(4, 4, 16, EType::BF16);
+    return Set(4, 4, 16, EType::BF16);
   case Op::V_MFMA_F32_32X32X8_BF16:
-    return set(32, 8, 1, EType::BF16);
+    return Set(32, 8, 1, EType::BF16);
   case Op::V_MFMA_F32_16X16X16_BF16:
-    return set(16, 16, 1, EType::BF16);
+    return Set(16, 16, 1, EType::BF16);
   case Op::V_MFMA_F32_32X32X16_BF16:
-    return set(32, 16, 1, EType::BF16, true);
+    return Set(32, 16, 1, EType::BF16, true);
   case Op::V_MFMA_F32_16X16X32_BF16:
-    return set(16, 32, 1, EType::BF16, true);
+    return Set(16, 32, 1, EType::BF16, true);
   // gfx90a's original bf16 shapes (two bf16 per lane)
   case Op::V_MFMA_F32_32X32X2BF16:
-    return set(32, 2, 2, EType::BF16);
+    return Set(32, 2, 2, EType::BF16);
   case Op::V_MFMA_F32_16X16X2BF16:
-    return set(16, 2, 4, EType::BF16);
+    return Set(16, 2, 4, EType::BF16);
   case Op::V_MFMA_F32_4X4X2BF16:
-    return set(4, 2, 16, EType::BF16);
+    return Set(4, 2, 16, EType::BF16);
   case Op::V_MFMA_F32_32X32X4BF16:
-    return set(32, 4, 1, EType::BF16);
+    return Set(32, 4, 1, EType::BF16);
   case Op::V_MFMA_F32_16X16X8BF16:
-    return set(16, 8, 1, EType::BF16);
+    return Set(16, 8, 1, EType::BF16);
   // i8
   case Op::V_MFMA_I32_32X32X4_2B_I8:
-    return set(32, 4, 2, EType::I8);
+    return Set(32, 4, 2, EType::I8);
   case Op::V_MFMA_I32_16X16X4_4B_I8:
-    return set(16, 4, 4, EType::I8);
+    return Set(16, 4, 4, EType::I8);
   case Op::V_MFMA_I32_4X4X4_16B_I8:
-    return set(4, 4, 16, EType::I8);
+    return Set(4, 4, 16, EType::I8);
   case Op::V_MFMA_I32_32X32X8I8:
-    return set(32, 8, 1, EType::I8);
+    return Set(32, 8, 1, EType::I8);
   case Op::V_MFMA_I32_16X16X16I8:
-    return set(16, 16, 1, EType::I8);
+    return Set(16, 16, 1, EType::I8);
   case Op::V_MFMA_I32_32X32X16_I8:
-    return set(32, 16, 1, EType::I8);
+    return Set(32, 16, 1, EType::I8);
   case Op::V_MFMA_I32_16X16X32_I8:
-    return set(16, 32, 1, EType::I8);
+    return Set(16, 32, 1, EType::I8);
   case Op::V_MFMA_I32_32X32X32_I8:
-    return set(32, 32, 1, EType::I8, true);
+    return Set(32, 32, 1, EType::I8, true);
   case Op::V_MFMA_I32_16X16X64_I8:
-    return set(16, 64, 1, EType::I8, true);
+    return Set(16, 64, 1, EType::I8, true);
   // f64
   case Op::V_MFMA_F64_16X16X4_F64:
-    return set(16, 4, 1, EType::F64);
+    return Set(16, 4, 1, EType::F64);
   case Op::V_MFMA_F64_4X4X4_4B_F64:
-    return set(4, 4, 4, EType::F64);
+    return Set(4, 4, 4, EType::F64);
   default:
     break;
   }
   // fp8 / bf8 (gfx940+): A type first, B type second in the mnemonic.
   auto f8 = [&](unsigned m, unsigned k, EType a, EType b) {
-    set(m, k, 1, a);
+    Set(m, k, 1, a);
     s.B = b;
     return true;
   };
-  switch (op) {
+  switch (Op) {
   case Op::V_MFMA_F32_16X16X32_FP8_FP8:
     return f8(16, 32, EType::Fp8, EType::Fp8);
   case Op::V_MFMA_F32_16X16X32_FP8_BF8:
@@ -213,8 +213,8 @@ inline float f32Result(float x) { return x; }
 inline double f64Result(double x) { return x; }
 
 // Lane of B's element for lane L under a BLGP pattern.
-inline unsigned blgpLane(unsigned blgp, unsigned L) {
-  switch (blgp) {
+inline unsigned blgpLane(unsigned Blgp, unsigned L) {
+  switch (Blgp) {
   case 1:
     return L % 32;
   case 2:
@@ -234,19 +234,19 @@ inline unsigned blgpLane(unsigned blgp, unsigned L) {
   }
 }
 
-[[noreturn]] void badOperand(const Inst &in, const char *what) {
+[[noreturn]] void badOperand(const Inst &In, const char *What) {
   throw EmuError(EmuErrorKind::IllegalInst,
-                 std::string(opName(in.Operation)) + ": " + what + " operand out of range");
+                 std::string(opName(In.Operation)) + ": " + What + " operand out of range");
 }
 
 // First unified register index of a vector operand spanning `regs` registers.
-unsigned vectorBase(const Inst &in, uint16_t code, unsigned regs, const char *what) {
-  if (code < kVgprBase || code >= kAgprBase + 256)
-    badOperand(in, what);
-  unsigned base = vectorIndex(code);
-  if (base + regs > kNumVectorRegs)
-    badOperand(in, what);
-  return base;
+unsigned vectorBase(const Inst &In, uint16_t Code, unsigned Regs, const char *What) {
+  if (Code < kVgprBase || Code >= kAgprBase + 256)
+    badOperand(In, What);
+  unsigned Base = vectorIndex(Code);
+  if (Base + Regs > kNumVectorRegs)
+    badOperand(In, What);
+  return Base;
 }
 
 struct Layout {
@@ -254,42 +254,42 @@ struct Layout {
   unsigned Kpl; // elements per lane (single-block shapes)
   bool F64x4;   // v_mfma_f64_4x4x4_4b_f64
   // Lane and element index of A[i][k] (or B[k][j] with i := j) of block b.
-  void pos(unsigned b, unsigned i, unsigned k, unsigned &lane, unsigned &item) const {
+  void pos(unsigned b, unsigned i, unsigned k, unsigned &Lane, unsigned &Item) const {
     if (F64x4) {
-      lane = 4 * b + 16 * k + i;
-      item = 0;
+      Lane = 4 * b + 16 * k + i;
+      Item = 0;
     } else if (S.Blocks > 1) {
-      lane = S.M * b + i;
-      item = k;
+      Lane = S.M * b + i;
+      Item = k;
     } else {
-      lane = S.M * (k / Kpl) + i;
-      item = k % Kpl;
+      Lane = S.M * (k / Kpl) + i;
+      Item = k % Kpl;
     }
   }
   // Register (offset) and lane of C/D[i][j] of block b; f64: offset of the register pair.
-  void dpos(unsigned b, unsigned i, unsigned j, unsigned &reg, unsigned &lane) const {
+  void dpos(unsigned b, unsigned i, unsigned j, unsigned &Reg, unsigned &Lane) const {
     if (S.A == EType::F64) {
       if (S.M == 16) {
-        reg = 2 * (i / 4);
-        lane = 16 * (i % 4) + j;
+        Reg = 2 * (i / 4);
+        Lane = 16 * (i % 4) + j;
       } else {
-        reg = 0;
-        lane = 16 * (i % 4) + 4 * b + j;
+        Reg = 0;
+        Lane = 16 * (i % 4) + 4 * b + j;
       }
       return;
     }
     switch (S.M) {
     case 32:
-      reg = 16 * b + 4 * (i / 8) + i % 4;
-      lane = 32 * ((i / 4) % 2) + j;
+      Reg = 16 * b + 4 * (i / 8) + i % 4;
+      Lane = 32 * ((i / 4) % 2) + j;
       break;
     case 16:
-      reg = 4 * b + i % 4;
-      lane = 16 * (i / 4) + j;
+      Reg = 4 * b + i % 4;
+      Lane = 16 * (i / 4) + j;
       break;
     default:
-      reg = i;
-      lane = 4 * b + j;
+      Reg = i;
+      Lane = 4 * b + j;
       break;
     }
   }
@@ -300,29 +300,29 @@ struct Layout {
   }
 };
 
-inline uint64_t rawElem(const WaveState &w, unsigned base, unsigned lane, unsigned item,
-                        unsigned bits) {
-  if (bits == 64)
-    return w.vrow(base)[lane] | (uint64_t(w.vrow(base + 1)[lane]) << 32);
-  unsigned bit = item * bits;
-  uint32_t v = w.vrow(base + bit / 32)[lane];
-  if (bits == 32)
+inline uint64_t rawElem(const WaveState &w, unsigned Base, unsigned Lane, unsigned Item,
+                        unsigned Bits) {
+  if (Bits == 64)
+    return w.vrow(Base)[Lane] | (uint64_t(w.vrow(Base + 1)[Lane]) << 32);
+  unsigned Bit = Item * Bits;
+  uint32_t v = w.vrow(Base + Bit / 32)[Lane];
+  if (Bits == 32)
     return v;
-  return (v >> (bit % 32)) & ((1u << bits) - 1);
+  return (v >> (Bit % 32)) & ((1u << Bits) - 1);
 }
 
-float toF32(EType t, uint32_t raw, bool ocp) {
+float toF32(EType t, uint32_t Raw, bool Ocp) {
   switch (t) {
   case EType::F32:
-    return bitsToF32(raw);
+    return bitsToF32(Raw);
   case EType::F16:
-    return f16ToF32(uint16_t(raw));
+    return f16ToF32(uint16_t(Raw));
   case EType::BF16:
-    return bf16ToF32(uint16_t(raw));
+    return bf16ToF32(uint16_t(Raw));
   case EType::Fp8:
-    return smallToF32(raw & 0xffu, fp8Format(ocp));
+    return smallToF32(Raw & 0xffu, fp8Format(Ocp));
   case EType::Bf8:
-    return smallToF32(raw & 0xffu, bf8Format(ocp));
+    return smallToF32(Raw & 0xffu, bf8Format(Ocp));
   default:
     return 0.0f;
   }
@@ -330,23 +330,23 @@ float toF32(EType t, uint32_t raw, bool ocp) {
 
 // out[i] = the value of raw element i as type t, for i < n: the type is decided once, and the
 // loops vectorize.
-void convertColumn(EType t, const uint32_t *raw, unsigned n, float *out, bool ocp) {
+void convertColumn(EType t, const uint32_t *Raw, unsigned n, float *Out, bool Ocp) {
   switch (t) {
   case EType::F32:
     for (unsigned i = 0; i < n; ++i)
-      out[i] = bitsToF32(raw[i]);
+      Out[i] = bitsToF32(Raw[i]);
     return;
   case EType::F16:
     for (unsigned i = 0; i < n; ++i)
-      out[i] = f16ToF32(uint16_t(raw[i]));
+      Out[i] = f16ToF32(uint16_t(Raw[i]));
     return;
   case EType::BF16:
     for (unsigned i = 0; i < n; ++i)
-      out[i] = bf16ToF32(uint16_t(raw[i]));
+      Out[i] = bf16ToF32(uint16_t(Raw[i]));
     return;
   default:
     for (unsigned i = 0; i < n; ++i)
-      out[i] = toF32(t, raw[i], ocp);
+      Out[i] = toF32(t, Raw[i], Ocp);
     return;
   }
 }
@@ -360,20 +360,20 @@ constexpr unsigned kMaxOut = 2048; // blocks * M * N
 // consecutive lanes of one register, L.dpos: lane = first + j), or the constant everywhere.
 // Mc, when not 0, is M known at compile time.
 template <unsigned Mc>
-[[gnu::always_inline]] inline void gatherC(const WaveState &w, const Layout &L, bool cIsVec,
-                                           unsigned cBase, uint32_t cConst, uint32_t *Cr,
+[[gnu::always_inline]] inline void gatherC(const WaveState &w, const Layout &L, bool CIsVec,
+                                           unsigned CBase, uint32_t CConst, uint32_t *Cr,
                                            unsigned NB, unsigned Mrun) {
   const unsigned M = Mc ? Mc : Mrun;
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
-      unsigned reg, lane;
-      L.dpos(b, i, 0, reg, lane);
-      uint32_t *cr = &Cr[(b * M + i) * M];
-      if (cIsVec)
-        std::memcpy(cr, w.vrow(cBase + reg) + lane, M * sizeof(uint32_t));
+      unsigned Reg, Lane;
+      L.dpos(b, i, 0, Reg, Lane);
+      uint32_t *CRow = &Cr[(b * M + i) * M];
+      if (CIsVec)
+        std::memcpy(CRow, w.vrow(CBase + Reg) + Lane, M * sizeof(uint32_t));
       else
         for (unsigned j = 0; j < M; ++j)
-          cr[j] = cConst;
+          CRow[j] = CConst;
     }
 }
 
@@ -381,15 +381,15 @@ template <unsigned Mc>
 // out[i] = the f16 in bits [sh+15:sh] of row[i], for i < n (a multiple of 8): F16C's
 // conversion, exact like f16ToF32 (a signalling NaN comes out quiet, as every x86 arithmetic
 // operation on it makes it anyway).
-inline void f16ColumnAvx2(const uint32_t *row, unsigned sh, float *out, unsigned n) {
-  const __m128i cnt = _mm_cvtsi32_si128(int(sh));
-  const __m256i low16 = _mm256_set1_epi32(0xffff);
+inline void f16ColumnAvx2(const uint32_t *Row, unsigned Sh, float *Out, unsigned n) {
+  const __m128i Cnt = _mm_cvtsi32_si128(int(Sh));
+  const __m256i Low16 = _mm256_set1_epi32(0xffff);
   for (unsigned i = 0; i < n; i += 8) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + i));
-    v = _mm256_and_si256(_mm256_srl_epi32(v, cnt), low16);
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(Row + i));
+    v = _mm256_and_si256(_mm256_srl_epi32(v, Cnt), Low16);
     // 16-bit halves: v0..v3 in qword 0, v4..v7 in qword 2; gather them into the low 128 bits.
     const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm256_castsi256_si128(p)));
+    _mm256_storeu_ps(Out + i, _mm256_cvtph_ps(_mm256_castsi256_si128(p)));
   }
 }
 
@@ -400,17 +400,17 @@ inline void f16ColumnAvx2(const uint32_t *row, unsigned sh, float *out, unsigned
 // inputs); otherwise (bf16, whose products can leave f32's range) the product, then the sum.
 template <unsigned Mc, unsigned R, bool Fma>
 [[gnu::always_inline]] inline void mfmaRowsAvx2(const float *Af, const float *Bf, unsigned K,
-                                                unsigned i0, __m256 (&acc)[R][Mc / 8]) {
+                                                unsigned i0, __m256 (&Acc)[R][Mc / 8]) {
   for (unsigned k = 0; k < K; ++k) {
-    const float *br = Bf + k * Mc, *ak = Af + k * Mc + i0;
-    __m256 bv[Mc / 8];
+    const float *Br = Bf + k * Mc, *Ak = Af + k * Mc + i0;
+    __m256 Bv[Mc / 8];
     for (unsigned v = 0; v < Mc / 8; ++v)
-      bv[v] = _mm256_loadu_ps(br + 8 * v);
+      Bv[v] = _mm256_loadu_ps(Br + 8 * v);
     for (unsigned r = 0; r < R; ++r) {
-      const __m256 a = _mm256_broadcast_ss(ak + r);
+      const __m256 a = _mm256_broadcast_ss(Ak + r);
       for (unsigned v = 0; v < Mc / 8; ++v)
-        acc[r][v] = Fma ? _mm256_fmadd_ps(a, bv[v], acc[r][v])
-                        : _mm256_add_ps(acc[r][v], _mm256_mul_ps(a, bv[v]));
+        Acc[r][v] = Fma ? _mm256_fmadd_ps(a, Bv[v], Acc[r][v])
+                        : _mm256_add_ps(Acc[r][v], _mm256_mul_ps(a, Bv[v]));
     }
   }
 }
@@ -425,141 +425,141 @@ template <unsigned Mc, unsigned R, bool Fma>
 // vector registers across k, and the row copies are a few moves. Exact: the products are exact
 // in f32 (f16, fp8, bf8 inputs), so a fused multiply-add gives the same result.
 template <unsigned Mc, bool Fused, bool Exact>
-void mfmaF32(WaveState &w, const Layout &L, bool cIsVec, unsigned cBase, uint32_t cConst,
-             unsigned dBase, const float *Af, const float *Bf, uint32_t *Cr, unsigned NB,
+void mfmaF32(WaveState &w, const Layout &L, bool CIsVec, unsigned CBase, uint32_t CConst,
+             unsigned DBase, const float *Af, const float *Bf, uint32_t *Cr, unsigned NB,
              unsigned K, unsigned Mrun) {
   const unsigned M = Mc ? Mc : Mrun;
-  const bool direct =
-      !cIsVec || cBase == dBase || cBase + L.dRegs() <= dBase || dBase + L.dRegs() <= cBase;
+  const bool Direct =
+      !CIsVec || CBase == DBase || CBase + L.dRegs() <= DBase || DBase + L.dRegs() <= CBase;
 #ifdef ASMEVO_MFMA_AVX2
   if constexpr (Mc == 16 || Mc == 32) {
     constexpr unsigned R = Mc == 32 ? 2 : 4, V = Mc / 8;
-    if (direct) {
+    if (Direct) {
       for (unsigned b = 0; b < NB; ++b)
         for (unsigned i0 = 0; i0 < Mc; i0 += R) {
-          __m256 acc[R][V];
-          uint32_t *rows[R];
+          __m256 Acc[R][V];
+          uint32_t *Rows[R];
           for (unsigned r = 0; r < R; ++r) {
-            unsigned reg, lane;
-            L.dpos(b, i0 + r, 0, reg, lane);
-            rows[r] = w.vrow(dBase + reg) + lane;
-            const uint32_t *cr = cIsVec ? w.vrow(cBase + reg) + lane : nullptr;
+            unsigned Reg, Lane;
+            L.dpos(b, i0 + r, 0, Reg, Lane);
+            Rows[r] = w.vrow(DBase + Reg) + Lane;
+            const uint32_t *Cr = CIsVec ? w.vrow(CBase + Reg) + Lane : nullptr;
             for (unsigned v = 0; v < V; ++v)
-              acc[r][v] = cr ? _mm256_loadu_ps(reinterpret_cast<const float *>(cr + 8 * v))
-                             : _mm256_set1_ps(bitsToF32(cConst));
+              Acc[r][v] = Cr ? _mm256_loadu_ps(reinterpret_cast<const float *>(Cr + 8 * v))
+                             : _mm256_set1_ps(bitsToF32(CConst));
           }
-          mfmaRowsAvx2<Mc, R, Fused || Exact>(Af + b * K * Mc, Bf + b * K * Mc, K, i0, acc);
+          mfmaRowsAvx2<Mc, R, Fused || Exact>(Af + b * K * Mc, Bf + b * K * Mc, K, i0, Acc);
           for (unsigned r = 0; r < R; ++r)
             for (unsigned v = 0; v < V; ++v)
-              _mm256_storeu_ps(reinterpret_cast<float *>(rows[r] + 8 * v), acc[r][v]);
+              _mm256_storeu_ps(reinterpret_cast<float *>(Rows[r] + 8 * v), Acc[r][v]);
         }
       return;
     }
   }
 #endif
-  gatherC<Mc>(w, L, cIsVec, cBase, cConst, Cr, NB, M);
+  gatherC<Mc>(w, L, CIsVec, CBase, CConst, Cr, NB, M);
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
-      const uint32_t *cr = &Cr[(b * M + i) * M];
-      float accf[Mc ? Mc : 32];
+      const uint32_t *CRow = &Cr[(b * M + i) * M];
+      float Accf[Mc ? Mc : 32];
       for (unsigned j = 0; j < M; ++j)
-        accf[j] = bitsToF32(cr[j]);
+        Accf[j] = bitsToF32(CRow[j]);
       for (unsigned k = 0; k < K; ++k) {
-        const float a = Af[(b * K + k) * M + i], *br = &Bf[(b * K + k) * M];
+        const float a = Af[(b * K + k) * M + i], *Br = &Bf[(b * K + k) * M];
         for (unsigned j = 0; j < M; ++j)
-          accf[j] = Fused ? std::fma(a, br[j], accf[j]) : accf[j] + a * br[j];
+          Accf[j] = Fused ? std::fma(a, Br[j], Accf[j]) : Accf[j] + a * Br[j];
       }
-      unsigned reg, lane;
-      L.dpos(b, i, 0, reg, lane);
-      uint32_t *d = w.vrow(dBase + reg) + lane;
+      unsigned Reg, Lane;
+      L.dpos(b, i, 0, Reg, Lane);
+      uint32_t *d = w.vrow(DBase + Reg) + Lane;
       for (unsigned j = 0; j < M; ++j)
-        d[j] = f32ToBits(f32Result(accf[j]));
+        d[j] = f32ToBits(f32Result(Accf[j]));
     }
 }
 
-bool execMfma(ExecCtx &c, const Inst &in) {
+bool execMfma(ExecCtx &c, const Inst &In) {
   Shape s;
-  if (!shapeOf(in.Operation, s))
+  if (!shapeOf(In.Operation, s))
     return false;
   WaveState &w = c.W;
-  const bool isF64 = s.A == EType::F64;
-  const bool isInt = s.A == EType::I8;
-  const bool gfx94 = isGfx94Plus(c.Target);
+  const bool IsF64 = s.A == EType::F64;
+  const bool IsInt = s.A == EType::I8;
+  const bool Gfx94 = isGfx94Plus(c.Target);
   const unsigned M = s.M, K = s.K, NB = s.Blocks;
 
   // Which modifiers this instruction is documented to take; anything else is not guessed at.
-  unsigned blgp = in.Blgp & 7, cbsz = in.Cbsz & 7, abid = in.Abid & 15;
-  bool negA = false, negB = false, negC = false;
-  if (isF64) {
-    if (cbsz || abid)
+  unsigned Blgp = In.Blgp & 7, Cbsz = In.Cbsz & 7, Abid = In.Abid & 15;
+  bool NegA = false, NegB = false, NegC = false;
+  if (IsF64) {
+    if (Cbsz || Abid)
       return false;
-    if (blgp) {
-      if (!gfx94)
+    if (Blgp) {
+      if (!Gfx94)
         return false;
-      negA = blgp & 1;
-      negB = blgp & 2;
-      negC = blgp & 4;
-      blgp = 0;
+      NegA = Blgp & 1;
+      NegB = Blgp & 2;
+      NegC = Blgp & 4;
+      Blgp = 0;
     }
   } else if (NB > 1) {
-    unsigned log2b = NB == 2 ? 1 : NB == 4 ? 2 : 4;
-    if (cbsz > log2b || abid >= (1u << cbsz))
+    unsigned Log2b = NB == 2 ? 1 : NB == 4 ? 2 : 4;
+    if (Cbsz > Log2b || Abid >= (1u << Cbsz))
       return false;
   } else {
-    if (cbsz || abid)
+    if (Cbsz || Abid)
       return false;
-    if (blgp && (s.Gfx950Shape || (gfx94 && !s.BlgpOnGfx94)))
+    if (Blgp && (s.Gfx950Shape || (Gfx94 && !s.BlgpOnGfx94)))
       return false;
   }
 
-  Layout L{s, 0, isF64 && M == 4};
+  Layout L{s, 0, IsF64 && M == 4};
   L.Kpl = NB > 1 ? K : (K * M) / 64;
-  const unsigned aBits = bitsOf(s.A), bBits = bitsOf(s.B);
-  const unsigned inRegs = isF64 ? 2 : ((NB > 1 ? K : L.Kpl) * aBits + 31) / 32;
-  const unsigned aBase = vectorBase(in, in.Src[0], inRegs, "A");
-  const unsigned bBase = vectorBase(in, in.Src[1], inRegs, "B");
-  const unsigned dRegs = L.dRegs();
-  const unsigned dBase = vectorBase(in, in.Dst, dRegs, "D");
-  const bool cIsVec = in.Src[2] >= kVgprBase;
-  const unsigned cBase = cIsVec ? vectorBase(in, in.Src[2], dRegs, "C") : 0;
-  const bool ocp = c.Target == Gfx::Gfx950;
-  const unsigned grp = 1u << cbsz;
+  const unsigned ABits = bitsOf(s.A), BBits = bitsOf(s.B);
+  const unsigned InRegs = IsF64 ? 2 : ((NB > 1 ? K : L.Kpl) * ABits + 31) / 32;
+  const unsigned ABase = vectorBase(In, In.Src[0], InRegs, "A");
+  const unsigned BBase = vectorBase(In, In.Src[1], InRegs, "B");
+  const unsigned DRegs = L.dRegs();
+  const unsigned DBase = vectorBase(In, In.Dst, DRegs, "D");
+  const bool CIsVec = In.Src[2] >= kVgprBase;
+  const unsigned CBase = CIsVec ? vectorBase(In, In.Src[2], DRegs, "C") : 0;
+  const bool Ocp = c.Target == Gfx::Gfx950;
+  const unsigned Grp = 1u << Cbsz;
 
   // Gather inputs: A as [block][i][k], B transposed as [block][j][k], C as [block][i][j].
   // Everything is read before D is written (D may overlap A, B or C).
-  if (isF64) {
+  if (IsF64) {
     double A[64], B[64], C[256];
     for (unsigned b = 0; b < NB; ++b)
       for (unsigned i = 0; i < M; ++i)
         for (unsigned k = 0; k < K; ++k) {
-          unsigned lane, item;
-          L.pos(b, i, k, lane, item);
-          double av = bitsToF64(rawElem(w, aBase, lane, 0, 64));
-          double bv = bitsToF64(rawElem(w, bBase, lane, 0, 64));
-          A[(b * M + i) * K + k] = negA ? -av : av;
-          B[(b * M + i) * K + k] = negB ? -bv : bv; // B[k][j=i]
+          unsigned Lane, Item;
+          L.pos(b, i, k, Lane, Item);
+          double Av = bitsToF64(rawElem(w, ABase, Lane, 0, 64));
+          double Bv = bitsToF64(rawElem(w, BBase, Lane, 0, 64));
+          A[(b * M + i) * K + k] = NegA ? -Av : Av;
+          B[(b * M + i) * K + k] = NegB ? -Bv : Bv; // B[k][j=i]
         }
-    double cConst = cIsVec ? 0.0 : bitsToF64(readScalar64(w, in, in.Src[2], OpType::F64));
+    double CConst = CIsVec ? 0.0 : bitsToF64(readScalar64(w, In, In.Src[2], OpType::F64));
     for (unsigned b = 0; b < NB; ++b)
       for (unsigned i = 0; i < M; ++i)
         for (unsigned j = 0; j < M; ++j) {
-          unsigned reg, lane;
-          L.dpos(b, i, j, reg, lane);
-          double cv = cIsVec ? bitsToF64(rawElem(w, cBase + reg, lane, 0, 64)) : cConst;
-          C[(b * M + i) * M + j] = negC ? -cv : cv;
+          unsigned Reg, Lane;
+          L.dpos(b, i, j, Reg, Lane);
+          double Cv = CIsVec ? bitsToF64(rawElem(w, CBase + Reg, Lane, 0, 64)) : CConst;
+          C[(b * M + i) * M + j] = NegC ? -Cv : Cv;
         }
     for (unsigned b = 0; b < NB; ++b)
       for (unsigned i = 0; i < M; ++i)
         for (unsigned j = 0; j < M; ++j) {
-          double acc = C[(b * M + i) * M + j];
-          const double *ar = &A[(b * M + i) * K], *br = &B[(b * M + j) * K];
+          double Acc = C[(b * M + i) * M + j];
+          const double *Ar = &A[(b * M + i) * K], *Br = &B[(b * M + j) * K];
           for (unsigned k = 0; k < K; ++k)
-            acc = std::fma(ar[k], br[k], acc);
-          unsigned reg, lane;
-          L.dpos(b, i, j, reg, lane);
-          uint64_t bits = f64ToBits(f64Result(acc));
-          w.vrow(dBase + reg)[lane] = uint32_t(bits);
-          w.vrow(dBase + reg + 1)[lane] = uint32_t(bits >> 32);
+            Acc = std::fma(Ar[k], Br[k], Acc);
+          unsigned Reg, Lane;
+          L.dpos(b, i, j, Reg, Lane);
+          uint64_t Bits = f64ToBits(f64Result(Acc));
+          w.vrow(DBase + Reg)[Lane] = uint32_t(Bits);
+          w.vrow(DBase + Reg + 1)[Lane] = uint32_t(Bits >> 32);
         }
     return true;
   }
@@ -571,109 +571,109 @@ bool execMfma(ExecCtx &c, const Inst &in) {
   static thread_local float Af[kMaxIn], Bf[kMaxIn];
   static thread_local int32_t Ai[kMaxIn], Bi[kMaxIn];
   static thread_local uint32_t Cr[kMaxOut];
-  static thread_local uint32_t rawA[64], rawB[64];
+  static thread_local uint32_t RawA[64], RawB[64];
   // For one block and one k, A[i][k] and B[k][j = i] sit in consecutive lanes (L.pos: lane =
   // first + i), each at the same element of its lane: read a column of raw elements at a time,
   // then convert it with the operand type fixed.
-  const unsigned aMask = aBits == 32 ? ~0u : (1u << aBits) - 1;
-  const unsigned bMask = bBits == 32 ? ~0u : (1u << bBits) - 1;
+  const unsigned AMask = ABits == 32 ? ~0u : (1u << ABits) - 1;
+  const unsigned BMask = BBits == 32 ? ~0u : (1u << BBits) - 1;
   for (unsigned b = 0; b < NB; ++b) {
-    unsigned ab = NB > 1 ? (b / grp) * grp + abid : b; // CBSZ/ABID broadcast of A blocks
+    unsigned Ab = NB > 1 ? (b / Grp) * Grp + Abid : b; // CBSZ/ABID broadcast of A blocks
     for (unsigned k = 0; k < K; ++k) {
-      unsigned laneA, itemA, laneB, itemB;
-      L.pos(ab, 0, k, laneA, itemA);
-      L.pos(b, 0, k, laneB, itemB);
-      const uint32_t *rowA = w.vrow(aBase + itemA * aBits / 32) + laneA;
-      const uint32_t *rowB = w.vrow(bBase + itemB * bBits / 32);
-      const unsigned shA = itemA * aBits % 32, shB = itemB * bBits % 32;
-      float *af = &Af[(b * K + k) * M], *bf = &Bf[(b * K + k) * M]; // A[i][k] at af[i]
+      unsigned LaneA, ItemA, LaneB, ItemB;
+      L.pos(Ab, 0, k, LaneA, ItemA);
+      L.pos(b, 0, k, LaneB, ItemB);
+      const uint32_t *RowA = w.vrow(ABase + ItemA * ABits / 32) + LaneA;
+      const uint32_t *RowB = w.vrow(BBase + ItemB * BBits / 32);
+      const unsigned ShA = ItemA * ABits % 32, ShB = ItemB * BBits % 32;
+      float *ACol = &Af[(b * K + k) * M], *BCol = &Bf[(b * K + k) * M]; // A[i][k] at ACol[i]
       // f16 and bf16 columns convert straight from the registers (one loop that vectorizes).
-      if (blgp == 0 && s.A == s.B && (s.A == EType::F16 || s.A == EType::BF16)) {
-        const uint32_t *rb = rowB + laneB;
+      if (Blgp == 0 && s.A == s.B && (s.A == EType::F16 || s.A == EType::BF16)) {
+        const uint32_t *Rb = RowB + LaneB;
 #ifdef ASMEVO_MFMA_AVX2
         if (s.A == EType::F16 && M % 8 == 0) {
-          f16ColumnAvx2(rowA, shA, af, M);
-          f16ColumnAvx2(rb, shB, bf, M);
+          f16ColumnAvx2(RowA, ShA, ACol, M);
+          f16ColumnAvx2(Rb, ShB, BCol, M);
           continue;
         }
 #endif
         if (s.A == EType::F16)
           for (unsigned i = 0; i < M; ++i) {
-            af[i] = f16ToF32(uint16_t(rowA[i] >> shA));
-            bf[i] = f16ToF32(uint16_t(rb[i] >> shB));
+            ACol[i] = f16ToF32(uint16_t(RowA[i] >> ShA));
+            BCol[i] = f16ToF32(uint16_t(Rb[i] >> ShB));
           }
         else
           for (unsigned i = 0; i < M; ++i) {
-            af[i] = bf16ToF32(uint16_t(rowA[i] >> shA));
-            bf[i] = bf16ToF32(uint16_t(rb[i] >> shB));
+            ACol[i] = bf16ToF32(uint16_t(RowA[i] >> ShA));
+            BCol[i] = bf16ToF32(uint16_t(Rb[i] >> ShB));
           }
         continue;
       }
       for (unsigned i = 0; i < M; ++i)
-        rawA[i] = (rowA[i] >> shA) & aMask;
-      if (blgp == 0) {
+        RawA[i] = (RowA[i] >> ShA) & AMask;
+      if (Blgp == 0) {
         for (unsigned i = 0; i < M; ++i)
-          rawB[i] = (rowB[laneB + i] >> shB) & bMask;
+          RawB[i] = (RowB[LaneB + i] >> ShB) & BMask;
       } else {
         for (unsigned i = 0; i < M; ++i)
-          rawB[i] = (rowB[blgpLane(blgp, laneB + i)] >> shB) & bMask;
+          RawB[i] = (RowB[blgpLane(Blgp, LaneB + i)] >> ShB) & BMask;
       }
-      int32_t *ai = &Ai[(b * K + k) * M], *bi = &Bi[(b * K + k) * M];
-      if (isInt) {
+      int32_t *AiCol = &Ai[(b * K + k) * M], *BiCol = &Bi[(b * K + k) * M];
+      if (IsInt) {
         for (unsigned i = 0; i < M; ++i) {
-          ai[i] = int8_t(uint8_t(rawA[i]));
-          bi[i] = int8_t(uint8_t(rawB[i]));
+          AiCol[i] = int8_t(uint8_t(RawA[i]));
+          BiCol[i] = int8_t(uint8_t(RawB[i]));
         }
       } else {
-        convertColumn(s.A, rawA, M, af, ocp);
-        convertColumn(s.B, rawB, M, bf, ocp);
+        convertColumn(s.A, RawA, M, ACol, Ocp);
+        convertColumn(s.B, RawB, M, BCol, Ocp);
       }
     }
   }
-  uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.Src[2], isInt ? OpType::B32 : OpType::F32);
-  if (!isInt) {
+  uint32_t CConst = CIsVec ? 0 : readScalar32(w, In, In.Src[2], IsInt ? OpType::B32 : OpType::F32);
+  if (!IsInt) {
     // f32 inputs fuse (the ISA's rounding); f16, fp8 and bf8 products are exact in f32; bf16
     // products can leave f32's range, so they are rounded before the sum.
-    const bool fused = s.A == EType::F32;
-    const bool exact = !fused && s.A != EType::BF16 && s.B != EType::BF16;
-    auto run = [&](auto mc, auto fusedC, auto exactC) {
-      mfmaF32<decltype(mc)::value, decltype(fusedC)::value, decltype(exactC)::value>(
-          w, L, cIsVec, cBase, cConst, dBase, Af, Bf, Cr, NB, K, M);
+    const bool Fused = s.A == EType::F32;
+    const bool Exact = !Fused && s.A != EType::BF16 && s.B != EType::BF16;
+    auto Run = [&](auto Mc, auto FusedC, auto ExactC) {
+      mfmaF32<decltype(Mc)::value, decltype(FusedC)::value, decltype(ExactC)::value>(
+          w, L, CIsVec, CBase, CConst, DBase, Af, Bf, Cr, NB, K, M);
     };
     using T = std::true_type;
     using F = std::false_type;
-    auto forM = [&](auto mc) {
-      if (fused)
-        run(mc, T{}, F{});
-      else if (exact)
-        run(mc, F{}, T{});
+    auto ForM = [&](auto Mc) {
+      if (Fused)
+        Run(Mc, T{}, F{});
+      else if (Exact)
+        Run(Mc, F{}, T{});
       else
-        run(mc, F{}, F{});
+        Run(Mc, F{}, F{});
     };
     if (M == 32)
-      forM(std::integral_constant<unsigned, 32>{});
+      ForM(std::integral_constant<unsigned, 32>{});
     else if (M == 16)
-      forM(std::integral_constant<unsigned, 16>{});
+      ForM(std::integral_constant<unsigned, 16>{});
     else
-      forM(std::integral_constant<unsigned, 0>{});
+      ForM(std::integral_constant<unsigned, 0>{});
     return true;
   }
   // i8: wrapping 32-bit integer sums (exact in any order), C read whole before D is written.
-  gatherC<0>(w, L, cIsVec, cBase, cConst, Cr, NB, M);
+  gatherC<0>(w, L, CIsVec, CBase, CConst, Cr, NB, M);
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
-      uint32_t *acc = &Cr[(b * M + i) * M]; // row i of block b: C in, D out
+      uint32_t *Acc = &Cr[(b * M + i) * M]; // row i of block b: C in, D out
       for (unsigned k = 0; k < K; ++k) {
-        const int32_t a = Ai[(b * K + k) * M + i], *br = &Bi[(b * K + k) * M];
+        const int32_t a = Ai[(b * K + k) * M + i], *Br = &Bi[(b * K + k) * M];
         for (unsigned j = 0; j < M; ++j)
-          acc[j] += uint32_t(a * br[j]);
+          Acc[j] += uint32_t(a * Br[j]);
       }
     }
   for (unsigned b = 0; b < NB; ++b)
     for (unsigned i = 0; i < M; ++i) {
-      unsigned reg, lane;
-      L.dpos(b, i, 0, reg, lane);
-      std::memcpy(w.vrow(dBase + reg) + lane, &Cr[(b * M + i) * M], M * sizeof(uint32_t));
+      unsigned Reg, Lane;
+      L.dpos(b, i, 0, Reg, Lane);
+      std::memcpy(w.vrow(DBase + Reg) + Lane, &Cr[(b * M + i) * M], M * sizeof(uint32_t));
     }
   return true;
 }

@@ -46,153 +46,153 @@ struct Format {
   SmallFormat F = SmallFormat::E4M3;
 };
 
-bool formatOf(unsigned code, Format &out) {
-  switch (code) {
+bool formatOf(unsigned Code, Format &Out) {
+  switch (Code) {
   case 0:
-    out = {8, 8, SmallFormat::E4M3};
+    Out = {8, 8, SmallFormat::E4M3};
     return true;
   case 1:
-    out = {8, 8, SmallFormat::E5M2};
+    Out = {8, 8, SmallFormat::E5M2};
     return true;
   case 2:
-    out = {6, 6, SmallFormat::E2M3};
+    Out = {6, 6, SmallFormat::E2M3};
     return true;
   case 3:
-    out = {6, 6, SmallFormat::E3M2};
+    Out = {6, 6, SmallFormat::E3M2};
     return true;
   case 4:
-    out = {4, 4, SmallFormat::E2M1};
+    Out = {4, 4, SmallFormat::E2M1};
     return true;
   default:
     return false;
   }
 }
 
-[[noreturn]] void refuse(const ExecCtx &c, const Inst &in, const std::string &why) {
+[[noreturn]] void refuse(const ExecCtx &c, const Inst &In, const std::string &Why) {
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + std::string(opNameLower(in.Operation)) + " at pc " +
-                     hexText(c.InstPc) + ": " + why,
+                 "unsupported instruction " + std::string(opNameLower(In.Operation)) + " at pc " +
+                     hexText(c.InstPc) + ": " + Why,
                  c.InstPc);
 }
 
 // Element p (width bits) of a lane's operand packed over consecutive registers from base.
-inline uint32_t element(const WaveState &w, unsigned base, unsigned lane, unsigned p,
-                        unsigned bits) {
-  const unsigned bit = p * bits, r = bit / 32, sh = bit % 32;
-  uint64_t v = w.vrow(base + r)[lane];
-  if (sh + bits > 32)
-    v |= uint64_t(w.vrow(base + r + 1)[lane]) << 32;
-  return uint32_t(v >> sh) & ((1u << bits) - 1);
+inline uint32_t element(const WaveState &w, unsigned Base, unsigned Lane, unsigned p,
+                        unsigned Bits) {
+  const unsigned Bit = p * Bits, r = Bit / 32, Sh = Bit % 32;
+  uint64_t v = w.vrow(Base + r)[Lane];
+  if (Sh + Bits > 32)
+    v |= uint64_t(w.vrow(Base + r + 1)[Lane]) << 32;
+  return uint32_t(v >> Sh) & ((1u << Bits) - 1);
 }
 
 // Lane and element position of A[i][k] (B[k][j] with i := j).
-inline void position(unsigned dim, const Format &f, unsigned i, unsigned k, unsigned &lane,
+inline void position(unsigned Dim, const Format &f, unsigned i, unsigned k, unsigned &Lane,
                      unsigned &p) {
   if (f.Bits == 8) {
-    const unsigned groups = 64 / dim; // 4 (16x16x128) or 2 (32x32x64)
-    lane = dim * ((k / 16) % groups) + i;
-    p = 16 * (k / (16 * groups)) + k % 16;
+    const unsigned Groups = 64 / Dim; // 4 (16x16x128) or 2 (32x32x64)
+    Lane = Dim * ((k / 16) % Groups) + i;
+    p = 16 * (k / (16 * Groups)) + k % 16;
   } else {
-    lane = dim * (k / 32) + i;
+    Lane = Dim * (k / 32) + i;
     p = k % 32;
   }
 }
 
 // The E8M0 scale of row/column x in block b from one scale operand.
-uint8_t scaleByte(const ExecCtx &c, const Inst &prefix, unsigned which, unsigned dim, unsigned b,
+uint8_t scaleByte(const ExecCtx &c, const Inst &Prefix, unsigned Which, unsigned Dim, unsigned b,
                   unsigned x) {
-  const uint16_t code = prefix.Src[which];
-  if (isVgprCode(code)) {
-    const unsigned byte = ((prefix.Opsel >> which) & 1) + 2 * ((prefix.OpselHi >> which) & 1);
-    return uint8_t(c.W.vrowOf(code)[dim * b + x] >> (8 * byte));
+  const uint16_t Code = Prefix.Src[Which];
+  if (isVgprCode(Code)) {
+    const unsigned Byte = ((Prefix.Opsel >> Which) & 1) + 2 * ((Prefix.OpselHi >> Which) & 1);
+    return uint8_t(c.W.vrowOf(Code)[Dim * b + x] >> (8 * Byte));
   }
   // An SGPR or a constant: its bits [30:23], whatever op_sel says.
-  return uint8_t(readScalar32(c.W, prefix, code, OpType::B32) >> 23);
+  return uint8_t(readScalar32(c.W, Prefix, Code, OpType::B32) >> 23);
 }
 
 } // namespace
 
-bool execMfmaF8F6F4(ExecCtx &c, const Inst &in) {
+bool execMfmaF8F6F4(ExecCtx &c, const Inst &In) {
   WaveState &w = c.W;
-  if (in.Operation == Op::V_MFMA_LD_SCALE_B32) {
-    if (in.Src[0] == kNoOperand || in.Src[1] == kNoOperand)
+  if (In.Operation == Op::V_MFMA_LD_SCALE_B32) {
+    if (In.Src[0] == kNoOperand || In.Src[1] == kNoOperand)
       return false;
-    w.MfmaScale = in;
+    w.MfmaScale = In;
     w.MfmaScalePc = c.InstPc;
     w.MfmaScalePending = true;
     return true;
   }
-  const bool is16 = in.Operation == Op::V_MFMA_F32_16X16X128_F8F6F4;
-  if (!is16 && in.Operation != Op::V_MFMA_F32_32X32X64_F8F6F4)
+  const bool Is16 = In.Operation == Op::V_MFMA_F32_16X16X128_F8F6F4;
+  if (!Is16 && In.Operation != Op::V_MFMA_F32_32X32X64_F8F6F4)
     return false;
-  const bool scaled = w.MfmaScalePending && w.MfmaScalePc + 8 == c.InstPc;
+  const bool Scaled = w.MfmaScalePending && w.MfmaScalePc + 8 == c.InstPc;
   w.MfmaScalePending = false;
-  Format fa, fb;
-  if (!formatOf(in.Cbsz, fa) || !formatOf(in.Blgp, fb))
+  Format Fa, Fb;
+  if (!formatOf(In.Cbsz, Fa) || !formatOf(In.Blgp, Fb))
     throw EmuError(EmuErrorKind::IllegalInst,
-                   std::string(opNameLower(in.Operation)) + " at pc " + hexText(c.InstPc) +
+                   std::string(opNameLower(In.Operation)) + " at pc " + hexText(c.InstPc) +
                        ": format code " +
-                       std::to_string(formatOf(in.Cbsz, fa) ? in.Blgp : in.Cbsz) +
+                       std::to_string(formatOf(In.Cbsz, Fa) ? In.Blgp : In.Cbsz) +
                        " (cbsz selects A's format, blgp B's: 0..4) is invalid");
   // The MFMA half of a scaled MFMA carries abid = 1 (LLVM's encoder sets bit 11 there: it is
   // how the pair is encoded, not a broadcast); any other abid is not documented.
-  if (in.Abid != (scaled ? 1u : 0u))
-    refuse(c, in,
-           scaled ? "abid other than 1 in the MFMA half of a scaled F8F6F4 MFMA is not documented"
+  if (In.Abid != (Scaled ? 1u : 0u))
+    refuse(c, In,
+           Scaled ? "abid other than 1 in the MFMA half of a scaled F8F6F4 MFMA is not documented"
                   : "abid on an F8F6F4 MFMA without the v_mfma_ld_scale_b32 prefix is not "
                     "documented");
-  const unsigned dim = is16 ? 16 : 32, K = is16 ? 128 : 64, blocks = K / 32;
-  const unsigned dRegs = is16 ? 4 : 16;
-  const unsigned aBase = mfmaOperandBase(c, in, in.Src[0], fa.Regs, "A");
-  const unsigned bBase = mfmaOperandBase(c, in, in.Src[1], fb.Regs, "B");
-  const unsigned dBase = mfmaOperandBase(c, in, in.Dst, dRegs, "D");
-  const bool cIsVec = in.Src[2] >= kVgprBase;
-  const unsigned cBase = cIsVec ? mfmaOperandBase(c, in, in.Src[2], dRegs, "C") : 0;
+  const unsigned Dim = Is16 ? 16 : 32, K = Is16 ? 128 : 64, Blocks = K / 32;
+  const unsigned DRegs = Is16 ? 4 : 16;
+  const unsigned ABase = mfmaOperandBase(c, In, In.Src[0], Fa.Regs, "A");
+  const unsigned BBase = mfmaOperandBase(c, In, In.Src[1], Fb.Regs, "B");
+  const unsigned DBase = mfmaOperandBase(c, In, In.Dst, DRegs, "D");
+  const bool CIsVec = In.Src[2] >= kVgprBase;
+  const unsigned CBase = CIsVec ? mfmaOperandBase(c, In, In.Src[2], DRegs, "C") : 0;
 
   // Inputs, scaled: A as [i][k], B transposed as [j][k]; C as [i][j]. Everything is read
   // before D is written (D may overlap A, B or C).
   static thread_local float A[32 * 128], B[32 * 128];
   static thread_local uint32_t C[32 * 32];
-  for (unsigned i = 0; i < dim; ++i)
+  for (unsigned i = 0; i < Dim; ++i)
     for (unsigned k = 0; k < K; ++k) {
-      unsigned lane, p;
-      position(dim, fa, i, k, lane, p);
-      float a = smallToF32(element(w, aBase, lane, p, fa.Bits), fa.F);
-      position(dim, fb, i, k, lane, p);
-      float b = smallToF32(element(w, bBase, lane, p, fb.Bits), fb.F);
-      if (scaled) {
-        a *= e8m0ToF32(scaleByte(c, w.MfmaScale, 0, dim, k / 32, i));
-        b *= e8m0ToF32(scaleByte(c, w.MfmaScale, 1, dim, k / 32, i));
+      unsigned Lane, p;
+      position(Dim, Fa, i, k, Lane, p);
+      float a = smallToF32(element(w, ABase, Lane, p, Fa.Bits), Fa.F);
+      position(Dim, Fb, i, k, Lane, p);
+      float b = smallToF32(element(w, BBase, Lane, p, Fb.Bits), Fb.F);
+      if (Scaled) {
+        a *= e8m0ToF32(scaleByte(c, w.MfmaScale, 0, Dim, k / 32, i));
+        b *= e8m0ToF32(scaleByte(c, w.MfmaScale, 1, Dim, k / 32, i));
       }
       A[i * K + k] = a;
       B[i * K + k] = b;
     }
-  (void)blocks;
-  auto dpos = [&](unsigned i, unsigned j, unsigned &reg, unsigned &lane) {
-    if (is16) {
-      reg = i % 4;
-      lane = 16 * (i / 4) + j;
+  (void)Blocks;
+  auto Dpos = [&](unsigned i, unsigned j, unsigned &Reg, unsigned &Lane) {
+    if (Is16) {
+      Reg = i % 4;
+      Lane = 16 * (i / 4) + j;
     } else {
-      reg = 4 * (i / 8) + i % 4;
-      lane = 32 * ((i / 4) % 2) + j;
+      Reg = 4 * (i / 8) + i % 4;
+      Lane = 32 * ((i / 4) % 2) + j;
     }
   };
-  const uint32_t cConst = cIsVec ? 0 : readScalar32(w, in, in.Src[2], OpType::F32);
-  for (unsigned i = 0; i < dim; ++i)
-    for (unsigned j = 0; j < dim; ++j) {
-      unsigned reg, lane;
-      dpos(i, j, reg, lane);
-      C[i * dim + j] = cIsVec ? w.vrow(cBase + reg)[lane] : cConst;
+  const uint32_t CConst = CIsVec ? 0 : readScalar32(w, In, In.Src[2], OpType::F32);
+  for (unsigned i = 0; i < Dim; ++i)
+    for (unsigned j = 0; j < Dim; ++j) {
+      unsigned Reg, Lane;
+      Dpos(i, j, Reg, Lane);
+      C[i * Dim + j] = CIsVec ? w.vrow(CBase + Reg)[Lane] : CConst;
     }
-  for (unsigned i = 0; i < dim; ++i)
-    for (unsigned j = 0; j < dim; ++j) {
-      float acc = bitsToF32(C[i * dim + j]);
-      const float *ar = &A[i * K], *br = &B[j * K];
+  for (unsigned i = 0; i < Dim; ++i)
+    for (unsigned j = 0; j < Dim; ++j) {
+      float Acc = bitsToF32(C[i * Dim + j]);
+      const float *Ar = &A[i * K], *Br = &B[j * K];
       for (unsigned k = 0; k < K; ++k)
-        acc = std::fma(ar[k], br[k], acc);
-      unsigned reg, lane;
-      dpos(i, j, reg, lane);
-      w.vrow(dBase + reg)[lane] = f32ToBits(acc);
+        Acc = std::fma(Ar[k], Br[k], Acc);
+      unsigned Reg, Lane;
+      Dpos(i, j, Reg, Lane);
+      w.vrow(DBase + Reg)[Lane] = f32ToBits(Acc);
     }
   return true;
 }

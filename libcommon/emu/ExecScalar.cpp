@@ -13,14 +13,14 @@ namespace {
 inline int32_t sext16(int32_t v) { return int32_t(int16_t(uint16_t(v))); }
 inline uint32_t zext16(int32_t v) { return uint32_t(uint16_t(v)); }
 
-uint32_t s32(ExecCtx &c, const Inst &in, int i) {
-  return readScalar32(c.W, in, in.Src[i], OpType::B32);
+uint32_t s32(ExecCtx &c, const Inst &In, int i) {
+  return readScalar32(c.W, In, In.Src[i], OpType::B32);
 }
-uint64_t s64(ExecCtx &c, const Inst &in, int i) {
-  return readScalar64(c.W, in, in.Src[i], OpType::B64);
+uint64_t s64(ExecCtx &c, const Inst &In, int i) {
+  return readScalar64(c.W, In, In.Src[i], OpType::B64);
 }
-void d32(ExecCtx &c, const Inst &in, uint32_t v) { writeScalar32(c.W, in.Dst, v); }
-void d64(ExecCtx &c, const Inst &in, uint64_t v) { writeScalar64(c.W, in.Dst, v); }
+void d32(ExecCtx &c, const Inst &In, uint32_t v) { writeScalar32(c.W, In.Dst, v); }
+void d64(ExecCtx &c, const Inst &In, uint64_t v) { writeScalar64(c.W, In.Dst, v); }
 
 uint32_t brev32(uint32_t x) {
   x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
@@ -42,39 +42,39 @@ enum HwReg : unsigned {
   HwXccId = 20
 };
 
-bool readHwReg(ExecCtx &c, unsigned id, uint32_t &value) {
-  switch (id) {
+bool readHwReg(ExecCtx &c, unsigned Id, uint32_t &Value) {
+  switch (Id) {
   case HwMode:
-    value = c.W.Mode;
+    Value = c.W.Mode;
     return true;
   case HwStatus:
     // SCC (bit 0), EXECZ (bit 9), VCCZ (bit 10), IN_BARRIER (bit 11) are the ones a program
     // can observe; the emulator reports those.
-    value = uint32_t(c.W.Scc) | (uint32_t(c.W.exec() == 0) << 9) | (uint32_t(c.W.vcc() == 0) << 10);
+    Value = uint32_t(c.W.Scc) | (uint32_t(c.W.exec() == 0) << 9) | (uint32_t(c.W.vcc() == 0) << 10);
     return true;
   case HwTrapsts:
-    value = c.W.Trapsts;
+    Value = c.W.Trapsts;
     return true;
   case HwHwId:
     // WAVE_ID 3:0, SIMD_ID 5:4, CU_ID 11:8 ...: the emulator reports wave slot and SIMD of a
     // one-CU device.
-    value = (c.W.WaveInGroup & 0xf) | ((c.W.WaveInGroup & 3) << 4);
+    Value = (c.W.WaveInGroup & 0xf) | ((c.W.WaveInGroup & 3) << 4);
     return true;
   case HwXccId:
-    value = 0;
+    Value = 0;
     return true;
   default:
     return false;
   }
 }
 
-bool writeHwReg(ExecCtx &c, unsigned id, uint32_t value, uint32_t mask) {
-  switch (id) {
+bool writeHwReg(ExecCtx &c, unsigned Id, uint32_t Value, uint32_t Mask) {
+  switch (Id) {
   case HwMode:
-    c.W.Mode = (c.W.Mode & ~mask) | (value & mask);
+    c.W.Mode = (c.W.Mode & ~Mask) | (Value & Mask);
     return true;
   case HwTrapsts:
-    c.W.Trapsts = (c.W.Trapsts & ~mask) | (value & mask);
+    c.W.Trapsts = (c.W.Trapsts & ~Mask) | (Value & Mask);
     return true;
   default:
     return false;
@@ -113,24 +113,24 @@ bool execSop2(ExecCtx &c, const Inst &in) {
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
     uint32_t r = in.Operation == Op::S_ADD_I32 ? a + b : a - b;
     d32(c, in, r);
-    uint32_t bs = in.Operation == Op::S_ADD_I32 ? b : ~b;
-    w.Scc = ((a >> 31) == (bs >> 31)) && ((a >> 31) != (r >> 31));
+    uint32_t Bs = in.Operation == Op::S_ADD_I32 ? b : ~b;
+    w.Scc = ((a >> 31) == (Bs >> 31)) && ((a >> 31) != (r >> 31));
     return true;
   }
   case Op::S_MIN_I32:
   case Op::S_MAX_I32: {
     int32_t a = int32_t(s32(c, in, 0)), b = int32_t(s32(c, in, 1));
-    bool pickA = in.Operation == Op::S_MIN_I32 ? a < b : a > b;
-    w.Scc = pickA;
-    d32(c, in, uint32_t(pickA ? a : b));
+    bool PickA = in.Operation == Op::S_MIN_I32 ? a < b : a > b;
+    w.Scc = PickA;
+    d32(c, in, uint32_t(PickA ? a : b));
     return true;
   }
   case Op::S_MIN_U32:
   case Op::S_MAX_U32: {
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
-    bool pickA = in.Operation == Op::S_MIN_U32 ? a < b : a > b;
-    w.Scc = pickA;
-    d32(c, in, pickA ? a : b);
+    bool PickA = in.Operation == Op::S_MIN_U32 ? a < b : a > b;
+    w.Scc = PickA;
+    d32(c, in, PickA ? a : b);
     return true;
   }
   case Op::S_CSELECT_B32:
@@ -220,15 +220,15 @@ bool execSop2(ExecCtx &c, const Inst &in) {
   case Op::S_BFE_U32:
   case Op::S_BFE_I32: {
     uint32_t a = s32(c, in, 0), b = s32(c, in, 1);
-    unsigned off = b & 31, width = (b >> 16) & 0x7f;
+    unsigned Off = b & 31, Width = (b >> 16) & 0x7f;
     uint32_t r;
-    if (width == 0) {
+    if (Width == 0) {
       r = 0;
     } else {
-      uint64_t field = (uint64_t(a) >> off) & (width >= 32 ? 0xffffffffull : ((1ull << width) - 1));
-      r = uint32_t(field);
-      if (in.Operation == Op::S_BFE_I32 && width < 32 && (field >> (width - 1)) & 1)
-        r |= ~uint32_t((1ull << width) - 1);
+      uint64_t Field = (uint64_t(a) >> Off) & (Width >= 32 ? 0xffffffffull : ((1ull << Width) - 1));
+      r = uint32_t(Field);
+      if (in.Operation == Op::S_BFE_I32 && Width < 32 && (Field >> (Width - 1)) & 1)
+        r |= ~uint32_t((1ull << Width) - 1);
     }
     d32(c, in, r);
     w.Scc = r != 0;
@@ -238,15 +238,15 @@ bool execSop2(ExecCtx &c, const Inst &in) {
   case Op::S_BFE_I64: {
     uint64_t a = s64(c, in, 0);
     uint32_t b = s32(c, in, 1);
-    unsigned off = b & 63, width = (b >> 16) & 0x7f;
+    unsigned Off = b & 63, Width = (b >> 16) & 0x7f;
     uint64_t r;
-    if (width == 0) {
+    if (Width == 0) {
       r = 0;
     } else {
-      uint64_t mask = width >= 64 ? ~0ull : ((1ull << width) - 1);
-      r = (a >> off) & mask;
-      if (in.Operation == Op::S_BFE_I64 && width < 64 && (r >> (width - 1)) & 1)
-        r |= ~mask;
+      uint64_t Mask = Width >= 64 ? ~0ull : ((1ull << Width) - 1);
+      r = (a >> Off) & Mask;
+      if (in.Operation == Op::S_BFE_I64 && Width < 64 && (r >> (Width - 1)) & 1)
+        r |= ~Mask;
     }
     d64(c, in, r);
     w.Scc = r != 0;
@@ -256,11 +256,11 @@ bool execSop2(ExecCtx &c, const Inst &in) {
   case Op::S_LSHL2_ADD_U32:
   case Op::S_LSHL3_ADD_U32:
   case Op::S_LSHL4_ADD_U32: {
-    unsigned sh = in.Operation == Op::S_LSHL1_ADD_U32   ? 1
+    unsigned Sh = in.Operation == Op::S_LSHL1_ADD_U32   ? 1
                   : in.Operation == Op::S_LSHL2_ADD_U32 ? 2
                   : in.Operation == Op::S_LSHL3_ADD_U32 ? 3
                                                         : 4;
-    uint64_t t = (uint64_t(s32(c, in, 0)) << sh) + s32(c, in, 1);
+    uint64_t t = (uint64_t(s32(c, in, 0)) << Sh) + s32(c, in, 1);
     d32(c, in, uint32_t(t));
     w.Scc = t >= 0x100000000ull;
     return true;
@@ -279,83 +279,83 @@ bool execSop2(ExecCtx &c, const Inst &in) {
   }
 }
 
-bool execSop1(ExecCtx &c, const Inst &in) {
+bool execSop1(ExecCtx &c, const Inst &In) {
   WaveState &w = c.W;
-  switch (in.Operation) {
+  switch (In.Operation) {
   case Op::S_SET_GPR_IDX_IDX: // M0[7:0] = S0[7:0]
-    w.S[kM0] = (w.S[kM0] & ~0xffu) | (s32(c, in, 0) & 0xffu);
+    w.S[kM0] = (w.S[kM0] & ~0xffu) | (s32(c, In, 0) & 0xffu);
     return true;
   case Op::S_MOV_B32:
-    d32(c, in, s32(c, in, 0));
+    d32(c, In, s32(c, In, 0));
     return true;
   case Op::S_MOV_B64:
-    d64(c, in, s64(c, in, 0));
+    d64(c, In, s64(c, In, 0));
     return true;
   case Op::S_CMOV_B32:
     if (w.Scc)
-      d32(c, in, s32(c, in, 0));
+      d32(c, In, s32(c, In, 0));
     return true;
   case Op::S_CMOV_B64:
     if (w.Scc)
-      d64(c, in, s64(c, in, 0));
+      d64(c, In, s64(c, In, 0));
     return true;
   case Op::S_NOT_B32: {
-    uint32_t r = ~s32(c, in, 0);
-    d32(c, in, r);
+    uint32_t r = ~s32(c, In, 0);
+    d32(c, In, r);
     w.Scc = r != 0;
     return true;
   }
   case Op::S_NOT_B64: {
-    uint64_t r = ~s64(c, in, 0);
-    d64(c, in, r);
+    uint64_t r = ~s64(c, In, 0);
+    d64(c, In, r);
     w.Scc = r != 0;
     return true;
   }
   case Op::S_WQM_B32:
   case Op::S_WQM_B64: {
-    uint64_t a = in.Operation == Op::S_WQM_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
+    uint64_t a = In.Operation == Op::S_WQM_B32 ? s32(c, In, 0) : s64(c, In, 0), r = 0;
     for (unsigned i = 0; i < 64; i += 4)
       if ((a >> i) & 0xf)
         r |= 0xfull << i;
-    if (in.Operation == Op::S_WQM_B32)
-      d32(c, in, uint32_t(r));
+    if (In.Operation == Op::S_WQM_B32)
+      d32(c, In, uint32_t(r));
     else
-      d64(c, in, r);
+      d64(c, In, r);
     w.Scc = r != 0;
     return true;
   }
   case Op::S_QUADMASK_B32:
   case Op::S_QUADMASK_B64: {
-    uint64_t a = in.Operation == Op::S_QUADMASK_B32 ? s32(c, in, 0) : s64(c, in, 0), r = 0;
+    uint64_t a = In.Operation == Op::S_QUADMASK_B32 ? s32(c, In, 0) : s64(c, In, 0), r = 0;
     for (unsigned i = 0; i < 16; ++i)
       if ((a >> (i * 4)) & 0xf)
         r |= 1ull << i;
-    if (in.Operation == Op::S_QUADMASK_B32)
-      d32(c, in, uint32_t(r));
+    if (In.Operation == Op::S_QUADMASK_B32)
+      d32(c, In, uint32_t(r));
     else
-      d64(c, in, r);
+      d64(c, In, r);
     w.Scc = r != 0;
     return true;
   }
   case Op::S_BREV_B32:
-    d32(c, in, brev32(s32(c, in, 0)));
+    d32(c, In, brev32(s32(c, In, 0)));
     return true;
   case Op::S_BREV_B64: {
-    uint64_t a = s64(c, in, 0);
-    d64(c, in, (uint64_t(brev32(uint32_t(a))) << 32) | brev32(uint32_t(a >> 32)));
+    uint64_t a = s64(c, In, 0);
+    d64(c, In, (uint64_t(brev32(uint32_t(a))) << 32) | brev32(uint32_t(a >> 32)));
     return true;
   }
   case Op::S_BCNT0_I32_B32:
   case Op::S_BCNT1_I32_B32:
   case Op::S_BCNT0_I32_B64:
   case Op::S_BCNT1_I32_B64: {
-    bool is64 = in.Operation == Op::S_BCNT0_I32_B64 || in.Operation == Op::S_BCNT1_I32_B64;
-    uint64_t a = is64 ? s64(c, in, 0) : s32(c, in, 0);
-    unsigned ones = unsigned(__builtin_popcountll(a));
-    uint32_t r = (in.Operation == Op::S_BCNT1_I32_B32 || in.Operation == Op::S_BCNT1_I32_B64)
-                     ? ones
-                     : (is64 ? 64 : 32) - ones;
-    d32(c, in, r);
+    bool Is64 = In.Operation == Op::S_BCNT0_I32_B64 || In.Operation == Op::S_BCNT1_I32_B64;
+    uint64_t a = Is64 ? s64(c, In, 0) : s32(c, In, 0);
+    unsigned Ones = unsigned(__builtin_popcountll(a));
+    uint32_t r = (In.Operation == Op::S_BCNT1_I32_B32 || In.Operation == Op::S_BCNT1_I32_B64)
+                     ? Ones
+                     : (Is64 ? 64 : 32) - Ones;
+    d32(c, In, r);
     w.Scc = r != 0;
     return true;
   }
@@ -363,177 +363,177 @@ bool execSop1(ExecCtx &c, const Inst &in) {
   case Op::S_FF1_I32_B32:
   case Op::S_FF0_I32_B64:
   case Op::S_FF1_I32_B64: {
-    bool is64 = in.Operation == Op::S_FF0_I32_B64 || in.Operation == Op::S_FF1_I32_B64;
-    uint64_t a = is64 ? s64(c, in, 0) : s32(c, in, 0);
-    if (in.Operation == Op::S_FF0_I32_B32 || in.Operation == Op::S_FF0_I32_B64)
+    bool Is64 = In.Operation == Op::S_FF0_I32_B64 || In.Operation == Op::S_FF1_I32_B64;
+    uint64_t a = Is64 ? s64(c, In, 0) : s32(c, In, 0);
+    if (In.Operation == Op::S_FF0_I32_B32 || In.Operation == Op::S_FF0_I32_B64)
       a = ~a;
-    if (!is64)
+    if (!Is64)
       a &= 0xffffffffull;
-    d32(c, in, a ? uint32_t(__builtin_ctzll(a)) : 0xffffffffu);
+    d32(c, In, a ? uint32_t(__builtin_ctzll(a)) : 0xffffffffu);
     return true;
   }
   case Op::S_FLBIT_I32_B32:
   case Op::S_FLBIT_I32: {
-    uint32_t a = s32(c, in, 0);
-    d32(c, in, a ? uint32_t(__builtin_clz(a)) : 0xffffffffu);
+    uint32_t a = s32(c, In, 0);
+    d32(c, In, a ? uint32_t(__builtin_clz(a)) : 0xffffffffu);
     return true;
   }
   case Op::S_FLBIT_I32_B64: {
-    uint64_t a = s64(c, in, 0);
-    d32(c, in, a ? uint32_t(__builtin_clzll(a)) : 0xffffffffu);
+    uint64_t a = s64(c, In, 0);
+    d32(c, In, a ? uint32_t(__builtin_clzll(a)) : 0xffffffffu);
     return true;
   }
   case Op::S_FLBIT_I32_I64: {
-    uint64_t a = s64(c, in, 0);
+    uint64_t a = s64(c, In, 0);
     if (a >> 63)
       a = ~a;
-    d32(c, in, a ? uint32_t(__builtin_clzll(a)) - 1 : 0xffffffffu);
+    d32(c, In, a ? uint32_t(__builtin_clzll(a)) - 1 : 0xffffffffu);
     return true;
   }
   case Op::S_SEXT_I32_I8:
-    d32(c, in, uint32_t(int32_t(int8_t(uint8_t(s32(c, in, 0))))));
+    d32(c, In, uint32_t(int32_t(int8_t(uint8_t(s32(c, In, 0))))));
     return true;
   case Op::S_SEXT_I32_I16:
-    d32(c, in, uint32_t(int32_t(int16_t(uint16_t(s32(c, in, 0))))));
+    d32(c, In, uint32_t(int32_t(int16_t(uint16_t(s32(c, In, 0))))));
     return true;
   case Op::S_BITSET0_B32:
-    d32(c, in, w.S[in.Dst] & ~(1u << (s32(c, in, 0) & 31)));
+    d32(c, In, w.S[In.Dst] & ~(1u << (s32(c, In, 0) & 31)));
     return true;
   case Op::S_BITSET1_B32:
-    d32(c, in, w.S[in.Dst] | (1u << (s32(c, in, 0) & 31)));
+    d32(c, In, w.S[In.Dst] | (1u << (s32(c, In, 0) & 31)));
     return true;
   case Op::S_BITSET0_B64:
-    d64(c, in, readScalar64(w, in, in.Dst, OpType::B64) & ~(1ull << (s32(c, in, 0) & 63)));
+    d64(c, In, readScalar64(w, In, In.Dst, OpType::B64) & ~(1ull << (s32(c, In, 0) & 63)));
     return true;
   case Op::S_BITSET1_B64:
-    d64(c, in, readScalar64(w, in, in.Dst, OpType::B64) | (1ull << (s32(c, in, 0) & 63)));
+    d64(c, In, readScalar64(w, In, In.Dst, OpType::B64) | (1ull << (s32(c, In, 0) & 63)));
     return true;
   case Op::S_ABS_I32: {
-    int32_t a = int32_t(s32(c, in, 0));
+    int32_t a = int32_t(s32(c, In, 0));
     uint32_t r = a < 0 ? 0u - uint32_t(a) : uint32_t(a);
-    d32(c, in, r);
+    d32(c, In, r);
     w.Scc = r != 0;
     return true;
   }
   case Op::S_BITREPLICATE_B64_B32: {
-    uint32_t a = s32(c, in, 0);
+    uint32_t a = s32(c, In, 0);
     uint64_t r = 0;
     for (unsigned i = 0; i < 32; ++i)
       if ((a >> i) & 1)
         r |= 3ull << (2 * i);
-    d64(c, in, r);
+    d64(c, In, r);
     return true;
   }
   case Op::S_GETPC_B64:
-    d64(c, in, w.Pc);
+    d64(c, In, w.Pc);
     return true;
   case Op::S_SETPC_B64:
-    w.Pc = s64(c, in, 0);
+    w.Pc = s64(c, In, 0);
     return true;
   case Op::S_SWAPPC_B64: {
-    uint64_t target = s64(c, in, 0);
-    d64(c, in, w.Pc);
-    w.Pc = target;
+    uint64_t Target = s64(c, In, 0);
+    d64(c, In, w.Pc);
+    w.Pc = Target;
     return true;
   }
   case Op::S_MOVRELS_B32:
   case Op::S_MOVRELS_B64:
   case Op::S_MOVRELD_B32:
   case Op::S_MOVRELD_B64: {
-    bool is64 = in.Operation == Op::S_MOVRELS_B64 || in.Operation == Op::S_MOVRELD_B64;
-    bool srcRel = in.Operation == Op::S_MOVRELS_B32 || in.Operation == Op::S_MOVRELS_B64;
+    bool Is64 = In.Operation == Op::S_MOVRELS_B64 || In.Operation == Op::S_MOVRELD_B64;
+    bool SrcRel = In.Operation == Op::S_MOVRELS_B32 || In.Operation == Op::S_MOVRELS_B64;
     uint32_t m0 = w.S[kM0];
-    uint32_t srcCode = in.Src[0], dstCode = in.Dst;
-    if (srcRel)
-      srcCode += m0;
+    uint32_t SrcCode = In.Src[0], DstCode = In.Dst;
+    if (SrcRel)
+      SrcCode += m0;
     else
-      dstCode += m0;
-    unsigned limit = is64 ? 101 : 102;
-    if (srcCode > limit || dstCode > limit)
+      DstCode += m0;
+    unsigned Limit = Is64 ? 101 : 102;
+    if (SrcCode > Limit || DstCode > Limit)
       throw EmuError(EmuErrorKind::IllegalInst,
                      "s_movrel index out of the SGPR file (M0 = " + std::to_string(m0) + ")");
-    unsigned relCode = srcRel ? srcCode : dstCode;
-    if (relCode + (is64 ? 1 : 0) >= c.NumSgprs)
-      throwRegisterFault('s', relCode + (is64 ? 1 : 0), c.NumSgprs, c.InstPc);
-    if (is64)
-      writeScalar64(w, uint16_t(dstCode), readScalar64(w, in, uint16_t(srcCode), OpType::B64));
+    unsigned RelCode = SrcRel ? SrcCode : DstCode;
+    if (RelCode + (Is64 ? 1 : 0) >= c.NumSgprs)
+      throwRegisterFault('s', RelCode + (Is64 ? 1 : 0), c.NumSgprs, c.InstPc);
+    if (Is64)
+      writeScalar64(w, uint16_t(DstCode), readScalar64(w, In, uint16_t(SrcCode), OpType::B64));
     else
-      writeScalar32(w, uint16_t(dstCode), w.S[srcCode]);
+      writeScalar32(w, uint16_t(DstCode), w.S[SrcCode]);
     return true;
   }
   default:
     break;
   }
   // The save-exec family: D = EXEC; EXEC = f(S0, EXEC); SCC = EXEC != 0.
-  uint64_t exec = w.exec();
+  uint64_t Exec = w.exec();
   uint64_t r;
-  bool writeD = true;
-  switch (in.Operation) {
+  bool WriteD = true;
+  switch (In.Operation) {
   case Op::S_AND_SAVEEXEC_B64:
-    r = s64(c, in, 0) & exec;
+    r = s64(c, In, 0) & Exec;
     break;
   case Op::S_OR_SAVEEXEC_B64:
-    r = s64(c, in, 0) | exec;
+    r = s64(c, In, 0) | Exec;
     break;
   case Op::S_XOR_SAVEEXEC_B64:
-    r = s64(c, in, 0) ^ exec;
+    r = s64(c, In, 0) ^ Exec;
     break;
   case Op::S_ANDN2_SAVEEXEC_B64:
-    r = s64(c, in, 0) & ~exec;
+    r = s64(c, In, 0) & ~Exec;
     break;
   case Op::S_ORN2_SAVEEXEC_B64:
-    r = s64(c, in, 0) | ~exec;
+    r = s64(c, In, 0) | ~Exec;
     break;
   case Op::S_NAND_SAVEEXEC_B64:
-    r = ~(s64(c, in, 0) & exec);
+    r = ~(s64(c, In, 0) & Exec);
     break;
   case Op::S_NOR_SAVEEXEC_B64:
-    r = ~(s64(c, in, 0) | exec);
+    r = ~(s64(c, In, 0) | Exec);
     break;
   case Op::S_XNOR_SAVEEXEC_B64:
-    r = ~(s64(c, in, 0) ^ exec);
+    r = ~(s64(c, In, 0) ^ Exec);
     break;
   case Op::S_ANDN1_SAVEEXEC_B64:
-    r = ~s64(c, in, 0) & exec;
+    r = ~s64(c, In, 0) & Exec;
     break;
   case Op::S_ORN1_SAVEEXEC_B64:
-    r = ~s64(c, in, 0) | exec;
+    r = ~s64(c, In, 0) | Exec;
     break;
   case Op::S_ANDN1_WREXEC_B64:
-    r = ~s64(c, in, 0) & exec;
-    writeD = false;
+    r = ~s64(c, In, 0) & Exec;
+    WriteD = false;
     break;
   case Op::S_ANDN2_WREXEC_B64:
-    r = s64(c, in, 0) & ~exec;
-    writeD = false;
+    r = s64(c, In, 0) & ~Exec;
+    WriteD = false;
     break;
   default:
     return false;
   }
-  if (writeD)
-    d64(c, in, exec);
+  if (WriteD)
+    d64(c, In, Exec);
   w.setExec(r);
-  if (!writeD)
-    d64(c, in, r);
+  if (!WriteD)
+    d64(c, In, r);
   w.Scc = r != 0;
   return true;
 }
 
-bool execSopc(ExecCtx &c, const Inst &in) {
+bool execSopc(ExecCtx &c, const Inst &In) {
   WaveState &w = c.W;
-  auto i0 = [&] { return int32_t(s32(c, in, 0)); };
-  auto i1 = [&] { return int32_t(s32(c, in, 1)); };
-  switch (in.Operation) {
+  auto i0 = [&] { return int32_t(s32(c, In, 0)); };
+  auto i1 = [&] { return int32_t(s32(c, In, 1)); };
+  switch (In.Operation) {
   case Op::S_SETVSKIP: // VSKIP = S0.u32[S1.u32[4:0]]
-    w.Mode = (w.Mode & ~kModeVskip) | (((s32(c, in, 0) >> (s32(c, in, 1) & 31u)) & 1u) << 28);
+    w.Mode = (w.Mode & ~kModeVskip) | (((s32(c, In, 0) >> (s32(c, In, 1) & 31u)) & 1u) << 28);
     return true;
   case Op::S_SET_GPR_IDX_ON: {
     // GPR_IDX_EN = 1; M0[7:0] = S0[7:0]; M0[15:12] = the raw SSRC1 field [3:0] (an immediate
     // mask, not a register); the other M0 bits are kept.
-    if (in.Src[1] == kNoOperand)
+    if (In.Src[1] == kNoOperand)
       return false;
-    const uint32_t mask = in.Src[1] & 0xfu;
-    w.S[kM0] = (w.S[kM0] & ~0xf0ffu) | (s32(c, in, 0) & 0xffu) | (mask << 12);
+    const uint32_t Mask = In.Src[1] & 0xfu;
+    w.S[kM0] = (w.S[kM0] & ~0xf0ffu) | (s32(c, In, 0) & 0xffu) | (Mask << 12);
     w.Mode |= kModeGprIdxEn;
     return true;
   }
@@ -556,124 +556,124 @@ bool execSopc(ExecCtx &c, const Inst &in) {
     w.Scc = i0() <= i1();
     return true;
   case Op::S_CMP_EQ_U32:
-    w.Scc = s32(c, in, 0) == s32(c, in, 1);
+    w.Scc = s32(c, In, 0) == s32(c, In, 1);
     return true;
   case Op::S_CMP_LG_U32:
-    w.Scc = s32(c, in, 0) != s32(c, in, 1);
+    w.Scc = s32(c, In, 0) != s32(c, In, 1);
     return true;
   case Op::S_CMP_GT_U32:
-    w.Scc = s32(c, in, 0) > s32(c, in, 1);
+    w.Scc = s32(c, In, 0) > s32(c, In, 1);
     return true;
   case Op::S_CMP_GE_U32:
-    w.Scc = s32(c, in, 0) >= s32(c, in, 1);
+    w.Scc = s32(c, In, 0) >= s32(c, In, 1);
     return true;
   case Op::S_CMP_LT_U32:
-    w.Scc = s32(c, in, 0) < s32(c, in, 1);
+    w.Scc = s32(c, In, 0) < s32(c, In, 1);
     return true;
   case Op::S_CMP_LE_U32:
-    w.Scc = s32(c, in, 0) <= s32(c, in, 1);
+    w.Scc = s32(c, In, 0) <= s32(c, In, 1);
     return true;
   case Op::S_CMP_EQ_U64:
-    w.Scc = s64(c, in, 0) == s64(c, in, 1);
+    w.Scc = s64(c, In, 0) == s64(c, In, 1);
     return true;
   case Op::S_CMP_LG_U64:
-    w.Scc = s64(c, in, 0) != s64(c, in, 1);
+    w.Scc = s64(c, In, 0) != s64(c, In, 1);
     return true;
   case Op::S_BITCMP0_B32:
-    w.Scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 0;
+    w.Scc = ((s32(c, In, 0) >> (s32(c, In, 1) & 31)) & 1) == 0;
     return true;
   case Op::S_BITCMP1_B32:
-    w.Scc = ((s32(c, in, 0) >> (s32(c, in, 1) & 31)) & 1) == 1;
+    w.Scc = ((s32(c, In, 0) >> (s32(c, In, 1) & 31)) & 1) == 1;
     return true;
   case Op::S_BITCMP0_B64:
-    w.Scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 0;
+    w.Scc = ((s64(c, In, 0) >> (s32(c, In, 1) & 63)) & 1) == 0;
     return true;
   case Op::S_BITCMP1_B64:
-    w.Scc = ((s64(c, in, 0) >> (s32(c, in, 1) & 63)) & 1) == 1;
+    w.Scc = ((s64(c, In, 0) >> (s32(c, In, 1) & 63)) & 1) == 1;
     return true;
   default:
     return false;
   }
 }
 
-bool execSopk(ExecCtx &c, const Inst &in) {
+bool execSopk(ExecCtx &c, const Inst &In) {
   WaveState &w = c.W;
-  int32_t simm = sext16(in.Simm16);
-  uint32_t uimm = zext16(in.Simm16);
-  auto reg = [&] { return w.S[in.Dst]; };
-  switch (in.Operation) {
+  int32_t Simm = sext16(In.Simm16);
+  uint32_t Uimm = zext16(In.Simm16);
+  auto Reg = [&] { return w.S[In.Dst]; };
+  switch (In.Operation) {
   case Op::S_MOVK_I32:
-    writeScalar32(w, in.Dst, uint32_t(simm));
+    writeScalar32(w, In.Dst, uint32_t(Simm));
     return true;
   case Op::S_CMOVK_I32:
     if (w.Scc)
-      writeScalar32(w, in.Dst, uint32_t(simm));
+      writeScalar32(w, In.Dst, uint32_t(Simm));
     return true;
   case Op::S_CMPK_EQ_I32:
-    w.Scc = int32_t(reg()) == simm;
+    w.Scc = int32_t(Reg()) == Simm;
     return true;
   case Op::S_CMPK_LG_I32:
-    w.Scc = int32_t(reg()) != simm;
+    w.Scc = int32_t(Reg()) != Simm;
     return true;
   case Op::S_CMPK_GT_I32:
-    w.Scc = int32_t(reg()) > simm;
+    w.Scc = int32_t(Reg()) > Simm;
     return true;
   case Op::S_CMPK_GE_I32:
-    w.Scc = int32_t(reg()) >= simm;
+    w.Scc = int32_t(Reg()) >= Simm;
     return true;
   case Op::S_CMPK_LT_I32:
-    w.Scc = int32_t(reg()) < simm;
+    w.Scc = int32_t(Reg()) < Simm;
     return true;
   case Op::S_CMPK_LE_I32:
-    w.Scc = int32_t(reg()) <= simm;
+    w.Scc = int32_t(Reg()) <= Simm;
     return true;
   case Op::S_CMPK_EQ_U32:
-    w.Scc = reg() == uimm;
+    w.Scc = Reg() == Uimm;
     return true;
   case Op::S_CMPK_LG_U32:
-    w.Scc = reg() != uimm;
+    w.Scc = Reg() != Uimm;
     return true;
   case Op::S_CMPK_GT_U32:
-    w.Scc = reg() > uimm;
+    w.Scc = Reg() > Uimm;
     return true;
   case Op::S_CMPK_GE_U32:
-    w.Scc = reg() >= uimm;
+    w.Scc = Reg() >= Uimm;
     return true;
   case Op::S_CMPK_LT_U32:
-    w.Scc = reg() < uimm;
+    w.Scc = Reg() < Uimm;
     return true;
   case Op::S_CMPK_LE_U32:
-    w.Scc = reg() <= uimm;
+    w.Scc = Reg() <= Uimm;
     return true;
   case Op::S_ADDK_I32: {
-    uint32_t a = reg(), r = a + uint32_t(simm);
-    writeScalar32(w, in.Dst, r);
-    w.Scc = ((a >> 31) == (uint32_t(simm) >> 31)) && ((a >> 31) != (r >> 31));
+    uint32_t a = Reg(), r = a + uint32_t(Simm);
+    writeScalar32(w, In.Dst, r);
+    w.Scc = ((a >> 31) == (uint32_t(Simm) >> 31)) && ((a >> 31) != (r >> 31));
     return true;
   }
   case Op::S_MULK_I32:
-    writeScalar32(w, in.Dst, reg() * uint32_t(simm));
+    writeScalar32(w, In.Dst, Reg() * uint32_t(Simm));
     return true;
   case Op::S_CALL_B64:
-    writeScalar64(w, in.Dst, w.Pc);
-    w.Pc = w.Pc + int64_t(simm) * 4;
+    writeScalar64(w, In.Dst, w.Pc);
+    w.Pc = w.Pc + int64_t(Simm) * 4;
     return true;
   case Op::S_GETREG_B32:
   case Op::S_SETREG_B32:
   case Op::S_SETREG_IMM32_B32: {
-    unsigned id = uimm & 0x3f, offset = (uimm >> 6) & 0x1f, size = ((uimm >> 11) & 0x1f) + 1;
-    uint32_t fieldMask = size >= 32 ? 0xffffffffu : ((1u << size) - 1);
-    if (in.Operation == Op::S_GETREG_B32) {
-      uint32_t value;
-      if (!readHwReg(c, id, value))
-        throwUnsupported("s_getreg_b32 of hardware register " + std::to_string(id), c.InstPc);
-      writeScalar32(w, in.Dst, (value >> offset) & fieldMask);
+    unsigned Id = Uimm & 0x3f, Offset = (Uimm >> 6) & 0x1f, Size = ((Uimm >> 11) & 0x1f) + 1;
+    uint32_t FieldMask = Size >= 32 ? 0xffffffffu : ((1u << Size) - 1);
+    if (In.Operation == Op::S_GETREG_B32) {
+      uint32_t Value;
+      if (!readHwReg(c, Id, Value))
+        throwUnsupported("s_getreg_b32 of hardware register " + std::to_string(Id), c.InstPc);
+      writeScalar32(w, In.Dst, (Value >> Offset) & FieldMask);
       return true;
     }
-    uint32_t src = in.Operation == Op::S_SETREG_B32 ? reg() : in.Literal;
-    uint32_t mask = fieldMask << offset;
-    if (!writeHwReg(c, id, src << offset, mask))
-      throwUnsupported("s_setreg of hardware register " + std::to_string(id), c.InstPc);
+    uint32_t Src = In.Operation == Op::S_SETREG_B32 ? Reg() : In.Literal;
+    uint32_t Mask = FieldMask << Offset;
+    if (!writeHwReg(c, Id, Src << Offset, Mask))
+      throwUnsupported("s_setreg of hardware register " + std::to_string(Id), c.InstPc);
     return true;
   }
   default:
@@ -681,21 +681,21 @@ bool execSopk(ExecCtx &c, const Inst &in) {
   }
 }
 
-bool execSopp(ExecCtx &c, const Inst &in) {
+bool execSopp(ExecCtx &c, const Inst &In) {
   WaveState &w = c.W;
-  int64_t target = int64_t(w.Pc) + int64_t(sext16(in.Simm16)) * 4;
-  switch (in.Operation) {
+  int64_t Target = int64_t(w.Pc) + int64_t(sext16(In.Simm16)) * 4;
+  switch (In.Operation) {
   case Op::S_SET_GPR_IDX_OFF:
     w.Mode &= ~kModeGprIdxEn;
     return true;
   case Op::S_SET_GPR_IDX_MODE: // M0[15:12] = SIMM16[3:0]
-    w.S[kM0] = (w.S[kM0] & ~0xf000u) | ((uint32_t(in.Simm16) & 0xfu) << 12);
+    w.S[kM0] = (w.S[kM0] & ~0xf000u) | ((uint32_t(In.Simm16) & 0xfu) << 12);
     return true;
   case Op::S_WAITCNT:
     // Results are immediate in this model (see issue 6), except loads into LDS, which land
     // when a wait proves them complete. vmcnt: bits 3:0 and 15:14.
     if (!w.PendingLds.empty())
-      landLdsWrites(c, (uint32_t(in.Simm16) & 0xf) | (((uint32_t(in.Simm16) >> 14) & 3) << 4));
+      landLdsWrites(c, (uint32_t(In.Simm16) & 0xf) | (((uint32_t(In.Simm16) >> 14) & 3) << 4));
     return true;
   case Op::S_NOP:
   case Op::S_SLEEP:
@@ -706,7 +706,7 @@ bool execSopp(ExecCtx &c, const Inst &in) {
   case Op::S_SET_VALU_COEXEC_MODE:
     return true;
   case Op::S_SETPRIO:
-    w.Priority = uint32_t(in.Simm16) & 3;
+    w.Priority = uint32_t(In.Simm16) & 3;
     return true;
   case Op::S_ENDPGM:
   case Op::S_ENDPGM_SAVED:
@@ -717,36 +717,36 @@ bool execSopp(ExecCtx &c, const Inst &in) {
     w.AtBarrier = true;
     return true;
   case Op::S_BRANCH:
-    w.Pc = uint64_t(target);
+    w.Pc = uint64_t(Target);
     return true;
   case Op::S_CBRANCH_SCC0:
     if (!w.Scc)
-      w.Pc = uint64_t(target);
+      w.Pc = uint64_t(Target);
     return true;
   case Op::S_CBRANCH_SCC1:
     if (w.Scc)
-      w.Pc = uint64_t(target);
+      w.Pc = uint64_t(Target);
     return true;
   case Op::S_CBRANCH_VCCZ:
     if (w.vcc() == 0)
-      w.Pc = uint64_t(target);
+      w.Pc = uint64_t(Target);
     return true;
   case Op::S_CBRANCH_VCCNZ:
     if (w.vcc() != 0)
-      w.Pc = uint64_t(target);
+      w.Pc = uint64_t(Target);
     return true;
   case Op::S_CBRANCH_EXECZ:
     if (w.exec() == 0)
-      w.Pc = uint64_t(target);
+      w.Pc = uint64_t(Target);
     return true;
   case Op::S_CBRANCH_EXECNZ:
     if (w.exec() != 0)
-      w.Pc = uint64_t(target);
+      w.Pc = uint64_t(Target);
     return true;
   case Op::S_TRAP: {
     char b[96];
     std::snprintf(b, sizeof(b), "the kernel executed s_trap %u at pc 0x%llx",
-                  unsigned(in.Simm16 & 0xff), (unsigned long long)c.InstPc);
+                  unsigned(In.Simm16 & 0xff), (unsigned long long)c.InstPc);
     throw EmuError(EmuErrorKind::Trap, b);
   }
   default:
@@ -756,18 +756,18 @@ bool execSopp(ExecCtx &c, const Inst &in) {
 
 } // namespace
 
-bool execScalar(ExecCtx &c, const Inst &in) {
-  switch (in.Encoding) {
+bool execScalar(ExecCtx &c, const Inst &In) {
+  switch (In.Encoding) {
   case Enc::SOP2:
-    return execSop2(c, in);
+    return execSop2(c, In);
   case Enc::SOP1:
-    return execSop1(c, in);
+    return execSop1(c, In);
   case Enc::SOPC:
-    return execSopc(c, in);
+    return execSopc(c, In);
   case Enc::SOPK:
-    return execSopk(c, in);
+    return execSopk(c, In);
   case Enc::SOPP:
-    return execSopp(c, in);
+    return execSopp(c, In);
   default:
     return false;
   }

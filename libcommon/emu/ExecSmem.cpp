@@ -10,8 +10,8 @@ namespace asmevo::emu {
 
 namespace {
 
-unsigned dwordsOf(Op op) {
-  switch (op) {
+unsigned dwordsOf(Op Op) {
+  switch (Op) {
   case Op::S_LOAD_DWORD:
   case Op::S_BUFFER_LOAD_DWORD:
   case Op::S_STORE_DWORD:
@@ -38,21 +38,21 @@ unsigned dwordsOf(Op op) {
   }
 }
 
-uint64_t smemOffset(const WaveState &w, const Inst &in) {
-  uint64_t off = 0;
-  if (in.SmemImm)
-    off += uint64_t(int64_t(in.Offset));
-  if (in.Soffset != kNoOperand && (in.SmemSoffsetEn || !in.SmemImm))
-    off += w.S[in.Soffset];
-  return off;
+uint64_t smemOffset(const WaveState &w, const Inst &In) {
+  uint64_t Off = 0;
+  if (In.SmemImm)
+    Off += uint64_t(int64_t(In.Offset));
+  if (In.Soffset != kNoOperand && (In.SmemSoffsetEn || !In.SmemImm))
+    Off += w.S[In.Soffset];
+  return Off;
 }
 
 using memdetail::Rmw;
 
 // The scalar atomics (s_atomic_*, s_buffer_atomic_*): the read-modify-write, whether it is
 // 64-bit, whether it addresses through a V#. False for every other op.
-bool scalarAtomic(Op op, Rmw &rmw, bool &is64, bool &isBuffer) {
-  switch (op) {
+bool scalarAtomic(Op Op, Rmw &rmw, bool &is64, bool &isBuffer) {
+  switch (Op) {
 #define ASMEVO_SATOMIC(NAME, R)                                                                    \
   case Op::S_ATOMIC_##NAME:                                                                        \
     rmw = Rmw::R, is64 = false, isBuffer = false;                                                  \
@@ -89,49 +89,49 @@ bool scalarAtomic(Op op, Rmw &rmw, bool &is64, bool &isBuffer) {
 // SDATA = tmp when GLC is set. DATA is SDATA (cmpswap: src in the low half, cmp in the high
 // half). The address is formed as for s_load / s_buffer_load; an s_buffer atomic outside the
 // V#'s num_records is dropped (and returns 0).
-void execScalarAtomic(ExecCtx &c, const Inst &in, Rmw rmw, bool is64, bool isBuffer) {
+void execScalarAtomic(ExecCtx &c, const Inst &In, Rmw Rmw, bool Is64, bool IsBuffer) {
   WaveState &w = c.W;
-  const unsigned words = (is64 ? 2u : 1u) * (rmw == Rmw::CmpSwap ? 2u : 1u);
-  if (in.Dst == kNoOperand || in.Dst + words > 128 || in.Sbase == kNoOperand)
+  const unsigned Words = (Is64 ? 2u : 1u) * (Rmw == Rmw::CmpSwap ? 2u : 1u);
+  if (In.Dst == kNoOperand || In.Dst + Words > 128 || In.Sbase == kNoOperand)
     throw EmuError(EmuErrorKind::IllegalInst, "malformed scalar atomic instruction");
-  const unsigned size = is64 ? 8 : 4;
-  uint64_t off = smemOffset(w, in) & ~3ull;
-  uint64_t addr;
-  bool inRange = true;
-  if (isBuffer) {
-    uint32_t s0 = w.S[in.Sbase], s1 = w.S[in.Sbase + 1], s2 = w.S[in.Sbase + 2];
-    addr = (s0 | (uint64_t(s1 & 0xffff) << 32)) + off;
-    inRange = off + size <= s2;
+  const unsigned Size = Is64 ? 8 : 4;
+  uint64_t Off = smemOffset(w, In) & ~3ull;
+  uint64_t Addr;
+  bool InRange = true;
+  if (IsBuffer) {
+    uint32_t s0 = w.S[In.Sbase], s1 = w.S[In.Sbase + 1], s2 = w.S[In.Sbase + 2];
+    Addr = (s0 | (uint64_t(s1 & 0xffff) << 32)) + Off;
+    InRange = Off + Size <= s2;
   } else {
-    addr = ((w.S[in.Sbase] | (uint64_t(w.S[in.Sbase + 1]) << 32)) + off) & ~3ull;
+    Addr = ((w.S[In.Sbase] | (uint64_t(w.S[In.Sbase + 1]) << 32)) + Off) & ~3ull;
   }
-  auto word = [&](unsigned i) { return uint64_t(w.S[in.Dst + i]); };
-  uint64_t src = is64 ? word(0) | word(1) << 32 : word(0);
-  uint64_t cmp = rmw != Rmw::CmpSwap ? 0 : is64 ? word(2) | word(3) << 32 : word(1);
-  uint64_t old = 0;
-  if (inRange) {
-    uint8_t *p = globalAccess(c, addr, size, -1, opNameLower(in.Operation));
-    std::lock_guard<std::mutex> g(c.Mem.atomicLock(addr));
-    if (is64) {
-      old = memdetail::load64(p);
-      memdetail::store64(p, memdetail::rmw64(rmw, old, src, cmp));
+  auto Word = [&](unsigned i) { return uint64_t(w.S[In.Dst + i]); };
+  uint64_t Src = Is64 ? Word(0) | Word(1) << 32 : Word(0);
+  uint64_t Cmp = Rmw != Rmw::CmpSwap ? 0 : Is64 ? Word(2) | Word(3) << 32 : Word(1);
+  uint64_t Old = 0;
+  if (InRange) {
+    uint8_t *p = globalAccess(c, Addr, Size, -1, opNameLower(In.Operation));
+    std::lock_guard<std::mutex> g(c.Mem.atomicLock(Addr));
+    if (Is64) {
+      Old = memdetail::load64(p);
+      memdetail::store64(p, memdetail::rmw64(Rmw, Old, Src, Cmp));
     } else {
-      old = memdetail::load32(p);
-      memdetail::store32(p, memdetail::rmw32(rmw, uint32_t(old), uint32_t(src), uint32_t(cmp)));
+      Old = memdetail::load32(p);
+      memdetail::store32(p, memdetail::rmw32(Rmw, uint32_t(Old), uint32_t(Src), uint32_t(Cmp)));
     }
   }
-  if (in.Glc) {
-    writeScalar32(w, in.Dst, uint32_t(old));
-    if (is64)
-      writeScalar32(w, uint16_t(in.Dst + 1), uint32_t(old >> 32));
+  if (In.Glc) {
+    writeScalar32(w, In.Dst, uint32_t(Old));
+    if (Is64)
+      writeScalar32(w, uint16_t(In.Dst + 1), uint32_t(Old >> 32));
   }
 }
 
 } // namespace
 
-bool execSmem(ExecCtx &c, const Inst &in) {
+bool execSmem(ExecCtx &c, const Inst &In) {
   WaveState &w = c.W;
-  switch (in.Operation) {
+  switch (In.Operation) {
   case Op::S_DCACHE_INV:
   case Op::S_DCACHE_INV_VOL:
   case Op::S_DCACHE_WB:
@@ -140,63 +140,63 @@ bool execSmem(ExecCtx &c, const Inst &in) {
   case Op::S_MEMTIME:
   case Op::S_MEMREALTIME:
     // Time is modelled as the number of instructions this wave has executed.
-    writeScalar64(w, in.Dst, w.InstCount);
+    writeScalar64(w, In.Dst, w.InstCount);
     return true;
   default:
     break;
   }
-  Rmw rmw;
-  bool is64, isBuffer64;
-  if (scalarAtomic(in.Operation, rmw, is64, isBuffer64)) {
-    execScalarAtomic(c, in, rmw, is64, isBuffer64);
+  Rmw Rmw;
+  bool Is64, IsBuffer64;
+  if (scalarAtomic(In.Operation, Rmw, Is64, IsBuffer64)) {
+    execScalarAtomic(c, In, Rmw, Is64, IsBuffer64);
     return true;
   }
-  unsigned n = dwordsOf(in.Operation);
+  unsigned n = dwordsOf(In.Operation);
   if (n == 0)
     return false;
-  bool isStore = in.Operation == Op::S_STORE_DWORD || in.Operation == Op::S_STORE_DWORDX2 ||
-                 in.Operation == Op::S_STORE_DWORDX4 || in.Operation == Op::S_BUFFER_STORE_DWORD ||
-                 in.Operation == Op::S_BUFFER_STORE_DWORDX2 ||
-                 in.Operation == Op::S_BUFFER_STORE_DWORDX4;
-  bool isBuffer =
-      in.Operation == Op::S_BUFFER_LOAD_DWORD || in.Operation == Op::S_BUFFER_LOAD_DWORDX2 ||
-      in.Operation == Op::S_BUFFER_LOAD_DWORDX4 || in.Operation == Op::S_BUFFER_LOAD_DWORDX8 ||
-      in.Operation == Op::S_BUFFER_LOAD_DWORDX16 || in.Operation == Op::S_BUFFER_STORE_DWORD ||
-      in.Operation == Op::S_BUFFER_STORE_DWORDX2 || in.Operation == Op::S_BUFFER_STORE_DWORDX4;
-  if (in.Dst == kNoOperand || in.Dst + n > 128 || in.Sbase == kNoOperand)
+  bool IsStore = In.Operation == Op::S_STORE_DWORD || In.Operation == Op::S_STORE_DWORDX2 ||
+                 In.Operation == Op::S_STORE_DWORDX4 || In.Operation == Op::S_BUFFER_STORE_DWORD ||
+                 In.Operation == Op::S_BUFFER_STORE_DWORDX2 ||
+                 In.Operation == Op::S_BUFFER_STORE_DWORDX4;
+  bool IsBuffer =
+      In.Operation == Op::S_BUFFER_LOAD_DWORD || In.Operation == Op::S_BUFFER_LOAD_DWORDX2 ||
+      In.Operation == Op::S_BUFFER_LOAD_DWORDX4 || In.Operation == Op::S_BUFFER_LOAD_DWORDX8 ||
+      In.Operation == Op::S_BUFFER_LOAD_DWORDX16 || In.Operation == Op::S_BUFFER_STORE_DWORD ||
+      In.Operation == Op::S_BUFFER_STORE_DWORDX2 || In.Operation == Op::S_BUFFER_STORE_DWORDX4;
+  if (In.Dst == kNoOperand || In.Dst + n > 128 || In.Sbase == kNoOperand)
     throw EmuError(EmuErrorKind::IllegalInst, "malformed scalar memory instruction");
-  uint64_t off = smemOffset(w, in);
-  uint32_t vals[16];
-  if (isBuffer) {
+  uint64_t Off = smemOffset(w, In);
+  uint32_t Vals[16];
+  if (IsBuffer) {
     // V#: base 47:0, stride 61:48, num_records 95:64 (bytes for the scalar unit).
-    uint32_t s0 = w.S[in.Sbase], s1 = w.S[in.Sbase + 1], s2 = w.S[in.Sbase + 2];
-    uint64_t base = s0 | (uint64_t(s1 & 0xffff) << 32);
-    uint64_t numRecords = s2;
-    uint64_t start = off & ~3ull;
+    uint32_t s0 = w.S[In.Sbase], s1 = w.S[In.Sbase + 1], s2 = w.S[In.Sbase + 2];
+    uint64_t Base = s0 | (uint64_t(s1 & 0xffff) << 32);
+    uint64_t NumRecords = s2;
+    uint64_t Start = Off & ~3ull;
     for (unsigned i = 0; i < n; ++i) {
-      uint64_t o = start + 4ull * i;
-      bool inRange = o + 4 <= numRecords;
-      if (isStore) {
-        if (inRange)
-          std::memcpy(globalAccess(c, base + o, 4, -1, "s_buffer_store"), &w.S[in.Dst + i], 4);
+      uint64_t o = Start + 4ull * i;
+      bool InRange = o + 4 <= NumRecords;
+      if (IsStore) {
+        if (InRange)
+          std::memcpy(globalAccess(c, Base + o, 4, -1, "s_buffer_store"), &w.S[In.Dst + i], 4);
       } else {
-        vals[i] = 0;
-        if (inRange)
-          std::memcpy(&vals[i], globalAccess(c, base + o, 4, -1, "s_buffer_load"), 4);
+        Vals[i] = 0;
+        if (InRange)
+          std::memcpy(&Vals[i], globalAccess(c, Base + o, 4, -1, "s_buffer_load"), 4);
       }
     }
   } else {
-    uint64_t base = w.S[in.Sbase] | (uint64_t(w.S[in.Sbase + 1]) << 32);
-    uint64_t addr = (base + off) & ~3ull;
-    uint8_t *p = globalAccess(c, addr, 4 * n, -1, isStore ? "s_store" : "s_load");
-    if (isStore)
-      std::memcpy(p, &w.S[in.Dst], 4 * n);
+    uint64_t Base = w.S[In.Sbase] | (uint64_t(w.S[In.Sbase + 1]) << 32);
+    uint64_t Addr = (Base + Off) & ~3ull;
+    uint8_t *p = globalAccess(c, Addr, 4 * n, -1, IsStore ? "s_store" : "s_load");
+    if (IsStore)
+      std::memcpy(p, &w.S[In.Dst], 4 * n);
     else
-      std::memcpy(vals, p, 4 * n);
+      std::memcpy(Vals, p, 4 * n);
   }
-  if (!isStore)
+  if (!IsStore)
     for (unsigned i = 0; i < n; ++i)
-      writeScalar32(w, uint16_t(in.Dst + i), vals[i]);
+      writeScalar32(w, uint16_t(In.Dst + i), Vals[i]);
   return true;
 }
 

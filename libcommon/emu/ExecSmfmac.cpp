@@ -51,9 +51,9 @@ struct Shape {
   SmallFormat Fa = SmallFormat::E4M3, Fb = SmallFormat::E4M3;
 };
 
-bool shapeOf(Op op, Shape &s) {
+bool shapeOf(Op Op, Shape &s) {
   using SF = SmallFormat;
-  switch (op) {
+  switch (Op) {
   case Op::V_SMFMAC_F32_16X16X128_FP8_FP8:
     s = {true, SF::E4M3, SF::E4M3};
     return true;
@@ -86,96 +86,96 @@ bool shapeOf(Op op, Shape &s) {
 unsigned bit(unsigned x, unsigned n) { return (x >> n) & 1; }
 
 // Byte b of a lane's operand packed over consecutive registers from base.
-inline uint32_t byteAt(const WaveState &w, unsigned base, unsigned lane, unsigned b) {
-  return (w.vrow(base + b / 4)[lane] >> (8 * (b % 4))) & 0xff;
+inline uint32_t byteAt(const WaveState &w, unsigned Base, unsigned Lane, unsigned b) {
+  return (w.vrow(Base + b / 4)[Lane] >> (8 * (b % 4))) & 0xff;
 }
 
 } // namespace
 
-bool execSmfmac(ExecCtx &c, const Inst &in) {
+bool execSmfmac(ExecCtx &c, const Inst &In) {
   Shape s;
-  if (!shapeOf(in.Operation, s))
+  if (!shapeOf(In.Operation, s))
     return false;
   WaveState &w = c.W;
-  if (in.Cbsz || in.Abid || in.Blgp)
+  if (In.Cbsz || In.Abid || In.Blgp)
     throw EmuError(EmuErrorKind::Unsupported,
-                   "unsupported instruction " + std::string(opNameLower(in.Operation)) + " at pc " +
+                   "unsupported instruction " + std::string(opNameLower(In.Operation)) + " at pc " +
                        hexText(c.InstPc) +
                        ": cbsz, abid or blgp other than 0 on an SMFMAC whose index uses all 32 "
                        "bits is not documented",
                    c.InstPc);
-  const unsigned dim = s.Is16 ? 16 : 32, K = s.Is16 ? 128 : 64, groups = K / 4;
-  const unsigned dRegs = s.Is16 ? 4 : 16;
-  const unsigned aBase = mfmaOperandBase(c, in, in.Src[0], 4, "A");
-  const unsigned bBase = mfmaOperandBase(c, in, in.Src[1], 8, "B");
-  const unsigned dBase = mfmaOperandBase(c, in, in.Dst, dRegs, "D");
-  if (!isVgprCode(in.Src[2]))
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.Operation)) + " at pc " +
+  const unsigned Dim = s.Is16 ? 16 : 32, K = s.Is16 ? 128 : 64, Groups = K / 4;
+  const unsigned DRegs = s.Is16 ? 4 : 16;
+  const unsigned ABase = mfmaOperandBase(c, In, In.Src[0], 4, "A");
+  const unsigned BBase = mfmaOperandBase(c, In, In.Src[1], 8, "B");
+  const unsigned DBase = mfmaOperandBase(c, In, In.Dst, DRegs, "D");
+  if (!isVgprCode(In.Src[2]))
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(In.Operation)) + " at pc " +
                                                   hexText(c.InstPc) +
                                                   ": the sparsity index is not a VGPR");
-  const uint32_t *idx = w.vrowOf(in.Src[2]);
+  const uint32_t *Idx = w.vrowOf(In.Src[2]);
 
   // Everything is read before D is written (D may overlap A, B or the index).
   static thread_local float A[32 * 32], B[32 * 64]; // A_comp as [i][c], B transposed as [j][k]
   static thread_local uint8_t P[32 * 32];           // the dense K of A_comp[i][c]
   static thread_local uint32_t C[32 * 32];
-  for (unsigned i = 0; i < dim; ++i)
-    for (unsigned cc = 0; cc < K / 2; ++cc) {
-      unsigned lane, byte;
+  for (unsigned i = 0; i < Dim; ++i)
+    for (unsigned Cc = 0; Cc < K / 2; ++Cc) {
+      unsigned Lane, Byte;
       if (s.Is16) {
-        lane = 16 * (2 * bit(cc, 5) + bit(cc, 3)) + i;
-        byte = 4 * (2 * bit(cc, 2) + bit(cc, 4)) + cc % 4;
+        Lane = 16 * (2 * bit(Cc, 5) + bit(Cc, 3)) + i;
+        Byte = 4 * (2 * bit(Cc, 2) + bit(Cc, 4)) + Cc % 4;
       } else {
-        lane = 32 * bit(cc, 4) + i;
-        byte = 4 * (2 * bit(cc, 2) + bit(cc, 3)) + cc % 4;
+        Lane = 32 * bit(Cc, 4) + i;
+        Byte = 4 * (2 * bit(Cc, 2) + bit(Cc, 3)) + Cc % 4;
       }
-      A[i * (K / 2) + cc] = smallToF32(byteAt(w, aBase, lane, byte), s.Fa);
+      A[i * (K / 2) + Cc] = smallToF32(byteAt(w, ABase, Lane, Byte), s.Fa);
     }
-  for (unsigned i = 0; i < dim; ++i)
-    for (unsigned q = 0; q < groups; ++q) {
-      unsigned lane, nib;
+  for (unsigned i = 0; i < Dim; ++i)
+    for (unsigned q = 0; q < Groups; ++q) {
+      unsigned Lane, Nib;
       if (s.Is16) {
-        lane = 16 * (2 * bit(q, 4) + bit(q, 2)) + i;
-        nib = 2 * bit(q, 3) + 4 * bit(q, 1) + bit(q, 0);
+        Lane = 16 * (2 * bit(q, 4) + bit(q, 2)) + i;
+        Nib = 2 * bit(q, 3) + 4 * bit(q, 1) + bit(q, 0);
       } else {
-        lane = 32 * bit(q, 3) + i;
-        nib = bit(q, 0) + 2 * bit(q, 2) + 4 * bit(q, 1);
+        Lane = 32 * bit(q, 3) + i;
+        Nib = bit(q, 0) + 2 * bit(q, 2) + 4 * bit(q, 1);
       }
-      const unsigned field = (idx[lane] >> (4 * nib)) & 0xf;
-      P[i * (K / 2) + 2 * q] = uint8_t(4 * q + (field & 3));
-      P[i * (K / 2) + 2 * q + 1] = uint8_t(4 * q + (field >> 2));
+      const unsigned Field = (Idx[Lane] >> (4 * Nib)) & 0xf;
+      P[i * (K / 2) + 2 * q] = uint8_t(4 * q + (Field & 3));
+      P[i * (K / 2) + 2 * q + 1] = uint8_t(4 * q + (Field >> 2));
     }
-  for (unsigned j = 0; j < dim; ++j)
+  for (unsigned j = 0; j < Dim; ++j)
     for (unsigned k = 0; k < K; ++k) {
-      const unsigned lane = s.Is16 ? 16 * ((k / 8) % 4) + j : 32 * ((k / 8) % 2) + j;
-      const unsigned byte = s.Is16 ? 8 * (k / 32) + k % 8 : 8 * (k / 16) + k % 8;
-      B[j * K + k] = smallToF32(byteAt(w, bBase, lane, byte), s.Fb);
+      const unsigned Lane = s.Is16 ? 16 * ((k / 8) % 4) + j : 32 * ((k / 8) % 2) + j;
+      const unsigned Byte = s.Is16 ? 8 * (k / 32) + k % 8 : 8 * (k / 16) + k % 8;
+      B[j * K + k] = smallToF32(byteAt(w, BBase, Lane, Byte), s.Fb);
     }
-  auto dpos = [&](unsigned i, unsigned j, unsigned &reg, unsigned &lane) {
+  auto Dpos = [&](unsigned i, unsigned j, unsigned &Reg, unsigned &Lane) {
     if (s.Is16) {
-      reg = i % 4;
-      lane = 16 * (i / 4) + j;
+      Reg = i % 4;
+      Lane = 16 * (i / 4) + j;
     } else {
-      reg = 4 * (i / 8) + i % 4;
-      lane = 32 * ((i / 4) % 2) + j;
+      Reg = 4 * (i / 8) + i % 4;
+      Lane = 32 * ((i / 4) % 2) + j;
     }
   };
-  for (unsigned i = 0; i < dim; ++i)
-    for (unsigned j = 0; j < dim; ++j) {
-      unsigned reg, lane;
-      dpos(i, j, reg, lane);
-      C[i * dim + j] = w.vrow(dBase + reg)[lane];
+  for (unsigned i = 0; i < Dim; ++i)
+    for (unsigned j = 0; j < Dim; ++j) {
+      unsigned Reg, Lane;
+      Dpos(i, j, Reg, Lane);
+      C[i * Dim + j] = w.vrow(DBase + Reg)[Lane];
     }
-  for (unsigned i = 0; i < dim; ++i)
-    for (unsigned j = 0; j < dim; ++j) {
-      float acc = bitsToF32(C[i * dim + j]);
-      const float *ar = &A[i * (K / 2)], *br = &B[j * K];
-      const uint8_t *pr = &P[i * (K / 2)];
-      for (unsigned cc = 0; cc < K / 2; ++cc)
-        acc = std::fma(ar[cc], br[pr[cc]], acc);
-      unsigned reg, lane;
-      dpos(i, j, reg, lane);
-      w.vrow(dBase + reg)[lane] = f32ToBits(acc);
+  for (unsigned i = 0; i < Dim; ++i)
+    for (unsigned j = 0; j < Dim; ++j) {
+      float Acc = bitsToF32(C[i * Dim + j]);
+      const float *Ar = &A[i * (K / 2)], *Br = &B[j * K];
+      const uint8_t *Pr = &P[i * (K / 2)];
+      for (unsigned Cc = 0; Cc < K / 2; ++Cc)
+        Acc = std::fma(Ar[Cc], Br[Pr[Cc]], Acc);
+      unsigned Reg, Lane;
+      Dpos(i, j, Reg, Lane);
+      w.vrow(DBase + Reg)[Lane] = f32ToBits(Acc);
     }
   return true;
 }

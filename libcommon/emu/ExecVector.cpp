@@ -33,11 +33,11 @@ static inline u32 ffbhI(u32 v) {
 // One byte of v_perm_b32 from {a, b} (a the high dword): selector 0-7 a byte (0-3 of b, 4-7
 // of a), 8-11 the sign of byte 1, 3, 5, 7 repeated, 12 zero, 13 and above 0xff. Every case is
 // computed in 32 bits and one is picked, without branches, so that the lane loop vectorizes.
-static inline u32 permByte(u32 a, u32 b, u32 sel) {
-  sel &= 0xff;
-  const u32 byte = ((sel & 4 ? a : b) >> ((sel & 3) * 8)) & 0xff;
-  const u32 sign = (((sel & 2 ? a : b) >> ((sel & 1) * 16 + 15)) & 1) * 0xffu;
-  return sel < 8 ? byte : sel < 12 ? sign : sel == 12 ? 0u : 0xffu;
+static inline u32 permByte(u32 a, u32 b, u32 Sel) {
+  Sel &= 0xff;
+  const u32 Byte = ((Sel & 4 ? a : b) >> ((Sel & 3) * 8)) & 0xff;
+  const u32 Sign = (((Sel & 2 ? a : b) >> ((Sel & 1) * 16 + 15)) & 1) * 0xffu;
+  return Sel < 8 ? Byte : Sel < 12 ? Sign : Sel == 12 ? 0u : 0xffu;
 }
 
 static inline u32 absdiff(u32 a, u32 b) { return a > b ? a - b : b - a; }
@@ -48,36 +48,36 @@ static inline u32 sadU8(u32 a, u32 b, u32 c) {
 }
 
 template <class T> static inline T med3(T a, T b, T c) {
-  T mx = std::max(std::max(a, b), c);
-  if (mx == a)
+  T Mx = std::max(std::max(a, b), c);
+  if (Mx == a)
     return std::max(b, c);
-  if (mx == b)
+  if (Mx == b)
     return std::max(a, c);
   return std::max(a, b);
 }
 
 // Carry ops: f returns the 32-bit result with the carry/borrow out in bit 32. The carry in is a
 // 0/1 row. Carry-out mask bits of inactive lanes are zero.
-template <class Fn> static bool carryOp(VX &x, bool hasCin, Fn f) {
+template <class Fn> static bool carryOp(VX &x, bool HasCin, Fn f) {
   const u32 *a = fetch32(x, 0, Ty::B32), *b = fetch32(x, 1, Ty::B32);
-  const u32 *ci = hasCin ? maskRow(x, 2, readMask(x, x.In.Src[2])) : kZeroRow;
-  alignas(64) u8 co[64];
+  const u32 *Ci = HasCin ? maskRow(x, 2, readMask(x, x.In.Src[2])) : kZeroRow;
+  alignas(64) u8 Co[64];
   // Clamp (saturation: overflow -> all ones, borrow -> zero) is applied by f.
   for (unsigned l = 0; l < 64; ++l) {
-    u64 v = f(a[l], b[l], ci[l]);
-    co[l] = u8((v >> 32) & 1);
+    u64 v = f(a[l], b[l], Ci[l]);
+    Co[l] = u8((v >> 32) & 1);
     x.R[l] = u32(v);
   }
   finish32(x, R::B32);
-  writeMask(x, x.In.Sdst, packLaneBits(co) & x.Exec);
+  writeMask(x, x.In.Sdst, packLaneBits(Co) & x.Exec);
   return true;
 }
 
 bool integerOp(VX &x) {
-  const Inst &in = x.In;
-  const bool clamp = in.Clamp;
+  const Inst &In = x.In;
+  const bool Clamp = In.Clamp;
   using T = Ty;
-  switch (in.Operation) {
+  switch (In.Operation) {
   // ---- moves --------------------------------------------------------------------------------
   case Op::V_MOV_B32_E32:
   case Op::V_MOV_B32_E64:
@@ -110,67 +110,67 @@ bool integerOp(VX &x) {
   // ---- 32-bit integer arithmetic ------------------------------------------------------------
   case Op::V_ADD_U32_E32:
   case Op::V_ADD_U32_E64:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return satU32(u64(a) + b); });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a + b; });
   case Op::V_SUB_U32_E32:
   case Op::V_SUB_U32_E64:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a < b ? 0u : a - b; });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a - b; });
   case Op::V_SUBREV_U32_E32:
   case Op::V_SUBREV_U32_E64:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b < a ? 0u : b - a; });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return b - a; });
   case Op::V_ADD_I32:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B32, T::B32, R::B32,
                 [](u32 a, u32 b) { return satI32(i64(i32(a)) + i32(b)); });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a + b; });
   case Op::V_SUB_I32:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B32, T::B32, R::B32,
                 [](u32 a, u32 b) { return satI32(i64(i32(a)) - i32(b)); });
     return n2(x, T::B32, T::B32, R::B32, [](u32 a, u32 b) { return a - b; });
 
   case Op::V_ADD_CO_U32_E32:
   case Op::V_ADD_CO_U32:
-    return carryOp(x, false, [clamp](u32 a, u32 b, u32) {
+    return carryOp(x, false, [Clamp](u32 a, u32 b, u32) {
       u64 v = u64(a) + b;
-      return clamp && (v >> 32) ? (v | 0xffffffffull) : v;
+      return Clamp && (v >> 32) ? (v | 0xffffffffull) : v;
     });
   case Op::V_ADDC_CO_U32_E32:
   case Op::V_ADDC_CO_U32:
-    return carryOp(x, true, [clamp](u32 a, u32 b, u32 c) {
+    return carryOp(x, true, [Clamp](u32 a, u32 b, u32 c) {
       u64 v = u64(a) + b + c;
-      return clamp && (v >> 32) ? (v | 0xffffffffull) : v;
+      return Clamp && (v >> 32) ? (v | 0xffffffffull) : v;
     });
   case Op::V_SUB_CO_U32_E32:
   case Op::V_SUB_CO_U32:
-    return carryOp(x, false, [clamp](u32 a, u32 b, u32) {
-      u64 bo = b > a;
-      return bo ? ((1ull << 32) | (clamp ? 0u : u32(a - b))) : u64(a - b);
+    return carryOp(x, false, [Clamp](u32 a, u32 b, u32) {
+      u64 Bo = b > a;
+      return Bo ? ((1ull << 32) | (Clamp ? 0u : u32(a - b))) : u64(a - b);
     });
   case Op::V_SUBREV_CO_U32_E32:
   case Op::V_SUBREV_CO_U32:
-    return carryOp(x, false, [clamp](u32 a, u32 b, u32) {
-      u64 bo = a > b;
-      return bo ? ((1ull << 32) | (clamp ? 0u : u32(b - a))) : u64(b - a);
+    return carryOp(x, false, [Clamp](u32 a, u32 b, u32) {
+      u64 Bo = a > b;
+      return Bo ? ((1ull << 32) | (Clamp ? 0u : u32(b - a))) : u64(b - a);
     });
   case Op::V_SUBB_CO_U32_E32:
   case Op::V_SUBB_CO_U32:
-    return carryOp(x, true, [clamp](u32 a, u32 b, u32 c) {
-      u64 bo = u64(b) + c > a;
+    return carryOp(x, true, [Clamp](u32 a, u32 b, u32 c) {
+      u64 Bo = u64(b) + c > a;
       u32 v = a - b - c;
-      return bo ? ((1ull << 32) | (clamp ? 0u : v)) : u64(v);
+      return Bo ? ((1ull << 32) | (Clamp ? 0u : v)) : u64(v);
     });
   case Op::V_SUBBREV_CO_U32_E32:
   case Op::V_SUBBREV_CO_U32:
-    return carryOp(x, true, [clamp](u32 a, u32 b, u32 c) {
-      u64 bo = u64(a) + c > b;
+    return carryOp(x, true, [Clamp](u32 a, u32 b, u32 c) {
+      u64 Bo = u64(a) + c > b;
       u32 v = b - a - c;
-      return bo ? ((1ull << 32) | (clamp ? 0u : v)) : u64(v);
+      return Bo ? ((1ull << 32) | (Clamp ? 0u : v)) : u64(v);
     });
 
   case Op::V_MUL_LO_U32:
@@ -211,22 +211,22 @@ bool integerOp(VX &x) {
   case Op::V_MAD_I64_I32: {
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32);
     const u64 *c = fetch64(x, 2, T::B64);
-    u64 co = 0;
-    if (in.Operation == Op::V_MAD_U64_U32) {
+    u64 Co = 0;
+    if (In.Operation == Op::V_MAD_U64_U32) {
       for (unsigned l = 0; l < 64; ++l) {
         unsigned __int128 v = (unsigned __int128)(u64(a[l]) * b[l]) + c[l];
         x.Rq[l] = u64(v);
-        co |= u64(v >> 64) << l;
+        Co |= u64(v >> 64) << l;
       }
     } else {
       for (unsigned l = 0; l < 64; ++l) {
         __int128 v = (__int128)(i64(i32(a[l])) * i32(b[l])) + (__int128)i64(c[l]);
         x.Rq[l] = u64(v);
-        co |= u64(v != (__int128)i64(v)) << l; // signed overflow
+        Co |= u64(v != (__int128)i64(v)) << l; // signed overflow
       }
     }
     finish64(x, R::B64);
-    writeMask(x, in.Sdst, co & x.Exec);
+    writeMask(x, In.Sdst, Co & x.Exec);
     return true;
   }
   case Op::V_ADD3_U32_E64:
@@ -338,15 +338,15 @@ bool integerOp(VX &x) {
   case Op::V_BITOP3_B16: {
     // gfx950: a three-input truth table TTBL = {OMOD[1:0], ABS[2:0], NEG[2:0]}; bit
     // (s0<<2 | s1<<1 | s2) of TTBL is the result bit.
-    u32 ttbl = (in.Neg & 7) | ((in.Abs & 7) << 3) | ((in.Omod & 3) << 6);
-    auto f = [ttbl](u32 a, u32 b, u32 c) {
+    u32 Ttbl = (In.Neg & 7) | ((In.Abs & 7) << 3) | ((In.Omod & 3) << 6);
+    auto f = [Ttbl](u32 a, u32 b, u32 c) {
       u32 r = 0;
       for (unsigned k = 0; k < 8; ++k)
-        if ((ttbl >> k) & 1)
+        if ((Ttbl >> k) & 1)
           r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
       return r;
     };
-    if (in.Operation == Op::V_BITOP3_B16)
+    if (In.Operation == Op::V_BITOP3_B16)
       return n3(x, T::B16, T::B16, T::B16, R::B16, f);
     return n3(x, T::B32, T::B32, T::B32, R::B32, f);
   }
@@ -356,33 +356,33 @@ bool integerOp(VX &x) {
     // shifts (the same bytes as permByte's).
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32), *c = fetch32(x, 2, T::B32);
     // An SGPR or constant selector is uniform by its operand; a VGPR one is checked.
-    bool uniform = in.Src[2] < kVgprBase;
-    if (!uniform) {
-      u32 diff = 0;
+    bool Uniform = In.Src[2] < kVgprBase;
+    if (!Uniform) {
+      u32 Diff = 0;
       for (unsigned l = 0; l < kWaveSize; ++l)
-        diff |= c[l] ^ c[0];
-      uniform = diff == 0;
+        Diff |= c[l] ^ c[0];
+      Uniform = Diff == 0;
     }
-    if (uniform) {
+    if (Uniform) {
       // Per result byte: which source (a or b), the shift, the mask (0xff a byte, 1 a sign
       // bit), the multiplier (0xff spreads a sign bit) and a constant (12: 0, 13+: 0xff).
       struct Pick {
         u32 FromA, Sh, Mask, Mul, Cst;
       };
-      auto pick = [](u32 sel) -> Pick {
-        if (sel < 8)
-          return {sel >> 2 & 1, 8 * (sel & 3), 0xff, 1, 0};
-        if (sel < 12)
-          return {sel >> 1 & 1, 16 * (sel & 1) + 15, 1, 0xff, 0};
-        return {0, 0, 0, 0, sel == 12 ? 0u : 0xffu};
+      auto PickOf = [](u32 Sel) -> Pick {
+        if (Sel < 8)
+          return {Sel >> 2 & 1, 8 * (Sel & 3), 0xff, 1, 0};
+        if (Sel < 12)
+          return {Sel >> 1 & 1, 16 * (Sel & 1) + 15, 1, 0xff, 0};
+        return {0, 0, 0, 0, Sel == 12 ? 0u : 0xffu};
       };
-      const Pick p0 = pick(c[0] & 0xff), p1 = pick(c[0] >> 8 & 0xff), p2 = pick(c[0] >> 16 & 0xff),
-                 p3 = pick(c[0] >> 24);
+      const Pick p0 = PickOf(c[0] & 0xff), p1 = PickOf(c[0] >> 8 & 0xff),
+                 p2 = PickOf(c[0] >> 16 & 0xff), p3 = PickOf(c[0] >> 24);
       return loop3(x, a, b, c, R::B32, [p0, p1, p2, p3](u32 a, u32 b, u32) {
-        auto byte = [a, b](const Pick &p) {
+        auto Byte = [a, b](const Pick &p) {
           return (((p.FromA ? a : b) >> p.Sh) & p.Mask) * p.Mul | p.Cst;
         };
-        return byte(p0) | byte(p1) << 8 | byte(p2) << 16 | byte(p3) << 24;
+        return Byte(p0) | Byte(p1) << 8 | Byte(p2) << 16 | Byte(p3) << 24;
       });
     }
     return loop3(x, a, b, c, R::B32, [](u32 a, u32 b, u32 c) {
@@ -396,10 +396,10 @@ bool integerOp(VX &x) {
   case Op::V_MBCNT_LO_U32_B32:
   case Op::V_MBCNT_HI_U32_B32: {
     const u32 *a = fetch32(x, 0, T::B32), *b = fetch32(x, 1, T::B32);
-    bool hi = in.Operation == Op::V_MBCNT_HI_U32_B32;
+    bool Hi = In.Operation == Op::V_MBCNT_HI_U32_B32;
     for (unsigned l = 0; l < 64; ++l) {
-      u64 tm = (1ull << l) - 1;
-      u32 m = hi ? u32(tm >> 32) : u32(tm);
+      u64 Tm = (1ull << l) - 1;
+      u32 m = Hi ? u32(Tm >> 32) : u32(Tm);
       x.R[l] = u32(__builtin_popcount(a[l] & m)) + b[l];
     }
     finish32(x, R::B32);
@@ -408,7 +408,7 @@ bool integerOp(VX &x) {
   case Op::V_CNDMASK_B32_E32:
   case Op::V_CNDMASK_B32_E64: {
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32);
-    const u32 *c = maskRow(x, 2, readMask(x, in.Src[2]));
+    const u32 *c = maskRow(x, 2, readMask(x, In.Src[2]));
     return loop3(x, a, b, c, R::B32, [](u32 a, u32 b, u32 c) { return c ? b : a; });
   }
 
@@ -443,28 +443,28 @@ bool integerOp(VX &x) {
   // ---- 16-bit integer -----------------------------------------------------------------------
   case Op::V_ADD_U16_E32:
   case Op::V_ADD_U16_E64:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B16, T::B16, R::B16,
                 [](u32 a, u32 b) { return satU16(i32(lo16(a) + lo16(b))); });
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return a + b; });
   case Op::V_SUB_U16_E32:
   case Op::V_SUB_U16_E64:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B16, T::B16, R::B16,
                 [](u32 a, u32 b) { return satU16(i32(lo16(a)) - i32(lo16(b))); });
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return a - b; });
   case Op::V_SUBREV_U16_E32:
   case Op::V_SUBREV_U16_E64:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B16, T::B16, R::B16,
                 [](u32 a, u32 b) { return satU16(i32(lo16(b)) - i32(lo16(a))); });
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return b - a; });
   case Op::V_ADD_I16:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return satI16(sx16(a) + sx16(b)); });
     return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return a + b; });
   case Op::V_SUB_I16:
-    if (clamp)
+    if (Clamp)
       return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return satI16(sx16(a) - sx16(b)); });
     return n2(x, T::B16, T::B16, R::B16P, [](u32 a, u32 b) { return a - b; });
   case Op::V_MUL_LO_U16_E32:
@@ -472,20 +472,20 @@ bool integerOp(VX &x) {
     return n2(x, T::B16, T::B16, R::B16, [](u32 a, u32 b) { return lo16(a) * lo16(b); });
   case Op::V_MAD_U16:
   case Op::V_MAD_LEGACY_U16_E64: {
-    R res = in.Operation == Op::V_MAD_U16 ? R::B16P : R::B16;
-    if (clamp)
-      return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) {
+    R Res = In.Operation == Op::V_MAD_U16 ? R::B16P : R::B16;
+    if (Clamp)
+      return n3(x, T::B16, T::B16, T::B16, Res, [](u32 a, u32 b, u32 c) {
         return satU16(i32(std::min<u32>(lo16(a) * lo16(b) + lo16(c), 0x10000)));
       });
-    return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) { return a * b + c; });
+    return n3(x, T::B16, T::B16, T::B16, Res, [](u32 a, u32 b, u32 c) { return a * b + c; });
   }
   case Op::V_MAD_I16:
   case Op::V_MAD_LEGACY_I16_E64: {
-    R res = in.Operation == Op::V_MAD_I16 ? R::B16P : R::B16;
-    if (clamp)
-      return n3(x, T::B16, T::B16, T::B16, res,
+    R Res = In.Operation == Op::V_MAD_I16 ? R::B16P : R::B16;
+    if (Clamp)
+      return n3(x, T::B16, T::B16, T::B16, Res,
                 [](u32 a, u32 b, u32 c) { return satI16(sx16(a) * sx16(b) + sx16(c)); });
-    return n3(x, T::B16, T::B16, T::B16, res, [](u32 a, u32 b, u32 c) { return a * b + c; });
+    return n3(x, T::B16, T::B16, T::B16, Res, [](u32 a, u32 b, u32 c) { return a * b + c; });
   }
   case Op::V_LSHLREV_B16_E32:
   case Op::V_LSHLREV_B16_E64:
@@ -541,32 +541,32 @@ bool integerOp(VX &x) {
 
   // ---- lane-crossing ------------------------------------------------------------------------
   case Op::V_READLANE_B32: {
-    if (!isVgprCode(in.Src[0]) && !isAgprCode(in.Src[0]))
+    if (!isVgprCode(In.Src[0]) && !isAgprCode(In.Src[0]))
       return false;
-    u32 lane = readScalar32(x.W, in, in.Src[1], OpType::B32) & 63;
-    writeScalar32(x.W, in.Dst, x.W.vrowOf(in.Src[0])[lane]);
+    u32 Lane = readScalar32(x.W, In, In.Src[1], OpType::B32) & 63;
+    writeScalar32(x.W, In.Dst, x.W.vrowOf(In.Src[0])[Lane]);
     return true;
   }
   case Op::V_READFIRSTLANE_B32_E32:
   case Op::V_READFIRSTLANE_B32_E64: {
     u64 e = x.W.exec();
-    unsigned lane = e ? unsigned(__builtin_ctzll(e)) : 0;
-    u32 v = in.Src[0] >= kVgprBase ? x.W.vrowOf(in.Src[0])[lane]
-                                   : readScalar32(x.W, in, in.Src[0], OpType::B32);
-    writeScalar32(x.W, in.Dst, v);
+    unsigned Lane = e ? unsigned(__builtin_ctzll(e)) : 0;
+    u32 v = In.Src[0] >= kVgprBase ? x.W.vrowOf(In.Src[0])[Lane]
+                                   : readScalar32(x.W, In, In.Src[0], OpType::B32);
+    writeScalar32(x.W, In.Dst, v);
     return true;
   }
   case Op::V_WRITELANE_B32: {
-    u32 v = readScalar32(x.W, in, in.Src[0], OpType::B32);
-    u32 lane = readScalar32(x.W, in, in.Src[1], OpType::B32) & 63;
-    dstRow(x)[lane] = v;
+    u32 v = readScalar32(x.W, In, In.Src[0], OpType::B32);
+    u32 Lane = readScalar32(x.W, In, In.Src[1], OpType::B32) & 63;
+    dstRow(x)[Lane] = v;
     return true;
   }
   case Op::V_SWAP_B32_E32:
   case Op::V_SWAP_B32_E64: {
-    if (!isVgprCode(in.Src[0]))
+    if (!isVgprCode(In.Src[0]))
       return false;
-    u32 *a = dstRow(x), *b = x.W.vrowOf(in.Src[0]);
+    u32 *a = dstRow(x), *b = x.W.vrowOf(In.Src[0]);
     for (unsigned l = 0; l < 64; ++l)
       if ((x.Exec >> l) & 1)
         std::swap(a[l], b[l]);
@@ -578,17 +578,17 @@ bool integerOp(VX &x) {
   case Op::V_PERMLANE32_SWAP_B32_E64: {
     // gfx950: swap the odd rows of vdst with the even rows of src0 (16), or the upper half of
     // vdst with the lower half of src0 (32).
-    if (!isVgprCode(in.Src[0]))
+    if (!isVgprCode(In.Src[0]))
       return false;
-    bool p32 = in.Operation == Op::V_PERMLANE32_SWAP_B32_E32 ||
-               in.Operation == Op::V_PERMLANE32_SWAP_B32_E64;
-    u32 *vd = dstRow(x), *vs = x.W.vrowOf(in.Src[0]);
+    bool P32 = In.Operation == Op::V_PERMLANE32_SWAP_B32_E32 ||
+               In.Operation == Op::V_PERMLANE32_SWAP_B32_E64;
+    u32 *Vd = dstRow(x), *Vs = x.W.vrowOf(In.Src[0]);
     // As the ISA pseudocode has it: no EXEC test.
-    for (unsigned pass = 0; pass < (p32 ? 1u : 2u); ++pass)
-      for (unsigned i = 0; i < (p32 ? 32u : 16u); ++i) {
-        unsigned dl = p32 ? 32 + i : pass * 32 + 16 + i; // vdst lane
-        unsigned sl = p32 ? i : pass * 32 + i;           // src0 lane
-        std::swap(vd[dl], vs[sl]);
+    for (unsigned Pass = 0; Pass < (P32 ? 1u : 2u); ++Pass)
+      for (unsigned i = 0; i < (P32 ? 32u : 16u); ++i) {
+        unsigned Dl = P32 ? 32 + i : Pass * 32 + 16 + i; // vdst lane
+        unsigned Sl = P32 ? i : Pass * 32 + i;           // src0 lane
+        std::swap(Vd[Dl], Vs[Sl]);
       }
     return true;
   }
@@ -612,73 +612,73 @@ namespace {
 // executor that ran it is called directly. The table belongs to the ops, not to a dispatch:
 // threads share it through relaxed atomics, and each entry is either unknown or the one answer.
 enum class Owner : uint8_t { Unknown, Integer, Fp8, Float, Compare };
-std::atomic<uint8_t> gOwner[size_t(Op::Count)];
+std::atomic<uint8_t> GOwner[size_t(Op::Count)];
 
 // One VOP1/VOP2/VOPC/VOP3 instruction (in its plain, DPP or SDWA form).
-bool execVectorInst(ExecCtx &c, const Inst &in) {
+bool execVectorInst(ExecCtx &c, const Inst &In) {
   using namespace vec;
-  VX x(c, in);
+  VX x(c, In);
   x.Exec = c.W.exec();
-  x.Vop3 = in.Encoding == Enc::VOP3;
-  x.Dpp = !x.Vop3 && in.Form == VForm::Dpp;
-  x.Sdwa = !x.Vop3 && in.Form == VForm::Sdwa;
+  x.Vop3 = In.Encoding == Enc::VOP3;
+  x.Dpp = !x.Vop3 && In.Form == VForm::Dpp;
+  x.Sdwa = !x.Vop3 && In.Form == VForm::Sdwa;
   if (x.Dpp)
     setupDpp(x);
   // Round/denormal fields other than the compiled-kernel default: the moded float path, which
   // runs the float ops and the compares.
-  const bool moded = !fpmode::isDefault(c.W.Mode);
+  const bool Moded = !fpmode::isDefault(c.W.Mode);
   // The float ops under that MODE, then the compares (whose moded inputs VX::ftzIn flushes).
-  auto runModed = [&x] { return execVectorModed(x) || execVectorCompare(x); };
-  std::atomic<uint8_t> &owner = gOwner[size_t(in.Operation)];
-  switch (Owner(owner.load(std::memory_order_relaxed))) {
+  auto RunModed = [&x] { return execVectorModed(x) || execVectorCompare(x); };
+  std::atomic<uint8_t> &Learned = GOwner[size_t(In.Operation)];
+  switch (Owner(Learned.load(std::memory_order_relaxed))) {
   case Owner::Integer:
     return integerOp(x);
   case Owner::Fp8:
     return execVectorFp8(x);
   case Owner::Float:
-    return moded ? runModed() : execVectorFloat(x);
+    return Moded ? RunModed() : execVectorFloat(x);
   case Owner::Compare:
-    return moded ? runModed() : execVectorCompare(x);
+    return Moded ? RunModed() : execVectorCompare(x);
   case Owner::Unknown:
     break;
   }
-  auto learn = [&owner](Owner o) {
-    owner.store(uint8_t(o), std::memory_order_relaxed);
+  auto Learn = [&Learned](Owner o) {
+    Learned.store(uint8_t(o), std::memory_order_relaxed);
     return true;
   };
   if (integerOp(x))
-    return learn(Owner::Integer);
+    return Learn(Owner::Integer);
   if (execVectorFp8(x))
-    return learn(Owner::Fp8);
-  if (moded)
-    return runModed(); // float or compare: learned when one runs in the default mode
+    return Learn(Owner::Fp8);
+  if (Moded)
+    return RunModed(); // float or compare: learned when one runs in the default mode
   if (execVectorFloat(x))
-    return learn(Owner::Float);
-  return execVectorCompare(x) && learn(Owner::Compare);
+    return Learn(Owner::Float);
+  return execVectorCompare(x) && Learn(Owner::Compare);
 }
 
 // v_fmamk/v_madmk (S0 * K + S1) and v_fmaak/v_madak (S0 * S1 + K): K is the literal; the other
 // two operands are staged as src0 and src1 whichever slot the decoder used for K. A separate
 // function, so that the common path does not set up an Inst copy.
-[[gnu::noinline]] bool execVectorKForm(ExecCtx &c, const Inst &in) {
-  Inst kin = in;
-  if (kin.Src[1] == kLiteralCode)
-    kin.Src[1] = kin.Src[2];
-  kin.Src[2] = kNoOperand;
-  return execVectorInst(c, kin);
+[[gnu::noinline]] bool execVectorKForm(ExecCtx &c, const Inst &In) {
+  Inst Kin = In;
+  if (Kin.Src[1] == kLiteralCode)
+    Kin.Src[1] = Kin.Src[2];
+  Kin.Src[2] = kNoOperand;
+  return execVectorInst(c, Kin);
 }
 
 } // namespace
 
-bool execVector(ExecCtx &c, const Inst &in) {
-  if (in.Encoding != Enc::VOP1 && in.Encoding != Enc::VOP2 && in.Encoding != Enc::VOPC &&
-      in.Encoding != Enc::VOP3)
+bool execVector(ExecCtx &c, const Inst &In) {
+  if (In.Encoding != Enc::VOP1 && In.Encoding != Enc::VOP2 && In.Encoding != Enc::VOPC &&
+      In.Encoding != Enc::VOP3)
     return false;
-  if (in.Operation == Op::V_FMAMK_F32_E32 || in.Operation == Op::V_MADMK_F16_E32 ||
-      in.Operation == Op::V_FMAAK_F32_E32 || in.Operation == Op::V_MADAK_F16_E32 ||
-      in.Operation == Op::V_MADMK_F32_E32 || in.Operation == Op::V_MADAK_F32_E32)
-    return execVectorKForm(c, in);
-  return execVectorInst(c, in);
+  if (In.Operation == Op::V_FMAMK_F32_E32 || In.Operation == Op::V_MADMK_F16_E32 ||
+      In.Operation == Op::V_FMAAK_F32_E32 || In.Operation == Op::V_MADAK_F16_E32 ||
+      In.Operation == Op::V_MADMK_F32_E32 || In.Operation == Op::V_MADAK_F32_E32)
+    return execVectorKForm(c, In);
+  return execVectorInst(c, In);
 }
 
 } // namespace asmevo::emu

@@ -29,54 +29,54 @@ std::array<CmpInfo, size_t(Op::Count)> buildTable() {
   static const struct {
     const char *N;
     uint8_t Tt;
-  } conds[] = {{"F", 0},    {"LT", 1},   {"EQ", 2},   {"LE", 3},   {"GT", 4},   {"LG", 5},
+  } Conds[] = {{"F", 0},    {"LT", 1},   {"EQ", 2},   {"LE", 3},   {"GT", 4},   {"LG", 5},
                {"NE", 5},   {"GE", 6},   {"O", 7},    {"U", 8},    {"NGE", 9},  {"NLG", 10},
                {"NGT", 11}, {"NLE", 12}, {"NEQ", 13}, {"NLT", 14}, {"TRU", 15}, {"T", 15}};
   static const struct {
     const char *N;
     CK K;
-  } types[] = {{"F16", CK::F16}, {"F32", CK::F32}, {"F64", CK::F64},
+  } Types[] = {{"F16", CK::F16}, {"F32", CK::F32}, {"F64", CK::F64},
                {"I16", CK::I16}, {"U16", CK::U16}, {"I32", CK::I32},
                {"U32", CK::U32}, {"I64", CK::I64}, {"U64", CK::U64}};
   for (size_t i = 0; i < size_t(Op::Count); ++i) {
     std::string n = opName(Op(i));
-    bool isX;
+    bool IsX;
     if (n.rfind("V_CMP_", 0) == 0)
-      isX = false, n = n.substr(6);
+      IsX = false, n = n.substr(6);
     else if (n.rfind("V_CMPX_", 0) == 0)
-      isX = true, n = n.substr(7);
+      IsX = true, n = n.substr(7);
     else
       continue;
     if (n.size() > 4 &&
         (n.compare(n.size() - 4, 4, "_E32") == 0 || n.compare(n.size() - 4, 4, "_E64") == 0))
       n.resize(n.size() - 4);
-    size_t us = n.rfind('_');
-    if (us == std::string::npos)
+    size_t Us = n.rfind('_');
+    if (Us == std::string::npos)
       continue;
-    std::string c = n.substr(0, us), ty = n.substr(us + 1);
+    std::string c = n.substr(0, Us), Ty = n.substr(Us + 1);
     CK k = CK::None;
-    for (auto &e : types)
-      if (ty == e.N)
+    for (auto &e : Types)
+      if (Ty == e.N)
         k = e.K;
     if (k == CK::None)
       continue;
-    CmpInfo info;
-    info.X = isX;
+    CmpInfo Info;
+    Info.X = IsX;
     if (c == "CLASS") {
       if (k != CK::F16 && k != CK::F32 && k != CK::F64)
         continue;
-      info.Kind = k == CK::F16 ? CK::C16 : (k == CK::F32 ? CK::C32 : CK::C64);
-      info.Tt = 1;
+      Info.Kind = k == CK::F16 ? CK::C16 : (k == CK::F32 ? CK::C32 : CK::C64);
+      Info.Tt = 1;
     } else {
-      bool found = false;
-      for (auto &e : conds)
+      bool Found = false;
+      for (auto &e : Conds)
         if (c == e.N)
-          info.Tt = e.Tt, found = true;
-      if (!found)
+          Info.Tt = e.Tt, Found = true;
+      if (!Found)
         continue;
-      info.Kind = k;
+      Info.Kind = k;
     }
-    t[i] = info;
+    t[i] = Info;
   }
   return t;
 }
@@ -97,108 +97,109 @@ template <class V> inline unsigned rel(V a, V b) {
 // a lane's bit is the condition's truth table tt at their relation code. For a condition without
 // U (TT 1..6, a template argument) the code's bits are written out as the comparisons they stand
 // for, which the compiler turns into one or two vector compares.
-template <unsigned TT, class V, class Cv> u64 relLanes(const V *a, const V *b, unsigned tt, Cv cv) {
-  alignas(64) u8 bits[kWaveSize];
+template <unsigned TT, class V, class Cv>
+u64 relLanes(const V *a, const V *b, unsigned Tt, Cv Conv) {
+  alignas(64) u8 Bits[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l) {
-    const auto p = cv(a[l]), q = cv(b[l]);
+    const auto p = Conv(a[l]), q = Conv(b[l]);
     if (TT)
-      bits[l] = u8(((TT & 1) && p < q) | ((TT & 2) && p == q) | ((TT & 4) && p > q));
+      Bits[l] = u8(((TT & 1) && p < q) | ((TT & 2) && p == q) | ((TT & 4) && p > q));
     else
-      bits[l] = (rel(p, q) & tt) != 0;
+      Bits[l] = (rel(p, q) & Tt) != 0;
   }
-  return packLaneBits(bits);
+  return packLaneBits(Bits);
 }
-template <class V, class Cv> u64 relLanesAnyTt(const V *a, const V *b, unsigned tt, Cv cv) {
-  switch (tt) {
+template <class V, class Cv> u64 relLanesAnyTt(const V *a, const V *b, unsigned Tt, Cv Conv) {
+  switch (Tt) {
   case 1:
-    return relLanes<1>(a, b, tt, cv);
+    return relLanes<1>(a, b, Tt, Conv);
   case 2:
-    return relLanes<2>(a, b, tt, cv);
+    return relLanes<2>(a, b, Tt, Conv);
   case 3:
-    return relLanes<3>(a, b, tt, cv);
+    return relLanes<3>(a, b, Tt, Conv);
   case 4:
-    return relLanes<4>(a, b, tt, cv);
+    return relLanes<4>(a, b, Tt, Conv);
   case 5:
-    return relLanes<5>(a, b, tt, cv);
+    return relLanes<5>(a, b, Tt, Conv);
   case 6:
-    return relLanes<6>(a, b, tt, cv);
+    return relLanes<6>(a, b, Tt, Conv);
   default:
-    return relLanes<0>(a, b, tt, cv);
+    return relLanes<0>(a, b, Tt, Conv);
   }
 }
 // v_cmp_class: fn gives each lane's bit.
-template <class V, class Fn> u64 bitLanes(const V *a, const V *b, Fn fn) {
-  alignas(64) u8 bits[kWaveSize];
+template <class V, class Fn> u64 bitLanes(const V *a, const V *b, Fn LaneBit) {
+  alignas(64) u8 Bits[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l)
-    bits[l] = fn(a[l], b[l]) != 0;
-  return packLaneBits(bits);
+    Bits[l] = LaneBit(a[l], b[l]) != 0;
+  return packLaneBits(Bits);
 }
 
 } // namespace
 
-bool plainCompare32(Op op, Compare32 &type, unsigned &tt) {
-  const CmpInfo &ci = table()[size_t(op)];
-  if (ci.X || (ci.Kind != CK::I32 && ci.Kind != CK::U32 && ci.Kind != CK::F32))
+bool plainCompare32(Op Op, Compare32 &Type, unsigned &Tt) {
+  const CmpInfo &Ci = table()[size_t(Op)];
+  if (Ci.X || (Ci.Kind != CK::I32 && Ci.Kind != CK::U32 && Ci.Kind != CK::F32))
     return false;
-  type = ci.Kind == CK::I32 ? Compare32::I32 : ci.Kind == CK::U32 ? Compare32::U32 : Compare32::F32;
-  tt = ci.Tt;
+  Type = Ci.Kind == CK::I32 ? Compare32::I32 : Ci.Kind == CK::U32 ? Compare32::U32 : Compare32::F32;
+  Tt = Ci.Tt;
   return true;
 }
 
-u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b) {
-  switch (type) {
+u64 compareLanes32(Compare32 Type, unsigned Tt, const u32 *a, const u32 *b) {
+  switch (Type) {
   case Compare32::I32:
-    return relLanesAnyTt(a, b, tt, [](u32 v) { return i32(v); });
+    return relLanesAnyTt(a, b, Tt, [](u32 v) { return i32(v); });
   case Compare32::U32:
-    return relLanesAnyTt(a, b, tt, [](u32 v) { return v; });
+    return relLanesAnyTt(a, b, Tt, [](u32 v) { return v; });
   case Compare32::F32:
     break;
   }
-  return relLanesAnyTt(a, b, tt, [](u32 v) { return F(v); });
+  return relLanesAnyTt(a, b, Tt, [](u32 v) { return F(v); });
 }
 
 bool execVectorCompare(VX &x) {
-  const CmpInfo &ci = table()[size_t(x.In.Operation)];
-  if (ci.Kind == CK::None)
+  const CmpInfo &Ci = table()[size_t(x.In.Operation)];
+  if (Ci.Kind == CK::None)
     return false;
-  unsigned tt = ci.Tt;
+  unsigned Tt = Ci.Tt;
   u64 m = 0;
   // v_cmp_class classifies the operand's bits: a denormal reads as a denormal whatever the
   // MODE denormal fields say (ordinary float compares see flushed inputs; fetch32/fetch64).
-  if (ci.Kind == CK::C16 || ci.Kind == CK::C32 || ci.Kind == CK::C64)
+  if (Ci.Kind == CK::C16 || Ci.Kind == CK::C32 || Ci.Kind == CK::C64)
     x.FtzIn = 0;
-  switch (ci.Kind) {
+  switch (Ci.Kind) {
   case CK::F16:
-    m = relLanesAnyTt(fetch32(x, 0, Ty::F16), fetch32(x, 1, Ty::F16), tt,
+    m = relLanesAnyTt(fetch32(x, 0, Ty::F16), fetch32(x, 1, Ty::F16), Tt,
                       [](u32 v) { return H(v); });
     break;
   case CK::F32:
-    m = compareLanes32(Compare32::F32, tt, fetch32(x, 0, Ty::F32), fetch32(x, 1, Ty::F32));
+    m = compareLanes32(Compare32::F32, Tt, fetch32(x, 0, Ty::F32), fetch32(x, 1, Ty::F32));
     break;
   case CK::F64:
-    m = relLanesAnyTt(fetch64(x, 0, Ty::F64), fetch64(x, 1, Ty::F64), tt,
+    m = relLanesAnyTt(fetch64(x, 0, Ty::F64), fetch64(x, 1, Ty::F64), Tt,
                       [](u64 v) { return D(v); });
     break;
   case CK::I16:
-    m = relLanesAnyTt(fetch32(x, 0, Ty::B16), fetch32(x, 1, Ty::B16), tt,
+    m = relLanesAnyTt(fetch32(x, 0, Ty::B16), fetch32(x, 1, Ty::B16), Tt,
                       [](u32 v) { return i16(v); });
     break;
   case CK::U16:
-    m = relLanesAnyTt(fetch32(x, 0, Ty::B16), fetch32(x, 1, Ty::B16), tt,
+    m = relLanesAnyTt(fetch32(x, 0, Ty::B16), fetch32(x, 1, Ty::B16), Tt,
                       [](u32 v) { return u16(v); });
     break;
   case CK::I32:
-    m = compareLanes32(Compare32::I32, tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
+    m = compareLanes32(Compare32::I32, Tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
     break;
   case CK::U32:
-    m = compareLanes32(Compare32::U32, tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
+    m = compareLanes32(Compare32::U32, Tt, fetch32(x, 0, Ty::B32), fetch32(x, 1, Ty::B32));
     break;
   case CK::I64:
-    m = relLanesAnyTt(fetch64(x, 0, Ty::B64), fetch64(x, 1, Ty::B64), tt,
+    m = relLanesAnyTt(fetch64(x, 0, Ty::B64), fetch64(x, 1, Ty::B64), Tt,
                       [](u64 v) { return i64(v); });
     break;
   case CK::U64:
-    m = relLanesAnyTt(fetch64(x, 0, Ty::B64), fetch64(x, 1, Ty::B64), tt, [](u64 v) { return v; });
+    m = relLanesAnyTt(fetch64(x, 0, Ty::B64), fetch64(x, 1, Ty::B64), Tt, [](u64 v) { return v; });
     break;
   case CK::C16:
     m = bitLanes(fetch32(x, 0, Ty::F16), fetch32(x, 1, Ty::B32),
@@ -216,9 +217,9 @@ bool execVectorCompare(VX &x) {
     return false;
   }
   m &= x.Exec;
-  uint16_t sdst = x.In.Sdst == kNoOperand ? uint16_t(kVccLo) : x.In.Sdst;
-  writeMask(x, sdst, m);
-  if (ci.X)
+  uint16_t Sdst = x.In.Sdst == kNoOperand ? uint16_t(kVccLo) : x.In.Sdst;
+  writeMask(x, Sdst, m);
+  if (Ci.X)
     x.W.setExec(m);
   return true;
 }

@@ -17,35 +17,35 @@ alignas(64) const u64 kZeroRow64[64] = {};
 // inactive read zero with bound_ctrl, else they are not written. row_mask/bank_mask disable
 // writes of whole rows (16 lanes) / banks (lanes 4b..4b+3 of each row).
 void setupDpp(VX &x) {
-  const Inst &in = x.In;
-  const unsigned ctrl = in.DppCtrl;
-  const int8_t *src = dppSourceLanes(ctrl);
-  if (!src)
+  const Inst &In = x.In;
+  const unsigned Ctrl = In.DppCtrl;
+  const int8_t *Src = dppSourceLanes(Ctrl);
+  if (!Src)
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "reserved DPP control " + hexText(ctrl) + " at pc " + hexText(x.C.InstPc));
-  const u64 execIn = x.W.exec();
+                   "reserved DPP control " + hexText(Ctrl) + " at pc " + hexText(x.C.InstPc));
+  const u64 ExecIn = x.W.exec();
   // Lanes the row and bank masks let write.
-  u64 write = 0;
+  u64 Write = 0;
   for (unsigned r = 0; r < 4; ++r)
-    if ((in.RowMask >> r) & 1)
+    if ((In.RowMask >> r) & 1)
       for (unsigned b = 0; b < 4; ++b)
-        if ((in.BankMask >> b) & 1)
-          write |= 0xfull << (16 * r + 4 * b);
-  if (execIn == ~0ull) { // every source lane active: the table is the answer
-    std::memcpy(x.DppSrc, src, sizeof(x.DppSrc));
-    x.Exec &= write & (in.BoundCtrl ? ~0ull : dppLanesWithSource(ctrl));
+        if ((In.BankMask >> b) & 1)
+          Write |= 0xfull << (16 * r + 4 * b);
+  if (ExecIn == ~0ull) { // every source lane active: the table is the answer
+    std::memcpy(x.DppSrc, Src, sizeof(x.DppSrc));
+    x.Exec &= Write & (In.BoundCtrl ? ~0ull : dppLanesWithSource(Ctrl));
     return;
   }
-  u64 keep = 0;
+  u64 Keep = 0;
   for (unsigned l = 0; l < 64; ++l) {
-    int s = src[l];
-    if (s >= 0 && !((execIn >> s) & 1))
+    int s = Src[l];
+    if (s >= 0 && !((ExecIn >> s) & 1))
       s = -1;
     x.DppSrc[l] = int8_t(s);
-    const bool w = ((write >> l) & 1) && (s >= 0 || in.BoundCtrl);
-    keep |= u64(w) << l;
+    const bool w = ((Write >> l) & 1) && (s >= 0 || In.BoundCtrl);
+    Keep |= u64(w) << l;
   }
-  x.Exec &= keep;
+  x.Exec &= Keep;
 }
 
 static u32 *own(VX &x, int i, const u32 *p) {
@@ -56,10 +56,10 @@ static u32 *own(VX &x, int i, const u32 *p) {
 }
 
 const u32 *fetch32General(VX &x, int i, Ty t) {
-  uint16_t code = x.In.Src[i];
-  if (t == Ty::N || code == kNoOperand)
+  uint16_t Code = x.In.Src[i];
+  if (t == Ty::N || Code == kNoOperand)
     return kZeroRow;
-  const u32 *p = readVectorSrc32(x.W, x.In, code, opType(t), x.T[i]);
+  const u32 *p = readVectorSrc32(x.W, x.In, Code, opType(t), x.T[i]);
   if (x.Dpp && i == 0) {
     u32 *o = x.T[i];
     if (p == o) { // a broadcast value: only the zero-reading lanes change
@@ -73,18 +73,18 @@ const u32 *fetch32General(VX &x, int i, Ty t) {
     p = o;
   }
   if (x.Sdwa && i < 2) {
-    unsigned sel = x.In.SrcSel[i];
-    bool sx = (x.In.Sext >> i) & 1;
-    if (sel < 6) {
+    unsigned Sel = x.In.SrcSel[i];
+    bool Sx = (x.In.Sext >> i) & 1;
+    if (Sel < 6) {
       u32 *o = own(x, i, p);
-      unsigned shift = sel < 4 ? sel * 8 : (sel - 4) * 16;
-      unsigned bits = sel < 4 ? 8 : 16;
+      unsigned Shift = Sel < 4 ? Sel * 8 : (Sel - 4) * 16;
+      unsigned Bits = Sel < 4 ? 8 : 16;
       for (unsigned l = 0; l < 64; ++l) {
-        u32 v = o[l] << (32 - shift - bits);
-        o[l] = sx ? u32(i32(v) >> (32 - bits)) : v >> (32 - bits);
+        u32 v = o[l] << (32 - Shift - Bits);
+        o[l] = Sx ? u32(i32(v) >> (32 - Bits)) : v >> (32 - Bits);
       }
       p = o;
-    } else if (sel > 6) {
+    } else if (Sel > 6) {
       throw EmuError(EmuErrorKind::IllegalInst, "reserved SDWA source select");
     }
   } else if (x.Vop3 && is16Ty(t) && ((x.In.Opsel >> i) & 1)) {
@@ -94,13 +94,13 @@ const u32 *fetch32General(VX &x, int i, Ty t) {
     p = o;
   }
   if (isFloatTy(t) && ((x.SrcMod >> i) & 1)) {
-    u32 sb = is16Ty(t) ? 0x8000u : 0x80000000u;
-    u32 andm = ((x.In.Abs >> i) & 1) ? ~sb : ~0u;
-    u32 xorm = ((x.In.Neg >> i) & 1) ? sb : 0u;
+    u32 Sb = is16Ty(t) ? 0x8000u : 0x80000000u;
+    u32 Andm = ((x.In.Abs >> i) & 1) ? ~Sb : ~0u;
+    u32 Xorm = ((x.In.Neg >> i) & 1) ? Sb : 0u;
     u32 *o = own(x, i, p);
-    if (andm != ~0u || xorm)
+    if (Andm != ~0u || Xorm)
       for (unsigned l = 0; l < 64; ++l)
-        o[l] = (o[l] & andm) ^ xorm;
+        o[l] = (o[l] & Andm) ^ Xorm;
     // Denormal inputs flushed (moded path): f32 by the single field, f16 by the double/half one.
     if (t == Ty::F32 && (x.FtzIn & 1)) {
       for (unsigned l = 0; l < 64; ++l)
@@ -115,8 +115,8 @@ const u32 *fetch32General(VX &x, int i, Ty t) {
 }
 
 const u64 *fetch64(VX &x, int i, Ty t) {
-  uint16_t code = x.In.Src[i];
-  if (t == Ty::N || code == kNoOperand)
+  uint16_t Code = x.In.Src[i];
+  if (t == Ty::N || Code == kNoOperand)
     return kZeroRow64;
   u64 *o = x.Q[i];
   if (!is64Ty(t)) {
@@ -125,19 +125,19 @@ const u64 *fetch64(VX &x, int i, Ty t) {
       o[l] = p[l];
     return o;
   }
-  if (code >= kVgprBase) {
-    const u32 *lo = x.W.vrowOf(code), *hi = x.W.vrow(vectorIndex(code) + 1);
+  if (Code >= kVgprBase) {
+    const u32 *Lo = x.W.vrowOf(Code), *Hi = x.W.vrow(vectorIndex(Code) + 1);
     if (x.Dpp && i == 0) {
       for (unsigned l = 0; l < 64; ++l) {
         int s = x.DppSrc[l];
-        o[l] = s >= 0 ? (lo[s] | (u64(hi[s]) << 32)) : 0;
+        o[l] = s >= 0 ? (Lo[s] | (u64(Hi[s]) << 32)) : 0;
       }
     } else {
       for (unsigned l = 0; l < 64; ++l)
-        o[l] = lo[l] | (u64(hi[l]) << 32);
+        o[l] = Lo[l] | (u64(Hi[l]) << 32);
     }
   } else {
-    u64 v = readScalar64(x.W, x.In, code, opType(t));
+    u64 v = readScalar64(x.W, x.In, Code, opType(t));
     for (unsigned l = 0; l < 64; ++l)
       o[l] = v;
     if (x.Dpp && i == 0)
@@ -146,11 +146,11 @@ const u64 *fetch64(VX &x, int i, Ty t) {
           o[l] = 0;
   }
   if (t == Ty::F64 && ((x.SrcMod >> i) & 1)) {
-    u64 sb = 1ull << 63;
-    u64 andm = ((x.In.Abs >> i) & 1) ? ~sb : ~0ull;
-    u64 xorm = ((x.In.Neg >> i) & 1) ? sb : 0ull;
+    u64 Sb = 1ull << 63;
+    u64 Andm = ((x.In.Abs >> i) & 1) ? ~Sb : ~0ull;
+    u64 Xorm = ((x.In.Neg >> i) & 1) ? Sb : 0ull;
     for (unsigned l = 0; l < 64; ++l)
-      o[l] = (o[l] & andm) ^ xorm;
+      o[l] = (o[l] & Andm) ^ Xorm;
     if (x.FtzIn & 2)
       for (unsigned l = 0; l < 64; ++l)
         o[l] = fpmode::flush64(o[l]);
@@ -171,16 +171,16 @@ static inline bool dx10Clamp(const VX &x) { return (x.W.Mode >> 8) & 1; }
 
 // Output modifiers: omod (1: *2, 2: *4, 3: /2) then clamp to [0, 1] (NaN -> 0 in DX10-clamp
 // mode, the default for compute; else NaN stays).
-static inline float applyOmodClamp(float v, unsigned omod, bool clamp, bool dx10) {
-  if (omod == 1)
+static inline float applyOmodClamp(float v, unsigned Omod, bool Clamp, bool Dx10) {
+  if (Omod == 1)
     v = v * 2.0f;
-  else if (omod == 2)
+  else if (Omod == 2)
     v = v * 4.0f;
-  else if (omod == 3)
+  else if (Omod == 3)
     v = v * 0.5f;
-  if (clamp) {
+  if (Clamp) {
     if (v != v)
-      v = dx10 ? 0.0f : v;
+      v = Dx10 ? 0.0f : v;
     else
       v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
   }
@@ -189,8 +189,8 @@ static inline float applyOmodClamp(float v, unsigned omod, bool clamp, bool dx10
 
 // The integer ops whose executors saturate under clamp (the ISA's integer clamp). Any other op
 // with an integer result refuses clamp and omod rather than ignore them.
-static bool saturatesItself(Op op) {
-  switch (op) {
+static bool saturatesItself(Op Op) {
+  switch (Op) {
   case Op::V_ADD_U32_E32:
   case Op::V_ADD_U32_E64:
   case Op::V_SUB_U32_E32:
@@ -238,40 +238,40 @@ static bool saturatesItself(Op op) {
                  x.C.InstPc);
 }
 
-void finish32General(VX &x, R res) {
-  const Inst &in = x.In;
+void finish32General(VX &x, R Res) {
+  const Inst &In = x.In;
   u32 *r = x.R;
   // (gfx950's v_bitop3 keeps part of its truth table in the omod field: not a modifier.)
-  const bool omod = in.Omod && in.Operation != Op::V_BITOP3_B32 && in.Operation != Op::V_BITOP3_B16;
-  if ((in.Clamp || omod) && (res == R::B32 || res == R::B16 || res == R::B16P) &&
-      !saturatesItself(in.Operation))
+  const bool Omod = In.Omod && In.Operation != Op::V_BITOP3_B32 && In.Operation != Op::V_BITOP3_B16;
+  if ((In.Clamp || Omod) && (Res == R::B32 || Res == R::B16 || Res == R::B16P) &&
+      !saturatesItself(In.Operation))
     refuseIntegerPost(x);
-  if (x.Post && (res == R::F32 || res == R::F16 || res == R::F16P)) {
-    bool dx = dx10Clamp(x);
-    if (in.Clamp || in.Omod) {
-      if (res == R::F32) {
+  if (x.Post && (Res == R::F32 || Res == R::F16 || Res == R::F16P)) {
+    bool Dx = dx10Clamp(x);
+    if (In.Clamp || In.Omod) {
+      if (Res == R::F32) {
         for (unsigned l = 0; l < 64; ++l)
-          r[l] = outF32(applyOmodClamp(F(r[l]), in.Omod, in.Clamp, dx));
+          r[l] = outF32(applyOmodClamp(F(r[l]), In.Omod, In.Clamp, Dx));
       } else {
         for (unsigned l = 0; l < 64; ++l)
-          r[l] = outF16(applyOmodClamp(H(r[l]), in.Omod, in.Clamp, dx));
+          r[l] = outF16(applyOmodClamp(H(r[l]), In.Omod, In.Clamp, Dx));
       }
     }
     // Denormal results flushed after rounding (moded path).
-    if (res == R::F32 && (x.FtzOut & 1)) {
+    if (Res == R::F32 && (x.FtzOut & 1)) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = fpmode::flush32(r[l]);
-    } else if (res != R::F32 && (x.FtzOut & 2)) {
+    } else if (Res != R::F32 && (x.FtzOut & 2)) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = fpmode::flush16(r[l]);
     }
   }
   u32 *d = dstRow(x);
-  if (is16R(res)) {
-    if (x.Vop3 && (in.Opsel & 8)) {
+  if (is16R(Res)) {
+    if (x.Vop3 && (In.Opsel & 8)) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = (d[l] & 0xffffu) | (r[l] << 16);
-    } else if (res == R::B16P || res == R::F16P) {
+    } else if (Res == R::B16P || Res == R::F16P) {
       for (unsigned l = 0; l < 64; ++l)
         r[l] = (d[l] & 0xffff0000u) | (r[l] & 0xffffu);
     } else {
@@ -279,19 +279,19 @@ void finish32General(VX &x, R res) {
         r[l] &= 0xffffu;
     }
   }
-  if (x.Sdwa && in.DstSel != 6) {
-    unsigned sel = in.DstSel;
-    if (sel > 6 || in.DstUnused > 2)
+  if (x.Sdwa && In.DstSel != 6) {
+    unsigned Sel = In.DstSel;
+    if (Sel > 6 || In.DstUnused > 2)
       throw EmuError(EmuErrorKind::IllegalInst, "reserved SDWA destination select");
-    unsigned shift = sel < 4 ? sel * 8 : (sel - 4) * 16;
-    unsigned bits = sel < 4 ? 8 : 16;
-    u32 field = (bits == 32 ? ~0u : ((1u << bits) - 1)) << shift;
+    unsigned Shift = Sel < 4 ? Sel * 8 : (Sel - 4) * 16;
+    unsigned Bits = Sel < 4 ? 8 : 16;
+    u32 Field = (Bits == 32 ? ~0u : ((1u << Bits) - 1)) << Shift;
     for (unsigned l = 0; l < 64; ++l) {
-      u32 v = (r[l] << shift) & field;
-      if (in.DstUnused == 2)
-        v |= d[l] & ~field;
-      else if (in.DstUnused == 1 && ((v >> (shift + bits - 1)) & 1))
-        v |= ~0u << (shift + bits);
+      u32 v = (r[l] << Shift) & Field;
+      if (In.DstUnused == 2)
+        v |= d[l] & ~Field;
+      else if (In.DstUnused == 1 && ((v >> (Shift + Bits - 1)) & 1))
+        v |= ~0u << (Shift + Bits);
       r[l] = v;
     }
   }
@@ -304,42 +304,42 @@ void finish32General(VX &x, R res) {
   }
 }
 
-void finish64(VX &x, R res) {
-  const Inst &in = x.In;
+void finish64(VX &x, R Res) {
+  const Inst &In = x.In;
   u64 *r = x.Rq;
-  if ((in.Clamp || in.Omod) && res == R::B64)
+  if ((In.Clamp || In.Omod) && Res == R::B64)
     refuseIntegerPost(x);
-  if (x.Post && res == R::F64) {
-    bool dx = dx10Clamp(x);
-    for (unsigned l = 0; l < 64 && (in.Clamp || in.Omod); ++l) {
+  if (x.Post && Res == R::F64) {
+    bool Dx = dx10Clamp(x);
+    for (unsigned l = 0; l < 64 && (In.Clamp || In.Omod); ++l) {
       double v = D(r[l]);
-      if (in.Omod == 1)
+      if (In.Omod == 1)
         v = v * 2.0;
-      else if (in.Omod == 2)
+      else if (In.Omod == 2)
         v = v * 4.0;
-      else if (in.Omod == 3)
+      else if (In.Omod == 3)
         v = v * 0.5;
-      if (in.Clamp)
-        v = v != v ? (dx ? 0.0 : v) : (v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v));
+      if (In.Clamp)
+        v = v != v ? (Dx ? 0.0 : v) : (v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v));
       r[l] = outF64(v);
     }
     if (x.FtzOut & 2)
       for (unsigned l = 0; l < 64; ++l)
         r[l] = fpmode::flush64(r[l]);
   }
-  u32 *lo = dstRow(x);
-  u32 *hi = x.W.vrow(vectorIndex(in.Dst) + 1);
+  u32 *Lo = dstRow(x);
+  u32 *Hi = x.W.vrow(vectorIndex(In.Dst) + 1);
   u64 m = x.Exec;
   for (unsigned l = 0; l < 64; ++l)
     if ((m >> l) & 1) {
-      lo[l] = u32(r[l]);
-      hi[l] = u32(r[l] >> 32);
+      Lo[l] = u32(r[l]);
+      Hi[l] = u32(r[l] >> 32);
     }
 }
 
-u64 readMask(VX &x, uint16_t code) { return readScalar64(x.W, x.In, code, OpType::B64); }
+u64 readMask(VX &x, uint16_t Code) { return readScalar64(x.W, x.In, Code, OpType::B64); }
 
-void writeMask(VX &x, uint16_t code, u64 mask) { writeScalar64(x.W, code, mask); }
+void writeMask(VX &x, uint16_t Code, u64 Mask) { writeScalar64(x.W, Code, Mask); }
 
 namespace {
 // The 0/1 dwords of every byte of a lane mask: row b holds bit l of b in dword l.
@@ -354,13 +354,13 @@ struct MaskBytes {
 const MaskBytes kMaskBytes;
 } // namespace
 
-void maskLanes(u64 mask, u32 *row) {
+void maskLanes(u64 Mask, u32 *Row) {
   for (unsigned c = 0; c < 8; ++c)
-    std::memcpy(row + 8 * c, kMaskBytes.Row[(mask >> (8 * c)) & 0xff], sizeof(kMaskBytes.Row[0]));
+    std::memcpy(Row + 8 * c, kMaskBytes.Row[(Mask >> (8 * c)) & 0xff], sizeof(kMaskBytes.Row[0]));
 }
 
-const u32 *maskRow(VX &x, int i, u64 mask) {
-  maskLanes(mask, x.T[i]);
+const u32 *maskRow(VX &x, int i, u64 Mask) {
+  maskLanes(Mask, x.T[i]);
   return x.T[i];
 }
 

@@ -102,17 +102,17 @@ struct VX {
   alignas(64) u32 R[64];
   alignas(64) u64 Q[3][64];
   alignas(64) u64 Rq[64];
-  VX(ExecCtx &cc, const Inst &i)
-      : C(cc), W(cc.W), In(i), SrcMod(u8(i.Abs | i.Neg)), Post(i.Clamp || i.Omod != 0) {}
+  VX(ExecCtx &Cc, const Inst &i)
+      : C(Cc), W(Cc.W), In(i), SrcMod(u8(i.Abs | i.Neg)), Post(i.Clamp || i.Omod != 0) {}
 };
 
 // The 64-bit lane mask of 64 bytes that are each 0 or 1 (lane l's byte at bits[l]): the lane
 // loops that make masks write bytes, which the compiler vectorizes, and pack them here.
-inline u64 packLaneBits(const u8 *bits) {
+inline u64 packLaneBits(const u8 *Bits) {
   u64 m = 0;
   for (unsigned c = 0; c < 8; ++c) {
     u64 v;
-    std::memcpy(&v, bits + 8 * c, 8);
+    std::memcpy(&v, Bits + 8 * c, 8);
     // Byte i (0 or 1) of v lands on bit 56 + i of the product, with no carries between terms.
     m |= ((v * 0x0102040810204080ull) >> 56) << (8 * c);
   }
@@ -129,49 +129,49 @@ void setupDpp(VX &x);
 // select) and leave everything else to the general ones (ExecVectorCore.cpp).
 const u32 *fetch32General(VX &x, int i, Ty t);
 const u64 *fetch64(VX &x, int i, Ty t);
-void finish32General(VX &x, R res);
-void finish64(VX &x, R res);
+void finish32General(VX &x, R Res);
+void finish64(VX &x, R Res);
 // The destination row of a VOP instruction (an IllegalInst error when it has none).
 u32 *dstRow(VX &x);
 
 [[gnu::always_inline]] inline const u32 *fetch32(VX &x, int i, Ty t) {
-  const uint16_t code = x.In.Src[i];
-  if (t == Ty::N || code == kNoOperand)
+  const uint16_t Code = x.In.Src[i];
+  if (t == Ty::N || Code == kNoOperand)
     return kZeroRow;
   if (!x.Dpp && !x.Sdwa && !((x.SrcMod >> i) & 1) && !(x.Vop3 && is16Ty(t)))
-    return readVectorSrc32(x.W, x.In, code, opType(t), x.T[i]); // no modifier to apply
+    return readVectorSrc32(x.W, x.In, Code, opType(t), x.T[i]); // no modifier to apply
   return fetch32General(x, i, t);
 }
 
 // finish32's plain case: a 32-bit result written to a whole VGPR/AGPR row with no clamp, omod,
 // flush or SDWA select. The destination row then, else null.
-[[gnu::always_inline]] inline u32 *plainDst32(VX &x, R res) {
+[[gnu::always_inline]] inline u32 *plainDst32(VX &x, R Res) {
   const uint16_t d = x.In.Dst;
-  if ((res == R::B32 || res == R::F32) && !x.Post && !x.Sdwa && d >= kVgprBase &&
+  if ((Res == R::B32 || Res == R::F32) && !x.Post && !x.Sdwa && d >= kVgprBase &&
       d < kAgprBase + 256)
     return x.W.vrowOf(d);
   return nullptr;
 }
 
-[[gnu::always_inline]] inline void finish32(VX &x, R res) {
-  if (u32 *row = plainDst32(x, res)) {
+[[gnu::always_inline]] inline void finish32(VX &x, R Res) {
+  if (u32 *Row = plainDst32(x, Res)) {
     const u64 m = x.Exec;
     if (m == ~0ull) {
-      std::memcpy(row, x.R, sizeof(x.R));
+      std::memcpy(Row, x.R, sizeof(x.R));
     } else {
       for (unsigned l = 0; l < kWaveSize; ++l)
-        row[l] = ((m >> l) & 1) ? x.R[l] : row[l];
+        Row[l] = ((m >> l) & 1) ? x.R[l] : Row[l];
     }
     return;
   }
-  finish32General(x, res);
+  finish32General(x, Res);
 }
 // A lane mask read from a scalar source (VCC / SGPR pair) and expanded into a 0/1 row (x.t[i];
 // maskLanes writes any row).
-const u32 *maskRow(VX &x, int i, u64 mask);
-void maskLanes(u64 mask, u32 *row);
-u64 readMask(VX &x, uint16_t code);
-void writeMask(VX &x, uint16_t code, u64 mask);
+const u32 *maskRow(VX &x, int i, u64 Mask);
+void maskLanes(u64 Mask, u32 *Row);
+u64 readMask(VX &x, uint16_t Code);
+void writeMask(VX &x, uint16_t Code, u64 Mask);
 
 // A function as a lane operation of its own type: the lane loops below take any callable, and
 // a plain function pointer would make them call through the pointer for every lane instead of
@@ -181,50 +181,50 @@ template <auto F> struct Fn {
 };
 
 template <class Fn>
-inline bool loop3(VX &x, const u32 *a, const u32 *b, const u32 *c, R res, Fn f) {
+inline bool loop3(VX &x, const u32 *a, const u32 *b, const u32 *c, R Res, Fn f) {
   // With every lane on and a plain destination the lanes write the destination row itself:
   // lane l reads lane l of each source and nothing else, so a source that is the destination
   // row is read before it is written. Otherwise x.r, then finish32.
-  u32 *d = x.Exec == ~0ull ? plainDst32(x, res) : nullptr;
+  u32 *d = x.Exec == ~0ull ? plainDst32(x, Res) : nullptr;
   u32 *r = d ? d : x.R;
   for (unsigned l = 0; l < kWaveSize; ++l)
     r[l] = f(a[l], b[l], c[l]);
   if (!d)
-    finish32(x, res);
+    finish32(x, Res);
   return true;
 }
 
 // Narrow ops: all sources and the result at most 32 bits wide.
-template <class Fn> inline bool n3(VX &x, Ty t0, Ty t1, Ty t2, R res, Fn f) {
+template <class Fn> inline bool n3(VX &x, Ty t0, Ty t1, Ty t2, R Res, Fn f) {
   const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1), *c = fetch32(x, 2, t2);
-  return loop3(x, a, b, c, res, f);
+  return loop3(x, a, b, c, Res, f);
 }
-template <class Fn> inline bool n2(VX &x, Ty t0, Ty t1, R res, Fn f) {
-  return n3(x, t0, t1, Ty::N, res, [f](u32 a, u32 b, u32) { return f(a, b); });
+template <class Fn> inline bool n2(VX &x, Ty t0, Ty t1, R Res, Fn f) {
+  return n3(x, t0, t1, Ty::N, Res, [f](u32 a, u32 b, u32) { return f(a, b); });
 }
-template <class Fn> inline bool n1(VX &x, Ty t0, R res, Fn f) {
-  return n3(x, t0, Ty::N, Ty::N, res, [f](u32 a, u32, u32) { return f(a); });
+template <class Fn> inline bool n1(VX &x, Ty t0, R Res, Fn f) {
+  return n3(x, t0, Ty::N, Ty::N, Res, [f](u32 a, u32, u32) { return f(a); });
 }
 
 // Wide ops: some source or the result is 64 bits; lanes computed in u64.
-template <class Fn> inline bool w3(VX &x, Ty t0, Ty t1, Ty t2, R res, Fn f) {
+template <class Fn> inline bool w3(VX &x, Ty t0, Ty t1, Ty t2, R Res, Fn f) {
   const u64 *a = fetch64(x, 0, t0), *b = fetch64(x, 1, t1), *c = fetch64(x, 2, t2);
-  if (res == R::B64 || res == R::F64) {
+  if (Res == R::B64 || Res == R::F64) {
     for (unsigned l = 0; l < kWaveSize; ++l)
       x.Rq[l] = f(a[l], b[l], c[l]);
-    finish64(x, res);
+    finish64(x, Res);
   } else {
     for (unsigned l = 0; l < kWaveSize; ++l)
       x.R[l] = u32(f(a[l], b[l], c[l]));
-    finish32(x, res);
+    finish32(x, Res);
   }
   return true;
 }
-template <class Fn> inline bool w2(VX &x, Ty t0, Ty t1, R res, Fn f) {
-  return w3(x, t0, t1, Ty::N, res, [f](u64 a, u64 b, u64) { return f(a, b); });
+template <class Fn> inline bool w2(VX &x, Ty t0, Ty t1, R Res, Fn f) {
+  return w3(x, t0, t1, Ty::N, Res, [f](u64 a, u64 b, u64) { return f(a, b); });
 }
-template <class Fn> inline bool w1(VX &x, Ty t0, R res, Fn f) {
-  return w3(x, t0, Ty::N, Ty::N, res, [f](u64 a, u64, u64) { return f(a); });
+template <class Fn> inline bool w1(VX &x, Ty t0, R Res, Fn f) {
+  return w3(x, t0, Ty::N, Ty::N, Res, [f](u64 a, u64, u64) { return f(a); });
 }
 
 bool integerOp(VX &x);         // ExecVector.cpp (integer, bit and lane-crossing ops)
@@ -238,8 +238,8 @@ bool execVectorFp8(VX &x);     // ExecVectorFp8.cpp (fp8 / bf8 conversions, any 
 // the 64 lanes' results (every lane computed; the caller masks it with EXEC). In the default
 // MODE: f32 inputs are not flushed.
 enum class Compare32 : uint8_t { I32, U32, F32 };
-bool plainCompare32(Op op, Compare32 &type, unsigned &tt);
-u64 compareLanes32(Compare32 type, unsigned tt, const u32 *a, const u32 *b);
+bool plainCompare32(Op Op, Compare32 &Type, unsigned &Tt);
+u64 compareLanes32(Compare32 Type, unsigned Tt, const u32 *a, const u32 *b);
 
 // f32 add, sub, subrev, mul and fma over 64 lanes into r (ExecVectorFloat.cpp; the general
 // executor and the short path both run them; the two-source ones ignore c), and an op run
@@ -250,15 +250,15 @@ void subF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
 void subrevF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
 void mulF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
 void fmaF32Rows(const u32 *a, const u32 *b, const u32 *c, u32 *r);
-inline bool rows(VX &x, Ty t0, Ty t1, Ty t2, R res, RowsFn f) {
+inline bool rows(VX &x, Ty t0, Ty t1, Ty t2, R Res, RowsFn f) {
   const u32 *a = fetch32(x, 0, t0), *b = fetch32(x, 1, t1), *c = fetch32(x, 2, t2);
   f(a, b, c, x.R);
-  finish32(x, res);
+  finish32(x, Res);
   return true;
 }
 
 // v_max_f32 / v_min_f32 over 64 lanes, as the MODE's IEEE bit has them (ExecVectorFloat.cpp;
 // the general executor and the short path of ExecVectorFast.cpp both run it).
-void minMaxF32Rows(bool max, bool ieee, const u32 *a, const u32 *b, u32 *r);
+void minMaxF32Rows(bool Max, bool Ieee, const u32 *a, const u32 *b, u32 *r);
 
 } // namespace asmevo::emu::vec

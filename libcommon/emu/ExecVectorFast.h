@@ -55,11 +55,11 @@ enum class FastOp : uint8_t {
 // VOPC or VOP3 instruction in its plain form (no DPP or SDWA), without abs, neg, clamp, omod or
 // op_sel, whose destination is a VGPR (a compare's: VCC or an SGPR pair). Sets in.fastArg where
 // the op takes one.
-FastOp fastVectorOp(Inst &in);
+FastOp fastVectorOp(Inst &In);
 
 // Run `in` (whose fastVectorOp is `op`, not None, and fastArg set by it) for the wave. False, with
 // nothing changed, when the wave's MODE is not the default one and `op` is an f32 op: the general
 // executor runs it.
-bool execVectorFast(ExecCtx &c, const Inst &in, FastOp op);
+bool execVectorFast(ExecCtx &c, const Inst &In, FastOp Op);
 
 } // namespace asmevo::emu

@@ -92,18 +92,18 @@ template <class T, bool Ieee = true> inline typename T::B fminT(typename T::B a,
 // whole wave at once) fmaxT/fminT reduce to a compare and the signed-zero rule, which the lane
 // loop vectorizes; otherwise every lane takes fmaxT/fminT. The same result either way.
 template <bool Max, bool Ieee> void minMaxF32Lanes(const u32 *a, const u32 *b, u32 *r) {
-  u32 anyNan = 0;
+  u32 AnyNan = 0;
   for (unsigned l = 0; l < kWaveSize; ++l)
-    anyNan |= u32(nan32(a[l])) | u32(nan32(b[l]));
-  if (anyNan) {
+    AnyNan |= u32(nan32(a[l])) | u32(nan32(b[l]));
+  if (AnyNan) {
     for (unsigned l = 0; l < kWaveSize; ++l)
       r[l] = Max ? fmaxT<T32, Ieee>(a[l], b[l]) : fminT<T32, Ieee>(a[l], b[l]);
   } else {
     for (unsigned l = 0; l < kWaveSize; ++l) {
       const u32 p = a[l], q = b[l];
-      const bool zeros = ((p | q) & 0x7fffffffu) == 0;
-      const u32 pick = Max ? (F(p) >= F(q) ? p : q) : (F(p) <= F(q) ? p : q);
-      r[l] = zeros ? (Max ? (p & q) : (p | q)) : pick;
+      const bool Zeros = ((p | q) & 0x7fffffffu) == 0;
+      const u32 Pick = Max ? (F(p) >= F(q) ? p : q) : (F(p) <= F(q) ? p : q);
+      r[l] = Zeros ? (Max ? (p & q) : (p | q)) : Pick;
     }
   }
 }
@@ -118,10 +118,10 @@ inline typename T::B fmed3T(typename T::B a, typename T::B b, typename T::B c) {
   a = T::norm(a), b = T::norm(b), c = T::norm(c);
   if (isNan<T>(a) || isNan<T>(b) || isNan<T>(c))
     return fminT<T, Ieee>(fminT<T, Ieee>(a, b), c);
-  double mx = T::val(fmaxT<T>(fmaxT<T>(a, b), c));
-  if (mx == T::val(a))
+  double Mx = T::val(fmaxT<T>(fmaxT<T>(a, b), c));
+  if (Mx == T::val(a))
     return fmaxT<T>(b, c);
-  if (mx == T::val(b))
+  if (Mx == T::val(b))
     return fmaxT<T>(a, c);
   return fmaxT<T>(a, b);
 }
@@ -158,29 +158,29 @@ template <class T> inline typename T::B fminimumT(typename T::B a, typename T::B
 // `nanDefault` the 0/0 and inf/inf result; `underExp` the exponent-difference threshold.
 template <class T>
 inline typename T::B divFixupT(typename T::B s0, typename T::B s1, typename T::B s2,
-                               typename T::B nanDefault, int underExp) {
+                               typename T::B NanDefault, int UnderExp) {
   using B = typename T::B;
   s0 = T::norm(s0), s1 = T::norm(s1), s2 = T::norm(s2);
-  B sign = (s1 ^ s2) & T::kSign;
-  B inf = B(T::kExpMax) << T::kExpShift;
-  bool s1inf = (s1 & ~T::kSign) == inf, s2inf = (s2 & ~T::kSign) == inf;
+  B Sign = (s1 ^ s2) & T::kSign;
+  B Inf = B(T::kExpMax) << T::kExpShift;
+  bool S1inf = (s1 & ~T::kSign) == Inf, S2inf = (s2 & ~T::kSign) == Inf;
   if (isNan<T>(s2))
     return s2 | T::kQuiet;
   if (isNan<T>(s1))
     return s1 | T::kQuiet;
   if (isZero<T>(s1) && isZero<T>(s2))
-    return nanDefault;
-  if (s1inf && s2inf)
-    return nanDefault;
-  if (isZero<T>(s1) || s2inf)
-    return sign | inf;
-  if (s1inf || isZero<T>(s2))
-    return sign;
-  if (underExp && expOf<T>(s2) - expOf<T>(s1) < underExp)
-    return sign; // underflow
+    return NanDefault;
+  if (S1inf && S2inf)
+    return NanDefault;
+  if (isZero<T>(s1) || S2inf)
+    return Sign | Inf;
+  if (S1inf || isZero<T>(s2))
+    return Sign;
+  if (UnderExp && expOf<T>(s2) - expOf<T>(s1) < UnderExp)
+    return Sign; // underflow
   if (expOf<T>(s1) == T::kExpMax)
-    return sign | inf; // overflow
-  return sign | (s0 & ~T::kSign);
+    return Sign | Inf; // overflow
+  return Sign | (s0 & ~T::kSign);
 }
 
 // v_div_fixup_f32 over the 64 lanes: divFixupT for each lane, computed as its last case (the
@@ -188,13 +188,13 @@ inline typename T::B divFixupT(typename T::B s0, typename T::B s1, typename T::B
 // NaN, infinity or zero divisor or dividend or an exponent difference past the underflow bound.
 bool divFixupF32(VX &x) {
   const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32), *c = fetch32(x, 2, Ty::F32);
-  u32 special = 0;
+  u32 Special = 0;
   for (unsigned l = 0; l < kWaveSize; ++l) {
     const int e1 = int((b[l] >> 23) & 0xffu), e2 = int((c[l] >> 23) & 0xffu);
-    special |= u32(e1 == 0xff) | u32(e2 == 0xff) | u32((b[l] & 0x7fffffffu) == 0) |
+    Special |= u32(e1 == 0xff) | u32(e2 == 0xff) | u32((b[l] & 0x7fffffffu) == 0) |
                u32((c[l] & 0x7fffffffu) == 0) | u32(e2 - e1 < -150);
   }
-  if (special) {
+  if (Special) {
     for (unsigned l = 0; l < kWaveSize; ++l)
       x.R[l] = divFixupT<T32>(a[l], b[l], c[l], 0xffc00000u, -150);
   } else {
@@ -208,17 +208,17 @@ bool divFixupF32(VX &x) {
 // v_cmp_class: S1 bit for the class of S0.
 template <class T> inline u32 classBit(typename T::B a) {
   a = T::norm(a);
-  bool neg = (a & T::kSign) != 0;
+  bool Neg = (a & T::kSign) != 0;
   if (isNan<T>(a))
     return isSnan<T>(a) ? 0 : 1;
   int e = expOf<T>(a);
   if (e == T::kExpMax)
-    return neg ? 2 : 9;
+    return Neg ? 2 : 9;
   if (e > 0)
-    return neg ? 3 : 8;
+    return Neg ? 3 : 8;
   if (!isZero<T>(a))
-    return neg ? 4 : 7;
-  return neg ? 5 : 6;
+    return Neg ? 4 : 7;
+  return Neg ? 5 : 6;
 }
 
 // ---- conversions ------------------------------------------------------------------------------
@@ -275,11 +275,11 @@ inline u32 unorm16(double v) {
 }
 
 // Fraction with the result kept below 1.0 (v_fract: fract(-tiny) is 0x1.fffffep-1, not 1.0).
-inline double fractD(double v, double almostOne) {
+inline double fractD(double v, double AlmostOne) {
   if (std::isinf(v))
     return std::numeric_limits<double>::quiet_NaN();
   double f = v - std::floor(v);
-  return f != f ? f : std::min(f, almostOne);
+  return f != f ? f : std::min(f, AlmostOne);
 }
 
 // sin/cos of an angle in revolutions.
@@ -315,8 +315,8 @@ inline u32 frexpExpF(double v) {
 // f16 results round by tRound. A round-to-odd sum (innocuous double rounding) needs the host in
 // nearest-even; in a directed mode the host sum already rounds in that direction, and two
 // roundings in the same direction (53 bits, then 24 or 11) equal one.
-thread_local unsigned tRound = 0;      // MODE round of the instruction being run (moded path)
-thread_local bool tFlush16Out = false; // f16 results flushed (packed-result conversions)
+thread_local unsigned TRound = 0;      // MODE round of the instruction being run (moded path)
+thread_local bool TFlush16Out = false; // f16 results flushed (packed-result conversions)
 struct FastM {
   static u32 outF16(float v) { return f32ToF16(v); }
   static u32 outF16d(double v) { return f64ToF16(v); }
@@ -324,10 +324,10 @@ struct FastM {
   static u32 pk16(u32 h) { return h; }
 };
 struct ModedM {
-  static u32 outF16(float v) { return f64ToF16Rm(double(v), tRound); }
-  static u32 outF16d(double v) { return f64ToF16Rm(v, tRound); }
-  static double sumOdd(double p, double c) { return tRound ? p + c : addRoundOdd(p, c); }
-  static u32 pk16(u32 h) { return tFlush16Out ? fpmode::flush16(h) : h; }
+  static u32 outF16(float v) { return f64ToF16Rm(double(v), TRound); }
+  static u32 outF16d(double v) { return f64ToF16Rm(v, TRound); }
+  static double sumOdd(double p, double c) { return TRound ? p + c : addRoundOdd(p, c); }
+  static u32 pk16(u32 h) { return TFlush16Out ? fpmode::flush16(h) : h; }
 };
 
 // f16 fma: the product is exact in double; the sum is rounded to odd, then once to f16.
@@ -341,45 +341,45 @@ template <class M> inline u32 mad16(u32 a, u32 b, u32 c) {
 
 // v_div_scale_{f32,f64}: returns the result in the low bits, the VCC bit in bit 64 (via a flag).
 template <class T, class FT>
-inline typename T::B divScaleT(typename T::B s0, typename T::B s1, typename T::B s2, bool &vcc,
-                               int big, int tinyExp, int scale) {
+inline typename T::B divScaleT(typename T::B s0, typename T::B s1, typename T::B s2, bool &Vcc,
+                               int Big, int TinyExp, int Scale) {
   using B = typename T::B;
-  auto toF = [](B b) {
+  auto ToF = [](B b) {
     FT f;
     std::memcpy(&f, &b, sizeof f);
     return f;
   };
-  auto toB = [](FT f) {
+  auto ToB = [](FT f) {
     B b;
     std::memcpy(&b, &f, sizeof b);
     return b;
   };
-  auto isDenF = [](FT f) { return f != 0 && std::fpclassify(f) == FP_SUBNORMAL; };
-  auto isDenD = [](double d) { return d != 0 && std::fpclassify(d) == FP_SUBNORMAL; };
-  FT f0 = toF(s0), f1 = toF(s1), f2 = toF(s2);
-  vcc = false;
+  auto IsDenF = [](FT f) { return f != 0 && std::fpclassify(f) == FP_SUBNORMAL; };
+  auto IsDenD = [](double d) { return d != 0 && std::fpclassify(d) == FP_SUBNORMAL; };
+  FT f0 = ToF(s0), f1 = ToF(s1), f2 = ToF(s2);
+  Vcc = false;
   B d = s0;
   int e1 = expOf<T>(s1), e2 = expOf<T>(s2);
   if (f2 == 0 || f1 == 0) {
-    d = toB(std::numeric_limits<FT>::quiet_NaN());
-  } else if (e2 - e1 >= big) {
-    vcc = true;
+    d = ToB(std::numeric_limits<FT>::quiet_NaN());
+  } else if (e2 - e1 >= Big) {
+    Vcc = true;
     if (f0 == f1)
-      d = toB(std::ldexp(f0, scale));
-  } else if (isDenF(f1)) {
-    d = toB(std::ldexp(f0, scale));
-  } else if (isDenD(1.0 / double(f1)) && isDenF(FT(f2 / f1))) {
-    vcc = true;
+      d = ToB(std::ldexp(f0, Scale));
+  } else if (IsDenF(f1)) {
+    d = ToB(std::ldexp(f0, Scale));
+  } else if (IsDenD(1.0 / double(f1)) && IsDenF(FT(f2 / f1))) {
+    Vcc = true;
     if (f0 == f1)
-      d = toB(std::ldexp(f0, scale));
-  } else if (isDenD(1.0 / double(f1))) {
-    d = toB(std::ldexp(f0, -scale));
-  } else if (isDenF(FT(f2 / f1))) {
-    vcc = true;
+      d = ToB(std::ldexp(f0, Scale));
+  } else if (IsDenD(1.0 / double(f1))) {
+    d = ToB(std::ldexp(f0, -Scale));
+  } else if (IsDenF(FT(f2 / f1))) {
+    Vcc = true;
     if (f0 == f2)
-      d = toB(std::ldexp(f0, scale));
-  } else if (e2 <= tinyExp) {
-    d = toB(std::ldexp(f0, scale));
+      d = ToB(std::ldexp(f0, Scale));
+  } else if (e2 <= TinyExp) {
+    d = ToB(std::ldexp(f0, Scale));
   }
   return d;
 }
@@ -393,12 +393,12 @@ constexpr double kAlmostOneD = 0.99999999999999989; // 0x1.fffffffffffffp-1
 bool exp2F32(VX &x) {
   const u32 *a = fetch32(x, 0, Ty::F32);
   u32 *r = x.R;
-  alignas(64) u8 slow[kWaveSize];
+  alignas(64) u8 Slow[kWaveSize];
   for (unsigned l = 0; l < kWaveSize; ++l) {
     r[l] = exp2F32Fast(a[l]);
-    slow[l] = r[l] == kExp2Slow;
+    Slow[l] = r[l] == kExp2Slow;
   }
-  forEachLane(packLaneBits(slow),
+  forEachLane(packLaneBits(Slow),
               [&](unsigned l) { r[l] = outF32(float(std::exp2(double(F(a[l]))))); });
   finish32(x, R::F32);
   return true;
@@ -407,10 +407,10 @@ bool exp2F32(VX &x) {
 } // namespace
 
 template <class M> bool floatOps(VX &x) {
-  const bool ieee = (x.W.Mode & fpmode::kIeee) != 0;
-  const Inst &in = x.In;
+  const bool Ieee = (x.W.Mode & fpmode::kIeee) != 0;
+  const Inst &In = x.In;
   using T = Ty;
-  switch (in.Operation) {
+  switch (In.Operation) {
   // ---- f32 arithmetic -----------------------------------------------------------------------
   case Op::V_ADD_F32_E32:
   case Op::V_ADD_F32_E64:
@@ -444,39 +444,39 @@ template <class M> bool floatOps(VX &x) {
       return outF32(p + F(c));
     });
   case Op::V_MADMK_F32_E32: {
-    float k = F(in.Literal);
+    float k = F(In.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * k)) + F(b)); });
   }
   case Op::V_MADAK_F32_E32: {
-    float k = F(in.Literal);
+    float k = F(In.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(F(outF32(F(a) * F(b))) + k); });
   }
   case Op::V_FMAMK_F32_E32: {
-    float k = F(in.Literal);
+    float k = F(In.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(std::fma(F(a), k, F(b))); });
   }
   case Op::V_FMAAK_F32_E32: {
-    float k = F(in.Literal);
+    float k = F(In.Literal);
     return n2(x, T::F32, T::F32, R::F32,
               [k](u32 a, u32 b) { return outF32(std::fma(F(a), F(b), k)); });
   }
   case Op::V_MAX_F32_E32:
   case Op::V_MAX_F32_E64:
-    return ieee ? minMaxF32<true, true>(x) : minMaxF32<true, false>(x);
+    return Ieee ? minMaxF32<true, true>(x) : minMaxF32<true, false>(x);
   case Op::V_MIN_F32_E32:
   case Op::V_MIN_F32_E64:
-    return ieee ? minMaxF32<false, true>(x) : minMaxF32<false, false>(x);
+    return Ieee ? minMaxF32<false, true>(x) : minMaxF32<false, false>(x);
   case Op::V_MAX3_F32_E64:
-    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, true>>{})
+    return Ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, true>>{})
                 : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmax3T<T32, false>>{});
   case Op::V_MIN3_F32_E64:
-    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmin3T<T32, true>>{})
+    return Ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmin3T<T32, true>>{})
                 : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmin3T<T32, false>>{});
   case Op::V_MED3_F32_E64:
-    return ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmed3T<T32, true>>{})
+    return Ieee ? n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmed3T<T32, true>>{})
                 : n3(x, T::F32, T::F32, T::F32, R::F32, Fn<fmed3T<T32, false>>{});
   case Op::V_MAXIMUM3_F32:
     return n3(x, T::F32, T::F32, T::F32, R::F32,
@@ -549,25 +549,25 @@ template <class M> bool floatOps(VX &x) {
     // S0 the float product S0 * 2^64 is ldexp's value (exact, or the same overflow in every
     // rounding mode). A lane outside that case (or an infinite or NaN S0 to scale) is left to
     // divScaleT. Written without branches, so that the loop over lanes vectorizes.
-    alignas(64) u8 slow[kWaveSize];
+    alignas(64) u8 Slow[kWaveSize];
     for (unsigned l = 0; l < 64; ++l) {
       const int e0 = int((a[l] >> 23) & 0xff), e1 = int((b[l] >> 23) & 0xff),
                 e2 = int((c[l] >> 23) & 0xff);
-      const bool common = (unsigned(e1 - 1) < 254u) & (unsigned(e2 - 1) < 254u) & (e2 - e1 < 96) &
+      const bool Common = (unsigned(e1 - 1) < 254u) & (unsigned(e2 - 1) < 254u) & (e2 - e1 < 96) &
                           (e2 - e1 >= -125) & ((e2 > 23) | (e0 != 255));
-      const u32 scaled = f32ToBits(F(a[l]) * 0x1p64f);
-      const u32 useScaled = 0u - u32(e2 <= 23); // a mask: a select would become a branch
-      x.R[l] = (scaled & useScaled) | (a[l] & ~useScaled);
-      slow[l] = !common;
+      const u32 Scaled = f32ToBits(F(a[l]) * 0x1p64f);
+      const u32 UseScaled = 0u - u32(e2 <= 23); // a mask: a select would become a branch
+      x.R[l] = (Scaled & UseScaled) | (a[l] & ~UseScaled);
+      Slow[l] = !Common;
     }
-    u64 vcc = 0;
-    forEachLane(packLaneBits(slow), [&](unsigned l) {
+    u64 Vcc = 0;
+    forEachLane(packLaneBits(Slow), [&](unsigned l) {
       bool v;
       x.R[l] = divScaleT<T32, float>(a[l], b[l], c[l], v, 96, 23, 64);
-      vcc |= u64(v) << l;
+      Vcc |= u64(v) << l;
     });
     finish32(x, R::F32);
-    writeMask(x, in.Sdst, vcc & x.Exec);
+    writeMask(x, In.Sdst, Vcc & x.Exec);
     return true;
   }
   // v_div_fmas: the ISA pseudocode scales by 2^32 (2^64 for f64) when VCC is set, which cannot
@@ -576,12 +576,12 @@ template <class M> bool floatOps(VX &x) {
   // quotient estimate S2 is >= 2 (exponent > bias) and by 2^-64 otherwise, which is what makes
   // the compiler's division sequence correctly rounded (tested), and what hardware must do.
   case Op::V_DIV_FMAS_F32_E64: {
-    u64 vcc = x.W.vcc();
+    u64 Vcc = x.W.vcc();
     const u32 *a = fetch32(x, 0, T::F32), *b = fetch32(x, 1, T::F32), *c = fetch32(x, 2, T::F32);
     // Every lane as a plain fma (a loop that vectorizes), then the lanes VCC selects again.
     for (unsigned l = 0; l < 64; ++l)
       x.R[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
-    forEachLane(vcc, [&](unsigned l) {
+    forEachLane(Vcc, [&](unsigned l) {
       // Undo v_div_scale's 2^64 scaling with one rounding: the exact product in double,
       // the sum rounded to odd, the power-of-two scale exact, then one rounding to float.
       double s = M::sumOdd(double(F(a[l])) * double(F(b[l])), double(F(c[l])));
@@ -680,8 +680,8 @@ template <class M> bool floatOps(VX &x) {
               [](u32 a, u32 b) { return unorm16(H(a)) | (unorm16(H(b)) << 16); });
   case Op::V_CVT_PK_U8_F32_E64:
     return n3(x, T::F32, T::B32, T::B32, R::B32, [](u32 a, u32 b, u32 c) {
-      unsigned sh = (b & 3) * 8;
-      return (c & ~(0xffu << sh)) | (toU8(F(a)) << sh);
+      unsigned Sh = (b & 3) * 8;
+      return (c & ~(0xffu << Sh)) | (toU8(F(a)) << Sh);
     });
 
   // ---- f16 ----------------------------------------------------------------------------------
@@ -704,11 +704,11 @@ template <class M> bool floatOps(VX &x) {
   case Op::V_MAD_F16:
     return n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<mad16<M>>{});
   case Op::V_MADMK_F16_E32: {
-    u32 k = in.Literal & 0xffff;
+    u32 k = In.Literal & 0xffff;
     return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, k, b); });
   }
   case Op::V_MADAK_F16_E32: {
-    u32 k = in.Literal & 0xffff;
+    u32 k = In.Literal & 0xffff;
     return n2(x, T::F16, T::F16, R::F16, [k](u32 a, u32 b) { return mad16<M>(a, b, k); });
   }
   case Op::V_FMA_F16:
@@ -717,20 +717,20 @@ template <class M> bool floatOps(VX &x) {
     return n3(x, T::F16, T::F16, T::F16, R::F16, Fn<fma16<M>>{});
   case Op::V_MAX_F16_E32:
   case Op::V_MAX_F16_E64:
-    return ieee ? n2(x, T::F16, T::F16, R::F16, Fn<fmaxT<T16, true>>{})
+    return Ieee ? n2(x, T::F16, T::F16, R::F16, Fn<fmaxT<T16, true>>{})
                 : n2(x, T::F16, T::F16, R::F16, Fn<fmaxT<T16, false>>{});
   case Op::V_MIN_F16_E32:
   case Op::V_MIN_F16_E64:
-    return ieee ? n2(x, T::F16, T::F16, R::F16, Fn<fminT<T16, true>>{})
+    return Ieee ? n2(x, T::F16, T::F16, R::F16, Fn<fminT<T16, true>>{})
                 : n2(x, T::F16, T::F16, R::F16, Fn<fminT<T16, false>>{});
   case Op::V_MAX3_F16_E64:
-    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmax3T<T16, true>>{})
+    return Ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmax3T<T16, true>>{})
                 : n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmax3T<T16, false>>{});
   case Op::V_MIN3_F16_E64:
-    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmin3T<T16, true>>{})
+    return Ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmin3T<T16, true>>{})
                 : n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmin3T<T16, false>>{});
   case Op::V_MED3_F16_E64:
-    return ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmed3T<T16, true>>{})
+    return Ieee ? n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmed3T<T16, true>>{})
                 : n3(x, T::F16, T::F16, T::F16, R::F16P, Fn<fmed3T<T16, false>>{});
   case Op::V_LDEXP_F16_E32:
   case Op::V_LDEXP_F16_E64:
@@ -815,10 +815,10 @@ template <class M> bool floatOps(VX &x) {
     return w3(x, T::F64, T::F64, T::F64, R::F64,
               [](u64 a, u64 b, u64 c) { return outF64(std::fma(D(a), D(b), D(c))); });
   case Op::V_MAX_F64:
-    return ieee ? w2(x, T::F64, T::F64, R::F64, Fn<fmaxT<T64, true>>{})
+    return Ieee ? w2(x, T::F64, T::F64, R::F64, Fn<fmaxT<T64, true>>{})
                 : w2(x, T::F64, T::F64, R::F64, Fn<fmaxT<T64, false>>{});
   case Op::V_MIN_F64:
-    return ieee ? w2(x, T::F64, T::F64, R::F64, Fn<fminT<T64, true>>{})
+    return Ieee ? w2(x, T::F64, T::F64, R::F64, Fn<fminT<T64, true>>{})
                 : w2(x, T::F64, T::F64, R::F64, Fn<fminT<T64, false>>{});
   case Op::V_LDEXP_F64:
     return w2(x, T::F64, T::B32, R::F64, [](u64 a, u64 b) {
@@ -862,22 +862,22 @@ template <class M> bool floatOps(VX &x) {
     return w1(x, T::F64, R::F64, [](u64 a) { return outF64(std::sqrt(D(a))); });
   case Op::V_DIV_SCALE_F64: {
     const u64 *a = fetch64(x, 0, T::F64), *b = fetch64(x, 1, T::F64), *c = fetch64(x, 2, T::F64);
-    u64 vcc = 0;
+    u64 Vcc = 0;
     for (unsigned l = 0; l < 64; ++l) {
       bool v;
       x.Rq[l] = divScaleT<T64, double>(a[l], b[l], c[l], v, 768, 53, 128);
-      vcc |= u64(v) << l;
+      Vcc |= u64(v) << l;
     }
     finish64(x, R::F64);
-    writeMask(x, in.Sdst, vcc & x.Exec);
+    writeMask(x, In.Sdst, Vcc & x.Exec);
     return true;
   }
   case Op::V_DIV_FMAS_F64_E64: {
-    u64 vcc = x.W.vcc();
+    u64 Vcc = x.W.vcc();
     const u64 *a = fetch64(x, 0, T::F64), *b = fetch64(x, 1, T::F64), *c = fetch64(x, 2, T::F64);
     for (unsigned l = 0; l < 64; ++l) {
       double v = std::fma(D(a[l]), D(b[l]), D(c[l]));
-      if ((vcc >> l) & 1) // see V_DIV_FMAS_F32 (a denormal result is rounded twice here)
+      if ((Vcc >> l) & 1) // see V_DIV_FMAS_F32 (a denormal result is rounded twice here)
         v = std::ldexp(v, expOf<T64>(c[l]) > 1023 ? 128 : -128);
       x.Rq[l] = outF64(v);
     }
@@ -906,8 +906,8 @@ namespace {
 //     stops when that field is not nearest-even.
 enum RoundUse : uint8_t { kNoRound, kHostSp, kHostDp, kUnsupSp, kUnsupDp };
 
-RoundUse roundUseOf(Op op) {
-  switch (op) {
+RoundUse roundUseOf(Op Op) {
+  switch (Op) {
   case Op::V_ADD_F32_E32:
   case Op::V_ADD_F32_E64:
   case Op::V_SUB_F32_E32:
@@ -1044,8 +1044,8 @@ const uint8_t *roundUseTable() {
 
 [[noreturn]] void throwRoundUnsupported(const VX &x, fpmode::Round r) {
   std::string m = opNameLower(x.In.Operation);
-  for (const char *suf : {"_e32", "_e64"})
-    if (m.size() > 4 && m.compare(m.size() - 4, 4, suf) == 0)
+  for (const char *Suf : {"_e32", "_e64"})
+    if (m.size() > 4 && m.compare(m.size() - 4, 4, Suf) == 0)
       m.resize(m.size() - 4);
   throw EmuError(EmuErrorKind::Unsupported, "unsupported instruction " + m + " at pc " +
                                                 hexText(x.C.InstPc) + " (round mode " +
@@ -1081,54 +1081,54 @@ bool execVectorFloat(VX &x) { return floatOps<FastM>(x); }
     r[l] = outF32(std::fma(F(a[l]), F(b[l]), F(c[l])));
 }
 
-void minMaxF32Rows(bool max, bool ieee, const u32 *a, const u32 *b, u32 *r) {
-  if (max)
-    return ieee ? minMaxF32Lanes<true, true>(a, b, r) : minMaxF32Lanes<true, false>(a, b, r);
-  return ieee ? minMaxF32Lanes<false, true>(a, b, r) : minMaxF32Lanes<false, false>(a, b, r);
+void minMaxF32Rows(bool Max, bool Ieee, const u32 *a, const u32 *b, u32 *r) {
+  if (Max)
+    return Ieee ? minMaxF32Lanes<true, true>(a, b, r) : minMaxF32Lanes<true, false>(a, b, r);
+  return Ieee ? minMaxF32Lanes<false, true>(a, b, r) : minMaxF32Lanes<false, false>(a, b, r);
 }
 
 // The moded path: MODE round/denormal fields other than the default (see ExecVectorCore.h).
 // The float ops only; the caller (ExecVector.cpp) tries the compares after it.
 bool execVectorModed(VX &x) {
   using namespace fpmode;
-  const uint32_t mode = x.W.Mode;
-  x.FtzIn = u8((mode & kDenormSpIn ? 0 : 1) | (mode & kDenormDpIn ? 0 : 2));
-  x.FtzOut = u8((mode & kDenormSpOut ? 0 : 1) | (mode & kDenormDpOut ? 0 : 2));
+  const uint32_t Mode = x.W.Mode;
+  x.FtzIn = u8((Mode & kDenormSpIn ? 0 : 1) | (Mode & kDenormDpIn ? 0 : 2));
+  x.FtzOut = u8((Mode & kDenormSpOut ? 0 : 1) | (Mode & kDenormDpOut ? 0 : 2));
   if (x.FtzIn)
     x.SrcMod |= 7;
   if (x.FtzOut)
     x.Post = true;
-  tFlush16Out = (x.FtzOut & 2) != 0;
-  const Round rs = roundSp(mode), rd = roundDp(mode);
+  TFlush16Out = (x.FtzOut & 2) != 0;
+  const Round Rs = roundSp(Mode), Rd = roundDp(Mode);
   Round r = kNearestEven;
-  if (rs != kNearestEven || rd != kNearestEven) {
+  if (Rs != kNearestEven || Rd != kNearestEven) {
     switch (roundUseTable()[unsigned(x.In.Operation)]) {
     case kHostSp:
-      r = rs;
+      r = Rs;
       break;
     case kHostDp:
-      r = rd;
+      r = Rd;
       break;
     case kUnsupSp:
-      if (rs != kNearestEven)
-        throwRoundUnsupported(x, rs);
+      if (Rs != kNearestEven)
+        throwRoundUnsupported(x, Rs);
       break;
     case kUnsupDp:
-      if (rd != kNearestEven)
-        throwRoundUnsupported(x, rd);
+      if (Rd != kNearestEven)
+        throwRoundUnsupported(x, Rd);
       break;
     default:
       break;
     }
   }
-  tRound = r;
-  bool done;
+  TRound = r;
+  bool Done;
   {
-    HostRounding guard(r);
-    done = floatOps<ModedM>(x);
+    HostRounding Guard(r);
+    Done = floatOps<ModedM>(x);
   }
-  tRound = 0;
-  return done;
+  TRound = 0;
+  return Done;
 }
 
 // Exposed for the compare executor.

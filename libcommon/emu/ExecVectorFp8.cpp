@@ -28,26 +28,26 @@ namespace {
 
 constexpr uint32_t kModeFp16Ovfl = 1u << 23;
 
-[[noreturn]] void undocumented(VX &x, const char *what) {
+[[noreturn]] void undocumented(VX &x, const char *What) {
   throw EmuError(EmuErrorKind::Unsupported,
                  "unsupported instruction " + std::string(opNameLower(x.In.Operation)) + " at pc " +
-                     hexText(x.C.InstPc) + ": " + what + " is not documented",
+                     hexText(x.C.InstPc) + ": " + What + " is not documented",
                  x.C.InstPc);
 }
 
 bool cvtPkToFp8(VX &x, SmallFormat f) {
   if (x.In.Clamp || x.In.Omod)
     undocumented(x, "clamp or an output modifier on a conversion to fp8");
-  const bool sat = x.W.Mode & kModeFp16Ovfl;
+  const bool Sat = x.W.Mode & kModeFp16Ovfl;
   const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32);
-  const u32 *old = x.W.vrowOf(x.In.Dst);
-  const unsigned shift = (x.In.Opsel & 8) ? 16 : 0;
+  const u32 *Old = x.W.vrowOf(x.In.Dst);
+  const unsigned Shift = (x.In.Opsel & 8) ? 16 : 0;
   for (unsigned l = 0; l < kWaveSize; ++l) {
-    uint32_t lo = 0, hi = 0;
+    uint32_t Lo = 0, Hi = 0;
     if (((x.Exec >> l) & 1) &&
-        (!f32ToSmall(F(a[l]), f, sat, lo) || !f32ToSmall(F(b[l]), f, sat, hi)))
+        (!f32ToSmall(F(a[l]), f, Sat, Lo) || !f32ToSmall(F(b[l]), f, Sat, Hi)))
       undocumented(x, "saturating an infinite input (MODE.FP16_OVFL set)");
-    x.R[l] = (old[l] & ~(0xffffu << shift)) | ((lo | hi << 8) << shift);
+    x.R[l] = (Old[l] & ~(0xffffu << Shift)) | ((Lo | Hi << 8) << Shift);
   }
   finish32(x, R::B32);
   return true;
@@ -81,8 +81,8 @@ bool cvtPkFp8ToF32(VX &x, SmallFormat f) {
 }
 
 // 2^(exponent field of the f32 scale - 127), as a double; refused for exponent 255.
-double scaleOf(VX &x, u32 scaleBits) {
-  const unsigned e = (scaleBits >> 23) & 0xffu;
+double scaleOf(VX &x, u32 ScaleBits) {
+  const unsigned e = (ScaleBits >> 23) & 0xffu;
   if (e == 255)
     undocumented(x, "a scale whose exponent field is 255 (infinity or NaN)");
   return std::ldexp(1.0, int(e) - 127);
@@ -98,17 +98,17 @@ bool cvtScalePkFp4F32(VX &x) {
     undocumented(x, "clamp or an output modifier on a conversion to fp4");
   requireNearestEven(x);
   const u32 *a = fetch32(x, 0, Ty::F32), *b = fetch32(x, 1, Ty::F32), *s = fetch32(x, 2, Ty::F32);
-  const u32 *old = x.W.vrowOf(x.In.Dst);
-  const unsigned shift = 8 * ((x.In.Opsel >> 2) & 3);
+  const u32 *Old = x.W.vrowOf(x.In.Dst);
+  const unsigned Shift = 8 * ((x.In.Opsel >> 2) & 3);
   for (unsigned l = 0; l < kWaveSize; ++l) {
-    u32 lo = 0, hi = 0;
+    u32 Lo = 0, Hi = 0;
     if ((x.Exec >> l) & 1) {
-      const double sc = scaleOf(x, s[l]);
-      if (!f64ToSmall(double(F(a[l])) / sc, SmallFormat::E2M1, false, lo) ||
-          !f64ToSmall(double(F(b[l])) / sc, SmallFormat::E2M1, false, hi))
+      const double Sc = scaleOf(x, s[l]);
+      if (!f64ToSmall(double(F(a[l])) / Sc, SmallFormat::E2M1, false, Lo) ||
+          !f64ToSmall(double(F(b[l])) / Sc, SmallFormat::E2M1, false, Hi))
         undocumented(x, "an fp4 conversion of a NaN or of a value past fp4's range (+-6)");
     }
-    x.R[l] = (old[l] & ~(0xffu << shift)) | ((lo | hi << 4) << shift);
+    x.R[l] = (Old[l] & ~(0xffu << Shift)) | ((Lo | Hi << 4) << Shift);
   }
   finish32(x, R::B32);
   return true;
@@ -122,21 +122,21 @@ bool cvtScalePkBf16Fp8(VX &x) {
     return false; // SRC0 is a VGPR in the pseudocode
   const u32 *a = x.W.vrowOf(x.In.Src[0]);
   const u32 *s = fetch32(x, 1, Ty::F32);
-  const unsigned word = 16 * (x.In.Opsel & 1);
+  const unsigned Word = 16 * (x.In.Opsel & 1);
   for (unsigned l = 0; l < kWaveSize; ++l) {
-    u32 out = 0;
+    u32 Out = 0;
     if ((x.Exec >> l) & 1) {
-      const double sc = scaleOf(x, s[l]);
-      const u32 src = (a[l] >> word) & 0xffffu;
+      const double Sc = scaleOf(x, s[l]);
+      const u32 Src = (a[l] >> Word) & 0xffffu;
       for (unsigned h = 0; h < 2; ++h) {
-        const double v = double(smallToF32((src >> (8 * h)) & 0xffu, SmallFormat::E4M3)) * sc;
+        const double v = double(smallToF32((Src >> (8 * h)) & 0xffu, SmallFormat::E4M3)) * Sc;
         // fp8 values have 4 significant bits: the product is exact in f32 within its range.
         if (std::isfinite(v) && std::fabs(v) > double(bf16ToF32(0x7f7f)))
           undocumented(x, "a scaled bf16 result past bf16's range");
-        out |= u32(f32ToBf16(float(v))) << (16 * h);
+        Out |= u32(f32ToBf16(float(v))) << (16 * h);
       }
     }
-    x.R[l] = out;
+    x.R[l] = Out;
   }
   finish32(x, R::B32);
   return true;
@@ -145,24 +145,24 @@ bool cvtScalePkBf16Fp8(VX &x) {
 } // namespace
 
 bool execVectorFp8(VX &x) {
-  const bool ocp = x.C.Target == Gfx::Gfx950;
+  const bool Ocp = x.C.Target == Gfx::Gfx950;
   switch (x.In.Operation) {
   case Op::V_CVT_PK_FP8_F32:
-    return cvtPkToFp8(x, fp8Format(ocp));
+    return cvtPkToFp8(x, fp8Format(Ocp));
   case Op::V_CVT_PK_BF8_F32:
-    return cvtPkToFp8(x, bf8Format(ocp));
+    return cvtPkToFp8(x, bf8Format(Ocp));
   case Op::V_CVT_F32_FP8_E32:
   case Op::V_CVT_F32_FP8_E64:
-    return cvtFp8ToF32(x, fp8Format(ocp));
+    return cvtFp8ToF32(x, fp8Format(Ocp));
   case Op::V_CVT_F32_BF8_E32:
   case Op::V_CVT_F32_BF8_E64:
-    return cvtFp8ToF32(x, bf8Format(ocp));
+    return cvtFp8ToF32(x, bf8Format(Ocp));
   case Op::V_CVT_PK_F32_FP8_E32:
   case Op::V_CVT_PK_F32_FP8_E64:
-    return cvtPkFp8ToF32(x, fp8Format(ocp));
+    return cvtPkFp8ToF32(x, fp8Format(Ocp));
   case Op::V_CVT_PK_F32_BF8_E32:
   case Op::V_CVT_PK_F32_BF8_E64:
-    return cvtPkFp8ToF32(x, bf8Format(ocp));
+    return cvtPkFp8ToF32(x, bf8Format(Ocp));
   case Op::V_CVT_SCALEF32_PK_FP4_F32:
     return cvtScalePkFp4F32(x);
   case Op::V_CVT_SCALEF32_PK_BF16_FP8:

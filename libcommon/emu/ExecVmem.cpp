@@ -73,19 +73,19 @@ MemOp mk(Kind k, Shape s, unsigned n = 1) {
   m.N = uint8_t(n);
   return m;
 }
-MemOp at(Rmw r, bool is64) {
+MemOp at(Rmw r, bool Is64) {
   MemOp m;
   m.Kind = Kind::Atomic;
   m.Rmw = r;
-  m.Is64 = is64;
+  m.Is64 = Is64;
   return m;
 }
-MemOp fmt(Kind k, unsigned n, bool d16, bool hi = false) {
+MemOp fmt(Kind k, unsigned n, bool D16, bool Hi = false) {
   MemOp m;
   m.Kind = k;
   m.N = uint8_t(n);
-  m.D16 = d16;
-  m.D16Hi = hi;
+  m.D16 = D16;
+  m.D16Hi = Hi;
   return m;
 }
 
@@ -255,8 +255,8 @@ MemOp fmt(Kind k, unsigned n, bool d16, bool hi = false) {
     out = at(Rmw::MaxF64, true);                                                                   \
     return true;
 
-bool classify(Op op, MemOp &out) {
-  switch (op) {
+bool classify(Op Op, MemOp &out) {
+  switch (Op) {
     ASMEVO_LS_CASES(FLAT)
     ASMEVO_LS_CASES(GLOBAL)
     ASMEVO_LS_CASES(SCRATCH)
@@ -404,17 +404,17 @@ unsigned shapeBytes(const MemOp &m) {
 }
 
 // Writes a loaded value (buf: the bytes read, zero where out of range) to the destination.
-inline void writeLoad(WaveState &w, uint16_t dst, unsigned lane, Shape s, unsigned n,
-                      const uint8_t *buf) {
-  unsigned r = vectorIndex(dst);
-  uint32_t &d = w.vrow(r)[lane];
-  uint16_t h = uint16_t(buf[0] | (unsigned(buf[1]) << 8));
+inline void writeLoad(WaveState &w, uint16_t Dst, unsigned Lane, Shape s, unsigned n,
+                      const uint8_t *Buf) {
+  unsigned r = vectorIndex(Dst);
+  uint32_t &d = w.vrow(r)[Lane];
+  uint16_t h = uint16_t(Buf[0] | (unsigned(Buf[1]) << 8));
   switch (s) {
   case Shape::U8:
-    d = buf[0];
+    d = Buf[0];
     break;
   case Shape::I8:
-    d = uint32_t(int32_t(int8_t(buf[0])));
+    d = uint32_t(int32_t(int8_t(Buf[0])));
     break;
   case Shape::U16:
     d = h;
@@ -424,19 +424,19 @@ inline void writeLoad(WaveState &w, uint16_t dst, unsigned lane, Shape s, unsign
     break;
   case Shape::B32:
     for (unsigned k = 0; k < n; ++k)
-      w.vrow(r + k)[lane] = load32(buf + 4 * k);
+      w.vrow(r + k)[Lane] = load32(Buf + 4 * k);
     break;
   case Shape::U8D16:
-    d = (d & 0xffff0000u) | buf[0];
+    d = (d & 0xffff0000u) | Buf[0];
     break;
   case Shape::I8D16:
-    d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(buf[0])));
+    d = (d & 0xffff0000u) | uint16_t(int16_t(int8_t(Buf[0])));
     break;
   case Shape::U8D16Hi:
-    d = (d & 0xffffu) | (uint32_t(buf[0]) << 16);
+    d = (d & 0xffffu) | (uint32_t(Buf[0]) << 16);
     break;
   case Shape::I8D16Hi:
-    d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(buf[0])))) << 16);
+    d = (d & 0xffffu) | (uint32_t(uint16_t(int16_t(int8_t(Buf[0])))) << 16);
     break;
   case Shape::B16D16:
     d = (d & 0xffff0000u) | h;
@@ -450,64 +450,64 @@ inline void writeLoad(WaveState &w, uint16_t dst, unsigned lane, Shape s, unsign
 }
 
 // Gathers the bytes a store writes.
-inline void readStore(const WaveState &w, uint16_t data, unsigned lane, Shape s, unsigned n,
-                      uint8_t *buf) {
-  unsigned r = vectorIndex(data);
-  uint32_t v = w.vrow(r)[lane];
+inline void readStore(const WaveState &w, uint16_t Data, unsigned Lane, Shape s, unsigned n,
+                      uint8_t *Buf) {
+  unsigned r = vectorIndex(Data);
+  uint32_t v = w.vrow(r)[Lane];
   switch (s) {
   case Shape::B8:
-    buf[0] = uint8_t(v);
+    Buf[0] = uint8_t(v);
     break;
   case Shape::B8Hi:
-    buf[0] = uint8_t(v >> 16);
+    Buf[0] = uint8_t(v >> 16);
     break;
   case Shape::B16:
-    buf[0] = uint8_t(v);
-    buf[1] = uint8_t(v >> 8);
+    Buf[0] = uint8_t(v);
+    Buf[1] = uint8_t(v >> 8);
     break;
   case Shape::B16Hi:
-    buf[0] = uint8_t(v >> 16);
-    buf[1] = uint8_t(v >> 24);
+    Buf[0] = uint8_t(v >> 16);
+    Buf[1] = uint8_t(v >> 24);
     break;
   case Shape::B32:
     for (unsigned k = 0; k < n; ++k)
-      store32(buf + 4 * k, w.vrow(r + k)[lane]);
+      store32(Buf + 4 * k, w.vrow(r + k)[Lane]);
     break;
   default:
     break;
   }
 }
 
-bool returnsPreOp(const Inst &in) { return (in.Glc || in.Sc0) && in.Dst != kNoOperand; }
+bool returnsPreOp(const Inst &In) { return (In.Glc || In.Sc0) && In.Dst != kNoOperand; }
 
 // One lane's atomic at host pointer p (devAddr keys the lock).
-inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane, uint8_t *p,
-                       uint64_t devAddr, bool ret) {
+inline void atomicLane(ExecCtx &c, const Inst &In, const MemOp &m, unsigned Lane, uint8_t *p,
+                       uint64_t DevAddr, bool Ret) {
   WaveState &w = c.W;
-  unsigned d = vectorIndex(in.Data0);
+  unsigned d = vectorIndex(In.Data0);
   if (!m.Is64) {
-    uint32_t src = w.vrow(d)[lane];
-    uint32_t cmp = m.Rmw == Rmw::CmpSwap ? w.vrow(d + 1)[lane] : 0;
-    uint32_t old;
+    uint32_t Src = w.vrow(d)[Lane];
+    uint32_t Cmp = m.Rmw == Rmw::CmpSwap ? w.vrow(d + 1)[Lane] : 0;
+    uint32_t Old;
     {
-      std::lock_guard<std::mutex> g(c.Mem.atomicLock(devAddr));
-      old = load32(p);
-      store32(p, rmw32(m.Rmw, old, src, cmp));
+      std::lock_guard<std::mutex> g(c.Mem.atomicLock(DevAddr));
+      Old = load32(p);
+      store32(p, rmw32(m.Rmw, Old, Src, Cmp));
     }
-    if (ret)
-      w.vrowOf(in.Dst)[lane] = old;
+    if (Ret)
+      w.vrowOf(In.Dst)[Lane] = Old;
   } else {
-    uint64_t src = w.vrow(d)[lane] | (uint64_t(w.vrow(d + 1)[lane]) << 32);
-    uint64_t cmp =
-        m.Rmw == Rmw::CmpSwap ? (w.vrow(d + 2)[lane] | (uint64_t(w.vrow(d + 3)[lane]) << 32)) : 0;
-    uint64_t old;
+    uint64_t Src = w.vrow(d)[Lane] | (uint64_t(w.vrow(d + 1)[Lane]) << 32);
+    uint64_t Cmp =
+        m.Rmw == Rmw::CmpSwap ? (w.vrow(d + 2)[Lane] | (uint64_t(w.vrow(d + 3)[Lane]) << 32)) : 0;
+    uint64_t Old;
     {
-      std::lock_guard<std::mutex> g(c.Mem.atomicLock(devAddr));
-      old = load64(p);
-      store64(p, rmw64(m.Rmw, old, src, cmp));
+      std::lock_guard<std::mutex> g(c.Mem.atomicLock(DevAddr));
+      Old = load64(p);
+      store64(p, rmw64(m.Rmw, Old, Src, Cmp));
     }
-    if (ret)
-      writeVector64(w, in.Dst, lane, old);
+    if (Ret)
+      writeVector64(w, In.Dst, Lane, Old);
   }
 }
 
@@ -518,134 +518,134 @@ inline void atomicLane(ExecCtx &c, const Inst &in, const MemOp &m, unsigned lane
 // lowest address and checked against the highest. It changes nothing and returns false
 // otherwise; the per-lane path then gives the same result, or the fault that names the lane.
 template <bool Load>
-bool globalDwordsFast(ExecCtx &c, uint16_t reg, unsigned n, uint64_t exec, bool hasSaddr,
-                      uint64_t sbase, const uint32_t *vOff, const uint32_t *vHi, int64_t off) {
-  if (c.Strict || c.Trace || c.Track || reg < kVgprBase || reg == kNoOperand ||
-      vectorIndex(reg) + n > kNumVectorRegs)
+bool globalDwordsFast(ExecCtx &c, uint16_t Reg, unsigned n, uint64_t Exec, bool HasSaddr,
+                      uint64_t Sbase, const uint32_t *VOff, const uint32_t *VHi, int64_t Off) {
+  if (c.Strict || c.Trace || c.Track || Reg < kVgprBase || Reg == kNoOperand ||
+      vectorIndex(Reg) + n > kNumVectorRegs)
     return false;
-  uint64_t addr[kWaveSize];
-  uint64_t lo = ~0ull, hi = 0;
-  auto laneAddr = [&](unsigned l) {
-    const uint64_t a = hasSaddr ? sbase + uint64_t(vOff ? vOff[l] : 0u) + uint64_t(off)
-                                : (uint64_t(vOff[l]) | (uint64_t(vHi[l]) << 32)) + uint64_t(off);
-    addr[l] = a;
-    lo = a < lo ? a : lo;
-    hi = a > hi ? a : hi;
+  uint64_t Addr[kWaveSize];
+  uint64_t Lo = ~0ull, Hi = 0;
+  auto LaneAddr = [&](unsigned l) {
+    const uint64_t a = HasSaddr ? Sbase + uint64_t(VOff ? VOff[l] : 0u) + uint64_t(Off)
+                                : (uint64_t(VOff[l]) | (uint64_t(VHi[l]) << 32)) + uint64_t(Off);
+    Addr[l] = a;
+    Lo = a < Lo ? a : Lo;
+    Hi = a > Hi ? a : Hi;
   };
-  if (exec == ~0ull) {
+  if (Exec == ~0ull) {
     for (unsigned l = 0; l < kWaveSize; ++l)
-      laneAddr(l);
+      LaneAddr(l);
   } else {
-    forEachLane(exec, laneAddr);
+    forEachLane(Exec, LaneAddr);
   }
   const Allocation *a = c.LastAlloc;
-  if (!a || lo - a->Base >= a->Size) {
-    a = c.Mem.find(lo);
+  if (!a || Lo - a->Base >= a->Size) {
+    a = c.Mem.find(Lo);
     if (!a)
       return false;
   }
-  if (hi - a->Base >= a->Size || 4ull * n > a->Size - (hi - a->Base))
+  if (Hi - a->Base >= a->Size || 4ull * n > a->Size - (Hi - a->Base))
     return false;
   c.LastAlloc = a;
-  uint8_t *const bytes = a->Bytes.get();
-  const uint64_t base = a->Base;
-  uint32_t *rows[4];
-  dwordRows(c.W, reg, n, rows);
-  if (exec == ~0ull && copyPackedLanes(Load, bytes + (addr[0] - base), addr, n, rows))
+  uint8_t *const Bytes = a->Bytes.get();
+  const uint64_t Base = a->Base;
+  uint32_t *Rows[4];
+  dwordRows(c.W, Reg, n, Rows);
+  if (Exec == ~0ull && copyPackedLanes(Load, Bytes + (Addr[0] - Base), Addr, n, Rows))
     return true;
-  forEachLane(exec,
-              [&](unsigned l) { copyLaneDwords<Load>(bytes + (addr[l] - base), rows, n, l); });
+  forEachLane(Exec,
+              [&](unsigned l) { copyLaneDwords<Load>(Bytes + (Addr[l] - Base), Rows, n, l); });
   return true;
 }
 
-bool execFlatFamily(ExecCtx &c, const Inst &in) {
+bool execFlatFamily(ExecCtx &c, const Inst &In) {
   MemOp m;
-  if (!classify(in.Operation, m))
+  if (!classify(In.Operation, m))
     return false;
   if (m.Kind != Kind::Load && m.Kind != Kind::Store && m.Kind != Kind::Atomic)
     return false;
-  if ((m.Kind == Kind::Load && in.Dst == kNoOperand) ||
-      (m.Kind != Kind::Load && in.Data0 == kNoOperand))
+  if ((m.Kind == Kind::Load && In.Dst == kNoOperand) ||
+      (m.Kind != Kind::Load && In.Data0 == kNoOperand))
     return false;
   WaveState &w = c.W;
-  const uint64_t exec = w.exec();
-  if (exec == 0)
+  const uint64_t Exec = w.exec();
+  if (Exec == 0)
     return true;
-  const char *what = opNameLower(in.Operation);
-  const Enc enc = in.Encoding;
-  const int64_t off = in.Offset;
+  const char *What = opNameLower(In.Operation);
+  const Enc Enc = In.Encoding;
+  const int64_t Off = In.Offset;
 
   // Scalar parts of the address, read once.
-  uint64_t sbase = 0;
-  if (enc == Enc::GLOBAL && in.Saddr != kNoOperand)
-    sbase = readScalar64(w, in, in.Saddr, OpType::B64);
-  uint32_t sOff32 = 0;
-  if (enc == Enc::SCRATCH && in.Saddr != kNoOperand)
-    sOff32 = readScalar32(w, in, in.Saddr, OpType::B32);
-  const uint32_t *vOff = (in.Addr != kNoOperand) ? w.vrowOf(in.Addr) : nullptr;
-  const uint32_t *vHi = (in.Addr != kNoOperand && vectorIndex(in.Addr) + 1 < kNumVectorRegs)
-                            ? w.vrow(vectorIndex(in.Addr) + 1)
+  uint64_t Sbase = 0;
+  if (Enc == Enc::GLOBAL && In.Saddr != kNoOperand)
+    Sbase = readScalar64(w, In, In.Saddr, OpType::B64);
+  uint32_t SOff32 = 0;
+  if (Enc == Enc::SCRATCH && In.Saddr != kNoOperand)
+    SOff32 = readScalar32(w, In, In.Saddr, OpType::B32);
+  const uint32_t *VOff = (In.Addr != kNoOperand) ? w.vrowOf(In.Addr) : nullptr;
+  const uint32_t *VHi = (In.Addr != kNoOperand && vectorIndex(In.Addr) + 1 < kNumVectorRegs)
+                            ? w.vrow(vectorIndex(In.Addr) + 1)
                             : nullptr;
 
   // Device address (flat/global) or private offset (scratch) of a lane.
-  auto laneAddr = [&](unsigned lane) -> uint64_t {
-    switch (enc) {
+  auto LaneAddr = [&](unsigned Lane) -> uint64_t {
+    switch (Enc) {
     case Enc::GLOBAL:
-      if (in.Saddr != kNoOperand)
-        return sbase + uint64_t(vOff ? vOff[lane] : 0u) + uint64_t(off);
-      return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
+      if (In.Saddr != kNoOperand)
+        return Sbase + uint64_t(VOff ? VOff[Lane] : 0u) + uint64_t(Off);
+      return (uint64_t(VOff[Lane]) | (uint64_t(VHi[Lane]) << 32)) + uint64_t(Off);
     case Enc::SCRATCH:
-      return uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off));
+      return uint32_t(SOff32 + (VOff ? VOff[Lane] : 0u) + uint32_t(Off));
     default: // FLAT
-      return (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
+      return (uint64_t(VOff[Lane]) | (uint64_t(VHi[Lane]) << 32)) + uint64_t(Off);
     }
   };
-  if (enc != Enc::SCRATCH && !(enc == Enc::GLOBAL && in.Saddr != kNoOperand) && (!vOff || !vHi))
+  if (Enc != Enc::SCRATCH && !(Enc == Enc::GLOBAL && In.Saddr != kNoOperand) && (!VOff || !VHi))
     return false;
-  auto access = [&](unsigned lane, uint64_t a, unsigned size) -> uint8_t * {
-    switch (enc) {
+  auto Access = [&](unsigned Lane, uint64_t a, unsigned Size) -> uint8_t * {
+    switch (Enc) {
     case Enc::GLOBAL:
-      return globalAccess(c, a, size, int(lane), what);
+      return globalAccess(c, a, Size, int(Lane), What);
     case Enc::SCRATCH:
-      return privateAccess(c, a, size, int(lane), what);
+      return privateAccess(c, a, Size, int(Lane), What);
     default:
-      return flatAccess(c, a, size, int(lane), what);
+      return flatAccess(c, a, Size, int(Lane), What);
     }
   };
 
-  const bool global = enc == Enc::GLOBAL && m.Shape == Shape::B32 && m.N <= 4;
-  const bool hasSaddr = in.Saddr != kNoOperand;
+  const bool Global = Enc == Enc::GLOBAL && m.Shape == Shape::B32 && m.N <= 4;
+  const bool HasSaddr = In.Saddr != kNoOperand;
   if (m.Kind == Kind::Load) {
-    if (global && globalDwordsFast<true>(c, in.Dst, m.N, exec, hasSaddr, sbase, vOff, vHi, off))
+    if (Global && globalDwordsFast<true>(c, In.Dst, m.N, Exec, HasSaddr, Sbase, VOff, VHi, Off))
       return true;
-    const unsigned bytes = shapeBytes(m);
-    forEachLane(exec, [&](unsigned lane) {
-      uint8_t buf[16] = {};
-      std::memcpy(buf, access(lane, laneAddr(lane), bytes), bytes);
-      writeLoad(w, in.Dst, lane, m.Shape, m.N, buf);
+    const unsigned Bytes = shapeBytes(m);
+    forEachLane(Exec, [&](unsigned Lane) {
+      uint8_t Buf[16] = {};
+      std::memcpy(Buf, Access(Lane, LaneAddr(Lane), Bytes), Bytes);
+      writeLoad(w, In.Dst, Lane, m.Shape, m.N, Buf);
     });
     return true;
   }
   if (m.Kind == Kind::Store) {
-    if (global && globalDwordsFast<false>(c, in.Data0, m.N, exec, hasSaddr, sbase, vOff, vHi, off))
+    if (Global && globalDwordsFast<false>(c, In.Data0, m.N, Exec, HasSaddr, Sbase, VOff, VHi, Off))
       return true;
-    const unsigned bytes = shapeBytes(m);
-    forEachLane(exec, [&](unsigned lane) {
-      uint8_t buf[16];
-      readStore(w, in.Data0, lane, m.Shape, m.N, buf);
-      std::memcpy(access(lane, laneAddr(lane), bytes), buf, bytes);
+    const unsigned Bytes = shapeBytes(m);
+    forEachLane(Exec, [&](unsigned Lane) {
+      uint8_t Buf[16];
+      readStore(w, In.Data0, Lane, m.Shape, m.N, Buf);
+      std::memcpy(Access(Lane, LaneAddr(Lane), Bytes), Buf, Bytes);
     });
     return true;
   }
   // Atomic.
-  if (enc == Enc::SCRATCH)
+  if (Enc == Enc::SCRATCH)
     return false;
-  const bool ret = returnsPreOp(in);
-  const unsigned size = m.Is64 ? 8 : 4;
-  forEachLane(exec, [&](unsigned lane) {
-    uint64_t a = laneAddr(lane);
-    uint8_t *p = access(lane, a, size);
-    atomicLane(c, in, m, lane, p, a, ret);
+  const bool Ret = returnsPreOp(In);
+  const unsigned Size = m.Is64 ? 8 : 4;
+  forEachLane(Exec, [&](unsigned Lane) {
+    uint64_t a = LaneAddr(Lane);
+    uint8_t *p = Access(Lane, a, Size);
+    atomicLane(c, In, m, Lane, p, a, Ret);
   });
   return true;
 }
@@ -665,8 +665,8 @@ struct BufferRsrc {
   unsigned dstSel(unsigned k) const { return (Word3 >> (3 * k)) & 7u; }
 };
 
-inline void decodeRsrc(const WaveState &w, uint16_t sbase, BufferRsrc &r) {
-  uint32_t w0 = w.S[sbase], w1 = w.S[sbase + 1], w2 = w.S[sbase + 2], w3 = w.S[sbase + 3];
+inline void decodeRsrc(const WaveState &w, uint16_t Sbase, BufferRsrc &r) {
+  uint32_t w0 = w.S[Sbase], w1 = w.S[Sbase + 1], w2 = w.S[Sbase + 2], w3 = w.S[Sbase + 3];
   r.Base = w0 | (uint64_t(w1 & 0xffffu) << 32);
   r.Stride = (w1 >> 16) & 0x3fffu;
   r.Swizzle = (w1 >> 31) & 1u;
@@ -687,10 +687,10 @@ struct BufferAddr {
   uint32_t InstOffset;
   bool NoRangeCheck;
 
-  uint64_t index(unsigned lane) const {
-    return uint64_t(VIdx ? VIdx[lane] : 0u) + (R.AddTid ? lane : 0u);
+  uint64_t index(unsigned Lane) const {
+    return uint64_t(VIdx ? VIdx[Lane] : 0u) + (R.AddTid ? Lane : 0u);
   }
-  uint64_t offset(unsigned lane) const { return uint64_t(VOff ? VOff[lane] : 0u) + InstOffset; }
+  uint64_t offset(unsigned Lane) const { return uint64_t(VOff ? VOff[Lane] : 0u) + InstOffset; }
 
   // Device address of byte `o` (buffer offset) of record `idx`, or false when [o, o+size) is
   // out of range.
@@ -699,26 +699,26 @@ struct BufferAddr {
   // checked. An offen-only access through a V# with a stride is checked by its byte offset, as
   // AITer's kernels rely on (they set stride 4 and num_records = the buffer's bytes); AMD's
   // rocjitsu emulator moved to the same rule to match gfx950 hardware.
-  bool resolve(uint64_t idx, uint64_t o, unsigned size, uint64_t &addr) const {
+  bool resolve(uint64_t Idx, uint64_t o, unsigned Size, uint64_t &Addr) const {
     if (!NoRangeCheck) {
       if (R.Stride == 0 || (!VIdx && !R.Swizzle)) {
-        if (SOffset + o + size > R.NumRecords)
+        if (SOffset + o + Size > R.NumRecords)
           return false;
       } else {
-        if (idx >= R.NumRecords)
+        if (Idx >= R.NumRecords)
           return false;
         if (R.Swizzle && o >= R.Stride)
           return false;
       }
     }
-    uint64_t rel;
+    uint64_t Rel;
     if (R.Swizzle) {
-      const uint64_t is = R.IndexStride, es = 4;
-      rel = ((idx / is) * R.Stride + (o / es) * es) * is + (idx % is) * es + o % es;
+      const uint64_t Is = R.IndexStride, Es = 4;
+      Rel = ((Idx / Is) * R.Stride + (o / Es) * Es) * Is + (Idx % Is) * Es + o % Es;
     } else {
-      rel = o + idx * R.Stride;
+      Rel = o + Idx * R.Stride;
     }
-    addr = R.Base + SOffset + rel;
+    Addr = R.Base + SOffset + Rel;
     return true;
   }
 };
@@ -731,20 +731,20 @@ struct MubufOperands {
   const uint32_t *VIdx = nullptr, *VOff = nullptr;
 };
 
-[[gnu::always_inline]] inline bool readMubufOperands(ExecCtx &c, const Inst &in, MubufOperands &m) {
+[[gnu::always_inline]] inline bool readMubufOperands(ExecCtx &c, const Inst &In, MubufOperands &m) {
   WaveState &w = c.W;
-  if (in.Sbase == kNoOperand || in.Sbase + 3 >= 128)
+  if (In.Sbase == kNoOperand || In.Sbase + 3 >= 128)
     return false;
-  decodeRsrc(w, in.Sbase, m.R);
-  m.Soff = in.Soffset == kNoOperand ? 0 : readScalar32(w, in, in.Soffset, OpType::B32);
-  if (in.Idxen || in.Offen) {
-    if (in.Addr == kNoOperand)
+  decodeRsrc(w, In.Sbase, m.R);
+  m.Soff = In.Soffset == kNoOperand ? 0 : readScalar32(w, In, In.Soffset, OpType::B32);
+  if (In.Idxen || In.Offen) {
+    if (In.Addr == kNoOperand)
       return false;
-    unsigned a = vectorIndex(in.Addr);
-    if (in.Idxen)
+    unsigned a = vectorIndex(In.Addr);
+    if (In.Idxen)
       m.VIdx = w.vrow(a);
-    if (in.Offen)
-      m.VOff = w.vrow(in.Idxen ? a + 1 : a);
+    if (In.Offen)
+      m.VOff = w.vrow(In.Idxen ? a + 1 : a);
   }
   return true;
 }
@@ -753,8 +753,8 @@ struct MubufOperands {
 struct FmtInfo {
   uint8_t Comps, Bits;
 };
-FmtInfo formatInfo(unsigned dfmt) {
-  switch (dfmt) {
+FmtInfo formatInfo(unsigned Dfmt) {
+  switch (Dfmt) {
   case 1:
     return {1, 8};
   case 2:
@@ -788,56 +788,56 @@ enum : unsigned {
   NfSint = 5,
   NfFloat = 7
 };
-bool isFloatish(unsigned nfmt) { return nfmt != NfUint && nfmt != NfSint; }
+bool isFloatish(unsigned Nfmt) { return Nfmt != NfUint && Nfmt != NfSint; }
 
 // Channel bits -> the 32-bit value a non-d16 format load returns.
-uint32_t decodeChannel(uint32_t raw, unsigned bits, unsigned nfmt) {
-  const uint32_t mask = bits == 32 ? 0xffffffffu : ((1u << bits) - 1);
-  raw &= mask;
-  const int32_t sx = bits == 32 ? int32_t(raw) : int32_t(raw << (32 - bits)) >> (32 - bits);
-  switch (nfmt) {
+uint32_t decodeChannel(uint32_t Raw, unsigned Bits, unsigned Nfmt) {
+  const uint32_t Mask = Bits == 32 ? 0xffffffffu : ((1u << Bits) - 1);
+  Raw &= Mask;
+  const int32_t Sx = Bits == 32 ? int32_t(Raw) : int32_t(Raw << (32 - Bits)) >> (32 - Bits);
+  switch (Nfmt) {
   case NfUint:
-    return raw;
+    return Raw;
   case NfSint:
-    return uint32_t(sx);
+    return uint32_t(Sx);
   case NfFloat:
-    return bits == 32 ? raw : f32ToBits(f16ToF32(uint16_t(raw)));
+    return Bits == 32 ? Raw : f32ToBits(f16ToF32(uint16_t(Raw)));
   case NfUnorm:
-    return f32ToBits(float(double(raw) / double(mask)));
+    return f32ToBits(float(double(Raw) / double(Mask)));
   case NfSnorm: {
-    double v = double(sx) / double(mask >> 1);
+    double v = double(Sx) / double(Mask >> 1);
     return f32ToBits(float(v < -1.0 ? -1.0 : v));
   }
   case NfUscaled:
-    return f32ToBits(float(raw));
+    return f32ToBits(float(Raw));
   case NfSscaled:
-    return f32ToBits(float(sx));
+    return f32ToBits(float(Sx));
   }
   return 0;
 }
-bool loadFormatSupported(unsigned bits, unsigned nfmt, bool d16) {
-  switch (nfmt) {
+bool loadFormatSupported(unsigned Bits, unsigned Nfmt, bool D16) {
+  switch (Nfmt) {
   case NfUint:
   case NfSint:
-    return !(d16 && bits == 32);
+    return !(D16 && Bits == 32);
   case NfFloat:
-    return bits >= 16;
+    return Bits >= 16;
   case NfUnorm:
   case NfSnorm:
   case NfUscaled:
   case NfSscaled:
-    return bits < 32;
+    return Bits < 32;
   default:
     return false;
   }
 }
-bool storeFormatSupported(unsigned bits, unsigned nfmt) {
-  switch (nfmt) {
+bool storeFormatSupported(unsigned Bits, unsigned Nfmt) {
+  switch (Nfmt) {
   case NfUint:
   case NfSint:
     return true;
   case NfFloat:
-    return bits >= 16;
+    return Bits >= 16;
   default:
     return false;
   }
@@ -845,10 +845,10 @@ bool storeFormatSupported(unsigned bits, unsigned nfmt) {
 
 // Calls f(std::integral_constant<unsigned, n>, std::bool_constant<load>) for n in 1..4: the
 // dword copies are templates on the count and the direction.
-template <class F> void byDwords(unsigned n, bool load, F &&f) {
+template <class F> void byDwords(unsigned n, bool Load, F &&f) {
   using L = std::true_type;
   using S = std::false_type;
-  switch (n * 2 + (load ? 1 : 0)) {
+  switch (n * 2 + (Load ? 1 : 0)) {
   case 2:
     return f(std::integral_constant<unsigned, 1>{}, S{});
   case 3:
@@ -886,45 +886,45 @@ struct RawDwords {
 
   // Lane offset o (vOff + instOffset) inside num_records and inside the allocation.
   bool inside(uint64_t o, unsigned n) const {
-    const uint64_t at = Rel + o; // offset into the allocation (wraps when below it)
-    return SOffset + o + 4 * n <= NumRecords && at < AllocSize && 4 * n <= AllocSize - at;
+    const uint64_t At = Rel + o; // offset into the allocation (wraps when below it)
+    return SOffset + o + 4 * n <= NumRecords && At < AllocSize && 4 * n <= AllocSize - At;
   }
 
   // Every active lane inside: the lowest and the highest offset are, and the allocation offsets
   // in between do not wrap (at(hi) >= at(lo) with both inside the allocation). With EXEC all
   // ones, offsets that ascend by a constant stride (one vectorized pass) give both ends at once.
-  bool allInside(uint64_t exec, unsigned n) {
+  bool allInside(uint64_t Exec, unsigned n) {
     if (!VOff) { // every lane at the one offset
       Strided = true, Stride = 0;
       return inside(InstOffset, n);
     }
-    uint32_t lo = ~0u, hi = 0;
-    if (exec == ~0ull) {
-      const uint32_t o0 = VOff[0], step = VOff[1] - o0;
-      uint32_t bad = 0;
+    uint32_t Lo = ~0u, Hi = 0;
+    if (Exec == ~0ull) {
+      const uint32_t o0 = VOff[0], Step = VOff[1] - o0;
+      uint32_t Bad = 0;
       for (unsigned l = 0; l + 1 < kWaveSize; ++l)
-        bad |= (VOff[l + 1] - VOff[l]) ^ step;
-      if (bad == 0 && uint64_t(VOff[kWaveSize - 1]) == uint64_t(o0) + uint64_t(step) * 63) {
-        Strided = true, Stride = step, lo = o0, hi = VOff[kWaveSize - 1];
+        Bad |= (VOff[l + 1] - VOff[l]) ^ Step;
+      if (Bad == 0 && uint64_t(VOff[kWaveSize - 1]) == uint64_t(o0) + uint64_t(Step) * 63) {
+        Strided = true, Stride = Step, Lo = o0, Hi = VOff[kWaveSize - 1];
       } else {
         for (unsigned l = 0; l < kWaveSize; ++l) {
-          lo = VOff[l] < lo ? VOff[l] : lo;
-          hi = VOff[l] > hi ? VOff[l] : hi;
+          Lo = VOff[l] < Lo ? VOff[l] : Lo;
+          Hi = VOff[l] > Hi ? VOff[l] : Hi;
         }
       }
     } else {
-      forEachLane(exec, [&](unsigned l) {
-        lo = VOff[l] < lo ? VOff[l] : lo;
-        hi = VOff[l] > hi ? VOff[l] : hi;
+      forEachLane(Exec, [&](unsigned l) {
+        Lo = VOff[l] < Lo ? VOff[l] : Lo;
+        Hi = VOff[l] > Hi ? VOff[l] : Hi;
       });
     }
-    const uint64_t oLo = uint64_t(lo) + InstOffset, oHi = uint64_t(hi) + InstOffset;
-    return inside(oLo, n) && inside(oHi, n) && Rel + oHi >= Rel + oLo;
+    const uint64_t OLo = uint64_t(Lo) + InstOffset, OHi = uint64_t(Hi) + InstOffset;
+    return inside(OLo, n) && inside(OHi, n) && Rel + OHi >= Rel + OLo;
   }
 
   template <unsigned N, bool Load>
-  static void copy(uint8_t *p, uint32_t *const *rows, unsigned lane) {
-    copyLaneDwords<Load>(p, rows, N, lane);
+  static void copy(uint8_t *p, uint32_t *const *Rows, unsigned Lane) {
+    copyLaneDwords<Load>(p, Rows, N, Lane);
   }
 
   // A host cache hint, no change to any result. A streaming kernel's waves read and write
@@ -938,16 +938,16 @@ struct RawDwords {
   // VM; the ratio to the native loop 9.1x and 8.6x). A span that the wave's previous prefetch
   // covered (Triton's loads of dwords 0..3 of each lane's 16 bytes, one instruction each) is
   // not prefetched again.
-  template <bool Load> void prefetchAhead(ExecCtx &c, const uint8_t *lo, const uint8_t *hi) const {
-    const size_t len = size_t(hi - lo);
-    const size_t ahead = c.Wg.NumWaves > 2 ? c.Wg.NumWaves : 2;
-    if (hi <= lo || len > 4096 || size_t(hi - Bytes) + ahead * len > AllocSize)
+  template <bool Load> void prefetchAhead(ExecCtx &c, const uint8_t *Lo, const uint8_t *Hi) const {
+    const size_t Len = size_t(Hi - Lo);
+    const size_t Ahead = c.Wg.NumWaves > 2 ? c.Wg.NumWaves : 2;
+    if (Hi <= Lo || Len > 4096 || size_t(Hi - Bytes) + Ahead * Len > AllocSize)
       return;
-    const uint8_t *from = hi + (ahead - 1) * len, *to = hi + ahead * len;
-    if (from >= c.PrefetchFrom && to <= c.PrefetchTo + 64)
+    const uint8_t *From = Hi + (Ahead - 1) * Len, *To = Hi + Ahead * Len;
+    if (From >= c.PrefetchFrom && To <= c.PrefetchTo + 64)
       return;
-    c.PrefetchFrom = from, c.PrefetchTo = to;
-    for (const uint8_t *p = from; p < to; p += 64)
+    c.PrefetchFrom = From, c.PrefetchTo = To;
+    for (const uint8_t *p = From; p < To; p += 64)
       __builtin_prefetch(p, Load ? 0 : 1);
   }
 
@@ -955,43 +955,43 @@ struct RawDwords {
   // a byte pointer may alias any memory, and the compiler would reload the fields and row pointers
   // after each one.
   template <unsigned N, bool Load>
-  void copyAll(ExecCtx &c, uint64_t exec, uint32_t *const *rowsIn) const {
-    uint8_t *const at = Bytes + (Rel + InstOffset); // every lane's at + vOff is in the allocation
-    const uint32_t *const off = VOff ? VOff : kZeroLanes;
-    uint32_t *rows[N];
+  void copyAll(ExecCtx &c, uint64_t Exec, uint32_t *const *RowsIn) const {
+    uint8_t *const At = Bytes + (Rel + InstOffset); // every lane's at + vOff is in the allocation
+    const uint32_t *const Off = VOff ? VOff : kZeroLanes;
+    uint32_t *Rows[N];
     for (unsigned k = 0; k < N; ++k)
-      rows[k] = rowsIn[k];
-    if (exec == ~0ull) {
-      uint8_t *const p0 = at + off[0];
+      Rows[k] = RowsIn[k];
+    if (Exec == ~0ull) {
+      uint8_t *const p0 = At + Off[0];
       if (Strided && Stride == 4 * N) {
-        copyPackedBlock(Load, p0, N, rowsIn);
+        copyPackedBlock(Load, p0, N, RowsIn);
       } else if (Strided) {
         const size_t s = Stride;
         uint8_t *p = p0;
 #pragma GCC unroll 8
-        for (unsigned lane = 0; lane < kWaveSize; ++lane, p += s)
-          copy<N, Load>(p, rows, lane);
+        for (unsigned Lane = 0; Lane < kWaveSize; ++Lane, p += s)
+          copy<N, Load>(p, Rows, Lane);
       } else { // not a progression, so not packed either
 #pragma GCC unroll 8
-        for (unsigned lane = 0; lane < kWaveSize; ++lane)
-          copy<N, Load>(at + off[lane], rows, lane);
+        for (unsigned Lane = 0; Lane < kWaveSize; ++Lane)
+          copy<N, Load>(At + Off[Lane], Rows, Lane);
       }
-      prefetchAhead<Load>(c, p0, at + off[kWaveSize - 1] + 4 * N);
+      prefetchAhead<Load>(c, p0, At + Off[kWaveSize - 1] + 4 * N);
     } else {
-      forEachLane(exec, [&](unsigned lane) { copy<N, Load>(at + off[lane], rows, lane); });
+      forEachLane(Exec, [&](unsigned Lane) { copy<N, Load>(At + Off[Lane], Rows, Lane); });
     }
   }
 
   // Lane by lane, for an access with some lane outside (execBuffer tried allInside first).
   template <unsigned N, bool Load, class Slow>
-  bool run(uint64_t exec, uint32_t *const *rows, Slow &slow) const {
-    forEachLane(exec, [&](unsigned lane) {
-      const uint64_t o = uint64_t(VOff ? VOff[lane] : 0u) + InstOffset;
+  bool run(uint64_t Exec, uint32_t *const *Rows, Slow &OutsideLane) const {
+    forEachLane(Exec, [&](unsigned Lane) {
+      const uint64_t o = uint64_t(VOff ? VOff[Lane] : 0u) + InstOffset;
       if (!inside(o, N)) {
-        slow(lane);
+        OutsideLane(Lane);
         return;
       }
-      copy<N, Load>(Bytes + (Rel + o), rows, lane);
+      copy<N, Load>(Bytes + (Rel + o), Rows, Lane);
     });
     return true;
   }
@@ -1001,17 +1001,17 @@ struct RawDwords {
 // swizzle or add_tid (checked by byte offset, whatever its stride), no hooks on, a destination
 // or source of n whole registers, and the allocation the first active lane's address falls in
 // (one lookup per instruction). False when any of that does not hold.
-bool rawDwords(ExecCtx &c, const Inst &in, const MemOp &m, const MubufOperands &mo, uint64_t exec,
-               RawDwords &f, uint32_t *rows[4]) {
-  const BufferRsrc &r = mo.R;
-  const uint16_t reg = m.Kind == Kind::Load ? in.Dst : in.Data0;
+bool rawDwords(ExecCtx &c, const Inst &In, const MemOp &m, const MubufOperands &Mo, uint64_t Exec,
+               RawDwords &f, uint32_t *Rows[4]) {
+  const BufferRsrc &r = Mo.R;
+  const uint16_t Reg = m.Kind == Kind::Load ? In.Dst : In.Data0;
   if ((m.Kind != Kind::Load && m.Kind != Kind::Store) || m.Shape != Shape::B32 || m.N > 4 ||
-      mo.VIdx || r.Swizzle || r.AddTid || c.Strict || c.Trace || c.Track ||
-      vectorIndex(reg) + m.N > kNumVectorRegs)
+      Mo.VIdx || r.Swizzle || r.AddTid || c.Strict || c.Trace || c.Track ||
+      vectorIndex(Reg) + m.N > kNumVectorRegs)
     return false;
-  const uint32_t instOffset = uint32_t(in.Offset) & 0xfffu;
+  const uint32_t InstOffset = uint32_t(In.Offset) & 0xfffu;
   const uint64_t a0 =
-      r.Base + mo.Soff + (mo.VOff ? mo.VOff[unsigned(__builtin_ctzll(exec))] : 0u) + instOffset;
+      r.Base + Mo.Soff + (Mo.VOff ? Mo.VOff[unsigned(__builtin_ctzll(Exec))] : 0u) + InstOffset;
   const Allocation *a = c.LastAlloc;
   if (!a || a0 - a->Base >= a->Size) {
     a = c.Mem.find(a0);
@@ -1019,184 +1019,184 @@ bool rawDwords(ExecCtx &c, const Inst &in, const MemOp &m, const MubufOperands &
       return false;
     c.LastAlloc = a;
   }
-  f = RawDwords{r.NumRecords, mo.Soff,   r.Base + mo.Soff - a->Base, a->Size, a->Bytes.get(),
-                mo.VOff,      instOffset};
-  dwordRows(c.W, reg, m.N, rows);
+  f = RawDwords{r.NumRecords, Mo.Soff,   r.Base + Mo.Soff - a->Base, a->Size, a->Bytes.get(),
+                Mo.VOff,      InstOffset};
+  dwordRows(c.W, Reg, m.N, Rows);
   return true;
 }
 
-bool execBuffer(ExecCtx &c, const Inst &in) {
+bool execBuffer(ExecCtx &c, const Inst &In) {
   MemOp m;
-  if (!classify(in.Operation, m))
+  if (!classify(In.Operation, m))
     return false;
   if (m.Kind == Kind::Nop)
     return true; // cache write-back / invalidate: memory is coherent here
-  const bool isLoad = m.Kind == Kind::Load || m.Kind == Kind::LoadFormat;
-  if ((isLoad && in.Dst == kNoOperand) || (!isLoad && in.Data0 == kNoOperand))
+  const bool IsLoad = m.Kind == Kind::Load || m.Kind == Kind::LoadFormat;
+  if ((IsLoad && In.Dst == kNoOperand) || (!IsLoad && In.Data0 == kNoOperand))
     return false;
   WaveState &w = c.W;
-  const uint64_t exec = w.exec();
-  if (exec == 0)
+  const uint64_t Exec = w.exec();
+  if (Exec == 0)
     return true;
-  MubufOperands mo;
-  if (!readMubufOperands(c, in, mo))
+  MubufOperands Mo;
+  if (!readMubufOperands(c, In, Mo))
     return false;
   // The commonest access on a short path: raw dwords with every active lane inside num_records
   // and the allocation, copied with no per-lane test.
   RawDwords f;
-  uint32_t *rows[4];
-  const bool raw = rawDwords(c, in, m, mo, exec, f, rows);
-  if (raw && f.allInside(exec, m.N)) {
+  uint32_t *Rows[4];
+  const bool Raw = rawDwords(c, In, m, Mo, Exec, f, Rows);
+  if (Raw && f.allInside(Exec, m.N)) {
     byDwords(m.N, m.Kind == Kind::Load, [&](auto N, auto L) {
-      f.template copyAll<decltype(N)::value, decltype(L)::value>(c, exec, rows);
+      f.template copyAll<decltype(N)::value, decltype(L)::value>(c, Exec, Rows);
     });
     return true;
   }
-  const char *what = opNameLower(in.Operation);
-  const BufferRsrc &r = mo.R;
-  const uint64_t soff = mo.Soff;
-  const uint32_t *vIdx = mo.VIdx, *vOff = mo.VOff;
-  BufferAddr ba{r, soff, vIdx, vOff, uint32_t(in.Offset) & 0xfffu, r.AddTid && !in.Idxen};
+  const char *What = opNameLower(In.Operation);
+  const BufferRsrc &r = Mo.R;
+  const uint64_t Soff = Mo.Soff;
+  const uint32_t *VIdx = Mo.VIdx, *VOff = Mo.VOff;
+  BufferAddr Ba{r, Soff, VIdx, VOff, uint32_t(In.Offset) & 0xfffu, r.AddTid && !In.Idxen};
 
   if (m.Kind == Kind::Load || m.Kind == Kind::Store) {
-    const unsigned bytes = shapeBytes(m);
-    const unsigned cs = bytes < 4 ? bytes : 4; // range-checked per dword
-    const unsigned comps = bytes / cs;
-    const bool load = m.Kind == Kind::Load;
-    auto laneAccess = [&](unsigned lane) {
-      uint8_t buf[16] = {};
-      if (!load)
-        readStore(w, in.Data0, lane, m.Shape, m.N, buf);
-      uint64_t idx = ba.index(lane), o = ba.offset(lane);
+    const unsigned Bytes = shapeBytes(m);
+    const unsigned Cs = Bytes < 4 ? Bytes : 4; // range-checked per dword
+    const unsigned Comps = Bytes / Cs;
+    const bool Load = m.Kind == Kind::Load;
+    auto LaneAccess = [&](unsigned Lane) {
+      uint8_t Buf[16] = {};
+      if (!Load)
+        readStore(w, In.Data0, Lane, m.Shape, m.N, Buf);
+      uint64_t Idx = Ba.index(Lane), o = Ba.offset(Lane);
       uint64_t a;
       // Whole access in range and contiguous: one translation.
-      if (!r.Swizzle && ba.resolve(idx, o, bytes, a)) {
-        uint8_t *p = globalAccess(c, a, bytes, int(lane), what);
-        if (load)
-          std::memcpy(buf, p, bytes);
+      if (!r.Swizzle && Ba.resolve(Idx, o, Bytes, a)) {
+        uint8_t *p = globalAccess(c, a, Bytes, int(Lane), What);
+        if (Load)
+          std::memcpy(Buf, p, Bytes);
         else
-          std::memcpy(p, buf, bytes);
+          std::memcpy(p, Buf, Bytes);
       } else {
-        for (unsigned k = 0; k < comps; ++k) {
-          if (!ba.resolve(idx, o + k * cs, cs, a))
+        for (unsigned k = 0; k < Comps; ++k) {
+          if (!Ba.resolve(Idx, o + k * Cs, Cs, a))
             continue; // out of range: reads 0, writes dropped
-          uint8_t *p = globalAccess(c, a, cs, int(lane), what);
-          if (load)
-            std::memcpy(buf + k * cs, p, cs);
+          uint8_t *p = globalAccess(c, a, Cs, int(Lane), What);
+          if (Load)
+            std::memcpy(Buf + k * Cs, p, Cs);
           else
-            std::memcpy(p, buf + k * cs, cs);
+            std::memcpy(p, Buf + k * Cs, Cs);
         }
       }
-      if (load)
-        writeLoad(w, in.Dst, lane, m.Shape, m.N, buf);
+      if (Load)
+        writeLoad(w, In.Dst, Lane, m.Shape, m.N, Buf);
     };
     // Raw dwords with some lane outside: the lanes inside are copied directly, the others take
     // laneAccess, which gives the same result (zeros, dropped writes, or the fault).
-    if (raw) {
-      bool ran = false;
-      byDwords(m.N, load, [&](auto N, auto L) {
-        ran = f.template run<decltype(N)::value, decltype(L)::value>(exec, rows, laneAccess);
+    if (Raw) {
+      bool Ran = false;
+      byDwords(m.N, Load, [&](auto N, auto L) {
+        Ran = f.template run<decltype(N)::value, decltype(L)::value>(Exec, Rows, LaneAccess);
       });
-      return ran;
+      return Ran;
     }
-    forEachLane(exec, laneAccess);
+    forEachLane(Exec, LaneAccess);
     return true;
   }
 
   if (m.Kind == Kind::Atomic) {
-    const bool ret = returnsPreOp(in);
-    const unsigned size = m.Is64 ? 8 : 4;
-    forEachLane(exec, [&](unsigned lane) {
+    const bool Ret = returnsPreOp(In);
+    const unsigned Size = m.Is64 ? 8 : 4;
+    forEachLane(Exec, [&](unsigned Lane) {
       uint64_t a;
-      if (!ba.resolve(ba.index(lane), ba.offset(lane), size, a)) {
-        if (ret) { // dropped; the returned value reads as 0
-          w.vrowOf(in.Dst)[lane] = 0;
+      if (!Ba.resolve(Ba.index(Lane), Ba.offset(Lane), Size, a)) {
+        if (Ret) { // dropped; the returned value reads as 0
+          w.vrowOf(In.Dst)[Lane] = 0;
           if (m.Is64)
-            w.vrow(vectorIndex(in.Dst) + 1)[lane] = 0;
+            w.vrow(vectorIndex(In.Dst) + 1)[Lane] = 0;
         }
         return;
       }
-      atomicLane(c, in, m, lane, globalAccess(c, a, size, int(lane), what), a, ret);
+      atomicLane(c, In, m, Lane, globalAccess(c, a, Size, int(Lane), What), a, Ret);
     });
     return true;
   }
 
   // Format loads/stores: MTBUF takes the format from the instruction, MUBUF from the V#.
-  const unsigned dfmt = in.Encoding == Enc::MTBUF ? in.Dfmt : r.Dfmt;
-  const unsigned nfmt = in.Encoding == Enc::MTBUF ? in.Nfmt : r.Nfmt;
-  const FmtInfo fi = formatInfo(dfmt);
-  if (fi.Comps == 0)
+  const unsigned Dfmt = In.Encoding == Enc::MTBUF ? In.Dfmt : r.Dfmt;
+  const unsigned Nfmt = In.Encoding == Enc::MTBUF ? In.Nfmt : r.Nfmt;
+  const FmtInfo Fi = formatInfo(Dfmt);
+  if (Fi.Comps == 0)
     return false;
-  const unsigned chBytes = fi.Bits / 8u, elemBytes = fi.Comps * chBytes;
-  const bool load = m.Kind == Kind::LoadFormat;
-  if (load ? !loadFormatSupported(fi.Bits, nfmt, m.D16) : !storeFormatSupported(fi.Bits, nfmt))
+  const unsigned ChBytes = Fi.Bits / 8u, ElemBytes = Fi.Comps * ChBytes;
+  const bool Load = m.Kind == Kind::LoadFormat;
+  if (Load ? !loadFormatSupported(Fi.Bits, Nfmt, m.D16) : !storeFormatSupported(Fi.Bits, Nfmt))
     return false;
-  const bool fl = isFloatish(nfmt);
-  const unsigned dst = vectorIndex(load ? in.Dst : in.Data0);
-  forEachLane(exec, [&](unsigned lane) {
+  const bool Fl = isFloatish(Nfmt);
+  const unsigned Dst = vectorIndex(Load ? In.Dst : In.Data0);
+  forEachLane(Exec, [&](unsigned Lane) {
     uint64_t a;
     uint8_t *p = nullptr;
-    if (ba.resolve(ba.index(lane), ba.offset(lane), elemBytes, a))
-      p = globalAccess(c, a, elemBytes, int(lane), what);
-    if (load) {
-      uint32_t ch[4] = {0, 0, 0, 0}; // 32-bit values, or 16-bit for d16
-      const uint32_t one = m.D16 ? (fl ? 0x3c00u : 1u) : (fl ? 0x3f800000u : 1u);
+    if (Ba.resolve(Ba.index(Lane), Ba.offset(Lane), ElemBytes, a))
+      p = globalAccess(c, a, ElemBytes, int(Lane), What);
+    if (Load) {
+      uint32_t Ch[4] = {0, 0, 0, 0}; // 32-bit values, or 16-bit for d16
+      const uint32_t One = m.D16 ? (Fl ? 0x3c00u : 1u) : (Fl ? 0x3f800000u : 1u);
       for (unsigned k = 0; k < 4; ++k) {
-        if (k >= fi.Comps) {
-          ch[k] = k == 3 ? one : 0;
+        if (k >= Fi.Comps) {
+          Ch[k] = k == 3 ? One : 0;
           continue;
         }
         if (!p)
           continue;
-        uint32_t raw = 0;
-        std::memcpy(&raw, p + k * chBytes, chBytes);
-        uint32_t v = decodeChannel(raw, fi.Bits, nfmt);
+        uint32_t Raw = 0;
+        std::memcpy(&Raw, p + k * ChBytes, ChBytes);
+        uint32_t v = decodeChannel(Raw, Fi.Bits, Nfmt);
         if (m.D16)
-          v = fl ? (fi.Bits == 16 && nfmt == NfFloat ? (raw & 0xffffu) : f32ToF16(bitsToF32(v)))
+          v = Fl ? (Fi.Bits == 16 && Nfmt == NfFloat ? (Raw & 0xffffu) : f32ToF16(bitsToF32(v)))
                  : (v & 0xffffu);
-        ch[k] = v;
+        Ch[k] = v;
       }
-      uint32_t out[4];
+      uint32_t Out[4];
       for (unsigned k = 0; k < 4; ++k) {
-        unsigned sel = r.dstSel(k);
-        out[k] = sel >= 4 ? ch[sel - 4] : sel == 1 ? one : 0;
+        unsigned Sel = r.dstSel(k);
+        Out[k] = Sel >= 4 ? Ch[Sel - 4] : Sel == 1 ? One : 0;
       }
       if (!m.D16) {
         for (unsigned k = 0; k < m.N; ++k)
-          w.vrow(dst + k)[lane] = out[k];
+          w.vrow(Dst + k)[Lane] = Out[k];
       } else if (m.D16Hi) {
-        uint32_t &d = w.vrow(dst)[lane];
-        d = (d & 0xffffu) | (out[0] << 16);
+        uint32_t &d = w.vrow(Dst)[Lane];
+        d = (d & 0xffffu) | (Out[0] << 16);
       } else {
         for (unsigned k = 0; k < m.N; ++k) {
-          uint32_t &d = w.vrow(dst + k / 2)[lane];
+          uint32_t &d = w.vrow(Dst + k / 2)[Lane];
           if (k & 1)
-            d = (d & 0xffffu) | (out[k] << 16);
+            d = (d & 0xffffu) | (Out[k] << 16);
           else
-            d = (d & 0xffff0000u) | (out[k] & 0xffffu);
+            d = (d & 0xffff0000u) | (Out[k] & 0xffffu);
         }
       }
     } else {
       if (!p)
         return; // out of range: dropped
-      const unsigned nc = m.N < fi.Comps ? m.N : fi.Comps;
-      for (unsigned k = 0; k < nc; ++k) {
-        uint32_t raw;
+      const unsigned Nc = m.N < Fi.Comps ? m.N : Fi.Comps;
+      for (unsigned k = 0; k < Nc; ++k) {
+        uint32_t Raw;
         if (!m.D16) {
-          uint32_t v = w.vrow(dst + k)[lane];
-          raw = (nfmt == NfFloat && fi.Bits == 16) ? f32ToF16(bitsToF32(v)) : v;
+          uint32_t v = w.vrow(Dst + k)[Lane];
+          Raw = (Nfmt == NfFloat && Fi.Bits == 16) ? f32ToF16(bitsToF32(v)) : v;
         } else {
-          uint32_t reg = w.vrow(dst + (m.D16Hi ? 0 : k / 2))[lane];
-          uint16_t h = uint16_t((m.D16Hi || (k & 1)) ? reg >> 16 : reg);
+          uint32_t Reg = w.vrow(Dst + (m.D16Hi ? 0 : k / 2))[Lane];
+          uint16_t h = uint16_t((m.D16Hi || (k & 1)) ? Reg >> 16 : Reg);
           // Widen the 16-bit value as the number format reads it.
-          if (nfmt == NfFloat)
-            raw = fi.Bits == 16 ? h : f32ToBits(f16ToF32(h));
-          else if (nfmt == NfSint)
-            raw = uint32_t(int32_t(int16_t(h)));
+          if (Nfmt == NfFloat)
+            Raw = Fi.Bits == 16 ? h : f32ToBits(f16ToF32(h));
+          else if (Nfmt == NfSint)
+            Raw = uint32_t(int32_t(int16_t(h)));
           else
-            raw = h;
+            Raw = h;
         }
-        std::memcpy(p + k * chBytes, &raw, chBytes);
+        std::memcpy(p + k * ChBytes, &Raw, ChBytes);
       }
     }
   });
@@ -1225,8 +1225,8 @@ struct DmaShape {
   const char *Why = nullptr;
 };
 
-DmaShape dmaShape(Op op, Gfx g) {
-  switch (op) {
+DmaShape dmaShape(Op Op, Gfx g) {
+  switch (Op) {
   case Op::BUFFER_LOAD_DWORD:
   case Op::GLOBAL_LOAD_LDS_DWORD:
   case Op::SCRATCH_LOAD_LDS_DWORD:
@@ -1235,7 +1235,7 @@ DmaShape dmaShape(Op op, Gfx g) {
   case Op::GLOBAL_LOAD_LDS_DWORDX3:
   case Op::BUFFER_LOAD_DWORDX4:
   case Op::GLOBAL_LOAD_LDS_DWORDX4: {
-    const bool x3 = op == Op::BUFFER_LOAD_DWORDX3 || op == Op::GLOBAL_LOAD_LDS_DWORDX3;
+    const bool x3 = Op == Op::BUFFER_LOAD_DWORDX3 || Op == Op::GLOBAL_LOAD_LDS_DWORDX3;
     if (g != Gfx::Gfx950)
       return {0, 0, "loads of 3 or 4 dwords into LDS exist on gfx950 only"};
     return {x3 ? 12u : 16u, 16, nullptr};
@@ -1262,134 +1262,134 @@ DmaShape dmaShape(Op op, Gfx g) {
   }
 }
 
-[[noreturn]] void dmaUnsupported(const ExecCtx &c, const Inst &in, const char *why) {
-  std::string m = opNameLower(in.Operation);
-  if (in.Encoding == Enc::MUBUF)
+[[noreturn]] void dmaUnsupported(const ExecCtx &c, const Inst &In, const char *Why) {
+  std::string m = opNameLower(In.Operation);
+  if (In.Encoding == Enc::MUBUF)
     m += " lds";
   throw EmuError(EmuErrorKind::Unsupported,
-                 "unsupported instruction " + m + " at pc " + hexText(c.InstPc) + ": " + why,
+                 "unsupported instruction " + m + " at pc " + hexText(c.InstPc) + ": " + Why,
                  c.InstPc);
 }
 
 // One lane's bytes for LDS: bounds-checked against the workgroup's allocation, traced, shown to
 // the strict checks as a write, and kept pending in the wave until the load completes (vmcnt):
 // the data lands late, as on hardware, not when the load issues.
-void dmaLdsWrite(ExecCtx &c, uint64_t addr, const uint8_t *data, unsigned size, unsigned lane,
-                 const char *what) {
-  if (addr + size > c.Wg.Lds.size())
-    throwMemoryFault(what, addr, size, int(lane), c.InstPc,
+void dmaLdsWrite(ExecCtx &c, uint64_t Addr, const uint8_t *Data, unsigned Size, unsigned Lane,
+                 const char *What) {
+  if (Addr + Size > c.Wg.Lds.size())
+    throwMemoryFault(What, Addr, Size, int(Lane), c.InstPc,
                      "LDS address (M0 offset + instruction offset + lane slot) outside the "
                      "workgroup's " +
                          std::to_string(c.Wg.Lds.size()) + "-byte LDS allocation");
   if (c.Strict)
-    strictLdsDmaWrite(c, addr, size, data);
+    strictLdsDmaWrite(c, Addr, Size, Data);
   if (c.Trace)
-    traceAccess(c, addr, size, int(lane), TraceSpace::Lds);
+    traceAccess(c, Addr, Size, int(Lane), TraceSpace::Lds);
   WaveState::PendingLdsWrite p;
   p.Seq = c.W.VmemIssued;
-  p.LdsAddr = uint32_t(addr);
-  p.Size = uint8_t(size);
-  std::memcpy(p.Bytes, data, size);
+  p.LdsAddr = uint32_t(Addr);
+  p.Size = uint8_t(Size);
+  std::memcpy(p.Bytes, Data, Size);
   c.W.PendingLds.push_back(p);
 }
 
-bool execLdsDma(ExecCtx &c, const Inst &in) {
-  if (in.Encoding == Enc::MTBUF)
+bool execLdsDma(ExecCtx &c, const Inst &In) {
+  if (In.Encoding == Enc::MTBUF)
     return false;
-  const DmaShape sh = dmaShape(in.Operation, c.Target);
-  if (!sh.Bytes)
-    dmaUnsupported(c, in, sh.Why);
+  const DmaShape Sh = dmaShape(In.Operation, c.Target);
+  if (!Sh.Bytes)
+    dmaUnsupported(c, In, Sh.Why);
   WaveState &w = c.W;
-  const uint64_t exec = w.exec();
-  if (exec == 0)
+  const uint64_t Exec = w.exec();
+  if (Exec == 0)
     return true;
   const uint32_t m0 = w.S[kM0];
-  const char *what = opNameLower(in.Operation);
-  const unsigned dwords = sh.Bytes / 4;
+  const char *What = opNameLower(In.Operation);
+  const unsigned Dwords = Sh.Bytes / 4;
 
-  if (in.Encoding == Enc::MUBUF) {
-    MubufOperands mo;
-    if (!readMubufOperands(c, in, mo))
+  if (In.Encoding == Enc::MUBUF) {
+    MubufOperands Mo;
+    if (!readMubufOperands(c, In, Mo))
       return false;
-    const uint64_t ldsBase = m0 & (c.Target == Gfx::Gfx950 ? 0x3ffffu : 0xffffu);
-    const uint32_t instOffset = uint32_t(in.Offset) & 0xfffu;
-    BufferAddr ba{mo.R, mo.Soff, mo.VIdx, mo.VOff, instOffset, mo.R.AddTid && !in.Idxen};
-    forEachLane(exec, [&](unsigned lane) {
-      uint8_t buf[16] = {};
-      const uint64_t idx = ba.index(lane), o = ba.offset(lane);
-      for (unsigned k = 0; k < dwords; ++k) {
+    const uint64_t LdsBase = m0 & (c.Target == Gfx::Gfx950 ? 0x3ffffu : 0xffffu);
+    const uint32_t InstOffset = uint32_t(In.Offset) & 0xfffu;
+    BufferAddr Ba{Mo.R, Mo.Soff, Mo.VIdx, Mo.VOff, InstOffset, Mo.R.AddTid && !In.Idxen};
+    forEachLane(Exec, [&](unsigned Lane) {
+      uint8_t Buf[16] = {};
+      const uint64_t Idx = Ba.index(Lane), o = Ba.offset(Lane);
+      for (unsigned k = 0; k < Dwords; ++k) {
         uint64_t a;
-        if (ba.resolve(idx, o + 4 * k, 4, a)) // out of range: the dword reads as 0
-          std::memcpy(buf + 4 * k, globalAccess(c, a, 4, int(lane), what), 4);
+        if (Ba.resolve(Idx, o + 4 * k, 4, a)) // out of range: the dword reads as 0
+          std::memcpy(Buf + 4 * k, globalAccess(c, a, 4, int(Lane), What), 4);
       }
-      dmaLdsWrite(c, ldsBase + instOffset + uint64_t(lane) * sh.Stride, buf, sh.Bytes, lane, what);
+      dmaLdsWrite(c, LdsBase + InstOffset + uint64_t(Lane) * Sh.Stride, Buf, Sh.Bytes, Lane, What);
     });
     return true;
   }
 
   // GLOBAL / SCRATCH load_lds: addressed as the plain load.
-  const int64_t off = in.Offset;
-  const uint64_t ldsBase = uint64_t(m0 & 0x3fffcu) + uint64_t(off);
-  uint64_t sbase = 0;
-  uint32_t sOff32 = 0;
-  if (in.Encoding == Enc::GLOBAL && in.Saddr != kNoOperand)
-    sbase = readScalar64(w, in, in.Saddr, OpType::B64);
-  if (in.Encoding == Enc::SCRATCH && in.Saddr != kNoOperand)
-    sOff32 = readScalar32(w, in, in.Saddr, OpType::B32);
-  const uint32_t *vOff = in.Addr != kNoOperand ? w.vrowOf(in.Addr) : nullptr;
-  const uint32_t *vHi = in.Addr != kNoOperand && vectorIndex(in.Addr) + 1 < kNumVectorRegs
-                            ? w.vrow(vectorIndex(in.Addr) + 1)
+  const int64_t Off = In.Offset;
+  const uint64_t LdsBase = uint64_t(m0 & 0x3fffcu) + uint64_t(Off);
+  uint64_t Sbase = 0;
+  uint32_t SOff32 = 0;
+  if (In.Encoding == Enc::GLOBAL && In.Saddr != kNoOperand)
+    Sbase = readScalar64(w, In, In.Saddr, OpType::B64);
+  if (In.Encoding == Enc::SCRATCH && In.Saddr != kNoOperand)
+    SOff32 = readScalar32(w, In, In.Saddr, OpType::B32);
+  const uint32_t *VOff = In.Addr != kNoOperand ? w.vrowOf(In.Addr) : nullptr;
+  const uint32_t *VHi = In.Addr != kNoOperand && vectorIndex(In.Addr) + 1 < kNumVectorRegs
+                            ? w.vrow(vectorIndex(In.Addr) + 1)
                             : nullptr;
-  if (in.Encoding == Enc::GLOBAL && in.Saddr == kNoOperand && (!vOff || !vHi))
+  if (In.Encoding == Enc::GLOBAL && In.Saddr == kNoOperand && (!VOff || !VHi))
     return false;
-  if (in.Encoding != Enc::GLOBAL && in.Encoding != Enc::SCRATCH)
+  if (In.Encoding != Enc::GLOBAL && In.Encoding != Enc::SCRATCH)
     return false;
-  forEachLane(exec, [&](unsigned lane) {
+  forEachLane(Exec, [&](unsigned Lane) {
     const uint8_t *p;
-    if (in.Encoding == Enc::GLOBAL) {
-      uint64_t a = in.Saddr != kNoOperand
-                       ? sbase + uint64_t(vOff ? vOff[lane] : 0u) + uint64_t(off)
-                       : (uint64_t(vOff[lane]) | (uint64_t(vHi[lane]) << 32)) + uint64_t(off);
-      p = globalAccess(c, a, sh.Bytes, int(lane), what);
+    if (In.Encoding == Enc::GLOBAL) {
+      uint64_t a = In.Saddr != kNoOperand
+                       ? Sbase + uint64_t(VOff ? VOff[Lane] : 0u) + uint64_t(Off)
+                       : (uint64_t(VOff[Lane]) | (uint64_t(VHi[Lane]) << 32)) + uint64_t(Off);
+      p = globalAccess(c, a, Sh.Bytes, int(Lane), What);
     } else {
-      p = privateAccess(c, uint32_t(sOff32 + (vOff ? vOff[lane] : 0u) + uint32_t(off)), sh.Bytes,
-                        int(lane), what);
+      p = privateAccess(c, uint32_t(SOff32 + (VOff ? VOff[Lane] : 0u) + uint32_t(Off)), Sh.Bytes,
+                        int(Lane), What);
     }
-    dmaLdsWrite(c, ldsBase + uint64_t(lane) * sh.Stride, p, sh.Bytes, lane, what);
+    dmaLdsWrite(c, LdsBase + uint64_t(Lane) * Sh.Stride, p, Sh.Bytes, Lane, What);
   });
   return true;
 }
 
 } // namespace
 
-void landLdsWrites(ExecCtx &c, unsigned vmcnt) {
+void landLdsWrites(ExecCtx &c, unsigned Vmcnt) {
   WaveState &w = c.W;
   if (w.PendingLds.empty())
     return;
-  const uint64_t done = w.VmemIssued > vmcnt ? w.VmemIssued - vmcnt : 0;
-  size_t kept = 0;
+  const uint64_t Done = w.VmemIssued > Vmcnt ? w.VmemIssued - Vmcnt : 0;
+  size_t Kept = 0;
   for (size_t i = 0; i < w.PendingLds.size(); ++i) {
     const WaveState::PendingLdsWrite &p = w.PendingLds[i];
-    if (p.Seq <= done)
+    if (p.Seq <= Done)
       std::memcpy(c.Wg.Lds.data() + p.LdsAddr, p.Bytes, p.Size);
     else
-      w.PendingLds[kept++] = p;
+      w.PendingLds[Kept++] = p;
   }
-  w.PendingLds.resize(kept);
+  w.PendingLds.resize(Kept);
 }
 
-bool execVmem(ExecCtx &c, const Inst &in) {
+bool execVmem(ExecCtx &c, const Inst &In) {
   ++c.W.VmemIssued;
-  if (in.Lds)
-    return execLdsDma(c, in);
-  switch (in.Encoding) {
+  if (In.Lds)
+    return execLdsDma(c, In);
+  switch (In.Encoding) {
   case Enc::FLAT:
   case Enc::GLOBAL:
   case Enc::SCRATCH:
-    return execFlatFamily(c, in);
+    return execFlatFamily(c, In);
   case Enc::MUBUF:
   case Enc::MTBUF:
-    return execBuffer(c, in);
+    return execBuffer(c, In);
   default:
     return false;
   }

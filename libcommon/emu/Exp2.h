@@ -36,11 +36,11 @@ namespace exp2detail {
 struct Coeffs {
   double C[14];
   constexpr Coeffs() : C() {
-    const double ln2 = 0.6931471805599453;
+    const double Ln2 = 0.6931471805599453;
     double t = 1.0;
     for (int n = 0; n < 14; ++n) {
       C[n] = t;
-      t = t * ln2 / double(n + 1);
+      t = t * Ln2 / double(n + 1);
     }
   }
 };
@@ -49,18 +49,18 @@ inline constexpr Coeffs kCoeffs{};
 
 // float(exp2(double(a))) as bits, or kExp2Slow. Host rounding must be to nearest even (the
 // default; the moded path runs v_exp_f32 only in that rounding mode).
-inline uint32_t exp2F32Fast(uint32_t aBits) {
+inline uint32_t exp2F32Fast(uint32_t ABits) {
   // a in [-126, 128), from the bits: positive below 128.0f (0x43000000), or negative up to
   // -126.0f (0xc2fc0000); NaNs are outside both. Integer tests and masks rather than float
   // compares and selects: with those GCC branches around the arithmetic and the loop does not
   // vectorize (a float operation that could trap is not executed speculatively).
-  const bool inRange = (aBits < 0x43000000u) | ((aBits >= 0x80000000u) & (aBits <= 0xc2fc0000u));
-  const uint32_t inMask = 0u - uint32_t(inRange);
-  const double ar = double(bitsToF32(aBits & inMask)); // 0 when out of range
+  const bool InRange = (ABits < 0x43000000u) | ((ABits >= 0x80000000u) & (ABits <= 0xc2fc0000u));
+  const uint32_t InMask = 0u - uint32_t(InRange);
+  const double Ar = double(bitsToF32(ABits & InMask)); // 0 when out of range
   // k = ar rounded to the nearest integer (adding and removing 1.5 * 2^52 rounds in the host's
   // rounding mode, nearest even here), f = ar - k exactly.
-  const double k = (ar + 6755399441055744.0) - 6755399441055744.0;
-  const double f = ar - k;
+  const double k = (Ar + 6755399441055744.0) - 6755399441055744.0;
+  const double f = Ar - k;
   const double *c = exp2detail::kCoeffs.C;
   double p = c[13];
   for (int n = 12; n >= 0; --n)
@@ -68,13 +68,13 @@ inline uint32_t exp2F32Fast(uint32_t aBits) {
   // 2^k as a double, k in [-126, 128]: k + 1023 + 2^52 is exact and its low mantissa bits are
   // the biased exponent (an integer conversion that vectorizes without AVX-512). Scaling by a
   // power of two is exact.
-  const uint64_t biased = f64ToBits(k + (1023.0 + 4503599627370496.0)) & 0x7ffu;
-  const double y = p * bitsToF64(biased << 52);
-  const uint32_t low = uint32_t(f64ToBits(y)) & 0x1fffffffu;
-  const uint32_t dist = low > 0x10000000u ? low - 0x10000000u : 0x10000000u - low;
-  const uint32_t bits = f32ToBits(float(y));
-  const uint32_t ok = inMask & (0u - uint32_t(dist > kExp2Guard));
-  return (bits & ok) | (kExp2Slow & ~ok);
+  const uint64_t Biased = f64ToBits(k + (1023.0 + 4503599627370496.0)) & 0x7ffu;
+  const double y = p * bitsToF64(Biased << 52);
+  const uint32_t Low = uint32_t(f64ToBits(y)) & 0x1fffffffu;
+  const uint32_t Dist = Low > 0x10000000u ? Low - 0x10000000u : 0x10000000u - Low;
+  const uint32_t Bits = f32ToBits(float(y));
+  const uint32_t Ok = InMask & (0u - uint32_t(Dist > kExp2Guard));
+  return (Bits & Ok) | (kExp2Slow & ~Ok);
 }
 
 } // namespace asmevo::emu

@@ -24,11 +24,11 @@ constexpr uint32_t kDx10Clamp = 1u << 8, kIeee = 1u << 9;
 constexpr uint32_t kFpFields = 0xff, kFpDefault = 0xf0;
 
 // True when round and denormal fields are the compiled-kernel default (the fast path).
-inline bool isDefault(uint32_t mode) { return (mode & kFpFields) == kFpDefault; }
+inline bool isDefault(uint32_t Mode) { return (Mode & kFpFields) == kFpDefault; }
 
 enum Round : unsigned { kNearestEven = 0, kTowardPosInf = 1, kTowardNegInf = 2, kTowardZero = 3 };
-inline Round roundSp(uint32_t mode) { return Round(mode & 3); }
-inline Round roundDp(uint32_t mode) { return Round((mode >> 2) & 3); }
+inline Round roundSp(uint32_t Mode) { return Round(Mode & 3); }
+inline Round roundDp(uint32_t Mode) { return Round((Mode >> 2) & 3); }
 inline const char *roundName(Round r) {
   static const char *const k[] = {"nearest-even", "toward +inf", "toward -inf", "toward zero"};
   return k[r & 3];

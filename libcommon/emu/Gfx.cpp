@@ -5,7 +5,7 @@
 
 namespace asmevo::emu {
 
-bool parseGfx(const char *p, Gfx &out) {
+bool parseGfx(const char *p, Gfx &Out) {
   static const struct {
     const char *Name;
     Gfx G;
@@ -16,7 +16,7 @@ bool parseGfx(const char *p, Gfx &out) {
                {"gfx950", Gfx::Gfx950}};
   for (const auto &N : Names)
     if (std::strcmp(p, N.Name) == 0) {
-      out = N.G;
+      Out = N.G;
       return true;
     }
   return false;

@@ -9,6 +9,6 @@ namespace asmevo::emu {
 enum class Gfx : uint8_t { Gfx90a, Gfx940, Gfx941, Gfx942, Gfx950 };
 inline bool isGfx94Plus(Gfx g) { return g != Gfx::Gfx90a; }
 // Parse "gfx90a", "gfx942", ... (false for targets the emulator does not run).
-bool parseGfx(const char *processor, Gfx &out);
+bool parseGfx(const char *Processor, Gfx &Out);
 
 } // namespace asmevo::emu

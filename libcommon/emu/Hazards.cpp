@@ -205,27 +205,27 @@ struct FactTable {
     for (size_t I = 0; I < size_t(Op::Count); ++I) {
       std::string N = opName(Op(I));
       OpFact &O = T[I];
-      auto starts = [&](const char *S) { return N.rfind(S, 0) == 0; };
-      auto has = [&](const char *S) { return N.find(S) != std::string::npos; };
+      auto Starts = [&](const char *S) { return N.rfind(S, 0) == 0; };
+      auto Has = [&](const char *S) { return N.find(S) != std::string::npos; };
       static const char *Trans[] = {"V_EXP_",  "V_LOG_", "V_RCP_", "V_RSQ_",
                                     "V_SQRT_", "V_SIN_", "V_COS_"};
       for (const char *P : Trans)
-        if (starts(P))
+        if (Starts(P))
           O.F |= FTrans;
-      if (starts("V_DOT"))
+      if (Starts("V_DOT"))
         O.F |= FDot;
-      if (starts("V_PK_") || starts("V_DOT") || starts("V_FMA_MIX") || starts("V_MAD_MIX"))
+      if (Starts("V_PK_") || Starts("V_DOT") || Starts("V_FMA_MIX") || Starts("V_MAD_MIX"))
         O.F |= FOpSel;
-      if ((starts("V_MFMA_") || starts("V_SMFMAC_")) && !starts("V_MFMA_LD_SCALE")) {
+      if ((Starts("V_MFMA_") || Starts("V_SMFMAC_")) && !Starts("V_MFMA_LD_SCALE")) {
         O.F |= FMfma;
-        if (starts("V_SMFMAC_"))
+        if (Starts("V_SMFMAC_"))
           O.F |= FSmfmac;
-        if (starts("V_MFMA_F64"))
+        if (Starts("V_MFMA_F64"))
           O.F |= FDgemm;
         // Inputs of f32: the name ends in _F32 (not _XF32): 32x32x1_2b_f32, 32x32x2_f32, ...
         if (N.size() > 4 && N.compare(N.size() - 4, 4, "_F32") == 0)
           O.F |= FF32In;
-        if (has("F8F6F4"))
+        if (Has("F8F6F4"))
           O.F |= FF8F6F4;
         // Dimensions: the first "_<M>X<N>X<K>" group of the name.
         for (size_t P = N.find('_'); P != std::string::npos; P = N.find('_', P + 1)) {
@@ -237,33 +237,33 @@ struct FactTable {
           }
         }
       }
-      if (starts("V_READLANE") || starts("V_READFIRSTLANE"))
+      if (Starts("V_READLANE") || Starts("V_READFIRSTLANE"))
         O.F |= FLaneRead;
-      if (starts("V_WRITELANE"))
+      if (Starts("V_WRITELANE"))
         O.F |= FWriteLane;
-      if (starts("V_DIV_FMAS"))
+      if (Starts("V_DIV_FMAS"))
         O.F |= FDivFmas;
-      if (starts("V_FMA_F64") || starts("V_FMAC_F64"))
+      if (Starts("V_FMA_F64") || Starts("V_FMAC_F64"))
         O.F |= FFma64;
-      if (starts("S_MOVREL"))
+      if (Starts("S_MOVREL"))
         O.F |= FMovrel;
-      if (starts("S_SENDMSG") || starts("S_TTRACEDATA"))
+      if (Starts("S_SENDMSG") || Starts("S_TTRACEDATA"))
         O.F |= FSendmsg;
-      if (starts("DS_") && has("ADDTID"))
+      if (Starts("DS_") && Has("ADDTID"))
         O.F |= FAddtid;
-      if (starts("S_SETREG"))
+      if (Starts("S_SETREG"))
         O.F |= FSetreg;
       if (N == "S_GETREG_B32")
         O.F |= FGetreg;
       if (N == "S_NOP")
         O.F |= FNop;
-      if (starts("V_CMP"))
+      if (Starts("V_CMP"))
         O.F |= FCmpx; // v_cmp (e64 with an EXEC sdst) and v_cmpx
-      if (starts("V_PERMLANE16_SWAP") || starts("V_PERMLANE32_SWAP"))
+      if (Starts("V_PERMLANE16_SWAP") || Starts("V_PERMLANE32_SWAP"))
         O.F |= FPermSwap;
-      if (N == "DS_NOP" || starts("DS_PERMUTE") || starts("DS_BPERMUTE"))
+      if (N == "DS_NOP" || Starts("DS_PERMUTE") || Starts("DS_BPERMUTE"))
         O.F |= FDsNoGds;
-      if (starts("DS_GWS"))
+      if (Starts("DS_GWS"))
         O.F |= FGws;
     }
   }
@@ -581,7 +581,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
   Hit H;
   unsigned S = 0;
 
-  auto report = [&](RuleId R, const Entry &E, unsigned Need, std::string PW, std::string CW) {
+  auto Report = [&](RuleId R, const Entry &E, unsigned Need, std::string PW, std::string CW) {
     H.Rule = R;
     H.Prod = &E;
     H.Since = S;
@@ -589,18 +589,18 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
     H.ProdWhat = std::move(PW);
     H.ConsWhat = std::move(CW);
   };
-  auto on = [&](RuleId R) { return (kRules[R].Targets & TargetBit) != 0; };
+  auto On = [&](RuleId R) { return (kRules[R].Targets & TargetBit) != 0; };
   // The producer's write overlapping R (count 0 if none).
-  auto wrote = [](const Entry &E, RegRange R) {
+  auto Wrote = [](const Entry &E, RegRange R) {
     for (unsigned I = 0; I < E.NumWrites; ++I)
       if (E.Writes[I].overlaps(R))
         return intersect(E.Writes[I], R);
     return RegRange{};
   };
-  auto wroteCode = [&](const Entry &E, uint16_t Code, uint8_t N) {
-    return wrote(E, RegRange{Code, N});
+  auto WroteCode = [&](const Entry &E, uint16_t Code, uint8_t N) {
+    return Wrote(E, RegRange{Code, N});
   };
-  auto writes = [](RegRange R) { return "writes " + regName(R); };
+  auto Writes = [](RegRange R) { return "writes " + regName(R); };
 
   for (unsigned Back = 0; Back < Count && S < Horizon; S += at(Back).Waits, ++Back) {
     const Entry &E = at(Back);
@@ -610,19 +610,19 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (K & KSetreg) {
         if (GetSetReg == E.HwReg && S < 2) {
           RuleId R = (CF.F & FGetreg) ? RSetregThenGetreg : RSetregThenSetreg;
-          report(R, E, 2, "writes " + hwregText(E.HwReg),
+          Report(R, E, 2, "writes " + hwregText(E.HwReg),
                  (CF.F & FGetreg) ? "reads it" : "writes it");
           break;
         }
         if (C.Vector && E.HwReg == 1 && (E.HwMask & (1u << 28)) && S < 2) {
-          report(RSetregVskipThenVector, E, 2, "writes MODE.VSKIP", "issues");
+          Report(RSetregVskipThenVector, E, 2, "writes MODE.VSKIP", "issues");
           break;
         }
       }
       if ((M0MovrelLds || M0SendGds) && S < 1) {
-        RegRange M = wroteCode(E, kM0, 1);
+        RegRange M = WroteCode(E, kM0, 1);
         if (M.Count) {
-          report(M0MovrelLds ? RSaluM0ThenMovrelLds : RSaluM0ThenSendmsgGds, E, 1, writes(M),
+          Report(M0MovrelLds ? RSaluM0ThenMovrelLds : RSaluM0ThenSendmsgGds, E, 1, Writes(M),
                  "reads it");
           break;
         }
@@ -637,67 +637,67 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (C.Vmem && S < 5) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumSReads && !Hr.Count; ++I)
-          Hr = wrote(E, C.SReads[I]);
+          Hr = Wrote(E, C.SReads[I]);
         if (Hr.Count) {
-          report(RValuSgprThenVmem, E, 5, writes(Hr), "reads it");
+          Report(RValuSgprThenVmem, E, 5, Writes(Hr), "reads it");
           break;
         }
       }
       if (Dpp && S < 5) {
-        RegRange Hr = wroteCode(E, kExecLo, 2);
+        RegRange Hr = WroteCode(E, kExecLo, 2);
         if (Hr.Count) {
-          report(RValuExecThenDpp, E, 5, writes(Hr), "is a DPP op");
+          Report(RValuExecThenDpp, E, 5, Writes(Hr), "is a DPP op");
           break;
         }
       }
       if (ZSrc && S < 5) {
-        RegRange Hr = wroteCode(E, kVccLo, 2);
+        RegRange Hr = WroteCode(E, kVccLo, 2);
         if (!Hr.Count)
-          Hr = wroteCode(E, kExecLo, 2);
+          Hr = WroteCode(E, kExecLo, 2);
         if (Hr.Count) {
-          report(RValuMaskThenZSrc, E, 5, writes(Hr), "reads VCCZ/EXECZ");
+          Report(RValuMaskThenZSrc, E, 5, Writes(Hr), "reads VCCZ/EXECZ");
           break;
         }
       }
       if ((CF.F & FDivFmas) && S < 4) {
-        RegRange Hr = wroteCode(E, kVccLo, 2);
+        RegRange Hr = WroteCode(E, kVccLo, 2);
         if (Hr.Count) {
-          report(RValuVccThenDivFmas, E, 4, writes(Hr), "reads it");
+          Report(RValuVccThenDivFmas, E, 4, Writes(Hr), "reads it");
           break;
         }
       }
       if (LaneSelect && S < 4) {
-        RegRange Hr = wroteCode(E, In.Src[1], 1);
+        RegRange Hr = WroteCode(E, In.Src[1], 1);
         if (Hr.Count) {
-          report(RValuSgprThenLaneSelect, E, 4, writes(Hr), "uses it as the lane select");
+          Report(RValuSgprThenLaneSelect, E, 4, Writes(Hr), "uses it as the lane select");
           break;
         }
       }
-      if (C.Mfma && S < 4 && on(RValuExecThenMfma)) {
-        RegRange Hr = wroteCode(E, kExecLo, 2);
+      if (C.Mfma && S < 4 && On(RValuExecThenMfma)) {
+        RegRange Hr = WroteCode(E, kExecLo, 2);
         if (Hr.Count) {
-          report(RValuExecThenMfma, E, 4, writes(Hr), "issues");
+          Report(RValuExecThenMfma, E, 4, Writes(Hr), "issues");
           break;
         }
       }
       if (G94Plus && (CF.F & (FLaneRead | FWriteLane)) && S < 4) {
-        RegRange Hr = wroteCode(E, kExecLo, 2);
+        RegRange Hr = WroteCode(E, kExecLo, 2);
         if (Hr.Count) {
-          report(RValuExecThenLaneAccess, E, 4, writes(Hr), "issues");
+          Report(RValuExecThenLaneAccess, E, 4, Writes(Hr), "issues");
           break;
         }
       }
       if (G950 && (CF.F & FPermSwap) && (K & KCmpx) && S < 4) {
-        report(RVcmpxThenPermlane, E, 4, writes(wroteCode(E, kExecLo, 2)), "issues");
+        Report(RVcmpxThenPermlane, E, 4, Writes(WroteCode(E, kExecLo, 2)), "issues");
         break;
       }
       if (G94Plus && C.Valu && S < 2) {
         RegRange Hr;
         unsigned N = C.NumSReads - (C.SReadImplicitExec ? 1 : 0);
         for (unsigned I = 0; I < N && !Hr.Count; ++I)
-          Hr = wrote(E, C.SReads[I]);
+          Hr = Wrote(E, C.SReads[I]);
         if (Hr.Count) {
-          report(RValuSgprThenValu, E, 2, writes(Hr), "reads it");
+          Report(RValuSgprThenValu, E, 2, Writes(Hr), "reads it");
           break;
         }
       }
@@ -705,56 +705,56 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (C.Mfma && S < 2 && !(K & KDot)) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumMOps && !Hr.Count; ++I)
-          Hr = wrote(E, C.MOps[I]);
+          Hr = Wrote(E, C.MOps[I]);
         if (Hr.Count) {
-          report(RValuVgprThenMfma, E, 2, writes(Hr), "reads it");
+          Report(RValuVgprThenMfma, E, 2, Writes(Hr), "reads it");
           break;
         }
       }
       if (Dpp && S < 2) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
-          Hr = wrote(E, C.VReads[I]);
+          Hr = Wrote(E, C.VReads[I]);
         if (Hr.Count) {
-          report(RValuVgprThenDpp, E, 2, writes(Hr), "reads it");
+          Report(RValuVgprThenDpp, E, 2, Writes(Hr), "reads it");
           break;
         }
       }
       if (G950 && (CF.F & FPermSwap) && S < 2) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
-          Hr = wrote(E, C.VReads[I]);
+          Hr = Wrote(E, C.VReads[I]);
         for (unsigned I = 0; I < C.NumVWrites && !Hr.Count; ++I)
-          Hr = wrote(E, C.VWrites[I]);
+          Hr = Wrote(E, C.VWrites[I]);
         if (Hr.Count) {
-          report(RValuVgprThenPermlane, E, 2, writes(Hr), "reads it");
+          Report(RValuVgprThenPermlane, E, 2, Writes(Hr), "reads it");
           break;
         }
       }
       if (G94Plus && (CF.F & FLaneRead) && S < 1 && C.Src[0].Count) {
-        RegRange Hr = wrote(E, C.Src[0]);
+        RegRange Hr = Wrote(E, C.Src[0]);
         if (Hr.Count) {
-          report(RValuVgprThenReadlane, E, 1, writes(Hr), "reads it");
+          Report(RValuVgprThenReadlane, E, 1, Writes(Hr), "reads it");
           break;
         }
       }
       if (G94Plus && (K & KTrans) && C.Valu && !(CF.F & FTrans) && S < 1) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
-          Hr = wrote(E, C.VReads[I]);
+          Hr = Wrote(E, C.VReads[I]);
         if (Hr.Count) {
-          report(RTransThenValu, E, 1, writes(Hr), "reads it");
+          Report(RTransThenValu, E, 1, Writes(Hr), "reads it");
           break;
         }
       }
       if (G94Plus && (K & KDstSel) && (C.Valu || C.Mfma) && S < 1) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
-          Hr = wrote(E, C.VReads[I]);
+          Hr = Wrote(E, C.VReads[I]);
         for (unsigned I = 0; I < C.NumVWrites && !Hr.Count; ++I)
-          Hr = wrote(E, C.VWrites[I]);
+          Hr = Wrote(E, C.VWrites[I]);
         if (Hr.Count) {
-          report(RDstSelThenValu, E, 1, writes(Hr), "uses it");
+          Report(RDstSelThenValu, E, 1, Writes(Hr), "uses it");
           break;
         }
       }
@@ -765,20 +765,20 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
         if (C.Valu && Same) {
           for (unsigned I = 0; I < 2 && !Hr.Count; ++I)
             if (C.Src[I].Count)
-              Hr = wrote(E, C.Src[I]);
+              Hr = Wrote(E, C.Src[I]);
         } else {
           for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
-            Hr = wrote(E, C.VReads[I]);
+            Hr = Wrote(E, C.VReads[I]);
         }
         if (Hr.Count) {
-          report(RDotThenRead, E, 3, writes(Hr), "reads it");
+          Report(RDotThenRead, E, 3, Writes(Hr), "reads it");
           break;
         }
         if (!Same) {
           for (unsigned I = 0; I < C.NumVWrites && !Hr.Count; ++I)
-            Hr = wrote(E, C.VWrites[I]);
+            Hr = Wrote(E, C.VWrites[I]);
           if (Hr.Count) {
-            report(RDotThenWrite, E, 3, writes(Hr), "writes it");
+            Report(RDotThenWrite, E, 3, Writes(Hr), "writes it");
             break;
           }
         }
@@ -786,9 +786,9 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (G90a && SawDgemm && C.Mem && S < 2) {
         RegRange Hr;
         for (unsigned I = 0; I < C.NumVReads && !Hr.Count; ++I)
-          Hr = wrote(E, C.VReads[I]);
+          Hr = Wrote(E, C.VReads[I]);
         if (Hr.Count) {
-          report(RValuDgemmThenMem, E, 2, writes(Hr) + ", then a DGEMM issues", "reads it");
+          Report(RValuDgemmThenMem, E, 2, Writes(Hr) + ", then a DGEMM issues", "reads it");
           break;
         }
       }
@@ -800,7 +800,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       const bool PXdl = K & KXdl, PDgemm = K & KDgemm;
       // The generic requirement of an MFMA result read by SrcA/B, a VALU or memory, or
       // overwritten (gfx940+: by XDL/SGEMM pass count; gfx90a: 4x4/16x16/32x32).
-      auto byPasses = [&]() -> unsigned {
+      auto ByPasses = [&]() -> unsigned {
         if (G94Plus)
           return PXdl ? P + 3 + (P != 2 && G950) : P + 2;
         return P == 2 ? 5 : P == 8 ? 11 : 19;
@@ -808,14 +808,14 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (PDgemm)
         SawDgemm = true;
       if ((CF.F & FFma64) && PDgemm && S < 2) {
-        report(RDgemmThenFma64, E, 2, "is a DGEMM", "issues");
+        Report(RDgemmThenFma64, E, 2, "is a DGEMM", "issues");
         break;
       }
       if (C.Mfma) {
         for (unsigned I = 0; I < C.NumMOps; ++I) {
           if (MfmaSeen & (1u << I))
             continue;
-          RegRange Hr = wrote(E, C.MOps[I]);
+          RegRange Hr = Wrote(E, C.MOps[I]);
           if (!Hr.Count)
             continue;
           MfmaSeen |= 1u << I;
@@ -844,10 +844,10 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
             else if (K & KF64x4)
               Need = 6;
             else
-              Need = byPasses();
+              Need = ByPasses();
           }
           if (S < Need) {
-            report(R, E, Need, writes(Hr),
+            Report(R, E, Need, Writes(Hr),
                    R == RMfmaThenMfmaSrcC ? "reads it as SrcC" : "reads it as SrcA/B");
             break;
           }
@@ -860,7 +860,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       for (unsigned I = 0; I < C.NumVReads; ++I) {
         if (MfmaSeen & (1u << (4 + I)))
           continue;
-        RegRange Hr = wrote(E, C.VReads[I]);
+        RegRange Hr = Wrote(E, C.VReads[I]);
         if (!Hr.Count)
           continue;
         MfmaSeen |= 1u << (4 + I);
@@ -868,9 +868,9 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
         if (PDgemm)
           Need = P == 4 ? (C.Mem ? 9 : 6) : (C.Mem ? 18 : (G950 ? 19 : 11));
         else
-          Need = byPasses();
+          Need = ByPasses();
         if (S < Need) {
-          report(C.Mem ? RMfmaThenMemRead : RMfmaThenValuRead, E, Need, writes(Hr), "reads it");
+          Report(C.Mem ? RMfmaThenMemRead : RMfmaThenValuRead, E, Need, Writes(Hr), "reads it");
           break;
         }
       }
@@ -879,12 +879,12 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       for (unsigned I = 0; I < C.NumVWrites; ++I) {
         RegRange W = C.VWrites[I];
         if (!(MfmaSeen & (1u << (12 + I)))) {
-          RegRange Hr = wrote(E, W);
+          RegRange Hr = Wrote(E, W);
           if (Hr.Count) {
             MfmaSeen |= 1u << (12 + I);
-            unsigned Need = PDgemm ? (P == 4 ? 6 : 11) : byPasses();
+            unsigned Need = PDgemm ? (P == 4 ? 6 : 11) : ByPasses();
             if (S < Need) {
-              report(RMfmaThenWrite, E, Need, writes(Hr), "writes it");
+              Report(RMfmaThenWrite, E, Need, Writes(Hr), "writes it");
               break;
             }
           }
@@ -894,7 +894,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
           MfmaSeen |= 1u << (16 + I);
           unsigned Need = P == 2 ? 1 : P == 4 ? 3 : P == 8 ? 7 : 15;
           if (S < Need) {
-            report(RMfmaSrcCThenWrite, E, Need,
+            Report(RMfmaSrcCThenWrite, E, Need,
                    "reads " + regName(intersect(E.SrcC, W)) + " as SrcC", "writes it");
             break;
           }
@@ -911,7 +911,7 @@ bool HazardTracker::check(const Inst &In, const RegUses &U, uint64_t Pc, std::st
       if (S < Need)
         for (unsigned I = 0; I < C.NumVWrites; ++I)
           if (E.StoreData.overlaps(C.VWrites[I])) {
-            report(RWideStoreThenWrite, E, Need,
+            Report(RWideStoreThenWrite, E, Need,
                    "stores " + regName(intersect(E.StoreData, C.VWrites[I])), "writes it");
             break;
           }

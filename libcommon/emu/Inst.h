@@ -58,9 +58,9 @@ enum class Op : uint16_t {
 };
 
 // The ISA's upper-case mnemonic of an operation ("V_ADD_F32").
-const char *opName(Op op);
+const char *opName(Op Opc);
 // The same in lower case ("global_load_dword"): a static string, for messages on hot paths.
-const char *opNameLower(Op op);
+const char *opNameLower(Op Opc);
 
 // Encoding family. VOP3 covers VOP3a and VOP3b (sdst); VOP3P covers MFMA and packed math.
 enum class Enc : uint8_t {

@@ -9,12 +9,12 @@ namespace {
 // True when the 64 offsets ascend by `step` from lane 0's, with no wrap-around: consecutive
 // differences are checked in T (a loop the compiler vectorizes), and the last lane's offset in
 // 64 bits, which rules out a wrap in between.
-template <class T> bool lanesAscendBy(const T *off, uint64_t step) {
-  const T o0 = off[0];
-  T bad = 0;
+template <class T> bool lanesAscendBy(const T *Off, uint64_t Step) {
+  const T o0 = Off[0];
+  T Bad = 0;
   for (unsigned l = 0; l < kWaveSize; ++l)
-    bad |= off[l] ^ T(o0 + T(step) * l);
-  return bad == 0 && uint64_t(off[kWaveSize - 1]) == uint64_t(o0) + step * (kWaveSize - 1);
+    Bad |= Off[l] ^ T(o0 + T(Step) * l);
+  return Bad == 0 && uint64_t(Off[kWaveSize - 1]) == uint64_t(o0) + Step * (kWaveSize - 1);
 }
 
 using UnalignedDword = uint32_t __attribute__((aligned(1), may_alias));
@@ -24,13 +24,13 @@ using UnalignedDword = uint32_t __attribute__((aligned(1), may_alias));
 // (one dword of every four, as Triton's elementwise kernels load) were tried too: no faster
 // than the lane-by-lane copy for loads, slower for stores (emu_inst_bench), so they take it.
 template <unsigned N, bool Load>
-[[gnu::noinline]] void copyPacked(uint8_t *p, uint32_t *const *rows) {
+[[gnu::noinline]] void copyPacked(uint8_t *p, uint32_t *const *Rows) {
   static_assert(N >= 1 && N <= 4, "1 to 4 dwords per lane");
   UnalignedDword *__restrict m = reinterpret_cast<UnalignedDword *>(p);
-  uint32_t *__restrict r0 = rows[0];
-  uint32_t *__restrict r1 = rows[N > 1 ? 1 : 0];
-  uint32_t *__restrict r2 = rows[N > 2 ? 2 : 0];
-  uint32_t *__restrict r3 = rows[N > 3 ? 3 : 0];
+  uint32_t *__restrict r0 = Rows[0];
+  uint32_t *__restrict r1 = Rows[N > 1 ? 1 : 0];
+  uint32_t *__restrict r2 = Rows[N > 2 ? 2 : 0];
+  uint32_t *__restrict r3 = Rows[N > 3 ? 3 : 0];
   for (unsigned l = 0; l < kWaveSize; ++l) {
     if (Load) {
       r0[l] = m[N * l];
@@ -52,44 +52,44 @@ template <unsigned N, bool Load>
   }
 }
 
-template <bool Load> void copyShape(uint8_t *p, unsigned n, uint32_t *const *rows) {
+template <bool Load> void copyShape(uint8_t *p, unsigned n, uint32_t *const *Rows) {
   switch (n) {
   case 1:
-    return copyPacked<1, Load>(p, rows);
+    return copyPacked<1, Load>(p, Rows);
   case 2:
-    return copyPacked<2, Load>(p, rows);
+    return copyPacked<2, Load>(p, Rows);
   case 3:
-    return copyPacked<3, Load>(p, rows);
+    return copyPacked<3, Load>(p, Rows);
   default:
-    return copyPacked<4, Load>(p, rows);
+    return copyPacked<4, Load>(p, Rows);
   }
 }
 
 template <class T>
-bool copyPackedT(bool load, uint8_t *lane0, const T *off, unsigned n, uint32_t *const *rows) {
-  if (n < 1 || n > 4 || T(off[1] - off[0]) != T(4 * n) || !lanesAscendBy(off, 4 * n))
+bool copyPackedT(bool Load, uint8_t *Lane0, const T *Off, unsigned n, uint32_t *const *Rows) {
+  if (n < 1 || n > 4 || T(Off[1] - Off[0]) != T(4 * n) || !lanesAscendBy(Off, 4 * n))
     return false;
-  copyPackedBlock(load, lane0, n, rows);
+  copyPackedBlock(Load, Lane0, n, Rows);
   return true;
 }
 
 } // namespace
 
-void copyPackedBlock(bool load, uint8_t *lane0, unsigned n, uint32_t *const *rows) {
-  if (load)
-    copyShape<true>(lane0, n, rows);
+void copyPackedBlock(bool Load, uint8_t *Lane0, unsigned n, uint32_t *const *Rows) {
+  if (Load)
+    copyShape<true>(Lane0, n, Rows);
   else
-    copyShape<false>(lane0, n, rows);
+    copyShape<false>(Lane0, n, Rows);
 }
 
-bool copyPackedLanes(bool load, uint8_t *lane0, const uint32_t *off, unsigned n,
-                     uint32_t *const *rows) {
-  return copyPackedT(load, lane0, off, n, rows);
+bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint32_t *Off, unsigned n,
+                     uint32_t *const *Rows) {
+  return copyPackedT(Load, Lane0, Off, n, Rows);
 }
 
-bool copyPackedLanes(bool load, uint8_t *lane0, const uint64_t *off, unsigned n,
-                     uint32_t *const *rows) {
-  return copyPackedT(load, lane0, off, n, rows);
+bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint64_t *Off, unsigned n,
+                     uint32_t *const *Rows) {
+  return copyPackedT(Load, Lane0, Off, n, Rows);
 }
 
 } // namespace asmevo::emu

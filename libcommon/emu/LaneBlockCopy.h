@@ -13,12 +13,12 @@ namespace asmevo::emu {
 // and returns true: the lane-by-lane copy's result, since no two lanes overlap. Otherwise copies
 // nothing and returns false. The caller has checked that every lane's dwords are in memory;
 // rows holds n pointers, and memory and rows do not overlap.
-bool copyPackedLanes(bool load, uint8_t *lane0, const uint32_t *off, unsigned n,
-                     uint32_t *const *rows);
-bool copyPackedLanes(bool load, uint8_t *lane0, const uint64_t *off, unsigned n,
-                     uint32_t *const *rows);
+bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint32_t *Off, unsigned n,
+                     uint32_t *const *Rows);
+bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint64_t *Off, unsigned n,
+                     uint32_t *const *Rows);
 // The same copy for a caller that has already established that the lanes are packed (lane l's
 // n dwords at lane0 + 4 * n * l): no check.
-void copyPackedBlock(bool load, uint8_t *lane0, unsigned n, uint32_t *const *rows);
+void copyPackedBlock(bool Load, uint8_t *Lane0, unsigned n, uint32_t *const *Rows);
 
 } // namespace asmevo::emu

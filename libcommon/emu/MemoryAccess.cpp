@@ -6,56 +6,56 @@
 
 namespace asmevo::emu {
 
-uint8_t *globalAccessSlow(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
-  const Allocation *a = c.Mem.find(addr);
+uint8_t *globalAccessSlow(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What) {
+  const Allocation *a = c.Mem.find(Addr);
   uint8_t *p =
-      a && size <= a->Size - (addr - a->Base) ? a->Bytes.get() + (addr - a->Base) : nullptr;
+      a && Size <= a->Size - (Addr - a->Base) ? a->Bytes.get() + (Addr - a->Base) : nullptr;
   if (p) {
     c.LastAlloc = a;
     if (c.Track)
-      a->touch(addr - a->Base, size);
+      a->touch(Addr - a->Base, Size);
   } else
-    throwMemoryFault(what, addr, size, lane, c.InstPc,
-                     c.Mem.find(addr) ? "runs past the end of its allocation"
+    throwMemoryFault(What, Addr, Size, Lane, c.InstPc,
+                     c.Mem.find(Addr) ? "runs past the end of its allocation"
                                       : "outside every allocation");
   return p;
 }
 
-uint8_t *ldsAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
-  if (addr + size > c.Wg.Lds.size() || addr + size < addr)
-    throwMemoryFault(what, addr, size, lane, c.InstPc,
+uint8_t *ldsAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What) {
+  if (Addr + Size > c.Wg.Lds.size() || Addr + Size < Addr)
+    throwMemoryFault(What, Addr, Size, Lane, c.InstPc,
                      "outside the workgroup's " + std::to_string(c.Wg.Lds.size()) +
                          "-byte LDS allocation");
   if (c.Strict)
-    strictLdsTouch(c, addr, size);
+    strictLdsTouch(c, Addr, Size);
   if (c.Trace)
-    traceAccess(c, addr, size, lane, TraceSpace::Lds);
-  return c.Wg.Lds.data() + addr;
+    traceAccess(c, Addr, Size, Lane, TraceSpace::Lds);
+  return c.Wg.Lds.data() + Addr;
 }
 
 // Private memory is laid out lane-contiguously: lane L's segment is scratchPerLane bytes at
 // FLAT_SCRATCH + L * scratchPerLane. The private segment buffer descriptor the launch builds
 // (add_tid_enable, stride = scratchPerLane, no swizzle) addresses the same bytes, so buffer and
 // flat scratch accesses agree as they do on hardware.
-uint8_t *privateAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
+uint8_t *privateAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What) {
   if (c.ScratchPerLane == 0)
-    throwMemoryFault(what, addr, size, lane, c.InstPc,
+    throwMemoryFault(What, Addr, Size, Lane, c.InstPc,
                      "private access in a dispatch with no private segment");
-  if (addr + size > c.ScratchPerLane || addr + size < addr)
-    throwMemoryFault(what, addr, size, lane, c.InstPc,
+  if (Addr + Size > c.ScratchPerLane || Addr + Size < Addr)
+    throwMemoryFault(What, Addr, Size, Lane, c.InstPc,
                      "outside the lane's " + std::to_string(c.ScratchPerLane) +
                          "-byte private segment");
-  uint64_t base = c.W.S[kFlatScratchLo] | (uint64_t(c.W.S[kFlatScratchHi]) << 32);
-  return globalAccessUnchecked(c, base + uint64_t(lane) * c.ScratchPerLane + addr, size, lane,
-                               what);
+  uint64_t Base = c.W.S[kFlatScratchLo] | (uint64_t(c.W.S[kFlatScratchHi]) << 32);
+  return globalAccessUnchecked(c, Base + uint64_t(Lane) * c.ScratchPerLane + Addr, Size, Lane,
+                               What);
 }
 
-uint8_t *flatAccess(ExecCtx &c, uint64_t addr, unsigned size, int lane, const char *what) {
-  if (addr >= kSharedApertureBase && addr < kSharedApertureBase + kApertureSize)
-    return ldsAccess(c, addr - kSharedApertureBase, size, lane, what);
-  if (addr >= kPrivateApertureBase && addr < kPrivateApertureBase + kApertureSize)
-    return privateAccess(c, addr - kPrivateApertureBase, size, lane, what);
-  return globalAccess(c, addr, size, lane, what);
+uint8_t *flatAccess(ExecCtx &c, uint64_t Addr, unsigned Size, int Lane, const char *What) {
+  if (Addr >= kSharedApertureBase && Addr < kSharedApertureBase + kApertureSize)
+    return ldsAccess(c, Addr - kSharedApertureBase, Size, Lane, What);
+  if (Addr >= kPrivateApertureBase && Addr < kPrivateApertureBase + kApertureSize)
+    return privateAccess(c, Addr - kPrivateApertureBase, Size, Lane, What);
+  return globalAccess(c, Addr, Size, Lane, What);
 }
 
 } // namespace asmevo::emu

@@ -10,13 +10,13 @@
 
 namespace asmevo::emu {
 
-inline unsigned mfmaOperandBase(const ExecCtx &c, const Inst &in, uint16_t code, unsigned regs,
-                                const char *what) {
-  if (code < kVgprBase || code >= kAgprBase + 256 || vectorIndex(code) + regs > kNumVectorRegs)
-    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(in.Operation)) + " at pc " +
-                                                  hexText(c.InstPc) + ": " + what +
+inline unsigned mfmaOperandBase(const ExecCtx &c, const Inst &In, uint16_t Code, unsigned Regs,
+                                const char *What) {
+  if (Code < kVgprBase || Code >= kAgprBase + 256 || vectorIndex(Code) + Regs > kNumVectorRegs)
+    throw EmuError(EmuErrorKind::IllegalInst, std::string(opNameLower(In.Operation)) + " at pc " +
+                                                  hexText(c.InstPc) + ": " + What +
                                                   " operand out of range");
-  return vectorIndex(code);
+  return vectorIndex(Code);
 }
 
 } // namespace asmevo::emu

@@ -13,12 +13,12 @@ static const char *const kOpNames[] = {
 #undef ASMEVO_OP
 };
 
-const char *opName(Op op) {
-  auto i = static_cast<unsigned>(op);
+const char *opName(Op Opc) {
+  auto i = static_cast<unsigned>(Opc);
   return i < static_cast<unsigned>(Op::Count) ? kOpNames[i] : "<invalid>";
 }
 
-const char *opNameLower(Op op) {
+const char *opNameLower(Op Opc) {
   static const std::vector<std::string> Names = [] {
     std::vector<std::string> V(size_t(Op::Count) + 1);
     for (unsigned I = 0; I <= unsigned(Op::Count); ++I) {
@@ -29,7 +29,7 @@ const char *opNameLower(Op op) {
     }
     return V;
   }();
-  unsigned I = unsigned(op);
+  unsigned I = unsigned(Opc);
   return I <= unsigned(Op::Count) ? Names[I].c_str() : "<invalid>";
 }
 

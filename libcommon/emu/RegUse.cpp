@@ -27,40 +27,40 @@ struct FactTable {
     for (size_t I = 0; I < size_t(Op::Count); ++I) {
       std::string N = opName(Op(I));
       OpFacts &O = F[I];
-      auto has = [&](const char *S) { return N.find(S) != std::string::npos; };
-      auto starts = [&](const char *S) { return N.rfind(S, 0) == 0; };
-      if (starts("DS_")) {
-        if (starts("DS_READ") || starts("DS_BPERMUTE") || starts("DS_PERMUTE") ||
-            starts("DS_SWIZZLE"))
-          O.Mem = starts("DS_READ") ? kMemRead : kMemNone;
-        else if (starts("DS_WRITE"))
+      auto Has = [&](const char *S) { return N.find(S) != std::string::npos; };
+      auto Starts = [&](const char *S) { return N.rfind(S, 0) == 0; };
+      if (Starts("DS_")) {
+        if (Starts("DS_READ") || Starts("DS_BPERMUTE") || Starts("DS_PERMUTE") ||
+            Starts("DS_SWIZZLE"))
+          O.Mem = Starts("DS_READ") ? kMemRead : kMemNone;
+        else if (Starts("DS_WRITE"))
           O.Mem = kMemWrite;
-        else if (starts("DS_NOP") || starts("DS_GWS"))
+        else if (Starts("DS_NOP") || Starts("DS_GWS"))
           O.Mem = kMemNone;
         else
           O.Mem = kMemRead | kMemWrite | kMemAtomic;
         O.ReadsM0 =
-            has("ADDTID") || starts("DS_APPEND") || starts("DS_CONSUME") || starts("DS_GWS");
-      } else if (starts("BUFFER_") || starts("TBUFFER_") || starts("GLOBAL_") || starts("FLAT_") ||
-                 starts("SCRATCH_") || starts("S_LOAD") || starts("S_BUFFER_") ||
-                 starts("S_STORE") || starts("S_SCRATCH_") || starts("S_ATOMIC") ||
-                 starts("S_BUFFER_ATOMIC")) {
-        if (has("ATOMIC"))
+            Has("ADDTID") || Starts("DS_APPEND") || Starts("DS_CONSUME") || Starts("DS_GWS");
+      } else if (Starts("BUFFER_") || Starts("TBUFFER_") || Starts("GLOBAL_") || Starts("FLAT_") ||
+                 Starts("SCRATCH_") || Starts("S_LOAD") || Starts("S_BUFFER_") ||
+                 Starts("S_STORE") || Starts("S_SCRATCH_") || Starts("S_ATOMIC") ||
+                 Starts("S_BUFFER_ATOMIC")) {
+        if (Has("ATOMIC"))
           O.Mem = kMemRead | kMemWrite | kMemAtomic;
-        else if (has("LOAD"))
+        else if (Has("LOAD"))
           O.Mem = kMemRead;
-        else if (has("STORE"))
+        else if (Has("STORE"))
           O.Mem = kMemWrite;
       }
-      O.Cmpx = starts("V_CMPX_");
-      O.Saveexec = has("_SAVEEXEC_");
-      O.Wrexec = has("_WREXEC_");
-      O.Cmpswap = has("CMPSWAP");
-      O.D16 = has("_D16");
-      O.SopkReadsDst = starts("S_CMPK_") || N == "S_SETREG_B32";
+      O.Cmpx = Starts("V_CMPX_");
+      O.Saveexec = Has("_SAVEEXEC_");
+      O.Wrexec = Has("_WREXEC_");
+      O.Cmpswap = Has("CMPSWAP");
+      O.D16 = Has("_D16");
+      O.SopkReadsDst = Starts("S_CMPK_") || N == "S_SETREG_B32";
       O.SopkRmw = N == "S_ADDK_I32" || N == "S_MULK_I32" || N == "S_CMOVK_I32";
-      O.ReadsM0 = O.ReadsM0 || starts("S_MOVREL") || starts("S_SENDMSG") || starts("S_TTRACEDATA");
-      O.Setreg = starts("S_SETREG");
+      O.ReadsM0 = O.ReadsM0 || Starts("S_MOVREL") || Starts("S_SENDMSG") || Starts("S_TTRACEDATA");
+      O.Setreg = Starts("S_SETREG");
       O.Getreg = N == "S_GETREG_B32";
     }
   }
@@ -296,15 +296,15 @@ RegUses regUses(const Inst &In, Gfx Target) {
 std::string regName(RegRange R) {
   uint16_t C = R.Code;
   unsigned N = R.Count ? R.Count : 1;
-  auto range = [&](const char *P, unsigned Base) {
+  auto Range = [&](const char *P, unsigned Base) {
     if (N == 1)
       return std::string(P) + std::to_string(Base);
     return std::string(P) + "[" + std::to_string(Base) + ":" + std::to_string(Base + N - 1) + "]";
   };
   if (C >= kAgprBase)
-    return range("a", C - kAgprBase);
+    return Range("a", C - kAgprBase);
   if (C >= kVgprBase)
-    return range("v", C - kVgprBase);
+    return Range("v", C - kVgprBase);
   if (C == kVccLo && N == 2)
     return "vcc";
   if (C == kExecLo && N == 2)
@@ -330,8 +330,8 @@ std::string regName(RegRange R) {
     break;
   }
   if (C >= kTtmp0 && C < kTtmp0 + 16)
-    return range("ttmp", C - kTtmp0);
-  return range("s", C);
+    return Range("ttmp", C - kTtmp0);
+  return Range("s", C);
 }
 
 } // namespace asmevo::emu

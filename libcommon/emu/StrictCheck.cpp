@@ -216,7 +216,7 @@ void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
   Clause.push_back(ClauseMember{&U, Pc, In.Operation});
   if (Clause.size() < 2)
     return;
-  auto overlaps = [](const RegRange &W, const RegUses &Other) {
+  auto Overlaps = [](const RegRange &W, const RegUses &Other) {
     for (unsigned I = 0; I < Other.NumReads; ++I)
       if (Other.Reads[I].Code != kExecLo && W.overlaps(Other.Reads[I]))
         return true;
@@ -230,7 +230,7 @@ void StrictWave::clauseCheck(const Inst &In, const RegUses &U, uint64_t Pc) {
   for (const ClauseMember &W : Clause)
     for (unsigned I = 0; I < W.U->NumWrites && !Writer; ++I)
       for (const ClauseMember &Rd : Clause)
-        if (overlaps(W.U->Writes[I], *Rd.U)) {
+        if (Overlaps(W.U->Writes[I], *Rd.U)) {
           Writer = &W;
           Reader = &Rd;
           Reg = W.U->Writes[I];

@@ -7,13 +7,13 @@
 
 namespace asmevo::emu {
 
-bool isInlineConstantCode(uint16_t code) {
-  return (code >= 128 && code <= 208) || (code >= 240 && code <= 248);
+bool isInlineConstantCode(uint16_t Code) {
+  return (Code >= 128 && Code <= 208) || (Code >= 240 && Code <= 248);
 }
 
-uint64_t inlineConstant(uint16_t code, OpType t) {
-  if (code >= 128 && code <= 208) {
-    const int64_t v = inlineInteger(code);
+uint64_t inlineConstant(uint16_t Code, OpType t) {
+  if (Code >= 128 && Code <= 208) {
+    const int64_t v = inlineInteger(Code);
     switch (t) {
     case OpType::B64:
     case OpType::F64:
@@ -27,33 +27,33 @@ uint64_t inlineConstant(uint16_t code, OpType t) {
     }
   }
   // 240..248: 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0, 1/(2*pi).
-  static const uint32_t f32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
+  static const uint32_t F32[9] = {0x3f000000, 0xbf000000, 0x3f800000, 0xbf800000, 0x40000000,
                                   0xc0000000, 0x40800000, 0xc0800000, 0x3e22f983};
-  static const uint16_t f16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000,
+  static const uint16_t F16[9] = {0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000,
                                   0xc000, 0x4400, 0xc400, 0x3118};
-  static const uint16_t bf16[9] = {0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000,
+  static const uint16_t Bf16[9] = {0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000,
                                    0xc000, 0x4080, 0xc080, 0x3e22};
-  static const uint64_t f64[9] = {
+  static const uint64_t F64[9] = {
       0x3fe0000000000000ull, 0xbfe0000000000000ull, 0x3ff0000000000000ull,
       0xbff0000000000000ull, 0x4000000000000000ull, 0xc000000000000000ull,
       0x4010000000000000ull, 0xc010000000000000ull, 0x3fc45f306dc9c882ull};
-  unsigned i = code - 240;
+  unsigned i = Code - 240;
   switch (t) {
   case OpType::F16:
   case OpType::B16:
-    return f16[i];
+    return F16[i];
   case OpType::BF16:
-    return bf16[i];
+    return Bf16[i];
   case OpType::F64:
   case OpType::B64:
-    return f64[i];
+    return F64[i];
   default:
-    return f32[i];
+    return F32[i];
   }
 }
 
-static uint32_t specialScalar(const WaveState &w, uint16_t code) {
-  switch (code) {
+static uint32_t specialScalar(const WaveState &w, uint16_t Code) {
+  switch (Code) {
   case kSrcSharedBase:
     return uint32_t(kSharedApertureBase >> 32);
   case kSrcSharedLimit:
@@ -72,44 +72,44 @@ static uint32_t specialScalar(const WaveState &w, uint16_t code) {
     return w.Scc;
   default:
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "operand code " + std::to_string(code) + " names no readable scalar source");
+                   "operand code " + std::to_string(Code) + " names no readable scalar source");
   }
 }
 
-uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t) {
-  if (isInlineConstantCode(code))
-    return uint32_t(inlineConstant(code, t));
-  return specialScalar(w, code);
+uint32_t readScalar32Other(const WaveState &w, uint16_t Code, OpType t) {
+  if (isInlineConstantCode(Code))
+    return uint32_t(inlineConstant(Code, t));
+  return specialScalar(w, Code);
 }
 
-uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
-  if (code < 127)
-    return w.S[code] | (uint64_t(w.S[code + 1]) << 32);
-  if (code == kLiteralCode)
+uint64_t readScalar64(const WaveState &w, const Inst &In, uint16_t Code, OpType t) {
+  if (Code < 127)
+    return w.S[Code] | (uint64_t(w.S[Code + 1]) << 32);
+  if (Code == kLiteralCode)
     // A 32-bit literal for a 64-bit float operand supplies the high half; for an integer
     // operand it is zero-extended (as LLVM's assembler and disassembler model it).
-    return t == OpType::F64 ? uint64_t(in.Literal) << 32 : uint64_t(in.Literal);
-  if (isInlineConstantCode(code))
-    return inlineConstant(code, t == OpType::F64 ? OpType::F64 : OpType::B64);
-  if (code == kSrcSharedBase || code == kSrcPrivateBase || code == kSrcSharedLimit ||
-      code == kSrcPrivateLimit)
-    return uint64_t(specialScalar(w, code)) << 32;
-  return specialScalar(w, code);
+    return t == OpType::F64 ? uint64_t(In.Literal) << 32 : uint64_t(In.Literal);
+  if (isInlineConstantCode(Code))
+    return inlineConstant(Code, t == OpType::F64 ? OpType::F64 : OpType::B64);
+  if (Code == kSrcSharedBase || Code == kSrcPrivateBase || Code == kSrcSharedLimit ||
+      Code == kSrcPrivateLimit)
+    return uint64_t(specialScalar(w, Code)) << 32;
+  return specialScalar(w, Code);
 }
 
-void writeScalar32(WaveState &w, uint16_t code, uint32_t value) {
-  if (code >= 128)
+void writeScalar32(WaveState &w, uint16_t Code, uint32_t Value) {
+  if (Code >= 128)
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "operand code " + std::to_string(code) + " is not a writable scalar register");
-  w.S[code] = value;
+                   "operand code " + std::to_string(Code) + " is not a writable scalar register");
+  w.S[Code] = Value;
 }
 
-void writeScalar64(WaveState &w, uint16_t code, uint64_t value) {
-  if (code >= 127)
+void writeScalar64(WaveState &w, uint16_t Code, uint64_t Value) {
+  if (Code >= 127)
     throw EmuError(EmuErrorKind::IllegalInst,
-                   "operand code " + std::to_string(code) + " is not a writable register pair");
-  w.S[code] = uint32_t(value);
-  w.S[code + 1] = uint32_t(value >> 32);
+                   "operand code " + std::to_string(Code) + " is not a writable register pair");
+  w.S[Code] = uint32_t(Value);
+  w.S[Code + 1] = uint32_t(Value >> 32);
 }
 
 } // namespace asmevo::emu

@@ -96,69 +96,69 @@ struct WaveState {
   }
 
   // Row of 64 lanes of unified vector register `index` (0..511).
-  uint32_t *vrow(unsigned index) { return &V[index * kWaveSize]; }
-  const uint32_t *vrow(unsigned index) const { return &V[index * kWaveSize]; }
+  uint32_t *vrow(unsigned Index) { return &V[Index * kWaveSize]; }
+  const uint32_t *vrow(unsigned Index) const { return &V[Index * kWaveSize]; }
   // Row of a vector operand code (256..767).
-  uint32_t *vrowOf(uint16_t code) { return vrow(vectorIndex(code)); }
-  const uint32_t *vrowOf(uint16_t code) const { return vrow(vectorIndex(code)); }
+  uint32_t *vrowOf(uint16_t Code) { return vrow(vectorIndex(Code)); }
+  const uint32_t *vrowOf(uint16_t Code) const { return vrow(vectorIndex(Code)); }
 };
 
 // The value an inline-constant code (128..208, 240..248) has for an operand of type T, in the
 // operand's width (zero-extended into the 64-bit result).
-uint64_t inlineConstant(uint16_t code, OpType t);
+uint64_t inlineConstant(uint16_t Code, OpType t);
 // The integer an integer inline-constant code (128..208) stands for: 0..64, then -1..-16.
-inline int32_t inlineInteger(uint16_t code) {
-  return code <= 192 ? int32_t(code) - 128 : 192 - int32_t(code);
+inline int32_t inlineInteger(uint16_t Code) {
+  return Code <= 192 ? int32_t(Code) - 128 : 192 - int32_t(Code);
 }
-bool isInlineConstantCode(uint16_t code);
+bool isInlineConstantCode(uint16_t Code);
 
 // Scalar source operands (codes 0..255): SGPRs and specials, inline constants, the literal.
 // Throws EmuError for a code that names nothing readable on gfx9 (e.g. LDS_DIRECT).
 // readScalar32 is inline for SGPRs, the literal and the integer inline constants of a 32-bit
 // operand (every VALU broadcast, scalar op and buffer soffset reads one); float inline
 // constants, other widths and special registers are readScalar32Other's.
-uint32_t readScalar32Other(const WaveState &w, uint16_t code, OpType t);
-inline uint32_t readScalar32(const WaveState &w, const Inst &in, uint16_t code, OpType t) {
-  if (code < 128)
-    return w.S[code];
-  if (code == kLiteralCode)
-    return in.Literal;
-  if (code <= 208 && (t == OpType::B32 || t == OpType::F32))
-    return uint32_t(inlineInteger(code));
-  return readScalar32Other(w, code, t);
+uint32_t readScalar32Other(const WaveState &w, uint16_t Code, OpType t);
+inline uint32_t readScalar32(const WaveState &w, const Inst &In, uint16_t Code, OpType t) {
+  if (Code < 128)
+    return w.S[Code];
+  if (Code == kLiteralCode)
+    return In.Literal;
+  if (Code <= 208 && (t == OpType::B32 || t == OpType::F32))
+    return uint32_t(inlineInteger(Code));
+  return readScalar32Other(w, Code, t);
 }
-uint64_t readScalar64(const WaveState &w, const Inst &in, uint16_t code, OpType t);
-void writeScalar32(WaveState &w, uint16_t code, uint32_t value);
-void writeScalar64(WaveState &w, uint16_t code, uint64_t value);
+uint64_t readScalar64(const WaveState &w, const Inst &In, uint16_t Code, OpType t);
+void writeScalar32(WaveState &w, uint16_t Code, uint32_t Value);
+void writeScalar64(WaveState &w, uint16_t Code, uint64_t Value);
 
 // The 64 lane values of a 32-bit source: a row of the register file for a vector code, else
 // `tmp` filled with the broadcast scalar value. Never null.
-inline const uint32_t *readVectorSrc32(const WaveState &w, const Inst &in, uint16_t code, OpType t,
-                                       uint32_t *tmp) {
-  if (code >= kVgprBase)
-    return w.vrowOf(code);
-  const uint32_t v = readScalar32(w, in, code, t);
+inline const uint32_t *readVectorSrc32(const WaveState &w, const Inst &In, uint16_t Code, OpType t,
+                                       uint32_t *Tmp) {
+  if (Code >= kVgprBase)
+    return w.vrowOf(Code);
+  const uint32_t v = readScalar32(w, In, Code, t);
   for (unsigned i = 0; i < kWaveSize; ++i)
-    tmp[i] = v;
-  return tmp;
+    Tmp[i] = v;
+  return Tmp;
 }
 // Write a 64-bit value to lane `lane` of the vector register pair at `code`.
-inline void writeVector64(WaveState &w, uint16_t code, unsigned lane, uint64_t value) {
-  unsigned r = vectorIndex(code);
-  w.vrow(r)[lane] = uint32_t(value);
-  w.vrow(r + 1)[lane] = uint32_t(value >> 32);
+inline void writeVector64(WaveState &w, uint16_t Code, unsigned Lane, uint64_t Value) {
+  unsigned r = vectorIndex(Code);
+  w.vrow(r)[Lane] = uint32_t(Value);
+  w.vrow(r + 1)[Lane] = uint32_t(Value >> 32);
 }
-inline uint64_t readVector64(const WaveState &w, uint16_t code, unsigned lane) {
-  unsigned r = vectorIndex(code);
-  return w.vrow(r)[lane] | (uint64_t(w.vrow(r + 1)[lane]) << 32);
+inline uint64_t readVector64(const WaveState &w, uint16_t Code, unsigned Lane) {
+  unsigned r = vectorIndex(Code);
+  return w.vrow(r)[Lane] | (uint64_t(w.vrow(r + 1)[Lane]) << 32);
 }
 
 // Iterate the set bits of a 64-bit mask (active lanes).
-template <typename F> inline void forEachLane(uint64_t mask, F &&f) {
-  while (mask) {
-    unsigned lane = unsigned(__builtin_ctzll(mask));
-    f(lane);
-    mask &= mask - 1;
+template <typename F> inline void forEachLane(uint64_t Mask, F &&f) {
+  while (Mask) {
+    unsigned Lane = unsigned(__builtin_ctzll(Mask));
+    f(Lane);
+    Mask &= Mask - 1;
   }
 }
 

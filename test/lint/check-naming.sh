@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # House rule: one naming style, LLVM's, for what .clang-tidy checks (readability-identifier-naming:
-# types and data members in CamelCase). clang-tidy 22 runs over every C++ source of the tree
-# that BUILD_DIR's compile_commands.json compiles (libcommon, tools, runtime, bench, test/unit)
-# and the project headers they include.
+# types and data members in CamelCase; in libcommon/emu also parameters and variables). clang-tidy
+# 22 runs over every C++ source of the tree that BUILD_DIR's compile_commands.json compiles
+# (libcommon, tools, runtime, bench, test/unit) and the project headers they include.
 #   bash test/lint/check-naming.sh BUILD_DIR [SOURCE_DIR]
 # Exit 0 clean, 1 with every offending "file:line:col: warning: invalid case style ..." listed,
 # 2 when clang-tidy 22 or BUILD_DIR's compile_commands.json is missing.
@@ -21,9 +21,9 @@ fi
 src=$(cd "$src" && pwd)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-# -config-file: the tree's .clang-tidy, whichever directory the check runs from.
+# Each file gets the .clang-tidy nearest to it: the tree's, or libcommon/emu's (which adds
+# parameters and variables).
 "$bin/run-clang-tidy" -j "$(nproc)" -p "$build" -quiet -clang-tidy-binary "$bin/clang-tidy" \
-  -config-file "$src/.clang-tidy" \
   -header-filter "^$src/(libcommon|tools|runtime|bench|test)/" \
   "^$src/(libcommon|tools|runtime|bench|test/unit)/" > "$out" 2>&1
 status=$?
