@@ -515,7 +515,7 @@ void HazardTracker::issued(const Inst &In, const RegUses &U, uint64_t Pc) {
         (In.Encoding == Enc::VOP3P && (F.F & FOpSel) && (In.OpselHi & 1) && In.Dst >= kVgprBase &&
          In.Dst != kNoOperand))
       E.Kind |= KDstSel;
-    if (U.writes_(kExecLo) || U.writes_(kExecHi))
+    if (U.writesCode(kExecLo) || U.writesCode(kExecHi))
       if (F.F & FCmpx)
         E.Kind |= KCmpx;
     break;

@@ -67,7 +67,8 @@ struct RegUses {
   // 32-47: regsExceed() checks all three with one subtraction.
   uint64_t Need = 0;
 
-  bool writes_(uint16_t c) const {
+  // Whether the instruction writes the register of operand code c (an SGPR, VCC, EXEC, ...).
+  bool writesCode(uint16_t c) const {
     for (unsigned i = 0; i < NumWrites; ++i)
       if (Writes[i].contains(c))
         return true;
