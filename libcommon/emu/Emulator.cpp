@@ -467,7 +467,13 @@ llvm::Error Emulator::planDispatch(Dispatch &D) const {
   if (D.PerLane >= (1u << 18))
     return makeError("a private segment of " + std::to_string(D.PerLane) +
                      " bytes per lane exceeds the 18-bit stride of the scratch descriptor");
-  D.TotalGroups = uint64_t(D.NumGroups[0]) * D.NumGroups[1] * D.NumGroups[2];
+  // Three 32-bit counts: their product can pass 2^64 (a grid of 2^32 - 1 work-items and
+  // workgroups of one in every dimension), which would wrap to another number of workgroups.
+  if (__builtin_mul_overflow(uint64_t(D.NumGroups[0]) * D.NumGroups[1], uint64_t(D.NumGroups[2]),
+                             &D.TotalGroups))
+    return makeError("a grid of " + std::to_string(D.NumGroups[0]) + " x " +
+                     std::to_string(D.NumGroups[1]) + " x " + std::to_string(D.NumGroups[2]) +
+                     " workgroups: more than 2^64 workgroups");
   return llvm::Error::success();
 }
 

@@ -161,6 +161,12 @@ make_in() { head -c 512 /dev/zero > in.bin; }
   run kernel-run "$k" --grid 1,1,1 --block 256,8,1 "${args[@]}"
   assert_failure 2
   assert_output "kernel-run: error: a workgroup of 2048 work-items: the hardware runs at most 1024"
+  # Legal in every dimension, but (2^32-1)^3 workgroups of one: the count passes 2^64 and would
+  # wrap to another number of workgroups.
+  run kernel-run "$k" --grid-items 4294967295,4294967295,4294967295 --block 1 "${args[@]}" \
+    --max-instructions 100000
+  assert_failure 2
+  assert_output "kernel-run: error: a grid of 4294967295 x 4294967295 x 4294967295 workgroups: more than 2^64 workgroups"
 }
 
 @test "kernarg sizes the descriptor and metadata disagree on, or too large to hold, are refused" {
