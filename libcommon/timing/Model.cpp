@@ -22,7 +22,8 @@
 //     own s_nops are the wait states), so none are modeled. A load into LDS writes the LDS port
 //     when its data returns (Model.h).
 //  5. The clock: the device's MFMA load from the simulation gives the engine clock the cycles
-//     are converted at (Model.h); the launch overhead is added in microseconds.
+//     are converted at (Model.h); the kernel's fixed GPU-side time and the launch overhead are
+//     added in microseconds.
 #include "timing/Model.h"
 
 #include "asm/SchedInfo.h"
@@ -1019,7 +1020,8 @@ llvm::Expected<ModelResult> simulateLaunch(const TracedLaunch &TL, const TargetP
   R.MfmaLoad = Busy * double(Used) / double(NumCus);
   R.ClockMHz = engineClock(TP, R.MfmaLoad);
   R.Cycles = End;
-  R.KernelMicroseconds = End / R.ClockMHz;
+  R.KernelFixedMicroseconds = TP["kernel_fixed_us"];
+  R.KernelMicroseconds = End / R.ClockMHz + R.KernelFixedMicroseconds;
   R.LaunchOverheadMicroseconds = TP["launch_overhead_us"];
   R.Microseconds = R.KernelMicroseconds + R.LaunchOverheadMicroseconds;
   R.Total = Sim.Total;

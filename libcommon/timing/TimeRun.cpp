@@ -225,7 +225,7 @@ private:
       }
       return true;
     };
-    for (const char *F : {"kernel_us", "clock_mhz", "launch_overhead_us"})
+    for (const char *F : {"kernel_us", "clock_mhz", "kernel_fixed_us", "launch_overhead_us"})
       if (!RK.contains(F) || !RK[F].is_number() || !std::isfinite(RK[F].get<double>()))
         return std::nullopt;
     ModeledKernel M;
@@ -411,7 +411,8 @@ private:
     double C0 = Mk[0].Cycles[0], U0 = Mk[0].Us[0];
     R.Message = Roles[0] + " " + fixed(U0, 3) + " us (kernel " +
                 fixed(J0["kernel_us"].get<double>(), 3) + " us: " + fixed(C0, 0) + " cycles at " +
-                fixed(J0["clock_mhz"].get<double>(), 0) + " MHz; launch overhead " +
+                fixed(J0["clock_mhz"].get<double>(), 0) + " MHz and a fixed " +
+                fixed(J0["kernel_fixed_us"].get<double>(), 3) + " us; launch overhead " +
                 fixed(J0["launch_overhead_us"].get<double>(), 3) + " us) on " + TP->Device +
                 ", modeled, not measured";
     if (N > 1) {
@@ -543,6 +544,7 @@ private:
                         {"cycles", M.Cycles},
                         {"microseconds", M.Microseconds},
                         {"kernel_us", M.KernelMicroseconds},
+                        {"kernel_fixed_us", M.KernelFixedMicroseconds},
                         {"launch_overhead_us", M.LaunchOverheadMicroseconds},
                         {"clock_mhz", M.ClockMHz},
                         {"mfma_load", M.MfmaLoad},

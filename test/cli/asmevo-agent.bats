@@ -65,7 +65,9 @@ import json
 d = json.load(open("report.json"))
 b = d["body"]
 assert d["backend"] == "emu" and b["kind"] == "modeled" and b["label"] == "modeled, not measured", b
-assert b["speedup"] > 1.2, b["speedup"]
+# (the de-optimized K0 models at 1/0.88 of the original at this launch of 3 workgroups, whose
+# fixed GPU-side time, kernel_fixed_us, is most of it: recovering the waits is > 1.1)
+assert b["speedup"] > 1.1, b["speedup"]
 assert b["commits"] >= 3 and b["kstar"] == "run/best.hsaco", b
 # the model's ensemble (8 parameter sets by default): the best's interval over the sets
 iv = b["speedup_interval"]

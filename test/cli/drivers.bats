@@ -43,7 +43,7 @@ PY
   python3 - <<'PY'
 import json
 b = json.load(open("report.json"))["body"]
-assert b["speedup"] > 1.2 and b["commits"] >= 1, b
+assert b["speedup"] > 1.1 and b["commits"] >= 1, b  # the de-optimization's cost: 1/0.88
 PY
   check_sound run waits
   [ "$(grep -c 's_waitcnt vmcnt(0)' run/best.s)" -lt "$(grep -c 's_waitcnt vmcnt(0)' deopt.s)" ]

@@ -39,7 +39,7 @@ rebuild_checked() {
   vadd
   run kernel-time "$VADD" --spec va.json
   assert_success
-  assert_line --index 0 --regexp '^kernel-time: K0 [0-9.]+ us \(kernel [0-9.]+ us: [0-9]+ cycles at 2100 MHz; launch overhead 2\.000 us\) on AMD Instinct MI300X, modeled, not measured$'
+  assert_line --index 0 --regexp '^kernel-time: K0 [0-9.]+ us \(kernel [0-9.]+ us: [0-9]+ cycles at 2100 MHz and a fixed 3\.010 us; launch overhead 1\.030 us\) on AMD Instinct MI300X, modeled, not measured$'
   first=${lines[0]}
   run kernel-time "$VADD" --spec va.json --threads 1
   [ "${lines[0]}" = "$first" ]
@@ -53,10 +53,12 @@ assert d["backend"] == "emu", d["backend"]
 assert b["kind"] == "modeled" and b["label"] == "modeled, not measured", b
 k = b["kernels"][0]
 assert k["spread"] == 0 and k["cycles"] > 0, k
-# a modeled time is one back-to-back launch: the kernel at its clock, and the launch overhead;
-# a kernel without MFMA work runs at the boost clock
-assert k["clock_mhz"] == 2100 and k["mfma_load"] == 0 and k["launch_overhead_us"] == 2, k
-assert abs(k["kernel_us"] - k["cycles"] / 2100) < 1e-9 and abs(k["microseconds"] - k["kernel_us"] - 2) < 1e-9, k
+# a modeled time is one back-to-back launch: the kernel (its cycles at its clock and the fixed
+# GPU-side time), and the launch overhead; a kernel without MFMA work runs at the boost clock
+assert k["clock_mhz"] == 2100 and k["mfma_load"] == 0, k
+assert k["kernel_fixed_us"] == 3.01 and k["launch_overhead_us"] == 1.03, k
+assert abs(k["kernel_us"] - k["cycles"] / 2100 - 3.01) < 1e-9, k
+assert abs(k["microseconds"] - k["kernel_us"] - 1.03) < 1e-9, k
 assert k["sampling"] == {"workgroups": 3, "simulated_workgroups": 3, "cus_used": 3, "cus_simulated": 3}, k["sampling"]
 # every wave-cycle is accounted for under one reason
 wc = k["wave_cycles"]
