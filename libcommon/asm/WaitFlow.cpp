@@ -39,7 +39,6 @@ Pend *find(Queue &Q, uint16_t Key) {
                              [](const Entry &E, uint16_t K) { return E.first < K; });
   return It != Q.end() && It->first == Key ? &It->second : nullptr;
 }
-const Pend *find(const Queue &Q, uint16_t Key) { return find(const_cast<Queue &>(Q), Key); }
 
 void add(Queue &Q, uint16_t Key, bool Ooo) {
   auto It = std::lower_bound(Q.begin(), Q.end(), Key,
