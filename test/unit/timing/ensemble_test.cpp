@@ -35,8 +35,9 @@ TEST(Ensemble, MemberZeroIsTheNominalSetAndExactFiguresNeverMove) {
     EXPECT_EQ(S.Sha256, P.Sha256);
     for (const FigureDef &D : kFigures) {
       const Figure &F = P.Figures.at(D.Name);
-      if (F.exact())
+      if (F.exact()) {
         EXPECT_EQ(S[D.Name], F.Value) << D.Name;
+      }
       EXPECT_GE(S[D.Name], F.Low) << D.Name;
       EXPECT_LE(S[D.Name], F.High) << D.Name;
     }

@@ -319,8 +319,9 @@ TEST_F(TargetParamsTest, ShippedRangesHoldTheValueAndAreLabelled) {
       EXPECT_LE(F.Low, F.Value) << T << " " << D.Name;
       EXPECT_GE(F.High, F.Value) << T << " " << D.Name;
       EXPECT_FALSE(F.RangeSource.empty()) << T << " " << D.Name;
-      if (mustBeExact(D))
+      if (mustBeExact(D)) {
         EXPECT_TRUE(F.exact()) << T << " " << D.Name;
+      }
       Ranged += !F.exact();
       llvm::StringRef S(F.RangeSource);
       EXPECT_TRUE(S.starts_with(F.exact() ? "exact:" : "sources:") || S.starts_with("assumed:"))
