@@ -11,6 +11,7 @@ modeled/published and the share within +-25%.
     bench/validate_published.py AITER_GIT_DIR [--quick | --all | --rows REGEX] [--json FILE
                                 [--resume]] [--kernel-time PATH] [--before SAVED.json]
     bench/validate_published.py --from-json FILE [--before SAVED.json]  # print a saved run
+    ... [--agreement FILE]  # also write the agreement per target (share/asmevo/timing's)
 
 Opt-in: CI cannot reach AITer, so no AITer row runs under ctest (test/cli/validate-published.bats
 tests the script's logic with a fake kernel-time). Standard library only. See bench/README.md
@@ -209,8 +210,10 @@ def run_row(r, co, spec, args):
         return res
     k = rep["body"]["kernels"][0]
     ov, src = overhead_us(rep, k)
+    sha = next((i.get("sha256") for i in rep.get("inputs", []) if i.get("role") == "params"),
+               None)
     res.update(modeled_us=k["microseconds"], cycles=k["cycles"], overhead_us=ov,
-               overhead_from=src, params=rep["body"].get("params"),
+               overhead_from=src, params=rep["body"].get("params"), params_sha256=sha,
                sampling=k.get("sampling"), emulated=k.get("emulated"))
     if r["basis"] == "profiler":
         if ov is None:
@@ -238,6 +241,54 @@ def summarize(done, by_family=False):
                     "within": within, "share_within": within / len(rs),
                     "min": min(rs), "max": max(rs)})
     return out
+
+
+AGREEMENT_FORMAT = "asmevo-model-agreement"
+# The issue 38 target the agreement is held to, per GPU.
+TARGET = {"geomean_low": 0.85, "geomean_high": 1.15, "share_within": 0.70}
+
+
+def agreement(doc):
+    """The model's agreement per target, as share/asmevo/timing/agreement.json holds it (what
+    kernel-time reports beside every modeled figure): per GPU the pairs, their geometric mean of
+    modeled/published, the count within +-25%, per family too, and the sha256 of the parameter
+    file the rows were modeled with (kernel-time shows the agreement only for that file)."""
+    if not doc.get("complete", True):
+        raise InputError("the run is not complete (a stopped --json run): finish it first")
+    targets = {}
+    for d in doc["rows"]:
+        if "ratio" not in d:
+            continue
+        t = targets.setdefault(d["target"], {"shas": set(), "rows": []})
+        t["shas"].add(d.get("params_sha256"))
+        t["rows"].append(d)
+    out = {}
+    for target, t in sorted(targets.items()):
+        if len(t["shas"]) != 1 or None in t["shas"]:
+            raise InputError(f"the {target} rows were not all modeled with one known parameter "
+                             "file (no params_sha256, or several): run them again")
+        gpus = []
+        for g in summarize(t["rows"]):
+            fams = [f for f in summarize(t["rows"], by_family=True) if f["gpu"] == g["gpu"]]
+            gpus.append({**g, "families": [{k: v for k, v in f.items() if k != "gpu"}
+                                           for f in fams]})
+        out[target] = {"params_sha256": t["shas"].pop(), "gpus": gpus}
+    if not out:
+        raise InputError("no row of the run was modeled")
+    return {"format": AGREEMENT_FORMAT, "format_version": 1,
+            "source": "bench/validate_published.py: AITer code objects modeled at their published "
+                      "launch shapes against their published whole-kernel times "
+                      "(bench/published/rows.tsv)",
+            "command": doc["command"], "date": doc["date"], "within": doc["within"],
+            "target": TARGET, "targets": out}
+
+
+def write_agreement(doc, path):
+    a = agreement(doc)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(a, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 def render(doc, w=sys.stdout, before=None):
@@ -339,12 +390,18 @@ def main(argv):
                     help="a saved run (--json) to compare with: its ratio per row, and per GPU "
                     "both geometric means and shares on the rows modeled in both")
     ap.add_argument("--from-json", metavar="FILE", help="print a saved run; run nothing")
+    ap.add_argument("--agreement", metavar="FILE",
+                    help="also write the model's agreement per target (the format of "
+                    "share/asmevo/timing/agreement.json) from the run, or from --from-json's")
     ap.add_argument("--list", action="store_true", help="print the selected rows; run nothing")
     args = ap.parse_args(argv)
     try:
         before = load_run(args.before) if args.before else None
         if args.from_json:
-            render(load_run(args.from_json), before=before)
+            saved = load_run(args.from_json)
+            render(saved, before=before)
+            if args.agreement:
+                write_agreement(saved, args.agreement)
             return 0
         if args.resume and not args.json:
             raise InputError("--resume needs --json FILE (the run to go on with)")
@@ -419,6 +476,8 @@ def main(argv):
                 save(done, False)  # a stopped run keeps its rows (--resume)
         save(done, True)
         render(doc, before=before)
+        if args.agreement:
+            write_agreement(doc, args.agreement)
         return 0
     except InputError as e:
         print(f"validate_published: error: {e}", file=sys.stderr)

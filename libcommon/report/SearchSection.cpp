@@ -43,6 +43,30 @@ std::string row(const std::string &Head, const std::string &Cell) {
   return "<tr><th>" + Head + "</th><td>" + Cell + "</td></tr>\n";
 }
 
+// The summary's model_agreement (ModelAgreement.h) as one cell: per GPU the geometric mean of
+// modeled/published and the share within, and whether that meets the target.
+std::string agreementText(const nlohmann::json &A) {
+  const std::string Status = str(A, "status");
+  if (Status == "other_params")
+    return "none known for the parameter file the run used (not the one the published-kernel "
+           "validation was measured with)";
+  if (Status != "measured")
+    return "none known for this GPU: the modeled figures have not been held to published "
+           "measurements";
+  std::string S;
+  const nlohmann::json &Gpus = member(A, "gpus");
+  for (const nlohmann::json &G : Gpus.is_array() ? Gpus : nlohmann::json::array()) {
+    const nlohmann::json &Met = member(G, "target_met");
+    S += (S.empty() ? "" : "; ") + escape(str(G, "gpu")) + ": modeled/published " +
+         num(numberOf(G, "geomean"), 2) + " (geometric mean of " + escape(str(G, "rows")) +
+         " published kernels), " + num(100 * numberOf(G, "share_within"), 0) + "% within &plusmn;" +
+         num(100 * numberOf(A, "within"), 0) + "%" +
+         (Met.is_boolean() && Met.get<bool>() ? ", target met"
+                                              : ", <b>target not met</b>: weak evidence");
+  }
+  return S + " <span class=\"note\">(" + escape(str(A, "date")) + ")</span>";
+}
+
 // The backend and kind of the run's figures: the root's (K0 was timed first), else the options'.
 std::pair<std::string, std::string> runKind(const SearchRun &R) {
   if (const NodeRecord *Root = R.node("n000000"))
@@ -88,6 +112,8 @@ std::string overview(const SearchRun &R, const std::string &Anchor) {
     S += row("stopped by", escape(str(Body, "stopped_by")));
     S += row("search time", escape(num(numberOf(Body, "seconds"), 1)) + " s wall-clock");
     S += row("result", escape(str(R.Summary, "message")));
+    if (const nlohmann::json &A = member(Body, "model_agreement"); A.is_object())
+      S += row("model agreement", agreementText(A));
   }
   return S + "</table>\n</section>\n";
 }

@@ -17,6 +17,8 @@
 #include "support/FileIO.h"
 #include "support/Format.h"
 #include "support/Interrupt.h"
+#include "timing/ModelAgreement.h"
+#include "timing/TargetParams.h"
 #include "timing/TimeRun.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -1055,6 +1057,21 @@ private:
     nlohmann::json Usage = D ? D->usage() : nlohmann::json();
     if (!Usage.is_null())
       R.Body["driver_usage"] = Usage;
+    // A modeled best speedup says how far the model is believed on K0's GPU (ModelAgreement.h):
+    // the search times with the shipped parameter file of K0's processor.
+    if (Kind == "modeled") {
+      auto TP = timing::loadTargetParams(K0->C.Target.Processor);
+      auto A =
+          TP ? timing::agreementFor(*TP) : llvm::Expected<timing::AgreementReport>(TP.takeError());
+      if (A) {
+        R.Body["model_agreement"] = A->Json;
+        R.Notes.insert(R.Notes.end(), A->Notes.begin(), A->Notes.end());
+      } else {
+        R.Body["model_agreement"] = {{"status", "unknown"}};
+        warn("warning: the model's agreement with published kernels is unknown: " +
+             llvm::toString(A.takeError()));
+      }
+    }
     if (!Stopped) {
       R.Message = "best " + speedupText(*B) + " over K0 (" +
                   (Kind == "modeled" ? "modeled, not measured" : "measured") + ", " + E.Backend +

@@ -187,12 +187,19 @@ std::string jsonReason(const nlohmann::json::exception &E) {
   return Out;
 }
 
-// The .json files of Dir without the extension, sorted ("gfx90a, gfx942, gfx950").
+// Whether Name could be a processor's parameter file's ("gfx942"; not "agreement", the model
+// agreement file that lies beside them, ModelAgreement.h).
+bool isProcessorName(llvm::StringRef Name) {
+  return Name.starts_with("gfx") && Name.find('/') == llvm::StringRef::npos;
+}
+
+// The gfx*.json files of Dir without the extension, sorted ("gfx90a, gfx942, gfx950").
 std::vector<std::string> availableTargets(const std::string &Dir) {
   std::vector<std::string> Names;
   std::error_code EC;
   for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC; It.increment(EC))
-    if (llvm::sys::path::extension(It->path()) == ".json")
+    if (llvm::sys::path::extension(It->path()) == ".json" &&
+        isProcessorName(llvm::sys::path::stem(It->path())))
       Names.push_back(llvm::sys::path::stem(It->path()).str());
   std::sort(Names.begin(), Names.end());
   return Names;
@@ -315,7 +322,7 @@ llvm::Expected<TargetParams> loadTargetParams(const std::string &Processor) {
   const std::string Dir = targetParamsDir();
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, Processor + ".json");
-  bool Plain = !Processor.empty() && Processor.find('/') == std::string::npos;
+  bool Plain = isProcessorName(Processor);
   if (!Plain || !llvm::sys::fs::is_regular_file(Path)) {
     std::vector<std::string> Have = availableTargets(Dir);
     std::string List;

@@ -18,6 +18,7 @@
 #include "timing/HotWindows.h"
 #include "timing/Measure.h"
 #include "timing/Model.h"
+#include "timing/ModelAgreement.h"
 #include "timing/TargetParams.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -259,6 +260,12 @@ private:
     R.Inputs.push_back(ReportInput{"params", TP->Path, TP->Sha256});
     body()["params"] = TP->Path;
     body()["model_device"] = TP->Device;
+    // How far the model is to be believed on this GPU (ModelAgreement.h): said in every modeled
+    // report, after its other notes.
+    auto Agreement = agreementFor(*TP);
+    if (!Agreement)
+      return (void)fail(Agreement.takeError());
+    body()["model_agreement"] = Agreement->Json;
     std::vector<std::vector<uint8_t>> Init(S.Args.size());
     for (size_t I = 0; I < S.Args.size() && !Capture; ++I) {
       if (!S.Args[I].Buffer || S.Args[I].Null)
@@ -472,6 +479,7 @@ private:
     }
     for (const ModeledKernel &X : Mk)
       R.Notes.insert(R.Notes.end(), X.Notes.begin(), X.Notes.end());
+    R.Notes.insert(R.Notes.end(), Agreement->Notes.begin(), Agreement->Notes.end());
   }
 
   // A modeled launch of more than O.MaxWorkgroups workgroups is refused before anything runs.

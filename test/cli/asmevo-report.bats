@@ -98,6 +98,12 @@ assert "8 parameter sets (seed 1: a commit clears the gate under every one)" in 
 sigs = collections.Counter(n["signature"] for n in nodes.values() if n["signature"])
 got = re.findall(r'<tr class="signature" data-count="(\d+)"><td>(.*?)</td>', page)
 assert {html.unescape(s): int(c) for c, s in got} == dict(sigs), (got, sigs)
+# how far the model is believed on K0's GPU: the summary's agreement, one cell per run
+summary = json.load(open("run/summary.json"))["body"]["model_agreement"]
+assert summary["status"] == "measured", summary
+cell = re.findall(r"<tr><th>model agreement</th><td>(.*?)</td></tr>", page)
+assert len(cell) == 1, cell
+assert cell[0].startswith("MI300X: modeled/published 1.01 (geometric mean of 7 published kernels), 100% within &plusmn;25%, target met; MI325X: modeled/published 0.97"), cell
 PY
 }
 

@@ -71,6 +71,46 @@ assert "vmcnt" in w["waits_on"] and w["share"] > 0.5, w
 PY
 }
 
+@test "every modeled report ends with the model's agreement with published kernels on its GPU; another parameter file has none" {
+  vadd
+  run --separate-stderr kernel-time "$VADD" --spec va.json
+  assert_success
+  # the shipped agreement (bench/validate_published.py): gfx942's two GPUs, both within target
+  assert_line --index 3 --regexp '^  model agreement on MI300X: modeled/published geometric mean 1\.01 over 7 published whole-kernel times, 7 \(100%\) within \+-25% \(bench/validate_published\.py, [0-9-]+ [0-9:]+ UTC; by family: fmha_fwd 1\.01 \(7/7\)\); within the target \(0\.85 to 1\.15, 70% within\)$'
+  assert_line --index 4 --regexp '^  model agreement on MI325X: modeled/published geometric mean 0\.97 over 32 published whole-kernel times, 24 \(75%\) within'
+  run --separate-stderr kernel-time "$VADD" --spec va.json --json
+  assert_report kernel-time ok 0
+  python3 - <<'PY'
+import json
+a = json.load(open("report.json"))["body"]["model_agreement"]
+assert a["status"] == "measured", a
+assert [g["gpu"] for g in a["gpus"]] == ["MI300X", "MI325X"], a
+assert all(g["target_met"] for g in a["gpus"]), a
+PY
+  # the same figures in an edited file (one source reworded): the agreement is not its own
+  python3 - "$ASMEVO_SOURCE_DIR/share/asmevo/timing/gfx942.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["figures"]["clock_mhz"]["source"] += " (edited)"
+json.dump(d, open("edited.json", "w"), indent=1)
+PY
+  run --separate-stderr kernel-time "$VADD" --spec va.json --params edited.json
+  assert_success
+  assert_line --index 3 --regexp "^  model agreement: none known for this parameter file \(edited\.json, sha256 [0-9a-f]{12}\): the published-kernel validation in .*/share/asmevo/timing/agreement\.json was measured with another file \(sha256 971590becd5c\)$"
+  [ "${#lines[@]}" -eq 4 ]
+  # gfx950's agreement misses the target, and the note says what that means
+  kernel-diffcheck --infer "$TRITON/gfx950/vector_add_fp32.hsaco" \
+    --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" -o va950.json 2>/dev/null
+  run --separate-stderr kernel-time "$TRITON/gfx950/vector_add_fp32.hsaco" --spec va950.json
+  assert_success
+  assert_line --regexp '^  model agreement on MI355X: modeled/published geometric mean 0\.71 over 76 published whole-kernel times, 19 \(25%\) within \+-25% .*bf16gemm 0\.70 \(9/60\).*; the target \(0\.85 to 1\.15, 70% within\) is NOT met: a modeled speedup on this GPU is weak evidence$'
+  # a broken agreement file is an input error naming it
+  mkdir -p tp && cp "$ASMEVO_SOURCE_DIR"/share/asmevo/timing/gfx942.json tp/ && echo '{"format": "asmevo-model-agreement", "format_version": 1, "targets": [' > tp/agreement.json
+  ASMEVO_TIMING_PARAMS_DIR=$PWD/tp run --separate-stderr kernel-time "$VADD" --spec va.json
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "kernel-time: error: '$PWD/tp/agreement.json':2: not valid JSON (at column 1)" ]
+}
+
 @test "K0 against itself: ratio 1 at the nominal figures, and --ensemble N gives its interval" {
   vadd
   run kernel-time "$VADD" "$VADD" --spec va.json

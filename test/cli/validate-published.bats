@@ -50,6 +50,8 @@ if "fail" in spec["comment"]:
     sys.exit(3)
 us = float(kv["us"])
 print(json.dumps({"outcome": "ok", "exit_code": 0, "message": "ok",
+                  "inputs": [{"role": "params", "path": os.path.abspath("params.json"),
+                              "sha256": "ab" * 32}],
                   "body": {"params": os.path.abspath("params.json"),
                            "kernels": [{"cycles": us * 2100, "microseconds": us}]}}))
 PY
@@ -109,6 +111,36 @@ fake_table() {
   assert_line '  e: kernel-time exited 3: K0: unsupported instruction v_fake at kernel+0x10'
   refute_line --partial 'f  '
   assert_line "not run: 2 rows of rows.tsv (use 'costly' rows run with --all; 'no' rows never: see their note)"
+}
+
+@test "validate_published: --agreement writes the model's agreement per target with the parameter file's sha256" {
+  fake_table
+  run --separate-stderr VP aiter --table t.tsv --specs specs --kernel-time ./kt --threads 1 \
+    --json run.json --agreement agreement.json
+  assert_success
+  python3 - <<'PY'
+import json
+a = json.load(open("agreement.json"))
+assert a["format"] == "asmevo-model-agreement" and a["format_version"] == 1, a
+assert a["within"] == 0.25 and a["target"] == {"geomean_low": 0.85, "geomean_high": 1.15, "share_within": 0.7}, a
+t = a["targets"]["gfx942"]
+assert t["params_sha256"] == "ab" * 32, t
+x, y = t["gpus"]
+assert (x["gpu"], x["rows"], x["within"]) == ("GPU-X", 3, 2), x
+assert abs(x["geomean"] - (1.2 * 1.25 * 0.6) ** (1 / 3)) < 1e-12, x
+assert x["families"] == [{"family": "t", "rows": 3, "geomean": x["geomean"], "within": 2,
+                          "share_within": 2 / 3, "min": 0.6, "max": 1.25}], x
+assert (y["gpu"], y["rows"], y["within"], y["geomean"]) == ("GPU-Y", 1, 1, 1.0), y
+PY
+  # the same from the saved run; a run whose rows name no parameter file's sha256 is refused
+  run --separate-stderr VP --from-json run.json --agreement again.json
+  assert_success
+  cmp agreement.json again.json
+  python3 -c 'import json; d = json.load(open("run.json")); [r.pop("params_sha256", None) for r in d["rows"]]; json.dump(d, open("old.json", "w"))'
+  run --separate-stderr VP --from-json old.json --agreement none.json
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "validate_published: error: the gfx942 rows were not all modeled with one known parameter file (no params_sha256, or several): run them again" ]
+  [ ! -e none.json ]
 }
 
 @test "validate_published: --quick, --all, --rows and --gpu select rows; --list runs nothing" {

@@ -415,6 +415,7 @@ TEST_F(TargetParamsTest, LoadByProcessor) {
   for (const char *T : {"gfx90a", "gfx942", "gfx950"})
     write(std::string(T) + ".json", shippedJson(T).dump(2));
   write("notes.txt", "not a target\n");
+  write("agreement.json", "{}"); // the model agreement file (ModelAgreement.h): not a target
   ScopedEnv E("ASMEVO_TIMING_PARAMS_DIR", Dir->path().c_str());
   EXPECT_EQ(targetParamsDir(), Dir->path());
   auto P = loadTargetParams("gfx950");
@@ -424,6 +425,8 @@ TEST_F(TargetParamsTest, LoadByProcessor) {
             "no timing parameters for gfx1100 (there are: gfx90a, gfx942, gfx950)");
   EXPECT_EQ(errorText(loadTargetParams("../gfx942")),
             "no timing parameters for ../gfx942 (there are: gfx90a, gfx942, gfx950)");
+  EXPECT_EQ(errorText(loadTargetParams("agreement")),
+            "no timing parameters for agreement (there are: gfx90a, gfx942, gfx950)");
   // A file whose target is not its name is refused.
   write("gfx940.json", shippedJson("gfx942").dump(2));
   EXPECT_EQ(errorText(loadTargetParams("gfx940")),
