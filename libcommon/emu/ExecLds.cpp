@@ -387,8 +387,9 @@ unsigned swizzleSource(unsigned Offset, unsigned i) {
 // No hooks on (strict checks, trace) and every active lane's `bytes` bytes at addr + offset16
 // inside the workgroup's LDS: then a lane's bytes are at lds.data() + addr + offset16, with no
 // per-lane check or call (ldsAccess is what checks, reports and traces).
+// Hi (when given) is set to the highest active lane's address.
 bool ldsDirect(const ExecCtx &c, const uint32_t *Addr, unsigned Offset16, unsigned Bytes,
-               uint64_t Exec) {
+               uint64_t Exec, uint32_t *HiOut = nullptr) {
   if (c.Strict || c.Trace)
     return false;
   uint32_t Hi = 0;
@@ -398,6 +399,8 @@ bool ldsDirect(const ExecCtx &c, const uint32_t *Addr, unsigned Offset16, unsign
   } else {
     forEachLane(Exec, [&](unsigned l) { Hi = Addr[l] > Hi ? Addr[l] : Hi; });
   }
+  if (HiOut)
+    *HiOut = Hi;
   return uint64_t(Hi) + Offset16 + Bytes <= c.Wg.Lds.size();
 }
 
@@ -513,12 +516,18 @@ bool execLds(ExecCtx &c, const Inst &In) {
   case DsKind::Read: {
     const unsigned Bytes = dsShapeBytes(m.Shape, m.N);
     const unsigned r = vectorIndex(In.Dst);
+    uint32_t Hi = 0;
     uint8_t *const Direct =
-        ldsDirect(c, Addr, Offset16, Bytes, Exec) ? c.Wg.Lds.data() + Offset16 : nullptr;
+        ldsDirect(c, Addr, Offset16, Bytes, Exec, &Hi) ? c.Wg.Lds.data() + Offset16 : nullptr;
     if (Direct && m.Shape == DsShape::B32 && r + m.N <= kNumVectorRegs) {
       ldsCopyDwords<true>(w, Direct, Addr, m.N, r, Exec);
       return true;
     }
+    // Every lane, and every lane's whole dword inside the LDS (a 1- or 2-byte read near its
+    // end is not): the sub-dword shapes gather each lane's dword at once and take their bytes
+    // from it (little-endian, as the LDS holds them).
+    const bool Gather =
+        Direct && Exec == ~0ull && Bytes < 4 && uint64_t(Hi) + Offset16 + 4 <= c.Wg.Lds.size();
     // One lane loop per shape (the shape decided once): f(p, d) is the first destination
     // dword's new value from the lane's LDS bytes p and its old value d (the D16 forms keep
     // the other half).
@@ -528,6 +537,13 @@ bool execLds(ExecCtx &c, const Inst &In) {
     };
     auto Lanes = [&](auto f) {
       uint32_t *Dr = w.vrow(r);
+      if (Gather) {
+        uint32_t Word[kWaveSize];
+        gatherLaneWords(Direct, Addr, Word);
+        for (unsigned i = 0; i < kWaveSize; ++i)
+          Dr[i] = f(reinterpret_cast<const uint8_t *>(Word + i), Dr[i]);
+        return;
+      }
       if (Direct && Exec == ~0ull) { // every lane in LDS: a plain loop, no mask scan
         for (unsigned i = 0; i < kWaveSize; ++i)
           Dr[i] = f(Direct + Addr[i], Dr[i]);

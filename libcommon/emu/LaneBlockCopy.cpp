@@ -2,6 +2,12 @@
 
 #include "emu/Wave.h"
 
+#include <cstring>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace asmevo::emu {
 
 namespace {
@@ -90,6 +96,20 @@ bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint32_t *Off, unsigned n,
 bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint64_t *Off, unsigned n,
                      uint32_t *const *Rows) {
   return copyPackedT(Load, Lane0, Off, n, Rows);
+}
+
+void gatherLaneWords(const uint8_t *Base, const uint32_t *Off, uint32_t *Out) {
+#if defined(__AVX2__)
+  // The offsets are below the LDS size (at most 160 KiB), so they fit the signed 32-bit indices.
+  for (unsigned l = 0; l < kWaveSize; l += 8) {
+    const __m256i Idx = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(Off + l));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Out + l),
+                        _mm256_i32gather_epi32(reinterpret_cast<const int *>(Base), Idx, 1));
+  }
+#else
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    std::memcpy(Out + l, Base + Off[l], 4);
+#endif
 }
 
 } // namespace asmevo::emu

@@ -21,4 +21,9 @@ bool copyPackedLanes(bool Load, uint8_t *Lane0, const uint64_t *Off, unsigned n,
 // n dwords at lane0 + 4 * n * l): no check.
 void copyPackedBlock(bool Load, uint8_t *Lane0, unsigned n, uint32_t *const *Rows);
 
+// The dword at Base + Off[l] of every lane l, into Out[l] (a gather: AVX2's where the host has
+// it, 8 lanes an instruction). The caller has checked that every lane's 4 bytes are in memory;
+// every offset is below 2^31 (AVX2's indices are signed).
+void gatherLaneWords(const uint8_t *Base, const uint32_t *Off, uint32_t *Out);
+
 } // namespace asmevo::emu

@@ -972,14 +972,13 @@ TEST(Lds, SubDwordAndD16) {
   EXPECT_EQ(e.v(2, 0), 0xffffc3d4u);
 }
 
-// Every sub-dword and D16 read shape, on all lanes under a partial EXEC, against the ISA's
-// definitions computed here from the LDS bytes: zero- or sign-extend 8/16 bits into the dword,
-// or (D16) into one half with the other half kept.
+// Every sub-dword and D16 read shape, on all lanes under a partial EXEC and under a full one
+// (where each lane's dword is gathered at once), also with the last lane's bytes at the very
+// end of the LDS (no whole dword to gather there), against the ISA's definitions computed here
+// from the LDS bytes: zero- or sign-extend 8/16 bits into the dword, or (D16) into one half
+// with the other half kept.
 TEST(Lds, SubDwordReadShapesAllLanes) {
   Env e;
-  e.Wg.Lds.resize(512);
-  for (unsigned i = 0; i < 512; ++i)
-    e.Wg.Lds[i] = uint8_t(i * 37 + 11); // both signs in every byte position
   struct Shape {
     Op Operation;
     unsigned Bytes;
@@ -993,38 +992,48 @@ TEST(Lds, SubDwordReadShapesAllLanes) {
       {Op::DS_READ_U8_D16_HI, 1, false, 1}, {Op::DS_READ_I8_D16_HI, 1, true, 1},
       {Op::DS_READ_U16_D16, 2, false, 0},   {Op::DS_READ_U16_D16_HI, 2, false, 1},
   };
-  const uint64_t exec = 0xf0f0ffff0000a5a5ull;
-  for (const Shape &sh : shapes) {
-    e.W.setExec(exec);
-    for (unsigned l = 0; l < 64; ++l) {
-      e.v(0, l) = 2 * (63 - l) + 8; // even addresses, lanes not in order
-      e.v(2, l) = 0x12345678u + l;
-    }
-    Inst r = dsInst(sh.Operation);
-    r.Addr = V(0);
-    r.Dst = V(2);
-    r.Offset0 = 6;
-    ASSERT_TRUE(e.lds(r)) << opName(sh.Operation);
-    for (unsigned l = 0; l < 64; ++l) {
-      const uint32_t old = 0x12345678u + l;
-      if (!((exec >> l) & 1)) {
-        EXPECT_EQ(e.v(2, l), old) << opName(sh.Operation) << " lane " << l;
-        continue;
+  struct Case {
+    uint64_t Exec;
+    bool Tight; // the LDS ends right after the highest lane's bytes
+  };
+  for (const Case &cs : {Case{0xf0f0ffff0000a5a5ull, false}, Case{~0ull, false}, Case{~0ull, true}})
+    for (const Shape &sh : shapes) {
+      const uint64_t exec = cs.Exec;
+      // lane 0 reads the highest address, 2 * 63 + 8 + 6
+      e.Wg.Lds.resize(cs.Tight ? 2 * 63 + 14 + sh.Bytes : 512);
+      for (unsigned i = 0; i < e.Wg.Lds.size(); ++i)
+        e.Wg.Lds[i] = uint8_t(i * 37 + 11); // both signs in every byte position
+      e.W.setExec(exec);
+      for (unsigned l = 0; l < 64; ++l) {
+        e.v(0, l) = 2 * (63 - l) + 8; // even addresses, lanes not in order
+        e.v(2, l) = 0x12345678u + l;
       }
-      const unsigned a = 2 * (63 - l) + 8 + 6;
-      uint32_t raw = e.Wg.Lds[a] | (sh.Bytes == 2 ? uint32_t(e.Wg.Lds[a + 1]) << 8 : 0u);
-      const unsigned bits = 8 * sh.Bytes;
-      const bool neg = sh.Sign && ((raw >> (bits - 1)) & 1);
-      uint32_t want;
-      if (sh.Half < 0) {
-        want = neg ? raw | (~0u << bits) : raw;
-      } else {
-        const uint32_t h = (neg ? raw | (~0u << bits) : raw) & 0xffffu;
-        want = sh.Half ? (old & 0xffffu) | (h << 16) : (old & 0xffff0000u) | h;
+      Inst r = dsInst(sh.Operation);
+      r.Addr = V(0);
+      r.Dst = V(2);
+      r.Offset0 = 6;
+      ASSERT_TRUE(e.lds(r)) << opName(sh.Operation);
+      for (unsigned l = 0; l < 64; ++l) {
+        const uint32_t old = 0x12345678u + l;
+        if (!((exec >> l) & 1)) {
+          EXPECT_EQ(e.v(2, l), old) << opName(sh.Operation) << " lane " << l;
+          continue;
+        }
+        const unsigned a = 2 * (63 - l) + 8 + 6;
+        uint32_t raw = e.Wg.Lds[a] | (sh.Bytes == 2 ? uint32_t(e.Wg.Lds[a + 1]) << 8 : 0u);
+        const unsigned bits = 8 * sh.Bytes;
+        const bool neg = sh.Sign && ((raw >> (bits - 1)) & 1);
+        uint32_t want;
+        if (sh.Half < 0) {
+          want = neg ? raw | (~0u << bits) : raw;
+        } else {
+          const uint32_t h = (neg ? raw | (~0u << bits) : raw) & 0xffffu;
+          want = sh.Half ? (old & 0xffffu) | (h << 16) : (old & 0xffff0000u) | h;
+        }
+        EXPECT_EQ(e.v(2, l), want) << opName(sh.Operation) << " lane " << l << " exec " << cs.Exec
+                                   << (cs.Tight ? " tight" : "");
       }
-      EXPECT_EQ(e.v(2, l), want) << opName(sh.Operation) << " lane " << l;
     }
-  }
 }
 
 TEST(Lds, AtomicsLaneOrder) {
