@@ -364,6 +364,14 @@ bool integerOp(VX &x) {
       Uniform = Diff == 0;
     }
     if (Uniform) {
+      // The two packings compilers emit for a pair of 16-bit halves (LLVM's build_vector of two
+      // f16/bf16 is v_perm_b32 with 0x05040100): plain lane loops, which vectorize.
+      if (c[0] == 0x05040100u)
+        return loop3(x, a, b, c, R::B32,
+                     [](u32 a, u32 b, u32) { return (b & 0xffffu) | (a << 16); });
+      if (c[0] == 0x07060302u)
+        return loop3(x, a, b, c, R::B32,
+                     [](u32 a, u32 b, u32) { return (b >> 16) | (a & 0xffff0000u); });
       // Per result byte: which source (a or b), the shift, the mask (0xff a byte, 1 a sign
       // bit), the multiplier (0xff spreads a sign bit) and a constant (12: 0, 13+: 0xff).
       struct Pick {

@@ -233,9 +233,13 @@ TEST_F(Vec, PermB32) {
     }
   }
   // The same selectors the same on every lane (an SGPR, as compilers emit it, and a VGPR holding
-  // one value): the executor's uniform-selector path.
-  for (unsigned sel = 0; sel < 256; ++sel) {
-    const uint32_t c = sel | ((sel * 7 + 3) & 0xff) << 8 | (sel ^ 0x5a) << 16 | (255 - sel) << 24;
+  // one value): the executor's uniform-selector path, and (the last two) the packings of two
+  // 16-bit halves that it runs as plain shifts.
+  for (unsigned sel = 0; sel < 258; ++sel) {
+    const uint32_t c =
+        sel == 256   ? 0x05040100u
+        : sel == 257 ? 0x07060302u
+                     : sel | ((sel * 7 + 3) & 0xff) << 8 | (sel ^ 0x5a) << 16 | (255 - sel) << 24;
     W->S[20] = c;
     for (unsigned l = 0; l < 64; ++l)
       row(3)[l] = c;
