@@ -414,6 +414,10 @@ void ldsCopyDwords(WaveState &w, uint8_t *Lds, const uint32_t *Addr, unsigned n,
   if (Exec == ~0ull) {
     if (copyPackedLanes(Load, Lds + Addr[0], Addr, n, Rows))
       return;
+    if constexpr (Load) {
+      if (n == 2) // ds_read_b64 with lanes not 8 bytes apart: a gather
+        return gatherLaneDwordPairs(Lds, Addr, Rows[0], Rows[1]);
+    }
     // Every lane, n known at compile time: one unrolled copy per lane, no mask scan.
     auto All = [&](auto Nc) {
       for (unsigned l = 0; l < kWaveSize; ++l)

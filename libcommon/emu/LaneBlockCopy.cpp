@@ -112,4 +112,32 @@ void gatherLaneWords(const uint8_t *Base, const uint32_t *Off, uint32_t *Out) {
 #endif
 }
 
+void gatherLaneDwordPairs(const uint8_t *Base, const uint32_t *Off, uint32_t *Row0,
+                          uint32_t *Row1) {
+#if defined(__AVX2__)
+  const auto *B = reinterpret_cast<const long long *>(Base);
+  for (unsigned l = 0; l < kWaveSize; l += 8) {
+    const __m256i Idx = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(Off + l));
+    // Lanes l..l+3 and l+4..l+7, each lane's 8 bytes as one element: (d0, d1) pairs.
+    const __m256 G0 =
+        _mm256_castsi256_ps(_mm256_i32gather_epi64(B, _mm256_castsi256_si128(Idx), 1));
+    const __m256 G1 =
+        _mm256_castsi256_ps(_mm256_i32gather_epi64(B, _mm256_extracti128_si256(Idx, 1), 1));
+    // Within each 128-bit half: the first dwords of two lanes of G0, then of G1 (lanes 0 1 4 5 |
+    // 2 3 6 7), put in lane order by the 64-bit permute.
+    const __m256 D0 = _mm256_shuffle_ps(G0, G1, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 D1 = _mm256_shuffle_ps(G0, G1, _MM_SHUFFLE(3, 1, 3, 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Row0 + l),
+                        _mm256_permute4x64_epi64(_mm256_castps_si256(D0), _MM_SHUFFLE(3, 1, 2, 0)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Row1 + l),
+                        _mm256_permute4x64_epi64(_mm256_castps_si256(D1), _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+#else
+  for (unsigned l = 0; l < kWaveSize; ++l) {
+    std::memcpy(Row0 + l, Base + Off[l], 4);
+    std::memcpy(Row1 + l, Base + Off[l] + 4, 4);
+  }
+#endif
+}
+
 } // namespace asmevo::emu

@@ -25,5 +25,8 @@ void copyPackedBlock(bool Load, uint8_t *Lane0, unsigned n, uint32_t *const *Row
 // it, 8 lanes an instruction). The caller has checked that every lane's 4 bytes are in memory;
 // every offset is below 2^31 (AVX2's indices are signed).
 void gatherLaneWords(const uint8_t *Base, const uint32_t *Off, uint32_t *Out);
+// The two dwords at Base + Off[l] of every lane l, the first into Row0[l] and the second into
+// Row1[l] (the same conditions).
+void gatherLaneDwordPairs(const uint8_t *Base, const uint32_t *Off, uint32_t *Row0, uint32_t *Row1);
 
 } // namespace asmevo::emu

@@ -1286,8 +1286,8 @@ TEST(Lds, Wrxchg2ReadsBeforeWriting) {
 // ---- Packed lanes (LaneBlockCopy) ---------------------------------------------------------
 // With EXEC all ones and each lane's n dwords right after the previous lane's, the executors
 // move the access as one block. Every width, load and store, through a V#, a global address
-// and LDS, packed and with two lanes swapped (the lane-by-lane path): each lane's dwords are
-// the ones at its own offset.
+// and LDS, packed and with two lanes swapped (the lane-by-lane path; an LDS 2-dword load gathers
+// instead): each lane's dwords are the ones at its own offset.
 enum class Path { Buffer, Global, Lds };
 
 void packedRoundTrip(Path path, unsigned n, bool swapped) {
