@@ -5,6 +5,7 @@
 #include "emu/ExecVectorCore.h"
 
 #include "emu/Dpp.h"
+#include "emu/LaneBlockCopy.h"
 
 #include <string>
 
@@ -67,8 +68,7 @@ const u32 *fetch32General(VX &x, int i, Ty t) {
         if (x.DppSrc[l] < 0)
           o[l] = 0;
     } else {
-      for (unsigned l = 0; l < 64; ++l)
-        o[l] = x.DppSrc[l] >= 0 ? p[x.DppSrc[l]] : 0;
+      permuteLanes(p, x.DppSrc, o);
     }
     p = o;
   }

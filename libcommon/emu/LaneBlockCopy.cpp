@@ -140,4 +140,23 @@ void gatherLaneDwordPairs(const uint8_t *Base, const uint32_t *Off, uint32_t *Ro
 #endif
 }
 
+void permuteLanes(const uint32_t *Row, const int8_t *Src, uint32_t *Out) {
+#if defined(__AVX2__)
+  const auto *R = reinterpret_cast<const int *>(Row);
+  for (unsigned l = 0; l < kWaveSize; l += 8) {
+    int64_t Eight;
+    std::memcpy(&Eight, Src + l, 8);
+    const __m256i Idx = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(Eight));
+    const __m256i Take = _mm256_cmpgt_epi32(Idx, _mm256_set1_epi32(-1));
+    const __m256i Zero = _mm256_setzero_si256();
+    // A negative index is masked off (no load), and its lane keeps the zero.
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Out + l),
+                        _mm256_mask_i32gather_epi32(Zero, R, Idx, Take, 4));
+  }
+#else
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    Out[l] = Src[l] >= 0 ? Row[Src[l]] : 0;
+#endif
+}
+
 } // namespace asmevo::emu

@@ -25,6 +25,9 @@ void copyPackedBlock(bool Load, uint8_t *Lane0, unsigned n, uint32_t *const *Row
 // it, 8 lanes an instruction). The caller has checked that every lane's 4 bytes are in memory;
 // every offset is below 2^31 (AVX2's indices are signed).
 void gatherLaneWords(const uint8_t *Base, const uint32_t *Off, uint32_t *Out);
+// A row's lanes permuted: Out[l] = Row[Src[l]], or 0 where Src[l] is negative (DPP's source
+// lanes; every Src[l] below 64). Out may not be Row.
+void permuteLanes(const uint32_t *Row, const int8_t *Src, uint32_t *Out);
 // The two dwords at Base + Off[l] of every lane l, the first into Row0[l] and the second into
 // Row1[l] (the same conditions).
 void gatherLaneDwordPairs(const uint8_t *Base, const uint32_t *Off, uint32_t *Row0, uint32_t *Row1);
