@@ -965,6 +965,10 @@ struct RawDwords {
       uint8_t *const p0 = At + Off[0];
       if (Strided && Stride == 4 * N) {
         copyPackedBlock(Load, p0, N, RowsIn);
+      } else if (Strided && N == 1 && Load && Stride < (1u << 25)) {
+        // One dword a lane, lanes Stride bytes apart (Triton's elementwise loads take the four
+        // dwords of each lane's 16 bytes in four instructions): a gather.
+        gatherStridedWords(p0, Stride, Rows[0]);
       } else if (Strided) {
         const size_t s = Stride;
         uint8_t *p = p0;

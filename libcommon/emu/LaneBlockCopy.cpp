@@ -159,4 +159,20 @@ void permuteLanes(const uint32_t *Row, const int8_t *Src, uint32_t *Out) {
 #endif
 }
 
+void gatherStridedWords(const uint8_t *Base, uint32_t Stride, uint32_t *Out) {
+#if defined(__AVX2__)
+  const __m256i S = _mm256_set1_epi32(int(Stride));
+  __m256i Lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (unsigned l = 0; l < kWaveSize; l += 8) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(Out + l),
+                        _mm256_i32gather_epi32(reinterpret_cast<const int *>(Base),
+                                               _mm256_mullo_epi32(Lane, S), 1));
+    Lane = _mm256_add_epi32(Lane, _mm256_set1_epi32(8));
+  }
+#else
+  for (unsigned l = 0; l < kWaveSize; ++l)
+    std::memcpy(Out + l, Base + size_t(Stride) * l, 4);
+#endif
+}
+
 } // namespace asmevo::emu

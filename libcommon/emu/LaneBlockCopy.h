@@ -25,6 +25,9 @@ void copyPackedBlock(bool Load, uint8_t *Lane0, unsigned n, uint32_t *const *Row
 // it, 8 lanes an instruction). The caller has checked that every lane's 4 bytes are in memory;
 // every offset is below 2^31 (AVX2's indices are signed).
 void gatherLaneWords(const uint8_t *Base, const uint32_t *Off, uint32_t *Out);
+// The dword at Base + Stride * l of every lane l, into Out[l] (Stride * 63 below 2^31; every
+// lane's 4 bytes in memory).
+void gatherStridedWords(const uint8_t *Base, uint32_t Stride, uint32_t *Out);
 // A row's lanes permuted: Out[l] = Row[Src[l]], or 0 where Src[l] is negative (DPP's source
 // lanes; every Src[l] below 64). Out may not be Row.
 void permuteLanes(const uint32_t *Row, const int8_t *Src, uint32_t *Out);

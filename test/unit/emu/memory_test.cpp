@@ -1371,6 +1371,30 @@ TEST(PackedLanes, EveryWidthAndPathMatchesLaneByLane) {
         packedRoundTrip(path, n, swapped);
 }
 
+// Lanes a constant stride apart that is not the access's width (one dword of each lane's 16
+// bytes, as Triton's elementwise kernels load; the same offset on every lane): under a full
+// EXEC a buffer dword load gathers them. Each lane's dword is the one at its own offset.
+TEST(PackedLanes, StridedDwordLoads) {
+  for (uint32_t Stride : {16u, 12u, 4096u / 64u, 0u}) {
+    SCOPED_TRACE(::testing::Message() << "stride " << Stride);
+    Env e;
+    const size_t size = 8192;
+    const uint64_t base = e.pattern(size);
+    e.setRsrc(8, base, 0, uint32_t(size));
+    for (unsigned l = 0; l < 64; ++l)
+      e.v(0, l) = 8 + Stride * l;
+    e.fillV(4, 0xdeadbeef);
+    Inst ld = buffer(Op::BUFFER_LOAD_DWORD);
+    ld.Addr = V(0);
+    ld.Offen = true;
+    ld.Offset = 4;
+    ld.Dst = V(4);
+    ASSERT_TRUE(e.vmem(ld));
+    for (unsigned l = 0; l < 64; ++l)
+      ASSERT_EQ(e.v(4, l), patDword(12 + Stride * l)) << "lane " << l;
+  }
+}
+
 // The block copy itself: offsets that are packed only modulo 2^32 (lane 16's wraps to 0) are
 // not a block, and nothing is written; 64-bit addresses are checked the same way.
 TEST(PackedLanes, WrappedOrUnevenOffsetsAreNotABlock) {
