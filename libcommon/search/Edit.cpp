@@ -75,6 +75,12 @@ std::optional<Edit> parseEdit(const nlohmann::json &J, const std::string &Source
   if (J.contains("format") && J["format"] != "asmevo-edit")
     return fault(Err, EditFault::Malformed, Source + ": \"format\" must be \"asmevo-edit\""),
            std::nullopt;
+  // An edit of a later format may mean something this build would apply differently.
+  if (auto V = J.find("format_version"); V != J.end() && *V != 1)
+    return fault(Err, EditFault::Malformed,
+                 Source + ": \"format_version\" is " + V->dump() +
+                     "; this build reads asmevo-edit version 1"),
+           std::nullopt;
   Edit E;
   auto W = J.find("window");
   if (W == J.end() || !W->is_object())

@@ -80,6 +80,15 @@ TEST(Edit, RefusesWhatIsNotAnEdit) {
                          "replacement": "", "run": "rm -rf /"})",
                      E));
   EXPECT_EQ(E.Message, "e.json: unknown key \"run\"");
+  EXPECT_FALSE(parse(R"({"format": "asmevo-edit", "format_version": 2,
+                         "window": {"function": "k", "label": ".L"}, "replacement": ""})",
+                     E));
+  EXPECT_EQ(E.Message, "e.json: \"format_version\" is 2; this build reads asmevo-edit version 1");
+  EXPECT_FALSE(parse(R"({"format_version": "1", "window": {"function": "k", "label": ".L"},
+                         "replacement": ""})",
+                     E));
+  EXPECT_EQ(E.Message,
+            "e.json: \"format_version\" is \"1\"; this build reads asmevo-edit version 1");
   EXPECT_FALSE(parse(R"({"replacement": ""})", E));
   EXPECT_EQ(E.Message, "e.json: the edit has no \"window\" object");
   EXPECT_FALSE(parse(R"({"window": {"function": "k", "first_line": 1, "last_line": 1,
