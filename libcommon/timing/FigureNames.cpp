@@ -48,6 +48,9 @@ const std::vector<FigureDef> kFigures = {
     {"l1_ways", "ways", 1, 1024, Whole},
     {"l1_latency_clk", "clk", 0, 5000, Real},
     {"l1_bytes_per_clk", "B/clk", 1, 4096, Real},
+    // Clocks the CU's texture addresser takes for one vector-memory instruction (its lanes'
+    // addresses): no further VMEM instruction of the CU issues in between (Model.cpp).
+    {"vmem_issue_clk", "clk", 1, 256, Real},
     // L2 (per instance).
     {"l2_bytes", "bytes", 64 * KiB, 1 * GiB, Whole},
     {"l2_line_bytes", "bytes", 16, 1024, Pow2},

@@ -590,7 +590,9 @@ public:
       double LineBytes = P["l1_line_bytes"];
       lines(*W.T, S, device::TraceSpace::Vector, uint64_t(LineBytes), Ls);
       double PerLine = LineBytes / P["l1_bytes_per_clk"];
-      C.TaFree = T + std::max(Quad, double(Ls.size()) * PerLine);
+      // The texture addresser takes vmem_issue_clk for the instruction's addresses, or longer
+      // when its lines take longer to pass the L1.
+      C.TaFree = T + std::max(P["vmem_issue_clk"], double(Ls.size()) * PerLine);
       double Done = T + Quad;
       bool Bypass = bypassesL1(I);
       for (size_t K = 0; K < Ls.size(); ++K)

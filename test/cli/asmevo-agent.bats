@@ -65,9 +65,10 @@ import json
 d = json.load(open("report.json"))
 b = d["body"]
 assert d["backend"] == "emu" and b["kind"] == "modeled" and b["label"] == "modeled, not measured", b
-# (the de-optimized K0 models at 1/0.88 of the original at this launch of 3 workgroups, whose
-# fixed GPU-side time, kernel_fixed_us, is most of it: recovering the waits is > 1.1)
-assert b["speedup"] > 1.1, b["speedup"]
+# (the de-optimized K0 models at 1/0.895 of the original at this launch of 3 workgroups, whose
+# fixed GPU-side time, kernel_fixed_us, is most of it, and whose loads the CU issues
+# vmem_issue_clk apart either way: recovering the waits is > 1.05)
+assert b["speedup"] > 1.05, b["speedup"]
 assert b["commits"] >= 3 and b["kstar"] == "run/best.hsaco", b
 # the model's ensemble (8 parameter sets by default): the best's interval over the sets
 iv = b["speedup_interval"]
@@ -89,13 +90,14 @@ for l in open("run/journal.jsonl"):
         best = e["speedup"]
 assert abs(best - b["speedup"]) < 1e-12, (best, b["speedup"])
 PY
-  # The best candidate passes kernel-diffcheck on its own, and times faster than K0.
+  # The best candidate passes kernel-diffcheck on its own, and times faster than K0 (t(K1)/t(K0)
+  # below 0.96, the report's 1/speedup at the nominal figures).
   run kernel-diffcheck deopt.hsaco run/best.hsaco --spec deopt.json
   assert_success
   assert_output --partial "ok: add_kernel, 1 output buffer equal on seeds 1,2,3 and on edge shapes tail-1, tail-2, tail-3, one-workgroup (seed 3), strict checks clean"
   run kernel-time deopt.hsaco run/best.hsaco --spec deopt.json
   assert_success
-  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 0\.[0-8][0-9]+ \(modeled'
+  assert_line --index 0 --regexp 't\(K1\)/t\(K0\) = 0\.([0-8][0-9]|9[0-5])[0-9]* \(modeled'
   # It is the de-optimized text with the added waits relaxed or moved: the loads overlap again.
   [ "$(grep -c 's_waitcnt vmcnt(0)' run/best.s)" -lt "$(grep -c 's_waitcnt vmcnt(0)' deopt.s)" ]
 }

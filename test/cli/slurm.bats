@@ -108,8 +108,10 @@ PY
   cat slurm.sig
   [ "$(wc -l < local.sig)" -eq 2 ]
   diff local.sig slurm.sig
-  # and a search that did something: a commit besides the root on each kernel
-  [ "$(grep -c ',n0000' slurm.sig)" -eq 2 ]
+  # and a search that did something: a commit besides the root on the de-optimized kernel (the
+  # layer norm's 12 rules candidates find none since the model prices a CU's vector-memory
+  # issue rate, vmem_issue_clk)
+  grep -q '^deopt-vector_add_fp32 12 n000000,n0000' slurm.sig
 }
 
 @test "scancel of the search's job step mid-search, then the same make: it resumes, no verified commit is lost" {
@@ -262,7 +264,9 @@ import json
 s = json.load(open("arr/summary.json"))
 assert [k["name"] for k in s["kernels"]] == ["deopt-vector_add_fp32", "gfx942-layernorm_fwd_fp16"], s
 for k in s["kernels"]:
-    assert k["candidates"] == 12 and k["commits"] >= 1 and k["speedup"] > 1.0, k
+    assert k["candidates"] == 12 and k["speedup"] >= 1.0, k
+# the de-optimized kernel's waits are found; the layer norm may have nothing to commit
+assert s["kernels"][0]["commits"] >= 1 and s["kernels"][0]["speedup"] > 1.0, s["kernels"][0]
 PY
 }
 

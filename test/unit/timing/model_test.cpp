@@ -44,6 +44,7 @@ TargetParams params() {
                                          {"scalar_miss_latency_clk", 200},
                                          {"l1_line_bytes", 128},
                                          {"l1_bytes_per_clk", 64},
+                                         {"vmem_issue_clk", 4},
                                          {"l1_latency_clk", 100},
                                          {"l2_bytes_per_clk", 128},
                                          {"l2_latency_clk", 250},
@@ -68,7 +69,7 @@ struct Modeled {
 
 // Model one workgroup of Block work-items of kernel(Body) with a 64 KiB buffer argument.
 Modeled model(const std::string &Body, unsigned Block = 64, bool Profile = false,
-              unsigned Vgprs = 8, unsigned Accum = 8) {
+              unsigned Vgprs = 8, unsigned Accum = 8, double VmemIssueClk = 4) {
   Modeled Out;
   auto B = test::build(kernel(Body, Vgprs, Accum), "k.s");
   if (!B)
@@ -90,7 +91,9 @@ Modeled model(const std::string &Body, unsigned Block = 64, bool Profile = false
   std::memcpy(P.Kernarg.data(), &*Buf, 8);
   ModelOptions O;
   O.Profile = Profile;
-  auto R = modelLaunch(*Dev, **M, P, params(), O);
+  TargetParams Tp = params();
+  Tp.Figures["vmem_issue_clk"].Value = VmemIssueClk;
+  auto R = modelLaunch(*Dev, **M, P, Tp, O);
   EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
   if (!R)
     return Out;
@@ -162,6 +165,24 @@ TEST(Model, LoadsWaitForTheirLines) {
   ASSERT_EQ(W.size(), 1u);
   EXPECT_EQ(W[0].Instructions, 6u);
   EXPECT_EQ(W[0].WaitsOn, (std::vector<std::string>{"vmcnt", "lgkmcnt"}));
+}
+
+TEST(Model, VectorMemoryInstructionsIssueAtTheCusRate) {
+  // Eight loads of eight lines each (all misses, 2 lines each) after the same prologue as
+  // LoadsWaitForTheirLines: at one issue cycle per instruction they issue 4 clocks apart (the
+  // wave's own cadence); with the texture addresser taking 16 clocks each, 16 apart. The last
+  // one decides when vmcnt(0) is met: 7 x 12 = 84 clocks later.
+  std::string Body = "\tv_lshlrev_b32_e32 v0, 2, v0\n"
+                     "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n"
+                     "\ts_waitcnt lgkmcnt(0)\n";
+  for (unsigned K = 0; K < 8; ++K)
+    Body += "\tglobal_load_dword v" + std::to_string(1 + K) +
+            ", v0, s[2:3] offset:" + std::to_string(256 * K) + "\n";
+  Body += "\ts_waitcnt vmcnt(0)\n";
+  Modeled Fast = model(Body, 64, false, 16, 8, 4);
+  Modeled Slow = model(Body, 64, false, 16, 8, 16);
+  ASSERT_TRUE(Fast.Ok && Slow.Ok);
+  EXPECT_EQ(Slow.R.Cycles - Fast.R.Cycles, 84);
 }
 
 TEST(Model, LdsBankConflictsSerialise) {
