@@ -29,8 +29,8 @@ TABLES = ["aiter/configs/model_configs/dsv4_bf16_tuned_gemm.csv",
           "aiter/configs/model_configs/glm5_bf16_tuned_gemm.csv"]
 
 
-def git(git_dir, *args, binary=False):
-    return subprocess.check_output(["git", "-C", git_dir, *args], text=not binary)
+def git(git_dir, *args):
+    return subprocess.check_output(["git", "-C", git_dir, *args], text=True)
 
 
 def rows(git_dir):
@@ -97,9 +97,7 @@ def main(argv):
             name = re.search(r"aiter\d+(\w+)E$", r["kernelName"]).group(1)
             co = os.path.join(work, f"{name}.{r['commit'][:10]}.co")
             if not os.path.exists(co):
-                with open(co, "wb") as f:
-                    f.write(git(args.aiter, "show", f"{r['commit']}:hsa/gfx942/bf16gemm/{name}.co",
-                                binary=True))
+                gen_specs.git_object(args.aiter, r["commit"], f"hsa/gfx942/bf16gemm/{name}.co", co)
             spec = os.path.join(work, f"m{r['M']}n{r['N']}k{r['K']}s{r['splitK']}.json")
             with open(spec, "w", encoding="utf-8") as f:
                 f.write(spec_for(r, co))

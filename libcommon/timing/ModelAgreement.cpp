@@ -87,7 +87,6 @@ llvm::Expected<std::optional<ModelAgreement>> readModelAgreement(const std::stri
       return std::optional<ModelAgreement>();
     const nlohmann::json &T = Ts.at(Target);
     ModelAgreement A;
-    A.Path = FilePath;
     A.Date = J.at("date").get<std::string>();
     A.Command = J.at("command").get<std::string>();
     A.Within = J.at("within").get<double>();

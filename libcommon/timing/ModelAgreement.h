@@ -42,7 +42,6 @@ struct GpuAgreement {
 };
 
 struct ModelAgreement {
-  std::string Path; // the file read
   std::string Date, Command;
   double Within = 0.25;                                      // "within" means |ratio - 1| <= this
   double GeomeanLow = 0.85, GeomeanHigh = 1.15, Share = 0.7; // the target
