@@ -47,6 +47,7 @@
 #include "support/Float.h"
 #include "support/SmallFloat.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -55,9 +56,32 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 #define ASMEVO_MFMA_AVX2 1
+#if defined(__GNUC__) && defined(__x86_64__)
+// The f32 MFMA's inner products also have an AVX-512 form, compiled for that target alone and
+// chosen at run time on hosts that have it (mfmaHostAvx512): the same fma or product-then-sum
+// per term, in the same k order, on 16 lanes at a time, so its results are bit for bit the
+// AVX2 form's (mfma_test's Mfma.Avx512MatchesAvx2 runs both).
+#define ASMEVO_MFMA_AVX512 1
+#endif
 #endif
 
 namespace asmevo::emu {
+
+namespace {
+std::atomic<bool> MfmaAvx512Allowed{true};
+} // namespace
+
+bool mfmaHostAvx512() {
+#ifdef ASMEVO_MFMA_AVX512
+  static const bool Has = __builtin_cpu_supports("avx512f");
+  return Has && MfmaAvx512Allowed.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void allowMfmaHostAvx512(bool Allow) { MfmaAvx512Allowed.store(Allow); }
+
 namespace {
 
 enum class EType : uint8_t { F32, F16, BF16, I8, Fp8, Bf8, F64 };
@@ -416,6 +440,62 @@ template <unsigned Mc, unsigned R, bool Fma>
 }
 #endif
 
+// Every row of one block of the f32 MFMA with M = Mc (16 or 32) on AVX2, R rows at a time
+// (mfmaRowsAvx2); DRows, CRows and CConst as mfmaBlockAvx512's.
+template <unsigned Mc, bool Fma>
+[[gnu::always_inline]] inline void mfmaBlockAvx2(const float *Af, const float *Bf, unsigned K,
+                                                 uint32_t *const *DRows,
+                                                 const uint32_t *const *CRows, uint32_t CConst) {
+  constexpr unsigned R = Mc == 32 ? 2 : 4, V = Mc / 8;
+  for (unsigned i0 = 0; i0 < Mc; i0 += R) {
+    __m256 Acc[R][V];
+    for (unsigned r = 0; r < R; ++r)
+      for (unsigned v = 0; v < V; ++v)
+        Acc[r][v] = CRows ? _mm256_loadu_ps(reinterpret_cast<const float *>(CRows[i0 + r] + 8 * v))
+                          : _mm256_set1_ps(bitsToF32(CConst));
+    mfmaRowsAvx2<Mc, R, Fma>(Af, Bf, K, i0, Acc);
+    for (unsigned r = 0; r < R; ++r)
+      for (unsigned v = 0; v < V; ++v)
+        _mm256_storeu_ps(reinterpret_cast<float *>(DRows[i0 + r] + 8 * v), Acc[r][v]);
+  }
+}
+
+#ifdef ASMEVO_MFMA_AVX512
+// Every row of one block of the f32 MFMA with M = Mc (16 or 32) on AVX-512: Rows of 16
+// accumulators (two 16-wide halves of a 32-wide row, or one of a 16-wide row) stay in vector
+// registers across k; each B row is loaded once per pass. DRows[i] / CRows[i]: row i of D and C
+// (CRows null: C is the constant CConst). A pass reads its rows of C before it writes them to D,
+// and different passes touch different rows, so D may be C itself.
+template <unsigned Mc, bool Fma>
+[[gnu::target("avx512f")]] void mfmaBlockAvx512(const float *Af, const float *Bf, unsigned K,
+                                                uint32_t *const *DRows,
+                                                const uint32_t *const *CRows, uint32_t CConst) {
+  constexpr unsigned V = Mc / 16, R = 16 / V;
+  for (unsigned i0 = 0; i0 < Mc; i0 += R) {
+    __m512 Acc[R][V];
+    for (unsigned r = 0; r < R; ++r)
+      for (unsigned v = 0; v < V; ++v)
+        Acc[r][v] =
+            CRows ? _mm512_loadu_ps(CRows[i0 + r] + 16 * v) : _mm512_set1_ps(bitsToF32(CConst));
+    for (unsigned k = 0; k < K; ++k) {
+      const float *Br = Bf + k * Mc, *Ak = Af + k * Mc + i0;
+      __m512 Bv[V];
+      for (unsigned v = 0; v < V; ++v)
+        Bv[v] = _mm512_loadu_ps(Br + 16 * v);
+      for (unsigned r = 0; r < R; ++r) {
+        const __m512 a = _mm512_set1_ps(Ak[r]);
+        for (unsigned v = 0; v < V; ++v)
+          Acc[r][v] = Fma ? _mm512_fmadd_ps(a, Bv[v], Acc[r][v])
+                          : _mm512_add_ps(Acc[r][v], _mm512_mul_ps(a, Bv[v]));
+      }
+    }
+    for (unsigned r = 0; r < R; ++r)
+      for (unsigned v = 0; v < V; ++v)
+        _mm512_storeu_ps(DRows[i0 + r] + 16 * v, Acc[r][v]);
+  }
+}
+#endif
+
 // The f32 MFMA from gathered inputs: D[i][j] = C[i][j], then for k = 0..K-1 in order
 // D[i][j] = D[i][j] + A[i][k] * B[k][j] (Fused: one fma; otherwise the product is exact, so the
 // same single rounding). Af is [block][k][i], Bf [block][k][j]. Every row of C is read (into
@@ -433,26 +513,30 @@ void mfmaF32(WaveState &w, const Layout &L, bool CIsVec, unsigned CBase, uint32_
       !CIsVec || CBase == DBase || CBase + L.dRegs() <= DBase || DBase + L.dRegs() <= CBase;
 #ifdef ASMEVO_MFMA_AVX2
   if constexpr (Mc == 16 || Mc == 32) {
-    constexpr unsigned R = Mc == 32 ? 2 : 4, V = Mc / 8;
     if (Direct) {
-      for (unsigned b = 0; b < NB; ++b)
-        for (unsigned i0 = 0; i0 < Mc; i0 += R) {
-          __m256 Acc[R][V];
-          uint32_t *Rows[R];
-          for (unsigned r = 0; r < R; ++r) {
-            unsigned Reg, Lane;
-            L.dpos(b, i0 + r, 0, Reg, Lane);
-            Rows[r] = w.vrow(DBase + Reg) + Lane;
-            const uint32_t *Cr = CIsVec ? w.vrow(CBase + Reg) + Lane : nullptr;
-            for (unsigned v = 0; v < V; ++v)
-              Acc[r][v] = Cr ? _mm256_loadu_ps(reinterpret_cast<const float *>(Cr + 8 * v))
-                             : _mm256_set1_ps(bitsToF32(CConst));
-          }
-          mfmaRowsAvx2<Mc, R, Fused || Exact>(Af + b * K * Mc, Bf + b * K * Mc, K, i0, Acc);
-          for (unsigned r = 0; r < R; ++r)
-            for (unsigned v = 0; v < V; ++v)
-              _mm256_storeu_ps(reinterpret_cast<float *>(Rows[r] + 8 * v), Acc[r][v]);
+      uint32_t *DRows[Mc];
+      const uint32_t *CRows[Mc];
+#ifdef ASMEVO_MFMA_AVX512
+      const bool Avx512 = mfmaHostAvx512();
+#endif
+      for (unsigned b = 0; b < NB; ++b) {
+        for (unsigned i = 0; i < Mc; ++i) {
+          // L.dpos(b, i, 0) for M = Mc, with M known here.
+          const unsigned Reg = Mc == 32 ? 16 * b + 4 * (i / 8) + i % 4 : 4 * b + i % 4;
+          const unsigned Lane = Mc == 32 ? 32 * ((i / 4) % 2) : 16 * (i / 4);
+          DRows[i] = w.vrow(DBase + Reg) + Lane;
+          CRows[i] = CIsVec ? w.vrow(CBase + Reg) + Lane : nullptr;
         }
+        const float *Ab = Af + b * K * Mc, *Bb = Bf + b * K * Mc;
+        const uint32_t *const *C = CIsVec ? CRows : nullptr;
+#ifdef ASMEVO_MFMA_AVX512
+        if (Avx512) {
+          mfmaBlockAvx512<Mc, Fused || Exact>(Ab, Bb, K, DRows, C, CConst);
+          continue;
+        }
+#endif
+        mfmaBlockAvx2<Mc, Fused || Exact>(Ab, Bb, K, DRows, C, CConst);
+      }
       return;
     }
   }

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <tuple>
 #include <vector>
 
 using namespace asmevo;
@@ -380,6 +381,19 @@ TEST(Mfma, AllShapesVgprOperands) {
     runShape(s, 3, m);
 }
 
+// On a host with AVX-512 the f32 shapes run their products on it (mfmaHostAvx512); the same
+// shapes again with it turned off, so the AVX2 form stays checked on such a host too.
+TEST(Mfma, AllShapesWithoutAvx512) {
+  allowMfmaHostAvx512(false);
+  Mods m;
+  m.CInVgpr = true;
+  for (const Shape &s : kShapes) {
+    runShape(s, 5);
+    runShape(s, 6, m);
+  }
+  allowMfmaHostAvx512(true);
+}
+
 TEST(Mfma, AbInAgprDInVgpr) {
   Mods m;
   m.AbInAgpr = true;
@@ -519,6 +533,33 @@ TEST(Mfma, InlineConstantC) {
   for (unsigned r = 0; r < 4; ++r)
     for (unsigned l = 0; l < 64; ++l)
       EXPECT_EQ(int32_t(w.vrow(256 + r)[l]), 7 - 32);
+}
+
+// An f32 MFMA with an inline-constant C (1.0): every D element is 1 + K (A = B = 1.0), with
+// and without the host's AVX-512.
+TEST(Mfma, InlineConstantCFloat) {
+  for (bool Avx512 : {true, false})
+    for (auto [Operation, K, Regs] : {std::tuple{Op::V_MFMA_F32_32X32X8_F16, 8, 16u},
+                                      std::tuple{Op::V_MFMA_F32_16X16X16_F16, 16, 4u}}) {
+      allowMfmaHostAvx512(Avx512);
+      Env env(Gfx::Gfx942);
+      WaveState &w = *env.W;
+      Inst in;
+      in.Operation = Operation;
+      in.Encoding = Enc::VOP3P;
+      in.Src[0] = kVgprBase + 0;
+      in.Src[1] = kVgprBase + 2;
+      in.Src[2] = 242; // inline 1.0
+      in.Dst = kAgprBase + 0;
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned l = 0; l < 64; ++l)
+          w.vrow(r)[l] = 0x3c003c00; // f16 1.0 pairs
+      ASSERT_TRUE(execMfma(env.C, in));
+      for (unsigned r = 0; r < Regs; ++r)
+        for (unsigned l = 0; l < 64; ++l)
+          ASSERT_EQ(bitsToF32(w.vrow(256 + r)[l]), float(1 + K)) << r << " " << l;
+    }
+  allowMfmaHostAvx512(true);
 }
 
 TEST(Mfma, UnsupportedIsReported) {
