@@ -242,10 +242,10 @@ int main(int argc, char **argv) {
               Toy ? "the small spec's (--toy)"
                   : "test/specs/timing/<name>.json where there is one (else the spec's)",
               ReuseK0 ? "once per run" : "with every candidate (--no-k0-reuse)");
-  std::printf("%-36s %6s %8s %6s %6s %9s %8s %7s %7s %7s %7s %7s %s\n", "kernel", "groups",
-              "speedup", "cands", "commit", "cands/h", "timed_s", "asm%", "abi%", "diff%", "time%",
-              "slow%", "stopped by");
-  double LogSum = 0;
+  std::printf("%-36s %6s %8s %17s %6s %6s %9s %8s %7s %7s %7s %7s %7s %s\n", "kernel", "groups",
+              "speedup", "ensemble [min,max]", "cands", "commit", "cands/h", "timed_s", "asm%",
+              "abi%", "diff%", "time%", "slow%", "stopped by");
+  double LogSum = 0, LogMin = 0, LogMax = 0;
   unsigned N = 0, Dir = 0;
   for (const Case &C : Cases) {
     if (!Only.empty()) {
@@ -300,19 +300,32 @@ int main(int argc, char **argv) {
       return 100.0 * S / Cands;
     };
     double S = B["speedup"].get<double>();
-    std::printf("%-36s %6llu %7.4fx %6.0f %6llu %9.0f %8.2f %6.1f%% %6.1f%% %6.1f%% %6.1f%% "
+    // K*'s speedup under the ensemble's parameter sets (K0 itself, when nothing was committed:
+    // 1 under every set).
+    double Lo = S, Hi = S;
+    if (const nlohmann::json &I = B["speedup_interval"]; I.is_object()) {
+      Lo = I["min"].get<double>();
+      Hi = I["max"].get<double>();
+    }
+    char Interval[40];
+    std::snprintf(Interval, sizeof Interval, "[%.4f,%.4f]", Lo, Hi);
+    std::printf("%-36s %6llu %7.4fx %17s %6.0f %6llu %9.0f %8.2f %6.1f%% %6.1f%% %6.1f%% %6.1f%% "
                 "%6.1f%% %s\n",
-                C.Name.c_str(), static_cast<unsigned long long>(specWorkgroups(Timed)), S, Cands,
-                static_cast<unsigned long long>(B["commits"].get<uint64_t>()),
+                C.Name.c_str(), static_cast<unsigned long long>(specWorkgroups(Timed)), S, Interval,
+                Cands, static_cast<unsigned long long>(B["commits"].get<uint64_t>()),
                 B["candidates_per_hour"].get<double>(), medianTimedSeconds(O.RunDir),
                 Pct({"asm_invalid"}), Pct({"abi_invalid"}),
                 Pct({"divergent", "unsafe", "runtime_error"}), Pct({"input_error"}),
                 Pct({"slower"}), B["stopped_by"].get<std::string>().substr(0, 40).c_str());
     std::fflush(stdout);
     LogSum += std::log(S);
+    LogMin += std::log(Lo);
+    LogMax += std::log(Hi);
     ++N;
   }
   if (N)
-    std::printf("geo-mean modeled speedup over %u kernels: %.4fx\n", N, std::exp(LogSum / N));
+    std::printf("geo-mean modeled speedup over %u kernels: %.4fx (of the ensemble's minima "
+                "%.4fx, of its maxima %.4fx)\n",
+                N, std::exp(LogSum / N), std::exp(LogMin / N), std::exp(LogMax / N));
   return 0;
 }
