@@ -86,6 +86,35 @@ assert j["spec"]["args"][0]["elements"] == 3000'
   assert_line --index 0 --partial ", no strict checks ("
 }
 
+@test "a missing s_nop on a path the launches never take is unsafe by the static scan, before any run (exit 1)" {
+  k0="$TRITON/gfx942/matmul_fp16_ns2.hsaco"
+  hsaco-recover "$k0" -o k.s
+  # The s_nop between the pipelined loop's v_cmp (writes vcc) and v_cndmask (reads it): that
+  # loop does not run at the spec's small K, so no run of the check executes the hazard.
+  n=$(awk '/v_cmp_gt_i32_e32 vcc, s10, v2/ {c=NR} /s_setprio 1/ && c==NR-1 {p=NR} /s_nop 0/ && p==NR-1 {print NR}' k.s)
+  [ -n "$n" ]
+  sed "${n}d" k.s > k1.s
+  hsaco-rebuild k1.s -o k1.hsaco --abi-of "$k0"
+  run --separate-stderr kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16_ns2)" -q --json
+  assert_report kernel-diffcheck unsafe 1
+  assert_failure 1
+  python3 -c '
+import json
+r = json.load(open("report.json"))
+assert r["message"].startswith("unsafe: matmul_kernel+0x"), r["message"]
+assert "wait-state hazard valu-sgpr-then-valu: v_cmp_gt_i32_e32 at pc 0x" in r["message"], r["message"]
+assert "reads it after 1 wait state, needs 2 (static scan of K1" in r["message"], r["message"]
+b = r["body"]
+assert b["static_hazards"] == {"k0": 0, "k1_new": 1}, b["static_hazards"]
+u = b["unsafe"][0]
+assert u["rule"] == "valu-sgpr-then-valu" and u["at"] == "static scan", u
+assert u["instructions"] == ["v_cndmask_b32_e32", "v_cmp_gt_i32_e32"], u
+assert "buffers" not in b  # refused before any launch'
+  # Outputs alone agree: no launch reaches that loop.
+  run kernel-diffcheck "$k0" k1.hsaco --spec "$(spec matmul_fp16_ns2)" -q --no-strict
+  assert_success
+}
+
 @test "a wait moved past a barrier is an LDS race; --schedules runs several interleavings" {
   k0="$TRITON/gfx942/matmul_fp16.hsaco"
   hsaco-recover "$k0" -o k.s

@@ -5,13 +5,12 @@
 // HazardTracker in order.
 //
 // Corpus: every kernel of the triton corpus (test/corpus/triton/<arch>/*.hsaco) and of the
-// compiled clang corpus (${ASMEVO_CORPUS_DIR}/clang/<arch>[-features]/*.hsaco) is scanned in
-// address order, a straight-line approximation of the dynamic path: the fall-through path is a
-// real path, so the history carries across branch targets; the tracker is reset only after an
-// instruction that does not fall through (s_branch, s_endpgm, s_setpc), where the next
-// instruction is reached by jumps only, whose history the scan does not know. LLVM inserts the
-// required wait states on every path of its own code, so any hit is a bug in the table (or the
-// scan) and fails the test.
+// compiled clang corpus (${ASMEVO_CORPUS_DIR}/clang/<arch>[-features]/*.hsaco) is scanned along
+// its straight lines by the static scan the differential check uses (emu/StaticHazards.h: the
+// fall-through path is a real path, so the history carries across branch targets; the tracker is
+// reset only after an instruction that does not fall through). LLVM inserts the required wait
+// states on every path of its own code, so any hit is a bug in the table (or the scan) and
+// fails the test.
 //
 // The same scan also measures coverage: every s_nop LLVM put in reachable code is left out in
 // turn; when some rule then fires the s_nop is "explained". The count per rule is printed, and
@@ -19,12 +18,13 @@
 // also fires for VOP3P ops, and the XNACK soft-clause breaks between memory loads, which are
 // not wait states).
 #include "asm/Assembler.h"
+#include "codeobj/CodeObject.h"
 #include "codeobj/TargetId.h"
 #include "emu/Decoder.h"
 #include "emu/Hazards.h"
 #include "emu/RegUse.h"
+#include "emu/StaticHazards.h"
 
-#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -508,6 +508,61 @@ TEST(HazardTable, ResetForgetsHistory) {
   EXPECT_TRUE(T.check(Is[1].In, regUses(Is[1].In, Gfx::Gfx942), 8, Why)) << Why;
 }
 
+// ---- the static scan (emu/StaticHazards.h) ---------------------------------------------------
+
+// The hazards of Source's straight lines (its .text as one function at address 0).
+std::vector<StaticHazard> staticScan(Gfx G, const std::string &Source, std::vector<LineInst> &Is) {
+  auto T = parseTargetId(std::string("amdgcn-amd-amdhsa--") + gfxProc(G), 5);
+  EXPECT_TRUE(bool(T));
+  auto Obj = assembleObject(".text\n" + Source + "\n", "hazard.s", *T);
+  EXPECT_TRUE(bool(Obj)) << (Obj ? "" : llvm::toString(Obj.takeError()));
+  std::string Text = sectionBytes(*Obj, ".text");
+  Is = straightLines(reinterpret_cast<const uint8_t *>(Text.data()), Text.size(), 0, G);
+  return scanHazards(Is, G, 0, Is.size(), SIZE_MAX, false, "f", 0);
+}
+
+// A VALU write of vcc read by v_cndmask one wait state later (gfx942 needs 2): found on the
+// fall-through path into a branch target, with the consumer's offset, rule and mnemonics.
+TEST(StaticHazards, FallThroughIntoABranchTargetKeepsTheHistory) {
+  std::vector<LineInst> Is;
+  auto H = staticScan(Gfx::Gfx942,
+                      "s_cbranch_scc1 L1\n v_cmp_gt_i32_e32 vcc, s10, v2\n L1:\n"
+                      " v_cndmask_b32_e32 v43, v42, v4, vcc\n s_endpgm",
+                      Is);
+  ASSERT_EQ(Is.size(), 4u);
+  EXPECT_FALSE(Is[2].Start); // the target is reached by falling through too
+  ASSERT_EQ(H.size(), 1u);
+  EXPECT_EQ(H[0].Rule, "valu-sgpr-then-valu");
+  EXPECT_EQ(H[0].Offset, 8u);
+  EXPECT_EQ(H[0].Consumer, "v_cndmask_b32_e32");
+  EXPECT_EQ(H[0].Producer, "v_cmp_gt_i32_e32");
+  EXPECT_EQ(H[0].kind(), "valu-sgpr-then-valu v_cndmask_b32_e32 v_cmp_gt_i32_e32");
+  EXPECT_NE(H[0].Why.find("needs 2"), std::string::npos) << H[0].Why;
+}
+
+// With the wait states there, nothing. After an instruction that never falls through, the
+// history starts afresh and what follows up to the next branch target is dead: the jump's own
+// path into L1 (v_cmp, s_branch, v_cndmask: one wait state) is not followed, the limit the
+// header names; the strict checks of a run that takes the jump find it.
+TEST(StaticHazards, WaitStatesAndLinesThatStartAfresh) {
+  std::vector<LineInst> Is;
+  EXPECT_TRUE(staticScan(Gfx::Gfx942,
+                         "v_cmp_gt_i32_e32 vcc, s10, v2\n s_nop 0\n s_nop 0\n"
+                         " v_cndmask_b32_e32 v43, v42, v4, vcc\n s_endpgm",
+                         Is)
+                  .empty());
+  auto H = staticScan(Gfx::Gfx942,
+                      "v_cmp_gt_i32_e32 vcc, s10, v2\n s_branch L1\n s_nop 0\n L1:\n"
+                      " v_cndmask_b32_e32 v44, v42, v4, vcc\n s_endpgm",
+                      Is);
+  ASSERT_EQ(Is.size(), 5u);
+  EXPECT_TRUE(Is[2].Start);
+  EXPECT_TRUE(Is[2].Dead);
+  EXPECT_FALSE(Is[3].Start); // the dead s_nop falls through into it
+  EXPECT_FALSE(Is[3].Dead);  // a branch target
+  EXPECT_TRUE(H.empty()) << H[0].Why;
+}
+
 // ---- the compiled corpora -------------------------------------------------------------------
 
 struct CorpusHit {
@@ -527,119 +582,37 @@ std::string hexPc(uint64_t V) {
   return S.str();
 }
 
-// Scan every function symbol of a code object in address order.
+// Scan every function of a code object along its straight lines (emu/StaticHazards.h).
 void scanObject(const fs::path &Path, Gfx G, std::vector<CorpusHit> &Hits, unsigned &Kernels,
                 unsigned &Insts) {
   auto Buf = llvm::MemoryBuffer::getFile(Path.string());
   ASSERT_TRUE(bool(Buf)) << Path;
-  auto Obj = llvm::object::ObjectFile::createObjectFile((*Buf)->getMemBufferRef());
-  ASSERT_TRUE(bool(Obj)) << Path << ": " << llvm::toString(Obj.takeError());
-  // The .text section.
-  uint64_t TextAddr = 0;
-  std::string Text;
-  for (const auto &S : (*Obj)->sections()) {
-    auto N = S.getName();
-    if (N && *N == ".text") {
-      TextAddr = S.getAddress();
-      auto C = S.getContents();
-      ASSERT_TRUE(bool(C));
-      Text = C->str();
-    } else if (!N) {
-      llvm::consumeError(N.takeError());
-    }
-  }
-  ASSERT_FALSE(Text.empty()) << Path;
-  for (const auto &Sym : (*Obj)->symbols()) {
-    auto Ty = Sym.getType();
-    if (!Ty || *Ty != llvm::object::SymbolRef::ST_Function) {
-      if (!Ty)
-        llvm::consumeError(Ty.takeError());
-      continue;
-    }
-    auto Name = Sym.getName();
-    auto Addr = Sym.getAddress();
-    if (!Name || !Addr) {
-      if (!Name)
-        llvm::consumeError(Name.takeError());
-      if (!Addr)
-        llvm::consumeError(Addr.takeError());
-      continue;
-    }
-    uint64_t Size = llvm::object::ELFSymbolRef(Sym).getSize();
-    if (*Addr < TextAddr || *Addr + Size > TextAddr + Text.size() || !Size)
+  auto CO = CodeObject::read((*Buf)->getBuffer(), Path.string());
+  ASSERT_TRUE(bool(CO)) << Path << ": " << llvm::toString(CO.takeError());
+  ASSERT_FALSE(CO->Functions.empty()) << Path;
+  for (const FunctionExtent &F : CO->Functions) {
+    llvm::StringRef Code = CO->code(F);
+    if (Code.empty())
       continue;
     ++Kernels;
-    const uint8_t *B = reinterpret_cast<const uint8_t *>(Text.data()) + (*Addr - TextAddr);
-    // Pass 1: decode, collect branch targets.
-    std::vector<Decoded> Is;
-    std::set<uint64_t> Targets;
-    for (uint64_t Off = 0; Off < Size;) {
-      Decoded D;
-      std::string Why;
-      if (!decodeInst(B + Off, Size - Off, G, D.In, &Why)) {
-        Off += 4; // data or padding: the next instruction starts a new straight line
-        Targets.insert(*Addr + Off);
-        continue;
-      }
-      D.Pc = *Addr + Off;
-      Off += D.In.Size;
-      Is.push_back(D);
-      if (D.In.Encoding == Enc::SOPP) {
-        std::string M = mnemonic(D.In, G);
-        if (M.rfind("s_branch", 0) == 0 || M.rfind("s_cbranch", 0) == 0)
-          Targets.insert(D.Pc + 4 + int64_t(int16_t(D.In.Simm16)) * 4);
-      }
-    }
-    // Pass 2: the straight-line scan. Resets: where a straight line starts.
-    std::vector<bool> Start(Is.size()), Dead(Is.size());
-    bool FellThrough = true, InDead = false;
-    for (size_t I = 0; I < Is.size(); ++I) {
-      const Decoded &D = Is[I];
-      // A branch target reached by falling through keeps its history: that path is real (and
-      // LLVM covers every predecessor). Only a line no fall-through reaches starts afresh.
-      Start[I] = !FellThrough;
-      InDead = Targets.count(D.Pc) ? false : (InDead || !FellThrough);
-      Dead[I] = InDead; // padding after a jump (kernarg preload prologue, alignment)
-      std::string M =
-          D.In.Encoding == Enc::SOPP || D.In.Encoding == Enc::SOP1 ? mnemonic(D.In, G) : "";
-      FellThrough =
-          !(M == "s_branch" || M == "s_setpc_b64" || M == "s_trap" || M.rfind("s_endpgm", 0) == 0);
-    }
-    // Scan [From, To), leaving out instruction Skip; the first hazard or "".
-    auto scan = [&](size_t From, size_t To, size_t Skip, bool All) {
-      HazardTracker T(G);
-      std::string First;
-      for (size_t I = From; I < To; ++I) {
-        if (I == Skip)
-          continue;
-        const Decoded &D = Is[I];
-        if (Start[I])
-          T.reset();
-        RegUses U = regUses(D.In, G);
-        std::string Why;
-        if (!T.check(D.In, U, D.Pc, Why)) {
-          if (!All)
-            return Why;
-          Hits.push_back({Path.string(), Name->str(), Why});
-        }
-        T.issued(D.In, U, D.Pc);
-      }
-      return First;
-    };
-    scan(0, Is.size(), size_t(-1), true);
+    std::vector<LineInst> Is =
+        straightLines(reinterpret_cast<const uint8_t *>(Code.data()), Code.size(), F.Begin, G);
+    for (const StaticHazard &H : scanHazards(Is, G, 0, Is.size(), SIZE_MAX, false, F.Name, F.Begin))
+      Hits.push_back({Path.string(), F.Name, H.Why});
     Insts += unsigned(Is.size());
     // Every s_nop LLVM put there should be explained by a rule: without it, some rule fires.
     for (size_t I = 0; I < Is.size(); ++I) {
-      if (Is[I].In.Operation != Op::S_NOP || Dead[I])
+      if (Is[I].In.Operation != Op::S_NOP || Is[I].Dead)
         continue;
       size_t From = I;
-      while (From > 0 && !Start[From] && I - From < 30)
+      while (From > 0 && !Is[From].Start && I - From < 30)
         --From;
       ++Nops.Total;
-      std::string Why = scan(From, std::min(Is.size(), I + 24), I, false);
-      if (!Why.empty()) {
+      std::vector<StaticHazard> H =
+          scanHazards(Is, G, From, std::min(Is.size(), I + 24), I, true, F.Name, F.Begin);
+      if (!H.empty()) {
         ++Nops.Explained;
-        Nops.ByRule[Why.substr(18, Why.find(':') - 18)]++;
+        Nops.ByRule[H[0].Rule]++;
       } else if (Nops.Unexplained.size() < 60) {
         // HZ_CTX=N: show N instructions before each unexplained s_nop (default 3).
         static const size_t Ctx0 = std::getenv("HZ_CTX") ? std::atoi(std::getenv("HZ_CTX")) : 3;
