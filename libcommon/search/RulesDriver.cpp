@@ -10,6 +10,8 @@
 //   - drop an s_waitcnt that an earlier one in the block already implies; merge adjacent ones;
 //   - hoist a load above the independent non-memory instructions before it;
 //   - drop a move whose register is written again before any read.
+// A rewrite whose code would break a wait state (an s_waitcnt is one wait state too, and a hoist
+// moves a producer) is dropped before it is proposed (search/WaitStateFilter.h).
 // Not built: merging narrow loads into wide ones, list scheduling a window with the model's
 // latencies, and trimming s_nop (the gate refuses fewer wait states than K0 has: GatedEval.h).
 // Not proposed: toggling a load's cache-policy bits (nt, sc0, sc1; glc, slc, scc on gfx90a).
@@ -18,6 +20,7 @@
 // would be half of its effect, and the scope bits change coherence, which the emulator cannot
 // check (search/Edit.h refuses an edit that only changes these bits, whoever proposes it).
 #include "search/Driver.h"
+#include "search/WaitStateFilter.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -64,10 +67,13 @@ class RulesDriver : public EditListDriver {
 public:
   std::string name() const override { return "rules"; }
 
+  nlohmann::json usage() const override { return Hazards.usage(); }
+
 protected:
-  std::vector<Edit> edits(const NodeView &N) override { return rewrites(N); }
+  std::vector<Edit> edits(const NodeView &N) override { return Hazards.apply(N, rewrites(N)); }
 
 private:
+  WaitStateFilter Hazards;
   const NodeView *V = nullptr;
   std::vector<Ins> I;
 

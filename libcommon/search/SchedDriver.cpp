@@ -8,13 +8,11 @@
 // is the original is not proposed. With no hot windows (no model profile) every block's runs are
 // taken in text order. Wait states between instructions are not in the graph: each order is
 // rebuilt and scanned for the ISA's wait-state rules as the differential check scans a candidate
-// (device/StaticHazards.h), and an order with a hazard of a kind the node's code does not have is
-// dropped, not proposed (counted in the driver's usage).
+// (search/WaitStateFilter.h), and an order with a hazard of a kind the node's code does not have
+// is dropped, not proposed (counted in the driver's usage).
 #include "asm/DepGraph.h"
-#include "asm/Rebuild.h"
-#include "device/StaticHazards.h"
 #include "search/Driver.h"
-#include "support/Error.h"
+#include "search/WaitStateFilter.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -34,66 +32,13 @@ class SchedDriver : public EditListDriver {
 public:
   std::string name() const override { return "sched"; }
 
-  nlohmann::json usage() const override {
-    return {{"dropped_for_wait_states", Dropped}, {"first_dropped", FirstDropped}};
-  }
+  nlohmann::json usage() const override { return Hazards.usage(); }
 
 protected:
-  std::vector<Edit> edits(const NodeView &N) override { return withoutNewHazards(N, proposals(N)); }
+  std::vector<Edit> edits(const NodeView &N) override { return Hazards.apply(N, proposals(N)); }
 
 private:
-  uint64_t Dropped = 0;
-  std::string FirstDropped; // the first dropped order's hazard
-
-  // Es without the orders whose code has a wait-state hazard of a kind N's code does not have
-  // (the differential check's static scan would refuse them). An order that does not apply or
-  // rebuild is kept: the gate says why.
-  std::vector<Edit> withoutNewHazards(const NodeView &N, std::vector<Edit> Es) {
-    if (Es.empty() || !N.Obj)
-      return Es;
-    auto H0 = device::staticHazards(N.Obj->C);
-    if (!H0) {
-      llvm::consumeError(H0.takeError());
-      return Es;
-    }
-    std::set<std::string> Kinds;
-    for (const device::StaticHazard &H : *H0)
-      Kinds.insert(H.kind());
-    std::vector<Edit> Out;
-    for (Edit &E : Es) {
-      EditError Err;
-      std::optional<std::string> Text = applyEdits(N.Map, {E}, EditLimits(), Err);
-      auto RB = Text ? rebuildFromAssembly(*Text, "sched.s", &N.Obj->C)
-                     : llvm::Expected<RebuildResult>(makeError("does not apply"));
-      if (!RB) {
-        llvm::consumeError(RB.takeError());
-        Out.push_back(std::move(E));
-        continue;
-      }
-      if (!RB->Violations.empty()) {
-        Out.push_back(std::move(E));
-        continue;
-      }
-      auto C = CodeObject::read(RB->Object, "sched.hsaco");
-      auto H1 = C ? device::staticHazards(*C)
-                  : llvm::Expected<std::vector<device::StaticHazard>>(C.takeError());
-      if (!H1) {
-        llvm::consumeError(H1.takeError());
-        Out.push_back(std::move(E));
-        continue;
-      }
-      auto New = std::find_if(H1->begin(), H1->end(), [&](const device::StaticHazard &H) {
-        return !Kinds.count(H.kind());
-      });
-      if (New == H1->end()) {
-        Out.push_back(std::move(E));
-        continue;
-      }
-      if (Dropped++ == 0)
-        FirstDropped = E.Rationale + ": " + New->Why;
-    }
-    return Out;
-  }
+  WaitStateFilter Hazards;
 
   // The runs of code lines [From, To] (indices into N.Map.Code).
   static std::vector<Run> runs(const NodeView &N, size_t From, size_t To) {

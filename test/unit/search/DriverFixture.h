@@ -5,8 +5,10 @@
 
 #include "asm/AsmFixture.h"
 #include "asm/LineMap.h"
+#include "asm/Rebuild.h"
 #include "asm/Recover.h"
 #include "codeobj/Input.h"
+#include "device/StaticHazards.h"
 #include "search/Driver.h"
 #include "search/Edit.h"
 #include "search/NodeView.h"
@@ -15,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +94,44 @@ inline std::vector<search::Edit> allProposals(search::Driver &D, const search::N
     Out.push_back(*P->E);
   }
   return Out;
+}
+
+// Every proposal D makes from N, rebuilt, has no wait-state hazard of a kind N's code does not
+// have (kernel-diffcheck's static scan); D's usage names the first one it dropped. The number of
+// proposals.
+inline uint64_t proposalsKeepWaitStates(search::Driver &D, const search::NodeView &N) {
+  auto H0 = device::staticHazards(N.Obj->C);
+  EXPECT_TRUE(bool(H0));
+  if (!H0)
+    return 0;
+  std::set<std::string> Kinds;
+  for (const device::StaticHazard &H : *H0)
+    Kinds.insert(H.kind());
+  std::vector<search::Edit> Es = allProposals(D, N);
+  for (const search::Edit &E : Es) {
+    search::EditError Err;
+    auto Text = search::applyEdits(N.Map, {E}, search::EditLimits(), Err);
+    auto RB = rebuildFromAssembly(*Text, "k1.s", &N.Obj->C);
+    EXPECT_TRUE(bool(RB)) << (RB ? "" : llvm::toString(RB.takeError()));
+    if (!RB)
+      continue;
+    auto C = CodeObject::read(RB->Object, "k1.hsaco");
+    EXPECT_TRUE(bool(C));
+    auto H1 = C ? device::staticHazards(*C)
+                : llvm::Expected<std::vector<device::StaticHazard>>(C.takeError());
+    EXPECT_TRUE(bool(H1));
+    if (!H1)
+      continue;
+    for (const device::StaticHazard &H : *H1) {
+      EXPECT_TRUE(Kinds.count(H.kind())) << E.Rationale << ": " << H.Why;
+    }
+  }
+  nlohmann::json U = D.usage();
+  if (U.contains("dropped_for_wait_states") && U["dropped_for_wait_states"].get<uint64_t>() > 0) {
+    EXPECT_NE(U["first_dropped"].get<std::string>().find("wait-state hazard"), std::string::npos)
+        << U.dump();
+  }
+  return Es.size();
 }
 
 } // namespace asmevo::test

@@ -39,4 +39,22 @@ TEST(RulesDriver, ProposesNoCachePolicyToggles) {
     EXPECT_EQ(X.Rationale.find("cache-policy"), std::string::npos) << X.Rationale;
 }
 
+// No rewrite breaks a wait state (an s_waitcnt is one too, and a hoist moves a producer): on the
+// layer norm, the softmax and the matmul every proposal keeps them (DriverFixture.h), and the
+// layer norm's relaxation of the lgkmcnt(0) between two DPP adds is dropped.
+TEST(RulesDriver, NoRewriteBreaksAWaitState) {
+  uint64_t Dropped = 0, Proposed = 0;
+  for (auto [Name, Kernel] : {std::pair{"layernorm_fwd_fp16.hsaco", "layer_norm_fwd_kernel"},
+                              std::pair{"softmax_fp32.hsaco", "softmax_kernel"},
+                              std::pair{"matmul_fp16.hsaco", "matmul_kernel"}}) {
+    std::unique_ptr<NodeView> N = corpusNode(Name, Kernel);
+    ASSERT_TRUE(N) << Name;
+    auto D = makeRulesDriver();
+    Proposed += proposalsKeepWaitStates(*D, *N);
+    Dropped += D->usage()["dropped_for_wait_states"].get<uint64_t>();
+  }
+  EXPECT_GT(Proposed, 0u);
+  EXPECT_GT(Dropped, 0u);
+}
+
 } // namespace
