@@ -116,6 +116,8 @@ Report runCaptureReplay(const ReplayOptions &O) {
     return R.fail(std::move(E)), R;
   if (!checkCandidateAbi((*K0)->C, (*K1)->C, R))
     return R;
+  if (O.Strict && !checkCandidateWaitStates((*K0)->C, (*K1)->C, R))
+    return R;
   std::vector<TypedSpan> Spans;
   if (!O.Types.empty()) {
     auto S = captureTypedSpans(*B, *Sig, O.Types);

@@ -74,6 +74,51 @@ bool checkCandidateAbi(const CodeObject &K0, const CodeObject &K1, Report &R) {
   return false;
 }
 
+bool checkCandidateWaitStates(const CodeObject &K0, const CodeObject &K1, Report &R) {
+  auto H0 = device::staticHazards(K0);
+  auto H1 = H0 ? device::staticHazards(K1)
+               : llvm::Expected<std::vector<device::StaticHazard>>(H0.takeError());
+  if (!H1) {
+    R.Notes.push_back("no static wait-state scan: " + llvm::toString(H1.takeError()));
+    return true;
+  }
+  std::set<std::string> K0Kinds;
+  for (const device::StaticHazard &H : *H0)
+    K0Kinds.insert(H.kind());
+  std::vector<const device::StaticHazard *> New;
+  for (const device::StaticHazard &H : *H1)
+    if (!K0Kinds.count(H.kind()))
+      New.push_back(&H);
+  auto Where = [](const device::StaticHazard &H) {
+    return H.Function + llvm::formatv("+{0:x}", H.Offset).str() + ": " + H.Why;
+  };
+  // New ones as a run's findings are written ("unsafe"), where a run's come from.
+  nlohmann::json J = nlohmann::json::array();
+  for (const device::StaticHazard *H : New)
+    J.push_back({{"rule", H->Rule},
+                 {"kernel", H->Function},
+                 {"offset", H->Offset},
+                 {"instructions", {H->Consumer, H->Producer}},
+                 {"message", H->Why},
+                 {"at", "static scan"}});
+  R.Body["static_hazards"] = {{"k0", H0->size()}, {"k1_new", J.size()}};
+  if (!J.empty())
+    R.Body["unsafe"] = J;
+  if (!H0->empty())
+    R.Notes.push_back(
+        "K0's code has " + countOf(H0->size(), "wait-state hazard") +
+        " of its own by the static scan (not refused); the first: " + Where(H0->front()));
+  if (New.empty())
+    return true;
+  R.Result = Outcome::Unsafe;
+  R.Message = "unsafe: " + Where(*New.front()) +
+              " (static scan of K1's code, on a straight-line path whether or not a launch takes "
+              "it; K0's code has no hazard of this kind)";
+  for (size_t I = 1; I < New.size(); ++I)
+    R.Notes.push_back("also unsafe: " + Where(*New[I]));
+  return false;
+}
+
 namespace {
 
 // An error before or while K0 runs: input_error, or runtime_error ("runtime_error: K0: ...").
@@ -352,56 +397,9 @@ bool DiffRun::open() {
 // hardware launches (K1 only where K0 does not already have the same finding: then it is K0's).
 bool DiffRun::staticChecks() { return checkCandidateAbi(K0->C, K1->C, R); }
 
-// With the strict checks, on any backend: the wait-state hazards of K1's code found without
-// running it (device/StaticHazards.h). One of a kind K0's code does not have (its rule and the
-// two instructions' mnemonics, as a run's findings are compared: K0 doing it says the hardware
-// takes it) is unsafe, whether or not a launch of the check takes its path; K0's own are a note.
-// A processor without known rules is not scanned.
+// The wait-state hazards of K1's code found without running it, with the strict checks.
 bool DiffRun::staticHazardChecks() {
-  if (!O.Strict)
-    return true;
-  auto H0 = device::staticHazards(K0->C);
-  auto H1 = H0 ? device::staticHazards(K1->C)
-               : llvm::Expected<std::vector<device::StaticHazard>>(H0.takeError());
-  if (!H1) {
-    R.Notes.push_back("no static wait-state scan: " + llvm::toString(H1.takeError()));
-    return true;
-  }
-  std::set<std::string> K0Kinds;
-  for (const device::StaticHazard &H : *H0)
-    K0Kinds.insert(H.kind());
-  std::vector<const device::StaticHazard *> New;
-  for (const device::StaticHazard &H : *H1)
-    if (!K0Kinds.count(H.kind()))
-      New.push_back(&H);
-  auto Where = [](const device::StaticHazard &H) {
-    return H.Function + llvm::formatv("+{0:x}", H.Offset).str() + ": " + H.Why;
-  };
-  // New ones as the run's findings are written ("unsafe"), where a run's come from.
-  nlohmann::json J = nlohmann::json::array();
-  for (const device::StaticHazard *H : New)
-    J.push_back({{"rule", H->Rule},
-                 {"kernel", H->Function},
-                 {"offset", H->Offset},
-                 {"instructions", {H->Consumer, H->Producer}},
-                 {"message", H->Why},
-                 {"at", "static scan"}});
-  body()["static_hazards"] = {{"k0", H0->size()}, {"k1_new", J.size()}};
-  if (!J.empty())
-    body()["unsafe"] = J;
-  if (!H0->empty())
-    R.Notes.push_back(
-        "K0's code has " + countOf(H0->size(), "wait-state hazard") +
-        " of its own by the static scan (not refused); the first: " + Where(H0->front()));
-  if (New.empty())
-    return true;
-  R.Result = Outcome::Unsafe;
-  R.Message = "unsafe: " + Where(*New.front()) +
-              " (static scan of K1's code, on a straight-line path whether or not a launch takes "
-              "it; K0's code has no hazard of this kind)";
-  for (size_t I = 1; I < New.size(); ++I)
-    R.Notes.push_back("also unsafe: " + Where(*New[I]));
-  return false;
+  return !O.Strict || checkCandidateWaitStates(K0->C, K1->C, R);
 }
 
 // Launch inference completes the spec (on the emulator).

@@ -70,6 +70,14 @@ DiffResult diffCheck(const DiffOptions &O);
 // refused.
 bool checkCandidateAbi(const CodeObject &K0, const CodeObject &K1, Report &R);
 
+// The static wait-state check of a candidate, on any backend (device/StaticHazards.h): a hazard
+// of K1's code, on a straight-line path whether or not a launch takes it, of a kind K0's code
+// does not have (its rule and the two instructions' mnemonics: K0 doing it says the hardware
+// takes it). False, with R's outcome unsafe, its message and body "unsafe" entries ("at":
+// "static scan"), when K1 has one; K0's own are a note; R's body gets "static_hazards" (k0,
+// k1_new). A processor without known rules is not scanned (a note).
+bool checkCandidateWaitStates(const CodeObject &K0, const CodeObject &K1, Report &R);
+
 // --infer: complete the spec for K0 and write it to Out ("-": stdout) atomically.
 Report runInferOnly(const std::string &K0, const std::string &Spec, const std::string &Kernel,
                     const std::string &Out, const InferOptions &IO);

@@ -179,6 +179,29 @@ assert got[0] == 901.0 and got[64] == 1.0 and got[447] == 190.0, got[:2]
   assert_line --index 0 "dispatch-capture: error: the bundle is binary: give -o FILE"
 }
 
+@test "replay: a candidate that breaks a wait state is unsafe by the static scan, before the replay" {
+  capture -q -o t.bundle -- "$PROGS/triton_style" "$TRITON/gfx942/vector_add_fp32.hsaco" 3000
+  hsaco-recover t.bundle -o t.s
+  # v_or v2 moved above the v_cmp: same results, but the v_cndmask reading vcc is then one wait
+  # state after the v_cmp writing it (gfx942 needs 2).
+  n=$(grep -n $'^\tv_cmp_gt_i32_e32 vcc, s8, v0$' t.s | cut -d: -f1)
+  [ "$(sed -n "$((n + 1))p" t.s)" = $'\tv_or_b32_e32 v2, 2, v0' ]
+  sed "$((n + 1))d" t.s | sed "${n}i\\	v_or_b32_e32 v2, 2, v0" > k1.s
+  [ "$(sed -n "${n}p" k1.s)" = $'\tv_or_b32_e32 v2, 2, v0' ]
+  hsaco-rebuild k1.s --abi-of t.bundle -o k1.hsaco
+  run --separate-stderr kernel-diffcheck t.bundle k1.hsaco --capture t.bundle --json
+  assert_report kernel-diffcheck unsafe 1
+  python3 -c '
+import json
+r = json.load(open("report.json"))
+assert r["message"].startswith("unsafe: add_kernel+0x"), r["message"]
+assert "wait-state hazard valu-sgpr-then-valu: v_cmp_gt_i32_e32" in r["message"], r["message"]
+assert r["message"].endswith("(static scan of K1\x27s code, on a straight-line path whether or not a launch takes it; K0\x27s code has no hazard of this kind)"), r["message"]
+assert r["body"]["unsafe"][0]["at"] == "static scan"'
+  run kernel-diffcheck t.bundle k1.hsaco --capture t.bundle --no-strict
+  assert_success
+}
+
 # A captured gather_rows dispatch, and its assembly recovered from the bundle itself.
 capture_gather() {
   LD_LIBRARY_PATH="$HIPLIB/hip-compat" dispatch-capture -q --kernel gather -o g.bundle \
