@@ -100,9 +100,12 @@ std::optional<Proposal> EditListDriver::propose(const NodeView &N, const nlohman
   if (It == Lists.end())
     It = Lists.emplace(N.Id, std::make_pair(edits(N), size_t(0))).first;
   auto &[Edits, Next] = It->second;
-  if (Next >= Edits.size())
-    return std::nullopt;
-  return Proposal{Edits[Next++], std::nullopt};
+  while (Next < Edits.size()) {
+    const Edit &E = Edits[Next++];
+    if (keep(N, E))
+      return Proposal{E, std::nullopt};
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> driverList(const std::string &Spec) {

@@ -75,13 +75,19 @@ public:
 };
 
 // A driver whose proposals from a node are one list, made the first time it sees the node (rules,
-// sched): propose() hands them out in order, then nullopt.
+// sched): propose() hands them out in order, skipping those keep() refuses, then nullopt.
 class EditListDriver : public Driver {
 public:
   std::optional<Proposal> propose(const NodeView &N, const nlohmann::json &Context) final;
 
 protected:
   virtual std::vector<Edit> edits(const NodeView &N) = 0;
+  // Whether edit E of N's list is handed out; asked only when it is E's turn.
+  virtual bool keep(const NodeView &N, const Edit &E) {
+    (void)N;
+    (void)E;
+    return true;
+  }
 
 private:
   std::map<std::string, std::pair<std::vector<Edit>, size_t>> Lists; // node -> edits, next

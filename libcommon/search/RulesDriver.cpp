@@ -70,7 +70,8 @@ public:
   nlohmann::json usage() const override { return Hazards.usage(); }
 
 protected:
-  std::vector<Edit> edits(const NodeView &N) override { return Hazards.apply(N, rewrites(N)); }
+  std::vector<Edit> edits(const NodeView &N) override { return rewrites(N); }
+  bool keep(const NodeView &N, const Edit &E) override { return Hazards.keeps(N, E); }
 
 private:
   WaitStateFilter Hazards;

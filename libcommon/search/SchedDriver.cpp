@@ -35,7 +35,8 @@ public:
   nlohmann::json usage() const override { return Hazards.usage(); }
 
 protected:
-  std::vector<Edit> edits(const NodeView &N) override { return Hazards.apply(N, proposals(N)); }
+  std::vector<Edit> edits(const NodeView &N) override { return proposals(N); }
+  bool keep(const NodeView &N, const Edit &E) override { return Hazards.keeps(N, E); }
 
 private:
   WaitStateFilter Hazards;

@@ -41,26 +41,29 @@ std::string newHazard(const NodeView &N, const Edit &E, const std::set<std::stri
 
 } // namespace
 
-std::vector<Edit> WaitStateFilter::apply(const NodeView &N, std::vector<Edit> Es) {
-  if (Es.empty() || !N.Obj)
-    return Es;
-  auto H0 = device::staticHazards(N.Obj->C);
-  if (!H0) {
-    llvm::consumeError(H0.takeError());
-    return Es;
+bool WaitStateFilter::keeps(const NodeView &N, const Edit &E) {
+  if (!N.Obj)
+    return true;
+  auto It = NodeKinds.find(N.Id);
+  if (It == NodeKinds.end()) {
+    std::optional<std::set<std::string>> Kinds;
+    if (auto H0 = device::staticHazards(N.Obj->C)) {
+      Kinds.emplace();
+      for (const device::StaticHazard &H : *H0)
+        Kinds->insert(H.kind());
+    } else {
+      llvm::consumeError(H0.takeError());
+    }
+    It = NodeKinds.emplace(N.Id, std::move(Kinds)).first;
   }
-  std::set<std::string> Kinds;
-  for (const device::StaticHazard &H : *H0)
-    Kinds.insert(H.kind());
-  std::vector<Edit> Out;
-  for (Edit &E : Es) {
-    std::string Why = newHazard(N, E, Kinds);
-    if (Why.empty())
-      Out.push_back(std::move(E));
-    else if (Dropped++ == 0)
-      FirstDropped = E.Rationale + ": " + Why;
-  }
-  return Out;
+  if (!It->second)
+    return true;
+  std::string Why = newHazard(N, E, *It->second);
+  if (Why.empty())
+    return true;
+  if (Dropped++ == 0)
+    FirstDropped = E.Rationale + ": " + Why;
+  return false;
 }
 
 nlohmann::json WaitStateFilter::usage() const {
