@@ -99,18 +99,19 @@ bool execVector(ExecCtx &c, const Inst &In);     // VOP1/VOP2/VOPC/VOP3, DPP, SD
 bool execPacked(ExecCtx &c, const Inst &In);     // VOP3P packed math, dot     (ExecPacked.cpp)
 bool execMfma(ExecCtx &c, const Inst &In);       // MFMA / SMFMAC              (ExecMfma.cpp)
 bool execMfmaF8F6F4(ExecCtx &c, const Inst &In); // gfx950 F8F6F4, scaled (ExecMfmaF8F6F4.cpp)
-// Whether the f32 MFMAs run their inner products on the host's AVX-512 (ExecMfma.cpp): true on
-// a host that has it unless turned off. The results are the same bit for bit either way; tests
-// turn it off to compare the two forms.
-bool mfmaHostAvx512();
-void allowMfmaHostAvx512(bool Allow);
-bool execSmfmac(ExecCtx &c, const Inst &In);           // gfx950 FP8/BF8 SMFMAC     (ExecSmfmac.cpp)
-bool execLds(ExecCtx &c, const Inst &In);              // DS                         (ExecLds.cpp)
+bool execSmfmac(ExecCtx &c, const Inst &In);     // gfx950 FP8/BF8 SMFMAC     (ExecSmfmac.cpp)
+bool execLds(ExecCtx &c, const Inst &In);        // DS                         (ExecLds.cpp)
 bool execLdsTransposeRead(ExecCtx &c, const Inst &In); // ds_read_*_tr_* (ExecLdsTranspose.cpp)
 bool execVmem(ExecCtx &c, const Inst &In); // FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF (ExecVmem.cpp)
 // Land the pending loads into LDS that vmcnt(vmcnt) proves complete (ExecVmem.cpp): all but the
 // vmcnt most recent vector memory instructions; vmcnt 0 at s_endpgm lands everything.
 void landLdsWrites(ExecCtx &c, unsigned Vmcnt);
+
+// Whether the f32 MFMAs run their inner products on the host's AVX-512 (ExecMfma.cpp): true on
+// a host that has it unless turned off. The results are the same bit for bit either way; tests
+// turn it off to compare the two forms.
+bool mfmaHostAvx512();
+void allowMfmaHostAvx512(bool Allow);
 
 // The error an instruction whose form is refused (Inst::refused, Refusal.h) stops the wave
 // with: "v_mov_b32_dpp at pc 0x...: reserved DPP control 0x144" (an encoding the ISA reserves)

@@ -1,17 +1,15 @@
 #include "search/WaitStateFilter.h"
 
 #include "asm/Rebuild.h"
-#include "device/StaticHazards.h"
-
-#include <set>
+#include "check/DiffCheck.h"
 
 namespace asmevo::search {
 
 namespace {
 
-// The first hazard of E's code whose kind is not in Kinds; "" when there is none, or when E does
-// not apply, rebuild or scan (the gate judges those).
-std::string newHazard(const NodeView &N, const Edit &E, const std::set<std::string> &Kinds) {
+// Why the differential check's static wait-state check would refuse E's code (its message); ""
+// when it would not, or when E does not apply or rebuild (the gate judges those).
+std::string refusal(const NodeView &N, const Edit &E) {
   EditError Err;
   std::optional<std::string> Text = applyEdits(N.Map, {E}, EditLimits(), Err);
   if (!Text)
@@ -28,15 +26,8 @@ std::string newHazard(const NodeView &N, const Edit &E, const std::set<std::stri
     llvm::consumeError(C.takeError());
     return "";
   }
-  auto H = device::staticHazards(*C);
-  if (!H) {
-    llvm::consumeError(H.takeError());
-    return "";
-  }
-  for (const device::StaticHazard &X : *H)
-    if (!Kinds.count(X.kind()))
-      return X.Why;
-  return "";
+  Report R;
+  return check::checkCandidateWaitStates(N.Obj->C, *C, R) ? "" : R.Message;
 }
 
 } // namespace
@@ -44,21 +35,7 @@ std::string newHazard(const NodeView &N, const Edit &E, const std::set<std::stri
 bool WaitStateFilter::keeps(const NodeView &N, const Edit &E) {
   if (!N.Obj)
     return true;
-  auto It = NodeKinds.find(N.Id);
-  if (It == NodeKinds.end()) {
-    std::optional<std::set<std::string>> Kinds;
-    if (auto H0 = device::staticHazards(N.Obj->C)) {
-      Kinds.emplace();
-      for (const device::StaticHazard &H : *H0)
-        Kinds->insert(H.kind());
-    } else {
-      llvm::consumeError(H0.takeError());
-    }
-    It = NodeKinds.emplace(N.Id, std::move(Kinds)).first;
-  }
-  if (!It->second)
-    return true;
-  std::string Why = newHazard(N, E, *It->second);
+  std::string Why = refusal(N, E);
   if (Why.empty())
     return true;
   if (Dropped++ == 0)
