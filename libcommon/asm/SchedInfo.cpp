@@ -113,6 +113,15 @@ void registers(const McTarget &M, const DecodedInsn &D, InstCost &C) {
   };
   Implicit(Desc.implicit_uses(), C.Reads);
   Implicit(Desc.implicit_defs(), C.Writes);
+  // A VOPC e32 compare prints the VCC it writes as an operand after its defs (LLVM lists VCC as
+  // an implicit def, not a def): a printed special register the instruction only defines is not
+  // a read.
+  std::vector<std::string> Uses, Defs;
+  Implicit(Desc.implicit_uses(), Uses);
+  Implicit(Desc.implicit_defs(), Defs);
+  for (const std::string &D : Defs)
+    if (std::find(Uses.begin(), Uses.end(), D) == Uses.end())
+      C.Reads.erase(std::remove(C.Reads.begin(), C.Reads.end(), D), C.Reads.end());
   for (auto *V : {&C.Reads, &C.Writes}) {
     std::sort(V->begin(), V->end());
     V->erase(std::unique(V->begin(), V->end()), V->end());

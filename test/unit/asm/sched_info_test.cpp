@@ -132,6 +132,21 @@ TEST(SchedInfo, UnitsCountersAndWaits) {
   EXPECT_EQ(C[10].Writes, (V{"s4", "scc"}));
 }
 
+TEST(SchedInfo, VopcWritesTheVccItPrints) {
+  // An e32 compare prints VCC, its implicit def, as an operand: written, not read. A select
+  // reads it; a carry add reads and writes it.
+  auto C = costs("gfx942", "\tv_cmp_gt_i32_e32 vcc, s10, v5\n"
+                           "\tv_cndmask_b32_e32 v17, v8, v0, vcc\n"
+                           "\tv_addc_co_u32_e32 v1, vcc, v2, v3, vcc\n");
+  ASSERT_EQ(C.size(), 4u);
+  using V = std::vector<std::string>;
+  EXPECT_EQ(C[0].Writes, V{"vcc"});
+  EXPECT_EQ(C[0].Reads, (V{"exec", "s10", "v5"}));
+  EXPECT_EQ(C[1].Reads, (V{"exec", "v0", "v8", "vcc"}));
+  EXPECT_EQ(C[2].Writes, (V{"v1", "vcc"}));
+  EXPECT_EQ(C[2].Reads, (V{"exec", "v2", "v3", "vcc"}));
+}
+
 TEST(SchedInfo, TranscendentalAndF64Rates) {
   auto C = costs("gfx942", "\tv_exp_f32_e32 v1, v2\n\tv_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]\n");
   ASSERT_EQ(C.size(), 3u);
