@@ -18,6 +18,9 @@ llvm::Expected<std::unique_ptr<Driver>> waits(const std::string &, const DriverO
 llvm::Expected<std::unique_ptr<Driver>> sched(const std::string &, const DriverOptions &) {
   return makeSchedDriver();
 }
+llvm::Expected<std::unique_ptr<Driver>> pipeline(const std::string &, const DriverOptions &) {
+  return makePipelineDriver();
+}
 llvm::Expected<std::unique_ptr<Driver>> stochastic(const std::string &, const DriverOptions &O) {
   return makeStochasticDriver(O.Seed);
 }
@@ -48,6 +51,10 @@ const std::vector<DriverKind> &driverKinds() {
       {"sched", nullptr,
        "list scheduling of the hot windows' runs under the dependency graph (LLVM's latencies)",
        sched},
+      {"pipeline", nullptr,
+       "a single-block loop's buffer loads issued one iteration ahead into fresh VGPRs, waits "
+       "placed again",
+       pipeline},
       {"stochastic", nullptr, "seeded random moves (swap, delete, move a wait), Metropolis",
        stochastic},
       {"exec:", "CMD", "runs CMD with the context JSON on stdin, reads an edit from stdout", exec},

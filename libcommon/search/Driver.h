@@ -3,7 +3,8 @@
 // proposal starts from, the gates, the lineage and the budgets. Drivers are looked up by name
 // (--driver): `rules` (deterministic rewrites, RulesDriver.cpp), `waits` (s_waitcnt placed by a
 // dataflow over the whole CFG, WaitsDriver.cpp), `sched` (list scheduling of hot windows under the
-// dependency graph, SchedDriver.cpp), `stochastic` (random local
+// dependency graph, SchedDriver.cpp), `pipeline` (a loop's loads issued one iteration ahead,
+// PipelineDriver.cpp), `stochastic` (random local
 // moves, StochasticDriver.cpp), `exec:CMD` (an external proposer, ExecDriver.cpp) and `llm`
 // (plan, edit and replan through an LLM endpoint, LlmDriver.cpp).
 #pragma once
@@ -124,6 +125,7 @@ std::unique_ptr<Driver> makeChainDriver(std::vector<std::unique_ptr<Driver>> Dri
 std::unique_ptr<Driver> makeRulesDriver();
 std::unique_ptr<Driver> makeWaitsDriver();
 std::unique_ptr<Driver> makeSchedDriver();
+std::unique_ptr<Driver> makePipelineDriver();
 std::unique_ptr<Driver> makeStochasticDriver(uint64_t Seed);
 std::unique_ptr<Driver> makeExecDriver(const std::string &Command, const DriverOptions &O);
 // Errors: the endpoint's options (llm/Client.h), a prompt file that cannot be read.

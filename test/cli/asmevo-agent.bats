@@ -259,7 +259,7 @@ PY
   assert_line --index 0 "asmevo-agent: error: --spec is required (or --capture)"
   run asmevo-agent deopt.hsaco --spec deopt.json --run-dir run3 --driver gpt
   assert_failure 2
-  assert_output --partial "--driver 'gpt': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)"
+  assert_output --partial "--driver 'gpt': unknown driver (rules, waits, sched, pipeline, stochastic, exec:CMD, llm)"
   run asmevo-agent deopt.hsaco --spec "$ASMEVO_SOURCE_DIR/test/specs/vector_add_fp32.json" --run-dir run4
   assert_failure 2
   assert_output --partial "leaves buffer sizes or roles open; complete it first with kernel-diffcheck --infer"
@@ -728,7 +728,7 @@ PY
   [ "$stderr" = "asmevo-agent: error: --team-from: 'empty': not a search run directory (no run.json)" ]
   run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --driver gpt
   [ "$status" -eq 2 ]
-  [ "$stderr" = "asmevo-agent: error: --driver 'gpt': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)" ]
+  [ "$stderr" = "asmevo-agent: error: --driver 'gpt': unknown driver (rules, waits, sched, pipeline, stochastic, exec:CMD, llm)" ]
   run --separate-stderr asmevo-agent deopt.hsaco --spec deopt.json --run-dir m0 --max-groups 0
   [ "$status" -eq 2 ]
   [ "$(head -1 <<< "$stderr")" = "asmevo-agent: error: --max-groups must be at least 1 (the workgroups the timing model simulates)" ]

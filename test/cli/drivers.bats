@@ -91,3 +91,19 @@ assert not bad, bad
 PY
   done
 }
+
+@test "pipeline: on Triton's matmul and flash attention every candidate passes the strict checks" {
+  # The K loops of num_stages=1 kernels: each load issued one iteration ahead must compute K0's
+  # result on every seed and edge shape with no pending read, race or wait-state hazard; the
+  # last iteration's load runs under EXEC from the loop's condition, so nothing reads past what
+  # K0 read (the emulator faults on a read outside every allocation).
+  for k in matmul_fp16 flash_attn_fwd_fp16; do
+    kernel-diffcheck --infer "$TRITON/gfx942/$k.hsaco" --spec "$ASMEVO_SOURCE_DIR/test/specs/$k.json" \
+      -o "$k.json" -q
+    run --separate-stderr asmevo-agent "$TRITON/gfx942/$k.hsaco" --spec "$k.json" \
+      --run-dir "run-$k" --driver pipeline --max-candidates 6 --json
+    assert_report asmevo-agent ok 0
+    check_sound "run-$k" pipeline
+  done
+  grep -q 's_cselect_b64 exec, exec, 0' run-matmul_fp16/nodes/n000001/cand.s
+}

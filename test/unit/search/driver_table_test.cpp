@@ -19,12 +19,14 @@ std::string errorOf(const std::string &Spec) {
 }
 
 TEST(DriverTable, NamesHelpAndDefault) {
-  EXPECT_EQ(driverNames(), "rules (default), waits, sched, stochastic, exec:CMD or llm");
+  EXPECT_EQ(driverNames(), "rules (default), waits, sched, pipeline, stochastic, exec:CMD or llm");
   std::string H = driverHelp();
   EXPECT_EQ(
-      H.rfind("Who proposes edits: rules (default), waits, sched, stochastic, exec:CMD or llm, or "
-              "several, comma-separated (rules,waits), proposing in turn. ",
-              0),
+      H.rfind(
+          "Who proposes edits: rules (default), waits, sched, pipeline, stochastic, exec:CMD or "
+          "llm, or "
+          "several, comma-separated (rules,waits), proposing in turn. ",
+          0),
       0u)
       << H;
   for (const DriverKind &K : driverKinds()) {
@@ -40,7 +42,7 @@ TEST(DriverTable, TheFirstRowIsTheSearchsDefault) {
 
 TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
   DriverOptions O;
-  for (const char *Spec : {"rules", "waits", "sched", "stochastic", "exec:cat"}) {
+  for (const char *Spec : {"rules", "waits", "sched", "pipeline", "stochastic", "exec:cat"}) {
     auto D = makeDriver(Spec, O);
     ASSERT_TRUE(bool(D)) << Spec << ": " << llvm::toString(D.takeError());
     EXPECT_EQ((*D)->name(), std::string(Spec));
@@ -49,9 +51,11 @@ TEST(DriverTable, EveryDriverWithoutSetUpIsMadeUnderItsName) {
 
 TEST(DriverTable, UnknownNamesAndAnEmptyCommandAreRefused) {
   EXPECT_EQ(errorOf("gpt"),
-            "--driver 'gpt': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)");
+            "--driver 'gpt': unknown driver (rules, waits, sched, pipeline, stochastic, "
+            "exec:CMD, llm)");
   EXPECT_EQ(errorOf("rules2"),
-            "--driver 'rules2': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)");
+            "--driver 'rules2': unknown driver (rules, waits, sched, pipeline, stochastic, "
+            "exec:CMD, llm)");
   EXPECT_EQ(errorOf("exec:"), "--driver exec: needs a command (exec:CMD)");
   EXPECT_EQ(errorOf("exec:   "), "--driver exec: needs a command (exec:CMD)");
   // llm is made by its own factory: without an endpoint it fails there, not as unknown.
@@ -76,7 +80,8 @@ TEST(DriverTable, AListOfDriversIsOneDriver) {
   EXPECT_EQ((*D)->name(), "rules,waits,exec:cat");
   EXPECT_EQ(errorOf("rules,rules"), "--driver 'rules,rules': 'rules' is listed twice");
   EXPECT_EQ(errorOf("rules,gpt"),
-            "--driver 'gpt': unknown driver (rules, waits, sched, stochastic, exec:CMD, llm)");
+            "--driver 'gpt': unknown driver (rules, waits, sched, pipeline, stochastic, "
+            "exec:CMD, llm)");
 }
 
 } // namespace

@@ -1,0 +1,675 @@
+// The `pipeline` driver: a loop's buffer loads software-pipelined by one stage (issue 41, item
+// 3). In a loop of one basic block (a label, straight-line code, a conditional branch on SCC back
+// to the label), a buffer load whose data the same iteration consumes makes that iteration wait
+// for memory. The driver issues the load one iteration ahead instead:
+//   - the load's data goes to fresh VGPRs (above every VGPR the kernel uses; hsaco-rebuild grows
+//     the descriptor), and the instructions that read it in the iteration read those instead;
+//   - before the loop, the load for the first iteration: its address computed as the loop's top
+//     computes it (the load's slice: the VALU instructions of the body that its address and
+//     resource registers depend on), from the values the loop starts with;
+//   - in the body, right after the last instruction that reads the prefetched data (and after the
+//     last write of any register the slice reads, and the last write of SCC), the slice again
+//     and the load for the next iteration: the slice's inputs then hold the next iteration's
+//     values, because no instruction from there to the loop's top writes them (the driver
+//     checks it), nor does the top before the slice reads them;
+//   - that load runs only when the loop goes on: EXEC is saved to a free SGPR pair and set by
+//     s_cselect from SCC, which the branch reads (no instruction from there to the branch writes
+//     SCC), so the last iteration loads nothing past what the original read;
+//   - the original load is removed, and its slice too when nothing else reads what it computes;
+//     the slice's results in the copies go to registers that are dead there (or fresh ones), VCC
+//     only where VCC is dead;
+//   - every s_waitcnt from the new prologue to the branch is placed again by the wait-counter
+//     dataflow (asm/WaitFlow.h), judged on the new code with no reference to the old waits (loads
+//     into registers may cross s_barrier where the target's memory model allows it): each use of
+//     prefetched data waits only for what it needs, one iteration later.
+// Each copy of the slice keeps the wait states its instructions had between them (an s_nop for
+// the instructions left out); every proposal is rebuilt and scanned for the ISA's wait-state
+// rules as the differential check scans a candidate (search/WaitStateFilter.h), and dropped when
+// that check would refuse it. Per loop it proposes all its loads pipelined together, then each
+// alone. The gates judge each proposal on the launches, as every driver's.
+#include "asm/Rebuild.h"
+#include "asm/WaitFlow.h"
+#include "codeobj/CodeObject.h"
+#include "search/Driver.h"
+#include "search/WaitStateFilter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+
+namespace asmevo::search {
+
+namespace {
+
+using RegSet = std::set<std::string>;
+
+bool isReg(const std::string &R, char Kind) {
+  return R.size() > 1 && R[0] == Kind && std::isdigit(static_cast<unsigned char>(R[1]));
+}
+unsigned regIndex(const std::string &R) { return unsigned(std::stoul(R.substr(1))); }
+std::string vgpr(unsigned I) { return "v" + std::to_string(I); }
+
+bool has(const std::vector<std::string> &V, const std::string &R) {
+  return std::find(V.begin(), V.end(), R) != V.end();
+}
+
+// Line with its operands' VGPRs renamed by Map ("v24" -> "v40"); a range must map onto a range.
+// None when it cannot be written (a range split by the map).
+std::optional<std::string> renameVgprs(const std::string &Line,
+                                       const std::map<std::string, std::string> &Map) {
+  if (Map.empty())
+    return Line;
+  // The mnemonic is the first word; operands follow.
+  size_t Begin = Line.find_first_not_of(" \t");
+  size_t Ops = Begin == std::string::npos ? std::string::npos : Line.find_first_of(" \t", Begin);
+  if (Ops == std::string::npos)
+    return Line;
+  static const std::regex Token("\\bv(\\[([0-9]+):([0-9]+)\\]|([0-9]+)\\b)");
+  std::string Rest = Line.substr(Ops), Out = Line.substr(0, Ops);
+  size_t Last = 0;
+  for (std::sregex_iterator I(Rest.begin(), Rest.end(), Token), E; I != E; ++I) {
+    const std::smatch &M = *I;
+    Out += Rest.substr(Last, size_t(M.position(0)) - Last);
+    Last = size_t(M.position(0) + M.length(0));
+    if (M[4].matched) {
+      auto It = Map.find("v" + M[4].str());
+      Out += It == Map.end() ? M.str(0) : It->second;
+      continue;
+    }
+    unsigned Lo = unsigned(std::stoul(M[2].str())), Hi = unsigned(std::stoul(M[3].str()));
+    auto First = Map.find(vgpr(Lo));
+    bool Any = false, All = true;
+    for (unsigned R = Lo; R <= Hi; ++R) {
+      auto It = Map.find(vgpr(R));
+      Any |= It != Map.end();
+      All &= It != Map.end() && First != Map.end() &&
+             It->second == vgpr(regIndex(First->second) + (R - Lo));
+    }
+    if (!Any) {
+      Out += M.str(0);
+      continue;
+    }
+    if (!All)
+      return std::nullopt;
+    unsigned NewLo = regIndex(First->second);
+    Out += "v[" + std::to_string(NewLo) + ":" + std::to_string(NewLo + (Hi - Lo)) + "]";
+  }
+  Out += Rest.substr(Last);
+  return Out;
+}
+
+// One load pipelined: where it is, what it reads and writes, and the registers chosen.
+struct LoadPlan {
+  size_t P = 0;                            // the load (code index)
+  std::vector<size_t> Slice;               // the VALU instructions its address needs, in code order
+  std::vector<size_t> Users;               // the instructions that read its data
+  size_t At = 0;                           // the code index the next iteration's copy goes before
+  bool DropSlice = false;                  // the original slice is dead without the load
+  std::map<std::string, std::string> Data; // its destination VGPRs -> the prefetch VGPRs
+  std::map<std::string, std::string> Temps, PreTemps; // slice results in the copies
+};
+
+class PipelineDriver : public EditListDriver {
+public:
+  std::string name() const override { return "pipeline"; }
+
+  nlohmann::json usage() const override { return Hazards.usage(); }
+
+protected:
+  std::vector<Edit> edits(const NodeView &N) override;
+  bool keep(const NodeView &N, const Edit &E) override { return Hazards.keeps(N, E); }
+
+private:
+  WaitStateFilter Hazards;
+};
+
+// The analysis of one node's code (N.Map.Code, by code index).
+class LoopCode {
+public:
+  explicit LoopCode(const NodeView &N) : N(N), Code(N.Map.Code) {
+    for (const CodeLine &L : Code) {
+      if (!L.Cost)
+        continue;
+      for (const auto *V : {&L.Cost->Reads, &L.Cost->Writes})
+        for (const std::string &R : *V) {
+          if (isReg(R, 'v'))
+            MaxVgpr = std::max(MaxVgpr, int(regIndex(R)));
+          if (isReg(R, 's'))
+            MaxSgpr = std::max(MaxSgpr, int(regIndex(R)));
+        }
+    }
+  }
+
+  const NodeView &N;
+  const std::vector<CodeLine> &Code;
+  int MaxVgpr = -1, MaxSgpr = -1;
+  size_t H = 0, B = 0; // the loop: its first instruction and its branch back
+
+  const InstCost &at(size_t K) const { return *Code[K].Cost; }
+  bool reads(size_t K, const std::string &R) const { return has(at(K).Reads, R); }
+  bool writes(size_t K, const std::string &R) const { return has(at(K).Writes, R); }
+
+  // The single-block loops: [H, B] with B an s_cbranch_scc0/1 back to H, nothing in between that
+  // branches or ends, entered only by falling into H, all of it editable.
+  std::vector<std::pair<size_t, size_t>> loops(uint64_t Entry) const {
+    std::vector<std::pair<size_t, size_t>> Out;
+    for (size_t B = 1; B < Code.size(); ++B) {
+      const InstCost *X = Code[B].Cost;
+      if (!X || !X->BranchTarget ||
+          (X->Mnemonic != "s_cbranch_scc0" && X->Mnemonic != "s_cbranch_scc1"))
+        continue;
+      uint64_t Target = *X->BranchTarget - Entry;
+      size_t H = SIZE_MAX;
+      for (size_t K = 0; K < B; ++K)
+        if (Code[K].Offset == Target)
+          H = K;
+      if (H == SIZE_MAX || H == 0 || Code[H - 1].Line < N.Map.FirstEditable)
+        continue;
+      bool Straight = true;
+      for (size_t K = H; K < B && Straight; ++K) {
+        const InstCost *Y = Code[K].Cost;
+        Straight = Y && Y->Unit != InstUnit::Branch && !Y->EndPgm && !Y->BranchTarget &&
+                   !has(Y->Writes, "exec") && !has(Y->Writes, "m0");
+      }
+      const InstCost *Before = Code[H - 1].Cost;
+      Straight = Straight && Before && !Before->EndPgm &&
+                 Before->Mnemonic.rfind("s_branch", 0) != 0 &&
+                 Before->Mnemonic.rfind("s_setpc", 0) != 0;
+      for (size_t K = 0; K < Code.size() && Straight; ++K)
+        if (K != B && Code[K].Cost && Code[K].Cost->BranchTarget &&
+            *Code[K].Cost->BranchTarget - Entry == Target)
+          Straight = false; // another way into the loop would skip the prologue
+      // A load issued earlier must read what it read before: no write to global memory from
+      // the kernel's start to the loop's end (another wave's store before a barrier of the loop
+      // included).
+      for (size_t K = 0; K <= B && Straight; ++K) {
+        const InstCost *Y = Code[K].Cost;
+        Straight = Y && !((Y->Unit == InstUnit::Vmem || Y->Unit == InstUnit::Smem) &&
+                          (Y->Store || Y->Atomic));
+      }
+      if (Straight)
+        Out.push_back({H, B});
+    }
+    return Out;
+  }
+
+  // Whether register R holds nothing that is read later when control is at body index Pos
+  // (before instruction Pos), instructions in Ignore left out: on the rest of the body, around
+  // the back edge to Pos, and on the fall-through path out of the loop.
+  bool deadAt(const std::string &R, size_t Pos, const std::set<size_t> &Ignore) const {
+    auto Scan = [&](size_t From, size_t To) -> int { // 1: written first, 0: read first, -1: none
+      for (size_t K = From; K < To; ++K) {
+        if (Ignore.count(K))
+          continue;
+        if (reads(K, R))
+          return 0;
+        if (writes(K, R))
+          return 1;
+      }
+      return -1;
+    };
+    int Rest = Scan(Pos, B + 1);
+    if (Rest >= 0)
+      return Rest == 1;
+    if (Scan(H, Pos) == 0)
+      return false;
+    return deadOnExit(R);
+  }
+
+  // Whether the fall-through path out of the loop writes R (or ends) before it reads it.
+  bool deadOnExit(const std::string &R) const {
+    for (size_t K = B + 1; K < Code.size(); ++K) {
+      const InstCost *X = Code[K].Cost;
+      if (!X)
+        return false;
+      if (has(X->Reads, R))
+        return false;
+      if (has(X->Writes, R) || X->EndPgm)
+        return true;
+      if (X->Unit == InstUnit::Branch || X->BranchTarget)
+        return false;
+    }
+    return false;
+  }
+
+  // The plan for the load at P, or none when it does not qualify.
+  std::optional<LoadPlan> plan(size_t P) const {
+    const InstCost &L = at(P);
+    if (L.Unit != InstUnit::Vmem || !L.Vm || L.Store || L.LdsDirect || L.Atomic ||
+        L.Mnemonic.rfind("buffer_load_", 0) != 0 || L.Writes.empty())
+      return std::nullopt;
+    LoadPlan Pl;
+    Pl.P = P;
+    RegSet Data;
+    for (const std::string &W : L.Writes) {
+      if (!isReg(W, 'v'))
+        return std::nullopt;
+      Data.insert(W);
+    }
+    // No iteration reads the data a previous one loaded.
+    for (const std::string &D : Data)
+      for (size_t K = H; K < P; ++K) {
+        if (reads(K, D))
+          return std::nullopt;
+        if (writes(K, D))
+          break;
+      }
+    // The users: reads of the data before each register is written again, in the iteration; a
+    // register not written again is read by no one after the loop.
+    RegSet Live = Data;
+    for (size_t K = P + 1; K <= B && !Live.empty(); ++K) {
+      bool Uses = false;
+      for (const std::string &D : Live)
+        Uses |= reads(K, D);
+      if (Uses) {
+        for (const std::string &D : Data)
+          if (writes(K, D))
+            return std::nullopt;
+        Pl.Users.push_back(K);
+      }
+      for (const std::string &W : at(K).Writes)
+        Live.erase(W);
+    }
+    for (const std::string &D : Live)
+      if (!deadOnExit(D))
+        return std::nullopt;
+    if (Pl.Users.empty())
+      return std::nullopt;
+    // The slice: what the address needs, computed in the body before the load.
+    RegSet Need;
+    for (const std::string &R : L.Reads)
+      if (R != "exec")
+        Need.insert(R);
+    for (size_t K = P; K-- > H;) {
+      const InstCost &X = at(K);
+      bool Defines = false;
+      for (const std::string &W : X.Writes)
+        Defines |= Need.count(W) > 0;
+      if (!Defines)
+        continue;
+      if (X.Unit != InstUnit::Valu || X.Vm || X.Lgkm)
+        return std::nullopt;
+      for (const std::string &W : X.Writes)
+        if (!isReg(W, 'v') && !isReg(W, 's') && W != "vcc")
+          return std::nullopt;
+      for (const std::string &R : X.Reads)
+        if (R == "scc")
+          return std::nullopt;
+      Pl.Slice.insert(Pl.Slice.begin(), K);
+      for (const std::string &W : X.Writes)
+        Need.erase(W);
+      for (const std::string &R : X.Reads)
+        if (R != "exec")
+          Need.insert(R);
+    }
+    // The slice's inputs hold the next iteration's values from the copy's place on: none is
+    // written before its first reader at the top, and the copy goes after their last writes.
+    size_t At = Pl.Users.back() + 1;
+    for (const std::string &R : Need) {
+      size_t FirstReader = P;
+      for (size_t K : Pl.Slice)
+        if (reads(K, R)) {
+          FirstReader = K;
+          break;
+        }
+      for (size_t K = H; K <= B; ++K)
+        if (writes(K, R)) {
+          if (K < FirstReader)
+            return std::nullopt;
+          At = std::max(At, K + 1);
+        }
+    }
+    // SCC holds the branch's condition from the copy on (the copy's EXEC comes from it).
+    bool SccSet = false;
+    for (size_t K = H; K < B; ++K)
+      if (writes(K, "scc")) {
+        At = std::max(At, K + 1);
+        SccSet = true;
+      }
+    if (!SccSet || At > B)
+      return std::nullopt;
+    Pl.At = At;
+    // The copies rename every VGPR the slice writes: each read of one must then see a slice
+    // instruction's result (not the value from before the slice), and the load must not read
+    // its own destination.
+    RegSet Written;
+    for (size_t K : Pl.Slice) {
+      for (const std::string &R : at(K).Reads)
+        if (isReg(R, 'v') && !Written.count(R)) {
+          for (size_t K2 : Pl.Slice)
+            if (writes(K2, R))
+              return std::nullopt;
+        }
+      for (const std::string &W : at(K).Writes)
+        Written.insert(W);
+    }
+    for (const std::string &R : L.Reads)
+      if (Data.count(R) && !Written.count(R))
+        return std::nullopt; // the next address from this load's data
+    // The original slice goes too when nothing else reads what it computes.
+    std::set<size_t> Gone(Pl.Slice.begin(), Pl.Slice.end());
+    Gone.insert(P);
+    Pl.DropSlice = true;
+    for (size_t K : Pl.Slice)
+      for (const std::string &W : at(K).Writes)
+        Pl.DropSlice &= deadAt(W, K + 1, Gone);
+    return Pl;
+  }
+};
+
+// The wait states between code indices A and B of the original (the instructions in between,
+// an s_nop N counting N + 1).
+unsigned waitStatesBetween(const LoopCode &C, size_t A, size_t B) {
+  unsigned S = 0;
+  for (size_t K = A + 1; K < B; ++K)
+    S += C.at(K).NopStates ? C.at(K).NopStates : 1;
+  return S;
+}
+
+// The text of one copy of a plan's slice and load (the prologue's or the body's), with the
+// slice's results in Temps and the data in the prefetch registers.
+std::optional<std::vector<std::string>> copyText(const LoopCode &C, const LoadPlan &Pl,
+                                                 const std::map<std::string, std::string> &Temps) {
+  std::vector<std::string> Out;
+  std::map<std::string, std::string> Map = Temps;
+  for (size_t I = 0; I < Pl.Slice.size(); ++I) {
+    size_t K = Pl.Slice[I];
+    if (I > 0)
+      if (unsigned S = waitStatesBetween(C, Pl.Slice[I - 1], K))
+        Out.push_back("\ts_nop " + std::to_string(std::min(S, 16u) - 1));
+    auto L = renameVgprs(C.N.Map.Lines[C.Code[K].Line], Map);
+    if (!L)
+      return std::nullopt;
+    Out.push_back(*L);
+  }
+  if (!Pl.Slice.empty())
+    if (unsigned S = waitStatesBetween(C, Pl.Slice.back(), Pl.P))
+      Out.push_back("\ts_nop " + std::to_string(std::min(S, 16u) - 1));
+  // The load: its destination (the first operand) to the prefetch registers, its address to
+  // the slice's results.
+  const std::string &Load = C.N.Map.Lines[C.Code[Pl.P].Line];
+  size_t Comma = Load.find(',');
+  if (Comma == std::string::npos)
+    return std::nullopt;
+  auto Dst = renameVgprs(Load.substr(0, Comma), Pl.Data);
+  auto Rest = renameVgprs("x" + Load.substr(Comma), Map);
+  if (!Dst || !Rest)
+    return std::nullopt;
+  Out.push_back(*Dst + Rest->substr(1));
+  return Out;
+}
+
+// Registers for the slice's VGPR results in a copy placed at body index Pos (dead there and, for
+// the prologue, at the loop's top), else fresh ones from Next on. None of Avoid.
+std::map<std::string, std::string> tempsFor(const LoopCode &C, const LoadPlan &Pl, size_t Pos,
+                                            const std::set<size_t> &Gone, const RegSet &Avoid,
+                                            unsigned &Next) {
+  std::map<std::string, std::string> Temps;
+  RegSet Taken = Avoid;
+  for (size_t K : Pl.Slice)
+    for (const std::string &R : C.at(K).Reads)
+      Taken.insert(R);
+  for (size_t K : Pl.Slice)
+    for (const std::string &W : C.at(K).Writes) {
+      if (!isReg(W, 'v') || Temps.count(W))
+        continue;
+      std::string Pick;
+      for (int V = 0; V <= C.MaxVgpr && Pick.empty(); ++V) {
+        std::string R = vgpr(unsigned(V));
+        if (!Taken.count(R) && C.deadAt(R, Pos, Gone))
+          Pick = R;
+      }
+      if (Pick.empty())
+        Pick = vgpr(Next++);
+      Taken.insert(Pick);
+      Temps[W] = Pick;
+    }
+  return Temps;
+}
+
+// The edit that pipelines the loads Ps of loop [C.H, C.B]; none when one of them cannot be.
+std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vector<size_t> &Ps) {
+  std::vector<LoadPlan> Plans;
+  for (size_t P : Ps)
+    if (auto Pl = C.plan(P))
+      Plans.push_back(std::move(*Pl));
+    else
+      return std::nullopt;
+  if (Plans.empty())
+    return std::nullopt;
+  std::set<size_t> Gone;
+  for (const LoadPlan &Pl : Plans) {
+    Gone.insert(Pl.P);
+    if (Pl.DropSlice)
+      Gone.insert(Pl.Slice.begin(), Pl.Slice.end());
+  }
+  // The SGPRs and VCC a slice writes (compare masks) keep their names: they must be dead where
+  // the copies go.
+  for (const LoadPlan &Pl : Plans)
+    for (size_t K : Pl.Slice)
+      for (const std::string &W : C.at(K).Writes)
+        if (!isReg(W, 'v') && (!C.deadAt(W, Pl.At, Gone) || !C.deadAt(W, C.H, Gone)))
+          return std::nullopt;
+  // Fresh VGPRs above the kernel's: the prefetched data (even-aligned tuples), then temporaries.
+  unsigned Next = unsigned(C.MaxVgpr + 1);
+  RegSet Avoid;
+  for (LoadPlan &Pl : Plans) {
+    std::vector<std::string> Dst = C.at(Pl.P).Writes;
+    std::sort(Dst.begin(), Dst.end(),
+              [](const std::string &A, const std::string &B) { return regIndex(A) < regIndex(B); });
+    if (Dst.size() > 1)
+      Next = (Next + 1) & ~1u;
+    for (const std::string &D : Dst) {
+      Pl.Data[D] = vgpr(Next++);
+      Avoid.insert(D);
+    }
+  }
+  // No copy's temporaries may be what another copy reads.
+  for (const LoadPlan &Pl : Plans) {
+    for (size_t K : Pl.Slice)
+      for (const std::string &R : C.at(K).Reads)
+        Avoid.insert(R);
+    for (const std::string &R : C.at(Pl.P).Reads)
+      Avoid.insert(R);
+  }
+  for (LoadPlan &Pl : Plans) {
+    Pl.Temps = tempsFor(C, Pl, Pl.At, Gone, Avoid, Next);
+    Pl.PreTemps = tempsFor(C, Pl, C.H, Gone, Avoid, Next);
+  }
+  if (Next > 256)
+    return std::nullopt;
+  // A free SGPR pair keeps EXEC while a copy loads only when the loop goes on.
+  unsigned Save = unsigned(C.MaxSgpr + 1 + 1) & ~1u;
+  if (Save + 1 > 101)
+    return std::nullopt;
+  std::string SavePair = "s[" + std::to_string(Save) + ":" + std::to_string(Save + 1) + "]";
+  bool OnScc1 = C.at(C.B).Mnemonic == "s_cbranch_scc1";
+
+  // The new text of the loop, from the line after the prologue's last instruction to the branch.
+  const auto &Lines = N.Map.Lines;
+  size_t First = C.Code[C.H - 1].Line + 1, Last = C.Code[C.B].Line;
+  std::vector<std::string> Out;
+  for (const LoadPlan &Pl : Plans) {
+    auto T = copyText(C, Pl, Pl.PreTemps);
+    if (!T)
+      return std::nullopt;
+    Out.insert(Out.end(), T->begin(), T->end());
+  }
+  std::map<size_t, size_t> CodeAt; // text line -> code index
+  for (size_t K = C.H; K <= C.B; ++K)
+    CodeAt[C.Code[K].Line] = K;
+  std::map<std::string, std::string> Renamed;
+  std::map<size_t, std::map<std::string, std::string>> UserMap;
+  for (const LoadPlan &Pl : Plans)
+    for (size_t U : Pl.Users)
+      for (const auto &[From, To] : Pl.Data)
+        UserMap[U][From] = To;
+  for (size_t L = First; L <= Last; ++L) {
+    auto It = CodeAt.find(L);
+    if (It == CodeAt.end()) {
+      Out.push_back(Lines[L]);
+      continue;
+    }
+    size_t K = It->second;
+    for (const LoadPlan &Pl : Plans)
+      if (Pl.At == K) {
+        auto T = copyText(C, Pl, Pl.Temps);
+        if (!T)
+          return std::nullopt;
+        Out.push_back("\ts_mov_b64 " + SavePair + ", exec");
+        Out.push_back(OnScc1 ? "\ts_cselect_b64 exec, exec, 0" : "\ts_cselect_b64 exec, 0, exec");
+        Out.insert(Out.end(), T->begin(), T->end());
+        Out.push_back("\ts_mov_b64 exec, " + SavePair);
+      }
+    if (Gone.count(K))
+      continue;
+    auto U = UserMap.find(K);
+    auto R = renameVgprs(Lines[L], U == UserMap.end() ? Renamed : U->second);
+    if (!R)
+      return std::nullopt;
+    Out.push_back(*R);
+  }
+  std::vector<std::string> Text(Lines.begin(), Lines.begin() + long(First));
+  Text.insert(Text.end(), Out.begin(), Out.end());
+  Text.insert(Text.end(), Lines.begin() + long(Last + 1), Lines.end());
+
+  // The waits from the prologue's copies to the branch placed again on the new code.
+  std::string Joined = llvm::join(Text, "\n");
+  auto RB = rebuildFromAssembly(Joined, "pipeline.s", &N.Obj->C);
+  if (!RB) {
+    llvm::consumeError(RB.takeError());
+    return std::nullopt;
+  }
+  if (!RB->Violations.empty())
+    return std::nullopt;
+  auto Obj = CodeObject::read(RB->Object, "pipeline.hsaco");
+  if (!Obj) {
+    llvm::consumeError(Obj.takeError());
+    return std::nullopt;
+  }
+  auto Sched = SchedInfo::create(*Obj);
+  if (!Sched) {
+    llvm::consumeError(Sched.takeError());
+    return std::nullopt;
+  }
+  auto Map = mapKernelLines(*Obj, **Sched, Joined, N.Kernel);
+  const KernelInfo *KI = Obj->kernel(N.Kernel);
+  if (!Map || !KI) {
+    if (!Map)
+      llvm::consumeError(Map.takeError());
+    return std::nullopt;
+  }
+  std::vector<FlowInst> Flow;
+  size_t WFirst = SIZE_MAX, WLast = 0;
+  for (size_t K = 0; K < Map->Code.size(); ++K) {
+    const CodeLine &L = Map->Code[K];
+    if (!L.Cost)
+      return std::nullopt;
+    Flow.push_back(FlowInst{L.Cost, L.Offset});
+    if (L.Line >= First && L.Line < First + Out.size()) {
+      WFirst = std::min(WFirst, K);
+      WLast = std::max(WLast, K);
+    }
+  }
+  WaitFlowOptions O = waitFlowOptionsOf(N);
+  O.OwnReference = false;
+  auto F = WaitFlow::create(std::move(Flow), KI->EntryAddr, O);
+  if (!F) {
+    llvm::consumeError(F.takeError());
+    return std::nullopt;
+  }
+  if (WFirst == SIZE_MAX)
+    return std::nullopt;
+  WaitPlan Plan = (*F)->place((*F)->original(), WFirst, WLast);
+  std::vector<std::string> Final;
+  std::map<size_t, size_t> AtLine;
+  for (size_t K = 0; K < Map->Code.size(); ++K)
+    AtLine[Map->Code[K].Line] = K;
+  for (size_t L = 0; L < Map->Lines.size(); ++L) {
+    auto It = AtLine.find(L);
+    if (It == AtLine.end()) {
+      Final.push_back(Map->Lines[L]);
+      continue;
+    }
+    size_t K = It->second;
+    if (Plan.Pre[K].any())
+      Final.push_back(waitcntText(Plan.Pre[K]));
+    if (Plan.Own[K] != (*F)->original().Own[K]) {
+      std::string W = waitcntText(Plan.Own[K], (*F)->inst(K).C->WaitExp);
+      Final.push_back(W.empty() ? "\ts_nop 0" : W); // a wait taken out keeps its wait state
+      continue;
+    }
+    Final.push_back(Map->Lines[L]);
+  }
+  // The edit: the node's lines from the first that differs to the last that differs.
+  size_t Pre = 0;
+  while (Pre < Lines.size() && Pre < Final.size() && Lines[Pre] == Final[Pre])
+    ++Pre;
+  size_t Suf = 0;
+  while (Suf + Pre < Lines.size() && Suf + Pre < Final.size() &&
+         Lines[Lines.size() - 1 - Suf] == Final[Final.size() - 1 - Suf])
+    ++Suf;
+  if (Pre == Lines.size() || Pre < N.Map.FirstEditable)
+    return std::nullopt;
+  Edit E;
+  E.W.Function = N.Kernel;
+  E.W.FirstLine = unsigned(Pre + 1);
+  E.W.LastLine = unsigned(Lines.size() - Suf);
+  if (E.W.LastLine < E.W.FirstLine ||
+      E.W.LastLine - E.W.FirstLine + 1 > EditLimits().MaxWindowLines)
+    return std::nullopt;
+  for (size_t L = Pre; L < Lines.size() - Suf; ++L)
+    E.Original += Lines[L] + (L + 1 < Lines.size() - Suf ? "\n" : "");
+  for (size_t L = Pre; L < Final.size() - Suf; ++L)
+    E.Replacement += Final[L] + (L + 1 < Final.size() - Suf ? "\n" : "");
+  std::string Which;
+  for (const LoadPlan &Pl : Plans)
+    Which += (Which.empty() ? "" : ", ") + std::to_string(C.Code[Pl.P].Line + 1);
+  E.Direction = "latency hiding";
+  E.Rationale = "software-pipeline the loop of lines " + std::to_string(C.Code[C.H].Line + 1) +
+                "-" + std::to_string(C.Code[C.B].Line + 1) + " by one stage: the buffer load" +
+                (Plans.size() > 1 ? "s" : "") + " of line" + (Plans.size() > 1 ? "s " : " ") +
+                Which +
+                " issued one iteration ahead into fresh VGPRs (the first before the loop, the "
+                "last skipped when the loop ends), waits placed again";
+  E.ExpectedEffect = "the loop's uses of loaded data no longer wait for memory (vmcnt)";
+  return E;
+}
+
+std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
+  std::vector<Edit> Out;
+  const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
+  if (!KI || N.Map.Code.empty())
+    return Out;
+  LoopCode C(N);
+  std::set<std::string> Seen;
+  for (auto [H, B] : C.loops(KI->EntryAddr)) {
+    C.H = H, C.B = B;
+    std::vector<size_t> Loads;
+    for (size_t K = H; K < B; ++K)
+      if (C.plan(K))
+        Loads.push_back(K);
+    std::vector<std::vector<size_t>> Sets;
+    if (!Loads.empty())
+      Sets.push_back(Loads);
+    if (Loads.size() > 1)
+      for (size_t P : Loads)
+        Sets.push_back({P});
+    for (const auto &S : Sets)
+      if (auto E = pipelineEdit(N, C, S))
+        if (Seen.insert(std::to_string(E->W.FirstLine) + ":" + E->Replacement).second)
+          Out.push_back(std::move(*E));
+  }
+  return Out;
+}
+
+} // namespace
+
+std::unique_ptr<Driver> makePipelineDriver() { return std::make_unique<PipelineDriver>(); }
+
+} // namespace asmevo::search

@@ -1,0 +1,120 @@
+// The pipeline driver (search/PipelineDriver.cpp): on a hand-written loop, the exact prologue,
+// prefetch and waits; the loops it must leave alone; on Triton's matmul (num_stages=1), both K-loop
+// loads issued one iteration ahead, and every proposal on the corpus's looping kernels keeps
+// every wait state.
+#include "DriverFixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace asmevo;
+using namespace asmevo::search;
+using namespace asmevo::test;
+
+namespace {
+
+// A loop of 8 iterations that loads a dword at v1 + 4 and adds it to v4; v1 advances by 4.
+const char *kLoop = "\ts_mov_b32 s4, 8\n"
+                    "\tv_mov_b32_e32 v1, 0\n"
+                    "\tv_mov_b32_e32 v4, 0\n"
+                    ".Lloop:\n"
+                    "\tv_add_u32_e32 v2, 4, v1\n"
+                    "\ts_add_i32 s4, s4, -1\n"
+                    "\tbuffer_load_dword v3, v2, s[8:11], 0 offen\n"
+                    "\ts_cmp_lg_u32 s4, 0\n"
+                    "\ts_waitcnt vmcnt(0)\n"
+                    "\tv_add_f32_e32 v4, v4, v3\n"
+                    "\tv_mov_b32_e32 v1, v2\n"
+                    "\ts_cbranch_scc1 .Lloop\n";
+
+TEST(PipelineDriver, HandLoopLoadIssuedOneIterationAhead) {
+  std::unique_ptr<NodeView> N = handNode(kLoop, "pipeline_driver_k.hsaco");
+  ASSERT_TRUE(N);
+  auto D = makePipelineDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  ASSERT_EQ(E.size(), 1u);
+  // The first iteration's load before the loop (its address from the slice, in v0, which the
+  // kernel never reads); the original load gone; the use reading v5; the next iteration's load
+  // after v1's last write and the compare, under EXEC = SCC ? EXEC : 0.
+  EXPECT_EQ(E[0].Replacement, "\tv_add_u32_e32 v0, 4, v1\n"
+                              "\ts_nop 0\n"
+                              "\tbuffer_load_dword v5, v0, s[8:11], 0 offen\n"
+                              ".Lloop:\n"
+                              "\tv_add_u32_e32 v2, 4, v1\n"
+                              "\ts_add_i32 s4, s4, -1\n"
+                              "\ts_cmp_lg_u32 s4, 0\n"
+                              "\ts_waitcnt vmcnt(0)\n"
+                              "\tv_add_f32_e32 v4, v4, v5\n"
+                              "\tv_mov_b32_e32 v1, v2\n"
+                              "\ts_mov_b64 s[12:13], exec\n"
+                              "\ts_cselect_b64 exec, exec, 0\n"
+                              "\tv_add_u32_e32 v0, 4, v1\n"
+                              "\ts_nop 0\n"
+                              "\tbuffer_load_dword v5, v0, s[8:11], 0 offen\n"
+                              "\ts_mov_b64 exec, s[12:13]");
+}
+
+TEST(PipelineDriver, LeavesLoopsItCannotPipeline) {
+  // The data read at the top, before the load: a value the previous iteration loaded.
+  std::string Carried = kLoop;
+  Carried.replace(Carried.find("\tv_add_f32_e32 v4, v4, v3\n"), 26, "");
+  Carried.replace(Carried.find(".Lloop:\n") + 8, 0, "\tv_add_f32_e32 v4, v4, v3\n");
+  // The branch on VCC, not SCC: no EXEC from SCC for the last iteration's load.
+  std::string OnVcc = kLoop;
+  OnVcc.replace(OnVcc.find("\ts_cmp_lg_u32 s4, 0\n"), 20, "\tv_cmp_ne_u32_e32 vcc, 0, v1\n");
+  OnVcc.replace(OnVcc.find("s_cbranch_scc1"), 14, "s_cbranch_vccnz");
+  // The address from an SGPR the top of the loop writes before the slice reads it.
+  std::string TopWrite = kLoop;
+  TopWrite.replace(TopWrite.find("\tv_add_u32_e32 v2, 4, v1\n"), 25,
+                   "\ts_add_i32 s5, s5, 4\n\tv_add_u32_e32 v2, s5, v1\n");
+  for (const std::string &Body : {Carried, OnVcc, TopWrite}) {
+    std::unique_ptr<NodeView> N = handNode(Body, "pipeline_driver_k2.hsaco");
+    ASSERT_TRUE(N);
+    auto D = makePipelineDriver();
+    EXPECT_TRUE(allProposals(*D, *N).empty()) << Body;
+  }
+}
+
+TEST(PipelineDriver, MatmulKLoopLoadsIssuedOneIterationAhead) {
+  std::unique_ptr<NodeView> N = corpusNode("matmul_fp16.hsaco", "matmul_kernel");
+  ASSERT_TRUE(N);
+  auto D = makePipelineDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  // Both loads together, then each alone.
+  ASSERT_EQ(E.size(), 3u);
+  const std::string &R = E[0].Replacement;
+  auto count = [&](const std::string &S) {
+    size_t C = 0;
+    for (size_t P = R.find(S); P != std::string::npos; P = R.find(S, P + 1))
+      ++C;
+    return C;
+  };
+  // The kernel's VGPRs end at v38: the tiles go to v[40:43] and v[44:47], loaded once before
+  // the loop and once in it; the original loads into v[24:27] and v[18:21] are gone.
+  EXPECT_EQ(count("buffer_load_dwordx4 v[40:43]"), 2u) << R;
+  EXPECT_EQ(count("buffer_load_dwordx4 v[44:47]"), 2u) << R;
+  EXPECT_EQ(count("buffer_load_dwordx4 v[24:27]"), 0u) << R;
+  EXPECT_EQ(count("ds_write_b64 v9, v[40:41]"), 1u) << R;
+  EXPECT_EQ(count("ds_write_b128 v15, v[44:47]"), 1u) << R;
+  EXPECT_EQ(count("s_cselect_b64 exec, exec, 0"), 2u) << R;
+  // The B tile's write waits for one load less than before: the A tile's next load is younger.
+  EXPECT_NE(R.find("\ts_waitcnt vmcnt(1)\n\tds_write_b128 v15, v[44:47]"), std::string::npos) << R;
+  EXPECT_LT(R.find("buffer_load_dwordx4 v[40:43]"), R.find(".LBB")) << R;
+}
+
+TEST(PipelineDriver, NoProposalBreaksAWaitState) {
+  const std::vector<std::pair<std::string, std::string>> Kernels = {
+      {"matmul_fp16.hsaco", "matmul_kernel"},
+      {"matmul_bf16.hsaco", "matmul_kernel"},
+      {"flash_attn_fwd_fp16.hsaco", "attn_fwd_kernel"},
+      {"fused_moe_fp16.hsaco", "fused_moe_kernel"}};
+  uint64_t Total = 0;
+  for (const auto &[Name, Kernel] : Kernels) {
+    std::unique_ptr<NodeView> N = corpusNode(Name, Kernel);
+    ASSERT_TRUE(N) << Name;
+    auto D = makePipelineDriver();
+    Total += proposalsKeepWaitStates(*D, *N);
+  }
+  EXPECT_GE(Total, 3u);
+}
+
+} // namespace
