@@ -15,18 +15,28 @@
 //   - that load runs only when the loop goes on: EXEC is saved to a free SGPR pair and set by
 //     s_cselect from SCC, which the branch reads (no instruction from there to the branch writes
 //     SCC), so the last iteration loads nothing past what the original read;
-//   - the original load is removed, and its slice too when nothing else reads what it computes;
-//     the slice's results in the copies go to registers that are dead there (or fresh ones), VCC
-//     only where VCC is dead;
+//   - a slice with a SALU instruction that writes SCC (Triton's masks: s_and_b64 of two
+//     compares) runs before EXEC is set, with SCC kept in a free SGPR and set again from it;
+//   - the original load is removed, and its slice too when nothing else reads what it computes
+//     (on every path, out of the loop too, through the kernel's branches); the slice's results
+//     in the copies go to VGPRs that are dead there (or fresh ones), and the SGPRs and VCC it
+//     writes must be dead there;
+//   - the prologue issues the loads in the order the body's copies do (vmcnt counts in order);
 //   - every s_waitcnt from the new prologue to the branch is placed again by the wait-counter
 //     dataflow (asm/WaitFlow.h), judged on the new code with no reference to the old waits (loads
 //     into registers may cross s_barrier where the target's memory model allows it): each use of
 //     prefetched data waits only for what it needs, one iteration later.
 // Each copy of the slice keeps the wait states its instructions had between them (an s_nop for
-// the instructions left out); every proposal is rebuilt and scanned for the ISA's wait-state
-// rules as the differential check scans a candidate (search/WaitStateFilter.h), and dropped when
-// that check would refuse it. Per loop it proposes all its loads pipelined together, then each
-// alone. The gates judge each proposal on the launches, as every driver's.
+// the instructions left out). Taking the original load and slice out brings their neighbours
+// closer: where that breaks a wait state, the instructions taken out leave an s_nop 0 each.
+// Every proposal is rebuilt and scanned for the ISA's wait-state rules as the differential check
+// scans a candidate (search/WaitStateFilter.h), and dropped when that check would refuse it.
+// Refused: a load whose data an earlier iteration's code reads (loop-carried), inputs written at
+// the loop's top before the slice reads them or after the copy's place, a branch on anything but
+// SCC, any store or atomic to global memory from the kernel's start to the loop's end (a load
+// issued earlier must read what it read before), an edit window over EditLimits' lines. Per loop it
+// proposes all its loads pipelined together, then each alone. The gates judge each proposal on the
+// launches, as every driver's.
 #include "asm/Rebuild.h"
 #include "asm/WaitFlow.h"
 #include "codeobj/CodeObject.h"
@@ -106,10 +116,11 @@ std::optional<std::string> renameVgprs(const std::string &Line,
 // One load pipelined: where it is, what it reads and writes, and the registers chosen.
 struct LoadPlan {
   size_t P = 0;                            // the load (code index)
-  std::vector<size_t> Slice;               // the VALU instructions its address needs, in code order
+  std::vector<size_t> Slice;               // the ALU instructions its address needs, in code order
   std::vector<size_t> Users;               // the instructions that read its data
   size_t At = 0;                           // the code index the next iteration's copy goes before
   bool DropSlice = false;                  // the original slice is dead without the load
+  bool SliceWritesScc = false;             // a SALU instruction of the slice writes SCC
   std::map<std::string, std::string> Data; // its destination VGPRs -> the prefetch VGPRs
   std::map<std::string, std::string> Temps, PreTemps; // slice results in the copies
 };
@@ -139,8 +150,10 @@ public:
         for (const std::string &R : *V) {
           if (isReg(R, 'v'))
             MaxVgpr = std::max(MaxVgpr, int(regIndex(R)));
-          if (isReg(R, 's'))
+          if (isReg(R, 's')) {
             MaxSgpr = std::max(MaxSgpr, int(regIndex(R)));
+            Sgprs.insert(regIndex(R));
+          }
         }
     }
   }
@@ -148,6 +161,26 @@ public:
   const NodeView &N;
   const std::vector<CodeLine> &Code;
   int MaxVgpr = -1, MaxSgpr = -1;
+  std::set<unsigned> Sgprs; // every SGPR the function names
+  uint64_t Entry = 0;
+
+  // An even-aligned run of Count SGPRs (of s0-s101) that no instruction of the function names:
+  // free to hold a value for a few instructions (what the dispatch set there, nobody reads).
+  // Above the highest named one where it fits, else the lowest such gap; none when there is
+  // no such run.
+  std::optional<unsigned> freeSgprs(unsigned Count) const {
+    unsigned Above = unsigned(MaxSgpr + 2) & ~1u;
+    if (Above + Count <= 102)
+      return Above;
+    for (unsigned S = 0; S + Count <= 102; S += 2) {
+      bool Free = true;
+      for (unsigned K = S; K < S + Count; ++K)
+        Free &= !Sgprs.count(K);
+      if (Free)
+        return S;
+    }
+    return std::nullopt;
+  }
   size_t H = 0, B = 0; // the loop: its first instruction and its branch back
 
   const InstCost &at(size_t K) const { return *Code[K].Cost; }
@@ -221,20 +254,38 @@ public:
     return deadOnExit(R);
   }
 
-  // Whether the fall-through path out of the loop writes R (or ends) before it reads it.
+  // Whether every path out of the loop (from the instruction after its branch, through the
+  // kernel's direct branches) writes R or ends before it reads it. An indirect jump, a return
+  // or a word that does not decode counts as a read.
   bool deadOnExit(const std::string &R) const {
-    for (size_t K = B + 1; K < Code.size(); ++K) {
-      const InstCost *X = Code[K].Cost;
-      if (!X)
-        return false;
-      if (has(X->Reads, R))
-        return false;
-      if (has(X->Writes, R) || X->EndPgm)
-        return true;
-      if (X->Unit == InstUnit::Branch || X->BranchTarget)
-        return false;
+    std::vector<size_t> Work{B + 1};
+    std::set<size_t> Seen;
+    while (!Work.empty()) {
+      size_t K = Work.back();
+      Work.pop_back();
+      for (; K < Code.size() && Seen.insert(K).second; ++K) {
+        const InstCost *X = Code[K].Cost;
+        if (!X || has(X->Reads, R))
+          return false;
+        if (has(X->Writes, R) || X->EndPgm)
+          break;
+        if (X->BranchTarget) {
+          auto T = std::find_if(Code.begin(), Code.end(), [&](const CodeLine &L) {
+            return L.Offset == *X->BranchTarget - Entry;
+          });
+          if (T == Code.end())
+            return false;
+          Work.push_back(size_t(T - Code.begin()));
+          if (X->Mnemonic == "s_branch")
+            break;
+        } else if (X->Unit == InstUnit::Branch) {
+          return false; // s_setpc, s_swappc, ...: where it goes is not in the text
+        }
+      }
+      if (K == Code.size())
+        return false; // ran off the function's end
     }
-    return false;
+    return true;
   }
 
   // The plan for the load at P, or none when it does not qualify.
@@ -292,11 +343,12 @@ public:
         Defines |= Need.count(W) > 0;
       if (!Defines)
         continue;
-      if (X.Unit != InstUnit::Valu || X.Vm || X.Lgkm)
+      if ((X.Unit != InstUnit::Valu && X.Unit != InstUnit::Salu) || X.Vm || X.Lgkm)
         return std::nullopt;
       for (const std::string &W : X.Writes)
-        if (!isReg(W, 'v') && !isReg(W, 's') && W != "vcc")
+        if (!isReg(W, 'v') && !isReg(W, 's') && W != "vcc" && W != "scc")
           return std::nullopt;
+      Pl.SliceWritesScc |= has(X.Writes, "scc");
       for (const std::string &R : X.Reads)
         if (R == "scc")
           return std::nullopt;
@@ -373,8 +425,12 @@ unsigned waitStatesBetween(const LoopCode &C, size_t A, size_t B) {
 
 // The text of one copy of a plan's slice and load (the prologue's or the body's), with the
 // slice's results in Temps and the data in the prefetch registers.
-std::optional<std::vector<std::string>> copyText(const LoopCode &C, const LoadPlan &Pl,
-                                                 const std::map<std::string, std::string> &Temps) {
+struct CopyText {
+  std::vector<std::string> Slice; // with the s_nop before the load
+  std::string Load;
+};
+std::optional<CopyText> copyText(const LoopCode &C, const LoadPlan &Pl,
+                                 const std::map<std::string, std::string> &Temps) {
   std::vector<std::string> Out;
   std::map<std::string, std::string> Map = Temps;
   for (size_t I = 0; I < Pl.Slice.size(); ++I) {
@@ -400,8 +456,7 @@ std::optional<std::vector<std::string>> copyText(const LoopCode &C, const LoadPl
   auto Rest = renameVgprs("x" + Load.substr(Comma), Map);
   if (!Dst || !Rest)
     return std::nullopt;
-  Out.push_back(*Dst + Rest->substr(1));
-  return Out;
+  return CopyText{std::move(Out), *Dst + Rest->substr(1)};
 }
 
 // Registers for the slice's VGPR results in a copy placed at body index Pos (dead there and, for
@@ -433,7 +488,10 @@ std::map<std::string, std::string> tempsFor(const LoopCode &C, const LoadPlan &P
 }
 
 // The edit that pipelines the loads Ps of loop [C.H, C.B]; none when one of them cannot be.
-std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vector<size_t> &Ps) {
+// With Pad, each instruction taken out leaves an s_nop 0: the wait states between the others
+// stay as they were.
+std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vector<size_t> &Ps,
+                                 bool Pad) {
   std::vector<LoadPlan> Plans;
   for (size_t P : Ps)
     if (auto Pl = C.plan(P))
@@ -453,7 +511,8 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
   for (const LoadPlan &Pl : Plans)
     for (size_t K : Pl.Slice)
       for (const std::string &W : C.at(K).Writes)
-        if (!isReg(W, 'v') && (!C.deadAt(W, Pl.At, Gone) || !C.deadAt(W, C.H, Gone)))
+        if (!isReg(W, 'v') &&
+            ((W != "scc" && !C.deadAt(W, Pl.At, Gone)) || !C.deadAt(W, C.H, Gone)))
           return std::nullopt;
   // Fresh VGPRs above the kernel's: the prefetched data (even-aligned tuples), then temporaries.
   unsigned Next = unsigned(C.MaxVgpr + 1);
@@ -483,22 +542,34 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
   }
   if (Next > 256)
     return std::nullopt;
-  // A free SGPR pair keeps EXEC while a copy loads only when the loop goes on.
-  unsigned Save = unsigned(C.MaxSgpr + 1 + 1) & ~1u;
-  if (Save + 1 > 101)
+  // An SGPR pair no instruction names keeps EXEC while a copy loads only when the loop goes on
+  // (and the SGPR after it SCC, while a slice that writes SCC runs).
+  std::optional<unsigned> Free = C.freeSgprs(3);
+  if (!Free)
     return std::nullopt;
+  unsigned Save = *Free;
   std::string SavePair = "s[" + std::to_string(Save) + ":" + std::to_string(Save + 1) + "]";
+  std::string SaveScc = "s" + std::to_string(Save + 2);
   bool OnScc1 = C.at(C.B).Mnemonic == "s_cbranch_scc1";
 
   // The new text of the loop, from the line after the prologue's last instruction to the branch.
   const auto &Lines = N.Map.Lines;
   size_t First = C.Code[C.H - 1].Line + 1, Last = C.Code[C.B].Line;
   std::vector<std::string> Out;
-  for (const LoadPlan &Pl : Plans) {
+  // The prologue issues the loads in the order the body's copies do, so that every iteration
+  // finds them queued alike (vmcnt counts in issue order).
+  std::vector<const LoadPlan *> ByAt;
+  for (const LoadPlan &Pl : Plans)
+    ByAt.push_back(&Pl);
+  std::stable_sort(ByAt.begin(), ByAt.end(),
+                   [](const LoadPlan *A, const LoadPlan *B) { return A->At < B->At; });
+  for (const LoadPlan *PlP : ByAt) {
+    const LoadPlan &Pl = *PlP;
     auto T = copyText(C, Pl, Pl.PreTemps);
     if (!T)
       return std::nullopt;
-    Out.insert(Out.end(), T->begin(), T->end());
+    Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
+    Out.push_back(T->Load);
   }
   std::map<size_t, size_t> CodeAt; // text line -> code index
   for (size_t K = C.H; K <= C.B; ++K)
@@ -521,13 +592,26 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
         auto T = copyText(C, Pl, Pl.Temps);
         if (!T)
           return std::nullopt;
-        Out.push_back("\ts_mov_b64 " + SavePair + ", exec");
+        // A slice that writes SCC runs first, with SCC kept in an SGPR and set again after it.
+        if (Pl.SliceWritesScc) {
+          Out.push_back("\ts_cselect_b32 " + SaveScc + ", 1, 0");
+          Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
+          Out.push_back("\ts_mov_b64 " + SavePair + ", exec");
+          Out.push_back("\ts_cmp_lg_u32 " + SaveScc + ", 0");
+        } else {
+          Out.push_back("\ts_mov_b64 " + SavePair + ", exec");
+        }
         Out.push_back(OnScc1 ? "\ts_cselect_b64 exec, exec, 0" : "\ts_cselect_b64 exec, 0, exec");
-        Out.insert(Out.end(), T->begin(), T->end());
+        if (!Pl.SliceWritesScc)
+          Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
+        Out.push_back(T->Load);
         Out.push_back("\ts_mov_b64 exec, " + SavePair);
       }
-    if (Gone.count(K))
+    if (Gone.count(K)) {
+      if (Pad)
+        Out.push_back("\ts_nop 0");
       continue;
+    }
     auto U = UserMap.find(K);
     auto R = renameVgprs(Lines[L], U == UserMap.end() ? Renamed : U->second);
     if (!R)
@@ -647,6 +731,7 @@ std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
   if (!KI || N.Map.Code.empty())
     return Out;
   LoopCode C(N);
+  C.Entry = KI->EntryAddr;
   std::set<std::string> Seen;
   for (auto [H, B] : C.loops(KI->EntryAddr)) {
     C.H = H, C.B = B;
@@ -660,10 +745,15 @@ std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
     if (Loads.size() > 1)
       for (size_t P : Loads)
         Sets.push_back({P});
-    for (const auto &S : Sets)
-      if (auto E = pipelineEdit(N, C, S))
-        if (Seen.insert(std::to_string(E->W.FirstLine) + ":" + E->Replacement).second)
-          Out.push_back(std::move(*E));
+    for (const auto &S : Sets) {
+      // Taking the original load and slice out brings their neighbours closer: when that breaks
+      // a wait state, the same edit with an s_nop for each instruction taken out.
+      std::optional<Edit> E = pipelineEdit(N, C, S, false);
+      if (!E || !waitStateRefusal(N, *E).empty())
+        E = pipelineEdit(N, C, S, true);
+      if (E && Seen.insert(std::to_string(E->W.FirstLine) + ":" + E->Replacement).second)
+        Out.push_back(std::move(*E));
+    }
   }
   return Out;
 }

@@ -5,11 +5,7 @@
 
 namespace asmevo::search {
 
-namespace {
-
-// Why the differential check's static wait-state check would refuse E's code (its message); ""
-// when it would not, or when E does not apply or rebuild (the gate judges those).
-std::string refusal(const NodeView &N, const Edit &E) {
+std::string waitStateRefusal(const NodeView &N, const Edit &E) {
   EditError Err;
   std::optional<std::string> Text = applyEdits(N.Map, {E}, EditLimits(), Err);
   if (!Text)
@@ -30,12 +26,10 @@ std::string refusal(const NodeView &N, const Edit &E) {
   return check::checkCandidateWaitStates(N.Obj->C, *C, R) ? "" : R.Message;
 }
 
-} // namespace
-
 bool WaitStateFilter::keeps(const NodeView &N, const Edit &E) {
   if (!N.Obj)
     return true;
-  std::string Why = refusal(N, E);
+  std::string Why = waitStateRefusal(N, E);
   if (Why.empty())
     return true;
   if (Dropped++ == 0)

@@ -14,6 +14,10 @@
 
 namespace asmevo::search {
 
+// Why the differential check's static wait-state check would refuse E's code (its message); ""
+// when it would not, or when E does not apply or rebuild (the gate judges those).
+std::string waitStateRefusal(const NodeView &N, const Edit &E);
+
 class WaitStateFilter {
 public:
   // Whether E keeps every wait state: check::checkCandidateWaitStates, the differential check's

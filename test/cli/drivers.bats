@@ -92,12 +92,12 @@ PY
   done
 }
 
-@test "pipeline: on Triton's matmul and flash attention every candidate passes the strict checks" {
+@test "pipeline: on Triton's matmul, flash attention and fused MoE every candidate passes the strict checks" {
   # The K loops of num_stages=1 kernels: each load issued one iteration ahead must compute K0's
   # result on every seed and edge shape with no pending read, race or wait-state hazard; the
   # last iteration's load runs under EXEC from the loop's condition, so nothing reads past what
   # K0 read (the emulator faults on a read outside every allocation).
-  for k in matmul_fp16 flash_attn_fwd_fp16; do
+  for k in matmul_fp16 flash_attn_fwd_fp16 fused_moe_fp16; do
     kernel-diffcheck --infer "$TRITON/gfx942/$k.hsaco" --spec "$ASMEVO_SOURCE_DIR/test/specs/$k.json" \
       -o "$k.json" -q
     run --separate-stderr asmevo-agent "$TRITON/gfx942/$k.hsaco" --spec "$k.json" \

@@ -101,6 +101,30 @@ TEST(PipelineDriver, MatmulKLoopLoadsIssuedOneIterationAhead) {
   EXPECT_LT(R.find("buffer_load_dwordx4 v[40:43]"), R.find(".LBB")) << R;
 }
 
+TEST(PipelineDriver, FusedMoeScalarMaskKeepsTheLoopCondition) {
+  // The expert-weight load's mask is a SALU s_and_b64 of two compares, which writes SCC: its
+  // copy runs with SCC kept in s34 and set again before EXEC takes it. The prologue issues the
+  // loads in the body's order (the weights first), so the first tile's write waits for one load
+  // less, as every iteration's does.
+  std::unique_ptr<NodeView> N = corpusNode("fused_moe_fp16.hsaco", "fused_moe_kernel");
+  ASSERT_TRUE(N);
+  auto D = makePipelineDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  ASSERT_EQ(E.size(), 3u);
+  const std::string &R = E[0].Replacement;
+  EXPECT_NE(R.find("\ts_cselect_b32 s34, 1, 0\n\tv_cmp_gt_i32_e64 s[2:3], s16, v3\n"
+                   "\ts_nop 0\n\ts_and_b64 s[2:3], vcc, s[2:3]\n"),
+            std::string::npos)
+      << R;
+  EXPECT_NE(R.find("\ts_mov_b64 s[32:33], exec\n\ts_cmp_lg_u32 s34, 0\n"
+                   "\ts_cselect_b64 exec, exec, 0\n"
+                   "\tbuffer_load_dwordx2 v[46:47], v23, s[24:27], 0 offen\n"),
+            std::string::npos)
+      << R;
+  EXPECT_LT(R.find("buffer_load_dwordx2 v[46:47]"), R.find("buffer_load_dwordx4 v[42:45]")) << R;
+  EXPECT_NE(R.find("\ts_waitcnt vmcnt(1)\n\tds_write_b64 v8, v[46:47]"), std::string::npos) << R;
+}
+
 TEST(PipelineDriver, NoProposalBreaksAWaitState) {
   const std::vector<std::pair<std::string, std::string>> Kernels = {
       {"matmul_fp16.hsaco", "matmul_kernel"},
