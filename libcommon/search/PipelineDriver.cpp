@@ -2,8 +2,10 @@
 // 3). In a loop of one basic block (a label, straight-line code, a conditional branch on SCC back
 // to the label), a buffer load whose data the same iteration consumes makes that iteration wait
 // for memory. The driver issues the load one iteration ahead instead:
-//   - the load's data goes to fresh VGPRs (above every VGPR the kernel uses; hsaco-rebuild grows
-//     the descriptor), and the instructions that read it in the iteration read those instead;
+//   - the load's data goes to VGPRs the loop never names and nothing after it reads (the
+//     kernel's VGPR count, so its occupancy, stays), else to fresh ones above every VGPR the
+//     kernel uses (hsaco-rebuild grows the descriptor); the instructions that read it in the
+//     iteration read those instead;
 //   - before the loop, the load for the first iteration: its address computed as the loop's top
 //     computes it (the load's slice: the VALU instructions of the body that its address and
 //     resource registers depend on), from the values the loop starts with;
@@ -514,18 +516,36 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
         if (!isReg(W, 'v') &&
             ((W != "scc" && !C.deadAt(W, Pl.At, Gone)) || !C.deadAt(W, C.H, Gone)))
           return std::nullopt;
-  // Fresh VGPRs above the kernel's: the prefetched data (even-aligned tuples), then temporaries.
+  // The prefetched data (even-aligned tuples): in VGPRs the loop never names and nothing after
+  // it reads (the kernel's own headroom: its VGPR count, so its occupancy, stays), else fresh
+  // ones above the kernel's; then the temporaries.
   unsigned Next = unsigned(C.MaxVgpr + 1);
-  RegSet Avoid;
+  RegSet Avoid, InLoop;
+  for (size_t K = C.H; K <= C.B; ++K)
+    for (const auto *V : {&C.at(K).Reads, &C.at(K).Writes})
+      InLoop.insert(V->begin(), V->end());
   for (LoadPlan &Pl : Plans) {
     std::vector<std::string> Dst = C.at(Pl.P).Writes;
     std::sort(Dst.begin(), Dst.end(),
               [](const std::string &A, const std::string &B) { return regIndex(A) < regIndex(B); });
-    if (Dst.size() > 1)
-      Next = (Next + 1) & ~1u;
-    for (const std::string &D : Dst) {
-      Pl.Data[D] = vgpr(Next++);
-      Avoid.insert(D);
+    unsigned Align = Dst.size() > 1 ? 2 : 1, Base = Next;
+    for (unsigned V = 0; V + Dst.size() <= unsigned(C.MaxVgpr + 1); V += Align) {
+      bool Free = true;
+      for (unsigned K = V; K < V + Dst.size() && Free; ++K)
+        Free = !InLoop.count(vgpr(K)) && !Avoid.count(vgpr(K)) && C.deadOnExit(vgpr(K));
+      if (Free) {
+        Base = V;
+        break;
+      }
+    }
+    if (Base == Next) {
+      Base = Next = (Next + Align - 1) / Align * Align;
+      Next += unsigned(Dst.size());
+    }
+    for (size_t I = 0; I < Dst.size(); ++I) {
+      Pl.Data[Dst[I]] = vgpr(Base + unsigned(I));
+      Avoid.insert(Dst[I]);
+      Avoid.insert(vgpr(Base + unsigned(I)));
     }
   }
   // No copy's temporaries may be what another copy reads.
