@@ -29,16 +29,17 @@
 //     into registers may cross s_barrier where the target's memory model allows it): each use of
 //     prefetched data waits only for what it needs, one iteration later.
 // Each copy of the slice keeps the wait states its instructions had between them (an s_nop for
-// the instructions left out). Taking the original load and slice out brings their neighbours
-// closer: where that breaks a wait state, the instructions taken out leave an s_nop 0 each.
-// Every proposal is rebuilt and scanned for the ISA's wait-state rules as the differential check
-// scans a candidate (search/WaitStateFilter.h), and dropped when that check would refuse it.
-// Refused: a load whose data an earlier iteration's code reads (loop-carried), inputs written at
-// the loop's top before the slice reads them or after the copy's place, a branch on anything but
-// SCC, any store or atomic to global memory from the kernel's start to the loop's end (a load
-// issued earlier must read what it read before), an edit window over EditLimits' lines. Per loop it
-// proposes all its loads pipelined together, then each alone. The gates judge each proposal on the
-// launches, as every driver's.
+// the instructions left out), and each instruction taken out (the original load and slice)
+// leaves an s_nop 0, so no wait state shrinks; then each of those s_nop 0s is taken out again
+// where the static scan (search/WaitStateFilter.h: the differential check's own, on the rebuilt
+// code) still finds no hazard of a kind the node's code does not have. Per loop it proposes all
+// its loads pipelined together, then each alone; each first with its copies' s_nops, then with
+// only those the scan asks for (the timing model prices the two differently). Refused: a load
+// whose data an earlier iteration's code reads (loop-carried), inputs written at the loop's top
+// before the slice reads them or after the copy's place, a branch on anything but SCC, any store
+// or atomic to global memory from the kernel's start to the loop's end (a load issued earlier
+// must read what it read before), an edit window over EditLimits' lines. The gates judge each
+// proposal on the launches, as every driver's.
 #include "asm/Rebuild.h"
 #include "asm/WaitFlow.h"
 #include "codeobj/CodeObject.h"
@@ -429,25 +430,32 @@ unsigned waitStatesBetween(const LoopCode &C, size_t A, size_t B) {
 // slice's results in Temps and the data in the prefetch registers.
 struct CopyText {
   std::vector<std::string> Slice; // with the s_nop before the load
+  std::vector<bool> Nop;          // Slice[i] is an s_nop of the copy's
   std::string Load;
 };
 std::optional<CopyText> copyText(const LoopCode &C, const LoadPlan &Pl,
                                  const std::map<std::string, std::string> &Temps) {
   std::vector<std::string> Out;
+  std::vector<bool> Nop;
   std::map<std::string, std::string> Map = Temps;
   for (size_t I = 0; I < Pl.Slice.size(); ++I) {
     size_t K = Pl.Slice[I];
     if (I > 0)
-      if (unsigned S = waitStatesBetween(C, Pl.Slice[I - 1], K))
+      if (unsigned S = waitStatesBetween(C, Pl.Slice[I - 1], K)) {
         Out.push_back("\ts_nop " + std::to_string(std::min(S, 16u) - 1));
+        Nop.push_back(true);
+      }
     auto L = renameVgprs(C.N.Map.Lines[C.Code[K].Line], Map);
     if (!L)
       return std::nullopt;
     Out.push_back(*L);
+    Nop.push_back(false);
   }
   if (!Pl.Slice.empty())
-    if (unsigned S = waitStatesBetween(C, Pl.Slice.back(), Pl.P))
+    if (unsigned S = waitStatesBetween(C, Pl.Slice.back(), Pl.P)) {
       Out.push_back("\ts_nop " + std::to_string(std::min(S, 16u) - 1));
+      Nop.push_back(true);
+    }
   // The load: its destination (the first operand) to the prefetch registers, its address to
   // the slice's results.
   const std::string &Load = C.N.Map.Lines[C.Code[Pl.P].Line];
@@ -458,7 +466,7 @@ std::optional<CopyText> copyText(const LoopCode &C, const LoadPlan &Pl,
   auto Rest = renameVgprs("x" + Load.substr(Comma), Map);
   if (!Dst || !Rest)
     return std::nullopt;
-  return CopyText{std::move(Out), *Dst + Rest->substr(1)};
+  return CopyText{std::move(Out), std::move(Nop), *Dst + Rest->substr(1)};
 }
 
 // Registers for the slice's VGPR results in a copy placed at body index Pos (dead there and, for
@@ -490,10 +498,12 @@ std::map<std::string, std::string> tempsFor(const LoopCode &C, const LoadPlan &P
 }
 
 // The edit that pipelines the loads Ps of loop [C.H, C.B]; none when one of them cannot be.
-// With Pad, each instruction taken out leaves an s_nop 0: the wait states between the others
-// stay as they were.
+// Each instruction taken out leaves an s_nop 0 and each copy keeps the wait states its slice had:
+// no wait state shrinks. Then each of those s_nop 0s (with TrimCopies, also each s_nop of the
+// copies) is taken out again where the static scan still finds no hazard of a kind the node's
+// code does not have.
 std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vector<size_t> &Ps,
-                                 bool Pad) {
+                                 bool TrimCopies) {
   std::vector<LoadPlan> Plans;
   for (size_t P : Ps)
     if (auto Pl = C.plan(P))
@@ -576,6 +586,22 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
   const auto &Lines = N.Map.Lines;
   size_t First = C.Code[C.H - 1].Line + 1, Last = C.Code[C.B].Line;
   std::vector<std::string> Out;
+  // Out[i] is an s_nop of the driver's: 1 a copy's, 2 in place of an instruction taken out.
+  std::vector<int> Mine;
+  auto copyNops = [&](const CopyText &T) {
+    for (bool B : T.Nop)
+      Mine.push_back(B ? 1 : 0);
+  };
+  auto append = [&](const CopyText &T) {
+    Out.insert(Out.end(), T.Slice.begin(), T.Slice.end());
+    copyNops(T);
+    Out.push_back(T.Load);
+    Mine.push_back(0);
+  };
+  auto line = [&](std::string L, int Nop = 0) {
+    Out.push_back(std::move(L));
+    Mine.push_back(Nop);
+  };
   // The prologue issues the loads in the order the body's copies do, so that every iteration
   // finds them queued alike (vmcnt counts in issue order).
   std::vector<const LoadPlan *> ByAt;
@@ -588,8 +614,7 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
     auto T = copyText(C, Pl, Pl.PreTemps);
     if (!T)
       return std::nullopt;
-    Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
-    Out.push_back(T->Load);
+    append(*T);
   }
   std::map<size_t, size_t> CodeAt; // text line -> code index
   for (size_t K = C.H; K <= C.B; ++K)
@@ -603,7 +628,7 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
   for (size_t L = First; L <= Last; ++L) {
     auto It = CodeAt.find(L);
     if (It == CodeAt.end()) {
-      Out.push_back(Lines[L]);
+      line(Lines[L]);
       continue;
     }
     size_t K = It->second;
@@ -613,34 +638,59 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
         if (!T)
           return std::nullopt;
         // A slice that writes SCC runs first, with SCC kept in an SGPR and set again after it.
+        auto slice = [&] {
+          Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
+          copyNops(*T);
+        };
         if (Pl.SliceWritesScc) {
-          Out.push_back("\ts_cselect_b32 " + SaveScc + ", 1, 0");
-          Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
-          Out.push_back("\ts_mov_b64 " + SavePair + ", exec");
-          Out.push_back("\ts_cmp_lg_u32 " + SaveScc + ", 0");
+          line("\ts_cselect_b32 " + SaveScc + ", 1, 0");
+          slice();
+          line("\ts_mov_b64 " + SavePair + ", exec");
+          line("\ts_cmp_lg_u32 " + SaveScc + ", 0");
         } else {
-          Out.push_back("\ts_mov_b64 " + SavePair + ", exec");
+          line("\ts_mov_b64 " + SavePair + ", exec");
         }
-        Out.push_back(OnScc1 ? "\ts_cselect_b64 exec, exec, 0" : "\ts_cselect_b64 exec, 0, exec");
+        line(OnScc1 ? "\ts_cselect_b64 exec, exec, 0" : "\ts_cselect_b64 exec, 0, exec");
         if (!Pl.SliceWritesScc)
-          Out.insert(Out.end(), T->Slice.begin(), T->Slice.end());
-        Out.push_back(T->Load);
-        Out.push_back("\ts_mov_b64 exec, " + SavePair);
+          slice();
+        line(T->Load);
+        line("\ts_mov_b64 exec, " + SavePair);
       }
     if (Gone.count(K)) {
-      if (Pad)
-        Out.push_back("\ts_nop 0");
+      line("\ts_nop 0", 2);
       continue;
     }
     auto U = UserMap.find(K);
     auto R = renameVgprs(Lines[L], U == UserMap.end() ? Renamed : U->second);
     if (!R)
       return std::nullopt;
-    Out.push_back(*R);
+    line(*R);
   }
-  std::vector<std::string> Text(Lines.begin(), Lines.begin() + long(First));
-  Text.insert(Text.end(), Out.begin(), Out.end());
-  Text.insert(Text.end(), Lines.begin() + long(Last + 1), Lines.end());
+  auto textWith = [&](const std::vector<std::string> &Body) {
+    std::vector<std::string> T(Lines.begin(), Lines.begin() + long(First));
+    T.insert(T.end(), Body.begin(), Body.end());
+    T.insert(T.end(), Lines.begin() + long(Last + 1), Lines.end());
+    return T;
+  };
+  // The padded text must keep every wait state; then each of the driver's s_nops goes where the
+  // scan still passes without it.
+  if (!waitStateRefusalOfText(N, llvm::join(textWith(Out), "\n")).empty())
+    return std::nullopt;
+  for (size_t I = 0; I < Out.size();) {
+    if (Mine[I] == 0 || (Mine[I] == 1 && !TrimCopies)) {
+      ++I;
+      continue;
+    }
+    std::vector<std::string> Try = Out;
+    Try.erase(Try.begin() + long(I));
+    if (waitStateRefusalOfText(N, llvm::join(textWith(Try), "\n")).empty()) {
+      Out = std::move(Try);
+      Mine.erase(Mine.begin() + long(I));
+    } else {
+      ++I;
+    }
+  }
+  std::vector<std::string> Text = textWith(Out);
 
   // The waits from the prologue's copies to the branch placed again on the new code.
   std::string Joined = llvm::join(Text, "\n");
@@ -766,13 +816,12 @@ std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
       for (size_t P : Loads)
         Sets.push_back({P});
     for (const auto &S : Sets) {
-      // Taking the original load and slice out brings their neighbours closer: when that breaks
-      // a wait state, the same edit with an s_nop for each instruction taken out.
-      std::optional<Edit> E = pipelineEdit(N, C, S, false);
-      if (!E || !waitStateRefusal(N, *E).empty())
-        E = pipelineEdit(N, C, S, true);
-      if (E && Seen.insert(std::to_string(E->W.FirstLine) + ":" + E->Replacement).second)
-        Out.push_back(std::move(*E));
+      // The copies with their slice's wait states, then with only those the scan asks for (the
+      // model prices the two differently: s_nops delay the loads' issue).
+      for (bool Trim : {false, true})
+        if (std::optional<Edit> E = pipelineEdit(N, C, S, Trim);
+            E && Seen.insert(std::to_string(E->W.FirstLine) + ":" + E->Replacement).second)
+          Out.push_back(std::move(*E));
     }
   }
   return Out;

@@ -10,7 +10,11 @@ std::string waitStateRefusal(const NodeView &N, const Edit &E) {
   std::optional<std::string> Text = applyEdits(N.Map, {E}, EditLimits(), Err);
   if (!Text)
     return "";
-  auto RB = rebuildFromAssembly(*Text, "edit.s", &N.Obj->C);
+  return waitStateRefusalOfText(N, *Text);
+}
+
+std::string waitStateRefusalOfText(const NodeView &N, const std::string &Text) {
+  auto RB = rebuildFromAssembly(Text, "edit.s", &N.Obj->C);
   if (!RB) {
     llvm::consumeError(RB.takeError());
     return "";

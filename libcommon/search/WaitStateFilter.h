@@ -17,6 +17,8 @@ namespace asmevo::search {
 // Why the differential check's static wait-state check would refuse E's code (its message); ""
 // when it would not, or when E does not apply or rebuild (the gate judges those).
 std::string waitStateRefusal(const NodeView &N, const Edit &E);
+// The same for a whole candidate text of N's kernel.
+std::string waitStateRefusalOfText(const NodeView &N, const std::string &Text);
 
 class WaitStateFilter {
 public:
