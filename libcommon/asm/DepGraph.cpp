@@ -26,6 +26,31 @@ unsigned latencyCycles(const InstCost &C) { return 4 * std::max(1u, C.LatencyQua
 
 } // namespace
 
+bool softClauseHazard(const std::vector<const InstCost *> &Seq) {
+  auto kind = [](const InstCost &C) { return C.Vm ? 1 : C.Unit == InstUnit::Smem ? 2 : 0; };
+  for (size_t A = 0; A < Seq.size();) {
+    size_t B = A + 1;
+    while (B < Seq.size() && kind(*Seq[B]) && kind(*Seq[B]) == kind(*Seq[A]))
+      ++B;
+    if (kind(*Seq[A]) && B - A >= 2) {
+      bool Defs = false, Store = false;
+      for (size_t X = A; X < B; ++X) {
+        Defs |= !Seq[X]->Writes.empty();
+        Store |= Seq[X]->Store && !Seq[X]->Atomic;
+        for (const std::string &W : Seq[X]->Writes)
+          for (size_t Y = A; Y < B; ++Y)
+            if (W.rfind("exec", 0) != 0 &&
+                std::find(Seq[Y]->Reads.begin(), Seq[Y]->Reads.end(), W) != Seq[Y]->Reads.end())
+              return true;
+      }
+      if (Store && Defs)
+        return true;
+    }
+    A = B;
+  }
+  return false;
+}
+
 bool isSchedFence(const InstCost &C) {
   llvm::StringRef M(C.Mnemonic);
   return C.Unit == InstUnit::Internal || C.Unit == InstUnit::Branch || C.Unit == InstUnit::Export ||

@@ -54,6 +54,12 @@ enum class SchedGoal {
 std::vector<unsigned> listSchedule(const DepGraph &G, const std::vector<const InstCost *> &Run,
                                    SchedGoal Goal);
 
+// Whether Seq, executed in this order, has a soft clause (consecutive vector-memory, or scalar-
+// memory, instructions) in which one writes a register one of them reads, or a store joins one
+// that writes registers: an XNACK replay of the clause would read the new value (the strict
+// checks' "xnack-soft-clause", emu/StrictCheck.h; EXEC left out as there).
+bool softClauseHazard(const std::vector<const InstCost *> &Seq);
+
 // Whether Order (a permutation of Run's indices) respects G.
 bool respects(const DepGraph &G, const std::vector<unsigned> &Order);
 

@@ -8,7 +8,8 @@
 //     loads it waits for, only where the block shows every load it can wait for (counts raised
 //     for each vector-memory operation it passes, so it waits for exactly what it did);
 //   - drop an s_waitcnt that an earlier one in the block already implies; merge adjacent ones;
-//   - hoist a load above the independent non-memory instructions before it;
+//   - hoist a load above the independent non-memory instructions before it, unless it would
+//     then join a soft clause whose XNACK replay reads what the clause wrote;
 //   - drop a move whose register is written again before any read.
 // A rewrite whose code would break a wait state (an s_waitcnt is one wait state too, and a hoist
 // moves a producer) is dropped before it is proposed (search/WaitStateFilter.h).
@@ -19,6 +20,7 @@
 // L2 and the Infinity Cache has no published cost, so the model's verdict on such an edit
 // would be half of its effect, and the scope bits change coherence, which the emulator cannot
 // check (search/Edit.h refuses an edit that only changes these bits, whoever proposes it).
+#include "asm/DepGraph.h"
 #include "search/Driver.h"
 #include "search/WaitStateFilter.h"
 
@@ -295,6 +297,18 @@ private:
       --P;
     }
     if (P == L)
+      return;
+    // Next to another memory instruction the load may join its soft clause: not where an XNACK
+    // replay of that clause would read what the clause wrote (the strict checks refuse that).
+    std::vector<const InstCost *> Seq;
+    if (P > 0 && I[P - 1].Block == I[L].Block)
+      Seq.push_back(I[P - 1].C);
+    Seq.push_back(&C);
+    for (size_t K = P; K < L; ++K)
+      Seq.push_back(I[K].C);
+    if (L + 1 < I.size() && I[L + 1].Block == I[L].Block)
+      Seq.push_back(I[L + 1].C);
+    if (softClauseHazard(Seq))
       return;
     size_t First = I[P].Line;
     Out.push_back(edit(First, I[L].Line,

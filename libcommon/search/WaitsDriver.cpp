@@ -122,35 +122,6 @@ private:
     return S;
   }
 
-  // Whether Seq, executed in this order, has a soft clause (consecutive vector-memory, or scalar-
-  // memory, instructions) in which one writes a register one of them reads, or a store joins one
-  // that writes registers: an XNACK replay of the clause would read the new value (the strict
-  // checks' "xnack-soft-clause", emu/StrictCheck.h; EXEC left out as there).
-  static bool softClauseHazard(const std::vector<const InstCost *> &Seq) {
-    auto kind = [](const InstCost &C) { return C.Vm ? 1 : C.Unit == InstUnit::Smem ? 2 : 0; };
-    for (size_t A = 0; A < Seq.size();) {
-      size_t B = A + 1;
-      while (B < Seq.size() && kind(*Seq[B]) && kind(*Seq[B]) == kind(*Seq[A]))
-        ++B;
-      if (kind(*Seq[A]) && B - A >= 2) {
-        bool Defs = false, Store = false;
-        for (size_t X = A; X < B; ++X) {
-          Defs |= !Seq[X]->Writes.empty();
-          Store |= Seq[X]->Store && !Seq[X]->Atomic;
-          for (const std::string &W : Seq[X]->Writes)
-            for (size_t Y = A; Y < B; ++Y)
-              if (W.rfind("exec", 0) != 0 &&
-                  std::find(Seq[Y]->Reads.begin(), Seq[Y]->Reads.end(), W) != Seq[Y]->Reads.end())
-                return true;
-        }
-        if (Store && Defs)
-          return true;
-      }
-      A = B;
-    }
-    return false;
-  }
-
   // The window [T.First, T.Last] with, in each run of it between fences (asm/DepGraph.h's, and
   // lines that are not adjacent: a label), every plain VMEM load issued after the loads whose
   // data the window uses before its own (their issue order is then the order of first use, as

@@ -58,3 +58,29 @@ TEST(RulesDriver, NoRewriteBreaksAWaitState) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(RulesDriver, HoistsNoLoadIntoASoftClauseItBreaks) {
+  // Fused MoE's hoist: s_load_dword s2, s[2:3] moved next to the s_load before it forms a soft
+  // clause in which it writes s2, which it reads itself (an XNACK replay would read the new
+  // value): not proposed. With an independent destination the same hoist is.
+  auto hoists = [](const std::string &Second) {
+    std::unique_ptr<NodeView> N = handNode("\ts_load_dword s6, s[4:5], 0x0\n"
+                                           "\tv_add_u32_e32 v1, v1, v2\n" +
+                                               Second + "\ts_waitcnt lgkmcnt(0)\n",
+                                           "rules_clause_k.hsaco");
+    EXPECT_TRUE(N);
+    size_t H = 0;
+    if (!N)
+      return H;
+    auto D = makeRulesDriver();
+    for (const Edit &E : allProposals(*D, *N))
+      H += E.Rationale.rfind("hoist", 0) == 0;
+    return H;
+  };
+  EXPECT_EQ(hoists("\ts_load_dword s2, s[2:3], 0x0\n"), 0u);
+  EXPECT_EQ(hoists("\ts_load_dword s8, s[2:3], 0x0\n"), 1u);
+}
+
+} // namespace
