@@ -694,7 +694,7 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
 
   // The waits from the prologue's copies to the branch placed again on the new code.
   std::string Joined = llvm::join(Text, "\n");
-  auto RB = rebuildFromAssembly(Joined, "pipeline.s", &N.Obj->C);
+  auto RB = rebuildFromAssembly(Joined, "pipeline.s", nullptr);
   if (!RB) {
     llvm::consumeError(RB.takeError());
     return std::nullopt;

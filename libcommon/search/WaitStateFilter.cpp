@@ -14,7 +14,12 @@ std::string waitStateRefusal(const NodeView &N, const Edit &E) {
 }
 
 std::string waitStateRefusalOfText(const NodeView &N, const std::string &Text) {
-  auto RB = rebuildFromAssembly(Text, "edit.s", &N.Obj->C);
+  // Rebuilt without an ABI reference: a node's text keeps the descriptor directives it was
+  // recovered with, and its code may need more registers than they give (the pipeline driver's
+  // prefetch VGPRs; the rebuild grows the descriptor). Against the node's own object the rebuild
+  // reports that as an ABI change, and the scan would pass every proposal from such a node. The
+  // ABI is the gate's to judge, against K0.
+  auto RB = rebuildFromAssembly(Text, "edit.s", nullptr);
   if (!RB) {
     llvm::consumeError(RB.takeError());
     return "";

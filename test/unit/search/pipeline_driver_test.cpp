@@ -147,3 +147,33 @@ TEST(PipelineDriver, NoProposalBreaksAWaitState) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(PipelineDriver, ThePipelinedNodesProposalsAreScannedToo) {
+  // A node's text keeps the descriptor directives it was recovered with; its object, rebuilt by
+  // the gate, has the VGPRs the pipelined loop needs (accum_offset 40 -> 48). The drivers' wait-
+  // state scan rebuilds each proposal from that text: with the node's object as the ABI
+  // reference the rebuild reported the stale accum_offset as an ABI violation and the scan let
+  // every proposal through (sched's hazardous orders reached the gate as unsafe candidates).
+  std::unique_ptr<NodeView> N0 = corpusNode("matmul_fp16.hsaco", "matmul_kernel");
+  ASSERT_TRUE(N0);
+  auto P = makePipelineDriver();
+  std::vector<Edit> E = allProposals(*P, *N0);
+  ASSERT_FALSE(E.empty());
+  EditError Err;
+  auto Text = applyEdits(N0->Map, {E[0]}, EditLimits(), Err);
+  ASSERT_TRUE(Text) << Err.Message;
+  auto RB = rebuildFromAssembly(*Text, "p.s", &N0->Obj->C);
+  ASSERT_TRUE(bool(RB)) << llvm::toString(RB.takeError());
+  ASSERT_TRUE(RB->Violations.empty());
+  std::string Path = ::testing::TempDir() + "pipelined_matmul.hsaco";
+  ASSERT_FALSE(bool(writeFileAtomic(Path, RB->Object)));
+  std::unique_ptr<NodeView> N1 = nodeOf(Path, "matmul_kernel", *Text);
+  ASSERT_TRUE(N1);
+  auto S = makeSchedDriver();
+  EXPECT_GT(proposalsKeepWaitStates(*S, *N1), 0u);
+  EXPECT_GT(S->usage()["dropped_for_wait_states"].get<uint64_t>(), 0u) << S->usage().dump();
+}
+
+} // namespace
