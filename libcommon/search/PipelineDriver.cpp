@@ -145,7 +145,7 @@ private:
 // The analysis of one node's code (N.Map.Code, by code index).
 class LoopCode {
 public:
-  explicit LoopCode(const NodeView &N) : N(N), Code(N.Map.Code) {
+  LoopCode(const NodeView &N, uint64_t Entry) : N(N), Code(N.Map.Code), Entry(Entry) {
     for (const CodeLine &L : Code) {
       if (!L.Cost)
         continue;
@@ -163,9 +163,9 @@ public:
 
   const NodeView &N;
   const std::vector<CodeLine> &Code;
+  uint64_t Entry; // the kernel's address: branch targets minus Entry are code offsets
   int MaxVgpr = -1, MaxSgpr = -1;
   std::set<unsigned> Sgprs; // every SGPR the function names
-  uint64_t Entry = 0;
 
   // An even-aligned run of Count SGPRs (of s0-s101) that no instruction of the function names:
   // free to hold a value for a few instructions (what the dispatch set there, nobody reads).
@@ -192,7 +192,7 @@ public:
 
   // The single-block loops: [H, B] with B an s_cbranch_scc0/1 back to H, nothing in between that
   // branches or ends, entered only by falling into H, all of it editable.
-  std::vector<std::pair<size_t, size_t>> loops(uint64_t Entry) const {
+  std::vector<std::pair<size_t, size_t>> loops() const {
     std::vector<std::pair<size_t, size_t>> Out;
     for (size_t B = 1; B < Code.size(); ++B) {
       const InstCost *X = Code[B].Cost;
@@ -619,7 +619,7 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
   std::map<size_t, size_t> CodeAt; // text line -> code index
   for (size_t K = C.H; K <= C.B; ++K)
     CodeAt[C.Code[K].Line] = K;
-  std::map<std::string, std::string> Renamed;
+  const std::map<std::string, std::string> NoRenames;
   std::map<size_t, std::map<std::string, std::string>> UserMap;
   for (const LoadPlan &Pl : Plans)
     for (size_t U : Pl.Users)
@@ -661,7 +661,7 @@ std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vect
       continue;
     }
     auto U = UserMap.find(K);
-    auto R = renameVgprs(Lines[L], U == UserMap.end() ? Renamed : U->second);
+    auto R = renameVgprs(Lines[L], U == UserMap.end() ? NoRenames : U->second);
     if (!R)
       return std::nullopt;
     line(*R);
@@ -800,10 +800,9 @@ std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
   const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
   if (!KI || N.Map.Code.empty())
     return Out;
-  LoopCode C(N);
-  C.Entry = KI->EntryAddr;
+  LoopCode C(N, KI->EntryAddr);
   std::set<std::string> Seen;
-  for (auto [H, B] : C.loops(KI->EntryAddr)) {
+  for (auto [H, B] : C.loops()) {
     C.H = H, C.B = B;
     std::vector<size_t> Loads;
     for (size_t K = H; K < B; ++K)
