@@ -497,19 +497,13 @@ std::map<std::string, std::string> tempsFor(const LoopCode &C, const LoadPlan &P
   return Temps;
 }
 
-// The edit that pipelines the loads Ps of loop [C.H, C.B]; none when one of them cannot be.
+// The edit that pipelines the loads of Plans (LoopCode::plan's, of loop [C.H, C.B]).
 // Each instruction taken out leaves an s_nop 0 and each copy keeps the wait states its slice had:
 // no wait state shrinks. Then each of those s_nop 0s (with TrimCopies, also each s_nop of the
 // copies) is taken out again where the static scan still finds no hazard of a kind the node's
 // code does not have.
-std::optional<Edit> pipelineEdit(const NodeView &N, LoopCode &C, const std::vector<size_t> &Ps,
+std::optional<Edit> pipelineEdit(const NodeView &N, const LoopCode &C, std::vector<LoadPlan> Plans,
                                  bool TrimCopies) {
-  std::vector<LoadPlan> Plans;
-  for (size_t P : Ps)
-    if (auto Pl = C.plan(P))
-      Plans.push_back(std::move(*Pl));
-    else
-      return std::nullopt;
   if (Plans.empty())
     return std::nullopt;
   std::set<size_t> Gone;
@@ -804,16 +798,16 @@ std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
   std::set<std::string> Seen;
   for (auto [H, B] : C.loops()) {
     C.H = H, C.B = B;
-    std::vector<size_t> Loads;
+    std::vector<LoadPlan> Loads;
     for (size_t K = H; K < B; ++K)
-      if (C.plan(K))
-        Loads.push_back(K);
-    std::vector<std::vector<size_t>> Sets;
+      if (std::optional<LoadPlan> Pl = C.plan(K))
+        Loads.push_back(std::move(*Pl));
+    std::vector<std::vector<LoadPlan>> Sets;
     if (!Loads.empty())
       Sets.push_back(Loads);
     if (Loads.size() > 1)
-      for (size_t P : Loads)
-        Sets.push_back({P});
+      for (const LoadPlan &Pl : Loads)
+        Sets.push_back({Pl});
     for (const auto &S : Sets) {
       // The copies with their slice's wait states, then with only those the scan asks for (the
       // model prices the two differently: s_nops delay the loads' issue).
