@@ -104,6 +104,14 @@ void registers(const McTarget &M, const DecodedInsn &D, InstCost &C) {
   List.push_back(Ops.substr(Start));
   for (size_t I = 0; I < List.size(); ++I)
     operandRegisters(List[I], I < Desc.getNumDefs() ? C.Writes : C.Reads);
+  // A def tied to a use is read too, though printed once: v_fmac/v_mac's accumulator, the old
+  // value a DPP move or v_writelane keeps in the lanes it leaves, the half a d16_hi load keeps.
+  for (unsigned Def = 0; Def < Desc.getNumDefs() && Def < List.size(); ++Def)
+    for (unsigned Use = Desc.getNumDefs(); Use < Desc.getNumOperands(); ++Use)
+      if (Desc.getOperandConstraint(Use, llvm::MCOI::TIED_TO) == int(Def)) {
+        operandRegisters(List[Def], C.Reads);
+        break;
+      }
   auto Implicit = [&](llvm::ArrayRef<llvm::MCPhysReg> Regs, std::vector<std::string> &Out) {
     for (llvm::MCPhysReg R : Regs) {
       std::string N = llvm::StringRef(M.MRI->getName(R)).lower();

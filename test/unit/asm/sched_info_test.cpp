@@ -147,6 +147,23 @@ TEST(SchedInfo, VopcWritesTheVccItPrints) {
   EXPECT_EQ(C[2].Reads, (V{"exec", "v2", "v3", "vcc"}));
 }
 
+TEST(SchedInfo, ATiedDestinationIsReadToo) {
+  // LLVM prints a def tied to a use once, as the destination: v_fmac's accumulator, the old
+  // value a DPP move keeps in lanes it does not write, the low half a d16_hi load keeps. Each is
+  // read as well as written; a plain move's destination is not read.
+  auto C = costs("gfx942", "\tv_fmac_f32_e32 v3, 0.5, v4\n"
+                           "\tv_mov_b32_dpp v5, v6 row_shr:1 row_mask:0xf bank_mask:0xf\n"
+                           "\tbuffer_load_short_d16_hi v7, v8, s[0:3], 0 offen\n"
+                           "\tv_mov_b32_e32 v9, v10\n");
+  ASSERT_EQ(C.size(), 5u);
+  using V = std::vector<std::string>;
+  EXPECT_EQ(C[0].Writes, V{"v3"});
+  EXPECT_EQ(C[0].Reads, (V{"exec", "v3", "v4"}));
+  EXPECT_EQ(C[1].Reads, (V{"exec", "v5", "v6"}));
+  EXPECT_EQ(C[2].Reads, (V{"exec", "s0", "s1", "s2", "s3", "v7", "v8"}));
+  EXPECT_EQ(C[3].Reads, (V{"exec", "v10"}));
+}
+
 TEST(SchedInfo, TranscendentalAndF64Rates) {
   auto C = costs("gfx942", "\tv_exp_f32_e32 v1, v2\n\tv_fma_f64 v[0:1], v[2:3], v[4:5], v[6:7]\n");
   ASSERT_EQ(C.size(), 3u);
