@@ -627,6 +627,7 @@ private:
       J.Parent = Start;
       J.Driver = D->name();
       J.Edits = {*P->E};
+      J.Edits.insert(J.Edits.end(), P->More.begin(), P->More.end());
       EditError Err;
       auto T = applyEdits(V->Map, J.Edits, O.Limits, Err, &J.Ranges);
       if (!T) {

@@ -102,15 +102,25 @@ llvm::Expected<std::unique_ptr<Driver>> makeOne(const std::string &Spec, const D
 
 } // namespace
 
+std::vector<std::vector<Edit>> EditListDriver::editSets(const NodeView &N) {
+  std::vector<std::vector<Edit>> Sets;
+  for (Edit &E : edits(N))
+    Sets.push_back({std::move(E)});
+  return Sets;
+}
+
 std::optional<Proposal> EditListDriver::propose(const NodeView &N, const nlohmann::json &) {
   auto It = Lists.find(N.Id);
   if (It == Lists.end())
-    It = Lists.emplace(N.Id, std::make_pair(edits(N), size_t(0))).first;
-  auto &[Edits, Next] = It->second;
-  while (Next < Edits.size()) {
-    const Edit &E = Edits[Next++];
-    if (keep(N, E))
-      return Proposal{E, std::nullopt};
+    It = Lists.emplace(N.Id, std::make_pair(editSets(N), size_t(0))).first;
+  auto &[Sets, Next] = It->second;
+  while (Next < Sets.size()) {
+    const std::vector<Edit> &Es = Sets[Next++];
+    if (!Es.empty() && keep(N, Es)) {
+      Proposal P{Es.front(), std::nullopt};
+      P.More.assign(Es.begin() + 1, Es.end());
+      return P;
+    }
   }
   return std::nullopt;
 }

@@ -31,6 +31,9 @@ struct Proposal {
   std::optional<Edit> E;
   std::optional<EditError> Fault;
   bool Infrastructure = false; // the proposer itself failed (an exec: command that crashed)
+  // A change too long for one window (EditLimits): the rest of its edits, on windows disjoint
+  // from E's and from each other's, applied together with E as one candidate.
+  std::vector<Edit> More;
 };
 
 // The gate's answer about one proposal.
@@ -76,22 +79,31 @@ public:
 };
 
 // A driver whose proposals from a node are one list, made the first time it sees the node (rules,
-// sched): propose() hands them out in order, skipping those keep() refuses, then nullopt.
+// sched, pipeline): propose() hands them out in order, skipping those keep() refuses, then
+// nullopt.
 class EditListDriver : public Driver {
 public:
   std::optional<Proposal> propose(const NodeView &N, const nlohmann::json &Context) final;
 
 protected:
-  virtual std::vector<Edit> edits(const NodeView &N) = 0;
-  // Whether edit E of N's list is handed out; asked only when it is E's turn.
-  virtual bool keep(const NodeView &N, const Edit &E) {
+  // The node's proposals, each one edit.
+  virtual std::vector<Edit> edits(const NodeView &N) {
     (void)N;
-    (void)E;
+    return {};
+  }
+  // The same where a proposal may need several windows: each entry is one proposal, its edits on
+  // disjoint windows (Proposal::More). The default is edits(N), one edit a proposal.
+  virtual std::vector<std::vector<Edit>> editSets(const NodeView &N);
+  // Whether proposal Es of N's list is handed out; asked only when it is Es's turn.
+  virtual bool keep(const NodeView &N, const std::vector<Edit> &Es) {
+    (void)N;
+    (void)Es;
     return true;
   }
 
 private:
-  std::map<std::string, std::pair<std::vector<Edit>, size_t>> Lists; // node -> edits, next
+  std::map<std::string, std::pair<std::vector<std::vector<Edit>>, size_t>> Lists; // node ->
+                                                                                  // sets, next
 };
 
 // One kind of driver, as --driver names it: Name ("rules"; with an argument, "exec:" and

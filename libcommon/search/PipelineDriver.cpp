@@ -38,12 +38,15 @@
 // whose data an earlier iteration's code reads (loop-carried), inputs written at the loop's top
 // before the slice reads them or after the copy's place, a branch on anything but SCC, any store
 // or atomic to global memory from the kernel's start to the loop's end (a load issued earlier
-// must read what it read before), an edit window over EditLimits' lines. The gates judge each
-// proposal on the launches, as every driver's.
+// must read what it read before). A change whose lines span more than one edit window may hold
+// (EditLimits) is proposed as one edit per run of changed lines (EditHunks.h), applied together.
+// The gates judge each proposal on the launches, as every driver's.
 #include "asm/Rebuild.h"
 #include "asm/WaitFlow.h"
 #include "codeobj/CodeObject.h"
+#include "codeobj/TargetLimits.h"
 #include "search/Driver.h"
+#include "search/EditHunks.h"
 #include "search/WaitStateFilter.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -135,8 +138,10 @@ public:
   nlohmann::json usage() const override { return Hazards.usage(); }
 
 protected:
-  std::vector<Edit> edits(const NodeView &N) override;
-  bool keep(const NodeView &N, const Edit &E) override { return Hazards.keeps(N, E); }
+  std::vector<std::vector<Edit>> editSets(const NodeView &N) override;
+  bool keep(const NodeView &N, const std::vector<Edit> &Es) override {
+    return Hazards.keeps(N, Es);
+  }
 
 private:
   WaitStateFilter Hazards;
@@ -502,8 +507,8 @@ std::map<std::string, std::string> tempsFor(const LoopCode &C, const LoadPlan &P
 // no wait state shrinks. Then each of those s_nop 0s (with TrimCopies, also each s_nop of the
 // copies) is taken out again where the static scan still finds no hazard of a kind the node's
 // code does not have.
-std::optional<Edit> pipelineEdit(const NodeView &N, const LoopCode &C, std::vector<LoadPlan> Plans,
-                                 bool TrimCopies) {
+std::optional<std::vector<Edit>> pipelineEdit(const NodeView &N, const LoopCode &C,
+                                              std::vector<LoadPlan> Plans, bool TrimCopies) {
   if (Plans.empty())
     return std::nullopt;
   std::set<size_t> Gone;
@@ -700,16 +705,22 @@ std::optional<Edit> pipelineEdit(const NodeView &N, const LoopCode &C, std::vect
     llvm::consumeError(Obj.takeError());
     return std::nullopt;
   }
+  // Only the VGPR headroom below the kernel's occupancy step: a wave per SIMD fewer hides more
+  // latency than the prefetch does (flash attention fwd, 3 -> 2 waves: 0.86x modeled).
+  const KernelInfo *Was = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
+  const KernelInfo *Is = Obj->kernel(N.Kernel);
+  if (!Was || !Is ||
+      kernelOccupancy(*Is, Obj->Target).WavesPerSimd <
+          kernelOccupancy(*Was, N.Obj->C.Target).WavesPerSimd)
+    return std::nullopt;
   auto Sched = SchedInfo::create(*Obj);
   if (!Sched) {
     llvm::consumeError(Sched.takeError());
     return std::nullopt;
   }
   auto Map = mapKernelLines(*Obj, **Sched, Joined, N.Kernel);
-  const KernelInfo *KI = Obj->kernel(N.Kernel);
-  if (!Map || !KI) {
-    if (!Map)
-      llvm::consumeError(Map.takeError());
+  if (!Map) {
+    llvm::consumeError(Map.takeError());
     return std::nullopt;
   }
   std::vector<FlowInst> Flow;
@@ -726,7 +737,7 @@ std::optional<Edit> pipelineEdit(const NodeView &N, const LoopCode &C, std::vect
   }
   WaitFlowOptions O = waitFlowOptionsOf(N);
   O.OwnReference = false;
-  auto F = WaitFlow::create(std::move(Flow), KI->EntryAddr, O);
+  auto F = WaitFlow::create(std::move(Flow), Is->EntryAddr, O);
   if (!F) {
     llvm::consumeError(F.takeError());
     return std::nullopt;
@@ -764,33 +775,59 @@ std::optional<Edit> pipelineEdit(const NodeView &N, const LoopCode &C, std::vect
     ++Suf;
   if (Pre == Lines.size() || Pre < N.Map.FirstEditable)
     return std::nullopt;
-  Edit E;
-  E.W.Function = N.Kernel;
-  E.W.FirstLine = unsigned(Pre + 1);
-  E.W.LastLine = unsigned(Lines.size() - Suf);
-  if (E.W.LastLine < E.W.FirstLine ||
-      E.W.LastLine - E.W.FirstLine + 1 > EditLimits().MaxWindowLines)
+  // One window from the first line that differs to the last; where that is more than a window
+  // may hold, one per run of changed lines (EditHunks.h), proposed together.
+  const size_t Limit = EditLimits().MaxWindowLines;
+  const llvm::ArrayRef<std::string> Old(Lines.data() + Pre, Lines.size() - Suf - Pre),
+      New(Final.data() + Pre, Final.size() - Suf - Pre);
+  std::vector<Edit> Es;
+  if (Old.size() <= Limit) {
+    Edit E;
+    E.W.Function = N.Kernel;
+    E.W.FirstLine = unsigned(Pre + 1);
+    E.W.LastLine = unsigned(Pre + Old.size());
+    for (size_t L = 0; L < Old.size(); ++L)
+      E.Original += Old[L] + (L + 1 < Old.size() ? "\n" : "");
+    for (size_t L = 0; L < New.size(); ++L)
+      E.Replacement += New[L] + (L + 1 < New.size() ? "\n" : "");
+    Es.push_back(std::move(E));
+  } else {
+    Es = hunkEdits(N.Kernel, Old, New, unsigned(Pre + 1));
+  }
+  if (Es.empty())
     return std::nullopt;
-  for (size_t L = Pre; L < Lines.size() - Suf; ++L)
-    E.Original += Lines[L] + (L + 1 < Lines.size() - Suf ? "\n" : "");
-  for (size_t L = Pre; L < Final.size() - Suf; ++L)
-    E.Replacement += Final[L] + (L + 1 < Final.size() - Suf ? "\n" : "");
   std::string Which;
   for (const LoadPlan &Pl : Plans)
     Which += (Which.empty() ? "" : ", ") + std::to_string(C.Code[Pl.P].Line + 1);
-  E.Direction = "latency hiding";
-  E.Rationale = "software-pipeline the loop of lines " + std::to_string(C.Code[C.H].Line + 1) +
-                "-" + std::to_string(C.Code[C.B].Line + 1) + " by one stage: the buffer load" +
-                (Plans.size() > 1 ? "s" : "") + " of line" + (Plans.size() > 1 ? "s " : " ") +
-                Which +
-                " issued one iteration ahead into fresh VGPRs (the first before the loop, the "
-                "last skipped when the loop ends), waits placed again";
-  E.ExpectedEffect = "the loop's uses of loaded data no longer wait for memory (vmcnt)";
-  return E;
+  const std::string Rationale =
+      "software-pipeline the loop of lines " + std::to_string(C.Code[C.H].Line + 1) + "-" +
+      std::to_string(C.Code[C.B].Line + 1) + " by one stage: the buffer load" +
+      (Plans.size() > 1 ? "s" : "") + " of line" + (Plans.size() > 1 ? "s " : " ") + Which +
+      " issued one iteration ahead into fresh VGPRs (the first before the loop, the last skipped "
+      "when the loop ends), waits placed again";
+  for (size_t K = 0; K < Es.size(); ++K) {
+    Edit &E = Es[K];
+    if (E.W.LastLine - E.W.FirstLine + 1 > Limit)
+      return std::nullopt;
+    E.Direction = "latency hiding";
+    E.Rationale = Es.size() == 1 ? Rationale
+                                 : Rationale + " (part " + std::to_string(K + 1) + " of " +
+                                       std::to_string(Es.size()) + ")";
+    E.ExpectedEffect = "the loop's uses of loaded data no longer wait for memory (vmcnt)";
+  }
+  return Es;
 }
 
-std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
-  std::vector<Edit> Out;
+// A proposal's identity within one node's list: its windows and replacements.
+std::string setKey(const std::vector<Edit> &Es) {
+  std::string Key;
+  for (const Edit &E : Es)
+    Key += std::to_string(E.W.FirstLine) + ":" + E.Replacement + "\n";
+  return Key;
+}
+
+std::vector<std::vector<Edit>> PipelineDriver::editSets(const NodeView &N) {
+  std::vector<std::vector<Edit>> Out;
   const KernelInfo *KI = N.Obj ? N.Obj->C.kernel(N.Kernel) : nullptr;
   if (!KI || N.Map.Code.empty())
     return Out;
@@ -812,9 +849,9 @@ std::vector<Edit> PipelineDriver::edits(const NodeView &N) {
       // The copies with their slice's wait states, then with only those the scan asks for (the
       // model prices the two differently: s_nops delay the loads' issue).
       for (bool Trim : {false, true})
-        if (std::optional<Edit> E = pipelineEdit(N, C, S, Trim);
-            E && Seen.insert(std::to_string(E->W.FirstLine) + ":" + E->Replacement).second)
-          Out.push_back(std::move(*E));
+        if (std::optional<std::vector<Edit>> Es = pipelineEdit(N, C, S, Trim);
+            Es && Seen.insert(setKey(*Es)).second)
+          Out.push_back(std::move(*Es));
     }
   }
   return Out;

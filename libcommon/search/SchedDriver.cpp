@@ -36,7 +36,9 @@ public:
 
 protected:
   std::vector<Edit> edits(const NodeView &N) override { return proposals(N); }
-  bool keep(const NodeView &N, const Edit &E) override { return Hazards.keeps(N, E); }
+  bool keep(const NodeView &N, const std::vector<Edit> &Es) override {
+    return Hazards.keeps(N, Es);
+  }
 
 private:
   WaitStateFilter Hazards;

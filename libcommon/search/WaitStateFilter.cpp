@@ -5,9 +5,9 @@
 
 namespace asmevo::search {
 
-std::string waitStateRefusal(const NodeView &N, const Edit &E) {
+std::string waitStateRefusal(const NodeView &N, const std::vector<Edit> &Es) {
   EditError Err;
-  std::optional<std::string> Text = applyEdits(N.Map, {E}, EditLimits(), Err);
+  std::optional<std::string> Text = applyEdits(N.Map, Es, EditLimits(), Err);
   if (!Text)
     return "";
   return waitStateRefusalOfText(N, *Text);
@@ -35,14 +35,14 @@ std::string waitStateRefusalOfText(const NodeView &N, const std::string &Text) {
   return check::checkCandidateWaitStates(N.Obj->C, *C, R) ? "" : R.Message;
 }
 
-bool WaitStateFilter::keeps(const NodeView &N, const Edit &E) {
-  if (!N.Obj)
+bool WaitStateFilter::keeps(const NodeView &N, const std::vector<Edit> &Es) {
+  if (!N.Obj || Es.empty())
     return true;
-  std::string Why = waitStateRefusal(N, E);
+  std::string Why = waitStateRefusal(N, Es);
   if (Why.empty())
     return true;
   if (Dropped++ == 0)
-    FirstDropped = E.Rationale + ": " + Why;
+    FirstDropped = Es.front().Rationale + ": " + Why;
   return false;
 }
 

@@ -11,21 +11,23 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace asmevo::search {
 
-// Why the differential check's static wait-state check would refuse E's code (its message); ""
-// when it would not, or when E does not apply or rebuild (the gate judges those).
-std::string waitStateRefusal(const NodeView &N, const Edit &E);
+// Why the differential check's static wait-state check would refuse the code of Es (one proposal's
+// edits, applied together) (its message); "" when it would not, or when Es do not apply or
+// rebuild (the gate judges those).
+std::string waitStateRefusal(const NodeView &N, const std::vector<Edit> &Es);
 // The same for a whole candidate text of N's kernel.
 std::string waitStateRefusalOfText(const NodeView &N, const std::string &Text);
 
 class WaitStateFilter {
 public:
-  // Whether E keeps every wait state: check::checkCandidateWaitStates, the differential check's
-  // own predicate, accepts E's code against N's. True when E does not apply or rebuild (the gate
-  // judges then). Each edit refused is counted.
-  bool keeps(const NodeView &N, const Edit &E);
+  // Whether proposal Es keeps every wait state: check::checkCandidateWaitStates, the
+  // differential check's own predicate, accepts its code against N's. True when Es do not apply
+  // or rebuild (the gate judges then). Each proposal refused is counted.
+  bool keeps(const NodeView &N, const std::vector<Edit> &Es);
   // {"dropped_for_wait_states": N, "first_dropped": "<rationale>: <hazard>"}.
   nlohmann::json usage() const;
 

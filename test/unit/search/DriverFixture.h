@@ -82,16 +82,29 @@ inline std::unique_ptr<search::NodeView> handNode(const std::string &Body,
 }
 
 // Every proposal D makes from node N (at most 1000), each checked to apply.
-inline std::vector<search::Edit> allProposals(search::Driver &D, const search::NodeView &N) {
-  std::vector<search::Edit> Out;
+inline std::vector<std::vector<search::Edit>> allProposalSets(search::Driver &D,
+                                                              const search::NodeView &N) {
+  std::vector<std::vector<search::Edit>> Out;
   while (auto P = D.propose(N, nlohmann::json::object())) {
     EXPECT_TRUE(P->E.has_value());
     if (!P->E || Out.size() > 1000)
       break;
+    std::vector<search::Edit> Es = {*P->E};
+    Es.insert(Es.end(), P->More.begin(), P->More.end());
     search::EditError Err;
-    auto Text = search::applyEdits(N.Map, {*P->E}, search::EditLimits(), Err);
+    auto Text = search::applyEdits(N.Map, Es, search::EditLimits(), Err);
     EXPECT_TRUE(Text.has_value()) << P->E->Rationale << ": " << Err.Message;
-    Out.push_back(*P->E);
+    Out.push_back(std::move(Es));
+  }
+  return Out;
+}
+
+// The same for drivers whose proposals are one edit each: the first edit of each proposal.
+inline std::vector<search::Edit> allProposals(search::Driver &D, const search::NodeView &N) {
+  std::vector<search::Edit> Out;
+  for (std::vector<search::Edit> &Es : allProposalSets(D, N)) {
+    EXPECT_EQ(Es.size(), 1u) << Es.front().Rationale;
+    Out.push_back(std::move(Es.front()));
   }
   return Out;
 }
@@ -107,10 +120,11 @@ inline uint64_t proposalsKeepWaitStates(search::Driver &D, const search::NodeVie
   std::set<std::string> Kinds;
   for (const device::StaticHazard &H : *H0)
     Kinds.insert(H.kind());
-  std::vector<search::Edit> Es = allProposals(D, N);
-  for (const search::Edit &E : Es) {
+  std::vector<std::vector<search::Edit>> Sets = allProposalSets(D, N);
+  for (const std::vector<search::Edit> &Es : Sets) {
+    const search::Edit &E = Es.front();
     search::EditError Err;
-    auto Text = search::applyEdits(N.Map, {E}, search::EditLimits(), Err);
+    auto Text = search::applyEdits(N.Map, Es, search::EditLimits(), Err);
     auto RB = rebuildFromAssembly(*Text, "k1.s", &N.Obj->C);
     EXPECT_TRUE(bool(RB)) << (RB ? "" : llvm::toString(RB.takeError()));
     if (!RB)
@@ -131,7 +145,7 @@ inline uint64_t proposalsKeepWaitStates(search::Driver &D, const search::NodeVie
     EXPECT_NE(U["first_dropped"].get<std::string>().find("wait-state hazard"), std::string::npos)
         << U.dump();
   }
-  return Es.size();
+  return Sets.size();
 }
 
 } // namespace asmevo::test

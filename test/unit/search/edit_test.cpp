@@ -4,6 +4,7 @@
 #include "asm/Recover.h"
 #include "codeobj/Input.h"
 #include "search/Edit.h"
+#include "search/EditHunks.h"
 #include "support/FileIO.h"
 
 #include <gtest/gtest.h>
@@ -231,4 +232,51 @@ TEST(Edit, CandidateHashIgnoresCommentsAndBlankSpace) {
   EXPECT_EQ(candidateHash("\ts_nop 0\n\tv_mov_b32 v0, v1\n"),
             candidateHash("  s_nop 0   ; padding\n\n\tv_mov_b32 v0, v1 // x\n"));
   EXPECT_NE(candidateHash("\ts_nop 0\n"), candidateHash("\ts_nop 1\n"));
+}
+
+TEST(EditHunks, ASpanChangedInPlacesIsOneEditPerRunAndAppliesToTheSameText) {
+  // The vector add's code from its first buffer load to s_endpgm, changed in four places: a
+  // line inserted before the span's first, one taken out, two changed two lines apart (one run),
+  // and one inserted after the span's last. The edits, applied together, give the text with the
+  // span replaced, each window holding only its run.
+  Vadd V;
+  const size_t First = V.line("buffer_load_dword"), Last = V.line("s_endpgm");
+  ASSERT_GT(Last, First + 15);
+  std::vector<std::string> Old(V.Map.Lines.begin() + long(First),
+                               V.Map.Lines.begin() + long(Last) + 1);
+  std::vector<std::string> New = Old;
+  New.insert(New.end(), "\ts_nop 3");   // after the last line
+  New[10] = "\ts_nop 2";                // changed ...
+  New[8] = "\ts_nop 1";                 // ... with one unchanged line between
+  New.erase(New.begin() + 4);           // taken out
+  New.insert(New.begin(), "\ts_nop 0"); // before the first line
+  std::vector<Edit> Es = hunkEdits("add_kernel", Old, New, unsigned(First + 1));
+  ASSERT_EQ(Es.size(), 4u);
+  // The insertion at the start takes the span's first line into its window.
+  EXPECT_EQ(Es[0].W.FirstLine, First + 1);
+  EXPECT_EQ(Es[0].W.LastLine, First + 1);
+  EXPECT_EQ(Es[0].Replacement, "\ts_nop 0\n" + Old[0]);
+  EXPECT_EQ(Es[1].W.FirstLine, First + 5);
+  EXPECT_EQ(Es[1].W.LastLine, First + 5);
+  EXPECT_EQ(Es[1].Replacement, "");
+  EXPECT_EQ(Es[2].W.FirstLine, First + 9);
+  EXPECT_EQ(Es[2].W.LastLine, First + 11);
+  EXPECT_EQ(Es[2].Original, Old[8] + "\n" + Old[9] + "\n" + Old[10]);
+  EXPECT_EQ(Es[2].Replacement, "\ts_nop 1\n" + Old[9] + "\n\ts_nop 2");
+  // The insertion at the end takes the line before it.
+  EXPECT_EQ(Es[3].W.FirstLine, Last + 1);
+  EXPECT_EQ(Es[3].Replacement, Old.back() + "\n\ts_nop 3");
+  EditError Err;
+  auto Text = applyEdits(V.Map, Es, EditLimits{}, Err);
+  ASSERT_TRUE(Text) << Err.Message;
+  std::vector<std::string> Want(V.Map.Lines.begin(), V.Map.Lines.begin() + long(First));
+  Want.insert(Want.end(), New.begin(), New.end());
+  Want.insert(Want.end(), V.Map.Lines.begin() + long(Last) + 1, V.Map.Lines.end());
+  std::string WantText;
+  for (size_t I = 0; I < Want.size(); ++I)
+    WantText += Want[I] + (I + 1 < Want.size() ? "\n" : "");
+  EXPECT_EQ(*Text, WantText);
+  // Nothing changed, or nothing to change: no edit.
+  EXPECT_TRUE(hunkEdits("add_kernel", Old, Old, unsigned(First + 1)).empty());
+  EXPECT_TRUE(hunkEdits("add_kernel", {}, New, unsigned(First + 1)).empty());
 }

@@ -3,6 +3,7 @@
 // loads issued one iteration ahead, and every proposal on the corpus's looping kernels keeps
 // every wait state.
 #include "DriverFixture.h"
+#include "codeobj/TargetLimits.h"
 
 #include <gtest/gtest.h>
 
@@ -174,6 +175,43 @@ TEST(PipelineDriver, ThePipelinedNodesProposalsAreScannedToo) {
   auto S = makeSchedDriver();
   EXPECT_GT(proposalsKeepWaitStates(*S, *N1), 0u);
   EXPECT_GT(S->usage()["dropped_for_wait_states"].get<uint64_t>(), 0u) << S->usage().dump();
+}
+
+} // namespace
+
+namespace {
+
+TEST(PipelineDriver, FlashAttentionsLoopInSeveralWindowsWithinItsOccupancy) {
+  // Flash attention's K loop spans more lines than one edit window holds (EditLimits): the
+  // driver proposes each change as edits of disjoint windows, applied together. The kernel runs 3
+  // waves per SIMD, limited by VGPRs: every proposal keeps that (fresh VGPRs past the occupancy
+  // step made the first proposal 2 waves per SIMD, and 0.86x slower, modeled).
+  std::unique_ptr<NodeView> N = corpusNode("flash_attn_fwd_fp16.hsaco", "attn_fwd_kernel");
+  ASSERT_TRUE(N);
+  const KernelInfo *K0 = N->Obj->C.kernel("attn_fwd_kernel");
+  ASSERT_TRUE(K0);
+  const unsigned Waves = kernelOccupancy(*K0, N->Obj->C.Target).WavesPerSimd;
+  EXPECT_EQ(Waves, 3u);
+  auto D = makePipelineDriver();
+  std::vector<std::vector<Edit>> Sets = allProposalSets(*D, *N);
+  ASSERT_FALSE(Sets.empty());
+  size_t Split = 0;
+  for (const std::vector<Edit> &Es : Sets) {
+    Split += Es.size() > 1;
+    for (const Edit &E : Es)
+      EXPECT_LE(E.W.LastLine - E.W.FirstLine + 1, EditLimits().MaxWindowLines);
+    EditError Err;
+    auto Text = applyEdits(N->Map, Es, EditLimits(), Err);
+    ASSERT_TRUE(Text) << Err.Message;
+    auto RB = rebuildFromAssembly(*Text, "fa.s", nullptr);
+    ASSERT_TRUE(bool(RB)) << llvm::toString(RB.takeError());
+    auto C = CodeObject::read(RB->Object, "fa.hsaco");
+    ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+    const KernelInfo *K1 = C->kernel("attn_fwd_kernel");
+    ASSERT_TRUE(K1);
+    EXPECT_EQ(kernelOccupancy(*K1, C->Target).WavesPerSimd, Waves) << Es.front().Rationale;
+  }
+  EXPECT_GT(Split, 0u);
 }
 
 } // namespace
