@@ -4,8 +4,10 @@
 // for memory. The driver issues the load one iteration ahead instead:
 //   - the load's data goes to VGPRs the loop never names and nothing after it reads (the
 //     kernel's VGPR count, so its occupancy, stays), else to fresh ones above every VGPR the
-//     kernel uses (hsaco-rebuild grows the descriptor); the instructions that read it in the
-//     iteration read those instead;
+//     kernel uses (hsaco-rebuild grows the descriptor) while the kernel keeps its waves per
+//     SIMD; the instructions that read it in the iteration read those instead (one that
+//     overwrites the data it reads, AWQ's `v_mul_f16 v76, v94, v76`, has only its sources
+//     renamed);
 //   - before the loop, the load for the first iteration: its address computed as the loop's top
 //     computes it (the load's slice: the VALU instructions of the body that its address and
 //     resource registers depend on), from the values the loop starts with;
@@ -119,6 +121,33 @@ std::optional<std::string> renameVgprs(const std::string &Line,
   return Out;
 }
 
+// Every VGPR Text names (v7, v[8:11]).
+RegSet vgprsIn(const std::string &Text) {
+  static const std::regex Token("\\bv(\\[([0-9]+):([0-9]+)\\]|([0-9]+)\\b)");
+  RegSet Out;
+  for (std::sregex_iterator I(Text.begin(), Text.end(), Token), E; I != E; ++I) {
+    const std::smatch &M = *I;
+    if (M[4].matched) {
+      Out.insert("v" + M[4].str());
+      continue;
+    }
+    for (unsigned R = unsigned(std::stoul(M[2].str())); R <= unsigned(std::stoul(M[3].str())); ++R)
+      Out.insert(vgpr(R));
+  }
+  return Out;
+}
+
+// An instruction line split after its first operand: {"\tv_mul_f16_e32 v76", ", v94, v76"}
+// (the whole line and "" when it has one operand or none).
+std::pair<std::string, std::string> destinationAndSources(const std::string &Line) {
+  size_t Begin = Line.find_first_not_of(" \t");
+  size_t Ops = Begin == std::string::npos ? std::string::npos : Line.find_first_of(" \t", Begin);
+  size_t Comma = Ops == std::string::npos ? std::string::npos : Line.find(',', Ops);
+  if (Comma == std::string::npos)
+    return {Line, ""};
+  return {Line.substr(0, Comma), Line.substr(Comma)};
+}
+
 // One load pipelined: where it is, what it reads and writes, and the registers chosen.
 struct LoadPlan {
   size_t P = 0;                            // the load (code index)
@@ -129,6 +158,9 @@ struct LoadPlan {
   bool SliceWritesScc = false;             // a SALU instruction of the slice writes SCC
   std::map<std::string, std::string> Data; // its destination VGPRs -> the prefetch VGPRs
   std::map<std::string, std::string> Temps, PreTemps; // slice results in the copies
+  // Users that overwrite the data they read (AWQ's `v_mul_f16 v76, v94, v76`): only their
+  // sources are renamed.
+  std::set<size_t> Overwriting;
 };
 
 class PipelineDriver : public EditListDriver {
@@ -296,6 +328,22 @@ public:
     return true;
   }
 
+  // Whether user K, which writes some of Data, names what it writes of Data as its destination
+  // (its first operand) and what it reads of Live among its sources, so that renaming only its
+  // sources makes it read the prefetched data and write what it wrote (a VALU instruction; not
+  // v_fmac, whose accumulator is read through the destination).
+  bool overwritesInPlace(size_t K, const RegSet &Data, const RegSet &Live) const {
+    const InstCost &X = at(K);
+    if (X.Unit != InstUnit::Valu || X.Vm || X.Lgkm)
+      return false;
+    auto [Dst, Srcs] = destinationAndSources(N.Map.Lines[Code[K].Line]);
+    const RegSet Written = vgprsIn(Dst), Read = vgprsIn(Srcs);
+    for (const std::string &D : Data)
+      if ((writes(K, D) && !Written.count(D)) || (Live.count(D) && reads(K, D) && !Read.count(D)))
+        return false;
+    return true;
+  }
+
   // The plan for the load at P, or none when it does not qualify.
   std::optional<LoadPlan> plan(size_t P) const {
     const InstCost &L = at(P);
@@ -326,9 +374,13 @@ public:
       for (const std::string &D : Live)
         Uses |= reads(K, D);
       if (Uses) {
+        bool Overwrites = false;
         for (const std::string &D : Data)
-          if (writes(K, D))
-            return std::nullopt;
+          Overwrites |= writes(K, D);
+        if (Overwrites && !overwritesInPlace(K, Data, Live))
+          return std::nullopt;
+        if (Overwrites)
+          Pl.Overwriting.insert(K);
         Pl.Users.push_back(K);
       }
       for (const std::string &W : at(K).Writes)
@@ -620,10 +672,13 @@ std::optional<std::vector<Edit>> pipelineEdit(const NodeView &N, const LoopCode 
     CodeAt[C.Code[K].Line] = K;
   const std::map<std::string, std::string> NoRenames;
   std::map<size_t, std::map<std::string, std::string>> UserMap;
-  for (const LoadPlan &Pl : Plans)
+  std::set<size_t> Overwriting;
+  for (const LoadPlan &Pl : Plans) {
     for (size_t U : Pl.Users)
       for (const auto &[From, To] : Pl.Data)
         UserMap[U][From] = To;
+    Overwriting.insert(Pl.Overwriting.begin(), Pl.Overwriting.end());
+  }
   for (size_t L = First; L <= Last; ++L) {
     auto It = CodeAt.find(L);
     if (It == CodeAt.end()) {
@@ -660,7 +715,16 @@ std::optional<std::vector<Edit>> pipelineEdit(const NodeView &N, const LoopCode 
       continue;
     }
     auto U = UserMap.find(K);
-    auto R = renameVgprs(Lines[L], U == UserMap.end() ? NoRenames : U->second);
+    const std::map<std::string, std::string> &Renames = U == UserMap.end() ? NoRenames : U->second;
+    if (Overwriting.count(K)) { // the sources only: it writes what it wrote
+      auto [Dst, Srcs] = destinationAndSources(Lines[L]);
+      auto R = renameVgprs("x" + Srcs, Renames);
+      if (!R)
+        return std::nullopt;
+      line(Dst + R->substr(1));
+      continue;
+    }
+    auto R = renameVgprs(Lines[L], Renames);
     if (!R)
       return std::nullopt;
     line(*R);

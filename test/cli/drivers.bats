@@ -92,12 +92,14 @@ PY
   done
 }
 
-@test "pipeline: on Triton's matmul, flash attention and fused MoE every candidate passes the strict checks" {
+@test "pipeline: on Triton's matmul, flash attention, fused MoE and AWQ every candidate passes the strict checks" {
   # The K loops of num_stages=1 kernels: each load issued one iteration ahead must compute K0's
   # result on every seed and edge shape with no pending read, race or wait-state hazard; the
   # last iteration's load runs under EXEC from the loop's condition, so nothing reads past what
-  # K0 read (the emulator faults on a read outside every allocation).
-  for k in matmul_fp16 flash_attn_fwd_fp16 fused_moe_fp16; do
+  # K0 read (the emulator faults on a read outside every allocation). Flash attention's loop is
+  # longer than one edit window (its candidates are edits of several); AWQ's scales are
+  # multiplied in place (v_mul_f16 v76, v94, v76: only the sources read the prefetched copy).
+  for k in matmul_fp16 flash_attn_fwd_fp16 fused_moe_fp16 awq_gemm_fp16; do
     kernel-diffcheck --infer "$TRITON/gfx942/$k.hsaco" --spec "$ASMEVO_SOURCE_DIR/test/specs/$k.json" \
       -o "$k.json" -q
     run --separate-stderr asmevo-agent "$TRITON/gfx942/$k.hsaco" --spec "$k.json" \
@@ -106,4 +108,8 @@ PY
     check_sound "run-$k" pipeline
   done
   grep -q 's_cselect_b64 exec, exec, 0' run-matmul_fp16/nodes/n000001/cand.s
+  # Some flash attention candidate is several edits (edit.json a list of them).
+  grep -l '^\[' run-flash_attn_fwd_fp16/nodes/n*/edit.json
+  # AWQ's scales are pipelined: some candidate multiplies by a prefetched copy.
+  grep -q 'v_mul_f16_e32 v76, v94, v1[0-9][0-9]' run-awq_gemm_fp16/nodes/n*/cand.s
 }

@@ -58,6 +58,36 @@ TEST(PipelineDriver, HandLoopLoadIssuedOneIterationAhead) {
   EXPECT_EQ(E[1].Replacement, Head + Load0 + Body + Tail);
 }
 
+TEST(PipelineDriver, AUserThatOverwritesItsDataReadsThePrefetchedCopy) {
+  // AWQ's scales: `v_mul_f16 v76, v94, v76` scales the loaded value in place. Only its sources
+  // are renamed: it reads the prefetched copy (v0) and writes v3 as before, which the add reads.
+  std::string InPlace = kLoop;
+  InPlace.replace(InPlace.find("\tv_add_f32_e32 v4, v4, v3\n"), 26,
+                  "\tv_mul_f32_e32 v3, 0.5, v3\n\tv_add_f32_e32 v4, v4, v3\n");
+  std::unique_ptr<NodeView> N = handNode(InPlace, "pipeline_driver_k3.hsaco");
+  ASSERT_TRUE(N);
+  auto D = makePipelineDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  ASSERT_EQ(E.size(), 2u);
+  for (const Edit &X : E) {
+    EXPECT_NE(X.Replacement.find("\tbuffer_load_dword v0, v6, s[8:11], 0 offen\n"),
+              std::string::npos)
+        << X.Replacement;
+    EXPECT_NE(X.Replacement.find("\tv_mul_f32_e32 v3, 0.5, v0\n\tv_add_f32_e32 v4, v4, v3\n"),
+              std::string::npos)
+        << X.Replacement;
+  }
+  // v_fmac reads its accumulator through its destination: renaming the sources would leave
+  // that read of the loaded value behind, so the load stays as it is.
+  std::string Fmac = kLoop;
+  Fmac.replace(Fmac.find("\tv_add_f32_e32 v4, v4, v3\n"), 26,
+               "\tv_fmac_f32_e32 v3, 0.5, v4\n\tv_add_f32_e32 v4, v4, v3\n");
+  std::unique_ptr<NodeView> F = handNode(Fmac, "pipeline_driver_k4.hsaco");
+  ASSERT_TRUE(F);
+  auto D2 = makePipelineDriver();
+  EXPECT_TRUE(allProposals(*D2, *F).empty());
+}
+
 TEST(PipelineDriver, LeavesLoopsItCannotPipeline) {
   // The data read at the top, before the load: a value the previous iteration loaded.
   std::string Carried = kLoop;
