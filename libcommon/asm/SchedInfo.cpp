@@ -109,7 +109,8 @@ void registers(const McTarget &M, const DecodedInsn &D, InstCost &C) {
   for (unsigned Def = 0; Def < Desc.getNumDefs() && Def < List.size(); ++Def)
     for (unsigned Use = Desc.getNumDefs(); Use < Desc.getNumOperands(); ++Use)
       if (Desc.getOperandConstraint(Use, llvm::MCOI::TIED_TO) == int(Def)) {
-        operandRegisters(List[Def], C.Reads);
+        operandRegisters(List[Def], C.TiedReads);
+        C.Reads.insert(C.Reads.end(), C.TiedReads.begin(), C.TiedReads.end());
         break;
       }
   auto Implicit = [&](llvm::ArrayRef<llvm::MCPhysReg> Regs, std::vector<std::string> &Out) {
@@ -130,7 +131,7 @@ void registers(const McTarget &M, const DecodedInsn &D, InstCost &C) {
   for (const std::string &D : Defs)
     if (std::find(Uses.begin(), Uses.end(), D) == Uses.end())
       C.Reads.erase(std::remove(C.Reads.begin(), C.Reads.end(), D), C.Reads.end());
-  for (auto *V : {&C.Reads, &C.Writes}) {
+  for (auto *V : {&C.Reads, &C.Writes, &C.TiedReads}) {
     std::sort(V->begin(), V->end());
     V->erase(std::unique(V->begin(), V->end()), V->end());
   }

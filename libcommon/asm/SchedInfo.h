@@ -64,6 +64,9 @@ struct InstCost {
   // "scc", "m0"): its printed operands (the instruction's first NumDefs ones are written) and
   // the implicit ones LLVM's instruction description lists.
   std::vector<std::string> Reads, Writes;
+  // Those of Reads read through a destination tied to a use (v_fmac's accumulator, a DPP move's
+  // old value): printed once, as the destination.
+  std::vector<std::string> TiedReads;
   std::optional<uint64_t> BranchTarget; // a direct branch's target address
 };
 

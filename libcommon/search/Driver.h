@@ -102,8 +102,8 @@ protected:
   }
 
 private:
-  std::map<std::string, std::pair<std::vector<std::vector<Edit>>, size_t>> Lists; // node ->
-                                                                                  // sets, next
+  // Node -> its proposals, and the next one to hand out.
+  std::map<std::string, std::pair<std::vector<std::vector<Edit>>, size_t>> Lists;
 };
 
 // One kind of driver, as --driver names it: Name ("rules"; with an argument, "exec:" and

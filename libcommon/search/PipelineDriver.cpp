@@ -329,9 +329,10 @@ public:
   }
 
   // Whether user K, which writes some of Data, names what it writes of Data as its destination
-  // (its first operand) and what it reads of Live among its sources, so that renaming only its
-  // sources makes it read the prefetched data and write what it wrote (a VALU instruction; not
-  // v_fmac, whose accumulator is read through the destination).
+  // (its first operand) and reads what it reads of Live through its sources only, so that
+  // renaming only its sources makes it read the prefetched data and write what it wrote (a VALU
+  // instruction; not v_fmac, whose accumulator is read through the destination, nor a DPP move,
+  // which keeps the destination's old value in lanes it does not write).
   bool overwritesInPlace(size_t K, const RegSet &Data, const RegSet &Live) const {
     const InstCost &X = at(K);
     if (X.Unit != InstUnit::Valu || X.Vm || X.Lgkm)
@@ -339,7 +340,8 @@ public:
     auto [Dst, Srcs] = destinationAndSources(N.Map.Lines[Code[K].Line]);
     const RegSet Written = vgprsIn(Dst), Read = vgprsIn(Srcs);
     for (const std::string &D : Data)
-      if ((writes(K, D) && !Written.count(D)) || (Live.count(D) && reads(K, D) && !Read.count(D)))
+      if ((writes(K, D) && !Written.count(D)) ||
+          (Live.count(D) && reads(K, D) && (!Read.count(D) || has(X.TiedReads, D))))
         return false;
     return true;
   }

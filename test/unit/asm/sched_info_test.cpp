@@ -162,6 +162,10 @@ TEST(SchedInfo, ATiedDestinationIsReadToo) {
   EXPECT_EQ(C[1].Reads, (V{"exec", "v5", "v6"}));
   EXPECT_EQ(C[2].Reads, (V{"exec", "s0", "s1", "s2", "s3", "v7", "v8"}));
   EXPECT_EQ(C[3].Reads, (V{"exec", "v10"}));
+  EXPECT_EQ(C[0].TiedReads, V{"v3"});
+  EXPECT_EQ(C[1].TiedReads, V{"v5"});
+  EXPECT_EQ(C[2].TiedReads, V{"v7"});
+  EXPECT_TRUE(C[3].TiedReads.empty());
 }
 
 TEST(SchedInfo, TranscendentalAndF64Rates) {

@@ -86,6 +86,16 @@ TEST(PipelineDriver, AUserThatOverwritesItsDataReadsThePrefetchedCopy) {
   ASSERT_TRUE(F);
   auto D2 = makePipelineDriver();
   EXPECT_TRUE(allProposals(*D2, *F).empty());
+  // A DPP move names the data among its sources but also keeps the destination's old value in
+  // the lanes its row mask leaves: that read is through the destination too.
+  std::string Dpp = kLoop;
+  Dpp.replace(Dpp.find("\tv_add_f32_e32 v4, v4, v3\n"), 26,
+              "\tv_mov_b32_dpp v3, v3 row_shr:1 row_mask:0x5 bank_mask:0xf\n"
+              "\tv_add_f32_e32 v4, v4, v3\n");
+  std::unique_ptr<NodeView> P = handNode(Dpp, "pipeline_driver_k5.hsaco");
+  ASSERT_TRUE(P);
+  auto D3 = makePipelineDriver();
+  EXPECT_TRUE(allProposals(*D3, *P).empty());
 }
 
 TEST(PipelineDriver, LeavesLoopsItCannotPipeline) {
