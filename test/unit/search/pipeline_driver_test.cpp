@@ -58,16 +58,24 @@ TEST(PipelineDriver, HandLoopLoadIssuedOneIterationAhead) {
   EXPECT_EQ(E[1].Replacement, Head + Load0 + Body + Tail);
 }
 
+// The pipeline driver's proposals for kLoop with the use of the loaded v3 (the add) replaced by
+// Use.
+std::vector<Edit> proposalsWithUse(const std::string &Use, const std::string &File) {
+  std::string Body = kLoop;
+  Body.replace(Body.find("\tv_add_f32_e32 v4, v4, v3\n"), 26, Use);
+  std::unique_ptr<NodeView> N = handNode(Body, File);
+  EXPECT_TRUE(N) << Body;
+  if (!N)
+    return {};
+  auto D = makePipelineDriver();
+  return allProposals(*D, *N);
+}
+
 TEST(PipelineDriver, AUserThatOverwritesItsDataReadsThePrefetchedCopy) {
   // AWQ's scales: `v_mul_f16 v76, v94, v76` scales the loaded value in place. Only its sources
   // are renamed: it reads the prefetched copy (v0) and writes v3 as before, which the add reads.
-  std::string InPlace = kLoop;
-  InPlace.replace(InPlace.find("\tv_add_f32_e32 v4, v4, v3\n"), 26,
-                  "\tv_mul_f32_e32 v3, 0.5, v3\n\tv_add_f32_e32 v4, v4, v3\n");
-  std::unique_ptr<NodeView> N = handNode(InPlace, "pipeline_driver_k3.hsaco");
-  ASSERT_TRUE(N);
-  auto D = makePipelineDriver();
-  std::vector<Edit> E = allProposals(*D, *N);
+  std::vector<Edit> E = proposalsWithUse(
+      "\tv_mul_f32_e32 v3, 0.5, v3\n\tv_add_f32_e32 v4, v4, v3\n", "pipeline_driver_k3.hsaco");
   ASSERT_EQ(E.size(), 2u);
   for (const Edit &X : E) {
     EXPECT_NE(X.Replacement.find("\tbuffer_load_dword v0, v6, s[8:11], 0 offen\n"),
@@ -79,23 +87,15 @@ TEST(PipelineDriver, AUserThatOverwritesItsDataReadsThePrefetchedCopy) {
   }
   // v_fmac reads its accumulator through its destination: renaming the sources would leave
   // that read of the loaded value behind, so the load stays as it is.
-  std::string Fmac = kLoop;
-  Fmac.replace(Fmac.find("\tv_add_f32_e32 v4, v4, v3\n"), 26,
-               "\tv_fmac_f32_e32 v3, 0.5, v4\n\tv_add_f32_e32 v4, v4, v3\n");
-  std::unique_ptr<NodeView> F = handNode(Fmac, "pipeline_driver_k4.hsaco");
-  ASSERT_TRUE(F);
-  auto D2 = makePipelineDriver();
-  EXPECT_TRUE(allProposals(*D2, *F).empty());
+  EXPECT_TRUE(proposalsWithUse("\tv_fmac_f32_e32 v3, 0.5, v4\n\tv_add_f32_e32 v4, v4, v3\n",
+                               "pipeline_driver_k4.hsaco")
+                  .empty());
   // A DPP move names the data among its sources but also keeps the destination's old value in
   // the lanes its row mask leaves: that read is through the destination too.
-  std::string Dpp = kLoop;
-  Dpp.replace(Dpp.find("\tv_add_f32_e32 v4, v4, v3\n"), 26,
-              "\tv_mov_b32_dpp v3, v3 row_shr:1 row_mask:0x5 bank_mask:0xf\n"
-              "\tv_add_f32_e32 v4, v4, v3\n");
-  std::unique_ptr<NodeView> P = handNode(Dpp, "pipeline_driver_k5.hsaco");
-  ASSERT_TRUE(P);
-  auto D3 = makePipelineDriver();
-  EXPECT_TRUE(allProposals(*D3, *P).empty());
+  EXPECT_TRUE(proposalsWithUse("\tv_mov_b32_dpp v3, v3 row_shr:1 row_mask:0x5 bank_mask:0xf\n"
+                               "\tv_add_f32_e32 v4, v4, v3\n",
+                               "pipeline_driver_k5.hsaco")
+                  .empty());
 }
 
 TEST(PipelineDriver, LeavesLoopsItCannotPipeline) {
