@@ -55,6 +55,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>
@@ -154,7 +155,6 @@ struct LoadPlan {
   std::vector<size_t> Slice;               // the ALU instructions its address needs, in code order
   std::vector<size_t> Users;               // the instructions that read its data
   size_t At = 0;                           // the code index the next iteration's copy goes before
-  bool DropSlice = false;                  // the original slice is dead without the load
   bool SliceWritesScc = false;             // a SALU instruction of the slice writes SCC
   std::map<std::string, std::string> Data; // its destination VGPRs -> the prefetch VGPRs
   std::map<std::string, std::string> Temps, PreTemps; // slice results in the copies
@@ -273,13 +273,16 @@ public:
 
   // Whether register R holds nothing that is read later when control is at body index Pos
   // (before instruction Pos), instructions in Ignore left out: on the rest of the body, around
-  // the back edge to Pos, and on the fall-through path out of the loop.
-  bool deadAt(const std::string &R, size_t Pos, const std::set<size_t> &Ignore) const {
+  // the back edge to Pos, and on the fall-through path out of the loop. With Renamed, the reads
+  // it lists (instruction -> registers it will read under other names) do not count.
+  bool deadAt(const std::string &R, size_t Pos, const std::set<size_t> &Ignore,
+              const std::map<size_t, RegSet> *Renamed = nullptr) const {
     auto Scan = [&](size_t From, size_t To) -> int { // 1: written first, 0: read first, -1: none
       for (size_t K = From; K < To; ++K) {
         if (Ignore.count(K))
           continue;
-        if (reads(K, R))
+        auto Rn = Renamed ? Renamed->find(K) : std::map<size_t, RegSet>::const_iterator();
+        if (reads(K, R) && !(Renamed && Rn != Renamed->end() && Rn->second.count(R)))
           return 0;
         if (writes(K, R))
           return 1;
@@ -465,13 +468,6 @@ public:
     for (const std::string &R : L.Reads)
       if (Data.count(R) && !Written.count(R))
         return std::nullopt; // the next address from this load's data
-    // The original slice goes too when nothing else reads what it computes.
-    std::set<size_t> Gone(Pl.Slice.begin(), Pl.Slice.end());
-    Gone.insert(P);
-    Pl.DropSlice = true;
-    for (size_t K : Pl.Slice)
-      for (const std::string &W : at(K).Writes)
-        Pl.DropSlice &= deadAt(W, K + 1, Gone);
     return Pl;
   }
 };
@@ -565,11 +561,36 @@ std::optional<std::vector<Edit>> pipelineEdit(const NodeView &N, const LoopCode 
                                               std::vector<LoadPlan> Plans, bool TrimCopies) {
   if (Plans.empty())
     return std::nullopt;
+  // The original loads go, and each instruction of their slices whose results nothing reads
+  // any more: on every path, out of the loop too, the users reading the prefetched copies
+  // instead of the loads' registers. Later ones first, until no more go (the slices of loads
+  // taken together share instructions: AWQ's scale addresses all start from one s_mul).
   std::set<size_t> Gone;
+  std::map<size_t, RegSet> Renamed;
+  std::set<size_t, std::greater<size_t>> Slices;
   for (const LoadPlan &Pl : Plans) {
     Gone.insert(Pl.P);
-    if (Pl.DropSlice)
-      Gone.insert(Pl.Slice.begin(), Pl.Slice.end());
+    Slices.insert(Pl.Slice.begin(), Pl.Slice.end());
+    for (size_t U : Pl.Users)
+      for (const std::string &D : C.at(Pl.P).Writes)
+        if (C.reads(U, D))
+          Renamed[U].insert(D);
+  }
+  for (bool More = true; More;) {
+    More = false;
+    for (size_t K : Slices) {
+      if (Gone.count(K))
+        continue;
+      std::set<size_t> Without = Gone;
+      Without.insert(K);
+      bool Dead = true;
+      for (const std::string &W : C.at(K).Writes)
+        Dead = Dead && W != "exec" && C.deadAt(W, K + 1, Without, &Renamed);
+      if (Dead) {
+        Gone.insert(K);
+        More = true;
+      }
+    }
   }
   // The SGPRs and VCC a slice writes (compare masks) keep their names: they must be dead where
   // the copies go.

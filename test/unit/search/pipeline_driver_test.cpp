@@ -98,6 +98,43 @@ TEST(PipelineDriver, AUserThatOverwritesItsDataReadsThePrefetchedCopy) {
                   .empty());
 }
 
+TEST(PipelineDriver, ASliceTwoLoadsShareGoesWithThem) {
+  // Two loads from one address computation (AWQ's scale addresses all start from one s_mul):
+  // pipelined together, nothing reads the original computation any more, and it goes; each load
+  // alone leaves it to the other.
+  const std::string Body = "\ts_mov_b32 s4, 8\n"
+                           "\tv_mov_b32_e32 v1, 0\n"
+                           "\tv_mov_b32_e32 v4, 0\n"
+                           ".Lloop:\n"
+                           "\ts_add_i32 s4, s4, -1\n"
+                           "\tv_lshlrev_b32_e32 v2, 2, v1\n"
+                           "\tbuffer_load_dword v3, v2, s[8:11], 0 offen\n"
+                           "\tbuffer_load_dword v5, v2, s[8:11], 0 offen offset:4\n"
+                           "\ts_cmp_lg_u32 s4, 0\n"
+                           "\ts_waitcnt vmcnt(0)\n"
+                           "\tv_add_f32_e32 v4, v4, v3\n"
+                           "\tv_add_f32_e32 v4, v4, v5\n"
+                           "\tv_add_u32_e32 v1, 1, v1\n"
+                           "\ts_cbranch_scc1 .Lloop\n";
+  std::unique_ptr<NodeView> N = handNode(Body, "pipeline_driver_k6.hsaco");
+  ASSERT_TRUE(N);
+  auto D = makePipelineDriver();
+  std::vector<Edit> E = allProposals(*D, *N);
+  ASSERT_FALSE(E.empty());
+  auto InLoop = [](const std::string &R, const std::string &What) {
+    size_t Top = R.find(".Lloop:");
+    return Top != std::string::npos && R.find(What, Top) != std::string::npos;
+  };
+  size_t Both = 0, One = 0;
+  for (const Edit &X : E) {
+    const bool Together = X.Rationale.find("buffer loads of lines") != std::string::npos;
+    (Together ? Both : One) += 1;
+    EXPECT_EQ(InLoop(X.Replacement, "v_lshlrev_b32_e32 v2, 2, v1"), !Together) << X.Replacement;
+  }
+  EXPECT_GT(Both, 0u);
+  EXPECT_GT(One, 0u);
+}
+
 TEST(PipelineDriver, LeavesLoopsItCannotPipeline) {
   // The data read at the top, before the load: a value the previous iteration loaded.
   std::string Carried = kLoop;
