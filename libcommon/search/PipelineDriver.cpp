@@ -77,21 +77,30 @@ bool has(const std::vector<std::string> &V, const std::string &R) {
   return std::find(V.begin(), V.end(), R) != V.end();
 }
 
+// Where Line's operands start: after its mnemonic, the first word (npos when it has none).
+size_t operandsStart(const std::string &Line) {
+  size_t Begin = Line.find_first_not_of(" \t");
+  return Begin == std::string::npos ? std::string::npos : Line.find_first_of(" \t", Begin);
+}
+
+// A VGPR operand: v7 (group 4) or v[8:11] (groups 2 and 3).
+const std::regex &vgprToken() {
+  static const std::regex Token("\\bv(\\[([0-9]+):([0-9]+)\\]|([0-9]+)\\b)");
+  return Token;
+}
+
 // Line with its operands' VGPRs renamed by Map ("v24" -> "v40"); a range must map onto a range.
 // None when it cannot be written (a range split by the map).
 std::optional<std::string> renameVgprs(const std::string &Line,
                                        const std::map<std::string, std::string> &Map) {
   if (Map.empty())
     return Line;
-  // The mnemonic is the first word; operands follow.
-  size_t Begin = Line.find_first_not_of(" \t");
-  size_t Ops = Begin == std::string::npos ? std::string::npos : Line.find_first_of(" \t", Begin);
+  const size_t Ops = operandsStart(Line);
   if (Ops == std::string::npos)
     return Line;
-  static const std::regex Token("\\bv(\\[([0-9]+):([0-9]+)\\]|([0-9]+)\\b)");
   std::string Rest = Line.substr(Ops), Out = Line.substr(0, Ops);
   size_t Last = 0;
-  for (std::sregex_iterator I(Rest.begin(), Rest.end(), Token), E; I != E; ++I) {
+  for (std::sregex_iterator I(Rest.begin(), Rest.end(), vgprToken()), E; I != E; ++I) {
     const std::smatch &M = *I;
     Out += Rest.substr(Last, size_t(M.position(0)) - Last);
     Last = size_t(M.position(0) + M.length(0));
@@ -124,9 +133,8 @@ std::optional<std::string> renameVgprs(const std::string &Line,
 
 // Every VGPR Text names (v7, v[8:11]).
 RegSet vgprsIn(const std::string &Text) {
-  static const std::regex Token("\\bv(\\[([0-9]+):([0-9]+)\\]|([0-9]+)\\b)");
   RegSet Out;
-  for (std::sregex_iterator I(Text.begin(), Text.end(), Token), E; I != E; ++I) {
+  for (std::sregex_iterator I(Text.begin(), Text.end(), vgprToken()), E; I != E; ++I) {
     const std::smatch &M = *I;
     if (M[4].matched) {
       Out.insert("v" + M[4].str());
@@ -141,9 +149,8 @@ RegSet vgprsIn(const std::string &Text) {
 // An instruction line split after its first operand: {"\tv_mul_f16_e32 v76", ", v94, v76"}
 // (the whole line and "" when it has one operand or none).
 std::pair<std::string, std::string> destinationAndSources(const std::string &Line) {
-  size_t Begin = Line.find_first_not_of(" \t");
-  size_t Ops = Begin == std::string::npos ? std::string::npos : Line.find_first_of(" \t", Begin);
-  size_t Comma = Ops == std::string::npos ? std::string::npos : Line.find(',', Ops);
+  const size_t Ops = operandsStart(Line);
+  const size_t Comma = Ops == std::string::npos ? std::string::npos : Line.find(',', Ops);
   if (Comma == std::string::npos)
     return {Line, ""};
   return {Line.substr(0, Comma), Line.substr(Comma)};
